@@ -1,0 +1,320 @@
+/**
+ * The driver ↔ executor conversation (Spark's coarse-grained cluster messages): executor registration, task
+ * launch, kill and status, heartbeats, decommissioning.
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+import { Count, ResourceRequirement, Resources } from "./Descriptions.js"
+import { ExecutorRegistrationRejected } from "./Errors.js"
+import { ExecutorId } from "./Ids.js"
+import { RpcEndpointRef } from "./RpcAddress.js"
+import { TaskState } from "./States.js"
+
+/**
+ * Raw bytes: MessagePack `bin` on the wire.
+ *
+ * @since 0.1.0
+ * @category schema
+ */
+export const Bytes = Schema.Uint8ArrayFromSelf.annotations({
+  identifier: "Bytes",
+  jsonSchema: { type: "string", contentEncoding: "binary", description: "MessagePack bin" }
+})
+
+const Properties = Schema.Record({ key: Schema.String, value: Schema.String })
+
+/**
+ * What one executor and one task of a resource profile need.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class ResourceProfile extends Schema.Class<ResourceProfile>("ResourceProfile")({
+  id: Count,
+  executorCores: Schema.OptionFromNullOr(Count),
+  executorMemoryMb: Schema.OptionFromNullOr(Count),
+  executorResources: Schema.Array(ResourceRequirement),
+  taskCpus: Count,
+  taskResources: Schema.Array(ResourceRequirement)
+}, { description: "What one executor and one task of a resource profile need" }) {}
+
+/**
+ * The driver's configuration, as an executor fetches it at start-up (Spark's `SparkAppConfig`).
+ *
+ * @since 0.1.0
+ * @category replies
+ */
+export class AppConfig extends Schema.TaggedClass<AppConfig>()("AppConfig", {
+  properties: Schema.Array(Schema.Tuple(Schema.String, Schema.String)),
+  ioEncryptionKey: Schema.OptionFromNullOr(Bytes),
+  delegationTokens: Schema.OptionFromNullOr(Bytes),
+  resourceProfile: ResourceProfile
+}, { description: "The driver's configuration for its executors" }) {}
+
+/**
+ * Asked by an executor at start-up (Spark's `RetrieveSparkAppConfig`).
+ *
+ * @since 0.1.0
+ * @category executor → driver
+ */
+export class RetrieveAppConfig extends Schema.TaggedRequest<RetrieveAppConfig>()("RetrieveAppConfig", {
+  payload: { resourceProfileId: Count },
+  success: AppConfig,
+  failure: Schema.Never
+}, { description: "Fetch the driver's configuration at executor start-up" }) {}
+
+/**
+ * An executor registers with its driver; a duplicate or excluded executor is rejected.
+ *
+ * @since 0.1.0
+ * @category executor → driver
+ */
+export class RegisterExecutor extends Schema.TaggedRequest<RegisterExecutor>()("RegisterExecutor", {
+  payload: {
+    executorId: ExecutorId,
+    executorRef: RpcEndpointRef,
+    hostname: Schema.String,
+    cores: Count,
+    logUrls: Properties,
+    attributes: Properties,
+    resources: Resources,
+    resourceProfileId: Count
+  },
+  success: Schema.Boolean,
+  failure: ExecutorRegistrationRejected
+}, { description: "An executor registers with its driver" }) {}
+
+/**
+ * The executor is ready; only now does the driver offer it tasks.
+ *
+ * @since 0.1.0
+ * @category executor → driver
+ */
+export class LaunchedExecutor extends Schema.TaggedClass<LaunchedExecutor>()("LaunchedExecutor", {
+  executorId: ExecutorId
+}, { description: "The executor is ready for tasks" }) {}
+
+/**
+ * A task attempt changed state; `data` is the serialized result or failure when the state is finished.
+ *
+ * @since 0.1.0
+ * @category executor → driver
+ */
+export class StatusUpdate extends Schema.TaggedClass<StatusUpdate>()("StatusUpdate", {
+  executorId: ExecutorId,
+  taskId: Count,
+  state: TaskState,
+  data: Bytes,
+  resources: Resources
+}, { description: "A task attempt changed state; data holds the result or failure" }) {}
+
+/**
+ * The executor is being decommissioned; the driver answers whether it took note.
+ *
+ * @since 0.1.0
+ * @category executor → driver
+ */
+export class ExecutorDecommissioning extends Schema.TaggedRequest<ExecutorDecommissioning>()(
+  "ExecutorDecommissioning",
+  { payload: { executorId: ExecutorId }, success: Schema.Boolean, failure: Schema.Never },
+  { description: "The executor is being decommissioned" }
+) {}
+
+/**
+ * A map task finished pushing its shuffle blocks.
+ *
+ * @since 0.1.0
+ * @category executor → driver
+ */
+export class ShufflePushCompletion extends Schema.TaggedClass<ShufflePushCompletion>()("ShufflePushCompletion", {
+  shuffleId: Count,
+  shuffleMergeId: Count,
+  mapIndex: Count
+}, { description: "A map task finished pushing its shuffle blocks" }) {}
+
+/**
+ * Asked by an executor that suspects the driver forgot it.
+ *
+ * @since 0.1.0
+ * @category executor → driver
+ */
+export class IsExecutorAlive extends Schema.TaggedRequest<IsExecutorAlive>()("IsExecutorAlive", {
+  payload: { executorId: ExecutorId },
+  success: Schema.Boolean,
+  failure: Schema.Never
+}, { description: "Does the driver still know this executor?" }) {}
+
+/**
+ * Why an executor went away: its process exited (with a code), was lost, or was decommissioned.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class ExecutorLossReason extends Schema.Class<ExecutorLossReason>("ExecutorLossReason")({
+  message: Schema.String,
+  exitCode: Schema.OptionFromNullOr(Schema.Int),
+  exitCausedByApp: Schema.Boolean,
+  workerHost: Schema.OptionFromNullOr(Schema.String)
+}, { description: "Why an executor went away" }) {}
+
+/**
+ * Sent by an executor that hit a fatal error, and internally by the driver when it drops an executor.
+ *
+ * @since 0.1.0
+ * @category executor → driver
+ */
+export class RemoveExecutor extends Schema.TaggedClass<RemoveExecutor>()("RemoveExecutor", {
+  executorId: ExecutorId,
+  reason: ExecutorLossReason
+}, { description: "Drop an executor, for the given reason" }) {}
+
+/**
+ * Metrics of one running task, as of the heartbeat.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class TaskMetricsUpdate extends Schema.Class<TaskMetricsUpdate>("TaskMetricsUpdate")({
+  taskId: Count,
+  metrics: Schema.Record({ key: Schema.String, value: Schema.Finite })
+}, { description: "Metrics of one running task" }) {}
+
+/**
+ * @since 0.1.0
+ * @category replies
+ */
+export class HeartbeatResponse extends Schema.TaggedClass<HeartbeatResponse>()("HeartbeatResponse", {
+  reregisterBlockManager: Schema.Boolean
+}, { description: "The driver's answer to an executor heartbeat" }) {}
+
+/**
+ * Spark's `Heartbeat` to the driver's `HeartbeatReceiver`, renamed because the worker's `Heartbeat` has the
+ * name; sent every `kindling.executor.heartbeatInterval` with the metrics of running tasks.
+ *
+ * @since 0.1.0
+ * @category executor → driver
+ */
+export class ExecutorHeartbeat extends Schema.TaggedRequest<ExecutorHeartbeat>()("ExecutorHeartbeat", {
+  payload: {
+    executorId: ExecutorId,
+    taskMetrics: Schema.Array(TaskMetricsUpdate),
+    executorMetrics: Schema.Record({ key: Schema.String, value: Schema.Finite })
+  },
+  success: HeartbeatResponse,
+  failure: Schema.Never
+}, { description: "An executor is alive; carries running tasks' metrics" }) {}
+
+/**
+ * Everything an executor sends to its driver.
+ *
+ * @since 0.1.0
+ * @category unions
+ */
+export const ExecutorToDriver = Schema.Union(
+  RetrieveAppConfig,
+  RegisterExecutor,
+  LaunchedExecutor,
+  StatusUpdate,
+  ExecutorDecommissioning,
+  ShufflePushCompletion,
+  IsExecutorAlive,
+  RemoveExecutor,
+  ExecutorHeartbeat
+)
+/**
+ * @since 0.1.0
+ * @category unions
+ */
+export type ExecutorToDriver = typeof ExecutorToDriver.Type
+
+/**
+ * Run one task attempt. The fields are Spark's `TaskDescription`; `serializedTask` holds the stage's partition
+ * plan.
+ *
+ * @since 0.1.0
+ * @category driver → executor
+ */
+export class LaunchTask extends Schema.TaggedClass<LaunchTask>()("LaunchTask", {
+  taskId: Count,
+  attemptNumber: Count,
+  executorId: ExecutorId,
+  name: Schema.String,
+  index: Count,
+  partitionId: Count,
+  stageId: Count,
+  stageAttemptId: Count,
+  cpus: Count,
+  properties: Properties,
+  resources: Resources,
+  serializedTask: Bytes
+}, { description: "Run one task attempt" }) {}
+
+/**
+ * @since 0.1.0
+ * @category driver → executor
+ */
+export class KillTask extends Schema.TaggedClass<KillTask>()("KillTask", {
+  taskId: Count,
+  executor: ExecutorId,
+  interruptThread: Schema.Boolean,
+  reason: Schema.String
+}, { description: "Kill a running task attempt" }) {}
+
+/**
+ * The executor stops (it then shuts itself down).
+ *
+ * @since 0.1.0
+ * @category driver → executor
+ */
+export class StopExecutor extends Schema.TaggedClass<StopExecutor>()("StopExecutor", {}, {
+  description: "Stop the executor"
+}) {}
+
+/**
+ * @since 0.1.0
+ * @category driver → executor
+ */
+export class DecommissionExecutor extends Schema.TaggedClass<DecommissionExecutor>()("DecommissionExecutor", {}, {
+  description: "Decommission the executor: finish running tasks, accept no new ones"
+}) {}
+
+/**
+ * @since 0.1.0
+ * @category driver → executor
+ */
+export class UpdateDelegationTokens extends Schema.TaggedClass<UpdateDelegationTokens>()("UpdateDelegationTokens", {
+  tokens: Bytes
+}, { description: "New delegation tokens for the executor" }) {}
+
+/**
+ * Everything a driver sends to its executors.
+ *
+ * @since 0.1.0
+ * @category unions
+ */
+export const DriverToExecutor = Schema.Union(
+  LaunchTask,
+  KillTask,
+  StopExecutor,
+  DecommissionExecutor,
+  UpdateDelegationTokens
+)
+/**
+ * @since 0.1.0
+ * @category unions
+ */
+export type DriverToExecutor = typeof DriverToExecutor.Type
+
+/**
+ * The replies a driver gives to executor asks.
+ *
+ * @since 0.1.0
+ * @category unions
+ */
+export const DriverReply = Schema.Union(AppConfig, HeartbeatResponse)
+/**
+ * @since 0.1.0
+ * @category unions
+ */
+export type DriverReply = typeof DriverReply.Type

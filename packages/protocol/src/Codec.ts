@@ -1,0 +1,316 @@
+/**
+ * The wire codec: messages to schema-encoded bodies, envelopes to MessagePack, and MessagePack to
+ * length-prefixed frames — and back, where every failure is a typed `MalformedFrame` or `FrameTooLarge`.
+ *
+ * A frame is a 4-byte big-endian unsigned length followed by that many bytes of one MessagePack-encoded
+ * envelope (standard MessagePack, no extensions).
+ *
+ * @since 0.1.0
+ */
+import * as Either from "effect/Either"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+import { Packr } from "msgpackr"
+import type { Envelope } from "./Envelope.js"
+import { FrameTooLarge, MalformedFrame } from "./Errors.js"
+import { RpcAddress } from "./RpcAddress.js"
+
+/**
+ * The bytes in front of every frame's payload.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const headerSize = 4
+
+// Records are msgpackr's own extension; plain maps keep the wire readable by any MessagePack library.
+const packr = new Packr({ useRecords: false, moreTypes: false, mapsAsObjects: true })
+
+/**
+ * A protocol message: an instance of one of the message classes (its constructor is its schema).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Message {
+  readonly _tag: string
+}
+
+const parseErrorText = (issue: ParseResult.ParseIssue): string => ParseResult.TreeFormatter.formatIssueSync(issue)
+
+const schemaOf = (message: Message): Schema.Schema<any, any, never> | undefined => {
+  const ctor = (message as { readonly constructor?: unknown }).constructor
+  return Schema.isSchema(ctor) ? ctor as Schema.Schema<any, any, never> : undefined
+}
+
+/**
+ * A message to the plain value that goes in an envelope's body.
+ *
+ * @since 0.1.0
+ * @category encoding
+ */
+export const encodeMessage = (message: Message): Either.Either<unknown, MalformedFrame> => {
+  const schema = schemaOf(message)
+  if (schema === undefined) {
+    return Either.left(new MalformedFrame({ reason: `${message._tag} is not an instance of a message class` }))
+  }
+  return encodeWith(schema, message)
+}
+
+/**
+ * A value to its wire form with the given schema (replies and errors use their request's schemas).
+ *
+ * @since 0.1.0
+ * @category encoding
+ */
+export const encodeWith = <A, I>(schema: Schema.Schema<A, I, never>, value: A): Either.Either<I, MalformedFrame> =>
+  Either.mapLeft(
+    ParseResult.encodeEither(schema)(value),
+    (error) => new MalformedFrame({ reason: `cannot encode: ${parseErrorText(error)}` })
+  )
+
+/**
+ * A body back to a message of the given schema (usually an endpoint's inbound union).
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const decodeWith = <A, I>(schema: Schema.Schema<A, I, never>, body: unknown): Either.Either<A, MalformedFrame> =>
+  Either.mapLeft(
+    ParseResult.decodeUnknownEither(schema)(body),
+    (error) => new MalformedFrame({ reason: parseErrorText(error) })
+  )
+
+// Envelopes are built by the RpcEnv itself, so encoding needs no validation, only the address classes turned
+// into maps; decoding checks by hand exactly what the `Envelope` schema states (a property test holds the two
+// together). Both run twice per round trip, and the schema-driven versions cost more than the socket.
+const plainAddress = (address: { readonly host: string; readonly port: number } | null) =>
+  address === null ? null : { host: address.host, port: address.port }
+
+const envelopeValue = (envelope: Envelope): Record<string, unknown> => {
+  switch (envelope._tag) {
+    case "hello":
+      return { _tag: "hello", version: envelope.version, address: plainAddress(envelope.address), nonce: envelope.nonce }
+    case "welcome":
+      return { _tag: "welcome", version: envelope.version, address: plainAddress(envelope.address) }
+    case "send":
+      return { _tag: "send", from: plainAddress(envelope.from), to: envelope.to, body: envelope.body }
+    case "ask":
+      return { _tag: "ask", id: envelope.id, from: plainAddress(envelope.from), to: envelope.to, body: envelope.body }
+    default:
+      return envelope
+  }
+}
+
+type Checked<A> = A | MalformedFrame
+
+const notEnvelope = (reason: string) => new MalformedFrame({ reason: `not an envelope: ${reason}` })
+
+const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+const isInt = (u: unknown): u is number => typeof u === "number" && Number.isSafeInteger(u)
+
+const checkAddress = (u: unknown, field: string): Checked<RpcAddress | null> => {
+  if (u === null) return null
+  if (
+    isRecord(u) && typeof u.host === "string" && u.host.length > 0 && isInt(u.port) && u.port >= 0 &&
+    u.port <= 65535
+  ) {
+    return new RpcAddress({ host: u.host, port: u.port }, { disableValidation: true })
+  }
+  return notEnvelope(`${field} must be null or an address { host, port }`)
+}
+
+const checkId = (u: unknown): Checked<number> =>
+  isInt(u) && u >= 0 ? u : notEnvelope("id must be a non-negative integer")
+
+const checkBytes = (u: unknown, field: string): Checked<Uint8Array> =>
+  u instanceof Uint8Array ? u : notEnvelope(`${field} must be bytes`)
+
+const checkBody = (u: unknown, field: string): Checked<unknown> => u === undefined ? notEnvelope(`${field} is missing`) : u
+
+const envelopeOf = (value: unknown): Checked<Envelope> => {
+  if (!isRecord(value)) return notEnvelope("expected a map")
+  switch (value._tag) {
+    case "send":
+    case "ask": {
+      const from = checkAddress(value.from, "from")
+      if (from instanceof MalformedFrame) return from
+      if (typeof value.to !== "string") return notEnvelope("to must be a string")
+      const body = checkBody(value.body, "body")
+      if (body instanceof MalformedFrame) return body
+      if (value._tag === "send") return { _tag: "send", from, to: value.to, body }
+      const id = checkId(value.id)
+      if (id instanceof MalformedFrame) return id
+      return { _tag: "ask", id, from, to: value.to, body }
+    }
+    case "reply":
+    case "failure": {
+      const id = checkId(value.id)
+      if (id instanceof MalformedFrame) return id
+      if (value._tag === "reply") {
+        const body = checkBody(value.body, "body")
+        return body instanceof MalformedFrame ? body : { _tag: "reply", id, body }
+      }
+      const error = checkBody(value.error, "error")
+      return error instanceof MalformedFrame ? error : { _tag: "failure", id, error }
+    }
+    case "hello": {
+      if (!isInt(value.version)) return notEnvelope("version must be an integer")
+      const address = checkAddress(value.address, "address")
+      if (address instanceof MalformedFrame) return address
+      if (value.nonce === null) return { _tag: "hello", version: value.version, address, nonce: null }
+      const nonce = checkBytes(value.nonce, "nonce")
+      return nonce instanceof MalformedFrame ? nonce : { _tag: "hello", version: value.version, address, nonce }
+    }
+    case "challenge": {
+      const nonce = checkBytes(value.nonce, "nonce")
+      if (nonce instanceof MalformedFrame) return nonce
+      const proof = checkBytes(value.proof, "proof")
+      return proof instanceof MalformedFrame ? proof : { _tag: "challenge", nonce, proof }
+    }
+    case "proof": {
+      const proof = checkBytes(value.proof, "proof")
+      return proof instanceof MalformedFrame ? proof : { _tag: "proof", proof }
+    }
+    case "welcome": {
+      if (!isInt(value.version)) return notEnvelope("version must be an integer")
+      const address = checkAddress(value.address, "address")
+      return address instanceof MalformedFrame ? address : { _tag: "welcome", version: value.version, address }
+    }
+    case "reject": {
+      const error = checkBody(value.error, "error")
+      return error instanceof MalformedFrame ? error : { _tag: "reject", error }
+    }
+    default:
+      return notEnvelope(`unknown kind ${JSON.stringify(String(value._tag))}`)
+  }
+}
+
+/**
+ * An envelope to one frame (header included), refusing frames over `maxFrameSize` bytes.
+ *
+ * @since 0.1.0
+ * @category encoding
+ */
+export const encodeFrame = (
+  envelope: Envelope,
+  maxFrameSize: number
+): Either.Either<Uint8Array, MalformedFrame | FrameTooLarge> => {
+  let payload: Uint8Array
+  try {
+    payload = packr.pack(envelopeValue(envelope))
+  } catch (error) {
+    return Either.left(new MalformedFrame({ reason: `cannot pack envelope: ${String(error)}` }))
+  }
+  if (payload.length > maxFrameSize) {
+    return Either.left(new FrameTooLarge({ size: payload.length, maxSize: maxFrameSize }))
+  }
+  const frame = new Uint8Array(headerSize + payload.length)
+  new DataView(frame.buffer).setUint32(0, payload.length)
+  frame.set(payload, headerSize)
+  return Either.right(frame)
+}
+
+/**
+ * An unpacked MessagePack value to an envelope, with the checks the `Envelope` schema states.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const decodeEnvelope = (value: unknown): Either.Either<Envelope, MalformedFrame> => {
+  const envelope = envelopeOf(value)
+  return envelope instanceof MalformedFrame ? Either.left(envelope) : Either.right(envelope)
+}
+
+/**
+ * One frame's payload (header removed) back to an envelope.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const decodePayload = (payload: Uint8Array): Either.Either<Envelope, MalformedFrame> => {
+  let value: unknown
+  try {
+    value = packr.unpack(payload)
+  } catch (error) {
+    return Either.left(
+      new MalformedFrame({ reason: `not MessagePack: ${error instanceof Error ? error.message : String(error)}` })
+    )
+  }
+  return decodeEnvelope(value)
+}
+
+/**
+ * Splits a byte stream into frame payloads. After a `FrameTooLarge` the stream cannot be resynchronised, so
+ * the decoder refuses further input and the connection must be closed.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export class FrameDecoder {
+  private chunks: Array<Uint8Array> = []
+  private buffered = 0
+  private expected = -1
+  private poisoned: FrameTooLarge | undefined
+
+  constructor(readonly maxFrameSize: number) {}
+
+  /**
+   * Feeds bytes; returns the payloads completed by them, or the error that ended the stream.
+   */
+  push(chunk: Uint8Array): Either.Either<Array<Uint8Array>, FrameTooLarge> {
+    if (this.poisoned !== undefined) return Either.left(this.poisoned)
+    if (chunk.length > 0) {
+      this.chunks.push(chunk)
+      this.buffered += chunk.length
+    }
+    const frames: Array<Uint8Array> = []
+    for (;;) {
+      if (this.expected < 0) {
+        if (this.buffered < headerSize) break
+        const header = this.take(headerSize)
+        this.expected = new DataView(header.buffer, header.byteOffset, headerSize).getUint32(0)
+        if (this.expected > this.maxFrameSize) {
+          this.poisoned = new FrameTooLarge({ size: this.expected, maxSize: this.maxFrameSize })
+          this.chunks = []
+          this.buffered = 0
+          return Either.left(this.poisoned)
+        }
+      }
+      if (this.buffered < this.expected) break
+      frames.push(this.take(this.expected))
+      this.expected = -1
+    }
+    return Either.right(frames)
+  }
+
+  /** Bytes of a frame that has started but not finished. */
+  get pending(): number {
+    return this.buffered
+  }
+
+  private take(n: number): Uint8Array {
+    if (n === 0) return new Uint8Array(0)
+    const first = this.chunks[0]!
+    if (first.length >= n) {
+      const out = first.subarray(0, n)
+      if (first.length === n) this.chunks.shift()
+      else this.chunks[0] = first.subarray(n)
+      this.buffered -= n
+      return out
+    }
+    const out = new Uint8Array(n)
+    let offset = 0
+    while (offset < n) {
+      const head = this.chunks[0]!
+      const count = Math.min(head.length, n - offset)
+      out.set(head.subarray(0, count), offset)
+      offset += count
+      if (count === head.length) this.chunks.shift()
+      else this.chunks[0] = head.subarray(count)
+    }
+    this.buffered -= n
+    return out
+  }
+}

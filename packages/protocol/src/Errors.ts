@@ -1,0 +1,303 @@
+/**
+ * Errors that cross the wire. Each is a `Schema.TaggedError`, so a handler's failure arrives at the asker as the
+ * same typed value, and each has a `message` an operator can read.
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+import { AppId, DriverId, WorkerId } from "./Ids.js"
+import { RecoveryState } from "./States.js"
+
+/**
+ * The prefix Spark puts in front of every "master is not alive" answer; clients match on the typed error, the
+ * text is kept for people who grep logs.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const notAlivePrefix = "Current state is not alive"
+
+/**
+ * The master is STANDBY, RECOVERING or COMPLETING_RECOVERY and does not accept submissions, kills or queries.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class MasterNotAlive extends Schema.TaggedError<MasterNotAlive>()("MasterNotAlive", {
+  state: RecoveryState
+}) {
+  override get message(): string {
+    return `${notAlivePrefix}: ${this.state}. Can only accept driver submissions in ALIVE state.`
+  }
+}
+
+/**
+ * No active or completed driver has this id (or, for a kill, it has already finished).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class DriverNotFound extends Schema.TaggedError<DriverNotFound>()("DriverNotFound", {
+  driverId: DriverId,
+  detail: Schema.optionalWith(Schema.String, { exact: true })
+}) {
+  override get message(): string {
+    return `Driver ${this.driverId} ${this.detail ?? "does not exist"}`
+  }
+}
+
+/**
+ * @since 0.1.0
+ * @category errors
+ */
+export class AppNotFound extends Schema.TaggedError<AppNotFound>()("AppNotFound", { appId: AppId }) {
+  override get message(): string {
+    return `Application ${this.appId} is not known to the master`
+  }
+}
+
+/**
+ * @since 0.1.0
+ * @category errors
+ */
+export class WorkerNotFound extends Schema.TaggedError<WorkerNotFound>()("WorkerNotFound", { workerId: WorkerId }) {
+  override get message(): string {
+    return `Worker ${this.workerId} is not known to the master`
+  }
+}
+
+/**
+ * The master refused a worker, e.g. one that registered again at an address already in use.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class WorkerRegistrationRejected
+  extends Schema.TaggedError<WorkerRegistrationRejected>()("WorkerRegistrationRejected", {
+    workerId: WorkerId,
+    reason: Schema.String
+  })
+{
+  override get message(): string {
+    return `Registration of worker ${this.workerId} rejected: ${this.reason}`
+  }
+}
+
+/**
+ * The driver rejected an executor's registration (duplicate id, or excluded after failures).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ExecutorRegistrationRejected
+  extends Schema.TaggedError<ExecutorRegistrationRejected>()("ExecutorRegistrationRejected", {
+    executorId: Schema.String,
+    reason: Schema.String
+  })
+{
+  override get message(): string {
+    return `Registration of executor ${this.executorId} rejected: ${this.reason}`
+  }
+}
+
+/**
+ * A worker could not prepare or start a driver (bad artifact URL, unstartable command).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class DriverLaunchFailed extends Schema.TaggedError<DriverLaunchFailed>()("DriverLaunchFailed", {
+  driverId: DriverId,
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return `Driver ${this.driverId} could not be launched: ${this.reason}`
+  }
+}
+
+/**
+ * A worker could not start an executor process.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ExecutorLaunchFailed extends Schema.TaggedError<ExecutorLaunchFailed>()("ExecutorLaunchFailed", {
+  appId: AppId,
+  execId: Schema.Int,
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return `Executor ${this.appId}/${this.execId} could not be launched: ${this.reason}`
+  }
+}
+
+/**
+ * The shared-secret handshake failed: a wrong or missing secret on either side.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class AuthenticationFailed extends Schema.TaggedError<AuthenticationFailed>()("AuthenticationFailed", {
+  peer: Schema.String,
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return `Authentication with ${this.peer} failed: ${this.reason}`
+  }
+}
+
+/**
+ * The two nodes speak different protocol versions; the connection is refused before any message.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ProtocolVersionMismatch
+  extends Schema.TaggedError<ProtocolVersionMismatch>()("ProtocolVersionMismatch", {
+    peer: Schema.String,
+    local: Schema.Int,
+    remote: Schema.Int
+  })
+{
+  override get message(): string {
+    return `Protocol version mismatch with ${this.peer}: this node speaks ${this.local}, the peer ${this.remote}`
+  }
+}
+
+/**
+ * Bytes that are not a valid frame, envelope or message. The node logs it and carries on.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class MalformedFrame extends Schema.TaggedError<MalformedFrame>()("MalformedFrame", {
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return `Malformed frame: ${this.reason}`
+  }
+}
+
+/**
+ * A frame longer than the configured maximum (128 MiB by default), refused by the sender and the receiver.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class FrameTooLarge extends Schema.TaggedError<FrameTooLarge>()("FrameTooLarge", {
+  size: Schema.Int,
+  maxSize: Schema.Int
+}) {
+  override get message(): string {
+    return `Frame of ${this.size} bytes exceeds the maximum of ${this.maxSize} bytes`
+  }
+}
+
+/**
+ * An ask got no reply in time.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class AskTimeout extends Schema.TaggedError<AskTimeout>()("AskTimeout", {
+  endpoint: Schema.String,
+  request: Schema.String,
+  timeoutMillis: Schema.Int
+}) {
+  override get message(): string {
+    return `No reply to ${this.request} from ${this.endpoint} within ${this.timeoutMillis} ms`
+  }
+}
+
+/**
+ * The node was reached but has no endpoint by that name.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class EndpointNotFound extends Schema.TaggedError<EndpointNotFound>()("EndpointNotFound", {
+  endpoint: Schema.String
+}) {
+  override get message(): string {
+    return `No endpoint ${this.endpoint}`
+  }
+}
+
+/**
+ * The connection to a peer could not be made or broke before the reply arrived.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ConnectionLost extends Schema.TaggedError<ConnectionLost>()("ConnectionLost", {
+  peer: Schema.String,
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return `Connection to ${this.peer} lost: ${this.reason}`
+  }
+}
+
+/**
+ * A handler failed with something that is not one of its declared errors, or died. The asker gets the text;
+ * the handler's node logs the whole cause.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class RemoteHandlerError extends Schema.TaggedError<RemoteHandlerError>()("RemoteHandlerError", {
+  endpoint: Schema.String,
+  request: Schema.String,
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return `${this.endpoint} failed to handle ${this.request}: ${this.reason}`
+  }
+}
+
+/**
+ * What the RpcEnv itself may fail an ask or send with, apart from the handler's declared errors.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export const RpcError = Schema.Union(
+  AuthenticationFailed,
+  ProtocolVersionMismatch,
+  MalformedFrame,
+  FrameTooLarge,
+  AskTimeout,
+  EndpointNotFound,
+  ConnectionLost,
+  RemoteHandlerError
+)
+/**
+ * @since 0.1.0
+ * @category errors
+ */
+export type RpcError = typeof RpcError.Type
+
+/**
+ * Every error of the protocol; the docs generator and the test kit iterate over it.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export const all = {
+  MasterNotAlive,
+  DriverNotFound,
+  AppNotFound,
+  WorkerNotFound,
+  WorkerRegistrationRejected,
+  ExecutorRegistrationRejected,
+  DriverLaunchFailed,
+  ExecutorLaunchFailed,
+  AuthenticationFailed,
+  ProtocolVersionMismatch,
+  MalformedFrame,
+  FrameTooLarge,
+  AskTimeout,
+  EndpointNotFound,
+  ConnectionLost,
+  RemoteHandlerError
+} as const

@@ -1,0 +1,91 @@
+/**
+ * The TCP transport, on `node:net`. Nagle is off (the protocol is request/response), and writes made in one
+ * tick are corked into one syscall, which is what lets pipelined asks go fast.
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Net from "node:net"
+import { ConnectFailed, type Connection, type ConnectionHandler, ListenFailed, Transport } from "./Transport.js"
+
+// A closing side flushes what it wrote (a refusal, say) before the socket goes; a peer that never closes its
+// end is cut off after this long.
+const lingerMillis = 1000
+
+const wire = (socket: Net.Socket, makeHandler: (connection: Connection) => ConnectionHandler): Connection => {
+  socket.setNoDelay(true)
+  let corked = false
+  let lastError: string | undefined
+  const connection: Connection = {
+    remote: { host: socket.remoteAddress ?? "unknown", port: socket.remotePort ?? 0 },
+    write: (bytes) => {
+      if (socket.destroyed || socket.writableEnded) return
+      if (!corked) {
+        corked = true
+        socket.cork()
+        process.nextTick(() => {
+          corked = false
+          socket.uncork()
+        })
+      }
+      socket.write(bytes)
+    },
+    close: () => {
+      if (socket.destroyed) return
+      socket.end()
+      setTimeout(() => socket.destroy(), lingerMillis).unref()
+    }
+  }
+  const handler = makeHandler(connection)
+  socket.on("data", (chunk: Buffer) => handler.onData(chunk))
+  socket.on("error", (error) => {
+    lastError = error.message
+  })
+  socket.once("close", () => handler.onClose(lastError ?? "closed"))
+  return connection
+}
+
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make: Effect.Effect<Transport["Type"]> = Effect.sync(() =>
+  Transport.of({
+    listen: (host, port, accept) =>
+      Effect.acquireRelease(
+        Effect.async<{ server: Net.Server; sockets: Set<Net.Socket> }, ListenFailed>((resume) => {
+          const sockets = new Set<Net.Socket>()
+          const server = Net.createServer((socket) => {
+            sockets.add(socket)
+            socket.once("close", () => sockets.delete(socket))
+            wire(socket, accept)
+          })
+          server.once("error", (error) => resume(Effect.fail(new ListenFailed({ host, port, reason: error.message }))))
+          server.listen(port, host, () => resume(Effect.succeed({ server, sockets })))
+        }),
+        ({ server, sockets }) =>
+          Effect.async<void>((resume) => {
+            for (const socket of sockets) socket.destroy()
+            server.close(() => resume(Effect.void))
+          })
+      ).pipe(Effect.map(({ server }) => ({ host, port: (server.address() as Net.AddressInfo).port }))),
+    connect: (host, port, handler) =>
+      Effect.async<Connection, ConnectFailed>((resume) => {
+        const socket = Net.connect({ host, port })
+        const onError = (error: Error) => resume(Effect.fail(new ConnectFailed({ host, port, reason: error.message })))
+        socket.once("error", onError)
+        socket.once("connect", () => {
+          socket.off("error", onError)
+          resume(Effect.succeed(wire(socket, handler)))
+        })
+        return Effect.sync(() => socket.destroy())
+      })
+  })
+)
+
+/**
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer: Layer.Layer<Transport> = Layer.effect(Transport, make)

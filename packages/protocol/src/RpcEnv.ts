@@ -1,0 +1,157 @@
+/**
+ * Spark's RPC model over Kindling's wire: named endpoints on a node, one-way `send`, `ask` with a timeout and a
+ * typed reply, connect and disconnect notifications, one connection per pair of nodes used in both directions,
+ * a frame-size limit on both sides, the protocol version and an optional shared-secret handshake.
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import type * as Duration from "effect/Duration"
+import type * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
+import type { Message } from "./Codec.js"
+import type { RpcError } from "./Errors.js"
+import * as internal from "./internal/rpcEnv.js"
+import type { RpcAddress, RpcEndpointRef } from "./RpcAddress.js"
+import type { ListenFailed, Transport } from "./Transport.js"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /** The host to listen on and advertise; omit with `port` for a client-only node that accepts no connections. */
+  readonly host?: string
+  /** The port to listen on; 0 picks a free one. */
+  readonly port?: number
+  /** The host other nodes should dial, when it differs from the listening host (e.g. listening on 0.0.0.0). */
+  readonly advertisedHost?: string
+  /** A shared secret; when set, every connection must pass the HMAC-SHA256 challenge-response first. */
+  readonly secret?: string
+  /** The largest frame sent or accepted, in bytes (default 128 MiB). */
+  readonly maxFrameSize?: number
+  /** The default ask timeout (default 120 s, Spark's `spark.rpc.askTimeout`). */
+  readonly askTimeout?: Duration.DurationInput
+  /** How long a connection may take to complete its handshake (default 10 s). */
+  readonly handshakeTimeout?: Duration.DurationInput
+}
+
+/**
+ * What a handler knows about a message besides its content.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface MessageContext {
+  /** The listening address the sending node advertised, or undefined for a client-only node. */
+  readonly sender: RpcAddress | undefined
+  /** The node at the other end of the connection the message came on (the local node for local sends). */
+  readonly peer: RpcAddress
+}
+
+/**
+ * What answering `M` produces: the request's reply type for an ask, nothing for a one-way message.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ReplyOf<M> = M extends Schema.WithResult<infer A, infer _I, infer _E, infer _EI, infer _R> ? A : void
+
+/**
+ * The declared errors of an ask.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type FailureOf<M> = M extends Schema.WithResult<infer _A, infer _I, infer E, infer _EI, infer _R> ? E : never
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Handler<M, R> = (message: M, context: MessageContext) => Effect.Effect<ReplyOf<M>, FailureOf<M>, R>
+
+/**
+ * One handler per message of the endpoint's inbound union, so adding a message makes the compiler list every
+ * endpoint that must handle it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Handlers<A extends Message, R> = {
+  readonly [Tag in A["_tag"]]: Handler<Extract<A, { readonly _tag: Tag }>, R>
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Endpoint<A extends Message, R> {
+  /** The messages the endpoint accepts; anything else is answered with `MalformedFrame`. */
+  readonly inbound: Schema.Schema<A, any, never>
+  readonly handlers: Handlers<A, R>
+  readonly onConnected?: (peer: RpcAddress) => Effect.Effect<void, never, R>
+  readonly onDisconnected?: (peer: RpcAddress) => Effect.Effect<void, never, R>
+  /**
+   * "sequential" (the default, as Spark's endpoints): one message at a time, in arrival order.
+   * "unbounded": every message in its own fiber.
+   */
+  readonly concurrency?: "sequential" | "unbounded"
+}
+
+/**
+ * @since 0.1.0
+ * @category errors
+ */
+export const EndpointAlreadyRegistered: typeof internal.EndpointAlreadyRegistered = internal.EndpointAlreadyRegistered
+/**
+ * @since 0.1.0
+ * @category errors
+ */
+export type EndpointAlreadyRegistered = internal.EndpointAlreadyRegistered
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface RpcEnv {
+  /** Where this node listens, or undefined for a client-only node. */
+  readonly address: RpcAddress | undefined
+  readonly maxFrameSize: number
+  /** Registers an endpoint for the lifetime of the scope. */
+  readonly register: <A extends Message, R>(
+    name: string,
+    endpoint: Endpoint<A, R>
+  ) => Effect.Effect<void, EndpointAlreadyRegistered, Scope.Scope | R>
+  readonly send: (to: RpcEndpointRef, message: Message) => Effect.Effect<void, RpcError>
+  readonly ask: <M extends Message & Schema.WithResult.All>(
+    to: RpcEndpointRef,
+    message: M,
+    options?: { readonly timeout?: Duration.DurationInput }
+  ) => Effect.Effect<ReplyOf<M>, FailureOf<M> | RpcError>
+  /** The nodes this one has an open, authenticated connection with. */
+  readonly peers: Effect.Effect<ReadonlyArray<RpcAddress>>
+}
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export const RpcEnv: Context.Tag<RpcEnv, RpcEnv> = Context.GenericTag<RpcEnv>("@kindling/protocol/RpcEnv")
+
+/**
+ * Starts an RpcEnv on the given transport; it stops (listener, connections, endpoints) when the scope closes.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make: (options: Options) => Effect.Effect<RpcEnv, ListenFailed, Transport | Scope.Scope> = internal.make
+
+/**
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (options: Options): Layer.Layer<RpcEnv, ListenFailed, Transport> =>
+  Layer.scoped(RpcEnv, make(options))

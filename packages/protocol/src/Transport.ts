@@ -1,0 +1,185 @@
+/**
+ * The byte-stream transport under an RpcEnv. The RpcEnv does framing, handshake and dispatch; a transport only
+ * moves bytes between two ends. `layerMemory` is an in-process network for tests, simulation and local mode;
+ * TCP lives in `@kindling/protocol/node`.
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
+
+/**
+ * One end of an open byte stream. `write` queues bytes in order and never blocks; after `close` (or after the
+ * other end closed) writes are dropped.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Connection {
+  readonly remote: { readonly host: string; readonly port: number }
+  readonly write: (bytes: Uint8Array) => void
+  readonly close: () => void
+}
+
+/**
+ * What the RpcEnv does with the bytes of one connection. `onClose` is called exactly once.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ConnectionHandler {
+  readonly onData: (bytes: Uint8Array) => void
+  readonly onClose: (reason: string) => void
+}
+
+/**
+ * A listener could not be opened (port in use, bad host).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ListenFailed extends Data.TaggedError("ListenFailed")<{ readonly host: string; readonly port: number; readonly reason: string }> {
+  override get message(): string {
+    return `Cannot listen on ${this.host}:${this.port}: ${this.reason}`
+  }
+}
+
+/**
+ * A connection could not be opened (nobody listening, unreachable host).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ConnectFailed
+  extends Data.TaggedError("ConnectFailed")<{ readonly host: string; readonly port: number; readonly reason: string }>
+{
+  override get message(): string {
+    return `Cannot connect to ${this.host}:${this.port}: ${this.reason}`
+  }
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Listener {
+  readonly host: string
+  /** The bound port; the one asked for, or the one picked when 0 was asked for. */
+  readonly port: number
+}
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export class Transport extends Context.Tag("@kindling/protocol/Transport")<Transport, {
+  /** Accepts connections until the scope closes; closing it also closes the accepted connections. */
+  readonly listen: (
+    host: string,
+    port: number,
+    accept: (connection: Connection) => ConnectionHandler
+  ) => Effect.Effect<Listener, ListenFailed, Scope.Scope>
+  readonly connect: (
+    host: string,
+    port: number,
+    handler: (connection: Connection) => ConnectionHandler
+  ) => Effect.Effect<Connection, ConnectFailed>
+}>() {}
+
+interface MemoryEnd {
+  handler: ConnectionHandler | undefined
+  closed: boolean
+}
+
+/**
+ * An in-process network: listeners by `host:port`, connections as pairs of ends whose writes are delivered
+ * asynchronously (on a later microtask), like a socket's.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeMemory: Effect.Effect<Transport["Type"]> = Effect.sync(() => {
+  const listeners = new Map<string, (connection: Connection) => ConnectionHandler>()
+  let nextEphemeralPort = 40000
+
+  const pair = (aRemote: Connection["remote"], bRemote: Connection["remote"]) => {
+    const a: MemoryEnd = { handler: undefined, closed: false }
+    const b: MemoryEnd = { handler: undefined, closed: false }
+    const endOf = (self: MemoryEnd, other: MemoryEnd, remote: Connection["remote"]): Connection => ({
+      remote,
+      write: (bytes) => {
+        if (self.closed || other.closed) return
+        const copy = bytes.slice()
+        queueMicrotask(() => {
+          if (!other.closed) other.handler?.onData(copy)
+        })
+      },
+      close: () => {
+        if (self.closed) return
+        self.closed = true
+        queueMicrotask(() => {
+          self.handler?.onClose("closed locally")
+          if (!other.closed) {
+            other.closed = true
+            other.handler?.onClose("closed by peer")
+          }
+        })
+      }
+    })
+    return { a, b, aConnection: endOf(a, b, bRemote), bConnection: endOf(b, a, aRemote) }
+  }
+
+  return Transport.of({
+    listen: (host, port, accept) =>
+      Effect.acquireRelease(
+        Effect.suspend(() => {
+          const bound = port === 0 ? nextEphemeralPort++ : port
+          const key = `${host}:${bound}`
+          if (listeners.has(key)) {
+            return Effect.fail(new ListenFailed({ host, port: bound, reason: "address already in use" }))
+          }
+          const open = new Set<Connection>()
+          listeners.set(key, (connection) => {
+            open.add(connection)
+            const handler = accept(connection)
+            return {
+              onData: handler.onData,
+              onClose: (reason) => {
+                open.delete(connection)
+                handler.onClose(reason)
+              }
+            }
+          })
+          return Effect.succeed({ listener: { host, port: bound }, key, open })
+        }),
+        ({ key, open }) =>
+          Effect.sync(() => {
+            listeners.delete(key)
+            for (const connection of open) connection.close()
+          })
+      ).pipe(Effect.map(({ listener }) => listener)),
+    connect: (host, port, handler) =>
+      Effect.suspend(() => {
+        const accept = listeners.get(`${host}:${port}`)
+        if (accept === undefined) {
+          return Effect.fail(new ConnectFailed({ host, port, reason: "connection refused" }))
+        }
+        const local = { host: "memory", port: nextEphemeralPort++ }
+        const { a, aConnection, b, bConnection } = pair(local, { host, port })
+        b.handler = accept(bConnection)
+        a.handler = handler(aConnection)
+        return Effect.succeed(aConnection)
+      })
+  })
+})
+
+/**
+ * A fresh in-process network. Every RpcEnv built on the same layer instance shares it.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerMemory: Layer.Layer<Transport> = Layer.effect(Transport, makeMemory)

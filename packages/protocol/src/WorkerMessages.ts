@@ -1,0 +1,302 @@
+/**
+ * The worker ↔ master conversation: registration, heartbeats, state reports, and the master's commands to
+ * launch and kill drivers and executors.
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+import { ApplicationDescription, Count, DriverDescription, ExecutorDescription, RemoteException, Resources } from "./Descriptions.js"
+import { AppId, DriverId, WorkerId } from "./Ids.js"
+import { RpcAddress, RpcEndpointRef } from "./RpcAddress.js"
+import { DriverState, ExecutorState } from "./States.js"
+
+const MasterUrl = Schema.String.annotations({ description: "the sending master's URL, kindling://host:port" })
+
+/**
+ * A worker offers itself to every configured master (later only to the active one). The master answers with a
+ * separate `RegisteredWorker`, `RegisterWorkerFailed` or `MasterInStandby`.
+ *
+ * @since 0.1.0
+ * @category worker → master
+ */
+export class RegisterWorker extends Schema.TaggedClass<RegisterWorker>()("RegisterWorker", {
+  id: WorkerId,
+  host: Schema.String,
+  port: Schema.Int,
+  worker: RpcEndpointRef,
+  cores: Count,
+  memory: Count,
+  workerWebUiUrl: Schema.String,
+  masterAddress: RpcAddress,
+  resources: Resources
+}, { description: "A worker offers itself; memory in MB; masterAddress is the address the worker dialled" }) {}
+
+/**
+ * Sent every `kindling.worker.timeout / 4` while registered.
+ *
+ * @since 0.1.0
+ * @category worker → master
+ */
+export class Heartbeat extends Schema.TaggedClass<Heartbeat>()("Heartbeat", {
+  workerId: WorkerId,
+  worker: RpcEndpointRef
+}, { description: "A registered worker is alive" }) {}
+
+/**
+ * A worker reports an executor's new state; the master answers `true` once it has taken it into account.
+ *
+ * @since 0.1.0
+ * @category worker → master
+ */
+export class ExecutorStateChanged extends Schema.TaggedRequest<ExecutorStateChanged>()("ExecutorStateChanged", {
+  payload: {
+    appId: AppId,
+    execId: Count,
+    state: ExecutorState,
+    message: Schema.OptionFromNullOr(Schema.String),
+    exitStatus: Schema.OptionFromNullOr(Schema.Int)
+  },
+  success: Schema.Boolean,
+  failure: Schema.Never
+}, { description: "An executor's new state, asked with retries so the master never misses a finished executor" }) {}
+
+/**
+ * A driver's final state (ERROR, FINISHED, KILLED or FAILED).
+ *
+ * @since 0.1.0
+ * @category worker → master
+ */
+export class DriverStateChanged extends Schema.TaggedClass<DriverStateChanged>()("DriverStateChanged", {
+  driverId: DriverId,
+  state: DriverState,
+  exception: Schema.OptionFromNullOr(RemoteException)
+}, { description: "A driver's final state" }) {}
+
+/**
+ * One executor a worker runs, with the resources it holds.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class WorkerExecutorStateResponse
+  extends Schema.Class<WorkerExecutorStateResponse>("WorkerExecutorStateResponse")({
+    desc: ExecutorDescription,
+    resources: Resources
+  }, { description: "One executor a worker runs, with its resources" })
+{}
+
+/**
+ * One driver a worker runs, with the resources it holds.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class WorkerDriverStateResponse extends Schema.Class<WorkerDriverStateResponse>("WorkerDriverStateResponse")({
+  driverId: DriverId,
+  resources: Resources
+}, { description: "One driver a worker runs, with its resources" }) {}
+
+/**
+ * A worker's answer to `MasterChanged`: everything it runs, so the recovering master can rebuild its view.
+ *
+ * @since 0.1.0
+ * @category worker → master
+ */
+export class WorkerSchedulerStateResponse
+  extends Schema.TaggedClass<WorkerSchedulerStateResponse>()("WorkerSchedulerStateResponse", {
+    id: WorkerId,
+    execResponses: Schema.Array(WorkerExecutorStateResponse),
+    driverResponses: Schema.Array(WorkerDriverStateResponse)
+  }, { description: "Answer to MasterChanged: every executor and driver the worker runs" })
+{}
+
+/**
+ * Sent right after each `RegisteredWorker`; the master kills whatever it does not know.
+ *
+ * @since 0.1.0
+ * @category worker → master
+ */
+export class WorkerLatestState extends Schema.TaggedClass<WorkerLatestState>()("WorkerLatestState", {
+  id: WorkerId,
+  executors: Schema.Array(ExecutorDescription),
+  driverIds: Schema.Array(DriverId)
+}, { description: "What the worker runs, sent after registering; the master kills what it does not know" }) {}
+
+/**
+ * The worker received its decommission signal.
+ *
+ * @since 0.1.0
+ * @category worker → master
+ */
+export class WorkerDecommissioning extends Schema.TaggedClass<WorkerDecommissioning>()("WorkerDecommissioning", {
+  id: WorkerId,
+  workerRef: RpcEndpointRef
+}, { description: "The worker received its decommission signal" }) {}
+
+/**
+ * Everything a worker sends to the master.
+ *
+ * @since 0.1.0
+ * @category unions
+ */
+export const WorkerToMaster = Schema.Union(
+  RegisterWorker,
+  Heartbeat,
+  ExecutorStateChanged,
+  DriverStateChanged,
+  WorkerSchedulerStateResponse,
+  WorkerLatestState,
+  WorkerDecommissioning
+)
+/**
+ * @since 0.1.0
+ * @category unions
+ */
+export type WorkerToMaster = typeof WorkerToMaster.Type
+
+/**
+ * The master accepted the worker. `duplicate` is true when a worker with this id was already registered.
+ *
+ * @since 0.1.0
+ * @category master → worker
+ */
+export class RegisteredWorker extends Schema.TaggedClass<RegisteredWorker>()("RegisteredWorker", {
+  master: RpcEndpointRef,
+  masterWebUiUrl: Schema.String,
+  masterAddress: RpcAddress,
+  duplicate: Schema.Boolean
+}, { description: "The master accepted the worker; masterAddress echoes what the worker sent" }) {}
+
+/**
+ * The master refused the worker; a worker that is not yet registered exits with code 1.
+ *
+ * @since 0.1.0
+ * @category master → worker
+ */
+export class RegisterWorkerFailed extends Schema.TaggedClass<RegisterWorkerFailed>()("RegisterWorkerFailed", {
+  message: Schema.String
+}, { description: "The master refused the worker; an unregistered worker exits with code 1" }) {}
+
+/**
+ * A standby master's answer to `RegisterWorker`; workers ignore it.
+ *
+ * @since 0.1.0
+ * @category master → worker
+ */
+export class MasterInStandby extends Schema.TaggedClass<MasterInStandby>()("MasterInStandby", {}, {
+  description: "A standby master's answer to RegisterWorker; ignored by workers"
+}) {}
+
+/**
+ * The master lost track of the worker (for example it was marked DEAD) and asks it to register again.
+ *
+ * @since 0.1.0
+ * @category master → worker
+ */
+export class ReconnectWorker extends Schema.TaggedClass<ReconnectWorker>()("ReconnectWorker", {
+  masterUrl: MasterUrl
+}, { description: "Register again: the master no longer knows this worker" }) {}
+
+/**
+ * Ignored when `masterUrl` is not the worker's active master.
+ *
+ * @since 0.1.0
+ * @category master → worker
+ */
+export class KillExecutor extends Schema.TaggedClass<KillExecutor>()("KillExecutor", {
+  masterUrl: MasterUrl,
+  appId: AppId,
+  execId: Count
+}, { description: "Kill one executor" }) {}
+
+/**
+ * Start an executor for an app with the given cores and memory (MB).
+ *
+ * @since 0.1.0
+ * @category master → worker
+ */
+export class LaunchExecutor extends Schema.TaggedClass<LaunchExecutor>()("LaunchExecutor", {
+  masterUrl: MasterUrl,
+  appId: AppId,
+  execId: Count,
+  appDesc: ApplicationDescription,
+  cores: Count,
+  memory: Count,
+  resources: Resources
+}, { description: "Start an executor; memory in MB" }) {}
+
+/**
+ * Start a driver.
+ *
+ * @since 0.1.0
+ * @category master → worker
+ */
+export class LaunchDriver extends Schema.TaggedClass<LaunchDriver>()("LaunchDriver", {
+  driverId: DriverId,
+  driverDesc: DriverDescription,
+  resources: Resources
+}, { description: "Start a driver" }) {}
+
+/**
+ * @since 0.1.0
+ * @category master → worker
+ */
+export class KillDriver extends Schema.TaggedClass<KillDriver>()("KillDriver", {
+  driverId: DriverId
+}, { description: "Kill a driver" }) {}
+
+/**
+ * Sent to every worker when an app is removed; the worker deletes the app's local dirs once none of its
+ * executors remain.
+ *
+ * @since 0.1.0
+ * @category master → worker
+ */
+export class ApplicationFinished extends Schema.TaggedClass<ApplicationFinished>()("ApplicationFinished", {
+  id: AppId
+}, { description: "An app was removed; delete its local dirs once none of its executors remain" }) {}
+
+/**
+ * @since 0.1.0
+ * @category master → worker
+ */
+export class DecommissionWorker extends Schema.TaggedClass<DecommissionWorker>()("DecommissionWorker", {}, {
+  description: "Decommission this worker: accept no new executors"
+}) {}
+
+/**
+ * A new master took over; workers answer `WorkerSchedulerStateResponse`, app clients
+ * `MasterChangeAcknowledged`.
+ *
+ * @since 0.1.0
+ * @category master → worker
+ */
+export class MasterChanged extends Schema.TaggedClass<MasterChanged>()("MasterChanged", {
+  master: RpcEndpointRef,
+  masterWebUiUrl: Schema.String
+}, { description: "A new master took over; sent to workers and to app clients" }) {}
+
+/**
+ * Everything the master sends to a worker.
+ *
+ * @since 0.1.0
+ * @category unions
+ */
+export const MasterToWorker = Schema.Union(
+  RegisteredWorker,
+  RegisterWorkerFailed,
+  MasterInStandby,
+  ReconnectWorker,
+  KillExecutor,
+  LaunchExecutor,
+  LaunchDriver,
+  KillDriver,
+  ApplicationFinished,
+  DecommissionWorker,
+  MasterChanged
+)
+/**
+ * @since 0.1.0
+ * @category unions
+ */
+export type MasterToWorker = typeof MasterToWorker.Type

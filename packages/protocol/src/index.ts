@@ -1,0 +1,45 @@
+/**
+ * @kindling/protocol: the wire protocol of Kindling's standalone cluster — schemas, errors, codec, RpcEnv,
+ * and the client SDK. This entry imports no `node:` module; the TCP transport is `@kindling/protocol/node`.
+ *
+ * @since 0.1.0
+ */
+
+/** @since 0.1.0 */
+export * as AppClientMessages from "./AppClientMessages.js"
+/** @since 0.1.0 */
+export * as Catalogue from "./Catalogue.js"
+/** @since 0.1.0 */
+export * as ClusterMessages from "./ClusterMessages.js"
+/** @since 0.1.0 */
+export * as Codec from "./Codec.js"
+/** @since 0.1.0 */
+export * as Descriptions from "./Descriptions.js"
+/** @since 0.1.0 */
+export * as EndpointNames from "./EndpointNames.js"
+/** @since 0.1.0 */
+export * as Envelope from "./Envelope.js"
+/** @since 0.1.0 */
+export * as Errors from "./Errors.js"
+/** @since 0.1.0 */
+export * as Ids from "./Ids.js"
+/** @since 0.1.0 */
+export * as InternalMessages from "./InternalMessages.js"
+/** @since 0.1.0 */
+export * as MasterClient from "./MasterClient.js"
+/** @since 0.1.0 */
+export * as MasterUrl from "./MasterUrl.js"
+/** @since 0.1.0 */
+export * as QueryMessages from "./QueryMessages.js"
+/** @since 0.1.0 */
+export * as RpcAddress from "./RpcAddress.js"
+/** @since 0.1.0 */
+export * as RpcEnv from "./RpcEnv.js"
+/** @since 0.1.0 */
+export * as States from "./States.js"
+/** @since 0.1.0 */
+export * as SubmissionMessages from "./SubmissionMessages.js"
+/** @since 0.1.0 */
+export * as Transport from "./Transport.js"
+/** @since 0.1.0 */
+export * as WorkerMessages from "./WorkerMessages.js"

@@ -1,0 +1,39 @@
+// The shared-secret challenge-response. Both sides prove knowledge of the secret with HMAC-SHA256 over both
+// nonces; the two proofs use different labels, so a listener's proof can never be replayed as a dialler's.
+const encoder = new TextEncoder()
+const serverLabel = encoder.encode("kindling-server")
+const clientLabel = encoder.encode("kindling-client")
+
+export const nonceSize = 32
+
+export const makeNonce = (): Uint8Array => crypto.getRandomValues(new Uint8Array(nonceSize))
+
+export const importSecret = (secret: string): Promise<CryptoKey> =>
+  crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"])
+
+const concat = (parts: ReadonlyArray<Uint8Array>): Uint8Array<ArrayBuffer> => {
+  const out = new Uint8Array(parts.reduce((n, part) => n + part.length, 0))
+  let offset = 0
+  for (const part of parts) {
+    out.set(part, offset)
+    offset += part.length
+  }
+  return out
+}
+
+const sign = async (key: CryptoKey, parts: ReadonlyArray<Uint8Array>): Promise<Uint8Array> =>
+  new Uint8Array(await crypto.subtle.sign("HMAC", key, concat(parts)))
+
+export const serverProof = (key: CryptoKey, clientNonce: Uint8Array, serverNonce: Uint8Array) =>
+  sign(key, [serverLabel, clientNonce, serverNonce])
+
+export const clientProof = (key: CryptoKey, clientNonce: Uint8Array, serverNonce: Uint8Array) =>
+  sign(key, [clientLabel, serverNonce, clientNonce])
+
+// Compares in time that depends only on the length, so a forged proof learns nothing from timing.
+export const sameBytes = (a: Uint8Array, b: Uint8Array): boolean => {
+  if (a.length !== b.length) return false
+  let diff = 0
+  for (let i = 0; i < a.length; i++) diff |= a[i]! ^ b[i]!
+  return diff === 0
+}

@@ -1,0 +1,693 @@
+import * as Cause from "effect/Cause"
+import * as Data from "effect/Data"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Runtime from "effect/Runtime"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
+import { decodePayload, decodeWith, encodeFrame, encodeMessage, encodeWith, FrameDecoder, type Message } from "../Codec.js"
+import { defaultMaxFrameSize, type Envelope, protocolVersion } from "../Envelope.js"
+import {
+  AskTimeout,
+  AuthenticationFailed,
+  ConnectionLost,
+  EndpointNotFound,
+  FrameTooLarge,
+  MalformedFrame,
+  ProtocolVersionMismatch,
+  RemoteHandlerError,
+  RpcError
+} from "../Errors.js"
+import { key as addressKey, RpcAddress, type RpcEndpointRef } from "../RpcAddress.js"
+import type * as Api from "../RpcEnv.js"
+import { type Connection, type ConnectionHandler, type ListenFailed, Transport } from "../Transport.js"
+import * as Handshake from "./handshake.js"
+
+export class EndpointAlreadyRegistered extends Data.TaggedError("EndpointAlreadyRegistered")<{
+  readonly name: string
+}> {
+  override get message(): string {
+    return `An endpoint named ${this.name} is already registered`
+  }
+}
+
+type Delivery =
+  | {
+    readonly _tag: "message"
+    readonly message: Message
+    readonly context: Api.MessageContext
+    readonly reply: ((exit: Exit.Exit<unknown, unknown>) => void) | undefined
+  }
+  | { readonly _tag: "connected" | "disconnected"; readonly peer: RpcAddress }
+
+interface EndpointRuntime {
+  readonly name: string
+  readonly inbound: Schema.Schema<any, any, never>
+  readonly deliver: (delivery: Delivery) => void
+}
+
+type Phase = "awaitHello" | "verifying" | "awaitProof" | "awaitChallenge" | "awaitWelcome" | "open" | "closed"
+
+interface Peer {
+  readonly connection: Connection
+  readonly direction: "in" | "out"
+  readonly decoder: FrameDecoder
+  readonly asks: Set<number>
+  /** Who the peer is: the address it advertised or was dialled at, else its socket's address. */
+  identity: RpcAddress
+  phase: Phase
+  wasOpen: boolean
+  /** What the peer (or this node) refused the connection with, reported to everything waiting on it. */
+  refusal: RpcError | undefined
+  clientNonce: Uint8Array | undefined
+  serverNonce: Uint8Array | undefined
+  ready: Deferred.Deferred<Peer, RpcError> | undefined
+  handshakeDeadline: number
+}
+
+interface PendingAsk {
+  readonly peer: Peer | undefined
+  readonly request: Message
+  readonly endpoint: string
+  readonly deadline: number
+  readonly timeoutMillis: number
+  readonly resume: (effect: Effect.Effect<unknown, unknown>) => void
+}
+
+// Ask and handshake deadlines are checked by one sweeper fiber per node rather than a timer per ask: a timer
+// per ask (Effect.timeout) costs more than the rest of a loopback round trip. The sweeper runs on the node's
+// Clock, so it follows TestClock in tests, and only while something is waiting.
+const sweepInterval = Duration.millis(10)
+
+type ResultSchemas = { readonly success: Schema.Schema<any, any, never>; readonly failure: Schema.Schema<any, any, never> }
+
+const resultSchemas = (message: Message): ResultSchemas | undefined =>
+  Schema.symbolWithResult in message ? (message as unknown as Schema.WithResult.Any)[Schema.symbolWithResult] as unknown as ResultSchemas : undefined
+
+// The failure side of a reply may be one of the request's errors or one of the RpcEnv's own.
+const failureUnions = new WeakMap<object, Schema.Schema<any, any, never>>()
+const failureUnionOf = (schemas: ResultSchemas | undefined): Schema.Schema<any, any, never> => {
+  if (schemas === undefined) return RpcError
+  let union = failureUnions.get(schemas.failure)
+  if (union === undefined) {
+    union = Schema.Union(schemas.failure, RpcError)
+    failureUnions.set(schemas.failure, union)
+  }
+  return union
+}
+
+const isRpcError = Schema.is(RpcError)
+
+type ReplyEnvelope = Extract<Envelope, { readonly _tag: "reply" | "failure" }>
+
+const describeCause = (cause: Cause.Cause<unknown>): string => {
+  const text = Cause.pretty(cause)
+  return text.length > 2000 ? `${text.slice(0, 2000)}…` : text
+}
+
+// A handler's outcome, as the reply or failure envelope the asker will receive.
+const replyEnvelope = (
+  id: number,
+  endpoint: string,
+  request: Message,
+  exit: Exit.Exit<unknown, unknown>
+): ReplyEnvelope => {
+  const schemas = resultSchemas(request)
+  const failure = (error: unknown): ReplyEnvelope => {
+    if (schemas !== undefined && Schema.is(schemas.failure)(error)) {
+      const encoded = encodeWith(schemas.failure, error)
+      if (Either.isRight(encoded)) return { _tag: "failure", id, error: encoded.right }
+    }
+    const typed = isRpcError(error)
+      ? error
+      : new RemoteHandlerError({ endpoint, request: request._tag, reason: String(error) })
+    return { _tag: "failure", id, error: Either.getOrThrow(encodeWith(RpcError, typed)) }
+  }
+  if (Exit.isSuccess(exit)) {
+    if (schemas === undefined) return { _tag: "reply", id, body: null }
+    const encoded = encodeWith(schemas.success, exit.value)
+    return Either.isRight(encoded) ? { _tag: "reply", id, body: encoded.right } : failure(encoded.left)
+  }
+  const error = Cause.failureOption(exit.cause)
+  return error._tag === "Some"
+    ? failure(error.value)
+    : failure(new RemoteHandlerError({ endpoint, request: request._tag, reason: describeCause(exit.cause) }))
+}
+
+// The asker's side: the envelope back to the typed outcome.
+const replyEffect = (request: Message, envelope: ReplyEnvelope): Effect.Effect<unknown, unknown> => {
+  const schemas = resultSchemas(request)
+  if (envelope._tag === "reply") {
+    if (schemas === undefined) return Effect.void
+    const decoded = decodeWith(schemas.success, envelope.body)
+    return Either.isRight(decoded) ? Effect.succeed(decoded.right) : Effect.fail(decoded.left)
+  }
+  const decoded = decodeWith(failureUnionOf(schemas), envelope.error)
+  return Effect.fail(Either.isRight(decoded) ? decoded.right : decoded.left)
+}
+
+export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFailed, Transport | Scope.Scope> =>
+  Effect.gen(function*() {
+    const transport = yield* Transport
+    const runtime = yield* Effect.runtime<never>()
+    const runFork = Runtime.runFork(runtime)
+    const clock = yield* Effect.clock
+    const maxFrameSize = options.maxFrameSize ?? defaultMaxFrameSize
+    const askTimeout = Duration.decode(options.askTimeout ?? "120 seconds")
+    const handshakeTimeout = Duration.decode(options.handshakeTimeout ?? "10 seconds")
+    const secretKey = options.secret === undefined ? undefined : yield* Effect.promise(() => Handshake.importSecret(options.secret!))
+
+    const endpoints = new Map<string, EndpointRuntime>()
+    const peers = new Map<string, Peer>()
+    const dialing = new Map<string, Deferred.Deferred<Peer, RpcError>>()
+    const pending = new Map<number, PendingAsk>()
+    const live = new Set<Peer>()
+    const handshaking = new Set<Peer>()
+    let nextAskId = 0
+    let sweeper: Fiber.RuntimeFiber<void> | undefined
+    let address: RpcAddress | undefined
+
+    const warn = (message: string, annotations: Record<string, unknown> = {}) => {
+      runFork(Effect.logWarning(message).pipe(Effect.annotateLogs(annotations)))
+    }
+
+    const notify = (delivery: Delivery) => {
+      for (const endpoint of endpoints.values()) endpoint.deliver(delivery)
+    }
+
+    // ---- connections ------------------------------------------------------------------------------------
+
+    const write = (peer: Peer, envelope: Envelope): Either.Either<void, MalformedFrame | FrameTooLarge> => {
+      const frame = encodeFrame(envelope, maxFrameSize)
+      if (Either.isLeft(frame)) return Either.left(frame.left)
+      peer.connection.write(frame.right)
+      return Either.void
+    }
+
+    const sweep = Effect.gen(function*() {
+      while (pending.size > 0 || handshaking.size > 0) {
+        yield* Effect.sleep(sweepInterval)
+        const now = clock.unsafeCurrentTimeMillis()
+        for (const [id, ask] of pending) {
+          if (ask.deadline > now) continue
+          pending.delete(id)
+          ask.peer?.asks.delete(id)
+          ask.resume(Effect.fail(
+            new AskTimeout({ endpoint: ask.endpoint, request: ask.request._tag, timeoutMillis: ask.timeoutMillis })
+          ))
+        }
+        for (const peer of handshaking) {
+          if (peer.handshakeDeadline <= now) authFailed(peer, "handshake timed out")
+        }
+      }
+    }).pipe(Effect.ensuring(Effect.sync(() => {
+      sweeper = undefined
+    })))
+
+    const ensureSweeper = () => {
+      if (sweeper === undefined) sweeper = runFork(sweep)
+    }
+
+    const finish = (peer: Peer, reason: string) => {
+      handshaking.delete(peer)
+      if (!live.delete(peer)) return
+      peer.phase = "closed"
+      if (peers.get(addressKey(peer.identity)) === peer) peers.delete(addressKey(peer.identity))
+      const error = peer.refusal ?? new ConnectionLost({ peer: peer.identity.hostPort, reason })
+      for (const id of peer.asks) {
+        const ask = pending.get(id)
+        pending.delete(id)
+        ask?.resume(Effect.fail(error))
+      }
+      peer.asks.clear()
+      if (peer.ready !== undefined) Deferred.unsafeDone(peer.ready, Exit.fail(error))
+      if (peer.wasOpen) notify({ _tag: "disconnected", peer: peer.identity })
+    }
+
+    const close = (peer: Peer, reason: string) => {
+      finish(peer, reason)
+      peer.connection.close()
+    }
+
+    // Refuses the connection: tells the peer why (best effort), reports locally, and closes.
+    const refuse = (peer: Peer, error: AuthenticationFailed | ProtocolVersionMismatch | FrameTooLarge) => {
+      warn(`refusing connection: ${error.message}`, { peer: peer.identity.hostPort })
+      peer.refusal = error
+      write(peer, { _tag: "reject", error: Either.getOrThrow(encodeWith(RpcError, error)) })
+      close(peer, error.message)
+    }
+
+    const authFailed = (peer: Peer, reason: string) =>
+      refuse(peer, new AuthenticationFailed({ peer: peer.identity.hostPort, reason }))
+
+    const open = (peer: Peer) => {
+      handshaking.delete(peer)
+      peer.phase = "open"
+      peer.wasOpen = true
+      const key = addressKey(peer.identity)
+      const current = peers.get(key)
+      if (current === undefined || current.phase !== "open") peers.set(key, peer)
+      notify({ _tag: "connected", peer: peer.identity })
+      if (peer.ready !== undefined) Deferred.unsafeDone(peer.ready, Exit.succeed(peer))
+    }
+
+    const welcome = (peer: Peer) => {
+      open(peer)
+      write(peer, { _tag: "welcome", version: protocolVersion, address: address ?? null })
+    }
+
+    const onHandshake = (peer: Peer, envelope: Extract<Envelope, { _tag: "hello" | "challenge" | "proof" | "welcome" }>) => {
+      switch (envelope._tag) {
+        case "hello": {
+          if (peer.direction !== "in" || peer.phase !== "awaitHello") return authFailed(peer, "unexpected hello")
+          if (envelope.address !== null) peer.identity = envelope.address
+          if (envelope.version !== protocolVersion) {
+            return refuse(
+              peer,
+              new ProtocolVersionMismatch({ peer: peer.identity.hostPort, local: protocolVersion, remote: envelope.version })
+            )
+          }
+          if (secretKey === undefined) {
+            if (envelope.nonce !== null) {
+              return authFailed(peer, "the peer expects a shared secret but this node has none")
+            }
+            return welcome(peer)
+          }
+          if (envelope.nonce === null) {
+            return authFailed(peer, "this node requires a shared secret but the peer offered none")
+          }
+          const clientNonce = envelope.nonce
+          const serverNonce = Handshake.makeNonce()
+          peer.clientNonce = clientNonce
+          peer.serverNonce = serverNonce
+          peer.phase = "verifying"
+          Handshake.serverProof(secretKey, clientNonce, serverNonce).then((proof) => {
+            if (peer.phase !== "verifying") return
+            peer.phase = "awaitProof"
+            write(peer, { _tag: "challenge", nonce: serverNonce, proof })
+          }, (error) => authFailed(peer, `cannot compute proof: ${String(error)}`))
+          return
+        }
+        case "proof": {
+          if (peer.direction !== "in" || peer.phase !== "awaitProof" || secretKey === undefined) {
+            return authFailed(peer, "unexpected proof")
+          }
+          peer.phase = "verifying"
+          Handshake.clientProof(secretKey, peer.clientNonce!, peer.serverNonce!).then((expected) => {
+            if (peer.phase !== "verifying") return
+            if (Handshake.sameBytes(expected, envelope.proof)) welcome(peer)
+            else authFailed(peer, "the peer's proof does not match the shared secret")
+          }, (error) => authFailed(peer, `cannot verify proof: ${String(error)}`))
+          return
+        }
+        case "challenge": {
+          if (peer.direction !== "out" || peer.phase !== "awaitChallenge" || secretKey === undefined) {
+            return authFailed(peer, "unexpected challenge")
+          }
+          const serverNonce = envelope.nonce
+          peer.phase = "verifying"
+          Promise.all([
+            Handshake.serverProof(secretKey, peer.clientNonce!, serverNonce),
+            Handshake.clientProof(secretKey, peer.clientNonce!, serverNonce)
+          ]).then(([expected, proof]) => {
+            if (peer.phase !== "verifying") return
+            if (!Handshake.sameBytes(expected, envelope.proof)) {
+              return authFailed(peer, "the peer's proof does not match the shared secret")
+            }
+            peer.phase = "awaitWelcome"
+            write(peer, { _tag: "proof", proof })
+          }, (error) => authFailed(peer, `cannot verify proof: ${String(error)}`))
+          return
+        }
+        case "welcome": {
+          const expected = secretKey === undefined ? "awaitChallenge" : "awaitWelcome"
+          if (peer.direction !== "out" || peer.phase !== expected) {
+            return authFailed(
+              peer,
+              secretKey !== undefined && peer.phase === "awaitChallenge"
+                ? "the peer did not authenticate itself"
+                : "unexpected welcome"
+            )
+          }
+          if (envelope.version !== protocolVersion) {
+            return refuse(
+              peer,
+              new ProtocolVersionMismatch({ peer: peer.identity.hostPort, local: protocolVersion, remote: envelope.version })
+            )
+          }
+          return open(peer)
+        }
+      }
+    }
+
+    const onReject = (peer: Peer, error: unknown) => {
+      const decoded = decodeWith(RpcError, error)
+      peer.refusal = Either.isRight(decoded)
+        ? decoded.right
+        : new ConnectionLost({ peer: peer.identity.hostPort, reason: "refused by the peer" })
+      warn(`connection refused by the peer: ${peer.refusal.message}`, { peer: peer.identity.hostPort })
+      close(peer, peer.refusal.message)
+    }
+
+    const onInbound = (peer: Peer, envelope: Extract<Envelope, { _tag: "send" | "ask" }>) => {
+      const id = envelope._tag === "ask" ? envelope.id : undefined
+      const fail = (error: RpcError, request: string) => {
+        if (id === undefined) return warn(`dropped a message: ${error.message}`, { peer: peer.identity.hostPort, request })
+        write(peer, { _tag: "failure", id, error: Either.getOrThrow(encodeWith(RpcError, error)) })
+      }
+      const endpoint = endpoints.get(envelope.to)
+      const tag = typeof (envelope.body as { _tag?: unknown } | null)?._tag === "string"
+        ? (envelope.body as { _tag: string })._tag
+        : "?"
+      if (endpoint === undefined) return fail(new EndpointNotFound({ endpoint: envelope.to }), tag)
+      const decoded = decodeWith(endpoint.inbound, envelope.body)
+      if (Either.isLeft(decoded)) return fail(decoded.left, tag)
+      const message = decoded.right as Message
+      const reply = id === undefined ? undefined : (exit: Exit.Exit<unknown, unknown>) => {
+        if (peer.phase !== "open") return
+        const envelope = replyEnvelope(id, endpoint.name, message, exit)
+        const written = write(peer, envelope)
+        if (Either.isLeft(written)) fail(written.left, message._tag)
+      }
+      endpoint.deliver({
+        _tag: "message",
+        message,
+        context: { sender: envelope.from ?? undefined, peer: peer.identity },
+        reply
+      })
+    }
+
+    const onReply = (envelope: ReplyEnvelope) => {
+      const ask = pending.get(envelope.id)
+      if (ask === undefined) return // the asker gave up (timeout or interruption) before the reply came
+      pending.delete(envelope.id)
+      ask.peer?.asks.delete(envelope.id)
+      ask.resume(replyEffect(ask.request, envelope))
+    }
+
+    const onFrame = (peer: Peer, payload: Uint8Array) => {
+      const decoded = decodePayload(payload)
+      if (Either.isLeft(decoded)) {
+        if (peer.phase !== "open") return authFailed(peer, `malformed handshake: ${decoded.left.reason}`)
+        return warn(decoded.left.message, { peer: peer.identity.hostPort })
+      }
+      const envelope = decoded.right
+      switch (envelope._tag) {
+        case "hello":
+        case "challenge":
+        case "proof":
+        case "welcome":
+          return onHandshake(peer, envelope)
+        case "reject":
+          return onReject(peer, envelope.error)
+        case "send":
+        case "ask":
+          // Nothing is delivered on a connection that has not completed its handshake.
+          if (peer.phase !== "open") return authFailed(peer, `${envelope._tag} before the handshake completed`)
+          return onInbound(peer, envelope)
+        case "reply":
+        case "failure":
+          if (peer.phase !== "open") return authFailed(peer, `${envelope._tag} before the handshake completed`)
+          return onReply(envelope)
+      }
+    }
+
+    const attach = (
+      connection: Connection,
+      direction: Peer["direction"],
+      identity: RpcAddress
+    ): { readonly peer: Peer; readonly handler: ConnectionHandler } => {
+      const peer: Peer = {
+        connection,
+        direction,
+        identity,
+        decoder: new FrameDecoder(maxFrameSize),
+        asks: new Set(),
+        phase: direction === "in" ? "awaitHello" : "awaitChallenge",
+        wasOpen: false,
+        refusal: undefined,
+        clientNonce: undefined,
+        serverNonce: undefined,
+        ready: undefined,
+        handshakeDeadline: clock.unsafeCurrentTimeMillis() + Duration.toMillis(handshakeTimeout)
+      }
+      live.add(peer)
+      handshaking.add(peer)
+      ensureSweeper()
+      const handler: ConnectionHandler = {
+        onData: (bytes) => {
+          if (peer.phase === "closed") return
+          const frames = peer.decoder.push(bytes)
+          if (Either.isLeft(frames)) return refuse(peer, frames.left)
+          for (const payload of frames.right) {
+            if ((peer.phase as Phase) === "closed") return
+            try {
+              onFrame(peer, payload)
+            } catch (error) {
+              warn(`error while handling a frame: ${String(error)}`, { peer: peer.identity.hostPort })
+            }
+          }
+        },
+        onClose: (reason) => finish(peer, reason)
+      }
+      return { peer, handler }
+    }
+
+    const dial = (target: RpcAddress): Effect.Effect<Peer, RpcError> =>
+      Effect.gen(function*() {
+        let peer: Peer | undefined
+        const connection = yield* transport.connect(target.host, target.port, (connection) => {
+          const attached = attach(connection, "out", target)
+          peer = attached.peer
+          return attached.handler
+        }).pipe(Effect.mapError((error) => new ConnectionLost({ peer: target.hostPort, reason: error.reason })))
+        const dialled = peer!
+        const ready = yield* Deferred.make<Peer, RpcError>()
+        dialled.ready = ready
+        if ((dialled.phase as Phase) === "closed") {
+          return yield* Effect.fail(dialled.refusal ?? new ConnectionLost({ peer: target.hostPort, reason: "closed" }))
+        }
+        if (secretKey !== undefined) dialled.clientNonce = Handshake.makeNonce()
+        write(dialled, {
+          _tag: "hello",
+          version: protocolVersion,
+          address: address ?? null,
+          nonce: dialled.clientNonce ?? null
+        })
+        return yield* Deferred.await(ready).pipe(Effect.tapError(() => Effect.sync(() => connection.close())))
+      })
+
+    const peerFor = (target: RpcAddress): Effect.Effect<Peer, RpcError> =>
+      Effect.suspend(() => {
+        const key = addressKey(target)
+        const existing = peers.get(key)
+        if (existing !== undefined && existing.phase === "open") return Effect.succeed(existing)
+        const inFlight = dialing.get(key)
+        if (inFlight !== undefined) return Deferred.await(inFlight)
+        return Effect.uninterruptibleMask((restore) =>
+          Effect.gen(function*() {
+            const deferred = yield* Deferred.make<Peer, RpcError>()
+            dialing.set(key, deferred)
+            const outcome = yield* Effect.exit(dial(target))
+            dialing.delete(key)
+            yield* Deferred.done(deferred, outcome)
+            return yield* restore(outcome)
+          })
+        )
+      })
+
+    const isLocal = (target: RpcAddress) =>
+      address !== undefined && addressKey(target) === addressKey(address)
+
+    // ---- sending and asking --------------------------------------------------------------------------------
+
+    const deliverLocally = (
+      to: RpcEndpointRef,
+      body: unknown,
+      reply: ((exit: Exit.Exit<unknown, unknown>) => void) | undefined
+    ): Either.Either<void, RpcError> => {
+      const endpoint = endpoints.get(to.name)
+      if (endpoint === undefined) return Either.left(new EndpointNotFound({ endpoint: to.toString() }))
+      const decoded = decodeWith(endpoint.inbound, body)
+      if (Either.isLeft(decoded)) return Either.left(decoded.left)
+      endpoint.deliver({
+        _tag: "message",
+        message: decoded.right as Message,
+        context: { sender: address, peer: address! },
+        reply
+      })
+      return Either.void
+    }
+
+    const send: Api.RpcEnv["send"] = (to, message) =>
+      Effect.gen(function*() {
+        const body = yield* encodeMessage(message)
+        if (isLocal(to.address)) return yield* deliverLocally(to, body, undefined)
+        const peer = yield* peerFor(to.address)
+        yield* write(peer, { _tag: "send", from: address ?? null, to: to.name, body })
+      })
+
+    const ask = <M extends Message & Schema.WithResult.All>(
+      to: RpcEndpointRef,
+      message: M,
+      askOptions?: { readonly timeout?: Duration.DurationInput }
+    ): Effect.Effect<Api.ReplyOf<M>, Api.FailureOf<M> | RpcError> => {
+      const timeoutMillis = Math.round(
+        Duration.toMillis(askOptions?.timeout === undefined ? askTimeout : Duration.decode(askOptions.timeout))
+      )
+      const await_ = (peer: Peer | undefined, body: unknown) =>
+        Effect.async<unknown, unknown>((resume) => {
+          const id = nextAskId++
+          const forget = () => {
+            pending.delete(id)
+            peer?.asks.delete(id)
+          }
+          // Registered before the message goes out: a local handler may answer before deliver returns.
+          pending.set(id, {
+            peer,
+            request: message,
+            endpoint: to.toString(),
+            timeoutMillis,
+            deadline: clock.unsafeCurrentTimeMillis() + timeoutMillis,
+            resume
+          })
+          ensureSweeper()
+          if (peer === undefined) {
+            const delivered = deliverLocally(to, body, (exit) => onReply(replyEnvelope(id, to.name, message, exit)))
+            if (Either.isLeft(delivered)) {
+              forget()
+              resume(Effect.fail(delivered.left))
+            }
+            return Effect.sync(forget)
+          }
+          const frame = encodeFrame({ _tag: "ask", id, from: address ?? null, to: to.name, body }, maxFrameSize)
+          if (Either.isLeft(frame) || peer.phase !== "open") {
+            forget()
+            resume(Effect.fail(
+              Either.isLeft(frame) ? frame.left : new ConnectionLost({ peer: to.address.hostPort, reason: "closed" })
+            ))
+            return
+          }
+          peer.asks.add(id)
+          peer.connection.write(frame.right)
+          return Effect.sync(forget)
+        })
+      return Effect.gen(function*() {
+        const body = yield* encodeMessage(message)
+        if (isLocal(to.address)) return yield* await_(undefined, body)
+        const existing = peers.get(addressKey(to.address))
+        const peer = existing !== undefined && existing.phase === "open" ? existing : yield* peerFor(to.address).pipe(
+          Effect.timeoutFail({
+            duration: timeoutMillis,
+            onTimeout: () => new AskTimeout({ endpoint: to.toString(), request: message._tag, timeoutMillis })
+          })
+        )
+        return yield* await_(peer, body)
+      }) as Effect.Effect<Api.ReplyOf<M>, Api.FailureOf<M> | RpcError>
+    }
+
+    // ---- endpoints ---------------------------------------------------------------------------------------
+
+    const register: Api.RpcEnv["register"] = <A extends Message, R>(name: string, endpoint: Api.Endpoint<A, R>) =>
+      Effect.gen(function*() {
+        if (endpoints.has(name)) return yield* Effect.fail(new EndpointAlreadyRegistered({ name }))
+        const endpointRuntime = yield* Effect.runtime<R>()
+        const runEndpointFork = Runtime.runFork(endpointRuntime)
+        const handlers = endpoint.handlers as unknown as Record<string, Api.Handler<Message, R>>
+        const running = new Set<Fiber.RuntimeFiber<void>>()
+
+        const handle = (delivery: Delivery): Effect.Effect<void, never, R> => {
+          if (delivery._tag !== "message") {
+            const hook = delivery._tag === "connected" ? endpoint.onConnected : endpoint.onDisconnected
+            return hook === undefined
+              ? Effect.void
+              : Effect.catchAllCause(
+                hook(delivery.peer),
+                (cause) => Effect.logError(`endpoint ${name}: ${delivery._tag} hook failed`, cause)
+              )
+          }
+          const { context, message, reply } = delivery
+          return Effect.suspend(() => handlers[message._tag]!(message, context)).pipe(
+            Effect.exit,
+            Effect.flatMap((exit) => {
+              reply?.(exit)
+              if (Exit.isSuccess(exit)) return Effect.void
+              return Cause.isFailType(exit.cause) && reply !== undefined
+                ? Effect.void // a declared failure, already sent to the asker
+                : Effect.logError(`endpoint ${name} failed to handle ${message._tag}`, exit.cause)
+            })
+          )
+        }
+
+        // Sequential endpoints drain their backlog in one fiber, started synchronously when a delivery finds the
+        // endpoint idle, so a handler that does not suspend answers within the socket callback.
+        const backlog: Array<Delivery> = []
+        let draining = false
+        const drain: Effect.Effect<void, never, R> = Effect.suspend(() => {
+          const next = backlog.shift()
+          if (next === undefined) {
+            draining = false
+            return Effect.void
+          }
+          return Effect.zipRight(handle(next), drain)
+        })
+        const track = (fiber: Fiber.RuntimeFiber<void>) => {
+          running.add(fiber)
+          fiber.addObserver(() => running.delete(fiber))
+        }
+        const deliver = endpoint.concurrency === "unbounded"
+          ? (delivery: Delivery) => track(runEndpointFork(handle(delivery)))
+          : (delivery: Delivery) => {
+            backlog.push(delivery)
+            if (draining) return
+            draining = true
+            track(runEndpointFork(drain))
+          }
+
+        yield* Effect.acquireRelease(
+          Effect.sync(() => endpoints.set(name, { name, inbound: endpoint.inbound, deliver })),
+          () =>
+            Effect.gen(function*() {
+              endpoints.delete(name)
+              for (const delivery of backlog.splice(0)) {
+                if (delivery._tag === "message") delivery.reply?.(Exit.fail(new EndpointNotFound({ endpoint: name })))
+              }
+              yield* Fiber.interruptAll(running)
+            })
+        )
+      })
+
+    // ---- lifecycle ---------------------------------------------------------------------------------------
+
+    if (options.host !== undefined && options.port !== undefined) {
+      const listener = yield* transport.listen(options.host, options.port, (connection) => {
+        const identity = new RpcAddress({ host: connection.remote.host || "unknown", port: connection.remote.port })
+        return attach(connection, "in", identity).handler
+      })
+      address = new RpcAddress({ host: options.advertisedHost ?? options.host, port: listener.port })
+    }
+
+    yield* Effect.addFinalizer(() =>
+      Effect.gen(function*() {
+        for (const peer of [...live]) close(peer, "node stopped")
+        for (const [id, ask] of pending) {
+          pending.delete(id)
+          ask.resume(Effect.fail(new ConnectionLost({ peer: ask.endpoint, reason: "node stopped" })))
+        }
+        if (sweeper !== undefined) yield* Fiber.interrupt(sweeper)
+      })
+    )
+
+    return {
+      address,
+      maxFrameSize,
+      register,
+      send,
+      ask,
+      peers: Effect.sync(() => [...peers.values()].filter((peer) => peer.phase === "open").map((peer) => peer.identity))
+    } satisfies Api.RpcEnv
+  })

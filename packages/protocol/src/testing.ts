@@ -1,0 +1,8 @@
+/**
+ * Test kit for Kindling and third-party nodes.
+ *
+ * @since 0.1.0
+ */
+
+/** @since 0.1.0 */
+export * as Arbitraries from "./Arbitraries.js"
