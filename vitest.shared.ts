@@ -1,12 +1,20 @@
+import { fileURLToPath } from "node:url"
 import { defineConfig } from "vitest/config"
 
-// Tests import sibling packages from their sources (the `@kindling/source` export condition),
-// so `pnpm test` never depends on a stale `dist/`.
+const packages = fileURLToPath(new URL("./packages", import.meta.url))
+
+// Tests import the workspace packages from their sources, so `pnpm test` never runs against a stale `dist/`
+// (the same thing the `@kindling/source` export condition does for tsc and tsx).
 export default defineConfig({
-  resolve: { conditions: ["@kindling/source"] },
+  resolve: {
+    alias: [
+      { find: /^@kindling\/([a-z]+)$/, replacement: `${packages}/$1/src/index.ts` },
+      { find: /^@kindling\/([a-z]+)\/(.+)$/, replacement: `${packages}/$1/src/$2.ts` }
+    ]
+  },
   test: {
     include: ["test/**/*.test.ts"],
-    setupFiles: [new URL("./vitest.setup.ts", import.meta.url).pathname],
+    setupFiles: [fileURLToPath(new URL("./vitest.setup.ts", import.meta.url))],
     testTimeout: 30_000,
     hookTimeout: 30_000
   }

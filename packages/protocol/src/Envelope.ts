@@ -29,7 +29,11 @@ const NodeAddress = Schema.NullOr(RpcAddress).annotations({
   description: "the sender's listening address, or null for a client-only node"
 })
 const RequestId = Schema.NonNegativeInt.annotations({ description: "chosen by the asker, unique per connection" })
-const Body = Schema.Unknown.annotations({
+// Any MessagePack value; a missing one is malformed (MessagePack has no `undefined`).
+const Present = Schema.Unknown.pipe(
+  Schema.filter((u): u is unknown => u !== undefined, { message: () => "is missing" })
+)
+const Body = Present.annotations({
   description: "a schema-encoded message: a map with its _tag",
   jsonSchema: { type: "object", required: ["_tag"], properties: { _tag: { type: "string" } } }
 })
@@ -122,7 +126,10 @@ export const Ask = Schema.TaggedStruct("ask", {
  */
 export const Reply = Schema.TaggedStruct("reply", {
   id: RequestId,
-  body: Schema.Unknown.annotations({ description: "the reply, encoded with the request's reply schema" })
+  body: Present.annotations({
+    description: "the reply, encoded with the request's reply schema",
+    jsonSchema: {}
+  })
 }).annotations({ identifier: "Reply", description: "the answer to the ask with this id" })
 
 /**

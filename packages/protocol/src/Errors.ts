@@ -25,7 +25,7 @@ export const notAlivePrefix = "Current state is not alive"
  */
 export class MasterNotAlive extends Schema.TaggedError<MasterNotAlive>()("MasterNotAlive", {
   state: RecoveryState
-}) {
+}, { description: "The master is STANDBY, RECOVERING or COMPLETING_RECOVERY and does not accept submissions, kills or queries." }) {
   override get message(): string {
     return `${notAlivePrefix}: ${this.state}. Can only accept driver submissions in ALIVE state.`
   }
@@ -40,7 +40,7 @@ export class MasterNotAlive extends Schema.TaggedError<MasterNotAlive>()("Master
 export class DriverNotFound extends Schema.TaggedError<DriverNotFound>()("DriverNotFound", {
   driverId: DriverId,
   detail: Schema.optionalWith(Schema.String, { exact: true })
-}) {
+}, { description: "No active or completed driver has this id (or, for a kill, it has already finished)." }) {
   override get message(): string {
     return `Driver ${this.driverId} ${this.detail ?? "does not exist"}`
   }
@@ -50,7 +50,7 @@ export class DriverNotFound extends Schema.TaggedError<DriverNotFound>()("Driver
  * @since 0.1.0
  * @category errors
  */
-export class AppNotFound extends Schema.TaggedError<AppNotFound>()("AppNotFound", { appId: AppId }) {
+export class AppNotFound extends Schema.TaggedError<AppNotFound>()("AppNotFound", { appId: AppId }, { description: "The master knows no application with this id." }) {
   override get message(): string {
     return `Application ${this.appId} is not known to the master`
   }
@@ -60,7 +60,7 @@ export class AppNotFound extends Schema.TaggedError<AppNotFound>()("AppNotFound"
  * @since 0.1.0
  * @category errors
  */
-export class WorkerNotFound extends Schema.TaggedError<WorkerNotFound>()("WorkerNotFound", { workerId: WorkerId }) {
+export class WorkerNotFound extends Schema.TaggedError<WorkerNotFound>()("WorkerNotFound", { workerId: WorkerId }, { description: "The master knows no worker with this id." }) {
   override get message(): string {
     return `Worker ${this.workerId} is not known to the master`
   }
@@ -76,7 +76,7 @@ export class WorkerRegistrationRejected
   extends Schema.TaggedError<WorkerRegistrationRejected>()("WorkerRegistrationRejected", {
     workerId: WorkerId,
     reason: Schema.String
-  })
+  }, { description: "The master refused a worker, e.g. one that registered again at an address already in use." })
 {
   override get message(): string {
     return `Registration of worker ${this.workerId} rejected: ${this.reason}`
@@ -93,7 +93,7 @@ export class ExecutorRegistrationRejected
   extends Schema.TaggedError<ExecutorRegistrationRejected>()("ExecutorRegistrationRejected", {
     executorId: Schema.String,
     reason: Schema.String
-  })
+  }, { description: "The driver rejected an executor’s registration (duplicate id, or excluded after failures)." })
 {
   override get message(): string {
     return `Registration of executor ${this.executorId} rejected: ${this.reason}`
@@ -109,7 +109,7 @@ export class ExecutorRegistrationRejected
 export class DriverLaunchFailed extends Schema.TaggedError<DriverLaunchFailed>()("DriverLaunchFailed", {
   driverId: DriverId,
   reason: Schema.String
-}) {
+}, { description: "A worker could not prepare or start a driver (bad artifact URL, unstartable command)." }) {
   override get message(): string {
     return `Driver ${this.driverId} could not be launched: ${this.reason}`
   }
@@ -125,7 +125,7 @@ export class ExecutorLaunchFailed extends Schema.TaggedError<ExecutorLaunchFaile
   appId: AppId,
   execId: Schema.Int,
   reason: Schema.String
-}) {
+}, { description: "A worker could not start an executor process." }) {
   override get message(): string {
     return `Executor ${this.appId}/${this.execId} could not be launched: ${this.reason}`
   }
@@ -140,7 +140,7 @@ export class ExecutorLaunchFailed extends Schema.TaggedError<ExecutorLaunchFaile
 export class AuthenticationFailed extends Schema.TaggedError<AuthenticationFailed>()("AuthenticationFailed", {
   peer: Schema.String,
   reason: Schema.String
-}) {
+}, { description: "The shared-secret handshake failed: a wrong or missing secret on either side." }) {
   override get message(): string {
     return `Authentication with ${this.peer} failed: ${this.reason}`
   }
@@ -157,7 +157,7 @@ export class ProtocolVersionMismatch
     peer: Schema.String,
     local: Schema.Int,
     remote: Schema.Int
-  })
+  }, { description: "The two nodes speak different protocol versions; the connection is refused before any message." })
 {
   override get message(): string {
     return `Protocol version mismatch with ${this.peer}: this node speaks ${this.local}, the peer ${this.remote}`
@@ -172,7 +172,7 @@ export class ProtocolVersionMismatch
  */
 export class MalformedFrame extends Schema.TaggedError<MalformedFrame>()("MalformedFrame", {
   reason: Schema.String
-}) {
+}, { description: "Bytes that are not a valid frame, envelope or message. The node logs it and carries on." }) {
   override get message(): string {
     return `Malformed frame: ${this.reason}`
   }
@@ -187,7 +187,7 @@ export class MalformedFrame extends Schema.TaggedError<MalformedFrame>()("Malfor
 export class FrameTooLarge extends Schema.TaggedError<FrameTooLarge>()("FrameTooLarge", {
   size: Schema.Int,
   maxSize: Schema.Int
-}) {
+}, { description: "A frame longer than the configured maximum (128 MiB by default), refused by the sender and the receiver." }) {
   override get message(): string {
     return `Frame of ${this.size} bytes exceeds the maximum of ${this.maxSize} bytes`
   }
@@ -203,7 +203,7 @@ export class AskTimeout extends Schema.TaggedError<AskTimeout>()("AskTimeout", {
   endpoint: Schema.String,
   request: Schema.String,
   timeoutMillis: Schema.Int
-}) {
+}, { description: "An ask got no reply in time." }) {
   override get message(): string {
     return `No reply to ${this.request} from ${this.endpoint} within ${this.timeoutMillis} ms`
   }
@@ -217,7 +217,7 @@ export class AskTimeout extends Schema.TaggedError<AskTimeout>()("AskTimeout", {
  */
 export class EndpointNotFound extends Schema.TaggedError<EndpointNotFound>()("EndpointNotFound", {
   endpoint: Schema.String
-}) {
+}, { description: "The node was reached but has no endpoint by that name." }) {
   override get message(): string {
     return `No endpoint ${this.endpoint}`
   }
@@ -232,7 +232,7 @@ export class EndpointNotFound extends Schema.TaggedError<EndpointNotFound>()("En
 export class ConnectionLost extends Schema.TaggedError<ConnectionLost>()("ConnectionLost", {
   peer: Schema.String,
   reason: Schema.String
-}) {
+}, { description: "The connection to a peer could not be made or broke before the reply arrived." }) {
   override get message(): string {
     return `Connection to ${this.peer} lost: ${this.reason}`
   }
@@ -249,7 +249,7 @@ export class RemoteHandlerError extends Schema.TaggedError<RemoteHandlerError>()
   endpoint: Schema.String,
   request: Schema.String,
   reason: Schema.String
-}) {
+}, { description: "A handler failed with something that is not one of its declared errors, or died. The asker gets the text; the handler’s node logs the whole cause." }) {
   override get message(): string {
     return `${this.endpoint} failed to handle ${this.request}: ${this.reason}`
   }

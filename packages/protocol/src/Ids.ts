@@ -12,7 +12,10 @@ import * as Schema from "effect/Schema"
  * @since 0.1.0
  * @category models
  */
-export const WorkerId = Schema.String.pipe(Schema.brand("WorkerId")).annotations({ identifier: "WorkerId" })
+export const WorkerId = Schema.String.pipe(Schema.brand("WorkerId")).annotations({
+  identifier: "WorkerId",
+  description: "worker-<yyyyMMddHHmmss>-<host>-<port>"
+})
 /**
  * @since 0.1.0
  * @category models
@@ -25,7 +28,10 @@ export type WorkerId = typeof WorkerId.Type
  * @since 0.1.0
  * @category models
  */
-export const DriverId = Schema.String.pipe(Schema.brand("DriverId")).annotations({ identifier: "DriverId" })
+export const DriverId = Schema.String.pipe(Schema.brand("DriverId")).annotations({
+  identifier: "DriverId",
+  description: "driver-<yyyyMMddHHmmss>-<NNNN>"
+})
 /**
  * @since 0.1.0
  * @category models
@@ -38,7 +44,10 @@ export type DriverId = typeof DriverId.Type
  * @since 0.1.0
  * @category models
  */
-export const AppId = Schema.String.pipe(Schema.brand("AppId")).annotations({ identifier: "AppId" })
+export const AppId = Schema.String.pipe(Schema.brand("AppId")).annotations({
+  identifier: "AppId",
+  description: "app-<yyyyMMddHHmmss>-<NNNN>"
+})
 /**
  * @since 0.1.0
  * @category models
@@ -52,7 +61,10 @@ export type AppId = typeof AppId.Type
  * @since 0.1.0
  * @category models
  */
-export const ExecutorId = Schema.String.pipe(Schema.brand("ExecutorId")).annotations({ identifier: "ExecutorId" })
+export const ExecutorId = Schema.String.pipe(Schema.brand("ExecutorId")).annotations({
+  identifier: "ExecutorId",
+  description: "the executor's per-app number in decimal, or \"driver\" in local mode"
+})
 /**
  * @since 0.1.0
  * @category models

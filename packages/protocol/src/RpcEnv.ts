@@ -85,15 +85,26 @@ export type Handlers<A extends Message, R> = {
 }
 
 /**
+ * The services the handlers of an endpoint need.
+ *
  * @since 0.1.0
  * @category models
  */
-export interface Endpoint<A extends Message, R> {
+export type HandlersContext<H> = {
+  readonly [Tag in keyof H]: H[Tag] extends (...args: ReadonlyArray<any>) => Effect.Effect<any, any, infer R> ? R
+    : never
+}[keyof H]
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Endpoint<A extends Message, H extends Handlers<A, any> = Handlers<A, any>, RH = never> {
   /** The messages the endpoint accepts; anything else is answered with `MalformedFrame`. */
   readonly inbound: Schema.Schema<A, any, never>
-  readonly handlers: Handlers<A, R>
-  readonly onConnected?: (peer: RpcAddress) => Effect.Effect<void, never, R>
-  readonly onDisconnected?: (peer: RpcAddress) => Effect.Effect<void, never, R>
+  readonly handlers: H
+  readonly onConnected?: (peer: RpcAddress) => Effect.Effect<void, never, RH>
+  readonly onDisconnected?: (peer: RpcAddress) => Effect.Effect<void, never, RH>
   /**
    * "sequential" (the default, as Spark's endpoints): one message at a time, in arrival order.
    * "unbounded": every message in its own fiber.
@@ -121,10 +132,10 @@ export interface RpcEnv {
   readonly address: RpcAddress | undefined
   readonly maxFrameSize: number
   /** Registers an endpoint for the lifetime of the scope. */
-  readonly register: <A extends Message, R>(
+  readonly register: <A extends Message, H extends Handlers<A, any>, RH = never>(
     name: string,
-    endpoint: Endpoint<A, R>
-  ) => Effect.Effect<void, EndpointAlreadyRegistered, Scope.Scope | R>
+    endpoint: Endpoint<A, H, RH>
+  ) => Effect.Effect<void, EndpointAlreadyRegistered, Scope.Scope | HandlersContext<H> | RH>
   readonly send: (to: RpcEndpointRef, message: Message) => Effect.Effect<void, RpcError>
   readonly ask: <M extends Message & Schema.WithResult.All>(
     to: RpcEndpointRef,

@@ -592,7 +592,7 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
 
     // ---- endpoints ---------------------------------------------------------------------------------------
 
-    const register: Api.RpcEnv["register"] = <A extends Message, R>(name: string, endpoint: Api.Endpoint<A, R>) =>
+    const register = <A extends Message, R>(name: string, endpoint: Api.Endpoint<A, Api.Handlers<A, R>, R>) =>
       Effect.gen(function*() {
         if (endpoints.has(name)) return yield* Effect.fail(new EndpointAlreadyRegistered({ name }))
         const endpointRuntime = yield* Effect.runtime<R>()
@@ -685,7 +685,7 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
     return {
       address,
       maxFrameSize,
-      register,
+      register: register as Api.RpcEnv["register"],
       send,
       ask,
       peers: Effect.sync(() => [...peers.values()].filter((peer) => peer.phase === "open").map((peer) => peer.identity))

@@ -1,0 +1,150 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Catalogue, Codec, Envelope, Errors } from "@kindling/protocol"
+import { Arbitraries } from "@kindling/protocol/testing"
+import { Arbitrary, Either, FastCheck as fc, ParseResult, Schema } from "effect"
+import { Packr } from "msgpackr"
+
+// Two values are the same on the wire when their schema-encoded forms pack to the same bytes.
+const packr = new Packr({ useRecords: false, moreTypes: false, mapsAsObjects: true })
+const wireBytes = (schema: Schema.Schema<any, any, never>, value: unknown) =>
+  packr.pack(Schema.encodeSync(schema)(value))
+
+const maxFrameSize = 1 << 24
+
+// Feeds a frame to a decoder in pieces cut at the given points, as a socket would deliver it.
+const deframe = (frame: Uint8Array, cuts: ReadonlyArray<number>) => {
+  const decoder = new Codec.FrameDecoder(maxFrameSize)
+  const points = [...new Set(cuts.map((c) => c % (frame.length + 1)))].sort((a, b) => a - b)
+  const payloads: Array<Uint8Array> = []
+  let from = 0
+  for (const point of [...points, frame.length]) {
+    payloads.push(...Either.getOrThrow(decoder.push(frame.subarray(from, point))))
+    from = point
+  }
+  assert.strictEqual(decoder.pending, 0)
+  return payloads
+}
+
+const roundtrip = (union: Schema.Schema<any, any, never>, message: any, cuts: ReadonlyArray<number>) => {
+  const body = Either.getOrThrow(Codec.encodeMessage(message))
+  const frame = Either.getOrThrow(
+    Codec.encodeFrame({ _tag: "send", from: null, to: "Endpoint", body }, maxFrameSize)
+  )
+  const payloads = deframe(frame, cuts)
+  assert.strictEqual(payloads.length, 1)
+  const envelope = Either.getOrThrow(Codec.decodePayload(payloads[0]!))
+  assert.strictEqual(envelope._tag, "send")
+  const decoded = Either.getOrThrow(Codec.decodeWith(union, (envelope as { body: unknown }).body))
+  assert.strictEqual(decoded.constructor, message.constructor)
+  assert.deepStrictEqual(wireBytes(union, decoded), wireBytes(union, message))
+}
+
+describe("Codec", () => {
+  describe("every message roundtrips through the codec and framing", () => {
+    for (const conversation of Catalogue.conversations) {
+      it.prop(conversation.title, [Arbitrary.make(conversation.union), fc.array(fc.nat())], ([message, cuts]) => {
+        roundtrip(conversation.union, message, cuts)
+      }, { fastCheck: { numRuns: 150 } })
+    }
+    for (const union of Catalogue.replies) {
+      const title = Catalogue.members(union).map((member) => (member as unknown as { _tag: string })._tag).join(", ")
+      it.prop(`replies: ${title}`, [Arbitrary.make(union), fc.array(fc.nat())], ([message, cuts]) => {
+        roundtrip(union, message, cuts)
+      }, { fastCheck: { numRuns: 100 } })
+    }
+    const errors = Schema.Union(...Object.values(Errors.all))
+    it.prop("errors", [Arbitrary.make(errors), fc.array(fc.nat())], ([error, cuts]) => {
+      roundtrip(errors, error, cuts)
+    }, { fastCheck: { numRuns: 200 } })
+  })
+
+  it("the catalogue has every message exactly once", () => {
+    const tags = Catalogue.conversations.flatMap((c) =>
+      Catalogue.members(c.union).map((m) => (m as unknown as { _tag: string })._tag)
+    )
+    // MasterChanged is one message that both workers and app clients receive.
+    const counts = new Map<string, number>()
+    for (const tag of tags) counts.set(tag, (counts.get(tag) ?? 0) + 1)
+    assert.deepStrictEqual([...counts].filter(([, n]) => n > 1), [["MasterChanged", 2]])
+    assert.isAtLeast(counts.size, 70)
+  })
+
+  describe("the envelope checks agree with the Envelope schema", () => {
+    const decodeSchema = ParseResult.decodeUnknownEither(Envelope.Envelope)
+    it.prop("valid envelopes", [Arbitrary.make(Envelope.Envelope)], ([envelope]) => {
+      const wire = Schema.encodeSync(Envelope.Envelope)(envelope)
+      const ours = Either.getOrThrow(Codec.decodeEnvelope(packr.unpack(packr.pack(wire))))
+      assert.deepStrictEqual(packr.pack(Schema.encodeSync(Envelope.Envelope)(ours)), packr.pack(wire))
+    }, { fastCheck: { numRuns: 300 } })
+
+    const nearEnvelope = fc.record({
+      _tag: fc.constantFrom("hello", "challenge", "proof", "welcome", "reject", "send", "ask", "reply", "failure", "x"),
+      version: fc.oneof(fc.integer(), fc.double(), fc.string()),
+      address: fc.oneof(fc.constant(null), fc.record({ host: fc.string(), port: fc.integer({ min: -5, max: 70000 }) })),
+      from: fc.oneof(fc.constant(null), fc.record({ host: fc.string(), port: fc.integer() }), fc.string()),
+      to: fc.oneof(fc.string(), fc.integer()),
+      id: fc.oneof(fc.integer({ min: -3, max: 1 << 30 }), fc.double(), fc.string()),
+      nonce: fc.oneof(fc.constant(null), fc.uint8Array(), fc.string()),
+      proof: fc.oneof(fc.uint8Array(), fc.string()),
+      body: fc.anything(),
+      error: fc.anything()
+    }, { requiredKeys: ["_tag"] })
+    it.prop("accepts exactly what the schema accepts", [nearEnvelope], ([value]) => {
+      const wire = packr.unpack(packr.pack(value))
+      assert.strictEqual(Either.isRight(Codec.decodeEnvelope(wire)), Either.isRight(decodeSchema(wire)))
+    }, { fastCheck: { numRuns: 1000 } })
+  })
+
+  describe("fuzz: bad input only ever gives MalformedFrame or FrameTooLarge", () => {
+    const onlyTypedErrors = (decoder: Codec.FrameDecoder, bytes: Uint8Array) => {
+      const frames = decoder.push(bytes)
+      if (Either.isLeft(frames)) {
+        assert.strictEqual(frames.left._tag, "FrameTooLarge")
+        return
+      }
+      for (const payload of frames.right) {
+        const envelope = Codec.decodePayload(payload)
+        if (Either.isLeft(envelope)) assert.strictEqual(envelope.left._tag, "MalformedFrame")
+      }
+    }
+
+    it.prop("random bytes", [fc.uint8Array({ maxLength: 4096 })], ([bytes]) => {
+      onlyTypedErrors(new Codec.FrameDecoder(1024), bytes)
+    }, { fastCheck: { numRuns: 2000 } })
+
+    const validFrame = Arbitraries.message.map((message) =>
+      Either.getOrThrow(Codec.encodeFrame(
+        { _tag: "ask", id: 7, from: null, to: "Master", body: Either.getOrThrow(Codec.encodeMessage(message as Codec.Message)) },
+        maxFrameSize
+      ))
+    )
+    const mutation = fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 8 })
+    it.prop("mutated valid frames", [validFrame, mutation, fc.nat()], ([frame, flips, cut]) => {
+      const mutated = frame.slice(0, frame.length - (cut % 3 === 0 ? cut % frame.length : 0))
+      for (const [at, value] of flips) mutated[at % mutated.length] = value
+      const decoder = new Codec.FrameDecoder(maxFrameSize)
+      onlyTypedErrors(decoder, mutated)
+      // Whatever the mutated payload decoded to, body decoding must fail typed too.
+      for (const union of Catalogue.conversations.map((c) => c.union)) {
+        const decoded = Codec.decodePayload(mutated.subarray(Codec.headerSize))
+        if (Either.isRight(decoded) && decoded.right._tag === "ask") {
+          const body = Codec.decodeWith(union, decoded.right.body)
+          if (Either.isLeft(body)) assert.strictEqual(body.left._tag, "MalformedFrame")
+        }
+      }
+    }, { fastCheck: { numRuns: 500 } })
+
+    it("a frame over the limit poisons the decoder with FrameTooLarge", () => {
+      const decoder = new Codec.FrameDecoder(16)
+      const header = new Uint8Array([0, 0, 0, 17])
+      const first = decoder.push(header)
+      assert.isTrue(Either.isLeft(first) && first.left._tag === "FrameTooLarge" && first.left.size === 17)
+      assert.isTrue(Either.isLeft(decoder.push(new Uint8Array([1]))))
+    })
+
+    it("the sender refuses a frame over the limit", () => {
+      const result = Codec.encodeFrame({ _tag: "reply", id: 1, body: new Uint8Array(100) }, 64)
+      assert.isTrue(Either.isLeft(result) && result.left._tag === "FrameTooLarge")
+    })
+  })
+})

@@ -1,0 +1,41 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Catalogue, Errors, States } from "@kindling/protocol"
+import { readFileSync } from "node:fs"
+import { renderJsonSchema, renderMarkdown } from "../../../scripts/protocol-docs.js"
+
+const committed = (name: string) => readFileSync(new URL(`../../../docs/${name}`, import.meta.url), "utf8")
+
+describe("the generated protocol reference", () => {
+  const markdown = renderMarkdown()
+
+  it("docs/protocol.md is up to date (run `pnpm docs`)", () => {
+    assert.strictEqual(committed("protocol.md"), markdown)
+  })
+
+  it("docs/protocol.schema.json is up to date (run `pnpm docs`)", () => {
+    assert.strictEqual(committed("protocol.schema.json"), renderJsonSchema())
+  })
+
+  it("documents every message, reply, enum value and error", () => {
+    for (const union of [...Catalogue.conversations.map((c) => c.union), ...Catalogue.replies]) {
+      for (const member of Catalogue.members(union)) {
+        assert.include(markdown, `#### ${(member as unknown as { _tag: string })._tag}\n`)
+      }
+    }
+    for (const [name, schema] of Object.entries(States.all)) {
+      assert.include(markdown, `### ${name}\n`)
+      for (const value of schema.literals) assert.include(markdown, `| \`${value}\` |`)
+    }
+    for (const name of Object.keys(Errors.all)) assert.include(markdown, `### ${name}\n`)
+  })
+
+  it("the JSON Schema defines the envelope and every message", () => {
+    const schema = JSON.parse(renderJsonSchema()) as { $defs: Record<string, unknown> }
+    assert.property(schema.$defs, "Envelope")
+    for (const conversation of Catalogue.conversations) {
+      for (const member of Catalogue.members(conversation.union)) {
+        assert.property(schema.$defs, (member as unknown as { _tag: string })._tag)
+      }
+    }
+  })
+})
