@@ -229,7 +229,9 @@ export const renderMarkdown = (): string => {
         ...(fields !== undefined
           ? fieldTable(fieldsOf({ fields }))
           : literal !== undefined && literal.indexSignatures.length === 0
-          ? fieldTable(literal.propertySignatures.map((p) => ({ name: String(p.name), type: typeOf(p.type), note: "" })))
+          ? fieldTable(
+            literal.propertySignatures.map((p) => ({ name: String(p.name), type: typeOf(p.type), note: "" }))
+          )
           : [structureOf(ast)]),
         ""
       )

@@ -23,11 +23,12 @@ export const of: <A, I>(schema: Schema.Schema<A, I, never>) => FastCheck.Arbitra
  * @since 0.1.0
  * @category arbitraries
  */
-export const conversations: ReadonlyArray<{ readonly title: string; readonly arbitrary: FastCheck.Arbitrary<unknown> }> =
-  Catalogue.conversations.map((conversation) => ({
-    title: conversation.title,
-    arbitrary: Arbitrary.make(conversation.union)
-  }))
+export const conversations: ReadonlyArray<
+  { readonly title: string; readonly arbitrary: FastCheck.Arbitrary<unknown> }
+> = Catalogue.conversations.map((conversation) => ({
+  title: conversation.title,
+  arbitrary: Arbitrary.make(conversation.union)
+}))
 
 /**
  * Any message of any conversation.

@@ -28,7 +28,9 @@ export type MessageUnion = Schema.Schema<any, any, never>
  * @category accessors
  */
 export const members = (union: MessageUnion): ReadonlyArray<Schema.Schema<any, any, never>> =>
-  "members" in union ? (union as unknown as { readonly members: ReadonlyArray<Schema.Schema<any, any, never>> }).members : [union]
+  "members" in union
+    ? (union as unknown as { readonly members: ReadonlyArray<Schema.Schema<any, any, never>> }).members
+    : [union]
 
 /**
  * @since 0.1.0

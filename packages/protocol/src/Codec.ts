@@ -10,9 +10,10 @@
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import { Packr } from "msgpackr"
+import { Packr, RESERVE_START_SPACE } from "msgpackr"
 import type { Envelope } from "./Envelope.js"
 import { FrameTooLarge, MalformedFrame } from "./Errors.js"
+import * as Compiled from "./internal/compiled.js"
 import { RpcAddress } from "./RpcAddress.js"
 
 /**
@@ -63,11 +64,14 @@ export const encodeMessage = (message: Message): Either.Either<unknown, Malforme
  * @since 0.1.0
  * @category encoding
  */
-export const encodeWith = <A, I>(schema: Schema.Schema<A, I, never>, value: A): Either.Either<I, MalformedFrame> =>
-  Either.mapLeft(
+export const encodeWith = <A, I>(schema: Schema.Schema<A, I, never>, value: A): Either.Either<I, MalformedFrame> => {
+  const fast = Compiled.compile(schema).encode(value)
+  if (fast !== Compiled.Fail) return Either.right(fast as I)
+  return Either.mapLeft(
     ParseResult.encodeEither(schema)(value),
     (error) => new MalformedFrame({ reason: `cannot encode: ${parseErrorText(error)}` })
   )
+}
 
 /**
  * A body back to a message of the given schema (usually an endpoint's inbound union).
@@ -75,11 +79,17 @@ export const encodeWith = <A, I>(schema: Schema.Schema<A, I, never>, value: A): 
  * @since 0.1.0
  * @category decoding
  */
-export const decodeWith = <A, I>(schema: Schema.Schema<A, I, never>, body: unknown): Either.Either<A, MalformedFrame> =>
-  Either.mapLeft(
+export const decodeWith = <A, I>(
+  schema: Schema.Schema<A, I, never>,
+  body: unknown
+): Either.Either<A, MalformedFrame> => {
+  const fast = Compiled.compile(schema).decode(body)
+  if (fast !== Compiled.Fail) return Either.right(fast as A)
+  return Either.mapLeft(
     ParseResult.decodeUnknownEither(schema)(body),
     (error) => new MalformedFrame({ reason: parseErrorText(error) })
   )
+}
 
 // Envelopes are built by the RpcEnv itself, so encoding needs no validation, only the address classes turned
 // into maps; decoding checks by hand exactly what the `Envelope` schema states (a property test holds the two
@@ -90,7 +100,12 @@ const plainAddress = (address: { readonly host: string; readonly port: number } 
 const envelopeValue = (envelope: Envelope): Record<string, unknown> => {
   switch (envelope._tag) {
     case "hello":
-      return { _tag: "hello", version: envelope.version, address: plainAddress(envelope.address), nonce: envelope.nonce }
+      return {
+        _tag: "hello",
+        version: envelope.version,
+        address: plainAddress(envelope.address),
+        nonce: envelope.nonce
+      }
     case "welcome":
       return { _tag: "welcome", version: envelope.version, address: plainAddress(envelope.address) }
     case "send":
@@ -110,15 +125,14 @@ const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "obj
 
 const isInt = (u: unknown): u is number => typeof u === "number" && Number.isSafeInteger(u)
 
+const decodeAddress = Compiled.compile(RpcAddress).decode
+
 const checkAddress = (u: unknown, field: string): Checked<RpcAddress | null> => {
   if (u === null) return null
-  if (
-    isRecord(u) && typeof u.host === "string" && u.host.length > 0 && isInt(u.port) && u.port >= 0 &&
-    u.port <= 65535
-  ) {
-    return new RpcAddress({ host: u.host, port: u.port }, { disableValidation: true })
-  }
-  return notEnvelope(`${field} must be null or an address { host, port }`)
+  const address = decodeAddress(u)
+  return address === Compiled.Fail
+    ? notEnvelope(`${field} must be null or an address { host, port }`)
+    : address as RpcAddress
 }
 
 const checkId = (u: unknown): Checked<number> =>
@@ -127,7 +141,8 @@ const checkId = (u: unknown): Checked<number> =>
 const checkBytes = (u: unknown, field: string): Checked<Uint8Array> =>
   u instanceof Uint8Array ? u : notEnvelope(`${field} must be bytes`)
 
-const checkBody = (u: unknown, field: string): Checked<unknown> => u === undefined ? notEnvelope(`${field} is missing`) : u
+const checkBody = (u: unknown, field: string): Checked<unknown> =>
+  u === undefined ? notEnvelope(`${field} is missing`) : u
 
 const envelopeOf = (value: unknown): Checked<Envelope> => {
   if (!isRecord(value)) return notEnvelope("expected a map")
@@ -197,18 +212,20 @@ export const encodeFrame = (
   envelope: Envelope,
   maxFrameSize: number
 ): Either.Either<Uint8Array, MalformedFrame | FrameTooLarge> => {
-  let payload: Uint8Array
+  let frame: Uint8Array
   try {
-    payload = packr.pack(envelopeValue(envelope))
+    // msgpackr leaves room for the header in front of the payload, so the frame is never copied. It never
+    // reuses the bytes of a buffer it returned, so the frame stays valid while a socket holds on to it.
+    frame = packr.pack(envelopeValue(envelope), RESERVE_START_SPACE | headerSize)
   } catch (error) {
     return Either.left(new MalformedFrame({ reason: `cannot pack envelope: ${String(error)}` }))
   }
-  if (payload.length > maxFrameSize) {
-    return Either.left(new FrameTooLarge({ size: payload.length, maxSize: maxFrameSize }))
-  }
-  const frame = new Uint8Array(headerSize + payload.length)
-  new DataView(frame.buffer).setUint32(0, payload.length)
-  frame.set(payload, headerSize)
+  const size = frame.length - headerSize
+  if (size > maxFrameSize) return Either.left(new FrameTooLarge({ size, maxSize: maxFrameSize }))
+  frame[0] = size >>> 24
+  frame[1] = (size >>> 16) & 0xff
+  frame[2] = (size >>> 8) & 0xff
+  frame[3] = size & 0xff
   return Either.right(frame)
 }
 
@@ -270,7 +287,7 @@ export class FrameDecoder {
       if (this.expected < 0) {
         if (this.buffered < headerSize) break
         const header = this.take(headerSize)
-        this.expected = new DataView(header.buffer, header.byteOffset, headerSize).getUint32(0)
+        this.expected = ((header[0]! << 24) | (header[1]! << 16) | (header[2]! << 8) | header[3]!) >>> 0
         if (this.expected > this.maxFrameSize) {
           this.poisoned = new FrameTooLarge({ size: this.expected, maxSize: this.maxFrameSize })
           this.chunks = []

@@ -25,7 +25,10 @@ export const notAlivePrefix = "Current state is not alive"
  */
 export class MasterNotAlive extends Schema.TaggedError<MasterNotAlive>()("MasterNotAlive", {
   state: RecoveryState
-}, { description: "The master is STANDBY, RECOVERING or COMPLETING_RECOVERY and does not accept submissions, kills or queries." }) {
+}, {
+  description:
+    "The master is STANDBY, RECOVERING or COMPLETING_RECOVERY and does not accept submissions, kills or queries."
+}) {
   override get message(): string {
     return `${notAlivePrefix}: ${this.state}. Can only accept driver submissions in ALIVE state.`
   }
@@ -50,7 +53,9 @@ export class DriverNotFound extends Schema.TaggedError<DriverNotFound>()("Driver
  * @since 0.1.0
  * @category errors
  */
-export class AppNotFound extends Schema.TaggedError<AppNotFound>()("AppNotFound", { appId: AppId }, { description: "The master knows no application with this id." }) {
+export class AppNotFound extends Schema.TaggedError<AppNotFound>()("AppNotFound", { appId: AppId }, {
+  description: "The master knows no application with this id."
+}) {
   override get message(): string {
     return `Application ${this.appId} is not known to the master`
   }
@@ -60,7 +65,9 @@ export class AppNotFound extends Schema.TaggedError<AppNotFound>()("AppNotFound"
  * @since 0.1.0
  * @category errors
  */
-export class WorkerNotFound extends Schema.TaggedError<WorkerNotFound>()("WorkerNotFound", { workerId: WorkerId }, { description: "The master knows no worker with this id." }) {
+export class WorkerNotFound extends Schema.TaggedError<WorkerNotFound>()("WorkerNotFound", { workerId: WorkerId }, {
+  description: "The master knows no worker with this id."
+}) {
   override get message(): string {
     return `Worker ${this.workerId} is not known to the master`
   }
@@ -152,13 +159,11 @@ export class AuthenticationFailed extends Schema.TaggedError<AuthenticationFaile
  * @since 0.1.0
  * @category errors
  */
-export class ProtocolVersionMismatch
-  extends Schema.TaggedError<ProtocolVersionMismatch>()("ProtocolVersionMismatch", {
-    peer: Schema.String,
-    local: Schema.Int,
-    remote: Schema.Int
-  }, { description: "The two nodes speak different protocol versions; the connection is refused before any message." })
-{
+export class ProtocolVersionMismatch extends Schema.TaggedError<ProtocolVersionMismatch>()("ProtocolVersionMismatch", {
+  peer: Schema.String,
+  local: Schema.Int,
+  remote: Schema.Int
+}, { description: "The two nodes speak different protocol versions; the connection is refused before any message." }) {
   override get message(): string {
     return `Protocol version mismatch with ${this.peer}: this node speaks ${this.local}, the peer ${this.remote}`
   }
@@ -187,7 +192,10 @@ export class MalformedFrame extends Schema.TaggedError<MalformedFrame>()("Malfor
 export class FrameTooLarge extends Schema.TaggedError<FrameTooLarge>()("FrameTooLarge", {
   size: Schema.Int,
   maxSize: Schema.Int
-}, { description: "A frame longer than the configured maximum (128 MiB by default), refused by the sender and the receiver." }) {
+}, {
+  description:
+    "A frame longer than the configured maximum (128 MiB by default), refused by the sender and the receiver."
+}) {
   override get message(): string {
     return `Frame of ${this.size} bytes exceeds the maximum of ${this.maxSize} bytes`
   }
@@ -249,7 +257,10 @@ export class RemoteHandlerError extends Schema.TaggedError<RemoteHandlerError>()
   endpoint: Schema.String,
   request: Schema.String,
   reason: Schema.String
-}, { description: "A handler failed with something that is not one of its declared errors, or died. The asker gets the text; the handler’s node logs the whole cause." }) {
+}, {
+  description:
+    "A handler failed with something that is not one of its declared errors, or died. The asker gets the text; the handler’s node logs the whole cause."
+}) {
   override get message(): string {
     return `${this.endpoint} failed to handle ${this.request}: ${this.reason}`
   }

@@ -133,7 +133,12 @@ export class WorkerDecommissionSigReceived
  * @since 0.1.0
  * @category unions
  */
-export const WorkerInternal = Schema.Union(SendHeartbeat, WorkDirCleanup, ReregisterWithMaster, WorkerDecommissionSigReceived)
+export const WorkerInternal = Schema.Union(
+  SendHeartbeat,
+  WorkDirCleanup,
+  ReregisterWithMaster,
+  WorkerDecommissionSigReceived
+)
 /**
  * @since 0.1.0
  * @category unions

@@ -91,8 +91,7 @@ export const make = (
       attempt: (master: RpcAddress) => Effect.Effect<A, E>
     ): Effect.Effect<A, E> =>
       addresses.slice(1).reduce(
-        (previous, master) =>
-          previous.pipe(Effect.catchIf(isSkippable, () => attempt(master))),
+        (previous, master) => previous.pipe(Effect.catchIf(isSkippable, () => attempt(master))),
         attempt(addresses[0]!)
       )
 

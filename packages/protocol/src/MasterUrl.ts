@@ -35,7 +35,9 @@ export class InvalidMasterUrl extends Data.TaggedError("InvalidMasterUrl")<{
 
 const parseHostPort = (url: string, part: string): Either.Either<RpcAddress, InvalidMasterUrl> => {
   const match = /^(?:\[([^\]]+)\]|([^:[\]]+))(?::(\d+))?$/.exec(part)
-  if (match === null) return Either.left(new InvalidMasterUrl({ url, reason: `cannot read host and port in "${part}"` }))
+  if (match === null) {
+    return Either.left(new InvalidMasterUrl({ url, reason: `cannot read host and port in "${part}"` }))
+  }
   const host = match[1] ?? match[2]!
   const port = match[3] === undefined ? defaultPort : Number(match[3])
   if (!Number.isInteger(port) || port < 1 || port > 65535) {

@@ -4,13 +4,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
-import {
-  ApplicationDescription,
-  Count,
-  DriverDescription,
-  RemoteException,
-  Resources
-} from "./Descriptions.js"
+import { ApplicationDescription, Count, DriverDescription, RemoteException, Resources } from "./Descriptions.js"
 import { AppId, DriverId, WorkerId } from "./Ids.js"
 import { RpcEndpointRef } from "./RpcAddress.js"
 import { ApplicationState, DriverState, ExecutorState, RecoveryState, WorkerState } from "./States.js"

@@ -41,7 +41,9 @@ export interface ConnectionHandler {
  * @since 0.1.0
  * @category errors
  */
-export class ListenFailed extends Data.TaggedError("ListenFailed")<{ readonly host: string; readonly port: number; readonly reason: string }> {
+export class ListenFailed
+  extends Data.TaggedError("ListenFailed")<{ readonly host: string; readonly port: number; readonly reason: string }>
+{
   override get message(): string {
     return `Cannot listen on ${this.host}:${this.port}: ${this.reason}`
   }

@@ -5,7 +5,14 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
-import { ApplicationDescription, Count, DriverDescription, ExecutorDescription, RemoteException, Resources } from "./Descriptions.js"
+import {
+  ApplicationDescription,
+  Count,
+  DriverDescription,
+  ExecutorDescription,
+  RemoteException,
+  Resources
+} from "./Descriptions.js"
 import { AppId, DriverId, WorkerId } from "./Ids.js"
 import { RpcAddress, RpcEndpointRef } from "./RpcAddress.js"
 import { DriverState, ExecutorState } from "./States.js"

@@ -15,7 +15,10 @@ describe("@kindling/protocol's main entry", () => {
     })
     assert.strictEqual(result.errors.length, 0)
     const inputs = Object.keys(result.metafile.inputs)
-    assert.isFalse(inputs.some((input) => input.startsWith("node:")), inputs.filter((i) => i.startsWith("node:")).join())
+    assert.isFalse(
+      inputs.some((input) => input.startsWith("node:")),
+      inputs.filter((i) => i.startsWith("node:")).join()
+    )
     assert.isTrue(inputs.some((input) => input.includes("msgpackr")))
   }, 60_000)
 

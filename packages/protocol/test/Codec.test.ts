@@ -114,7 +114,13 @@ describe("Codec", () => {
 
     const validFrame = Arbitraries.message.map((message) =>
       Either.getOrThrow(Codec.encodeFrame(
-        { _tag: "ask", id: 7, from: null, to: "Master", body: Either.getOrThrow(Codec.encodeMessage(message as Codec.Message)) },
+        {
+          _tag: "ask",
+          id: 7,
+          from: null,
+          to: "Master",
+          body: Either.getOrThrow(Codec.encodeMessage(message as Codec.Message))
+        },
         maxFrameSize
       ))
     )

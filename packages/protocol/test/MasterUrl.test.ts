@@ -18,14 +18,16 @@ describe("MasterUrl", () => {
   })
 
   it("rejects what is not a master URL, saying why", () => {
-    for (const [url, reason] of [
-      ["spark://h:7077", "must start with kindling://"],
-      ["kindling://", "no master"],
-      ["kindling://h:0", "port 0"],
-      ["kindling://h:99999", "port 99999"],
-      ["kindling://h:x", "cannot read"],
-      ["kindling://h1:7077,", "cannot read"]
-    ] as const) {
+    for (
+      const [url, reason] of [
+        ["spark://h:7077", "must start with kindling://"],
+        ["kindling://", "no master"],
+        ["kindling://h:0", "port 0"],
+        ["kindling://h:99999", "port 99999"],
+        ["kindling://h:x", "cannot read"],
+        ["kindling://h1:7077,", "cannot read"]
+      ] as const
+    ) {
       const result = MasterUrl.parse(url)
       assert.isTrue(Either.isLeft(result), url)
       if (Either.isLeft(result)) assert.include(result.left.message, reason)

@@ -1,7 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Envelope, Errors, Ids, RpcAddress, RpcEnv, SubmissionMessages, Transport } from "@kindling/protocol"
 import { NodeTransport } from "@kindling/protocol/node"
-import { Effect, Layer, Option, Queue, type Scope } from "effect"
+import type { Layer } from "effect"
+import { Effect, Option, Queue, type Scope } from "effect"
 import {
   body,
   driverDescription,
@@ -47,9 +48,12 @@ const suite = (name: string, transport: Layer.Layer<Transport.Transport>) =>
         const a = yield* startNode()
         const b = yield* startNode()
         const master = yield* registerMaster(b.rpc)
-        const reply = yield* a.rpc.ask(master.ref, new SubmissionMessages.RequestSubmitDriver({
-          driverDescription: driverDescription("file:///x.js")
-        }))
+        const reply = yield* a.rpc.ask(
+          master.ref,
+          new SubmissionMessages.RequestSubmitDriver({
+            driverDescription: driverDescription("file:///x.js")
+          })
+        )
         assert.instanceOf(reply, SubmissionMessages.SubmitDriverResponse)
         assert.deepStrictEqual(reply.driverId, Option.some(Ids.DriverId.make("driver-for-12")))
         assert.deepStrictEqual(reply.master, master.ref)
@@ -70,7 +74,9 @@ const suite = (name: string, transport: Layer.Layer<Transport.Transport>) =>
         const b = yield* startNode()
         const master = yield* registerMaster(b.rpc)
         const started = Date.now()
-        const error = yield* Effect.flip(a.rpc.ask(master.ref, new SubmissionMessages.RequestReadyz(), { timeout: 300 }))
+        const error = yield* Effect.flip(
+          a.rpc.ask(master.ref, new SubmissionMessages.RequestReadyz(), { timeout: 300 })
+        )
         assert.instanceOf(error, Errors.AskTimeout)
         assert.strictEqual(error.timeoutMillis, 300)
         assert.isAtLeast(Date.now() - started, 290)
@@ -129,7 +135,11 @@ const suite = (name: string, transport: Layer.Layer<Transport.Transport>) =>
         assert.strictEqual((yield* Queue.takeAll(aMaster.events)).length, 0)
         yield* a.stop
         assert.strictEqual(yield* Queue.take(bMaster.events), `disconnected ${a.address.hostPort}`)
-        assert.deepStrictEqual(yield* eventually(b.rpc.peers, (peers) => peers.length === 0), [])
+        assert.deepStrictEqual(
+          yield* eventually(b.rpc.peers, (peers) =>
+            peers.length === 0),
+          []
+        )
       }))
 
     live("asks in flight when the peer goes fail with ConnectionLost", () =>
@@ -165,7 +175,8 @@ const suite = (name: string, transport: Layer.Layer<Transport.Transport>) =>
         const a = yield* startNode()
         const b = yield* startNode()
         const master = yield* registerMaster(b.rpc)
-        const ids = Array.from({ length: 1000 }, (_, i) => `driver-${i}`)
+        const ids = Array.from({ length: 1000 }, (_, i) =>
+          `driver-${i}`)
         const replies = yield* Effect.forEach(ids, (id) => a.rpc.ask(master.ref, status(id)), {
           concurrency: "unbounded"
         })
@@ -181,7 +192,9 @@ const suite = (name: string, transport: Layer.Layer<Transport.Transport>) =>
         const a = yield* startNode()
         const b = yield* startNode({ maxFrameSize: 4096 })
         const master = yield* registerMaster(b.rpc)
-        const big = new SubmissionMessages.RequestSubmitDriver({ driverDescription: driverDescription("x".repeat(10_000)) })
+        const big = new SubmissionMessages.RequestSubmitDriver({
+          driverDescription: driverDescription("x".repeat(10_000))
+        })
         const error = yield* Effect.flip(a.rpc.ask(master.ref, big))
         assert.instanceOf(error, Errors.FrameTooLarge)
         assert.strictEqual(error.maxSize, 4096)
@@ -194,11 +207,15 @@ const suite = (name: string, transport: Layer.Layer<Transport.Transport>) =>
         const a = yield* startNode({ maxFrameSize: 1024 })
         const b = yield* startNode()
         const master = yield* registerMaster(b.rpc)
-        const big = new SubmissionMessages.RequestSubmitDriver({ driverDescription: driverDescription("y".repeat(2000)) })
+        const big = new SubmissionMessages.RequestSubmitDriver({
+          driverDescription: driverDescription("y".repeat(2000))
+        })
         const error = yield* Effect.flip(a.rpc.ask(master.ref, big))
         assert.instanceOf(error, Errors.FrameTooLarge)
         assert.strictEqual(error.maxSize, 1024)
-        const sendError = yield* Effect.flip(a.rpc.send(master.worker, heartbeat(3, RpcAddress.make("h".repeat(2000), 1))))
+        const sendError = yield* Effect.flip(
+          a.rpc.send(master.worker, heartbeat(3, RpcAddress.make("h".repeat(2000), 1)))
+        )
         assert.instanceOf(sendError, Errors.FrameTooLarge)
         assert.strictEqual((yield* Queue.takeAll(master.received)).length, 0)
       }))
@@ -224,7 +241,10 @@ const suite = (name: string, transport: Layer.Layer<Transport.Transport>) =>
         assert.instanceOf(sendError, Errors.AuthenticationFailed)
         // Both sides report the failure; the listener delivered nothing and saw no connection.
         const aLogs = yield* a.logs
-        const bLogs = yield* eventually(b.logs, (lines) => lines.some((line) => line.includes("Authentication")))
+        const bLogs = yield* eventually(b.logs, (lines) =>
+          lines.some((line) =>
+            line.includes("Authentication")
+          ))
         assert.isTrue(aLogs.some((line) => line.includes("Authentication")), aLogs.join("\n"))
         assert.isTrue(bLogs.some((line) => line.includes("Authentication")), bLogs.join("\n"))
         yield* Effect.sleep("100 millis")
@@ -302,7 +322,7 @@ const suite = (name: string, transport: Layer.Layer<Transport.Transport>) =>
         const byId = new Map(replies.map((r) => [(r as { id: number }).id, r]))
         assert.strictEqual(byId.get(41)?._tag, "reply")
         assert.strictEqual(byId.get(42)?._tag, "failure")
-        assert.strictEqual(((byId.get(42) as { error: { _tag: string } }).error)._tag, "MalformedFrame")
+        assert.strictEqual((byId.get(42) as { error: { _tag: string } }).error._tag, "MalformedFrame")
         assert.isFalse(yield* raw.isClosed)
       }))
 
@@ -338,7 +358,9 @@ const suite = (name: string, transport: Layer.Layer<Transport.Transport>) =>
         const b = yield* startStoppableNode()
         const port = b.address.port
         yield* b.stop
-        const error = yield* Effect.flip(a.rpc.send(RpcAddress.endpoint(RpcAddress.make("127.0.0.1", port), "Worker"), heartbeat(7, a.address)))
+        const error = yield* Effect.flip(
+          a.rpc.send(RpcAddress.endpoint(RpcAddress.make("127.0.0.1", port), "Worker"), heartbeat(7, a.address))
+        )
         assert.instanceOf(error, Errors.ConnectionLost)
       }))
 

@@ -15,7 +15,14 @@ describe("States", () => {
       "FAILED",
       "ERROR"
     ])
-    assert.deepStrictEqual(States.ApplicationState.literals, ["WAITING", "RUNNING", "FINISHED", "FAILED", "KILLED", "UNKNOWN"])
+    assert.deepStrictEqual(States.ApplicationState.literals, [
+      "WAITING",
+      "RUNNING",
+      "FINISHED",
+      "FAILED",
+      "KILLED",
+      "UNKNOWN"
+    ])
     assert.deepStrictEqual(States.ExecutorState.literals, [
       "LAUNCHING",
       "RUNNING",
@@ -30,11 +37,31 @@ describe("States", () => {
 
   it("knows which states are finished", () => {
     const finished = <A extends string>(values: ReadonlyArray<A>, is: (a: A) => boolean) => values.filter(is)
-    assert.deepStrictEqual(finished(States.ExecutorState.literals, States.isExecutorFinished), ["KILLED", "FAILED", "LOST", "EXITED"])
-    assert.deepStrictEqual(finished(States.ApplicationState.literals, States.isApplicationFinished), ["FINISHED", "FAILED", "KILLED", "UNKNOWN"])
-    assert.deepStrictEqual(finished(States.TaskState.literals, States.isTaskFinished), ["FINISHED", "FAILED", "KILLED", "LOST"])
+    assert.deepStrictEqual(finished(States.ExecutorState.literals, States.isExecutorFinished), [
+      "KILLED",
+      "FAILED",
+      "LOST",
+      "EXITED"
+    ])
+    assert.deepStrictEqual(finished(States.ApplicationState.literals, States.isApplicationFinished), [
+      "FINISHED",
+      "FAILED",
+      "KILLED",
+      "UNKNOWN"
+    ])
+    assert.deepStrictEqual(finished(States.TaskState.literals, States.isTaskFinished), [
+      "FINISHED",
+      "FAILED",
+      "KILLED",
+      "LOST"
+    ])
     assert.deepStrictEqual(finished(States.TaskState.literals, States.isTaskFailed), ["FAILED", "LOST"])
-    assert.deepStrictEqual(finished(States.DriverState.literals, States.isDriverReportable), ["FINISHED", "KILLED", "FAILED", "ERROR"])
+    assert.deepStrictEqual(finished(States.DriverState.literals, States.isDriverReportable), [
+      "FINISHED",
+      "KILLED",
+      "FAILED",
+      "ERROR"
+    ])
     assert.deepStrictEqual(finished(States.WorkerState.literals, States.isWorkerFinished), ["DEAD"])
   })
 })

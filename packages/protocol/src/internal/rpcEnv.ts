@@ -9,15 +9,22 @@ import * as Fiber from "effect/Fiber"
 import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
-import { decodePayload, decodeWith, encodeFrame, encodeMessage, encodeWith, FrameDecoder, type Message } from "../Codec.js"
+import {
+  decodePayload,
+  decodeWith,
+  encodeFrame,
+  encodeMessage,
+  encodeWith,
+  FrameDecoder,
+  type Message
+} from "../Codec.js"
 import { defaultMaxFrameSize, type Envelope, protocolVersion } from "../Envelope.js"
+import type { FrameTooLarge, MalformedFrame } from "../Errors.js"
 import {
   AskTimeout,
   AuthenticationFailed,
   ConnectionLost,
   EndpointNotFound,
-  FrameTooLarge,
-  MalformedFrame,
   ProtocolVersionMismatch,
   RemoteHandlerError,
   RpcError
@@ -83,10 +90,15 @@ interface PendingAsk {
 // Clock, so it follows TestClock in tests, and only while something is waiting.
 const sweepInterval = Duration.millis(10)
 
-type ResultSchemas = { readonly success: Schema.Schema<any, any, never>; readonly failure: Schema.Schema<any, any, never> }
+type ResultSchemas = {
+  readonly success: Schema.Schema<any, any, never>
+  readonly failure: Schema.Schema<any, any, never>
+}
 
 const resultSchemas = (message: Message): ResultSchemas | undefined =>
-  Schema.symbolWithResult in message ? (message as unknown as Schema.WithResult.Any)[Schema.symbolWithResult] as unknown as ResultSchemas : undefined
+  Schema.symbolWithResult in message
+    ? (message as unknown as Schema.WithResult.Any)[Schema.symbolWithResult] as unknown as ResultSchemas
+    : undefined
 
 // The failure side of a reply may be one of the request's errors or one of the RpcEnv's own.
 const failureUnions = new WeakMap<object, Schema.Schema<any, any, never>>()
@@ -159,7 +171,9 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
     const maxFrameSize = options.maxFrameSize ?? defaultMaxFrameSize
     const askTimeout = Duration.decode(options.askTimeout ?? "120 seconds")
     const handshakeTimeout = Duration.decode(options.handshakeTimeout ?? "10 seconds")
-    const secretKey = options.secret === undefined ? undefined : yield* Effect.promise(() => Handshake.importSecret(options.secret!))
+    const secretKey = options.secret === undefined
+      ? undefined
+      : yield* Effect.promise(() => Handshake.importSecret(options.secret!))
 
     const endpoints = new Map<string, EndpointRuntime>()
     const peers = new Map<string, Peer>()
@@ -260,7 +274,10 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
       write(peer, { _tag: "welcome", version: protocolVersion, address: address ?? null })
     }
 
-    const onHandshake = (peer: Peer, envelope: Extract<Envelope, { _tag: "hello" | "challenge" | "proof" | "welcome" }>) => {
+    const onHandshake = (
+      peer: Peer,
+      envelope: Extract<Envelope, { _tag: "hello" | "challenge" | "proof" | "welcome" }>
+    ) => {
       switch (envelope._tag) {
         case "hello": {
           if (peer.direction !== "in" || peer.phase !== "awaitHello") return authFailed(peer, "unexpected hello")
@@ -268,7 +285,11 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
           if (envelope.version !== protocolVersion) {
             return refuse(
               peer,
-              new ProtocolVersionMismatch({ peer: peer.identity.hostPort, local: protocolVersion, remote: envelope.version })
+              new ProtocolVersionMismatch({
+                peer: peer.identity.hostPort,
+                local: protocolVersion,
+                remote: envelope.version
+              })
             )
           }
           if (secretKey === undefined) {
@@ -336,7 +357,11 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
           if (envelope.version !== protocolVersion) {
             return refuse(
               peer,
-              new ProtocolVersionMismatch({ peer: peer.identity.hostPort, local: protocolVersion, remote: envelope.version })
+              new ProtocolVersionMismatch({
+                peer: peer.identity.hostPort,
+                local: protocolVersion,
+                remote: envelope.version
+              })
             )
           }
           return open(peer)
@@ -356,7 +381,9 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
     const onInbound = (peer: Peer, envelope: Extract<Envelope, { _tag: "send" | "ask" }>) => {
       const id = envelope._tag === "ask" ? envelope.id : undefined
       const fail = (error: RpcError, request: string) => {
-        if (id === undefined) return warn(`dropped a message: ${error.message}`, { peer: peer.identity.hostPort, request })
+        if (id === undefined) {
+          return warn(`dropped a message: ${error.message}`, { peer: peer.identity.hostPort, request })
+        }
         write(peer, { _tag: "failure", id, error: Either.getOrThrow(encodeWith(RpcError, error)) })
       }
       const endpoint = endpoints.get(envelope.to)
@@ -500,8 +527,7 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
         )
       })
 
-    const isLocal = (target: RpcAddress) =>
-      address !== undefined && addressKey(target) === addressKey(address)
+    const isLocal = (target: RpcAddress) => address !== undefined && addressKey(target) === addressKey(address)
 
     // ---- sending and asking --------------------------------------------------------------------------------
 
@@ -576,17 +602,20 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
           peer.connection.write(frame.right)
           return Effect.sync(forget)
         })
-      return Effect.gen(function*() {
-        const body = yield* encodeMessage(message)
-        if (isLocal(to.address)) return yield* await_(undefined, body)
+      // Written without Effect.gen: this is the hot path of every ask.
+      return Effect.suspend(() => {
+        const body = encodeMessage(message)
+        if (Either.isLeft(body)) return Effect.fail(body.left)
+        if (isLocal(to.address)) return await_(undefined, body.right)
         const existing = peers.get(addressKey(to.address))
-        const peer = existing !== undefined && existing.phase === "open" ? existing : yield* peerFor(to.address).pipe(
+        if (existing !== undefined && existing.phase === "open") return await_(existing, body.right)
+        return peerFor(to.address).pipe(
           Effect.timeoutFail({
             duration: timeoutMillis,
             onTimeout: () => new AskTimeout({ endpoint: to.toString(), request: message._tag, timeoutMillis })
-          })
+          }),
+          Effect.flatMap((peer) => await_(peer, body.right))
         )
-        return yield* await_(peer, body)
       }) as Effect.Effect<Api.ReplyOf<M>, Api.FailureOf<M> | RpcError>
     }
 

@@ -1,0 +1,211 @@
+// Codec throughput and RPC latency of @kindling/protocol, each next to a baseline in the same run:
+// (a) encode+decode through our codec (schemas, envelope, framing) vs raw msgpackr pack+unpack of the same
+//     objects; (b) ask round trips over TCP loopback vs a raw node:net echo of frames of the same size.
+import { ClusterMessages, Codec, Ids, RpcAddress, RpcEnv, SubmissionMessages, WorkerMessages } from "@kindling/protocol"
+import { NodeTransport } from "@kindling/protocol/node"
+import { Effect, Either, Option, type Schema } from "effect"
+import { Packr } from "msgpackr"
+import * as Net from "node:net"
+import { format, percentile, row, throughput } from "./stats.js"
+
+const packr = new Packr({ useRecords: false, moreTypes: false, mapsAsObjects: true })
+const maxFrameSize = 128 * 1024 * 1024
+
+const launchTask = new ClusterMessages.LaunchTask({
+  taskId: 123456,
+  attemptNumber: 0,
+  executorId: Ids.ExecutorId.make("7"),
+  name: "task 12.0 in stage 3.0 (TID 123456)",
+  index: 12,
+  partitionId: 12,
+  stageId: 3,
+  stageAttemptId: 0,
+  cpus: 1,
+  properties: { "kindling.job.description": "word count", "kindling.jobGroup.id": "group-1" },
+  resources: {},
+  serializedTask: crypto.getRandomValues(new Uint8Array(1024))
+})
+const address = RpcAddress.make("10.0.0.12", 41234)
+const registerWorker = new WorkerMessages.RegisterWorker({
+  id: Ids.makeWorkerId(new Date(), "10.0.0.12", 41234),
+  host: "10.0.0.12",
+  port: 41234,
+  worker: RpcAddress.endpoint(address, "Worker"),
+  cores: 16,
+  memory: 63488,
+  workerWebUiUrl: "http://10.0.0.12:8081",
+  masterAddress: RpcAddress.make("10.0.0.1", 7077),
+  resources: {}
+})
+
+// ---- (a) codec ------------------------------------------------------------------------------------------
+
+const codecRoundtrip = (union: Schema.Schema<any, any, never>, message: Codec.Message) => {
+  const decoder = new Codec.FrameDecoder(maxFrameSize)
+  return () => {
+    const body = Either.getOrThrow(Codec.encodeMessage(message))
+    const frame = Either.getOrThrow(Codec.encodeFrame({ _tag: "send", from: null, to: "Executor", body }, maxFrameSize))
+    const payload = Either.getOrThrow(decoder.push(frame))[0]!
+    const envelope = Either.getOrThrow(Codec.decodePayload(payload))
+    Either.getOrThrow(Codec.decodeWith(union, (envelope as { body: unknown }).body))
+  }
+}
+
+const rawRoundtrip = (message: Codec.Message) => {
+  const plain = Either.getOrThrow(Codec.encodeMessage(message))
+  return () => {
+    packr.unpack(packr.pack(plain))
+  }
+}
+
+console.log("(a) encode + decode per second\n")
+const widths = [26, 14, 14, 8]
+console.log(row(["message", "codec", "raw msgpackr", "ratio"], widths))
+for (
+  const [name, union, message] of [
+    ["LaunchTask (12 fields, 1 KiB)", ClusterMessages.DriverToExecutor, launchTask],
+    ["RegisterWorker", WorkerMessages.WorkerToMaster, registerWorker]
+  ] as const
+) {
+  const ours = codecRoundtrip(union, message)
+  const raw = rawRoundtrip(message)
+  throughput(ours, 300)
+  throughput(raw, 300)
+  const oursPerSecond = throughput(ours)
+  const rawPerSecond = throughput(raw)
+  console.log(
+    row([name, format(oursPerSecond), format(rawPerSecond), `${format(oursPerSecond / rawPerSecond, 2)}×`], widths)
+  )
+}
+
+// ---- (b) RPC over TCP loopback ----------------------------------------------------------------------------
+
+const sequential = 20_000
+const pipelined = 100_000
+const window = 64
+
+interface RpcFigures {
+  readonly p50: number
+  readonly p99: number
+  readonly perSecond: number
+}
+
+const statusRequest = new SubmissionMessages.RequestDriverStatus({
+  driverId: Ids.DriverId.make("driver-20260101000000-0001")
+})
+const statusReply = new SubmissionMessages.DriverStatusResponse({
+  found: true,
+  state: Option.some("RUNNING"),
+  workerId: Option.some(registerWorker.id),
+  workerHostPort: Option.some("10.0.0.12:41234"),
+  exception: Option.none()
+})
+
+const kindlingFigures = Effect.gen(function*() {
+  const server = yield* RpcEnv.make({ host: "127.0.0.1", port: 0 })
+  const client = yield* RpcEnv.make({ host: "127.0.0.1", port: 0 })
+  yield* server.register("Master", {
+    inbound: SubmissionMessages.RequestDriverStatus,
+    handlers: { RequestDriverStatus: () => Effect.succeed(statusReply) }
+  })
+  const ref = RpcAddress.endpoint(server.address!, "Master")
+  for (let i = 0; i < 5000; i++) yield* client.ask(ref, statusRequest)
+  const latencies: Array<number> = []
+  for (let i = 0; i < sequential; i++) {
+    const started = performance.now()
+    yield* client.ask(ref, statusRequest)
+    latencies.push(performance.now() - started)
+  }
+  latencies.sort((a, b) => a - b)
+  const started = performance.now()
+  yield* Effect.forEach(
+    Array.from({ length: pipelined }),
+    () => client.ask(ref, statusRequest),
+    { concurrency: window, discard: true }
+  )
+  const perSecond = pipelined / ((performance.now() - started) / 1000)
+  return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), perSecond } satisfies RpcFigures
+}).pipe(Effect.scoped, Effect.provide(NodeTransport.layer))
+
+// The same exchange without Kindling: length-prefixed frames of the same sizes, echoed by a bare server.
+const rawFigures = async (): Promise<RpcFigures> => {
+  const request = Either.getOrThrow(
+    Codec.encodeFrame({
+      _tag: "ask",
+      id: 1,
+      from: null,
+      to: "Master",
+      body: Either.getOrThrow(Codec.encodeMessage(statusRequest))
+    }, maxFrameSize)
+  )
+  const response = Either.getOrThrow(
+    Codec.encodeFrame({ _tag: "reply", id: 1, body: Either.getOrThrow(Codec.encodeMessage(statusReply)) }, maxFrameSize)
+  )
+  const server = Net.createServer((socket) => {
+    socket.setNoDelay(true)
+    const decoder = new Codec.FrameDecoder(maxFrameSize)
+    socket.on("data", (chunk) => {
+      for (const _ of Either.getOrThrow(decoder.push(chunk))) socket.write(response)
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const socket = Net.connect({ host: "127.0.0.1", port: (server.address() as Net.AddressInfo).port })
+  socket.setNoDelay(true)
+  await new Promise<void>((resolve) => socket.once("connect", () => resolve()))
+  const decoder = new Codec.FrameDecoder(maxFrameSize)
+  let onReply: () => void = () => {}
+  socket.on("data", (chunk) => {
+    for (const _ of Either.getOrThrow(decoder.push(chunk))) onReply()
+  })
+  const once = () =>
+    new Promise<void>((resolve) => {
+      onReply = resolve
+      socket.write(request)
+    })
+  for (let i = 0; i < 5000; i++) await once()
+  const latencies: Array<number> = []
+  for (let i = 0; i < sequential; i++) {
+    const started = performance.now()
+    await once()
+    latencies.push(performance.now() - started)
+  }
+  latencies.sort((a, b) => a - b)
+  const started = performance.now()
+  await new Promise<void>((resolve) => {
+    let sent = 0
+    let received = 0
+    onReply = () => {
+      received++
+      if (received === pipelined) resolve()
+      else if (sent < pipelined) {
+        sent++
+        socket.write(request)
+      }
+    }
+    for (; sent < window; sent++) socket.write(request)
+  })
+  const perSecond = pipelined / ((performance.now() - started) / 1000)
+  socket.destroy()
+  server.close()
+  return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), perSecond }
+}
+
+const raw = await rawFigures()
+const ours = await Effect.runPromise(kindlingFigures)
+console.log(
+  `\n(b) ask over TCP loopback (${format(sequential)} sequential asks; ${format(pipelined)} with ${window} in flight)\n`
+)
+const rpcWidths = [22, 12, 12, 8]
+console.log(row(["", "Kindling", "raw echo", "ratio"], rpcWidths))
+const micros = (ms: number) => `${format(ms * 1000, 1)} µs`
+console.log(row(["round trip p50", micros(ours.p50), micros(raw.p50), `${format(ours.p50 / raw.p50, 2)}×`], rpcWidths))
+console.log(row(["round trip p99", micros(ours.p99), micros(raw.p99), `${format(ours.p99 / raw.p99, 2)}×`], rpcWidths))
+console.log(
+  row([
+    "pipelined asks/s",
+    format(ours.perSecond),
+    format(raw.perSecond),
+    `${format(ours.perSecond / raw.perSecond, 2)}×`
+  ], rpcWidths)
+)
+console.log("\ntargets: codec ≥ 0.5× raw msgpackr for LaunchTask; ask p50 ≤ 3× the raw echo round trip")

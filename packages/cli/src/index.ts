@@ -1,0 +1,8 @@
+/**
+ * @kindling/cli: the `kindling` command.
+ *
+ * @since 0.1.0
+ */
+
+/** @since 0.1.0 */
+export * as Cli from "./Cli.js"
