@@ -8,7 +8,7 @@
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import type * as AST from "effect/SchemaAST"
+import * as AST from "effect/SchemaAST"
 
 export const Fail: unique symbol = Symbol.for("@kindling/protocol/compiled/Fail")
 export type Fail = typeof Fail
@@ -275,6 +275,18 @@ const transformation = (ast: AST.Transformation): Pair => {
 // A declaration (Uint8Array, Option, a class's type side) checks values with its own functions, built once
 // here as Effect's parser builds them; only a synchronous success is taken.
 const declaration = (ast: AST.Declaration): Pair => {
+  const constructor = ast.annotations[AST.TypeConstructorAnnotationId] as { readonly _tag?: string } | undefined
+  if (constructor?._tag === "effect/Option" && ast.typeParameters.length === 1) {
+    // Option<A> as Effect parses it: None stays None, Some's value is parsed as an A and wrapped anew.
+    const value = go(ast.typeParameters[0]!)
+    const side = (step: Step): Step => (u) => {
+      if (!Option.isOption(u)) return Fail
+      if (Option.isNone(u)) return Option.none()
+      const inner = step(u.value)
+      return inner === Fail ? Fail : Option.some(inner)
+    }
+    return { decode: side(value.decode), encode: side(value.encode) }
+  }
   const decodeUnknown = ast.decodeUnknown(...ast.typeParameters)
   const encodeUnknown = ast.encodeUnknown(...ast.typeParameters)
   return {
