@@ -108,15 +108,24 @@ const kindlingFigures = Effect.gen(function*() {
     inbound: SubmissionMessages.RequestDriverStatus,
     handlers: { RequestDriverStatus: () => Effect.succeed(statusReply) }
   })
+  yield* server.register("Effectful", {
+    inbound: SubmissionMessages.RequestDriverStatus,
+    handlers: { RequestDriverStatus: () => Effect.sync(() => statusReply) }
+  })
   const ref = RpcAddress.endpoint(server.address!, "Master")
-  for (let i = 0; i < 5000; i++) yield* client.ask(ref, statusRequest)
-  const latencies: Array<number> = []
-  for (let i = 0; i < sequential; i++) {
-    const started = performance.now()
-    yield* client.ask(ref, statusRequest)
-    latencies.push(performance.now() - started)
-  }
-  latencies.sort((a, b) => a - b)
+  const latenciesOf = (target: typeof ref) =>
+    Effect.gen(function*() {
+      for (let i = 0; i < 5000; i++) yield* client.ask(target, statusRequest)
+      const latencies: Array<number> = []
+      for (let i = 0; i < sequential; i++) {
+        const started = performance.now()
+        yield* client.ask(target, statusRequest)
+        latencies.push(performance.now() - started)
+      }
+      return latencies.sort((a, b) => a - b)
+    })
+  const latencies = yield* latenciesOf(ref)
+  const fiberLatencies = yield* latenciesOf(RpcAddress.endpoint(server.address!, "Effectful"))
   const started = performance.now()
   yield* Effect.forEach(
     Array.from({ length: pipelined }),
@@ -124,7 +133,13 @@ const kindlingFigures = Effect.gen(function*() {
     { concurrency: window, discard: true }
   )
   const perSecond = pipelined / ((performance.now() - started) / 1000)
-  return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), perSecond } satisfies RpcFigures
+  return {
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    perSecond,
+    // The same round trip when the handler's answer needs a fiber (Effect.sync rather than a ready value).
+    p50Fiber: percentile(fiberLatencies, 50)
+  }
 }).pipe(Effect.scoped, Effect.provide(NodeTransport.layer))
 
 // The same exchange without Kindling: length-prefixed frames of the same sizes, echoed by a bare server.
@@ -195,10 +210,16 @@ const ours = await Effect.runPromise(kindlingFigures)
 console.log(
   `\n(b) ask over TCP loopback (${format(sequential)} sequential asks; ${format(pipelined)} with ${window} in flight)\n`
 )
-const rpcWidths = [22, 12, 12, 8]
+const rpcWidths = [24, 12, 12, 8]
 console.log(row(["", "Kindling", "raw echo", "ratio"], rpcWidths))
 const micros = (ms: number) => `${format(ms * 1000, 1)} µs`
 console.log(row(["round trip p50", micros(ours.p50), micros(raw.p50), `${format(ours.p50 / raw.p50, 2)}×`], rpcWidths))
+console.log(
+  row(
+    ["p50, handler in a fiber", micros(ours.p50Fiber), micros(raw.p50), `${format(ours.p50Fiber / raw.p50, 2)}×`],
+    rpcWidths
+  )
+)
 console.log(row(["round trip p99", micros(ours.p99), micros(raw.p99), `${format(ours.p99 / raw.p99, 2)}×`], rpcWidths))
 console.log(
   row([

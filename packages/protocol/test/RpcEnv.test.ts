@@ -1,5 +1,14 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Envelope, Errors, Ids, RpcAddress, RpcEnv, SubmissionMessages, Transport } from "@kindling/protocol"
+import {
+  Envelope,
+  Errors,
+  Ids,
+  RpcAddress,
+  RpcEnv,
+  SubmissionMessages,
+  Transport,
+  WorkerMessages
+} from "@kindling/protocol"
 import { NodeTransport } from "@kindling/protocol/node"
 import type { Layer } from "effect"
 import { Effect, Option, Queue, type Scope } from "effect"
@@ -118,6 +127,47 @@ const suite = (name: string, transport: Layer.Layer<Transport.Transport>) =>
         assert.instanceOf(error, Errors.MalformedFrame)
       }))
 
+    live("a sequential endpoint runs each handler once, one message at a time, in arrival order", () =>
+      Effect.gen(function*() {
+        const a = yield* startNode()
+        const b = yield* startNode()
+        const seen: Array<string> = []
+        let running = 0
+        let overlapped = false
+        // Even workers answer with a ready value, odd ones suspend first: both kinds must keep their order.
+        yield* b.rpc.register("Worker", {
+          inbound: WorkerMessages.WorkerToMaster,
+          handlers: {
+            Heartbeat: ({ workerId }) => {
+              seen.push(workerId)
+              if (Number(workerId.split("-")[1]) % 2 === 0) {
+                return Effect.void
+              }
+              return Effect.gen(function*() {
+                running++
+                overlapped ||= running > 1
+                yield* Effect.sleep("1 millis")
+                running--
+              })
+            },
+            RegisterWorker: () =>
+              Effect.void,
+            ExecutorStateChanged: () => Effect.succeed(true),
+            DriverStateChanged: () => Effect.void,
+            WorkerSchedulerStateResponse: () => Effect.void,
+            WorkerLatestState: () => Effect.void,
+            WorkerDecommissioning: () => Effect.void
+          }
+        })
+        const worker = RpcAddress.endpoint(b.address, "Worker")
+        const expected = Array.from({ length: 200 }, (_, i) => `worker-${i}`)
+        for (let i = 0; i < expected.length; i++) yield* a.rpc.send(worker, heartbeat(i, a.address))
+        yield* eventually(Effect.sync(() => seen.length), (n) => n >= expected.length)
+        yield* Effect.sleep("50 millis")
+        assert.deepStrictEqual(seen, expected)
+        assert.isFalse(overlapped)
+      }))
+
     live("connects and disconnects are notified, and one connection serves both directions", () =>
       Effect.gen(function*() {
         const a = yield* startStoppableNode()
@@ -177,11 +227,14 @@ const suite = (name: string, transport: Layer.Layer<Transport.Transport>) =>
         const master = yield* registerMaster(b.rpc)
         const ids = Array.from({ length: 1000 }, (_, i) =>
           `driver-${i}`)
-        const replies = yield* Effect.forEach(ids, (id) => a.rpc.ask(master.ref, status(id)), {
+        const replies = yield* Effect.forEach(ids, (id) =>
+          a.rpc.ask(master.ref, status(id)), {
           concurrency: "unbounded"
         })
         assert.deepStrictEqual(
-          replies.map((reply) => Option.getOrThrow(reply.workerId)),
+          replies.map((reply) =>
+            Option.getOrThrow(reply.workerId)
+          ),
           ids
         )
         assert.strictEqual((yield* a.rpc.peers).length, 1)

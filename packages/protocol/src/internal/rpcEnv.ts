@@ -639,21 +639,52 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
                 (cause) => Effect.logError(`endpoint ${name}: ${delivery._tag} hook failed`, cause)
               )
           }
-          const { context, message, reply } = delivery
-          return Effect.suspend(() => handlers[message._tag]!(message, context)).pipe(
-            Effect.exit,
-            Effect.flatMap((exit) => {
-              reply?.(exit)
-              if (Exit.isSuccess(exit)) return Effect.void
-              return Cause.isFailType(exit.cause) && reply !== undefined
-                ? Effect.void // a declared failure, already sent to the asker
-                : Effect.logError(`endpoint ${name} failed to handle ${message._tag}`, exit.cause)
-            })
+          return run(
+            delivery,
+            Effect.suspend(() => handlers[delivery.message._tag]!(delivery.message, delivery.context))
           )
+        }
+
+        type MessageDelivery = Extract<Delivery, { _tag: "message" }>
+
+        const isReported = (delivery: MessageDelivery, exit: Exit.Exit<unknown, unknown>) =>
+          Exit.isSuccess(exit) || (Cause.isFailType(exit.cause) && delivery.reply !== undefined)
+
+        const failed = (delivery: MessageDelivery, exit: Exit.Failure<unknown, unknown>) =>
+          Effect.logError(`endpoint ${name} failed to handle ${delivery.message._tag}`, exit.cause)
+
+        // Runs a handler's effect and answers with its outcome. A declared failure of an ask is the asker's to
+        // report; anything else that goes wrong is logged here.
+        const run = (delivery: MessageDelivery, effect: Effect.Effect<unknown, unknown, R>) =>
+          Effect.flatMap(Effect.exit(effect), (exit) => {
+            delivery.reply?.(exit)
+            return isReported(delivery, exit) ? Effect.void : failed(delivery, exit as Exit.Failure<unknown, unknown>)
+          })
+
+        // A handler that answers with a value it already has (Effect.succeed, Effect.fail: an Exit) needs no
+        // fiber; when the endpoint is idle its answer goes out at once.
+        const build = (delivery: MessageDelivery): Effect.Effect<unknown, unknown, R> => {
+          try {
+            return handlers[delivery.message._tag]!(delivery.message, delivery.context)
+          } catch (error) {
+            return Exit.die(error)
+          }
+        }
+
+        const runNow = (delivery: MessageDelivery): boolean => {
+          const effect = build(delivery)
+          if (!Exit.isExit(effect)) {
+            track(runEndpointFork(sequential ? Effect.zipRight(run(delivery, effect), drain) : run(delivery, effect)))
+            return false
+          }
+          delivery.reply?.(effect)
+          if (!isReported(delivery, effect)) runEndpointFork(failed(delivery, effect as Exit.Failure<unknown, unknown>))
+          return true
         }
 
         // Sequential endpoints drain their backlog in one fiber, started synchronously when a delivery finds the
         // endpoint idle, so a handler that does not suspend answers within the socket callback.
+        const sequential = endpoint.concurrency !== "unbounded"
         const backlog: Array<Delivery> = []
         let draining = false
         const drain: Effect.Effect<void, never, R> = Effect.suspend(() => {
@@ -668,14 +699,24 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
           running.add(fiber)
           fiber.addObserver(() => running.delete(fiber))
         }
-        const deliver = endpoint.concurrency === "unbounded"
-          ? (delivery: Delivery) => track(runEndpointFork(handle(delivery)))
-          : (delivery: Delivery) => {
-            backlog.push(delivery)
-            if (draining) return
-            draining = true
-            track(runEndpointFork(drain))
+        const deliver = (delivery: Delivery) => {
+          if (!sequential) {
+            if (delivery._tag === "message") runNow(delivery)
+            else track(runEndpointFork(handle(delivery)))
+            return
           }
+          if (draining) {
+            backlog.push(delivery)
+            return
+          }
+          draining = true
+          if (delivery._tag === "message") {
+            if (runNow(delivery)) draining = false
+            return
+          }
+          backlog.push(delivery)
+          track(runEndpointFork(drain))
+        }
 
         yield* Effect.acquireRelease(
           Effect.sync(() => endpoints.set(name, { name, inbound: endpoint.inbound, deliver })),
