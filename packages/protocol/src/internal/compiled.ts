@@ -183,49 +183,44 @@ const typeLiteral = (ast: AST.TypeLiteral, instance?: () => Record<PropertyKey, 
     }
     return { decode: side(values.decode), encode: side(values.encode) }
   }
-  const signatures = instance === undefined ? ast.propertySignatures : [
-    ...ast.propertySignatures.filter((p) => p.name !== "_tag"),
-    ...ast.propertySignatures.filter((p) => p.name === "_tag")
+  // Decoding into a class instance writes `_tag` last; encoded maps keep the schema's own key order, as
+  // Effect's encoder writes them.
+  const encodeOrder = ast.propertySignatures
+  const decodeOrder = instance === undefined ? encodeOrder : [
+    ...encodeOrder.filter((p) => p.name !== "_tag"),
+    ...encodeOrder.filter((p) => p.name === "_tag")
   ]
-  const names = signatures.map((p) => p.name)
-  const optional = signatures.map((p) => p.isOptional)
-  const pairs = signatures.map((p) => go(p.type))
-  const side = (steps: ReadonlyArray<Step>, make: () => Record<PropertyKey, unknown>): Step => (u) => {
-    if (!isRecord(u) || Array.isArray(u)) return Fail
-    const out = make()
-    for (let i = 0; i < names.length; i++) {
-      const name = names[i]!
-      const input = u[name]
-      if (input === undefined && !hasOwn.call(u, name)) {
-        if (optional[i]) continue
-        return Fail
+  const pairs = new Map(encodeOrder.map((p) => [p.name, go(p.type)]))
+  const side = (
+    order: ReadonlyArray<AST.PropertySignature>,
+    step: (pair: Pair) => Step,
+    make: () => Record<PropertyKey, unknown>
+  ): Step => {
+    const names = order.map((p) => p.name)
+    const optional = order.map((p) => p.isOptional)
+    const steps = order.map((p) => step(pairs.get(p.name)!))
+    return (u) => {
+      if (!isRecord(u) || Array.isArray(u)) return Fail
+      const out = make()
+      for (let i = 0; i < names.length; i++) {
+        const name = names[i]!
+        const input = u[name]
+        if (input === undefined && !hasOwn.call(u, name)) {
+          if (optional[i]) continue
+          return Fail
+        }
+        const value = steps[i]!(input)
+        if (value === Fail) return Fail
+        out[name] = value
       }
-      const value = steps[i]!(input)
-      if (value === Fail) return Fail
-      out[name] = value
+      return out
     }
-    return out
   }
-  // Encoded maps keep the schema's own key order, as Effect's encoder writes them.
-  const encodeOrder = ast.propertySignatures.map((p) => names.indexOf(p.name))
-  const encodeSteps = pairs.map((pair) => pair.encode)
-  const encode: Step = (u) => {
-    if (!isRecord(u) || Array.isArray(u)) return Fail
-    const out: Record<PropertyKey, unknown> = {}
-    for (const i of encodeOrder) {
-      const name = names[i]!
-      const input = u[name]
-      if (input === undefined && !hasOwn.call(u, name)) {
-        if (optional[i]) continue
-        return Fail
-      }
-      const value = encodeSteps[i]!(input)
-      if (value === Fail) return Fail
-      out[name] = value
-    }
-    return out
+  const plain = () => ({})
+  return {
+    decode: side(decodeOrder, (pair) => pair.decode, instance ?? plain),
+    encode: side(encodeOrder, (pair) => pair.encode, plain)
   }
-  return { decode: side(pairs.map((pair) => pair.decode), instance ?? (() => ({}))), encode }
 }
 
 const transformation = (ast: AST.Transformation): Pair => {
