@@ -1,7 +1,17 @@
 /**
- * @kindling/master. The master role is built by the control-plane and app-runtime issues; this package exists so
- * the workspace, its build and its dependency rules are in place before them.
+ * @kindling/master: the master role of a Kindling cluster — its state machine, scheduling, persistence and
+ * recovery, and the Effect shell that runs it on an RpcEnv.
  *
  * @since 0.1.0
  */
-export {}
+
+/** @since 0.1.0 */
+export * as LeaderElection from "./LeaderElection.js"
+/** @since 0.1.0 */
+export * as Master from "./Master.js"
+/** @since 0.1.0 */
+export * as MasterCore from "./MasterCore.js"
+/** @since 0.1.0 */
+export * as Persistence from "./Persistence.js"
+/** @since 0.1.0 */
+export * as Scheduling from "./Scheduling.js"

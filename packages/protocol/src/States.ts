@@ -209,3 +209,77 @@ export const isTaskFinished: (state: TaskState) => boolean = member<TaskState>([
  * @category guards
  */
 export const isTaskFailed: (state: TaskState) => boolean = member<TaskState>(["FAILED", "LOST"])
+
+type Moves<S extends string> = { readonly [From in S]: ReadonlyArray<S> }
+
+/**
+ * The state changes a master may make to an executor it tracks. Reports that would make any other change are
+ * ignored.
+ *
+ * @since 0.1.0
+ * @category transitions
+ */
+export const executorMoves: Moves<ExecutorState> = {
+  LAUNCHING: ["RUNNING", "DECOMMISSIONED", "KILLED", "FAILED", "LOST", "EXITED"],
+  RUNNING: ["DECOMMISSIONED", "KILLED", "FAILED", "LOST", "EXITED"],
+  DECOMMISSIONED: ["KILLED", "FAILED", "LOST", "EXITED"],
+  KILLED: [],
+  FAILED: [],
+  LOST: [],
+  EXITED: []
+}
+
+/**
+ * A driver record's state changes. SUBMITTED drivers may end without running (killed while waiting, or lost
+ * in recovery); RELAUNCHING ends the record of a driver that is relaunched under a new id.
+ *
+ * @since 0.1.0
+ * @category transitions
+ */
+export const driverMoves: Moves<DriverState> = {
+  SUBMITTED: ["RUNNING", "KILLED", "ERROR", "RELAUNCHING"],
+  RUNNING: ["FINISHED", "KILLED", "FAILED", "ERROR", "RELAUNCHING"],
+  UNKNOWN: ["RUNNING", "KILLED", "ERROR", "RELAUNCHING"],
+  FINISHED: [],
+  RELAUNCHING: [],
+  KILLED: [],
+  FAILED: [],
+  ERROR: []
+}
+
+/**
+ * An application's state changes; UNKNOWN is where a recovering master puts the apps it read back.
+ *
+ * @since 0.1.0
+ * @category transitions
+ */
+export const applicationMoves: Moves<ApplicationState> = {
+  WAITING: ["RUNNING", "FINISHED", "FAILED", "KILLED"],
+  RUNNING: ["FINISHED", "FAILED", "KILLED"],
+  UNKNOWN: ["WAITING", "FINISHED"],
+  FINISHED: [],
+  FAILED: [],
+  KILLED: []
+}
+
+/**
+ * A worker's state changes as the master sees them.
+ *
+ * @since 0.1.0
+ * @category transitions
+ */
+export const workerMoves: Moves<WorkerState> = {
+  ALIVE: ["DEAD", "DECOMMISSIONED"],
+  DECOMMISSIONED: ["DEAD"],
+  UNKNOWN: ["ALIVE", "DEAD"],
+  DEAD: []
+}
+
+/**
+ * Whether a move is one of the listed ones (staying put always is).
+ *
+ * @since 0.1.0
+ * @category transitions
+ */
+export const canMove = <S extends string>(moves: Moves<S>, from: S, to: S): boolean =>
+  from === to || moves[from].includes(to)

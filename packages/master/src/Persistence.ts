@@ -1,0 +1,171 @@
+/**
+ * Where a master keeps the apps, drivers and workers it must not forget across a restart
+ * (`kindling.deploy.recoveryMode`): nowhere (`NONE`, the default) or one file per record in
+ * `kindling.deploy.recoveryDirectory` (`FILESYSTEM`).
+ *
+ * @since 0.1.0
+ */
+import { QueryMessages } from "@kindling/protocol"
+import * as Context from "effect/Context"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import { randomBytes } from "node:crypto"
+import * as Fs from "node:fs/promises"
+import * as Path from "node:path"
+import type { Record, Stored } from "./MasterCore.js"
+
+/**
+ * Reading or writing the recovery directory failed.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class PersistenceError extends Data.TaggedError("PersistenceError")<{
+  readonly operation: string
+  readonly path: string
+  readonly reason: string
+}> {
+  override get message(): string {
+    return `Cannot ${this.operation} ${this.path}: ${this.reason}`
+  }
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface PersistenceEngine {
+  /** Everything stored, for a master that was just elected. */
+  readonly readAll: Effect.Effect<Stored, PersistenceError>
+  /** Stores a record, replacing the one of the same kind and id. */
+  readonly persist: (record: Record) => Effect.Effect<void, PersistenceError>
+  readonly unpersist: (kind: Record["kind"], id: string) => Effect.Effect<void, PersistenceError>
+}
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export class Persistence extends Context.Tag("@kindling/master/Persistence")<Persistence, PersistenceEngine>() {}
+
+/**
+ * Recovery mode NONE: nothing is stored, so a restarted master starts empty.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerNone: Layer.Layer<Persistence> = Layer.succeed(Persistence, {
+  readAll: Effect.succeed({ apps: [], drivers: [], workers: [] }),
+  persist: () => Effect.void,
+  unpersist: () => Effect.void
+})
+
+const codecs = {
+  app: Schema.parseJson(QueryMessages.ApplicationInfo),
+  driver: Schema.parseJson(QueryMessages.DriverInfo),
+  worker: Schema.parseJson(QueryMessages.WorkerInfo)
+} as const
+
+const kinds = Object.keys(codecs) as ReadonlyArray<Record["kind"]>
+
+// Ids are ours (`app-…`, `driver-…`, `worker-<host>-<port>`), but a file name must never leave the directory.
+const fileName = (kind: Record["kind"], id: string) => `${kind}_${encodeURIComponent(id)}`
+
+const temporaryMarker = ".tmp-"
+
+/**
+ * Recovery mode FILESYSTEM: one JSON file per record (`app_<id>`, `driver_<id>`, `worker_<id>`). A write goes to
+ * a temporary file that is flushed to disk and then renamed over the record, so a crash mid-write leaves either
+ * the old record or the new one, never a torn one; leftovers of interrupted writes are removed on reading.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeFileSystem = (directory: string): Effect.Effect<PersistenceEngine, PersistenceError> =>
+  Effect.gen(function*() {
+    const attempt = <A>(operation: string, path: string, run: () => Promise<A>) =>
+      Effect.tryPromise({
+        try: run,
+        catch: (error) =>
+          new PersistenceError({ operation, path, reason: error instanceof Error ? error.message : String(error) })
+      })
+    yield* attempt("create", directory, () => Fs.mkdir(directory, { recursive: true }))
+
+    const syncDirectory = attempt("sync", directory, async () => {
+      const handle = await Fs.open(directory, "r")
+      try {
+        await handle.sync()
+      } finally {
+        await handle.close()
+      }
+    })
+
+    const persist = (record: Record) =>
+      Effect.gen(function*() {
+        const target = Path.join(directory, fileName(record.kind, record.value.id))
+        const temporary = `${target}${temporaryMarker}${randomBytes(6).toString("hex")}`
+        const json = yield* Schema.encode(codecs[record.kind] as Schema.Schema<typeof record.value, string>)(
+          record.value
+        ).pipe(
+          Effect.mapError((error) => new PersistenceError({ operation: "encode", path: target, reason: error.message }))
+        )
+        yield* attempt("write", temporary, async () => {
+          const handle = await Fs.open(temporary, "w")
+          try {
+            await handle.writeFile(json)
+            await handle.sync()
+          } finally {
+            await handle.close()
+          }
+        })
+        yield* attempt("rename", target, () => Fs.rename(temporary, target))
+        yield* syncDirectory
+      })
+
+    const unpersist = (kind: Record["kind"], id: string) =>
+      Effect.gen(function*() {
+        const target = Path.join(directory, fileName(kind, id))
+        yield* attempt("remove", target, () => Fs.rm(target, { force: true }))
+        yield* syncDirectory
+      })
+
+    const readAll = Effect.gen(function*() {
+      const names = yield* attempt("list", directory, () => Fs.readdir(directory))
+      const stored = {
+        apps: [] as Array<QueryMessages.ApplicationInfo>,
+        drivers: [] as Array<QueryMessages.DriverInfo>,
+        workers: [] as Array<QueryMessages.WorkerInfo>
+      }
+      for (const name of names.sort()) {
+        const path = Path.join(directory, name)
+        if (name.includes(temporaryMarker)) {
+          yield* attempt("remove", path, () => Fs.rm(path, { force: true }))
+          continue
+        }
+        const kind = kinds.find((k) => name.startsWith(`${k}_`))
+        if (kind === undefined) continue
+        const text = yield* attempt("read", path, () => Fs.readFile(path, "utf8"))
+        const decoded = yield* Schema.decodeUnknown(codecs[kind] as Schema.Schema<unknown, string>)(text).pipe(
+          Effect.mapError((error) => new PersistenceError({ operation: "decode", path, reason: error.message }))
+        )
+        if (kind === "app") stored.apps.push(decoded as QueryMessages.ApplicationInfo)
+        else if (kind === "driver") stored.drivers.push(decoded as QueryMessages.DriverInfo)
+        else stored.workers.push(decoded as QueryMessages.WorkerInfo)
+      }
+      // Registration order matters to scheduling; the ids sort by submission time and counter.
+      stored.apps.sort((a, b) => a.startTime - b.startTime || a.id.localeCompare(b.id))
+      stored.drivers.sort((a, b) => a.startTime - b.startTime || a.id.localeCompare(b.id))
+      return stored satisfies Stored
+    })
+
+    return { readAll, persist, unpersist }
+  })
+
+/**
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerFileSystem = (directory: string): Layer.Layer<Persistence, PersistenceError> =>
+  Layer.effect(Persistence, makeFileSystem(directory))

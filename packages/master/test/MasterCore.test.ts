@@ -1,0 +1,646 @@
+import { assert, describe, it } from "@effect/vitest"
+import { MasterCore } from "@kindling/master"
+import {
+  AppClientMessages,
+  Descriptions,
+  Errors,
+  Ids,
+  QueryMessages,
+  RpcAddress,
+  States,
+  SubmissionMessages,
+  WorkerMessages
+} from "@kindling/protocol"
+import { Exit, FastCheck as fc, Option } from "effect"
+
+// ---- a small world around the master ---------------------------------------------------------------------
+
+const masterAddress = RpcAddress.make("10.0.0.1", 7077)
+const config = (seed: number): MasterCore.Config => ({
+  self: RpcAddress.endpoint(masterAddress, "Master"),
+  webUiUrl: "http://10.0.0.1:8080",
+  webUiPort: 8080,
+  restPort: undefined,
+  workerTimeoutMillis: 60_000,
+  deadWorkerPersistence: 15,
+  recoveryTimeoutMillis: 60_000,
+  retainedApplications: 5,
+  retainedDrivers: 5,
+  spreadOut: true,
+  defaultCores: Infinity,
+  maxExecutorRetries: 3,
+  seed
+})
+
+const command = new Descriptions.Command({ mainModule: "m", arguments: [], environment: {}, nodeOptions: [] })
+
+const driverDescription = (cores: number, mem: number, supervise: boolean) =>
+  new Descriptions.DriverDescription({ appUrl: "file:///a.js", mem, cores, supervise, command, resourceReqs: [] })
+
+const appDescription = (o: {
+  maxCores: number | undefined
+  cpe: number | undefined
+  mem: number
+  limit: number | undefined
+}) =>
+  new Descriptions.ApplicationDescription({
+    name: "app",
+    maxCores: Option.fromNullable(o.maxCores),
+    memoryPerExecutorMB: o.mem,
+    command,
+    appUiUrl: "",
+    eventLogDir: Option.none(),
+    eventLogCodec: Option.none(),
+    coresPerExecutor: Option.fromNullable(o.cpe),
+    initialExecutorLimit: Option.fromNullable(o.limit),
+    user: "test",
+    resourceReqsPerExecutor: []
+  })
+
+interface SimWorker {
+  readonly id: Ids.WorkerId
+  readonly address: RpcAddress.RpcAddress
+  readonly cores: number
+  readonly memory: number
+  /** What the worker process runs, as far as the master's commands made it. */
+  readonly drivers: Set<Ids.DriverId>
+  readonly executors: Map<string, { appId: Ids.AppId; execId: number; cores: number; state: States.ExecutorState }>
+}
+
+class World {
+  core: MasterCore.State
+  now = 1_700_000_000_000
+  readonly store = new Map<string, MasterCore.Record>()
+  readonly workers: Array<SimWorker> = []
+  readonly appDrivers: Array<RpcAddress.RpcAddress> = []
+  readonly apps = new Map<string, Ids.AppId>()
+  readonly driverIds: Array<Ids.DriverId> = []
+  previous = new Map<string, string>()
+  readonly seed: number
+
+  constructor(seed: number) {
+    this.seed = seed
+    this.core = MasterCore.make(config(seed))
+  }
+
+  apply(input: MasterCore.Input): MasterCore.Output {
+    const output = MasterCore.step(this.core, input)
+    this.observe(output)
+    check(this, output)
+    return output
+  }
+
+  receive(message: MasterCore.Inbound, sender?: RpcAddress.RpcAddress) {
+    return this.apply({ _tag: "Receive", message, sender, now: this.now })
+  }
+
+  // Carries out the master's commands the way the real workers and app clients would see them.
+  private observe(output: MasterCore.Output) {
+    for (const command of output.commands) {
+      if (command._tag === "Persist") {
+        this.store.set(`${command.record.kind}:${command.record.value.id}`, command.record)
+      }
+      if (command._tag === "Unpersist") this.store.delete(`${command.kind}:${command.id}`)
+      if (command._tag !== "Send") continue
+      const worker = this.workers.find((w) => RpcAddress.key(w.address) === RpcAddress.key(command.to.address))
+      const message = command.message
+      if (message instanceof AppClientMessages.RegisteredApplication) {
+        this.apps.set(RpcAddress.key(command.to.address), message.appId)
+      }
+      if (worker === undefined) continue
+      if (message instanceof WorkerMessages.LaunchDriver) worker.drivers.add(message.driverId)
+      if (message instanceof WorkerMessages.KillDriver) worker.drivers.delete(message.driverId)
+      if (message instanceof WorkerMessages.LaunchExecutor) {
+        worker.executors.set(`${message.appId}/${message.execId}`, {
+          appId: message.appId,
+          execId: message.execId,
+          cores: message.cores,
+          state: "LAUNCHING"
+        })
+      }
+      if (message instanceof WorkerMessages.KillExecutor) worker.executors.delete(`${message.appId}/${message.execId}`)
+    }
+  }
+
+  restart() {
+    this.core = MasterCore.make(config(this.seed + 1))
+    this.previous = new Map()
+    const records = [...this.store.values()]
+    const stored: MasterCore.Stored = {
+      apps: records.flatMap((r) => (r.kind === "app" ? [r.value] : [])),
+      drivers: records.flatMap((r) => (r.kind === "driver" ? [r.value] : [])),
+      workers: records.flatMap((r) => (r.kind === "worker" ? [r.value] : []))
+    }
+    return this.apply({ _tag: "ElectedLeader", stored, now: this.now })
+  }
+}
+
+// ---- the invariants of DESIGN §3, checked after every step -------------------------------------------------
+
+const finishedDriver = new Set<States.DriverState>(["FINISHED", "KILLED", "FAILED", "ERROR", "RELAUNCHING"])
+
+const check = (world: World, output: MasterCore.Output) => {
+  const snapshot = MasterCore.masterState(world.core)
+  const activeApps = new Map(snapshot.activeApps.map((a) => [a.id, a]))
+  const waiting = new Set(MasterCore.waitingDriverIds(world.core))
+
+  // Capacity and accounting: used resources are exactly what the worker's executors and drivers hold.
+  const driversById = new Map(snapshot.activeDrivers.map((d) => [d.id, d]))
+  for (const worker of snapshot.workers) {
+    const driverCores = worker.drivers.reduce((n, id) => n + (driversById.get(id)?.desc.cores ?? NaN), 0)
+    const driverMemory = worker.drivers.reduce((n, id) => n + (driversById.get(id)?.desc.mem ?? NaN), 0)
+    const executorCores = worker.executors.reduce((n, e) => n + e.cores, 0)
+    const executorMemory = worker.executors.reduce((n, e) => n + e.memory, 0)
+    assert.strictEqual(worker.coresUsed, driverCores + executorCores, `cores used on ${worker.id}`)
+    assert.strictEqual(worker.memoryUsed, driverMemory + executorMemory, `memory used on ${worker.id}`)
+    assert.isAtMost(worker.coresUsed, worker.cores)
+    assert.isAtMost(worker.memoryUsed, worker.memory)
+    assert.isAtLeast(worker.coresUsed, 0)
+    if (worker.state === "DEAD") assert.strictEqual(worker.executors.length + worker.drivers.length, 0)
+  }
+
+  // Every driver is waiting, on exactly one live worker, awaiting its claim during recovery, or completed.
+  for (const driver of snapshot.activeDrivers) {
+    const holders = snapshot.workers.filter((w) => w.drivers.includes(driver.id))
+    if (waiting.has(driver.id)) {
+      assert.strictEqual(driver.state, "SUBMITTED")
+      assert.strictEqual(holders.length, 0)
+    } else if (Option.isSome(driver.workerId)) {
+      assert.strictEqual(driver.state, "RUNNING")
+      assert.strictEqual(holders.length, 1)
+      assert.strictEqual(holders[0]!.id, driver.workerId.value)
+      assert.notStrictEqual(holders[0]!.state, "DEAD")
+    } else {
+      assert.strictEqual(snapshot.status, "RECOVERING", `driver ${driver.id} is nowhere`)
+    }
+  }
+  for (const driver of snapshot.completedDrivers) {
+    assert.isTrue(finishedDriver.has(driver.state), `completed driver in ${driver.state}`)
+    assert.isFalse(driversById.has(driver.id))
+  }
+
+  // Every executor belongs to exactly one app and one worker, and they agree on it.
+  for (const app of snapshot.activeApps) {
+    assert.strictEqual(app.coresGranted, app.executors.reduce((n, e) => n + e.cores, 0))
+    for (const executor of app.executors) {
+      const holders = snapshot.workers.filter((w) =>
+        w.executors.some((e) => e.appId === app.id && e.execId === executor.execId)
+      )
+      assert.strictEqual(holders.length, 1, `executor ${app.id}/${executor.execId} on ${holders.length} workers`)
+      assert.strictEqual(holders[0]!.id, executor.workerId)
+    }
+  }
+  for (const worker of snapshot.workers) {
+    for (const executor of worker.executors) {
+      const app = activeApps.get(executor.appId)
+      assert.isDefined(app, `executor of unknown app ${executor.appId}`)
+      assert.isTrue(app!.executors.some((e) => e.execId === executor.execId))
+    }
+  }
+
+  // Nothing is scheduled unless the master is ALIVE, and nothing goes to a dead worker.
+  for (const command of output.commands) {
+    if (command._tag !== "Send") continue
+    if (
+      command.message instanceof WorkerMessages.LaunchDriver || command.message instanceof WorkerMessages.LaunchExecutor
+    ) {
+      assert.strictEqual(snapshot.status, "ALIVE")
+      const target = snapshot.workers.find((w) =>
+        RpcAddress.key(RpcAddress.make(w.host, w.port)) === RpcAddress.key(command.to.address)
+      )
+      assert.isDefined(target)
+      assert.strictEqual(target!.state, "ALIVE")
+    }
+  }
+
+  // State changes follow the enums' legal moves.
+  const now = new Map<string, string>()
+  for (const w of snapshot.workers) now.set(`worker:${w.id}`, w.state)
+  for (const a of [...snapshot.activeApps, ...snapshot.completedApps]) now.set(`app:${a.id}`, a.state)
+  for (const d of [...snapshot.activeDrivers, ...snapshot.completedDrivers]) now.set(`driver:${d.id}`, d.state)
+  for (const a of snapshot.activeApps) {
+    for (const e of a.executors) now.set(`executor:${a.id}/${e.execId}`, e.state)
+  }
+  const moves: Record<string, Record<string, ReadonlyArray<string>>> = {
+    worker: { ...States.workerMoves, DEAD: ["ALIVE"] }, // a dead worker may register again under its id
+    app: States.applicationMoves,
+    driver: States.driverMoves,
+    executor: States.executorMoves
+  }
+  // One input may make several moves (an acknowledged app goes UNKNOWN → WAITING → RUNNING when it completes
+  // recovery), so the state must be reachable by legal moves.
+  const reachable = (graph: Record<string, ReadonlyArray<string>>, from: string, to: string) => {
+    const seen = new Set([from])
+    const queue = [from]
+    while (queue.length > 0) {
+      for (const next of graph[queue.shift()!] ?? []) {
+        if (next === to) return true
+        if (!seen.has(next)) seen.add(next) && queue.push(next)
+      }
+    }
+    return false
+  }
+  for (const [key, state] of now) {
+    const before = world.previous.get(key)
+    if (before === undefined || before === state) continue
+    const kind = key.slice(0, key.indexOf(":"))
+    assert.isTrue(reachable(moves[kind]!, before, state), `${key}: ${before} → ${state}`)
+  }
+  world.previous = new Map([...world.previous, ...now])
+}
+
+// ---- operations ------------------------------------------------------------------------------------------
+
+const pick = <A>(items: ReadonlyArray<A>, n: number): A | undefined =>
+  items.length === 0 ? undefined : items[n % items.length]
+
+type Op = (world: World) => void
+
+const registerWorker = (cores: number, memory: number, reuse: number): Op => (world) => {
+  const n = world.workers.length
+  // Now and then a worker comes back at an address (or with an id) the master already knows.
+  const old = reuse % 5 === 0 ? pick(world.workers, reuse) : undefined
+  const address = old !== undefined && reuse % 2 === 0 ? old.address : RpcAddress.make(`10.0.1.${n}`, 40000 + n)
+  const id = old !== undefined && reuse % 2 === 1 ? old.id : Ids.WorkerId.make(`worker-${n}`)
+  const worker: SimWorker = { id, address, cores, memory, drivers: new Set(), executors: new Map() }
+  world.workers.push(worker)
+  world.receive(
+    new WorkerMessages.RegisterWorker({
+      id,
+      host: address.host,
+      port: address.port,
+      worker: RpcAddress.endpoint(address, "Worker"),
+      cores,
+      memory,
+      workerWebUiUrl: "",
+      masterAddress,
+      resources: {}
+    }),
+    address
+  )
+}
+
+const heartbeat = (n: number): Op => (world) => {
+  const worker = pick(world.workers, n)
+  if (worker === undefined) return
+  world.receive(
+    new WorkerMessages.Heartbeat({ workerId: worker.id, worker: RpcAddress.endpoint(worker.address, "Worker") })
+  )
+}
+
+const timePasses = (seconds: number): Op => (world) => {
+  world.now += seconds * 1000
+  world.apply({ _tag: "CheckForWorkerTimeOut", now: world.now })
+}
+
+const disconnect = (n: number): Op => (world) => {
+  const peer = pick([...world.workers.map((w) => w.address), ...world.appDrivers], n)
+  if (peer !== undefined) world.apply({ _tag: "Disconnected", peer, now: world.now })
+}
+
+const submit = (cores: number, mem: number, supervise: boolean): Op => (world) => {
+  const output = world.receive(
+    new SubmissionMessages.RequestSubmitDriver({ driverDescription: driverDescription(cores, mem, supervise) })
+  )
+  const reply = output.reply!
+  if (world.core.status === "ALIVE") {
+    assert.isTrue(Exit.isSuccess(reply))
+    const response = (reply as Exit.Success<SubmissionMessages.SubmitDriverResponse, never>).value
+    world.driverIds.push(Option.getOrThrow(response.driverId))
+  } else {
+    assert.deepStrictEqual(reply, Exit.fail(new Errors.MasterNotAlive({ state: world.core.status })))
+  }
+}
+
+const kill = (n: number): Op => (world) => {
+  const driverId = pick(world.driverIds, n) ?? Ids.DriverId.make("driver-unknown")
+  const reply = world.receive(new SubmissionMessages.RequestKillDriver({ driverId })).reply!
+  if (Exit.isFailure(reply)) return
+  assert.isTrue(reply.value instanceof SubmissionMessages.KillDriverResponse)
+}
+
+const driverEnds = (n: number, state: "FINISHED" | "FAILED" | "KILLED" | "ERROR"): Op => (world) => {
+  const worker = pick(world.workers.filter((w) => w.drivers.size > 0), n)
+  const driverId = worker && pick([...worker.drivers], n)
+  if (worker === undefined || driverId === undefined) return
+  worker.drivers.delete(driverId)
+  world.receive(new WorkerMessages.DriverStateChanged({ driverId, state, exception: Option.none() }))
+}
+
+const status = (n: number): Op => (world) => {
+  const driverId = pick(world.driverIds, n)
+  if (driverId === undefined) return
+  const reply = world.receive(new SubmissionMessages.RequestDriverStatus({ driverId })).reply!
+  if (world.core.status !== "ALIVE") {
+    assert.deepStrictEqual(reply, Exit.fail(new Errors.MasterNotAlive({ state: world.core.status })))
+  } else if (Exit.isSuccess(reply)) {
+    assert.isTrue((reply.value as SubmissionMessages.DriverStatusResponse).found)
+  }
+}
+
+const registerApp =
+  (maxCores: number | undefined, cpe: number | undefined, mem: number, limit: number | undefined): Op => (world) => {
+    const address = RpcAddress.make(`10.0.2.${world.appDrivers.length}`, 50000)
+    world.appDrivers.push(address)
+    world.receive(
+      new AppClientMessages.RegisterApplication({
+        appDescription: appDescription({ maxCores, cpe, mem, limit }),
+        driver: RpcAddress.endpoint(address, "AppClient")
+      }),
+      address
+    )
+  }
+
+const appOf = (world: World, n: number) => {
+  const address = pick(world.appDrivers, n)
+  return address === undefined ? undefined : world.apps.get(RpcAddress.key(address))
+}
+
+const unregister = (n: number): Op => (world) => {
+  const appId = appOf(world, n)
+  if (appId !== undefined) world.receive(new AppClientMessages.UnregisterApplication({ appId }))
+}
+
+const executorReport = (n: number, state: States.ExecutorState, exitStatus: number | undefined): Op => (world) => {
+  const worker = pick(world.workers.filter((w) => w.executors.size > 0), n)
+  const executor = worker && pick([...worker.executors.values()], n)
+  if (worker === undefined || executor === undefined) return
+  if (States.isExecutorFinished(state)) worker.executors.delete(`${executor.appId}/${executor.execId}`)
+  else executor.state = state
+  const reply = world.receive(
+    new WorkerMessages.ExecutorStateChanged({
+      appId: executor.appId,
+      execId: executor.execId,
+      state,
+      message: Option.none(),
+      exitStatus: Option.fromNullable(exitStatus)
+    })
+  ).reply
+  assert.deepStrictEqual(reply, Exit.succeed(true))
+}
+
+const requestExecutors = (n: number, total: number): Op => (world) => {
+  const appId = appOf(world, n)
+  if (appId === undefined) return
+  const reply = world.receive(new AppClientMessages.RequestExecutors({ appId, requestedTotal: total })).reply!
+  if (Exit.isSuccess(reply)) assert.strictEqual(MasterCore.executorLimit(world.core, appId), total)
+  else assert.deepStrictEqual(reply as Exit.Exit<unknown, unknown>, Exit.fail(new Errors.AppNotFound({ appId })))
+}
+
+const killExecutors = (n: number, which: ReadonlyArray<number>): Op => (world) => {
+  const appId = appOf(world, n)
+  if (appId === undefined) return
+  world.receive(new AppClientMessages.KillExecutors({ appId, executorIds: [...which.map(String), "x"] }))
+}
+
+const latestState = (n: number): Op => (world) => {
+  const worker = pick(world.workers, n)
+  if (worker === undefined) return
+  world.receive(
+    new WorkerMessages.WorkerLatestState({
+      id: worker.id,
+      executors: [...worker.executors.values()].map((e) =>
+        new Descriptions.ExecutorDescription({ appId: e.appId, execId: e.execId, cores: e.cores, state: e.state })
+      ),
+      driverIds: [...worker.drivers]
+    })
+  )
+}
+
+// A restart: the master comes back on what it persisted; some workers and apps answer, then recovery ends by
+// the answers or by the timeout.
+const restart = (answering: number): Op => (world) => {
+  world.restart()
+  world.workers.forEach((worker, i) => {
+    if ((answering >> (i % 8)) & 1) {
+      world.receive(
+        new WorkerMessages.WorkerSchedulerStateResponse({
+          id: worker.id,
+          execResponses: [...worker.executors.values()].map((e) =>
+            new WorkerMessages.WorkerExecutorStateResponse({
+              desc: new Descriptions.ExecutorDescription({
+                appId: e.appId,
+                execId: e.execId,
+                cores: e.cores,
+                state: e.state
+              }),
+              resources: {}
+            })
+          ),
+          driverResponses: [...worker.drivers].map((driverId) =>
+            new WorkerMessages.WorkerDriverStateResponse({ driverId, resources: {} })
+          )
+        })
+      )
+    }
+  })
+  for (const [i, address] of world.appDrivers.entries()) {
+    const appId = world.apps.get(RpcAddress.key(address))
+    if (appId !== undefined && (answering >> (i % 8)) & 1) {
+      world.receive(new AppClientMessages.MasterChangeAcknowledged({ appId }))
+    }
+  }
+  world.now += 60_000
+  world.apply({ _tag: "CompleteRecovery", now: world.now })
+  assert.strictEqual(world.core.status, "ALIVE")
+}
+
+const operation: fc.Arbitrary<Op> = fc.oneof(
+  {
+    arbitrary: fc.tuple(fc.integer({ min: 1, max: 16 }), fc.integer({ min: 256, max: 8192 }), fc.nat()).map((
+      [c, m, r]
+    ) => registerWorker(c, m, r)),
+    weight: 4
+  },
+  { arbitrary: fc.nat().map(heartbeat), weight: 3 },
+  { arbitrary: fc.integer({ min: 1, max: 90 }).map(timePasses), weight: 2 },
+  { arbitrary: fc.nat().map(disconnect), weight: 1 },
+  {
+    arbitrary: fc.tuple(fc.integer({ min: 1, max: 4 }), fc.integer({ min: 128, max: 2048 }), fc.boolean()).map((
+      [c, m, s]
+    ) => submit(c, m, s)),
+    weight: 4
+  },
+  { arbitrary: fc.nat().map(kill), weight: 2 },
+  {
+    arbitrary: fc.tuple(
+      fc.nat(),
+      fc.constantFrom<"FINISHED" | "FAILED" | "KILLED" | "ERROR">("FINISHED", "FAILED", "KILLED", "ERROR")
+    ).map(([n, s]) => driverEnds(n, s)),
+    weight: 2
+  },
+  { arbitrary: fc.nat().map(status), weight: 1 },
+  {
+    arbitrary: fc.tuple(
+      fc.option(fc.integer({ min: 1, max: 24 }), { nil: undefined }),
+      fc.option(fc.integer({ min: 1, max: 4 }), { nil: undefined }),
+      fc.integer({ min: 128, max: 2048 }),
+      fc.option(fc.integer({ min: 0, max: 6 }), { nil: undefined })
+    ).map(([c, e, m, l]) => registerApp(c, e, m, l)),
+    weight: 3
+  },
+  { arbitrary: fc.nat().map(unregister), weight: 1 },
+  {
+    arbitrary: fc.tuple(
+      fc.nat(),
+      fc.constantFrom<States.ExecutorState>(
+        "RUNNING",
+        "RUNNING",
+        "EXITED",
+        "FAILED",
+        "KILLED",
+        "LOST",
+        "LAUNCHING",
+        "DECOMMISSIONED"
+      ),
+      fc.option(fc.integer({ min: 0, max: 3 }), { nil: undefined })
+    ).map(([n, s, e]) => executorReport(n, s, e)),
+    weight: 4
+  },
+  { arbitrary: fc.tuple(fc.nat(), fc.integer({ min: 0, max: 6 })).map(([n, t]) => requestExecutors(n, t)), weight: 2 },
+  {
+    arbitrary: fc.tuple(fc.nat(), fc.array(fc.integer({ min: 0, max: 8 }), { maxLength: 3 })).map(([n, w]) =>
+      killExecutors(n, w)
+    ),
+    weight: 1
+  },
+  { arbitrary: fc.nat().map(latestState), weight: 1 },
+  { arbitrary: fc.integer({ min: 0, max: 255 }).map(restart), weight: 1 }
+)
+
+describe("MasterCore", () => {
+  it("model: random histories keep every invariant after every step", () => {
+    fc.assert(
+      fc.property(fc.integer(), fc.array(operation, { minLength: 1, maxLength: 60 }), (seed, ops) => {
+        const world = new World(seed)
+        world.apply({ _tag: "ElectedLeader", stored: { apps: [], drivers: [], workers: [] }, now: world.now })
+        for (const op of ops) op(world)
+      }),
+      { numRuns: 400 }
+    )
+  })
+
+  it("model: a standby master answers every submission with MasterNotAlive and schedules nothing", () => {
+    fc.assert(
+      fc.property(fc.integer(), fc.array(operation, { minLength: 1, maxLength: 30 }), (seed, ops) => {
+        const world = new World(seed)
+        for (const op of ops.filter((_, i) => i % 7 !== 6)) {
+          op(world)
+          if (world.core.status !== "STANDBY") return
+        }
+        const snapshot = MasterCore.masterState(world.core)
+        assert.strictEqual(snapshot.workers.length, 0)
+        assert.strictEqual(snapshot.activeDrivers.length, 0)
+        assert.strictEqual(snapshot.activeApps.length, 0)
+      }),
+      { numRuns: 200 }
+    )
+  })
+})
+
+describe("MasterCore, worked examples", () => {
+  const alive = () => {
+    const world = new World(1)
+    world.apply({ _tag: "ElectedLeader", stored: { apps: [], drivers: [], workers: [] }, now: world.now })
+    return world
+  }
+  const sent = (output: MasterCore.Output) =>
+    output.commands.flatMap((c) => (c._tag === "Send" ? [c.message._tag] : []))
+
+  it("a registering worker is told it is registered and the waiting driver is launched on it", () => {
+    const world = alive()
+    submit(1, 512, false)(world)
+    assert.deepStrictEqual(MasterCore.waitingDriverIds(world.core), world.driverIds)
+    const before = world.workers.length
+    registerWorker(4, 4096, 1)(world)
+    assert.strictEqual(world.workers.length, before + 1)
+    assert.deepStrictEqual(MasterCore.waitingDriverIds(world.core), [])
+    assert.deepStrictEqual([...world.workers[0]!.drivers], world.driverIds)
+  })
+
+  it("a second registration at a live worker's address is refused", () => {
+    const world = alive()
+    registerWorker(4, 4096, 1)(world)
+    const again = world.receive(
+      new WorkerMessages.RegisterWorker({
+        id: Ids.WorkerId.make("worker-other"),
+        host: world.workers[0]!.address.host,
+        port: world.workers[0]!.address.port,
+        worker: RpcAddress.endpoint(world.workers[0]!.address, "Worker"),
+        cores: 4,
+        memory: 4096,
+        workerWebUiUrl: "",
+        masterAddress,
+        resources: {}
+      })
+    )
+    assert.deepStrictEqual(sent(again), ["RegisterWorkerFailed"])
+  })
+
+  it("a worker silent for longer than the timeout is removed; its unsupervised driver ends in ERROR and its supervised one is relaunched under a new id", () => {
+    const world = alive()
+    registerWorker(4, 4096, 1)(world)
+    submit(1, 512, false)(world)
+    submit(1, 512, true)(world)
+    const [plain, supervised] = world.driverIds
+    world.now += 61_000
+    world.apply({ _tag: "CheckForWorkerTimeOut", now: world.now })
+    const snapshot = MasterCore.masterState(world.core)
+    assert.strictEqual(snapshot.workers[0]!.state, "DEAD")
+    const completed = new Map(snapshot.completedDrivers.map((d) => [d.id, d.state]))
+    assert.strictEqual(completed.get(plain!), "ERROR")
+    assert.strictEqual(completed.get(supervised!), "RELAUNCHING")
+    assert.strictEqual(snapshot.activeDrivers.length, 1)
+    assert.notStrictEqual(snapshot.activeDrivers[0]!.id, supervised)
+    assert.deepStrictEqual(MasterCore.waitingDriverIds(world.core), [snapshot.activeDrivers[0]!.id])
+  })
+
+  it("an app's executors are spread over the workers, and failing executors end the app after the retry budget", () => {
+    const world = alive()
+    registerWorker(4, 4096, 1)(world)
+    registerWorker(4, 4096, 1)(world)
+    registerApp(4, 1, 512, undefined)(world)
+    const executors = world.workers.map((w) => w.executors.size)
+    assert.deepStrictEqual(executors, [2, 2])
+    // maxExecutorRetries is 3 in this config: three abnormal exits with no executor RUNNING remove the app.
+    for (let i = 0; i < 3; i++) executorReport(0, "FAILED", 1)(world)
+    const snapshot = MasterCore.masterState(world.core)
+    assert.strictEqual(snapshot.activeApps.length, 0)
+    assert.strictEqual(snapshot.completedApps[0]!.state, "FAILED")
+  })
+
+  it("recovery: stored workers and apps become UNKNOWN, get MasterChanged, and come back when they answer", () => {
+    const world = alive()
+    registerWorker(4, 4096, 1)(world)
+    submit(1, 512, false)(world)
+    const output = world.restart()
+    assert.strictEqual(world.core.status, "RECOVERING")
+    assert.deepStrictEqual(sent(output), ["MasterChanged"])
+    assert.isTrue(output.commands.some((c) => c._tag === "ScheduleCompleteRecovery"))
+    const reply = world.receive(
+      new SubmissionMessages.RequestSubmitDriver({ driverDescription: driverDescription(1, 1, false) })
+    )
+    assert.deepStrictEqual(reply.reply, Exit.fail(new Errors.MasterNotAlive({ state: "RECOVERING" })))
+    const worker = world.workers[0]!
+    world.receive(
+      new WorkerMessages.WorkerSchedulerStateResponse({
+        id: worker.id,
+        execResponses: [],
+        driverResponses: [...worker.drivers].map((driverId) =>
+          new WorkerMessages.WorkerDriverStateResponse({ driverId, resources: {} })
+        )
+      })
+    )
+    const snapshot = MasterCore.masterState(world.core)
+    assert.strictEqual(snapshot.status, "ALIVE")
+    assert.strictEqual(snapshot.workers[0]!.state, "ALIVE")
+    assert.deepStrictEqual(snapshot.activeDrivers.map((d) => [d.id, d.state]), [[world.driverIds[0], "RUNNING"]])
+  })
+
+  it("the master state is answered in every state", () => {
+    const world = new World(3)
+    const reply = world.receive(new QueryMessages.RequestMasterState()).reply!
+    assert.isTrue(Exit.isSuccess(reply))
+    assert.strictEqual((reply as Exit.Success<QueryMessages.MasterStateResponse, never>).value.status, "STANDBY")
+  })
+})
