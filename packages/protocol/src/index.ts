@@ -14,6 +14,8 @@ export * as ClusterMessages from "./ClusterMessages.js"
 /** @since 0.1.0 */
 export * as Codec from "./Codec.js"
 /** @since 0.1.0 */
+export * as Conf from "./Conf.js"
+/** @since 0.1.0 */
 export * as Descriptions from "./Descriptions.js"
 /** @since 0.1.0 */
 export * as EndpointNames from "./EndpointNames.js"
