@@ -1,12 +1,20 @@
 /**
- * The `kindling` command. Subcommands (`master`, `worker`, `submit`, `status`, `kill`) are added by the
- * control-plane issue; this module holds the root command and its metadata.
+ * The `kindling` command: `master`, `worker`, `submit`, `status` and `kill`, with Spark's flags.
  *
  * @since 0.1.0
  */
+import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
 import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import type * as HashMap from "effect/HashMap"
+import type * as Option from "effect/Option"
 import packageJson from "../package.json" with { type: "json" }
+import * as MasterCommand from "./MasterCommand.js"
+import * as Settings from "./Settings.js"
+import * as SubmitCommands from "./SubmitCommands.js"
+import * as WorkerCommand from "./WorkerCommand.js"
 
 /**
  * @since 0.1.0
@@ -14,17 +22,132 @@ import packageJson from "../package.json" with { type: "json" }
  */
 export const version: string = packageJson.version
 
+// A command's result is the process's exit code; a failure is printed as its message and exits 1.
+const exitCode = <E extends Settings.Failure>(effect: Effect.Effect<number | void, E>): Effect.Effect<void> =>
+  effect.pipe(
+    Effect.map((code) => code ?? 0),
+    Effect.catchAll((error) => Console.error(`kindling: ${error.message}`).pipe(Effect.as(1))),
+    Effect.flatMap((code) =>
+      Effect.sync(() => {
+        process.exitCode = code
+      })
+    )
+  )
+
+const propertiesFile = Options.file("properties-file").pipe(
+  Options.withDescription("Read configuration from this file instead of conf/kindling-defaults.conf"),
+  Options.optional
+)
+const conf = Options.keyValueMap("conf").pipe(
+  Options.withDescription("Set a configuration key, as key=value (repeatable)"),
+  Options.optional
+)
+const confList = (option: Option.Option<HashMap.HashMap<string, string>>) =>
+  option._tag === "Some" ? Settings.confFlags(option.value) : []
+const host = Options.text("host").pipe(Options.withDescription("The host to listen on"), Options.optional)
+const webuiPort = Options.integer("webui-port").pipe(Options.withDescription("The web UI's port"), Options.optional)
+
+const master = Command.make(
+  "master",
+  {
+    host,
+    port: Options.integer("port").pipe(
+      Options.withDescription("The port to listen on (0: any free port)"),
+      Options.withDefault(7077)
+    ),
+    webuiPort,
+    propertiesFile,
+    conf
+  },
+  (args) => exitCode(MasterCommand.run({ ...args, conf: confList(args.conf) }))
+).pipe(Command.withDescription("Start a master"))
+
+const worker = Command.make(
+  "worker",
+  {
+    master: Args.text({ name: "master-url" }).pipe(Args.withDescription("kindling://host:port[,host2:port2]")),
+    cores: Options.integer("cores").pipe(Options.withDescription("Cores to offer (default: all)"), Options.optional),
+    memory: Options.text("memory").pipe(
+      Options.withDescription("Memory to offer, e.g. 2g or 512m (default: RAM minus 1 GiB, at least 1 GiB)"),
+      Options.optional
+    ),
+    workDir: Options.directory("work-dir").pipe(
+      Options.withDescription("Where drivers and executors run"),
+      Options.optional
+    ),
+    host,
+    port: Options.integer("port").pipe(
+      Options.withDescription("The port to listen on (default: any)"),
+      Options.withDefault(0)
+    ),
+    webuiPort,
+    propertiesFile,
+    conf
+  },
+  (args) => exitCode(WorkerCommand.run({ ...args, conf: confList(args.conf) }))
+).pipe(Command.withDescription("Start a worker and register it with the masters"))
+
+const masterUrl = Options.text("master").pipe(
+  Options.withDescription("kindling://host:port[,host2:port2]"),
+  Options.optional
+)
+
+const submit = Command.make(
+  "submit",
+  {
+    master: masterUrl,
+    deployMode: Options.choice("deploy-mode", ["client", "cluster"]).pipe(
+      Options.withDescription("Where the driver runs: cluster (on a worker)"),
+      Options.optional
+    ),
+    name: Options.text("name").pipe(Options.withDescription("The application's name"), Options.optional),
+    driverCores: Options.integer("driver-cores").pipe(
+      Options.withDescription("Cores for the driver (default 1)"),
+      Options.optional
+    ),
+    driverMemory: Options.text("driver-memory").pipe(
+      Options.withDescription("Memory for the driver, e.g. 1g (default 1g)"),
+      Options.optional
+    ),
+    supervise: Options.boolean("supervise").pipe(Options.withDescription("Restart the driver if it fails")),
+    wait: Options.boolean("wait").pipe(
+      Options.withDescription("Follow the driver to its end; exit 0 only if FINISHED")
+    ),
+    propertiesFile,
+    conf,
+    app: Args.text({ name: "app" }).pipe(
+      Args.withDescription("The app: a path, or a file://, http:// or https:// URL")
+    ),
+    args: Args.text({ name: "args" }).pipe(Args.repeated)
+  },
+  (args) => exitCode(SubmitCommands.submit({ ...args, conf: confList(args.conf) }))
+).pipe(Command.withDescription("Submit an app to run as a driver on the cluster; prints the driver id"))
+
+const driverCommand = (name: string, description: string, run: typeof SubmitCommands.status) =>
+  Command.make(
+    name,
+    { master: masterUrl, propertiesFile, conf, driverId: Args.text({ name: "driver-id" }) },
+    (args) => exitCode(run({ ...args, conf: confList(args.conf) }))
+  ).pipe(Command.withDescription(description))
+
 /**
  * @since 0.1.0
  * @category commands
  */
-export const kindling = Command.make("kindling", {}, () =>
-  Console.log(
-    [
-      `kindling ${version}: a typed reimplementation of Apache Spark's standalone cluster.`,
-      "Run `kindling --help` for the commands and options."
-    ].join("\n")
-  )).pipe(Command.withDescription("Kindling: master, worker and submission commands for a Spark-like cluster"))
+export const kindling = Command.make(
+  "kindling",
+  {},
+  () => Console.log(`kindling ${version}: run \`kindling --help\` for the commands.`)
+).pipe(
+  Command.withDescription("Kindling: master, worker and submission commands for a Spark-like cluster"),
+  Command.withSubcommands([
+    master,
+    worker,
+    submit,
+    driverCommand("status", "Print a driver's status as JSON", SubmitCommands.status),
+    driverCommand("kill", "Kill a driver", SubmitCommands.kill)
+  ])
+)
 
 /**
  * Parses `argv` (as `process.argv`: node, script, then the arguments) and runs the command.

@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { type Codec, EndpointNames, type QueryMessages, RpcAddress, RpcEnv } from "@kindling/protocol"
+import { EndpointNames, Outbox, type QueryMessages, RpcAddress, RpcEnv } from "@kindling/protocol"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as FiberSet from "effect/FiberSet"
@@ -37,37 +37,6 @@ export interface Master {
   readonly state: Effect.Effect<QueryMessages.MasterStateResponse>
 }
 
-// Messages to one destination go out in order, from a fiber of their own, so a slow or unreachable peer
-// delays only its own messages and never the master.
-const makeOutbox = (rpc: RpcEnv.RpcEnv, fork: (effect: Effect.Effect<void>) => void) => {
-  const queues = new Map<string, Array<{ readonly to: RpcAddress.RpcEndpointRef; readonly message: Codec.Message }>>()
-  const drain = (key: string): Effect.Effect<void> =>
-    Effect.suspend(() => {
-      const queue = queues.get(key)!
-      const next = queue.shift()
-      if (next === undefined) {
-        queues.delete(key)
-        return Effect.void
-      }
-      return rpc.send(next.to, next.message).pipe(
-        Effect.catchAll((error) =>
-          Effect.logWarning(`Could not send ${next.message._tag} to ${next.to.toString()}: ${error.message}`)
-        ),
-        Effect.zipRight(drain(key))
-      )
-    })
-  return (to: RpcAddress.RpcEndpointRef, message: Codec.Message) => {
-    const key = RpcAddress.key(to.address)
-    const queue = queues.get(key)
-    if (queue !== undefined) {
-      queue.push({ to, message })
-      return
-    }
-    queues.set(key, [{ to, message }])
-    fork(drain(key))
-  }
-}
-
 const inboundTags: ReadonlyArray<string> = MasterCore.Inbound.members.flatMap((union) =>
   union.members.map((member) => member._tag)
 )
@@ -94,13 +63,10 @@ export const make = (
     const { onExit, ...config } = options
     const core = MasterCore.make({ ...config, self })
     const lock = yield* Effect.makeSemaphore(1)
-    // Background work (sends, the recovery timer) lives as long as the master.
+    // Background work (the recovery timer) lives as long as the master.
     const background = yield* FiberSet.make()
-    const run = yield* FiberSet.runtime(background)<never>()
-    const fork = (effect: Effect.Effect<void>) => {
-      run(effect)
-    }
-    const send = makeOutbox(rpc, fork)
+    const fork = yield* FiberSet.runtime(background)<never>()
+    const send = yield* Outbox.make(rpc)
 
     const interpret = (command: MasterCore.Command): Effect.Effect<void> => {
       switch (command._tag) {

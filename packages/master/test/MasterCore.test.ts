@@ -235,7 +235,10 @@ const check = (world: World, output: MasterCore.Output) => {
     while (queue.length > 0) {
       for (const next of graph[queue.shift()!] ?? []) {
         if (next === to) return true
-        if (!seen.has(next)) seen.add(next) && queue.push(next)
+        if (!seen.has(next)) {
+          seen.add(next)
+          queue.push(next)
+        }
       }
     }
     return false

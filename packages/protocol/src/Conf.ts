@@ -116,7 +116,14 @@ const decodeDuration = (raw: string, unit: TimeUnit): Either.Either<number, stri
   return millis < 1 ? Either.left(`${JSON.stringify(raw)} is shorter than 1ms`) : Either.right(millis)
 }
 
-const decodeMemory = (raw: string): Either.Either<number, string> => {
+/**
+ * A Spark size string (`2g`, `512m`, `1024k`; a bare number is MiB) as whole MiB, or why it is not one. The
+ * worker's `--memory` flag is read with it.
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export const decodeMemory = (raw: string): Either.Either<number, string> => {
   const text = raw.trim().toLowerCase()
   if (/^\d+\.\d+[a-z]*$/.test(text)) {
     return Either.left(`${JSON.stringify(raw)} is not a whole number (write 1536m, not 1.5g)`)

@@ -32,6 +32,8 @@ export * as MasterClient from "./MasterClient.js"
 /** @since 0.1.0 */
 export * as MasterUrl from "./MasterUrl.js"
 /** @since 0.1.0 */
+export * as Outbox from "./Outbox.js"
+/** @since 0.1.0 */
 export * as QueryMessages from "./QueryMessages.js"
 /** @since 0.1.0 */
 export * as RpcAddress from "./RpcAddress.js"

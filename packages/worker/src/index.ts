@@ -1,7 +1,21 @@
 /**
- * @kindling/worker. The worker role is built by the control-plane and app-runtime issues; this package exists so
- * the workspace, its build and its dependency rules are in place before them.
+ * @kindling/worker: the worker role of a Kindling cluster — launching, supervising and killing the driver and
+ * executor processes it is asked to run. The driver process entry is `@kindling/worker/DriverWrapper`.
  *
  * @since 0.1.0
  */
-export {}
+
+/** @since 0.1.0 */
+export * as Artifacts from "./Artifacts.js"
+/** @since 0.1.0 */
+export * as DriverRunner from "./DriverRunner.js"
+/** @since 0.1.0 */
+export * as ExecutorRunner from "./ExecutorRunner.js"
+/** @since 0.1.0 */
+export * as ProcessLauncher from "./ProcessLauncher.js"
+/** @since 0.1.0 */
+export * as Supervision from "./Supervision.js"
+/** @since 0.1.0 */
+export * as Worker from "./Worker.js"
+/** @since 0.1.0 */
+export * as WorkerCore from "./WorkerCore.js"

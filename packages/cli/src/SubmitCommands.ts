@@ -1,0 +1,175 @@
+/**
+ * `kindling submit`, `kindling status` and `kindling kill`: the submission client, on the SDK's MasterClient.
+ *
+ * @since 0.1.0
+ */
+import { Descriptions, Ids, MasterClient, RpcEnv, type SubmissionMessages } from "@kindling/protocol"
+import { NodeTransport } from "@kindling/protocol/node"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+import { pathToFileURL } from "node:url"
+import * as Settings from "./Settings.js"
+
+/**
+ * The module a worker runs for a driver: it loads the app artifact and runs its default export.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const driverWrapper = "@kindling/worker/DriverWrapper"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Common {
+  readonly master: Option.Option<string>
+  readonly propertiesFile: Option.Option<string>
+  readonly conf: ReadonlyArray<string>
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface SubmitArgs extends Common {
+  readonly deployMode: Option.Option<string>
+  readonly name: Option.Option<string>
+  readonly driverCores: Option.Option<number>
+  readonly driverMemory: Option.Option<string>
+  readonly supervise: boolean
+  readonly wait: boolean
+  readonly app: string
+  readonly args: ReadonlyArray<string>
+}
+
+const finished = new Set(["FINISHED", "FAILED", "ERROR", "KILLED", "RELAUNCHING"])
+
+// The client of one command: a client-only node (it dials out, accepts nothing) and the configured masters.
+const withClient = <A>(
+  common: Common,
+  flags: Readonly<Record<string, string | undefined>>,
+  use: (
+    client: MasterClient.MasterClient,
+    conf: Awaited<ReturnType<typeof Effect.runPromise<any, any>>>
+  ) => Effect.Effect<A, Settings.Failure>
+) =>
+  Effect.gen(function*() {
+    const conf = yield* Settings.load({
+      propertiesFile: common.propertiesFile,
+      conf: common.conf,
+      flags: { "kindling.master": Option.getOrUndefined(common.master), ...flags }
+    })
+    if (conf.master === undefined) {
+      return yield* new Settings.UsageError({ message: "No master given: use --master kindling://host:port" })
+    }
+    const rpc = RpcEnv.layer(yield* Settings.rpcOptions(conf)).pipe(Layer.provide(NodeTransport.layer))
+    return yield* Effect.gen(function*() {
+      const client = yield* MasterClient.make(conf.master!, { timeout: conf.askTimeoutMillis })
+      return yield* use(client, conf)
+    }).pipe(Effect.scoped, Effect.provide(rpc))
+  })
+
+// An APP given as a path must exist; it travels as a file:// URL, which workers on the same host (or a shared
+// file system) fetch. http(s) and file URLs are passed as they are.
+const appUrl = (app: string): Effect.Effect<string, Settings.UsageError> => {
+  if (/^(https?|file):\/\//.test(app)) return Effect.succeed(app)
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(app)) {
+    return Effect.fail(
+      new Settings.UsageError({ message: `Unsupported scheme in ${app}: use a path, file://, http:// or https://` })
+    )
+  }
+  const path = Path.resolve(app)
+  return Fs.existsSync(path)
+    ? Effect.succeed(pathToFileURL(path).href)
+    : Effect.fail(new Settings.UsageError({ message: `The app ${app} does not exist (looked for ${path})` }))
+}
+
+const statusJson = (driverId: string, status: SubmissionMessages.DriverStatusResponse) =>
+  JSON.stringify({
+    driverId,
+    state: Option.getOrNull(status.state),
+    workerId: Option.getOrNull(status.workerId),
+    workerHostPort: Option.getOrNull(status.workerHostPort),
+    exception: Option.getOrNull(Option.map(status.exception, (e) => ({ name: e.name, message: e.message })))
+  })
+
+/**
+ * Submits the app as a driver; with `--wait`, follows it to its end. The exit code is 0 only when it is
+ * submitted (or, waiting, when it FINISHED).
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const submit = (args: SubmitArgs): Effect.Effect<number, Settings.Failure> =>
+  withClient(args, {
+    "kindling.submit.deployMode": Option.getOrUndefined(args.deployMode),
+    "kindling.app.name": Option.getOrUndefined(args.name),
+    "kindling.driver.cores": Option.getOrUndefined(Option.map(args.driverCores, String)),
+    "kindling.driver.memory": Option.getOrUndefined(args.driverMemory),
+    "kindling.driver.supervise": args.supervise ? "true" : undefined
+  }, (client, conf) =>
+    Effect.gen(function*() {
+      if (conf.deployMode !== "cluster") {
+        return yield* new Settings.UsageError({
+          message: "Only --deploy-mode cluster is supported so far: the driver runs on a worker of the cluster"
+        })
+      }
+      const description = new Descriptions.DriverDescription({
+        appUrl: yield* appUrl(args.app),
+        mem: conf.driverMemoryMiB,
+        cores: conf.driverCores,
+        supervise: conf.driverSupervise,
+        command: new Descriptions.Command({
+          mainModule: driverWrapper,
+          arguments: ["{{WORKER_URL}}", "{{USER_JAR}}", ...args.args],
+          environment: conf.appName === undefined ? {} : { KINDLING_APP_NAME: conf.appName },
+          nodeOptions: []
+        }),
+        resourceReqs: []
+      })
+      const response = yield* client.submitDriver(description)
+      const driverId = Option.getOrThrow(response.driverId)
+      yield* Effect.logInfo(response.message)
+      yield* Console.log(driverId)
+      if (!args.wait) return 0
+      // Follow the driver until it ends, as Spark's client does with waitAppCompletion.
+      for (;;) {
+        yield* Effect.sleep(1000)
+        const status = yield* client.driverStatus(driverId)
+        const state = Option.getOrElse(status.state, () => "UNKNOWN")
+        if (finished.has(state)) {
+          yield* Console.log(`${driverId} ${state}`)
+          return state === "FINISHED" ? 0 : 1
+        }
+      }
+    }))
+
+/**
+ * Prints a driver's status as JSON.
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const status = (args: Common & { readonly driverId: string }): Effect.Effect<number, Settings.Failure> =>
+  withClient(args, {}, (client) =>
+    client.driverStatus(Ids.DriverId.make(args.driverId)).pipe(
+      Effect.flatMap((response) => Console.log(statusJson(args.driverId, response))),
+      Effect.as(0)
+    ))
+
+/**
+ * Asks the master to kill a driver.
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const kill = (args: Common & { readonly driverId: string }): Effect.Effect<number, Settings.Failure> =>
+  withClient(args, {}, (client) =>
+    client.killDriver(Ids.DriverId.make(args.driverId)).pipe(
+      Effect.flatMap((response) => Console.log(response.message).pipe(Effect.as(response.success ? 0 : 1)))
+    ))

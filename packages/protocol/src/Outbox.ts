@@ -1,0 +1,59 @@
+/**
+ * Fire-and-forget sending in Spark's sense: `post` returns at once, messages to one destination go out in the
+ * order they were posted, from a fiber of their own, so a slow or unreachable peer delays only its own
+ * messages and never the node that posts them. A failed send is reported to `onError` and dropped.
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import * as FiberSet from "effect/FiberSet"
+import type * as Scope from "effect/Scope"
+import type { Message } from "./Codec.js"
+import type { RpcError } from "./Errors.js"
+import { key, type RpcEndpointRef } from "./RpcAddress.js"
+import type { RpcEnv } from "./RpcEnv.js"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Post = (to: RpcEndpointRef, message: Message) => void
+
+/**
+ * An outbox on the RpcEnv; its fibers stop when the scope closes.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (
+  rpc: RpcEnv,
+  onError: (to: RpcEndpointRef, message: Message, error: RpcError) => Effect.Effect<void> = (to, message, error) =>
+    Effect.logWarning(`Could not send ${message._tag} to ${to.toString()}: ${error.message}`)
+): Effect.Effect<Post, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const fibers = yield* FiberSet.make()
+    const run = yield* FiberSet.runtime(fibers)<never>()
+    const queues = new Map<string, Array<{ readonly to: RpcEndpointRef; readonly message: Message }>>()
+    const drain = (destination: string): Effect.Effect<void> =>
+      Effect.suspend(() => {
+        const next = queues.get(destination)!.shift()
+        if (next === undefined) {
+          queues.delete(destination)
+          return Effect.void
+        }
+        return rpc.send(next.to, next.message).pipe(
+          Effect.catchAll((error) => onError(next.to, next.message, error)),
+          Effect.zipRight(drain(destination))
+        )
+      })
+    return (to, message) => {
+      const destination = key(to.address)
+      const queue = queues.get(destination)
+      if (queue !== undefined) {
+        queue.push({ to, message })
+        return
+      }
+      queues.set(destination, [{ to, message }])
+      run(drain(destination))
+    }
+  })

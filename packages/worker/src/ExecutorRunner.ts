@@ -1,0 +1,128 @@
+/**
+ * Runs one executor on a worker, as Spark's ExecutorRunner does: a work dir `<workDir>/<appId>/<execId>`, the
+ * application's executor command with its placeholders filled in, stdout and stderr in files there, and no
+ * relaunch — the master decides whether the app gets another executor.
+ *
+ * @since 0.1.0
+ */
+import type { Descriptions } from "@kindling/protocol"
+import * as Deferred from "effect/Deferred"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
+import * as Path from "node:path"
+import { makeWorkDir, nodeSpawnSpec, runProcess, unlessKilled } from "./internal/runner.js"
+import type { ProcessLauncher } from "./ProcessLauncher.js"
+import { executorFinalState, ExecutorOutcome, type ExecutorResult, exitCode, substitute } from "./Supervision.js"
+
+/**
+ * What `LaunchExecutor` carries, plus where and how the worker runs it. `memory` is in MB.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  readonly appId: string
+  readonly execId: number
+  readonly appDesc: Descriptions.ApplicationDescription
+  readonly cores: number
+  readonly memory: number
+  /** The worker's host, for `{{HOSTNAME}}`. */
+  readonly hostname: string
+  /** The worker's work dir; the executor gets `<appId>/<execId>` under it. */
+  readonly workDir: string
+  readonly workerUrl: string
+  readonly terminateTimeout: Duration.DurationInput
+  /** Turns the command's `mainModule` specifier into the absolute path of the file to run. */
+  readonly resolveModule: (specifier: string) => string
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface ExecutorHandle {
+  /**
+   * Completes once the process has started, when the worker reports RUNNING, and always before `result`. It
+   * never completes when the executor is never started (a launch failure, or a kill first), so wait on it
+   * together with `result`.
+   */
+  readonly running: Effect.Effect<void>
+  /** SIGTERM to the process group, SIGKILL after the terminate timeout. Completes once the executor has ended. */
+  readonly kill: Effect.Effect<void>
+  /** Waits for the final state, with the message and exit status for `ExecutorStateChanged`. */
+  readonly result: Effect.Effect<ExecutorResult>
+}
+
+/**
+ * Starts the executor in the background of the current scope. Closing the scope terminates the process
+ * (SIGTERM, then SIGKILL after the terminate timeout) and ends the executor as FAILED with "Worker shutting down",
+ * as Spark's shutdown hook does.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const start = (options: Options): Effect.Effect<ExecutorHandle, never, ProcessLauncher | Scope.Scope> =>
+  Effect.gen(function*() {
+    const { command } = options.appDesc
+    const killRequest = yield* Deferred.make<void>()
+    const running = yield* Deferred.make<void>()
+    const result = yield* Deferred.make<ExecutorResult>()
+    const dir = Path.join(options.workDir, options.appId, String(options.execId))
+
+    const prepare = Effect.zipRight(
+      makeWorkDir(dir),
+      nodeSpawnSpec({
+        command,
+        args: substitute(command.arguments, {
+          WORKER_URL: options.workerUrl,
+          EXECUTOR_ID: String(options.execId),
+          HOSTNAME: options.hostname,
+          CORES: String(options.cores),
+          APP_ID: options.appId
+        }),
+        memoryMB: options.memory,
+        resolveModule: options.resolveModule,
+        dir
+      })
+    )
+
+    const run = Effect.gen(function*() {
+      const spec = yield* unlessKilled(killRequest, prepare)
+      if (Option.isNone(spec)) return ExecutorOutcome.Killed({ exitCode: Option.none() })
+      const code = exitCode(
+        yield* runProcess({
+          spec: spec.value,
+          killRequest,
+          terminateTimeout: options.terminateTimeout,
+          onStarted: Deferred.succeed(running, undefined)
+        })
+      )
+      return (yield* Deferred.isDone(killRequest))
+        ? ExecutorOutcome.Killed({ exitCode: Option.some(code) })
+        : ExecutorOutcome.Exited({ exitCode: code })
+    }).pipe(
+      Effect.catchAll((error) =>
+        Effect.succeed(ExecutorOutcome.LaunchFailed({ reason: `${error._tag}: ${error.message}` }))
+      )
+    )
+
+    yield* run.pipe(
+      Effect.flatMap((outcome) => Deferred.succeed(result, executorFinalState(outcome))),
+      Effect.onInterrupt(() =>
+        Deferred.succeed(result, {
+          state: "FAILED",
+          message: Option.some("Worker shutting down"),
+          exitStatus: Option.none()
+        })
+      ),
+      Effect.forkScoped
+    )
+
+    return {
+      running: Deferred.await(running),
+      kill: Effect.zipRight(Deferred.succeed(killRequest, undefined), Deferred.await(result)).pipe(Effect.asVoid),
+      result: Deferred.await(result)
+    }
+  })

@@ -1,0 +1,117 @@
+// What DriverRunner and ExecutorRunner share: preparing the work dir and the node command line, and running one
+// process so that a kill, or the runner's own interruption, terminates it.
+import type { Descriptions } from "@kindling/protocol"
+import * as Data from "effect/Data"
+import * as Deferred from "effect/Deferred"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+import {
+  parentWatchUrl,
+  type ProcessExit,
+  ProcessLauncher,
+  type Spawned,
+  type SpawnFailed,
+  type SpawnSpec
+} from "../ProcessLauncher.js"
+import { reasonOf } from "./reason.js"
+
+export class WorkDirFailed
+  extends Data.TaggedError("WorkDirFailed")<{ readonly path: string; readonly reason: string }>
+{
+  override get message(): string {
+    return `Cannot create the work dir ${this.path}: ${this.reason}`
+  }
+}
+
+export class ModuleNotResolved
+  extends Data.TaggedError("ModuleNotResolved")<{ readonly specifier: string; readonly reason: string }>
+{
+  override get message(): string {
+    return `Cannot resolve the main module ${this.specifier}: ${this.reason}`
+  }
+}
+
+export const makeWorkDir = (path: string): Effect.Effect<void, WorkDirFailed> =>
+  Effect.tryPromise({
+    try: () => Fs.promises.mkdir(path, { recursive: true }),
+    catch: (error) => new WorkDirFailed({ path, reason: reasonOf(error) })
+  })
+
+const inheritedEnv = (): Record<string, string> => {
+  const env: Record<string, string> = {}
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value !== undefined) env[key] = value
+  }
+  return env
+}
+
+// `node --import parent-watch [--max-old-space-size] [nodeOptions] <main> <args>` in `dir`, logging there.
+export const nodeSpawnSpec = (options: {
+  readonly command: Descriptions.Command
+  readonly args: ReadonlyArray<string>
+  readonly memoryMB: number
+  readonly resolveModule: (specifier: string) => string
+  readonly dir: string
+}): Effect.Effect<SpawnSpec, ModuleNotResolved> =>
+  Effect.try({
+    try: () => options.resolveModule(options.command.mainModule),
+    catch: (error) => new ModuleNotResolved({ specifier: options.command.mainModule, reason: reasonOf(error) })
+  }).pipe(Effect.map((main) => ({
+    command: process.execPath,
+    args: [
+      "--import",
+      parentWatchUrl,
+      // 0 MB would make V8 refuse to start; it means "no limit asked for".
+      ...(options.memoryMB > 0 ? [`--max-old-space-size=${options.memoryMB}`] : []),
+      ...options.command.nodeOptions,
+      main,
+      ...options.args
+    ],
+    env: { ...inheritedEnv(), ...options.command.environment },
+    cwd: options.dir,
+    stdoutFile: Path.join(options.dir, "stdout"),
+    stderrFile: Path.join(options.dir, "stderr")
+  })))
+
+export const terminate = (spawned: Spawned, timeout: Duration.DurationInput): Effect.Effect<ProcessExit> =>
+  spawned.signal("SIGTERM").pipe(
+    Effect.zipRight(Effect.timeoutOption(spawned.exited, timeout)),
+    Effect.flatMap(Option.match({
+      onNone: () => Effect.zipRight(spawned.signal("SIGKILL"), spawned.exited),
+      onSome: Effect.succeed
+    }))
+  )
+
+// None when a kill was asked for before `effect` completed; `effect` is then interrupted.
+export const unlessKilled = <A, E, R>(
+  killRequest: Deferred.Deferred<void>,
+  effect: Effect.Effect<A, E, R>
+): Effect.Effect<Option.Option<A>, E, R> =>
+  Effect.raceFirst(Effect.asSome(effect), Effect.as(Deferred.await(killRequest), Option.none()))
+
+// Should the runner be interrupted (its scope closing as the worker stops), the release terminates the process
+// before the interruption completes, so a clean worker shutdown leaves no child behind. A process that ended
+// normally is not signalled again: its group id may already belong to someone else.
+export const runProcess = (options: {
+  readonly spec: SpawnSpec
+  readonly killRequest: Deferred.Deferred<void>
+  readonly terminateTimeout: Duration.DurationInput
+  readonly onStarted: Effect.Effect<void>
+}): Effect.Effect<ProcessExit, SpawnFailed, ProcessLauncher> =>
+  Effect.flatMap(ProcessLauncher, (launcher) =>
+    Effect.acquireUseRelease(
+      launcher.spawn(options.spec),
+      (spawned) =>
+        Effect.zipRight(
+          options.onStarted,
+          Effect.race(
+            spawned.exited,
+            Effect.zipRight(Deferred.await(options.killRequest), terminate(spawned, options.terminateTimeout))
+          )
+        ),
+      (spawned, exit) => Exit.isSuccess(exit) ? Effect.void : terminate(spawned, options.terminateTimeout)
+    ))

@@ -1,0 +1,134 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Descriptions } from "@kindling/protocol"
+import { ExecutorRunner, ProcessLauncher } from "@kindling/worker"
+import { Effect, Exit, Option, Scope } from "effect"
+import * as Path from "node:path"
+import { command, eventually, isAlive, readText, resolveFixture, tempDir } from "./fixtures/support.js"
+
+const appId = "app-20240101000000-0007"
+const workerUrl = "kindling://Worker@127.0.0.1:7078"
+
+const appDesc = (executorCommand: Descriptions.Command) =>
+  new Descriptions.ApplicationDescription({
+    name: "test app",
+    maxCores: Option.none(),
+    memoryPerExecutorMB: 64,
+    command: executorCommand,
+    appUiUrl: "http://127.0.0.1:4040",
+    eventLogDir: Option.none(),
+    eventLogCodec: Option.none(),
+    coresPerExecutor: Option.none(),
+    initialExecutorLimit: Option.none(),
+    user: "tester",
+    resourceReqsPerExecutor: []
+  })
+
+const options = (
+  workDir: string,
+  executorCommand: Descriptions.Command,
+  overrides: Partial<ExecutorRunner.Options> = {}
+): ExecutorRunner.Options => ({
+  appId,
+  execId: 2,
+  appDesc: appDesc(executorCommand),
+  cores: 4,
+  memory: 96,
+  hostname: "host-a",
+  workDir,
+  workerUrl,
+  terminateTimeout: "5 seconds",
+  resolveModule: resolveFixture,
+  ...overrides
+})
+
+const live = (name: string, test: () => Effect.Effect<void, unknown, ProcessLauncher.ProcessLauncher | Scope.Scope>) =>
+  it.scopedLive(name, () => test().pipe(Effect.provide(ProcessLauncher.layerNode)), 20_000)
+
+const readyPid = (stdoutFile: string) =>
+  eventually(readText(stdoutFile), (text) => text.startsWith("ready ")).pipe(
+    Effect.map((text) => Number(text.split(" ")[1]))
+  )
+
+describe("ExecutorRunner", () => {
+  live("reports running, then EXITED with the exit code", () =>
+    Effect.gen(function*() {
+      const workDir = yield* tempDir
+      const executorDir = Path.join(workDir, appId, "2")
+      const args = ["3", "{{WORKER_URL}}", "{{EXECUTOR_ID}}", "{{HOSTNAME}}", "{{CORES}}", "{{APP_ID}}", "{{USER_JAR}}"]
+      const executor = yield* ExecutorRunner.start(options(workDir, command("exit", args)))
+      yield* executor.running
+      assert.deepStrictEqual(yield* executor.result, {
+        state: "EXITED",
+        message: Option.some("Command exited with code 3"),
+        exitStatus: Option.some(3)
+      })
+      const report = JSON.parse(yield* readText(Path.join(executorDir, "stdout")))
+      assert.deepStrictEqual(report.args, [workerUrl, "2", "host-a", "4", appId, "{{USER_JAR}}"])
+      assert.deepStrictEqual(report.execArgv, ["--import", ProcessLauncher.parentWatchUrl, "--max-old-space-size=96"])
+      assert.strictEqual(report.cwd, executorDir)
+      assert.strictEqual(yield* readText(Path.join(executorDir, "stderr")), "to stderr\n")
+    }))
+
+  live("an exit with 0 is EXITED too", () =>
+    Effect.gen(function*() {
+      const executor = yield* ExecutorRunner.start(options(yield* tempDir, command("exit", ["0"])))
+      const result = yield* executor.result
+      assert.strictEqual(result.state, "EXITED")
+      assert.deepStrictEqual(result.exitStatus, Option.some(0))
+    }))
+
+  live("kill ends it as KILLED with the exit status of the terminated process", () =>
+    Effect.gen(function*() {
+      const workDir = yield* tempDir
+      const executor = yield* ExecutorRunner.start(options(workDir, command("hang")))
+      yield* executor.running
+      const pid = yield* readyPid(Path.join(workDir, appId, "2", "stdout"))
+      yield* executor.kill
+      assert.deepStrictEqual(yield* executor.result, {
+        state: "KILLED",
+        message: Option.none(),
+        exitStatus: Option.some(143)
+      })
+      assert.isFalse(isAlive(pid))
+    }))
+
+  live("kill SIGKILLs an executor that ignores SIGTERM after the terminate timeout", () =>
+    Effect.gen(function*() {
+      const workDir = yield* tempDir
+      const executor = yield* ExecutorRunner.start(
+        options(workDir, command("hang", ["ignore-term"]), { terminateTimeout: "200 millis" })
+      )
+      yield* readyPid(Path.join(workDir, appId, "2", "stdout"))
+      yield* executor.kill
+      assert.deepStrictEqual((yield* executor.result).exitStatus, Option.some(137))
+    }))
+
+  live("a launch failure is FAILED with the failure's text", () =>
+    Effect.gen(function*() {
+      const executor = yield* ExecutorRunner.start(options(yield* tempDir, command("nowhere"), {
+        resolveModule: () => {
+          throw new Error("not installed")
+        }
+      }))
+      assert.deepStrictEqual(yield* executor.result, {
+        state: "FAILED",
+        message: Option.some("ModuleNotResolved: Cannot resolve the main module nowhere: not installed"),
+        exitStatus: Option.none()
+      })
+    }))
+
+  live("closing the scope terminates it and ends it as FAILED: Worker shutting down", () =>
+    Effect.gen(function*() {
+      const workDir = yield* tempDir
+      const scope = yield* Scope.make()
+      const executor = yield* ExecutorRunner.start(options(workDir, command("hang"))).pipe(Scope.extend(scope))
+      const pid = yield* readyPid(Path.join(workDir, appId, "2", "stdout"))
+      yield* Scope.close(scope, Exit.void)
+      assert.isFalse(isAlive(pid))
+      assert.deepStrictEqual(yield* executor.result, {
+        state: "FAILED",
+        message: Option.some("Worker shutting down"),
+        exitStatus: Option.none()
+      })
+    }))
+})
