@@ -580,6 +580,9 @@ const workerLatestState = (step: Step, message: WorkerMessages.WorkerLatestState
     log(step, "Warning", `Worker state from unknown worker: ${message.id}`)
     return
   }
+  // A worker that has not answered MasterChanged yet re-registered before the answer arrived; until it does
+  // answer, the master does not know what it runs, and must not kill it.
+  if (worker.state === "UNKNOWN") return
   for (const executor of message.executors) {
     if (!worker.executors.has(Ids.fullExecutorId(executor.appId, executor.execId))) {
       send(
