@@ -1,0 +1,201 @@
+// The kindling command on bad input: a clear message and a non-zero exit, never a stack trace.
+import { assert, beforeAll, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import * as ChildProcess from "node:child_process"
+import * as Fs from "node:fs"
+import * as Net from "node:net"
+import * as Path from "node:path"
+import { freePort, isRunning, kindling, requireBuild, root, run, startMaster, temporaryDirectory } from "./fixtures/cluster.js"
+
+interface Outcome {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** `bin/kindling <args>` with extra environment variables; also returns the pid of the process. */
+const runWith = (args: ReadonlyArray<string>, env: Record<string, string>) =>
+  Effect.async<Outcome & { readonly pid: number }>((resume) => {
+    const child = ChildProcess.execFile(
+      kindling,
+      args,
+      { cwd: root, timeout: 60_000, env: { ...process.env, ...env } },
+      (error, stdout, stderr) => {
+        const code = error === null ? 0 : (error.code as number | null) ?? null
+        resume(Effect.succeed({ code, stdout, stderr, pid: child.pid! }))
+      }
+    )
+  })
+
+/** Asserts the exit code and the text, and that nothing looks like a stack trace. */
+const expectRejected = (outcome: Outcome, code: number, ...texts: Array<string | RegExp>) => {
+  const output = `${outcome.stdout}${outcome.stderr}`
+  assert.strictEqual(outcome.code, code, output)
+  for (const text of texts) {
+    if (typeof text === "string") assert.include(output, text)
+    else assert.match(output, text)
+  }
+  assert.notInclude(output, "    at ", output)
+}
+
+/** Resolves to whether something accepts connections on 127.0.0.1:port. */
+const listening = (port: number) =>
+  Effect.async<boolean>((resume) => {
+    const socket = Net.connect(port, "127.0.0.1")
+    socket.once("connect", () => {
+      socket.destroy()
+      resume(Effect.succeed(true))
+    })
+    socket.once("error", () => resume(Effect.succeed(false)))
+  })
+
+describe("kindling on bad input", () => {
+  beforeAll(requireBuild)
+
+  describe("the command line", () => {
+    it.live("--version prints the version", () =>
+      Effect.gen(function*() {
+        const outcome = yield* run(["--version"])
+        assert.strictEqual(outcome.code, 0, outcome.stderr)
+        assert.strictEqual(outcome.stdout.trim(), "0.1.0")
+        assert.notInclude(outcome.stderr, "    at ")
+      }))
+
+    it.live("--help lists every command", () =>
+      Effect.gen(function*() {
+        const outcome = yield* run(["--help"])
+        assert.strictEqual(outcome.code, 0, outcome.stderr)
+        for (const name of ["master", "worker", "submit", "status", "kill"]) {
+          assert.match(outcome.stdout, new RegExp(`- ${name} `), name)
+        }
+      }))
+
+    it.live("an unknown flag exits 2 and names the flag", () =>
+      Effect.gen(function*() {
+        expectRejected(yield* run(["master", "--bogus"]), 2, "--bogus")
+      }))
+  })
+
+  describe("configuration", () => {
+    it.live("an unknown --conf key", () =>
+      Effect.gen(function*() {
+        expectRejected(
+          yield* run(["master", "--conf", "kindling.bogus=1"]),
+          1,
+          "kindling.bogus is not a Kindling configuration key"
+        )
+      }))
+
+    it.live("a --conf value of the wrong type names the key and the expected type", () =>
+      Effect.gen(function*() {
+        expectRejected(yield* run(["master", "--conf", "kindling.worker.timeout=abc"]), 1, "kindling.worker.timeout", "duration")
+      }))
+
+    it.live("a misspelt key suggests the right one", () =>
+      Effect.gen(function*() {
+        expectRejected(
+          yield* run(["master", "--conf", "kindling.worker.timout=5s"]),
+          1,
+          "kindling.worker.timout",
+          "did you mean kindling.worker.timeout?"
+        )
+      }))
+
+    it.live("a bad value in the environment names the environment", () =>
+      Effect.gen(function*() {
+        expectRejected(
+          yield* runWith(["master"], { KINDLING_WORKER_TIMEOUT: "abc" }),
+          1,
+          "environment",
+          "kindling.worker.timeout",
+          "duration"
+        )
+      }))
+
+    it.scopedLive("a missing --properties-file", () =>
+      Effect.gen(function*() {
+        const dir = yield* temporaryDirectory
+        const missing = Path.join(dir, "missing.conf")
+        expectRejected(yield* run(["master", "--properties-file", missing]), 1, missing, "does not exist")
+      }))
+
+    it.scopedLive("a properties file with a bad line names the file and the line", () =>
+      Effect.gen(function*() {
+        const dir = yield* temporaryDirectory
+        const file = Path.join(dir, "kindling.conf")
+        Fs.writeFileSync(file, "# defaults\nkindling.worker.timeout 5s\n\n=novalue\n")
+        expectRejected(yield* run(["master", "--properties-file", file]), 1, `${file} line 4`, "key=value")
+      }))
+
+    it.live("FILESYSTEM recovery without a directory is refused, and no process is left behind", () =>
+      Effect.gen(function*() {
+        const port = yield* freePort
+        const outcome = yield* runWith([
+          "master",
+          "--host",
+          "127.0.0.1",
+          "--port",
+          String(port),
+          "--conf",
+          "kindling.deploy.recoveryMode=FILESYSTEM"
+        ], {})
+        expectRejected(outcome, 1, "kindling.deploy.recoveryDirectory is not set")
+        assert.isFalse(isRunning(outcome.pid))
+        assert.isFalse(yield* listening(port))
+      }))
+  })
+
+  describe("worker", () => {
+    it.live("an invalid master URL", () =>
+      Effect.gen(function*() {
+        expectRejected(yield* run(["worker", "not-a-url"]), 1, "Invalid master URL", "not-a-url")
+      }))
+
+    it.live("a bad --memory", () =>
+      Effect.gen(function*() {
+        expectRejected(yield* run(["worker", "kindling://127.0.0.1:1", "--memory", "2x"]), 1, "--memory", "2x")
+      }))
+  })
+
+  describe("submit, status, kill", () => {
+    it.live("submit without --deploy-mode cluster explains that only cluster mode is supported", () =>
+      Effect.gen(function*() {
+        expectRejected(
+          yield* run(["submit", "--master", "kindling://127.0.0.1:1", "/no/such/app.mjs"]),
+          1,
+          "Only --deploy-mode cluster is supported"
+        )
+        expectRejected(
+          yield* run(["submit", "--master", "kindling://127.0.0.1:1", "--deploy-mode", "client", "/no/such/app.mjs"]),
+          1,
+          "Only --deploy-mode cluster is supported"
+        )
+      }))
+
+    it.live("status against a master nobody runs is a connection error", () =>
+      Effect.gen(function*() {
+        const port = yield* freePort
+        expectRejected(
+          yield* run(["status", "--master", `kindling://127.0.0.1:${port}`, "driver-x"]),
+          1,
+          /connect|connection/i,
+          `127.0.0.1:${port}`
+        )
+      }))
+
+    it.scopedLive("submit of a missing app, and kill of an unknown driver, against a running master", () =>
+      Effect.gen(function*() {
+        const master = yield* startMaster()
+        expectRejected(
+          yield* run(["submit", "--master", master.url, "--deploy-mode", "cluster", "/no/such/app.mjs"]),
+          1,
+          "/no/such/app.mjs",
+          "does not exist"
+        )
+        expectRejected(yield* run(["kill", "--master", master.url, "driver-unknown"]), 1, "driver-unknown", "does not exist")
+        // The master shrugs both off.
+        assert.isTrue(isRunning(master.node.pid))
+        assert.notInclude(master.node.output(), "    at ")
+      }))
+  })
+})

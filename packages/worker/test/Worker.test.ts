@@ -1,0 +1,175 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Ids, RpcAddress, RpcEnv, Transport, WorkerMessages } from "@kindling/protocol"
+import { ProcessLauncher, Worker } from "@kindling/worker"
+import { Clock, Deferred, Effect, Layer, TestClock } from "effect"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+
+// Lets in-memory deliveries (microtasks) and the fibers they wake run, without moving the test clock.
+const settle = Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 5)))
+
+// A master that never answers: it only notes when each registration attempt arrives.
+const silentMaster = Effect.gen(function*() {
+  const rpc = yield* RpcEnv.make({ host: "master", port: 7077 })
+  const attempts: Array<number> = []
+  yield* rpc.register("Master", {
+    inbound: WorkerMessages.WorkerToMaster,
+    handlers: {
+      RegisterWorker: () => Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => attempts.push(now))),
+      Heartbeat: () => Effect.void,
+      ExecutorStateChanged: () => Effect.succeed(true),
+      DriverStateChanged: () => Effect.void,
+      WorkerSchedulerStateResponse: () => Effect.void,
+      WorkerLatestState: () => Effect.void,
+      WorkerDecommissioning: () => Effect.void
+    }
+  })
+  return { address: rpc.address!, attempts }
+})
+
+// A master that accepts the worker and can then tell it things.
+const acceptingMaster = Effect.gen(function*() {
+  const rpc = yield* RpcEnv.make({ host: "master", port: 7077 })
+  const self = RpcAddress.endpoint(rpc.address!, "Master")
+  const worker = yield* Deferred.make<RpcAddress.RpcEndpointRef>()
+  yield* rpc.register("Master", {
+    inbound: WorkerMessages.WorkerToMaster,
+    handlers: {
+      RegisterWorker: (message) =>
+        rpc.send(
+          message.worker,
+          new WorkerMessages.RegisteredWorker({
+            master: self,
+            masterWebUiUrl: "",
+            masterAddress: message.masterAddress,
+            duplicate: false
+          })
+        ).pipe(Effect.zipRight(Deferred.succeed(worker, message.worker)), Effect.orDie),
+      Heartbeat: () => Effect.void,
+      ExecutorStateChanged: () => Effect.succeed(true),
+      DriverStateChanged: () => Effect.void,
+      WorkerSchedulerStateResponse: () => Effect.void,
+      WorkerLatestState: () => Effect.void,
+      WorkerDecommissioning: () => Effect.void
+    }
+  })
+  return { rpc, address: rpc.address!, worker: Deferred.await(worker) }
+})
+
+const startWorker = (
+  master: RpcAddress.RpcAddress,
+  onExit: (code: number) => Effect.Effect<void>,
+  cleanup: { enabled: boolean; intervalMillis: number; appDataTtlMillis: number } = {
+    enabled: false,
+    intervalMillis: 1_800_000,
+    appDataTtlMillis: 604_800_000
+  }
+) =>
+  Effect.gen(function*() {
+    const rpc = yield* RpcEnv.make({ host: "worker", port: 40000 })
+    const workDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "kindling-worker-test-"))
+    yield* Effect.addFinalizer(() => Effect.sync(() => Fs.rmSync(workDir, { recursive: true, force: true })))
+    const worker = yield* Worker.make({
+      workerId: Ids.WorkerId.make("worker-test"),
+      cores: 4,
+      memory: 4096,
+      masters: [master],
+      webUiUrl: "",
+      workDir,
+      localDir: Path.join(workDir, "local"),
+      workerTimeoutMillis: 60_000,
+      registration: {
+        initialIntervalMillis: 10_000,
+        initialAttempts: 6,
+        prolongedIntervalMillis: 60_000,
+        maxAttempts: 16
+      },
+      fuzz: 1,
+      cleanup,
+      retainedExecutors: 10,
+      retainedDrivers: 10,
+      driverTerminateTimeoutMillis: 10_000,
+      executorTerminateTimeoutMillis: 10_000,
+      superviseInitialBackoffMillis: 1000,
+      executorStateSyncMaxAttempts: 5,
+      askTimeoutMillis: 120_000,
+      onExit: (code) => onExit(code)
+    }).pipe(Effect.provideService(RpcEnv.RpcEnv, rpc))
+    return { worker, workDir, localDir: Path.join(workDir, "local") }
+  })
+
+describe("Worker registration under TestClock", () => {
+  it.scoped("tries 6 times 10 s apart, 10 more 60 s apart, then exits with code 1", () =>
+    Effect.gen(function*() {
+      const master = yield* silentMaster
+      const exited = yield* Deferred.make<number>()
+      yield* startWorker(master.address, (code) => Deferred.succeed(exited, code))
+      yield* settle
+      for (let second = 0; second < 800; second += 5) {
+        yield* TestClock.adjust("5 seconds")
+        yield* settle
+      }
+      const seconds = master.attempts.map((at) => at / 1000)
+      assert.deepStrictEqual(seconds, [
+        0,
+        10,
+        20,
+        30,
+        40,
+        50,
+        60,
+        120,
+        180,
+        240,
+        300,
+        360,
+        420,
+        480,
+        540,
+        600,
+        660
+      ])
+      assert.strictEqual(yield* Deferred.await(exited), 1)
+    }).pipe(Effect.provide(Layer.merge(Transport.layerMemory, ProcessLauncher.layerNode))), 30_000)
+})
+
+describe("Worker directories", () => {
+  const poll = (done: () => boolean) =>
+    Effect.gen(function*() {
+      for (let i = 0; i < 100 && !done(); i++) yield* Effect.sleep("20 millis")
+      return done()
+    })
+
+  it.scopedLive("the periodic cleanup deletes old app dirs and keeps recent ones", () =>
+    Effect.gen(function*() {
+      const master = yield* acceptingMaster
+      const { workDir } = yield* startWorker(master.address, () => Effect.void, {
+        enabled: true,
+        intervalMillis: 100,
+        appDataTtlMillis: 60_000
+      })
+      const old = Path.join(workDir, "app-20200101000000-0000")
+      const recent = Path.join(workDir, "app-20200101000000-0001")
+      for (const dir of [old, recent]) Fs.mkdirSync(Path.join(dir, "0"), { recursive: true })
+      Fs.writeFileSync(Path.join(old, "0", "stdout"), "old")
+      Fs.writeFileSync(Path.join(recent, "0", "stdout"), "recent")
+      const past = new Date(Date.now() - 3_600_000)
+      for (const path of [Path.join(old, "0", "stdout"), Path.join(old, "0"), old]) Fs.utimesSync(path, past, past)
+      yield* master.worker
+      assert.isTrue(yield* poll(() => !Fs.existsSync(old)), "the old app dir is still there")
+      assert.isTrue(Fs.existsSync(recent))
+    }).pipe(Effect.provide(Layer.merge(Transport.layerMemory, ProcessLauncher.layerNode))), 30_000)
+
+  it.scopedLive("ApplicationFinished deletes the app's local dirs", () =>
+    Effect.gen(function*() {
+      const master = yield* acceptingMaster
+      const { localDir } = yield* startWorker(master.address, () => Effect.void)
+      const appId = Ids.AppId.make("app-20200101000000-0002")
+      Fs.mkdirSync(Path.join(localDir, appId, "blockmgr"), { recursive: true })
+      const worker = yield* master.worker
+      yield* master.rpc.send(worker, new WorkerMessages.ApplicationFinished({ id: appId }))
+      assert.isTrue(yield* poll(() => !Fs.existsSync(Path.join(localDir, appId))))
+      assert.isTrue(Fs.existsSync(localDir))
+    }).pipe(Effect.provide(Layer.merge(Transport.layerMemory, ProcessLauncher.layerNode))), 30_000)
+})
