@@ -49,7 +49,7 @@ const listening = (port: number) =>
     socket.once("error", () => resume(Effect.succeed(false)))
   })
 
-describe("kindling on bad input", () => {
+describe.concurrent("kindling on bad input", () => {
   beforeAll(requireBuild)
 
   describe("the command line", () => {
