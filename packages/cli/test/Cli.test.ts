@@ -5,7 +5,16 @@ import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"
 import * as Net from "node:net"
 import * as Path from "node:path"
-import { freePort, isRunning, kindling, requireBuild, root, run, startMaster, temporaryDirectory } from "./fixtures/cluster.js"
+import {
+  freePort,
+  isRunning,
+  kindling,
+  requireBuild,
+  root,
+  run,
+  startMaster,
+  temporaryDirectory
+} from "./fixtures/cluster.js"
 
 interface Outcome {
   readonly code: number | null
@@ -49,7 +58,7 @@ const listening = (port: number) =>
     socket.once("error", () => resume(Effect.succeed(false)))
   })
 
-describe.concurrent("kindling on bad input", () => {
+describe("kindling on bad input", () => {
   beforeAll(requireBuild)
 
   describe("the command line", () => {
@@ -88,7 +97,12 @@ describe.concurrent("kindling on bad input", () => {
 
     it.live("a --conf value of the wrong type names the key and the expected type", () =>
       Effect.gen(function*() {
-        expectRejected(yield* run(["master", "--conf", "kindling.worker.timeout=abc"]), 1, "kindling.worker.timeout", "duration")
+        expectRejected(
+          yield* run(["master", "--conf", "kindling.worker.timeout=abc"]),
+          1,
+          "kindling.worker.timeout",
+          "duration"
+        )
       }))
 
     it.live("a misspelt key suggests the right one", () =>
@@ -192,7 +206,12 @@ describe.concurrent("kindling on bad input", () => {
           "/no/such/app.mjs",
           "does not exist"
         )
-        expectRejected(yield* run(["kill", "--master", master.url, "driver-unknown"]), 1, "driver-unknown", "does not exist")
+        expectRejected(
+          yield* run(["kill", "--master", master.url, "driver-unknown"]),
+          1,
+          "driver-unknown",
+          "does not exist"
+        )
         // The master shrugs both off.
         assert.isTrue(isRunning(master.node.pid))
         assert.notInclude(master.node.output(), "    at ")

@@ -73,7 +73,8 @@ const kinds = Object.keys(codecs) as ReadonlyArray<Record["kind"]>
 // Ids are ours (`app-…`, `driver-…`, `worker-<host>-<port>`), but a file name must never leave the directory.
 const fileName = (kind: Record["kind"], id: string) => `${kind}_${encodeURIComponent(id)}`
 
-const temporaryMarker = ".tmp-"
+// Temporary files start with a dot, which no record file does, whatever its id.
+const temporaryPrefix = ".tmp-"
 
 /**
  * Recovery mode FILESYSTEM: one JSON file per record (`app_<id>`, `driver_<id>`, `worker_<id>`). A write goes to
@@ -92,6 +93,16 @@ export const makeFileSystem = (directory: string): Effect.Effect<PersistenceEngi
           new PersistenceError({ operation, path, reason: error instanceof Error ? error.message : String(error) })
       })
     yield* attempt("create", directory, () => Fs.mkdir(directory, { recursive: true }))
+    const recordFile = (kind: Record["kind"], id: string) =>
+      Effect.try({
+        try: () => fileName(kind, id),
+        catch: () =>
+          new PersistenceError({
+            operation: "name",
+            path: directory,
+            reason: `id ${JSON.stringify(id)} cannot be a file name`
+          })
+      })
 
     const syncDirectory = attempt("sync", directory, async () => {
       const handle = await Fs.open(directory, "r")
@@ -104,8 +115,9 @@ export const makeFileSystem = (directory: string): Effect.Effect<PersistenceEngi
 
     const persist = (record: Record) =>
       Effect.gen(function*() {
-        const target = Path.join(directory, fileName(record.kind, record.value.id))
-        const temporary = `${target}${temporaryMarker}${randomBytes(6).toString("hex")}`
+        const name = yield* recordFile(record.kind, record.value.id)
+        const target = Path.join(directory, name)
+        const temporary = Path.join(directory, `${temporaryPrefix}${randomBytes(6).toString("hex")}-${name}`)
         const json = yield* Schema.encode(codecs[record.kind] as Schema.Schema<typeof record.value, string>)(
           record.value
         ).pipe(
@@ -126,7 +138,7 @@ export const makeFileSystem = (directory: string): Effect.Effect<PersistenceEngi
 
     const unpersist = (kind: Record["kind"], id: string) =>
       Effect.gen(function*() {
-        const target = Path.join(directory, fileName(kind, id))
+        const target = Path.join(directory, yield* recordFile(kind, id))
         yield* attempt("remove", target, () => Fs.rm(target, { force: true }))
         yield* syncDirectory
       })
@@ -140,7 +152,7 @@ export const makeFileSystem = (directory: string): Effect.Effect<PersistenceEngi
       }
       for (const name of names.sort()) {
         const path = Path.join(directory, name)
-        if (name.includes(temporaryMarker)) {
+        if (name.startsWith(temporaryPrefix)) {
           yield* attempt("remove", path, () => Fs.rm(path, { force: true }))
           continue
         }

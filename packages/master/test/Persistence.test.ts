@@ -8,7 +8,12 @@ import * as Path from "node:path"
 
 // ---- records ---------------------------------------------------------------------------------------------
 
-const command = new Descriptions.Command({ mainModule: "m", arguments: ["a"], environment: { K: "v" }, nodeOptions: [] })
+const command = new Descriptions.Command({
+  mainModule: "m",
+  arguments: ["a"],
+  environment: { K: "v" },
+  nodeOptions: []
+})
 
 const application = (id: string, startTime: number, name = "app") =>
   new QueryMessages.ApplicationInfo({
@@ -254,8 +259,8 @@ describe("Persistence", () => {
           const record = `driver_${driverId}`
           const full = Fs.readFileSync(Path.join(directory, record), "utf8")
           // An interrupted overwrite of the record, and an interrupted first write of another one.
-          const torn = `${record}.tmp-0123456789ab`
-          const tornNew = `app_${appId}.tmp-ba9876543210`
+          const torn = `.tmp-0123456789ab-${record}`
+          const tornNew = `.tmp-ba9876543210-app_${appId}`
           Fs.writeFileSync(Path.join(directory, torn), full.slice(0, Math.floor(full.length / 2)))
           Fs.writeFileSync(Path.join(directory, tornNew), "{\"id\":\"app-2026")
           const stored = yield* persistence.readAll
@@ -276,7 +281,7 @@ describe("Persistence", () => {
           // The complete new version was written and flushed, but the rename never happened.
           const record = `worker_${workerId}`
           const newer = Schema.encodeSync(Schema.parseJson(QueryMessages.WorkerInfo))(worker(workerId, 16))
-          Fs.writeFileSync(Path.join(directory, `${record}.tmp-deadbeef0001`), newer)
+          Fs.writeFileSync(Path.join(directory, `.tmp-deadbeef0001-${record}`), newer)
           const stored = yield* persistence.readAll
           assert.deepStrictEqual(encodeStored(stored).workers, [Schema.encodeSync(QueryMessages.WorkerInfo)(old)])
           assert.deepStrictEqual(listing(directory), [record])
@@ -326,10 +331,8 @@ describe("Persistence", () => {
         assert.deepStrictEqual(listing(parent), ["recovery"])
       }))
 
-    // BUG (packages/master/src/Persistence.ts, readAll): any file whose name contains ".tmp-" is taken for the
-    // leftover of an interrupted write and deleted, and file names keep "." and "-" of the id as they are. A
-    // worker id embeds its host name, and "build.tmp-3.example" is a valid host name, so that worker's record
-    // is silently deleted on the next election: state lost across a restart. This test fails until fixed.
+    // A worker id embeds its host name, and "build.tmp-3.example" is a valid one: its record must not be taken
+    // for the leftover of an interrupted write.
     it.scopedLive("a record whose id contains \".tmp-\" survives readAll", () =>
       Effect.gen(function*() {
         const { persistence } = yield* engine
@@ -399,7 +402,11 @@ describe("Persistence", () => {
             id: fc.constantFrom(...ids),
             n: fc.nat({ max: 1000 })
           }),
-          fc.record({ op: fc.constant("unpersist" as const), kind: fc.constantFrom(...kinds), id: fc.constantFrom(...ids) })
+          fc.record({
+            op: fc.constant("unpersist" as const),
+            kind: fc.constantFrom(...kinds),
+            id: fc.constantFrom(...ids)
+          })
         )
         const recordOf = (kind: (typeof kinds)[number], id: string, n: number): MasterCore.Record =>
           kind === "app"
@@ -436,8 +443,7 @@ describe("Persistence", () => {
               for (const list of [stored.apps, stored.drivers]) {
                 for (let i = 1; i < list.length; i++) assert.isTrue(list[i - 1]!.startTime <= list[i]!.startTime)
               }
-            }).pipe(Effect.scoped, Effect.runPromise)
-          ),
+            }).pipe(Effect.scoped, Effect.runPromise)),
           { numRuns: 50 }
         )
       }))
