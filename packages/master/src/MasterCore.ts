@@ -484,18 +484,7 @@ const removeWorker = (step: Step, worker: WorkerEntry, reason: string) => {
   state.idToWorker.delete(worker.id)
   if (state.addressToWorker.get(workerKey(worker)) === worker) state.addressToWorker.delete(workerKey(worker))
   for (const executor of [...worker.executors.values()]) {
-    send(
-      step,
-      executor.app.driver,
-      new AppClient.ExecutorUpdated({
-        id: executor.id,
-        state: "LOST",
-        message: Option.some("worker lost"),
-        exitStatus: Option.none(),
-        workerHost: Option.some(worker.host)
-      })
-    )
-    executor.state = "LOST"
+    workerGone(step, executor, "LOST", "worker lost")
     removeExecutorFromApp(executor)
     releaseExecutor(executor)
   }
@@ -515,23 +504,29 @@ const removeWorker = (step: Step, worker: WorkerEntry, reason: string) => {
   schedule(step)
 }
 
+// Tells an executor's app that its worker is lost or decommissioned (with the host, so the driver can drop the
+// host's shuffle outputs), and marks the executor so.
+const workerGone = (step: Step, executor: ExecutorEntry, state: "LOST" | "DECOMMISSIONED", message: string) => {
+  send(
+    step,
+    executor.app.driver,
+    new AppClient.ExecutorUpdated({
+      id: executor.id,
+      state,
+      message: Option.some(message),
+      exitStatus: Option.none(),
+      workerHost: Option.some(executor.worker.host)
+    })
+  )
+  executor.state = state
+}
+
 const decommissionWorker = (step: Step, worker: WorkerEntry) => {
   if (worker.state === "DECOMMISSIONED") return
   log(step, "Info", `Decommissioning worker ${worker.id} on ${worker.host}:${worker.port}`)
   worker.state = "DECOMMISSIONED"
   for (const executor of [...worker.executors.values()]) {
-    send(
-      step,
-      executor.app.driver,
-      new AppClient.ExecutorUpdated({
-        id: executor.id,
-        state: "DECOMMISSIONED",
-        message: Option.some("worker decommissioned"),
-        exitStatus: Option.none(),
-        workerHost: Option.some(worker.host)
-      })
-    )
-    executor.state = "DECOMMISSIONED"
+    workerGone(step, executor, "DECOMMISSIONED", "worker decommissioned")
   }
   step.commands.push({ _tag: "Unpersist", kind: "worker", id: worker.id })
 }
@@ -539,11 +534,18 @@ const decommissionWorker = (step: Step, worker: WorkerEntry) => {
 const timeOutDeadWorkers = (step: Step) => {
   const { state } = step
   const timeout = state.config.workerTimeoutMillis
-  for (const worker of [...state.workers.values()]) {
-    if (worker.lastHeartbeat >= step.now - timeout) continue
-    if (worker.state !== "DEAD") {
-      removeWorker(step, worker, `Not receiving heartbeat for ${Math.floor(timeout / 1000)} seconds`)
-    } else if (worker.lastHeartbeat < step.now - (state.config.deadWorkerPersistence + 1) * timeout) {
+  const silent = [...state.workers.values()].filter((worker) => worker.lastHeartbeat < step.now - timeout)
+  const expired = silent.filter((worker) => worker.state !== "DEAD")
+  // All of them are dead before any is removed: removing one reschedules its drivers, which must not land
+  // on another worker that is about to be removed in this same pass.
+  for (const worker of expired) worker.state = "DEAD"
+  for (const worker of expired) {
+    removeWorker(step, worker, `Not receiving heartbeat for ${Math.floor(timeout / 1000)} seconds`)
+  }
+  for (const worker of silent) {
+    if (
+      !expired.includes(worker) && worker.lastHeartbeat < step.now - (state.config.deadWorkerPersistence + 1) * timeout
+    ) {
       state.workers.delete(worker.id)
     }
   }

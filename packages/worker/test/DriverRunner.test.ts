@@ -9,7 +9,9 @@ import {
   driverDescription,
   eventually,
   isAlive,
+  live,
   readText,
+  readyPid,
   resolveFixture,
   tempDir
 } from "./fixtures/support.js"
@@ -39,15 +41,6 @@ const options = (
   resolveModule: resolveFixture,
   ...overrides
 })
-
-const live = (name: string, test: () => Effect.Effect<void, unknown, ProcessLauncher.ProcessLauncher | Scope.Scope>) =>
-  it.scopedLive(name, () => test().pipe(Effect.provide(ProcessLauncher.layerNode)), 20_000)
-
-// The pid that hang.mjs announces once it is set up.
-const readyPid = (stdoutFile: string) =>
-  eventually(readText(stdoutFile), (text) => text.startsWith("ready ")).pipe(
-    Effect.map((text) => Number(text.split(" ")[1]))
-  )
 
 describe("DriverRunner with real processes", () => {
   live("runs the command in the driver dir and ends FINISHED on exit 0", () =>

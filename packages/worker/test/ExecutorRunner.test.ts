@@ -1,9 +1,9 @@
-import { assert, describe, it } from "@effect/vitest"
+import { assert, describe } from "@effect/vitest"
 import { Descriptions } from "@kindling/protocol"
 import { ExecutorRunner, ProcessLauncher } from "@kindling/worker"
 import { Effect, Exit, Option, Scope } from "effect"
 import * as Path from "node:path"
-import { command, eventually, isAlive, readText, resolveFixture, tempDir } from "./fixtures/support.js"
+import { command, isAlive, live, readText, readyPid, resolveFixture, tempDir } from "./fixtures/support.js"
 
 const appId = "app-20240101000000-0007"
 const workerUrl = "kindling://Worker@127.0.0.1:7078"
@@ -40,14 +40,6 @@ const options = (
   resolveModule: resolveFixture,
   ...overrides
 })
-
-const live = (name: string, test: () => Effect.Effect<void, unknown, ProcessLauncher.ProcessLauncher | Scope.Scope>) =>
-  it.scopedLive(name, () => test().pipe(Effect.provide(ProcessLauncher.layerNode)), 20_000)
-
-const readyPid = (stdoutFile: string) =>
-  eventually(readText(stdoutFile), (text) => text.startsWith("ready ")).pipe(
-    Effect.map((text) => Number(text.split(" ")[1]))
-  )
 
 describe("ExecutorRunner", () => {
   live("reports running, then EXITED with the exit code", () =>

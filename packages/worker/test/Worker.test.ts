@@ -9,21 +9,26 @@ import * as Path from "node:path"
 // Lets in-memory deliveries (microtasks) and the fibers they wake run, without moving the test clock.
 const settle = Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 5)))
 
+// A test master: what it does on registration is the test's; everything else is acknowledged and ignored.
+const masterHandlers = (onRegister: (message: WorkerMessages.RegisterWorker) => Effect.Effect<unknown>) => ({
+  RegisterWorker: (message: WorkerMessages.RegisterWorker) => Effect.asVoid(onRegister(message)),
+  Heartbeat: () => Effect.void,
+  ExecutorStateChanged: () => Effect.succeed(true),
+  DriverStateChanged: () => Effect.void,
+  WorkerSchedulerStateResponse: () => Effect.void,
+  WorkerLatestState: () => Effect.void,
+  WorkerDecommissioning: () => Effect.void
+})
+
 // A master that never answers: it only notes when each registration attempt arrives.
 const silentMaster = Effect.gen(function*() {
   const rpc = yield* RpcEnv.make({ host: "master", port: 7077 })
   const attempts: Array<number> = []
   yield* rpc.register("Master", {
     inbound: WorkerMessages.WorkerToMaster,
-    handlers: {
-      RegisterWorker: () => Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => attempts.push(now))),
-      Heartbeat: () => Effect.void,
-      ExecutorStateChanged: () => Effect.succeed(true),
-      DriverStateChanged: () => Effect.void,
-      WorkerSchedulerStateResponse: () => Effect.void,
-      WorkerLatestState: () => Effect.void,
-      WorkerDecommissioning: () => Effect.void
-    }
+    handlers: masterHandlers(() =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => attempts.push(now)))
+    )
   })
   return { address: rpc.address!, attempts }
 })
@@ -35,24 +40,17 @@ const acceptingMaster = Effect.gen(function*() {
   const worker = yield* Deferred.make<RpcAddress.RpcEndpointRef>()
   yield* rpc.register("Master", {
     inbound: WorkerMessages.WorkerToMaster,
-    handlers: {
-      RegisterWorker: (message) =>
-        rpc.send(
-          message.worker,
-          new WorkerMessages.RegisteredWorker({
-            master: self,
-            masterWebUiUrl: "",
-            masterAddress: message.masterAddress,
-            duplicate: false
-          })
-        ).pipe(Effect.zipRight(Deferred.succeed(worker, message.worker)), Effect.orDie),
-      Heartbeat: () => Effect.void,
-      ExecutorStateChanged: () => Effect.succeed(true),
-      DriverStateChanged: () => Effect.void,
-      WorkerSchedulerStateResponse: () => Effect.void,
-      WorkerLatestState: () => Effect.void,
-      WorkerDecommissioning: () => Effect.void
-    }
+    handlers: masterHandlers((message) =>
+      rpc.send(
+        message.worker,
+        new WorkerMessages.RegisteredWorker({
+          master: self,
+          masterWebUiUrl: "",
+          masterAddress: message.masterAddress,
+          duplicate: false
+        })
+      ).pipe(Effect.zipRight(Deferred.succeed(worker, message.worker)), Effect.orDie)
+    )
   })
   return { rpc, address: rpc.address!, worker: Deferred.await(worker) }
 })
