@@ -1,0 +1,159 @@
+// Applications and their executors: registration, removal, executor state and kills.
+import { AppClientMessages as AppClient, Errors, Ids, RpcAddress, States, WorkerMessages } from "@kindling/protocol"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
+import { schedule } from "./placement.js"
+import { persistApp } from "./snapshots.js"
+import type { AppEntry, ExecutorEntry, Step } from "./state.js"
+import { log, masterUrl, releaseExecutor, removeExecutorFromApp, retain, send } from "./state.js"
+
+export const registerApplicationRequest = (step: Step, message: AppClient.RegisterApplication) => {
+  const { state } = step
+  if (state.status === "STANDBY") return // a standby master drops registrations; the client tries the others
+  const app: AppEntry = {
+    id: Ids.makeAppId(new Date(step.now), state.nextAppNumber++),
+    desc: message.appDescription,
+    driver: message.driver,
+    startTime: step.now,
+    submitDate: step.now,
+    state: "WAITING",
+    coresGranted: 0,
+    executors: new Map(),
+    nextExecutorId: 0,
+    retryCount: 0,
+    executorLimit: Option.getOrElse(message.appDescription.initialExecutorLimit, () => Infinity),
+    endTime: undefined
+  }
+  if (!registerApplication(step, app)) return
+  log(step, "Info", `Registered app ${app.desc.name} with ID ${app.id}`)
+  persistApp(step, app)
+  send(step, message.driver, new AppClient.RegisteredApplication({ appId: app.id, master: state.config.self }))
+  schedule(step)
+}
+
+export const registerApplication = (step: Step, app: AppEntry): boolean => {
+  const { state } = step
+  const key = RpcAddress.key(app.driver.address)
+  if (state.addressToApp.has(key)) {
+    log(step, "Info", `Attempted to re-register application at same address: ${app.driver.address.hostPort}`)
+    return false
+  }
+  state.apps.set(app.id, app)
+  state.addressToApp.set(key, app)
+  state.waitingApps.push(app)
+  return true
+}
+
+export const removeApplication = (step: Step, app: AppEntry, finalState: States.ApplicationState) => {
+  const { state } = step
+  if (!state.apps.has(app.id)) return
+  log(step, "Info", `Removing app ${app.id}`)
+  state.apps.delete(app.id)
+  state.addressToApp.delete(RpcAddress.key(app.driver.address))
+  retain(state.completedApps, state.config.retainedApplications)
+  state.completedApps.push(app)
+  const waiting = state.waitingApps.indexOf(app)
+  if (waiting >= 0) state.waitingApps.splice(waiting, 1)
+  for (const executor of [...app.executors.values()]) {
+    removeExecutorFromApp(executor)
+    killExecutor(step, executor)
+  }
+  app.state = finalState
+  app.endTime = step.now
+  if (finalState !== "FINISHED") send(step, app.driver, new AppClient.ApplicationRemoved({ message: finalState }))
+  step.commands.push({ _tag: "Unpersist", kind: "app", id: app.id })
+  schedule(step)
+  // Workers clean up the app's local dirs once none of its executors is left.
+  for (const worker of state.workers.values()) {
+    if (worker.state !== "DEAD") send(step, worker.endpoint, new WorkerMessages.ApplicationFinished({ id: app.id }))
+  }
+}
+
+export const killExecutor = (step: Step, executor: ExecutorEntry) => {
+  log(
+    step,
+    "Info",
+    `Killing executor ${Ids.fullExecutorId(executor.app.id, executor.id)} on worker ${executor.worker.id}`
+  )
+  releaseExecutor(executor)
+  send(
+    step,
+    executor.worker.endpoint,
+    new WorkerMessages.KillExecutor({ masterUrl: masterUrl(step.state), appId: executor.app.id, execId: executor.id })
+  )
+  executor.state = "KILLED"
+}
+
+export const executorStateChanged = (step: Step, message: WorkerMessages.ExecutorStateChanged) => {
+  const { state } = step
+  const app = state.apps.get(message.appId)
+  const executor = app?.executors.get(message.execId)
+  if (app === undefined || executor === undefined) {
+    log(step, "Warning", `Got status update for unknown executor ${message.appId}/${message.execId}`)
+    return
+  }
+  const oldState = executor.state
+  if (!States.canMove(States.executorMoves, oldState, message.state)) {
+    log(
+      step,
+      "Warning",
+      `Executor ${message.appId}/${message.execId} reported ${message.state} while ${oldState}; ignored`
+    )
+    return
+  }
+  executor.state = message.state
+  if (message.state === "RUNNING") app.retryCount = 0
+  send(
+    step,
+    app.driver,
+    new AppClient.ExecutorUpdated({
+      id: message.execId,
+      state: message.state,
+      message: message.message,
+      exitStatus: message.exitStatus,
+      workerHost: Option.none()
+    })
+  )
+  if (States.isExecutorFinished(message.state)) {
+    log(step, "Info", `Removing executor ${message.appId}/${message.execId} because it is ${message.state}`)
+    removeExecutorFromApp(executor)
+    releaseExecutor(executor)
+    const normalExit = Option.getOrUndefined(message.exitStatus) === 0
+    const retries = state.config.maxExecutorRetries
+    if (!normalExit && oldState !== "DECOMMISSIONED") {
+      app.retryCount += 1
+      if (retries >= 0 && app.retryCount >= retries) {
+        const running = [...app.executors.values()].some((e) => e.state === "RUNNING")
+        if (!running) {
+          log(
+            step,
+            "Warning",
+            `Application ${app.desc.name} with ID ${app.id} failed ${app.retryCount} times; removing it`
+          )
+          removeApplication(step, app, "FAILED")
+        }
+      }
+    }
+  }
+  schedule(step)
+}
+
+export const killExecutorsRequest = (step: Step, message: AppClient.KillExecutors): Exit.Exit<unknown, unknown> => {
+  const { state } = step
+  const app = state.apps.get(message.appId)
+  if (app === undefined) return Exit.fail(new Errors.AppNotFound({ appId: message.appId }))
+  log(step, "Info", `Application ${app.id} requests to kill executors: ${message.executorIds.join(", ")}`)
+  // Spark drops ids that are not integers.
+  const ids = message.executorIds.filter((id) => /^\d+$/.test(id)).map(Number)
+  for (const id of ids) {
+    const executor = app.executors.get(id)
+    if (executor === undefined) {
+      log(step, "Warning", `Application ${app.id} attempted to kill non-existent executor ${id}`)
+      continue
+    }
+    removeExecutorFromApp(executor)
+    killExecutor(step, executor)
+  }
+  schedule(step)
+  return Exit.succeed(true)
+}

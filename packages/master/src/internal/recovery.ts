@@ -1,0 +1,131 @@
+// Leadership, recovery from persisted state, and lost connections.
+import { EndpointNames, RpcAddress, WorkerMessages } from "@kindling/protocol"
+import * as Option from "effect/Option"
+import type { Stored } from "../MasterCore.js"
+import { registerApplication, removeApplication } from "./apps.js"
+import { relaunchDriver, removeDriver } from "./drivers.js"
+import { schedule } from "./placement.js"
+import type { AppEntry, DriverEntry, State, Step, WorkerEntry } from "./state.js"
+import { log, send } from "./state.js"
+import { registerWorker, removeWorker } from "./workers.js"
+
+export const electedLeader = (step: Step, stored: Stored) => {
+  const { state } = step
+  if (state.status !== "STANDBY") return
+  const empty = stored.apps.length === 0 && stored.drivers.length === 0 && stored.workers.length === 0
+  state.status = empty ? "ALIVE" : "RECOVERING"
+  log(
+    step,
+    "Info",
+    empty ? "I have been elected leader! New state: ALIVE" : "I have been elected leader! New state: RECOVERING"
+  )
+  if (empty) return
+  beginRecovery(step, stored)
+  step.commands.push({ _tag: "ScheduleCompleteRecovery", afterMillis: state.config.recoveryTimeoutMillis })
+}
+
+export const beginRecovery = (step: Step, stored: Stored) => {
+  const { state } = step
+  const changed = new WorkerMessages.MasterChanged({ master: state.config.self, masterWebUiUrl: state.config.webUiUrl })
+  for (const info of stored.apps) {
+    const app: AppEntry = {
+      id: info.id,
+      desc: info.desc,
+      driver: info.driver,
+      startTime: info.startTime,
+      submitDate: info.submitDate,
+      state: "UNKNOWN",
+      coresGranted: 0,
+      executors: new Map(),
+      nextExecutorId: 0,
+      retryCount: 0,
+      executorLimit: Option.getOrElse(info.executorLimit, () => Infinity),
+      endTime: undefined
+    }
+    if (registerApplication(step, app)) send(step, app.driver, changed)
+    state.nextAppNumber = Math.max(state.nextAppNumber, counterOf(info.id) + 1)
+  }
+  const workersById = new Map<string, WorkerEntry>()
+  for (const info of stored.workers) {
+    const worker: WorkerEntry = {
+      id: info.id,
+      host: info.host,
+      port: info.port,
+      endpoint: RpcAddress.endpoint(RpcAddress.make(info.host, info.port), EndpointNames.worker),
+      webUiAddress: info.webUiAddress,
+      cores: info.cores,
+      memory: info.memory,
+      resources: info.resources,
+      state: "UNKNOWN",
+      lastHeartbeat: step.now,
+      coresUsed: 0,
+      memoryUsed: 0,
+      executors: new Map(),
+      drivers: new Map()
+    }
+    if (registerWorker(step, worker)) {
+      workersById.set(worker.id, worker)
+      send(step, worker.endpoint, changed)
+    }
+  }
+  for (const info of stored.drivers) {
+    const driver: DriverEntry = {
+      id: info.id,
+      desc: info.desc,
+      startTime: info.startTime,
+      submitDate: info.submitDate,
+      state: "SUBMITTED",
+      worker: undefined,
+      exception: undefined
+    }
+    state.drivers.set(driver.id, driver)
+    // A driver that was never launched goes back in the queue; a launched one waits for its worker to claim it.
+    if (Option.isNone(info.workerId)) state.waitingDrivers.push(driver)
+    state.nextDriverNumber = Math.max(state.nextDriverNumber, counterOf(info.id) + 1)
+  }
+}
+
+// The counter part of a stored app or driver id, so a recovered master does not hand out an id again.
+export const counterOf = (id: string): number => {
+  const counter = Number(id.slice(id.lastIndexOf("-") + 1))
+  return Number.isSafeInteger(counter) ? counter : -1
+}
+
+export const canCompleteRecovery = (state: State) =>
+  state.status === "RECOVERING" &&
+  ![...state.workers.values()].some((worker) => worker.state === "UNKNOWN") &&
+  ![...state.apps.values()].some((app) => app.state === "UNKNOWN")
+
+export const completeRecovery = (step: Step) => {
+  const { state } = step
+  if (state.status !== "RECOVERING") return
+  state.status = "COMPLETING_RECOVERY"
+  for (const worker of [...state.workers.values()]) {
+    if (worker.state === "UNKNOWN") removeWorker(step, worker, "Not responding for recovery")
+  }
+  for (const app of [...state.apps.values()]) {
+    if (app.state === "UNKNOWN") removeApplication(step, app, "FINISHED")
+  }
+  for (const app of state.apps.values()) {
+    if (app.state === "WAITING") app.state = "RUNNING"
+  }
+  for (const driver of [...state.drivers.values()]) {
+    if (driver.worker !== undefined || state.waitingDrivers.includes(driver)) continue
+    log(step, "Warning", `Driver ${driver.id} was not found after master recovery`)
+    if (driver.desc.supervise) relaunchDriver(step, driver)
+    else removeDriver(step, driver.id, "ERROR", undefined)
+  }
+  state.status = "ALIVE"
+  log(step, "Info", "Recovery complete - resuming operations!")
+  schedule(step)
+}
+
+export const disconnected = (step: Step, peer: RpcAddress.RpcAddress) => {
+  const { state } = step
+  const key = RpcAddress.key(peer)
+  const worker = state.addressToWorker.get(key)
+  if (worker !== undefined) removeWorker(step, worker, `${peer.hostPort} got disassociated`)
+  const app = state.addressToApp.get(key)
+  if (app !== undefined) removeApplication(step, app, "FINISHED")
+  if (canCompleteRecovery(state)) completeRecovery(step)
+}

@@ -1,0 +1,151 @@
+// The master's records, and what every part of a step uses: sending, logging, and the accounting of cores
+// and memory as drivers and executors come and go.
+import type { Codec, Descriptions, RpcAddress, States } from "@kindling/protocol"
+import { Errors, Ids } from "@kindling/protocol"
+import * as Exit from "effect/Exit"
+import type { Command, Config } from "../MasterCore.js"
+
+export interface ExecutorEntry {
+  readonly app: AppEntry
+  readonly worker: WorkerEntry
+  readonly id: number
+  readonly cores: number
+  readonly memory: number
+  state: States.ExecutorState
+}
+
+export interface WorkerEntry {
+  readonly id: Ids.WorkerId
+  readonly host: string
+  readonly port: number
+  readonly endpoint: RpcAddress.RpcEndpointRef
+  readonly webUiAddress: string
+  readonly cores: number
+  readonly memory: number
+  readonly resources: Descriptions.Resources
+  state: States.WorkerState
+  lastHeartbeat: number
+  coresUsed: number
+  memoryUsed: number
+  readonly executors: Map<string, ExecutorEntry>
+  readonly drivers: Map<Ids.DriverId, DriverEntry>
+}
+
+export interface AppEntry {
+  readonly id: Ids.AppId
+  readonly desc: Descriptions.ApplicationDescription
+  readonly driver: RpcAddress.RpcEndpointRef
+  readonly startTime: number
+  readonly submitDate: number
+  state: States.ApplicationState
+  coresGranted: number
+  readonly executors: Map<number, ExecutorEntry>
+  nextExecutorId: number
+  retryCount: number
+  executorLimit: number
+  endTime: number | undefined
+}
+
+export interface DriverEntry {
+  readonly id: Ids.DriverId
+  readonly desc: Descriptions.DriverDescription
+  readonly startTime: number
+  readonly submitDate: number
+  state: States.DriverState
+  worker: WorkerEntry | undefined
+  exception: Descriptions.RemoteException | undefined
+}
+
+// The master's state (public as `MasterCore.State`, to be read through its accessors).
+export interface State {
+  readonly config: Config
+  status: States.RecoveryState
+  /** Every worker, DEAD ones included until they are forgotten, in registration order. */
+  readonly workers: Map<Ids.WorkerId, WorkerEntry>
+  /** Registered (not DEAD) workers by id and by RPC address. */
+  readonly idToWorker: Map<Ids.WorkerId, WorkerEntry>
+  readonly addressToWorker: Map<string, WorkerEntry>
+  readonly apps: Map<Ids.AppId, AppEntry>
+  readonly addressToApp: Map<string, AppEntry>
+  /** Every active app, in registration order (Spark's `waitingApps`: apps that may want more executors). */
+  readonly waitingApps: Array<AppEntry>
+  completedApps: Array<AppEntry>
+  readonly drivers: Map<Ids.DriverId, DriverEntry>
+  readonly waitingDrivers: Array<DriverEntry>
+  completedDrivers: Array<DriverEntry>
+  nextAppNumber: number
+  nextDriverNumber: number
+  random: number
+}
+
+// The commands of the step being taken; `step` is not re-entrant, so one buffer serves.
+export interface Step {
+  readonly state: State
+  readonly now: number
+  readonly commands: Array<Command>
+}
+
+export const send = (step: Step, to: RpcAddress.RpcEndpointRef, message: Codec.Message) =>
+  step.commands.push({ _tag: "Send", to, message })
+
+export const log = (step: Step, level: "Info" | "Warning", message: string) =>
+  step.commands.push({ _tag: "Log", level, message })
+
+export const masterUrl = (state: State) => state.config.self.address.url
+
+export const notAlive = (state: State) => Exit.fail(new Errors.MasterNotAlive({ state: state.status }))
+
+export const attachDriver = (driver: DriverEntry, worker: WorkerEntry) => {
+  driver.worker = worker
+  worker.drivers.set(driver.id, driver)
+  worker.coresUsed += driver.desc.cores
+  worker.memoryUsed += driver.desc.mem
+}
+
+export const detachDriver = (driver: DriverEntry) => {
+  const worker = driver.worker
+  if (worker === undefined || !worker.drivers.delete(driver.id)) return
+  worker.coresUsed -= driver.desc.cores
+  worker.memoryUsed -= driver.desc.mem
+}
+
+export const addExecutor = (app: AppEntry, worker: WorkerEntry, cores: number, id?: number): ExecutorEntry => {
+  const execId = id ?? app.nextExecutorId
+  app.nextExecutorId = Math.max(app.nextExecutorId, execId + 1)
+  const executor: ExecutorEntry = {
+    app,
+    worker,
+    id: execId,
+    cores,
+    memory: app.desc.memoryPerExecutorMB,
+    state: "LAUNCHING"
+  }
+  app.executors.set(execId, executor)
+  app.coresGranted += cores
+  worker.executors.set(Ids.fullExecutorId(app.id, execId), executor)
+  worker.coresUsed += cores
+  worker.memoryUsed += executor.memory
+  return executor
+}
+
+export const removeExecutorFromApp = (executor: ExecutorEntry) => {
+  if (executor.app.executors.get(executor.id) !== executor) return
+  executor.app.executors.delete(executor.id)
+  executor.app.coresGranted -= executor.cores
+}
+
+export const releaseExecutor = (executor: ExecutorEntry) => {
+  const { worker } = executor
+  if (!worker.executors.delete(Ids.fullExecutorId(executor.app.id, executor.id))) return
+  worker.coresUsed -= executor.cores
+  worker.memoryUsed -= executor.memory
+}
+
+export const coresFree = (worker: WorkerEntry) => worker.cores - worker.coresUsed
+
+export const memoryFree = (worker: WorkerEntry) => worker.memory - worker.memoryUsed
+
+// Keeps a completed list bounded as Spark does: when full, drop the oldest tenth.
+export const retain = <A>(completed: Array<A>, max: number) => {
+  if (completed.length >= max) completed.splice(0, Math.max(Math.floor(max / 10), 1))
+}

@@ -1,0 +1,203 @@
+// Workers: registration, heartbeats, removal, decommissioning, and what they report.
+import { AppClientMessages as AppClient, Ids, RpcAddress, WorkerMessages } from "@kindling/protocol"
+import * as Option from "effect/Option"
+import { relaunchDriver, removeDriver } from "./drivers.js"
+import { schedule } from "./placement.js"
+import { canCompleteRecovery, completeRecovery } from "./recovery.js"
+import { persistWorker } from "./snapshots.js"
+import type { ExecutorEntry, Step, WorkerEntry } from "./state.js"
+import { addExecutor, attachDriver, log, masterUrl, releaseExecutor, removeExecutorFromApp, send } from "./state.js"
+
+export const workerKey = (worker: { readonly endpoint: RpcAddress.RpcEndpointRef }) =>
+  RpcAddress.key(worker.endpoint.address)
+
+export const registerWorkerRequest = (step: Step, message: WorkerMessages.RegisterWorker): undefined => {
+  const { state } = step
+  if (state.status === "STANDBY") {
+    send(step, message.worker, new WorkerMessages.MasterInStandby())
+    return
+  }
+  const registered = (duplicate: boolean) =>
+    new WorkerMessages.RegisteredWorker({
+      master: state.config.self,
+      masterWebUiUrl: state.config.webUiUrl,
+      masterAddress: message.masterAddress,
+      duplicate
+    })
+  if (state.idToWorker.has(message.id)) {
+    log(step, "Warning", `Worker ${message.id} registered again with the same id`)
+    send(step, message.worker, registered(true))
+    return
+  }
+  const worker: WorkerEntry = {
+    id: message.id,
+    host: message.host,
+    port: message.port,
+    endpoint: message.worker,
+    webUiAddress: message.workerWebUiUrl,
+    cores: message.cores,
+    memory: message.memory,
+    resources: message.resources,
+    state: "ALIVE",
+    lastHeartbeat: step.now,
+    coresUsed: 0,
+    memoryUsed: 0,
+    executors: new Map(),
+    drivers: new Map()
+  }
+  if (!registerWorker(step, worker)) {
+    send(
+      step,
+      message.worker,
+      new WorkerMessages.RegisterWorkerFailed({
+        message: `Attempted to re-register worker at same address: ${message.worker.address.hostPort}`
+      })
+    )
+    return
+  }
+  log(step, "Info", `Registering worker ${worker.host}:${worker.port} with ${worker.cores} cores, ${worker.memory} MB`)
+  persistWorker(step, worker)
+  send(step, message.worker, registered(false))
+  schedule(step)
+}
+
+export const registerWorker = (step: Step, worker: WorkerEntry): boolean => {
+  const { state } = step
+  // A worker may come back on the address it had before it was marked DEAD; forget the dead entries there.
+  for (const old of [...state.workers.values()]) {
+    if (old.host === worker.host && old.port === worker.port && old.state === "DEAD") state.workers.delete(old.id)
+  }
+  const key = workerKey(worker)
+  const old = state.addressToWorker.get(key)
+  if (old !== undefined) {
+    if (old.state !== "UNKNOWN") return false
+    // The old entry is from before a restart and never answered; the new registration replaces it.
+    removeWorker(step, old, "Worker replaced by a new worker with same address")
+  }
+  state.workers.set(worker.id, worker)
+  state.idToWorker.set(worker.id, worker)
+  state.addressToWorker.set(key, worker)
+  return true
+}
+
+export const removeWorker = (step: Step, worker: WorkerEntry, reason: string) => {
+  const { state } = step
+  log(step, "Info", `Removing worker ${worker.id} on ${worker.host}:${worker.port}: ${reason}`)
+  worker.state = "DEAD"
+  state.idToWorker.delete(worker.id)
+  if (state.addressToWorker.get(workerKey(worker)) === worker) state.addressToWorker.delete(workerKey(worker))
+  for (const executor of [...worker.executors.values()]) {
+    workerGone(step, executor, "LOST", "worker lost")
+    removeExecutorFromApp(executor)
+    releaseExecutor(executor)
+  }
+  for (const driver of [...worker.drivers.values()]) {
+    if (driver.desc.supervise) {
+      log(step, "Info", `Re-launching ${driver.id}`)
+      relaunchDriver(step, driver)
+    } else {
+      log(step, "Info", `Not re-launching ${driver.id} because it was not supervised`)
+      removeDriver(step, driver.id, "ERROR", undefined)
+    }
+  }
+  for (const app of state.apps.values()) {
+    send(step, app.driver, new AppClient.WorkerRemoved({ id: worker.id, host: worker.host, message: reason }))
+  }
+  step.commands.push({ _tag: "Unpersist", kind: "worker", id: worker.id })
+  schedule(step)
+}
+
+// Tells an executor's app that its worker is lost or decommissioned (with the host, so the driver can drop the
+// host's shuffle outputs), and marks the executor so.
+export const workerGone = (step: Step, executor: ExecutorEntry, state: "LOST" | "DECOMMISSIONED", message: string) => {
+  send(
+    step,
+    executor.app.driver,
+    new AppClient.ExecutorUpdated({
+      id: executor.id,
+      state,
+      message: Option.some(message),
+      exitStatus: Option.none(),
+      workerHost: Option.some(executor.worker.host)
+    })
+  )
+  executor.state = state
+}
+
+export const decommissionWorker = (step: Step, worker: WorkerEntry) => {
+  if (worker.state === "DECOMMISSIONED") return
+  log(step, "Info", `Decommissioning worker ${worker.id} on ${worker.host}:${worker.port}`)
+  worker.state = "DECOMMISSIONED"
+  for (const executor of [...worker.executors.values()]) {
+    workerGone(step, executor, "DECOMMISSIONED", "worker decommissioned")
+  }
+  step.commands.push({ _tag: "Unpersist", kind: "worker", id: worker.id })
+}
+
+export const timeOutDeadWorkers = (step: Step) => {
+  const { state } = step
+  const timeout = state.config.workerTimeoutMillis
+  const silent = [...state.workers.values()].filter((worker) => worker.lastHeartbeat < step.now - timeout)
+  const expired = silent.filter((worker) => worker.state !== "DEAD")
+  // All of them are dead before any is removed: removing one reschedules its drivers, which must not land
+  // on another worker that is about to be removed in this same pass.
+  for (const worker of expired) worker.state = "DEAD"
+  for (const worker of expired) {
+    removeWorker(step, worker, `Not receiving heartbeat for ${Math.floor(timeout / 1000)} seconds`)
+  }
+  for (const worker of silent) {
+    if (
+      !expired.includes(worker) && worker.lastHeartbeat < step.now - (state.config.deadWorkerPersistence + 1) * timeout
+    ) {
+      state.workers.delete(worker.id)
+    }
+  }
+}
+
+export const workerSchedulerStateResponse = (step: Step, message: WorkerMessages.WorkerSchedulerStateResponse) => {
+  const { state } = step
+  const worker = state.idToWorker.get(message.id)
+  if (worker === undefined) {
+    log(step, "Warning", `Scheduler state from unknown worker: ${message.id}`)
+    return
+  }
+  log(step, "Info", `Worker has been re-registered: ${message.id}`)
+  worker.state = "ALIVE"
+  for (const { desc } of message.execResponses) {
+    const app = state.apps.get(desc.appId)
+    if (app === undefined) continue
+    const executor = addExecutor(app, worker, desc.cores, desc.execId)
+    executor.state = desc.state
+  }
+  for (const { driverId } of message.driverResponses) {
+    const driver = state.drivers.get(driverId)
+    if (driver === undefined) continue
+    driver.state = "RUNNING"
+    attachDriver(driver, worker)
+  }
+  if (canCompleteRecovery(state)) completeRecovery(step)
+}
+
+export const workerLatestState = (step: Step, message: WorkerMessages.WorkerLatestState) => {
+  const { state } = step
+  const worker = state.idToWorker.get(message.id)
+  if (worker === undefined) {
+    log(step, "Warning", `Worker state from unknown worker: ${message.id}`)
+    return
+  }
+  // A worker that has not answered MasterChanged yet re-registered before the answer arrived; until it does
+  // answer, the master does not know what it runs, and must not kill it.
+  if (worker.state === "UNKNOWN") return
+  for (const executor of message.executors) {
+    if (!worker.executors.has(Ids.fullExecutorId(executor.appId, executor.execId))) {
+      send(
+        step,
+        worker.endpoint,
+        new WorkerMessages.KillExecutor({ masterUrl: masterUrl(state), appId: executor.appId, execId: executor.execId })
+      )
+    }
+  }
+  for (const driverId of message.driverIds) {
+    if (!worker.drivers.has(driverId)) send(step, worker.endpoint, new WorkerMessages.KillDriver({ driverId }))
+  }
+}
