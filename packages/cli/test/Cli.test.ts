@@ -83,6 +83,29 @@ describe("kindling on bad input", () => {
       Effect.gen(function*() {
         expectRejected(yield* run(["master", "--bogus"]), 2, "--bogus")
       }))
+
+    it.scopedLive("a worker that no master answers gives up after its attempts and exits 1", () =>
+      Effect.gen(function*() {
+        const port = yield* freePort
+        const dir = yield* temporaryDirectory
+        const outcome = yield* run([
+          "worker",
+          `kindling://127.0.0.1:${port}`,
+          "--host",
+          "127.0.0.1",
+          "--work-dir",
+          Path.join(dir, "work"),
+          "--conf",
+          "kindling.worker.register.initialInterval=100ms",
+          "--conf",
+          "kindling.worker.register.initialAttempts=1",
+          "--conf",
+          "kindling.worker.register.prolongedInterval=100ms",
+          "--conf",
+          "kindling.worker.register.maxAttempts=2"
+        ])
+        expectRejected(outcome, 1, "All masters are unresponsive")
+      }))
   })
 
   describe("configuration", () => {
