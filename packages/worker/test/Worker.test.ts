@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Ids, RpcAddress, RpcEnv, Transport, WorkerMessages } from "@kindling/protocol"
+import { Ids, QueryMessages, RpcAddress, RpcEnv, Transport, WorkerMessages } from "@kindling/protocol"
 import { ProcessLauncher, Worker } from "@kindling/worker"
-import { Clock, Deferred, Effect, Layer, TestClock } from "effect"
+import { Clock, Deferred, Effect, Layer, Option, TestClock } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
@@ -157,6 +157,18 @@ describe("Worker directories", () => {
       yield* master.worker
       assert.isTrue(yield* poll(() => !Fs.existsSync(old)), "the old app dir is still there")
       assert.isTrue(Fs.existsSync(recent))
+    }).pipe(Effect.provide(Layer.merge(Transport.layerMemory, ProcessLauncher.layerNode))), 30_000)
+
+  it.scopedLive("answers RequestWorkerState with what it offers and runs", () =>
+    Effect.gen(function*() {
+      const master = yield* acceptingMaster
+      yield* startWorker(master.address, () => Effect.void)
+      const worker = yield* master.worker
+      const state = yield* master.rpc.ask(worker, new QueryMessages.RequestWorkerState())
+      assert.strictEqual(state.workerId, "worker-test")
+      assert.deepStrictEqual([state.cores, state.memory, state.coresUsed, state.memoryUsed], [4, 4096, 0, 0])
+      assert.deepStrictEqual(state.masterUrl, Option.some(master.address.url))
+      assert.deepStrictEqual(state.executors, [])
     }).pipe(Effect.provide(Layer.merge(Transport.layerMemory, ProcessLauncher.layerNode))), 30_000)
 
   it.scopedLive("ApplicationFinished deletes the app's local dirs", () =>
