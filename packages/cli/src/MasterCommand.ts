@@ -28,7 +28,7 @@ export interface Args {
  * @since 0.1.0
  * @category running
  */
-export const run = (args: Args): Effect.Effect<void, Settings.Failure> =>
+export const run = (args: Args): Effect.Effect<number, Settings.Failure> =>
   Effect.gen(function*() {
     const conf = yield* Settings.load({
       propertiesFile: args.propertiesFile,
@@ -48,6 +48,7 @@ export const run = (args: Args): Effect.Effect<void, Settings.Failure> =>
       Layer.provide(NodeTransport.layer)
     )
     const exit = yield* Effect.makeLatch(false)
+    let code = 0
     yield* Effect.gen(function*() {
       const master = yield* Master.make({
         webUiUrl: `http://${host}:${conf.masterUiPort}`,
@@ -62,7 +63,10 @@ export const run = (args: Args): Effect.Effect<void, Settings.Failure> =>
         defaultCores: conf.defaultCores,
         maxExecutorRetries: conf.maxExecutorRetries,
         seed: Math.floor(Math.random() * 2 ** 31),
-        onExit: () => exit.open
+        onExit: (exitCode) =>
+          Effect.sync(() => {
+            code = exitCode
+          }).pipe(Effect.zipRight(exit.open))
       })
       yield* Effect.logInfo(`Starting Kindling master at ${master.url} (recovery mode ${conf.recoveryMode})`)
       yield* exit.await
@@ -70,4 +74,5 @@ export const run = (args: Args): Effect.Effect<void, Settings.Failure> =>
       Effect.scoped,
       Effect.provide(Layer.mergeAll(rpc, persistence, LeaderElection.layerSingle))
     )
+    return code
   })

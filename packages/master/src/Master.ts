@@ -51,7 +51,7 @@ export const make = (
   options: Options
 ): Effect.Effect<
   Master,
-  PersistenceError | RpcEnv.EndpointAlreadyRegistered,
+  RpcEnv.EndpointAlreadyRegistered,
   RpcEnv.RpcEnv | Persistence | LeaderElection | Scope.Scope
 > =>
   Effect.gen(function*() {
@@ -68,18 +68,23 @@ export const make = (
     const fork = yield* FiberSet.runtime(background)<never>()
     const send = yield* Outbox.make(rpc)
 
+    // A master that cannot keep its recovery state stops, rather than go on with state it would lose: the
+    // input being handled goes no further (no launch is sent, no ask answered with success), and a restarted
+    // master recovers from what is on disk.
+    const stopOn = (error: PersistenceError) =>
+      Effect.logError(`${error.message}; the master stops`).pipe(
+        Effect.zipRight(onExit(1)),
+        Effect.zipRight(Effect.die(error))
+      )
+
     const interpret = (command: MasterCore.Command): Effect.Effect<void> => {
       switch (command._tag) {
         case "Send":
           return Effect.sync(() => send(command.to, command.message))
         case "Persist":
-          return persistence.persist(command.record).pipe(
-            Effect.catchAll((error) => Effect.logError(`Could not persist ${command.record.kind}: ${error.message}`))
-          )
+          return persistence.persist(command.record).pipe(Effect.catchAll(stopOn))
         case "Unpersist":
-          return persistence.unpersist(command.kind, command.id).pipe(
-            Effect.catchAll((error) => Effect.logError(`Could not unpersist ${command.kind}: ${error.message}`))
-          )
+          return persistence.unpersist(command.kind, command.id).pipe(Effect.catchAll(stopOn))
         case "ScheduleCompleteRecovery":
           return Effect.sync(() =>
             fork(Effect.zipRight(Effect.sleep(command.afterMillis), feedTimed("CompleteRecovery")))
@@ -120,16 +125,22 @@ export const make = (
         Effect.flatMap(Clock.currentTimeMillis, (now) => feed({ _tag: "Disconnected", peer, now })).pipe(Effect.asVoid)
     })
 
-    const stored = yield* persistence.readAll
+    // What is stored is read when leadership comes, not before: another master may have led in between.
     yield* election.join({
-      elected: Effect.flatMap(Clock.currentTimeMillis, (now) => feed({ _tag: "ElectedLeader", stored, now })).pipe(
-        Effect.asVoid
-      ),
+      elected: Effect.gen(function*() {
+        const stored = yield* persistence.readAll.pipe(Effect.catchAll(stopOn))
+        yield* feed({ _tag: "ElectedLeader", stored, now: yield* Clock.currentTimeMillis })
+      }),
       revoked: feedTimed("RevokedLeadership")
     })
     // Spark checks at a fixed rate, starting at once.
     yield* Effect.forkScoped(
-      Effect.repeat(feedTimed("CheckForWorkerTimeOut"), Schedule.fixed(config.workerTimeoutMillis))
+      Effect.repeat(
+        feedTimed("CheckForWorkerTimeOut").pipe(
+          Effect.catchAllCause((cause) => Effect.logError("Checking for worker time-outs failed", cause))
+        ),
+        Schedule.fixed(config.workerTimeoutMillis)
+      )
     )
     yield* Effect.logInfo(`Kindling master at ${address.url}`)
 

@@ -287,8 +287,9 @@ const receive = (step: Step, message: Inbound): Exit.Exit<unknown, unknown> | un
     }
     case "MasterChangeAcknowledged": {
       const app = state.apps.get(message.appId)
-      if (app !== undefined) app.state = "WAITING"
-      else log(step, "Warning", `Attempted to acknowledge the master change for unknown app ${message.appId}`)
+      if (app === undefined) {
+        log(step, "Warning", `Attempted to acknowledge the master change for unknown app ${message.appId}`)
+      } else if (app.state === "UNKNOWN") app.state = "WAITING"
       if (canCompleteRecovery(state)) completeRecovery(step)
       return undefined
     }

@@ -410,6 +410,21 @@ const latestState = (n: number): Op => (world) => {
   )
 }
 
+const decommission = (n: number): Op => (world) => {
+  const worker = pick(world.workers, n)
+  if (worker === undefined) return
+  const reply = world.receive(
+    new QueryMessages.DecommissionWorkersOnHosts({ hostnames: [worker.address.host.toUpperCase()] })
+  )
+    .reply!
+  assert.isTrue(Exit.isSuccess(reply))
+}
+
+const acknowledge = (n: number): Op => (world) => {
+  const appId = appOf(world, n)
+  if (appId !== undefined) world.receive(new AppClientMessages.MasterChangeAcknowledged({ appId }))
+}
+
 // A restart: the master comes back on what it persisted; some workers and apps answer, then recovery ends by
 // the answers or by the timeout.
 const restart = (answering: number): Op => (world) => {
@@ -508,6 +523,8 @@ const operation: fc.Arbitrary<Op> = fc.oneof(
     weight: 1
   },
   { arbitrary: fc.nat().map(latestState), weight: 1 },
+  { arbitrary: fc.nat().map(decommission), weight: 1 },
+  { arbitrary: fc.nat().map(acknowledge), weight: 1 },
   { arbitrary: fc.integer({ min: 0, max: 255 }).map(restart), weight: 1 }
 )
 
@@ -638,6 +655,34 @@ describe("MasterCore, worked examples", () => {
     assert.strictEqual(snapshot.status, "ALIVE")
     assert.strictEqual(snapshot.workers[0]!.state, "ALIVE")
     assert.deepStrictEqual(snapshot.activeDrivers.map((d) => [d.id, d.state]), [[world.driverIds[0], "RUNNING"]])
+  })
+
+  it("recovery: a driver the store says is waiting but a worker claims is not launched again", () => {
+    const world = alive()
+    registerWorker(4, 4096, 1)(world)
+    submit(1, 512, false)(world)
+    const driverId = world.driverIds[0]!
+    // The store as if the master had crashed after persisting the submission but before the launch record.
+    const submitted = [...world.store.values()].find((r) => r.kind === "driver")!
+    world.store.set(`driver:${driverId}`, {
+      kind: "driver",
+      value: new QueryMessages.DriverInfo({ ...submitted.value as QueryMessages.DriverInfo, workerId: Option.none() })
+    })
+    world.restart()
+    assert.deepStrictEqual(MasterCore.waitingDriverIds(world.core), [driverId])
+    const worker = world.workers[0]!
+    const claimed = world.receive(
+      new WorkerMessages.WorkerSchedulerStateResponse({
+        id: worker.id,
+        execResponses: [],
+        driverResponses: [new WorkerMessages.WorkerDriverStateResponse({ driverId, resources: {} })]
+      })
+    )
+    assert.deepStrictEqual(MasterCore.waitingDriverIds(world.core), [])
+    assert.isFalse(sent(claimed).includes("LaunchDriver"))
+    const snapshot = MasterCore.masterState(world.core)
+    assert.strictEqual(snapshot.status, "ALIVE")
+    assert.deepStrictEqual(snapshot.workers[0]!.drivers, [driverId])
   })
 
   it("the master state is answered in every state", () => {

@@ -310,10 +310,6 @@ export const keys = {
     default: "16",
     description: "Worker: registration attempts in all before the worker gives up and exits (fixed in Spark)."
   }),
-  preferConfiguredMasterAddress: key("kindling.worker.preferConfiguredMasterAddress", flag, {
-    default: "false",
-    description: "Worker: reconnect to the master address it was given, not the one the master reports."
-  }),
   superviseInitialBackoff: key("kindling.worker.supervise.initialBackoff", seconds, {
     default: "1s",
     description: "Worker: first wait before restarting a failed supervised driver; it doubles (fixed in Spark)."
@@ -785,9 +781,6 @@ class Conf {
   }
   get registerMaxAttempts() {
     return this.#value(keys.registerMaxAttempts)
-  }
-  get preferConfiguredMasterAddress() {
-    return this.#value(keys.preferConfiguredMasterAddress)
   }
   get superviseInitialBackoffMillis() {
     return this.#value(keys.superviseInitialBackoff)

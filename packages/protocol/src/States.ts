@@ -271,7 +271,7 @@ export const applicationMoves: Moves<ApplicationState> = {
 export const workerMoves: Moves<WorkerState> = {
   ALIVE: ["DEAD", "DECOMMISSIONED"],
   DECOMMISSIONED: ["DEAD"],
-  UNKNOWN: ["ALIVE", "DEAD"],
+  UNKNOWN: ["ALIVE", "DEAD", "DECOMMISSIONED"],
   DEAD: []
 }
 

@@ -26,6 +26,8 @@ const deframe = (frame: Uint8Array, cuts: ReadonlyArray<number>) => {
 }
 
 const roundtrip = (union: Schema.Schema<any, any, never>, message: any, cuts: ReadonlyArray<number>) => {
+  // msgpackr renames a map key `__proto__` (see docs/protocol.md), so such records do not come back equal.
+  fc.pre(!JSON.stringify(Schema.encodeSync(union)(message)).includes(`"__proto__"`))
   const body = Either.getOrThrow(Codec.encodeMessage(message))
   const frame = Either.getOrThrow(
     Codec.encodeFrame({ _tag: "send", from: null, to: "Endpoint", body }, maxFrameSize)
@@ -73,6 +75,8 @@ describe("Codec", () => {
     const decodeSchema = ParseResult.decodeUnknownEither(Envelope.Envelope)
     it.prop("valid envelopes", [Arbitrary.make(Envelope.Envelope)], ([envelope]) => {
       const wire = Schema.encodeSync(Envelope.Envelope)(envelope)
+      // msgpackr renames a map key `__proto__` (a guard against prototype pollution); see docs/protocol.md.
+      fc.pre(!JSON.stringify(wire).includes(`"__proto__"`))
       const ours = Either.getOrThrow(Codec.decodeEnvelope(packr.unpack(packr.pack(wire))))
       assert.deepStrictEqual(packr.pack(Schema.encodeSync(Envelope.Envelope)(ours)), packr.pack(wire))
     }, { fastCheck: { numRuns: 300 } })

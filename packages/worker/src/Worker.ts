@@ -14,6 +14,7 @@ import {
   RpcEnv,
   type WorkerMessages
 } from "@kindling/protocol"
+import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -22,7 +23,6 @@ import * as Exit from "effect/Exit"
 import * as FiberMap from "effect/FiberMap"
 import * as FiberSet from "effect/FiberSet"
 import * as Option from "effect/Option"
-import * as Queue from "effect/Queue"
 import * as Schedule from "effect/Schedule"
 import * as Scope from "effect/Scope"
 import * as Fs from "node:fs/promises"
@@ -92,9 +92,9 @@ const inboundTags: ReadonlyArray<string> = WorkerCore.Inbound.members.flatMap((u
   "members" in union ? union.members.map((member) => member._tag) : [(union as { _tag: string })._tag]
 )
 
-// The newest modification time of anything under `path`.
+// The newest modification time of anything under `path`; links are not followed.
 const newestChange = async (path: string): Promise<number> => {
-  const stat = await Fs.stat(path)
+  const stat = await Fs.lstat(path)
   if (!stat.isDirectory()) return stat.mtimeMs
   let newest = stat.mtimeMs
   for (const entry of await Fs.readdir(path)) newest = Math.max(newest, await newestChange(Path.join(path, entry)))
@@ -142,18 +142,20 @@ export const make = (
     const post = yield* Outbox.make(rpc)
     const drivers = new Map<Ids.DriverId, DriverRunner.DriverHandle>()
     const executors = new Map<string, ExecutorRunner.ExecutorHandle>()
+    // The apps whose scratch dirs this worker made: only those are ever deleted for an ApplicationFinished.
+    const appDirectories = new Set<string>()
 
-    // Executor state changes are asked one after another, in order, each retried before the next.
-    const syncs = yield* Queue.unbounded<WorkerCore.Command & { _tag: "SyncExecutorState" }>()
+    // Each executor's state changes are asked in order, one at a time, each retried before the next; different
+    // executors' go in parallel. Every attempt goes to the master of the moment, which may have changed.
+    const syncLocks = new Map<string, { readonly lock: Effect.Semaphore; pending: number }>()
     const syncOnce = (command: WorkerCore.Command & { _tag: "SyncExecutorState" }) =>
       Effect.gen(function*() {
         for (let attempt = 1;; attempt++) {
-          const outcome = yield* Effect.either(
-            rpc.ask(command.to, command.message, { timeout: options.askTimeoutMillis })
-          )
+          const to = WorkerCore.activeMaster(core) ?? command.to
+          const outcome = yield* Effect.either(rpc.ask(to, command.message, { timeout: options.askTimeoutMillis }))
           if (outcome._tag === "Right") return
           if (attempt >= options.executorStateSyncMaxAttempts) {
-            const reason = `Failed to send ${command.message._tag} to ${command.to.toString()} ` +
+            const reason = `Failed to send ${command.message._tag} to ${to.toString()} ` +
               `${attempt} times (${outcome.left.message}); giving up`
             yield* Effect.logError(reason)
             return yield* options.onExit(1, reason)
@@ -165,7 +167,25 @@ export const make = (
           if (!(outcome.left instanceof Errors.AskTimeout)) yield* Effect.sleep(options.askTimeoutMillis)
         }
       })
-    yield* Effect.forkScoped(Effect.forever(Effect.flatMap(Queue.take(syncs), syncOnce)))
+    const sync = (command: WorkerCore.Command & { _tag: "SyncExecutorState" }) =>
+      Effect.sync(() => {
+        const key = `${command.message.appId}/${command.message.execId}`
+        let entry = syncLocks.get(key)
+        if (entry === undefined) {
+          entry = { lock: Effect.unsafeMakeSemaphore(1), pending: 0 }
+          syncLocks.set(key, entry)
+        }
+        const held = entry
+        held.pending++
+        fork(
+          held.lock.withPermits(1)(syncOnce(command)).pipe(
+            Effect.ensuring(Effect.sync(() => {
+              // Forget the lock once nothing waits on it, so finished executors leave nothing behind.
+              if (--held.pending === 0 && syncLocks.get(key) === held) syncLocks.delete(key)
+            }))
+          )
+        )
+      })
 
     // Each runner gets a scope of its own, closed when it ends, so a long-lived worker does not accumulate them.
     const runnerScope = Scope.fork(scope, ExecutionStrategy.sequential)
@@ -180,6 +200,8 @@ export const make = (
           )
       )
 
+    // A launch that fails here (not in the runner, which reports its own failures) is reported as the runner
+    // would: ERROR for a driver, FAILED for an executor. The report is fed later: this runs inside a step.
     const launchDriver = (command: WorkerCore.Command & { _tag: "LaunchDriver" }) =>
       Effect.gen(function*() {
         const { close, handle } = yield* runInScope(
@@ -208,7 +230,20 @@ export const make = (
             Effect.ensuring(close)
           )
         )
-      })
+      }).pipe(
+        Effect.catchAllCause((cause) =>
+          Effect.sync(() =>
+            fork(
+              feed({
+                _tag: "DriverEnded",
+                driverId: command.driverId,
+                state: "ERROR",
+                exception: new Descriptions.RemoteException({ name: "LaunchFailed", message: Cause.pretty(cause) })
+              }).pipe(Effect.asVoid)
+            )
+          )
+        )
+      )
 
     const launchExecutor = (command: WorkerCore.Command & { _tag: "LaunchExecutor" }) =>
       Effect.gen(function*() {
@@ -220,7 +255,8 @@ export const make = (
             environment: { ...command.appDesc.command.environment, KINDLING_EXECUTOR_DIRS: localDirs }
           })
         })
-        yield* Effect.promise(() => Fs.mkdir(localDirs, { recursive: true }))
+        yield* Effect.tryPromise(() => Fs.mkdir(localDirs, { recursive: true }))
+        appDirectories.add(command.appId)
         const { close, handle } = yield* runInScope(
           ExecutorRunner.start({
             appId: command.appId,
@@ -252,7 +288,22 @@ export const make = (
             yield* report(result.state, Option.getOrUndefined(result.message), Option.getOrUndefined(result.exitStatus))
           }).pipe(Effect.ensuring(close))
         )
-      })
+      }).pipe(
+        Effect.catchAllCause((cause) =>
+          Effect.sync(() =>
+            fork(
+              feed({
+                _tag: "ExecutorChanged",
+                appId: command.appId,
+                execId: command.execId,
+                state: "FAILED",
+                message: Cause.pretty(cause),
+                exitStatus: undefined
+              }).pipe(Effect.asVoid)
+            )
+          )
+        )
+      )
 
     const cleanupWorkDir = (keep: ReadonlyArray<string>, ttlMillis: number) =>
       Effect.gen(function*() {
@@ -261,6 +312,8 @@ export const make = (
         for (const entry of entries) {
           if (keep.includes(entry)) continue
           const path = Path.join(options.workDir, entry)
+          // Only directories (an app's or a driver's), as Spark.
+          if (!(yield* Effect.promise(() => Fs.lstat(path))).isDirectory()) continue
           const newest = yield* Effect.promise(() => newestChange(path))
           if (newest < now - ttlMillis) {
             yield* Effect.logInfo(`Removing old work dir ${path}`)
@@ -274,7 +327,7 @@ export const make = (
         case "Send":
           return Effect.sync(() => post(command.to, command.message))
         case "SyncExecutorState":
-          return Queue.offer(syncs, command)
+          return sync(command)
         case "StartTimer":
           return FiberMap.run(
             timers,
@@ -302,11 +355,16 @@ export const make = (
             if (handle !== undefined) fork(handle.kill)
           })
         case "CleanupApplication":
-          return Effect.sync(() =>
+          return Effect.sync(() => {
+            if (!appDirectories.delete(command.appId)) return
             fork(
-              Effect.promise(() => Fs.rm(Path.join(options.localDir, command.appId), { recursive: true, force: true }))
+              Effect.tryPromise(() =>
+                Fs.rm(Path.join(options.localDir, command.appId), { recursive: true, force: true })
+              ).pipe(
+                Effect.catchAllCause((cause) => Effect.logWarning(`Cleaning up ${command.appId} failed`, cause))
+              )
             )
-          )
+          })
         case "CleanupWorkDir":
           return Effect.sync(() => fork(cleanupWorkDir(command.keep, command.ttlMillis)))
         case "Reply":

@@ -280,7 +280,11 @@ const registerWithAll = (state: State, out: Out) => {
   }
 }
 
-const interval = (state: State, millis: number) => Math.round(millis * state.config.registration.fuzz)
+// Spark rounds the fuzzed intervals to whole seconds (5–15 s, 30–90 s); sub-second intervals (tests) to ms.
+const interval = (state: State, millis: number) => {
+  const fuzzed = millis * state.config.registration.fuzz
+  return millis >= 1000 ? Math.round(fuzzed / 1000) * 1000 : Math.round(fuzzed)
+}
 
 const registerWithMaster = (state: State, out: Out) => {
   if (state.registrationTimer !== "none") {
@@ -569,6 +573,14 @@ const maybeCleanupApplication = (state: State, out: Out, appId: Ids.AppId) => {
 }
 
 // ---- snapshots -------------------------------------------------------------------------------------------
+
+/**
+ * The master the worker currently reports to, if it has one.
+ *
+ * @since 0.1.0
+ * @category accessors
+ */
+export const activeMaster = (state: State): RpcAddress.RpcEndpointRef | undefined => state.master
 
 /**
  * The worker's state as the `RequestWorkerState` reply.

@@ -1,19 +1,24 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Ids, QueryMessages, RpcAddress, RpcEnv, Transport, WorkerMessages } from "@kindling/protocol"
+import { Descriptions, Ids, QueryMessages, RpcAddress, RpcEnv, Transport, WorkerMessages } from "@kindling/protocol"
 import { ProcessLauncher, Worker } from "@kindling/worker"
 import { Clock, Deferred, Effect, Layer, Option, TestClock } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
 
 // Lets in-memory deliveries (microtasks) and the fibers they wake run, without moving the test clock.
 const settle = Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 5)))
 
 // A test master: what it does on registration is the test's; everything else is acknowledged and ignored.
-const masterHandlers = (onRegister: (message: WorkerMessages.RegisterWorker) => Effect.Effect<unknown>) => ({
+const masterHandlers = (
+  onRegister: (message: WorkerMessages.RegisterWorker) => Effect.Effect<unknown>,
+  onExecutorState: (message: WorkerMessages.ExecutorStateChanged) => void = () => {}
+) => ({
   RegisterWorker: (message: WorkerMessages.RegisterWorker) => Effect.asVoid(onRegister(message)),
   Heartbeat: () => Effect.void,
-  ExecutorStateChanged: () => Effect.succeed(true),
+  ExecutorStateChanged: (message: WorkerMessages.ExecutorStateChanged) =>
+    Effect.sync(() => onExecutorState(message)).pipe(Effect.as(true)),
   DriverStateChanged: () => Effect.void,
   WorkerSchedulerStateResponse: () => Effect.void,
   WorkerLatestState: () => Effect.void,
@@ -38,21 +43,24 @@ const acceptingMaster = Effect.gen(function*() {
   const rpc = yield* RpcEnv.make({ host: "master", port: 7077 })
   const self = RpcAddress.endpoint(rpc.address!, "Master")
   const worker = yield* Deferred.make<RpcAddress.RpcEndpointRef>()
+  const executorStates: Array<string> = []
   yield* rpc.register("Master", {
     inbound: WorkerMessages.WorkerToMaster,
-    handlers: masterHandlers((message) =>
-      rpc.send(
-        message.worker,
-        new WorkerMessages.RegisteredWorker({
-          master: self,
-          masterWebUiUrl: "",
-          masterAddress: message.masterAddress,
-          duplicate: false
-        })
-      ).pipe(Effect.zipRight(Deferred.succeed(worker, message.worker)), Effect.orDie)
+    handlers: masterHandlers(
+      (message) =>
+        rpc.send(
+          message.worker,
+          new WorkerMessages.RegisteredWorker({
+            master: self,
+            masterWebUiUrl: "",
+            masterAddress: message.masterAddress,
+            duplicate: false
+          })
+        ).pipe(Effect.zipRight(Deferred.succeed(worker, message.worker)), Effect.orDie),
+      (message) => executorStates.push(`${message.execId} ${message.state}`)
     )
   })
-  return { rpc, address: rpc.address!, worker: Deferred.await(worker) }
+  return { rpc, self, address: rpc.address!, worker: Deferred.await(worker), executorStates }
 })
 
 const startWorker = (
@@ -171,15 +179,55 @@ describe("Worker directories", () => {
       assert.deepStrictEqual(state.executors, [])
     }).pipe(Effect.provide(Layer.merge(Transport.layerMemory, ProcessLauncher.layerNode))), 30_000)
 
-  it.scopedLive("ApplicationFinished deletes the app's local dirs", () =>
-    Effect.gen(function*() {
-      const master = yield* acceptingMaster
-      const { localDir } = yield* startWorker(master.address, () => Effect.void)
-      const appId = Ids.AppId.make("app-20200101000000-0002")
-      Fs.mkdirSync(Path.join(localDir, appId, "blockmgr"), { recursive: true })
-      const worker = yield* master.worker
-      yield* master.rpc.send(worker, new WorkerMessages.ApplicationFinished({ id: appId }))
-      assert.isTrue(yield* poll(() => !Fs.existsSync(Path.join(localDir, appId))))
-      assert.isTrue(Fs.existsSync(localDir))
-    }).pipe(Effect.provide(Layer.merge(Transport.layerMemory, ProcessLauncher.layerNode))), 30_000)
+  it.scopedLive(
+    "ApplicationFinished deletes the local dirs the worker made for the app, and nothing else",
+    () =>
+      Effect.gen(function*() {
+        const master = yield* acceptingMaster
+        const { localDir } = yield* startWorker(master.address, () => Effect.void)
+        const worker = yield* master.worker
+        const appId = Ids.AppId.make("app-20200101000000-0002")
+        const exitScript = fileURLToPath(new URL("./fixtures/exit.mjs", import.meta.url))
+        yield* master.rpc.send(
+          worker,
+          new WorkerMessages.LaunchExecutor({
+            masterUrl: master.address.url,
+            appId,
+            execId: 0,
+            appDesc: new Descriptions.ApplicationDescription({
+              name: "app",
+              maxCores: Option.none(),
+              memoryPerExecutorMB: 64,
+              command: new Descriptions.Command({
+                mainModule: exitScript,
+                arguments: ["0"],
+                environment: {},
+                nodeOptions: []
+              }),
+              appUiUrl: "",
+              eventLogDir: Option.none(),
+              eventLogCodec: Option.none(),
+              coresPerExecutor: Option.none(),
+              initialExecutorLimit: Option.none(),
+              user: "test",
+              resourceReqsPerExecutor: []
+            }),
+            cores: 1,
+            memory: 64,
+            resources: {}
+          })
+        )
+        assert.isTrue(yield* poll(() => master.executorStates.includes("0 EXITED")), master.executorStates.join())
+        assert.deepStrictEqual(master.executorStates, ["0 RUNNING", "0 EXITED"])
+        assert.isTrue(Fs.existsSync(Path.join(localDir, appId)))
+        // An id the worker never made a dir for deletes nothing, whatever it names.
+        const outside = Path.join(localDir, "..", "keep-me")
+        Fs.mkdirSync(outside, { recursive: true })
+        yield* master.rpc.send(worker, new WorkerMessages.ApplicationFinished({ id: Ids.AppId.make("../keep-me") }))
+        yield* master.rpc.send(worker, new WorkerMessages.ApplicationFinished({ id: appId }))
+        assert.isTrue(yield* poll(() => !Fs.existsSync(Path.join(localDir, appId))))
+        assert.isTrue(Fs.existsSync(outside))
+      }).pipe(Effect.provide(Layer.merge(Transport.layerMemory, ProcessLauncher.layerNode))),
+    30_000
+  )
 })

@@ -6,7 +6,16 @@ import { schedule } from "./placement.js"
 import { canCompleteRecovery, completeRecovery } from "./recovery.js"
 import { persistWorker } from "./snapshots.js"
 import type { ExecutorEntry, Step, WorkerEntry } from "./state.js"
-import { addExecutor, attachDriver, log, masterUrl, releaseExecutor, removeExecutorFromApp, send } from "./state.js"
+import {
+  addExecutor,
+  attachDriver,
+  detachDriver,
+  log,
+  masterUrl,
+  releaseExecutor,
+  removeExecutorFromApp,
+  send
+} from "./state.js"
 
 export const workerKey = (worker: { readonly endpoint: RpcAddress.RpcEndpointRef }) =>
   RpcAddress.key(worker.endpoint.address)
@@ -128,9 +137,14 @@ export const decommissionWorker = (step: Step, worker: WorkerEntry) => {
   if (worker.state === "DECOMMISSIONED") return
   log(step, "Info", `Decommissioning worker ${worker.id} on ${worker.host}:${worker.port}`)
   worker.state = "DECOMMISSIONED"
+  // As Spark, the apps stop counting these executors at once, so they can be replaced elsewhere; the worker's
+  // accounting lets go of them too, since it takes no new work.
   for (const executor of [...worker.executors.values()]) {
     workerGone(step, executor, "DECOMMISSIONED", "worker decommissioned")
+    removeExecutorFromApp(executor)
+    releaseExecutor(executor)
   }
+  send(step, worker.endpoint, new WorkerMessages.DecommissionWorker())
   step.commands.push({ _tag: "Unpersist", kind: "worker", id: worker.id })
 }
 
@@ -138,7 +152,7 @@ export const timeOutDeadWorkers = (step: Step) => {
   const { state } = step
   const timeout = state.config.workerTimeoutMillis
   const silent = [...state.workers.values()].filter((worker) => worker.lastHeartbeat < step.now - timeout)
-  const expired = silent.filter((worker) => worker.state !== "DEAD")
+  const expired = new Set(silent.filter((worker) => worker.state !== "DEAD"))
   // All of them are dead before any is removed: removing one reschedules its drivers, which must not land
   // on another worker that is about to be removed in this same pass.
   for (const worker of expired) worker.state = "DEAD"
@@ -147,7 +161,7 @@ export const timeOutDeadWorkers = (step: Step) => {
   }
   for (const worker of silent) {
     if (
-      !expired.includes(worker) && worker.lastHeartbeat < step.now - (state.config.deadWorkerPersistence + 1) * timeout
+      !expired.has(worker) && worker.lastHeartbeat < step.now - (state.config.deadWorkerPersistence + 1) * timeout
     ) {
       state.workers.delete(worker.id)
     }
@@ -162,16 +176,22 @@ export const workerSchedulerStateResponse = (step: Step, message: WorkerMessages
     return
   }
   log(step, "Info", `Worker has been re-registered: ${message.id}`)
-  worker.state = "ALIVE"
+  if (worker.state === "UNKNOWN") worker.state = "ALIVE"
   for (const { desc } of message.execResponses) {
     const app = state.apps.get(desc.appId)
-    if (app === undefined) continue
+    // An executor already known (listed twice, or by another worker) is not charged again.
+    if (app === undefined || app.executors.has(desc.execId)) continue
     const executor = addExecutor(app, worker, desc.cores, desc.execId)
     executor.state = desc.state
   }
   for (const { driverId } of message.driverResponses) {
     const driver = state.drivers.get(driverId)
-    if (driver === undefined) continue
+    if (driver === undefined || driver.worker === worker) continue
+    // A claimed driver runs: it leaves the queue (a record persisted before its launch put it there) and any
+    // worker it was thought to be on.
+    const waiting = state.waitingDrivers.indexOf(driver)
+    if (waiting >= 0) state.waitingDrivers.splice(waiting, 1)
+    detachDriver(driver)
     driver.state = "RUNNING"
     attachDriver(driver, worker)
   }
