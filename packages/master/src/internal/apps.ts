@@ -54,10 +54,8 @@ export const removeApplication = (step: Step, app: AppEntry, finalState: States.
   state.completedApps.push(app)
   const waiting = state.waitingApps.indexOf(app)
   if (waiting >= 0) state.waitingApps.splice(waiting, 1)
-  for (const executor of [...app.executors.values()]) {
-    removeExecutorFromApp(executor)
-    killExecutor(step, executor)
-  }
+  // The executors stay listed (KILLED) on the completed app, as Spark keeps them for the UI; their workers let go.
+  for (const executor of [...app.executors.values()]) killExecutor(step, executor)
   app.state = finalState
   app.endTime = step.now
   if (finalState !== "FINISHED") send(step, app.driver, new AppClient.ApplicationRemoved({ message: finalState }))
