@@ -5,25 +5,20 @@ import * as Option from "effect/Option"
 import { schedule } from "./placement.js"
 import { persistApp } from "./snapshots.js"
 import type { AppEntry, ExecutorEntry, Step } from "./state.js"
-import { log, masterUrl, releaseExecutor, removeExecutorFromApp, retain, send } from "./state.js"
+import { log, masterUrl, newApp, releaseExecutor, removeExecutorFromApp, retain, send } from "./state.js"
 
 export const registerApplicationRequest = (step: Step, message: AppClient.RegisterApplication) => {
   const { state } = step
   if (state.status === "STANDBY") return // a standby master drops registrations; the client tries the others
-  const app: AppEntry = {
+  const app = newApp({
     id: Ids.makeAppId(new Date(step.now), state.nextAppNumber++),
     desc: message.appDescription,
     driver: message.driver,
     startTime: step.now,
     submitDate: step.now,
     state: "WAITING",
-    coresGranted: 0,
-    executors: new Map(),
-    nextExecutorId: 0,
-    retryCount: 0,
-    executorLimit: Option.getOrElse(message.appDescription.initialExecutorLimit, () => Infinity),
-    endTime: undefined
-  }
+    executorLimit: Option.getOrElse(message.appDescription.initialExecutorLimit, () => Infinity)
+  })
   if (!registerApplication(step, app)) return
   log(step, "Info", `Registered app ${app.desc.name} with ID ${app.id}`)
   persistApp(step, app)

@@ -5,8 +5,8 @@ import type { Stored } from "../MasterCore.js"
 import { registerApplication, removeApplication } from "./apps.js"
 import { relaunchDriver, removeDriver } from "./drivers.js"
 import { schedule } from "./placement.js"
-import type { AppEntry, DriverEntry, State, Step, WorkerEntry } from "./state.js"
-import { log, send } from "./state.js"
+import type { DriverEntry, State, Step } from "./state.js"
+import { log, newApp, newWorker, send } from "./state.js"
 import { registerWorker, removeWorker } from "./workers.js"
 
 export const electedLeader = (step: Step, stored: Stored) => {
@@ -28,26 +28,20 @@ export const beginRecovery = (step: Step, stored: Stored) => {
   const { state } = step
   const changed = new WorkerMessages.MasterChanged({ master: state.config.self, masterWebUiUrl: state.config.webUiUrl })
   for (const info of stored.apps) {
-    const app: AppEntry = {
+    const app = newApp({
       id: info.id,
       desc: info.desc,
       driver: info.driver,
       startTime: info.startTime,
       submitDate: info.submitDate,
       state: "UNKNOWN",
-      coresGranted: 0,
-      executors: new Map(),
-      nextExecutorId: 0,
-      retryCount: 0,
-      executorLimit: Option.getOrElse(info.executorLimit, () => Infinity),
-      endTime: undefined
-    }
+      executorLimit: Option.getOrElse(info.executorLimit, () => Infinity)
+    })
     if (registerApplication(step, app)) send(step, app.driver, changed)
     state.nextAppNumber = Math.max(state.nextAppNumber, counterOf(info.id) + 1)
   }
-  const workersById = new Map<string, WorkerEntry>()
   for (const info of stored.workers) {
-    const worker: WorkerEntry = {
+    const worker = newWorker({
       id: info.id,
       host: info.host,
       port: info.port,
@@ -57,16 +51,9 @@ export const beginRecovery = (step: Step, stored: Stored) => {
       memory: info.memory,
       resources: info.resources,
       state: "UNKNOWN",
-      lastHeartbeat: step.now,
-      coresUsed: 0,
-      memoryUsed: 0,
-      executors: new Map(),
-      drivers: new Map()
-    }
-    if (registerWorker(step, worker)) {
-      workersById.set(worker.id, worker)
-      send(step, worker.endpoint, changed)
-    }
+      lastHeartbeat: step.now
+    })
+    if (registerWorker(step, worker)) send(step, worker.endpoint, changed)
   }
   for (const info of stored.drivers) {
     const driver: DriverEntry = {

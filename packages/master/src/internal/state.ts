@@ -149,3 +149,23 @@ export const memoryFree = (worker: WorkerEntry) => worker.memory - worker.memory
 export const retain = <A>(completed: Array<A>, max: number) => {
   if (completed.length >= max) completed.splice(0, Math.max(Math.floor(max / 10), 1))
 }
+
+// A new app record: nothing granted yet.
+export const newApp = (
+  fields: Pick<AppEntry, "id" | "desc" | "driver" | "startTime" | "submitDate" | "state" | "executorLimit">
+): AppEntry => ({
+  ...fields,
+  coresGranted: 0,
+  executors: new Map(),
+  nextExecutorId: 0,
+  retryCount: 0,
+  endTime: undefined
+})
+
+// A new worker record: nothing running on it yet.
+export const newWorker = (
+  fields: Pick<
+    WorkerEntry,
+    "id" | "host" | "port" | "endpoint" | "webUiAddress" | "cores" | "memory" | "resources" | "state" | "lastHeartbeat"
+  >
+): WorkerEntry => ({ ...fields, coresUsed: 0, memoryUsed: 0, executors: new Map(), drivers: new Map() })

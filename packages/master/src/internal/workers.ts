@@ -12,6 +12,7 @@ import {
   detachDriver,
   log,
   masterUrl,
+  newWorker,
   releaseExecutor,
   removeExecutorFromApp,
   send
@@ -38,7 +39,7 @@ export const registerWorkerRequest = (step: Step, message: WorkerMessages.Regist
     send(step, message.worker, registered(true))
     return
   }
-  const worker: WorkerEntry = {
+  const worker = newWorker({
     id: message.id,
     host: message.host,
     port: message.port,
@@ -48,12 +49,8 @@ export const registerWorkerRequest = (step: Step, message: WorkerMessages.Regist
     memory: message.memory,
     resources: message.resources,
     state: "ALIVE",
-    lastHeartbeat: step.now,
-    coresUsed: 0,
-    memoryUsed: 0,
-    executors: new Map(),
-    drivers: new Map()
-  }
+    lastHeartbeat: step.now
+  })
   if (!registerWorker(step, worker)) {
     send(
       step,
