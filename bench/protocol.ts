@@ -112,7 +112,7 @@ const kindlingFigures = Effect.gen(function*() {
     inbound: SubmissionMessages.RequestDriverStatus,
     handlers: { RequestDriverStatus: () => Effect.sync(() => statusReply) }
   })
-  const ref = RpcAddress.endpoint(server.address!, "Master")
+  const ref = RpcAddress.endpoint<SubmissionMessages.SubmissionRequest>(server.address!, "Master")
   const latenciesOf = (target: typeof ref) =>
     Effect.gen(function*() {
       for (let i = 0; i < 5000; i++) yield* client.ask(target, statusRequest)
@@ -125,7 +125,9 @@ const kindlingFigures = Effect.gen(function*() {
       return latencies.sort((a, b) => a - b)
     })
   const latencies = yield* latenciesOf(ref)
-  const fiberLatencies = yield* latenciesOf(RpcAddress.endpoint(server.address!, "Effectful"))
+  const fiberLatencies = yield* latenciesOf(
+    RpcAddress.endpoint<SubmissionMessages.SubmissionRequest>(server.address!, "Effectful")
+  )
   const started = performance.now()
   yield* Effect.forEach(
     Array.from({ length: pipelined }),

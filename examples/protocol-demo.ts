@@ -5,8 +5,8 @@ import {
   Codec,
   Descriptions,
   EndpointNames,
+  Endpoints,
   Ids,
-  RpcAddress,
   RpcEnv,
   SubmissionMessages,
   WorkerMessages
@@ -33,8 +33,8 @@ const program = Effect.gen(function*() {
   const masterRpc = yield* RpcEnv.make({ host: "127.0.0.1", port: 0 })
   const workerRpc = yield* RpcEnv.make({ host: "127.0.0.1", port: 0 })
   const client = yield* RpcEnv.make({})
-  const master = RpcAddress.endpoint(masterRpc.address!, EndpointNames.master)
-  const worker = RpcAddress.endpoint(workerRpc.address!, EndpointNames.worker)
+  const master = Endpoints.ref(masterRpc.address!, Endpoints.master)
+  const worker = Endpoints.ref(workerRpc.address!, Endpoints.worker)
   const workerId = Ids.makeWorkerId(new Date(), worker.address.host, worker.address.port)
   const finished = yield* Deferred.make<void>()
   let driverCounter = 0

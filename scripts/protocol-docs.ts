@@ -36,6 +36,7 @@ const primitiveNames: Record<string, string> = {
   Uint8ArrayFromSelf: "bytes"
 }
 const enumNames = new Set(Object.keys(States.all))
+const errorIds = new Set(Object.keys(Errors.all))
 const messageTags = new Set(
   [...Catalogue.conversations.map((c) => c.union), ...Catalogue.replies].flatMap((union) =>
     Catalogue.members(union).map((m) => (m as MessageClass)._tag!)
@@ -50,7 +51,7 @@ const typeOf = (ast: AST.AST, schema?: Schema.Schema.All): string => {
   const id = identifierOf(ast)
   if (id !== undefined) {
     if (primitiveNames[id] !== undefined) return primitiveNames[id]
-    if (enumNames.has(id) || messageTags.has(id)) return `[${id}](#${anchor(id)})`
+    if (enumNames.has(id) || messageTags.has(id) || errorIds.has(id)) return `[${id}](#${anchor(id)})`
     if (/^[A-Z]\w*$/.test(id)) {
       if (!named.has(id)) {
         named.set(id, { ast, fields: hasFields(schema) ? (schema as MessageClass).fields : undefined })
@@ -162,7 +163,10 @@ const finishedHelpers: Record<string, ReadonlyArray<[string, (state: any) => boo
   TaskState: [["finished", States.isTaskFinished], ["failed", States.isTaskFailed]]
 }
 
+const dataEnvelopeIds = new Set((Envelope.DataEnvelope.ast as AST.Union).types.map((member) => identifierOf(member)))
 const envelopeMembers = (Envelope.Envelope.ast as AST.Union).types
+const controlEnvelopes = envelopeMembers.filter((member) => !dataEnvelopeIds.has(identifierOf(member)))
+const dataEnvelopes = envelopeMembers.filter((member) => dataEnvelopeIds.has(identifierOf(member)))
 
 export const renderMarkdown = (): string => {
   named.clear()
@@ -204,18 +208,21 @@ export const renderMarkdown = (): string => {
   for (const [name, error] of Object.entries(Errors.all)) {
     errors.push(`### ${name}`, "", descriptionOf(error.ast) ?? "", "", ...fieldTable(fieldsOf(error as never)), "")
   }
-  const envelope: Array<string> = []
-  for (const member of envelopeMembers) {
-    const id = identifierOf(member)!
-    const literal = member as AST.TypeLiteral
-    envelope.push(`#### ${id}`, "", descriptionOf(member) ?? "", "")
-    envelope.push(
+  const envelopeTables = (members: ReadonlyArray<AST.AST>): Array<string> =>
+    members.flatMap((member) => [
+      `#### ${identifierOf(member)!}`,
+      "",
+      descriptionOf(member) ?? "",
+      "",
       "| field | type |",
       "|---|---|",
-      ...literal.propertySignatures.map((p) => `| \`${String(p.name)}\` | ${typeOf(p.type)} |`),
+      ...(member as AST.TypeLiteral).propertySignatures.map((p) =>
+        `| \`${String(p.name)}\` | ${typeOf(p.type)}${p.isOptional ? " (may be absent)" : ""} |`
+      ),
       ""
-    )
-  }
+    ])
+  const envelope = envelopeTables(controlEnvelopes)
+  const dataEnvelope = envelopeTables(dataEnvelopes)
   const types: Array<string> = []
   const done = new Set<string>()
   while (done.size < named.size) {
@@ -241,7 +248,7 @@ export const renderMarkdown = (): string => {
   push(
     "# Kindling wire protocol",
     "",
-    "Generated from the schemas of `@kindling/protocol` by `pnpm docs`; do not edit by hand.",
+    "Generated from the schemas of `@kindling/protocol` by `pnpm run docs`; do not edit by hand.",
     `Protocol version ${Envelope.protocolVersion}. The messages follow Spark 3.3's standalone deploy protocol; ` +
       "names are Spark's except where noted.",
     "",
@@ -249,6 +256,7 @@ export const renderMarkdown = (): string => {
     "",
     "- [Frames and envelopes](#frames-and-envelopes)",
     "- [Handshake](#handshake)",
+    "- [Data connections](#data-connections): streamed transfers of blocks",
     "- [Messages](#messages), by conversation",
     "- [Replies](#replies)",
     "- [Payload types](#payload-types)",
@@ -277,7 +285,8 @@ export const renderMarkdown = (): string => {
     "  such a node go back over the connection it opened.",
     "",
     "Nodes keep one connection per pair and use it in both directions. Endpoints are told when a peer connects",
-    "(after the handshake) and when its connection closes.",
+    "(after the handshake) and when its connection closes. Bulk bytes travel on connections of their own, with",
+    "envelopes of their own: see [Data connections](#data-connections).",
     "",
     ...envelope,
     "## Handshake",
@@ -299,6 +308,62 @@ export const renderMarkdown = (): string => {
     "5. A listener drops a connection whose handshake does not complete within its handshake timeout",
     "   (default 10 s).",
     "",
+    "## Data connections",
+    "",
+    "Bulk bytes (app artifacts, broadcast values, large task results, shuffle blocks) do not travel as messages.",
+    "A node that fetches a block from another opens a *data connection* to the same listener, with the same",
+    "handshake: its `hello` says `purpose: \"data\"`, and with a shared secret both sides prove it as on any",
+    "connection, so a node that fails the handshake gets nothing. A data connection makes no peer: endpoints are",
+    "not told of it, and it never carries `send`, `ask`, `reply` or `failure`; a node drops those on a data",
+    "connection, and data envelopes on a control connection. Control frames so never queue behind bulk bytes.",
+    "",
+    "The dialler fetches, the listener serves. A fetcher carries all its streams from one node on one data",
+    "connection, and closes it once it has carried none for a while (default 120 s).",
+    "",
+    "1. Fetcher → server: `fetch { id, block, offset, window }`. The fetcher chooses `id`, unique on the",
+    "   connection; `window` is the first credit, in bytes (0 is allowed).",
+    "2. The server finds the block by the longest id prefix it serves and asks that prefix's resolver, which may",
+    "   decide by the requester (the address in the fetcher's `hello`). It answers `fetchFailed { id, error }`",
+    "   with `BlockNotFound` or `TransferRefused` (the latter also for an offset beyond the block's end), or",
+    "   sends the bytes from `offset` on as `chunk { id, offset, crc, data }`, in order, each at most the",
+    "   server's chunk size (default 256 KiB) and never beyond the credit it has not used.",
+    "3. Fetcher → server: `credit { id, bytes }` as the fetcher's consumer takes bytes, so that what is granted",
+    "   and not yet taken stays within the stream's window (default 1 MiB).",
+    "4. Server → fetcher: `end { id, size }` after the last chunk (at once for an empty block).",
+    "5. The fetcher may stop a stream with `cancel { id }`; the server stops sending it, and chunks already on",
+    "   their way are ignored. The server may fail it with `fetchFailed` at any point (a block that is no",
+    "   longer served is `BlockNotFound`).",
+    "",
+    "### Flow control and bounds",
+    "",
+    "A server sends a stream's bytes only within the credit its fetcher granted, and reads the block only as",
+    "far as that credit goes. A fetcher grants credit in whole chunks, in batches of half a window, and bounds",
+    "the bytes it has granted and not yet handed to its consumers, over all its streams (default 48 MiB) and",
+    "over the streams from one node (default 16 MiB); a stream that finds no room waits for it, in the order",
+    "streams began waiting. A server writes a chunk only when the unsent bytes of that data connection (default",
+    "512 KiB) and of all its data connections (default 16 MiB) leave room for it, and otherwise waits for its",
+    "socket buffers to drain. However slow a consumer, neither side holds more than its bounds and a chunk per",
+    "stream.",
+    "",
+    "### Checksums",
+    "",
+    "`crc` is the CRC-32 of the chunk's `data` (IEEE 802.3, the one zlib computes). The fetcher checks it, that",
+    "the chunk starts where the verified bytes end and stays within the credit, and at `end` that `size` is the",
+    "offset it reached. A failed check is `BlockCorrupted`: the fetcher cancels the stream and fetches again from",
+    "its last verified offset. Kindling writes a chunk with `data` last, `id` and `offset` as float64, `crc` as",
+    "uint32 and `data` as bin32, which a fetcher can read without copying the data; it accepts any other valid",
+    "encoding too.",
+    "",
+    "### Resumption",
+    "",
+    "A lost connection, corrupted bytes or an answer that cannot be decoded end an attempt, not the fetch: the",
+    "fetcher waits (default 1 s, doubling each time) and opens a new stream, on a new data connection if the old",
+    "one is gone, with `offset` at its last verified byte. After 3 attempts in a row that got no further (an",
+    "attempt that made progress starts the count again) it gives up with `TransferFailed`, carrying the last",
+    "attempt's error; a failed handshake (`AuthenticationFailed`, `ProtocolVersionMismatch`) is not retried.",
+    "`BlockNotFound` and `TransferRefused` end the fetch at once.",
+    "",
+    ...dataEnvelope,
     "## Messages",
     "",
     "Grouped by conversation: who sends, who receives, whether it is a one-way `send` or an `ask` with its reply",

@@ -9,7 +9,7 @@ import * as Options from "@effect/cli/Options"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import type * as HashMap from "effect/HashMap"
-import type * as Option from "effect/Option"
+import * as Option from "effect/Option"
 import packageJson from "../package.json" with { type: "json" }
 import * as MasterCommand from "./MasterCommand.js"
 import * as Settings from "./Settings.js"
@@ -92,29 +92,33 @@ const masterUrl = Options.text("master").pipe(
   Options.optional
 )
 
+const submitOptions = {
+  master: masterUrl,
+  deployMode: Options.choice("deploy-mode", ["client", "cluster"]).pipe(
+    Options.withDescription("Where the driver runs: cluster (on a worker)"),
+    Options.optional
+  ),
+  name: Options.text("name").pipe(Options.withDescription("The application's name"), Options.optional),
+  driverCores: Options.integer("driver-cores").pipe(
+    Options.withDescription("Cores for the driver (default 1)"),
+    Options.optional
+  ),
+  driverMemory: Options.text("driver-memory").pipe(
+    Options.withDescription("Memory for the driver, e.g. 1g (default 1g)"),
+    Options.optional
+  ),
+  supervise: Options.boolean("supervise").pipe(Options.withDescription("Restart the driver if it fails")),
+  wait: Options.boolean("wait").pipe(
+    Options.withDescription("Follow the driver to its end; exit 0 only if FINISHED")
+  ),
+  propertiesFile,
+  conf
+}
+
 const submit = Command.make(
   "submit",
   {
-    master: masterUrl,
-    deployMode: Options.choice("deploy-mode", ["client", "cluster"]).pipe(
-      Options.withDescription("Where the driver runs: cluster (on a worker)"),
-      Options.optional
-    ),
-    name: Options.text("name").pipe(Options.withDescription("The application's name"), Options.optional),
-    driverCores: Options.integer("driver-cores").pipe(
-      Options.withDescription("Cores for the driver (default 1)"),
-      Options.optional
-    ),
-    driverMemory: Options.text("driver-memory").pipe(
-      Options.withDescription("Memory for the driver, e.g. 1g (default 1g)"),
-      Options.optional
-    ),
-    supervise: Options.boolean("supervise").pipe(Options.withDescription("Restart the driver if it fails")),
-    wait: Options.boolean("wait").pipe(
-      Options.withDescription("Follow the driver to its end; exit 0 only if FINISHED")
-    ),
-    propertiesFile,
-    conf,
+    ...submitOptions,
     app: Args.text({ name: "app" }).pipe(
       Args.withDescription("The app: a path, or a file://, http:// or https:// URL")
     ),
@@ -149,10 +153,32 @@ export const kindling = Command.make(
   ])
 )
 
+// Read off the options themselves, so that an option added to `submit` is never taken for APP.
+const submitOptionsWithValue: ReadonlySet<string> = new Set(
+  Object.values<Options.Options<unknown>>(submitOptions).flatMap((option) =>
+    Options.isBool(option) ? [] : Option.toArray(Options.getIdentifier(option))
+  )
+)
+
+// `kindling submit [options] APP [ARGS…]`: everything after APP belongs to the app, even what looks like an
+// option, as with spark-submit. @effect/cli stops reading options at `--`, so one goes in after APP.
+const separateAppArgs = (argv: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const command = argv.indexOf("submit", 2)
+  if (command !== 2 || argv.includes("--")) return argv
+  for (let i = command + 1; i < argv.length; i++) {
+    const token = argv[i]!
+    if (submitOptionsWithValue.has(token)) i++
+    else if (!token.startsWith("-")) return [...argv.slice(0, i + 1), "--", ...argv.slice(i + 1)]
+  }
+  return argv
+}
+
+const runKindling = Command.run(kindling, { name: "kindling", version })
+
 /**
  * Parses `argv` (as `process.argv`: node, script, then the arguments) and runs the command.
  *
  * @since 0.1.0
  * @category running
  */
-export const run = Command.run(kindling, { name: "kindling", version })
+export const run = (argv: ReadonlyArray<string>) => runKindling(separateAppArgs(argv))

@@ -3,12 +3,14 @@
  *
  * @since 0.1.0
  */
-import { LeaderElection, Master, Persistence } from "@kindling/master"
-import { RpcEnv } from "@kindling/protocol"
+import { Problem } from "@kindling/conf"
+import { KernelConf } from "@kindling/kernel"
+import { LeaderElection, Master, MasterConf, Persistence } from "@kindling/master"
+import { ProtocolConf, RpcEnv } from "@kindling/protocol"
 import { NodeTransport } from "@kindling/protocol/node"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import type * as Option from "effect/Option"
+import * as Option from "effect/Option"
 import * as Os from "node:os"
 import * as Settings from "./Settings.js"
 
@@ -33,42 +35,50 @@ export const run = (args: Args): Effect.Effect<number, Settings.Failure> =>
     const conf = yield* Settings.load({
       propertiesFile: args.propertiesFile,
       conf: args.conf,
-      flags: { "kindling.master.ui.port": args.webuiPort._tag === "Some" ? String(args.webuiPort.value) : undefined }
+      flags: { [MasterConf.keys.uiPort.name]: Option.getOrUndefined(Option.map(args.webuiPort, String)) }
     })
-    const host = args.host._tag === "Some" ? args.host.value : Os.hostname()
-    if (conf.recoveryMode === "FILESYSTEM" && conf.recoveryDirectory === "") {
-      return yield* new Settings.UsageError({
-        message: "kindling.deploy.recoveryMode is FILESYSTEM but kindling.deploy.recoveryDirectory is not set"
+    const host = Option.getOrElse(args.host, () => Os.hostname())
+    const recoveryMode = conf.get(MasterConf.keys.recoveryMode)
+    const recoveryDirectory = conf.get(MasterConf.keys.recoveryDirectory)
+    if (recoveryMode === "FILESYSTEM" && recoveryDirectory === "") {
+      return yield* new Problem.InvalidConf({
+        problems: [{
+          _tag: "MissingValue",
+          key: MasterConf.keys.recoveryDirectory.name,
+          reason: `${MasterConf.keys.recoveryMode.name} is FILESYSTEM`
+        }]
       })
     }
-    const persistence = conf.recoveryMode === "FILESYSTEM"
-      ? Persistence.layerFileSystem(conf.recoveryDirectory)
+    const persistence = recoveryMode === "FILESYSTEM"
+      ? Persistence.layerFileSystem(recoveryDirectory)
       : Persistence.layerNone
-    const rpc = RpcEnv.layer({ ...(yield* Settings.rpcOptions(conf)), host, port: args.port }).pipe(
+    const rpc = RpcEnv.layer({ ...(yield* ProtocolConf.rpcOptions(conf)), host, port: args.port }).pipe(
       Layer.provide(NodeTransport.layer)
     )
+    const uiPort = conf.get(MasterConf.keys.uiPort)
     const exit = yield* Effect.makeLatch(false)
     let code = 0
     yield* Effect.gen(function*() {
       const master = yield* Master.make({
-        webUiUrl: `http://${host}:${conf.masterUiPort}`,
-        webUiPort: conf.masterUiPort,
-        restPort: conf.restEnabled ? conf.restPort : undefined,
-        workerTimeoutMillis: conf.workerTimeoutMillis,
-        deadWorkerPersistence: conf.deadWorkerPersistence,
-        recoveryTimeoutMillis: conf.recoveryTimeoutMillis,
-        retainedApplications: conf.retainedApplications,
-        retainedDrivers: conf.retainedDrivers,
-        spreadOut: conf.spreadOut,
-        defaultCores: conf.defaultCores,
-        maxExecutorRetries: conf.maxExecutorRetries,
+        webUiUrl: `http://${host}:${uiPort}`,
+        webUiPort: uiPort,
+        restPort: conf.get(MasterConf.keys.restEnabled) ? conf.get(MasterConf.keys.restPort) : undefined,
+        workerTimeoutMillis: conf.get(ProtocolConf.keys.workerTimeout),
+        deadWorkerPersistence: conf.get(MasterConf.keys.deadWorkerPersistence),
+        recoveryTimeoutMillis: conf.get(MasterConf.keys.recoveryTimeout),
+        retainedApplications: conf.get(MasterConf.keys.retainedApplications),
+        retainedDrivers: conf.get(MasterConf.keys.retainedDrivers),
+        spreadOut: conf.get(MasterConf.keys.spreadOut),
+        defaultCores: conf.get(MasterConf.keys.defaultCores),
+        maxExecutorRetries: conf.get(MasterConf.keys.maxExecutorRetries),
         seed: Math.floor(Math.random() * 2 ** 31),
+        validateState: conf.get(KernelConf.keys.validateState),
         onExit: (exitCode) =>
           Effect.sync(() => {
             code = exitCode
           }).pipe(Effect.zipRight(exit.open))
       })
-      yield* Effect.logInfo(`Starting Kindling master at ${master.url} (recovery mode ${conf.recoveryMode})`)
+      yield* Effect.logInfo(`Starting Kindling master at ${master.url} (recovery mode ${recoveryMode})`)
       yield* exit.await
     }).pipe(
       Effect.scoped,

@@ -1,20 +1,22 @@
 /**
- * What every `kindling` command shares: its configuration, resolved from the four sources of DESIGN §6, the
- * RpcEnv options that follow from it, and the log format.
+ * What every `kindling` command shares: the registry of every role's keys and the configuration loaded with it,
+ * the errors a command reports, and the log format.
  *
  * @since 0.1.0
  */
-import { Conf } from "@kindling/protocol"
-import type { RpcEnv } from "@kindling/protocol"
+import { type Conf, type Problem, Registry } from "@kindling/conf"
+import { NodeLoader } from "@kindling/conf/node"
+import { DriverConf } from "@kindling/driver"
+import { KernelConf } from "@kindling/kernel"
+import { MasterConf } from "@kindling/master"
+import { ProtocolConf } from "@kindling/protocol"
+import { WorkerConf } from "@kindling/worker"
 import * as Cause from "effect/Cause"
 import * as Data from "effect/Data"
-import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import type * as Effect from "effect/Effect"
 import * as HashMap from "effect/HashMap"
 import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
-import * as Fs from "node:fs"
-import * as Path from "node:path"
 
 /**
  * A command line that cannot be carried out: a missing file, a bad value, an unsupported mode.
@@ -36,19 +38,38 @@ export interface Failure {
 }
 
 /**
- * Where Kindling is installed (`KINDLING_HOME`, else the current directory), as Spark uses `SPARK_HOME`.
+ * The keys of every role.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Keys = Registry.KeyOf<
+  | typeof ProtocolConf.group
+  | typeof MasterConf.group
+  | typeof WorkerConf.group
+  | typeof DriverConf.group
+  | typeof KernelConf.group
+>
+
+/**
+ * Every role's keys: the command is the front door of the cluster, so it refuses a key that no role knows before
+ * anything starts.
  *
  * @since 0.1.0
  * @category constants
  */
-export const home = (): string => process.env.KINDLING_HOME ?? process.cwd()
-
-const defaultsFile = () =>
-  Path.join(process.env.KINDLING_CONF_DIR ?? Path.join(home(), "conf"), "kindling-defaults.conf")
+export const registry: Registry.Registry<Keys> = Registry.make(
+  ProtocolConf.group,
+  MasterConf.group,
+  WorkerConf.group,
+  DriverConf.group,
+  KernelConf.group
+)
 
 /**
- * Resolves the configuration: built-in defaults < the properties file (`--properties-file`, else
- * `conf/kindling-defaults.conf` when it exists) < `KINDLING_*` variables < `--conf` < the command's own flags.
+ * Loads the configuration of {@link registry}: built-in defaults < the properties file (`--properties-file`,
+ * else `conf/kindling-defaults.conf` when it exists) < `KINDLING_*` variables < `--conf` < the command's own
+ * flags, given by key name.
  *
  * @since 0.1.0
  * @category constructors
@@ -56,52 +77,12 @@ const defaultsFile = () =>
 export const load = (options: {
   readonly propertiesFile: Option.Option<string>
   readonly conf: ReadonlyArray<string>
-  readonly flags?: Readonly<Record<string, string | undefined>>
-}): Effect.Effect<Conf.Conf, UsageError | Conf.InvalidConf> =>
-  Effect.gen(function*() {
-    const file = Option.getOrElse(options.propertiesFile, defaultsFile)
-    const sources: Array<Conf.Source> = []
-    if (Fs.existsSync(file)) {
-      const text = yield* Effect.try({
-        try: () => Fs.readFileSync(file, "utf8"),
-        catch: (error) => new UsageError({ message: `Cannot read ${file}: ${String(error)}` })
-      })
-      sources.push({ name: file, values: yield* Conf.parseProperties(text, file) })
-    } else if (Option.isSome(options.propertiesFile)) {
-      return yield* new UsageError({ message: `Properties file ${file} does not exist` })
-    }
-    sources.push({ name: "environment", values: Conf.fromEnv(process.env) })
-    const confValues: Record<string, string> = {}
-    for (const flag of options.conf) {
-      const [key, value] = yield* Conf.parseConfFlag(flag)
-      confValues[key] = value
-    }
-    sources.push({ name: "--conf", values: confValues })
-    const flags: Record<string, string> = {}
-    for (const [key, value] of Object.entries(options.flags ?? {})) if (value !== undefined) flags[key] = value
-    sources.push({ name: "command-line flags", values: flags })
-    return yield* Either.match(Conf.resolve(sources), { onLeft: Effect.fail, onRight: Effect.succeed })
-  })
-
-/**
- * The RpcEnv settings every node takes from the configuration: the shared secret, the frame limit and the
- * ask timeout.
- *
- * @since 0.1.0
- * @category constructors
- */
-export const rpcOptions = (conf: Conf.Conf): Effect.Effect<RpcEnv.Options, UsageError> =>
-  Effect.gen(function*() {
-    if (conf.authenticate && conf.authenticateSecret === undefined) {
-      return yield* new UsageError({
-        message: "kindling.authenticate is true but no kindling.authenticate.secret is set"
-      })
-    }
-    return {
-      maxFrameSize: conf.rpcMessageMaxSizeMiB * 1024 * 1024,
-      askTimeout: conf.askTimeoutMillis,
-      ...(conf.authenticate && conf.authenticateSecret !== undefined ? { secret: conf.authenticateSecret } : {})
-    }
+  readonly flags: Readonly<Record<string, string | undefined>>
+}): Effect.Effect<Conf.Conf<Keys>, Problem.InvalidConf> =>
+  NodeLoader.load(registry, {
+    propertiesFile: Option.getOrUndefined(options.propertiesFile),
+    conf: options.conf,
+    flags: options.flags
   })
 
 /**

@@ -3,7 +3,17 @@
  *
  * @since 0.1.0
  */
-import { Descriptions, Ids, MasterClient, RpcEnv, type SubmissionMessages } from "@kindling/protocol"
+import type { Conf } from "@kindling/conf"
+import { DriverConf } from "@kindling/driver"
+import {
+  Descriptions,
+  Ids,
+  MasterClient,
+  ProtocolConf,
+  RpcEnv,
+  States,
+  type SubmissionMessages
+} from "@kindling/protocol"
 import { NodeTransport } from "@kindling/protocol/node"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
@@ -47,29 +57,25 @@ export interface SubmitArgs extends Common {
   readonly args: ReadonlyArray<string>
 }
 
-const finished = new Set(["FINISHED", "FAILED", "ERROR", "KILLED", "RELAUNCHING"])
-
 // The client of one command: a client-only node (it dials out, accepts nothing) and the configured masters.
 const withClient = <A>(
   common: Common,
   flags: Readonly<Record<string, string | undefined>>,
-  use: (
-    client: MasterClient.MasterClient,
-    conf: Awaited<ReturnType<typeof Effect.runPromise<any, any>>>
-  ) => Effect.Effect<A, Settings.Failure>
+  use: (client: MasterClient.MasterClient, conf: Conf.Conf<Settings.Keys>) => Effect.Effect<A, Settings.Failure>
 ) =>
   Effect.gen(function*() {
     const conf = yield* Settings.load({
       propertiesFile: common.propertiesFile,
       conf: common.conf,
-      flags: { "kindling.master": Option.getOrUndefined(common.master), ...flags }
+      flags: { [DriverConf.keys.master.name]: Option.getOrUndefined(common.master), ...flags }
     })
-    if (conf.master === undefined) {
+    const master = conf.get(DriverConf.keys.master)
+    if (master === undefined) {
       return yield* new Settings.UsageError({ message: "No master given: use --master kindling://host:port" })
     }
-    const rpc = RpcEnv.layer(yield* Settings.rpcOptions(conf)).pipe(Layer.provide(NodeTransport.layer))
+    const rpc = RpcEnv.layer(yield* ProtocolConf.rpcOptions(conf)).pipe(Layer.provide(NodeTransport.layer))
     return yield* Effect.gen(function*() {
-      const client = yield* MasterClient.make(conf.master!, { timeout: conf.askTimeoutMillis })
+      const client = yield* MasterClient.make(master, { timeout: conf.get(ProtocolConf.keys.askTimeout) })
       return yield* use(client, conf)
     }).pipe(Effect.scoped, Effect.provide(rpc))
   })
@@ -107,27 +113,28 @@ const statusJson = (driverId: string, status: SubmissionMessages.DriverStatusRes
  */
 export const submit = (args: SubmitArgs): Effect.Effect<number, Settings.Failure> =>
   withClient(args, {
-    "kindling.submit.deployMode": Option.getOrUndefined(args.deployMode),
-    "kindling.app.name": Option.getOrUndefined(args.name),
-    "kindling.driver.cores": Option.getOrUndefined(Option.map(args.driverCores, String)),
-    "kindling.driver.memory": Option.getOrUndefined(args.driverMemory),
-    "kindling.driver.supervise": args.supervise ? "true" : undefined
+    [DriverConf.keys.deployMode.name]: Option.getOrUndefined(args.deployMode),
+    [DriverConf.keys.appName.name]: Option.getOrUndefined(args.name),
+    [DriverConf.keys.driverCores.name]: Option.getOrUndefined(Option.map(args.driverCores, String)),
+    [DriverConf.keys.driverMemory.name]: Option.getOrUndefined(args.driverMemory),
+    [DriverConf.keys.driverSupervise.name]: args.supervise ? "true" : undefined
   }, (client, conf) =>
     Effect.gen(function*() {
-      if (conf.deployMode !== "cluster") {
+      if (conf.get(DriverConf.keys.deployMode) !== "cluster") {
         return yield* new Settings.UsageError({
           message: "Only --deploy-mode cluster is supported so far: the driver runs on a worker of the cluster"
         })
       }
+      const appName = conf.get(DriverConf.keys.appName)
       const description = new Descriptions.DriverDescription({
         appUrl: yield* appUrl(args.app),
-        mem: conf.driverMemoryMiB,
-        cores: conf.driverCores,
-        supervise: conf.driverSupervise,
+        mem: conf.get(DriverConf.keys.driverMemory),
+        cores: conf.get(DriverConf.keys.driverCores),
+        supervise: conf.get(DriverConf.keys.driverSupervise),
         command: new Descriptions.Command({
           mainModule: driverWrapper,
           arguments: ["{{WORKER_URL}}", "{{USER_JAR}}", ...args.args],
-          environment: conf.appName === undefined ? {} : { KINDLING_APP_NAME: conf.appName },
+          environment: appName === undefined ? {} : { KINDLING_APP_NAME: appName },
           nodeOptions: []
         }),
         resourceReqs: []
@@ -141,8 +148,8 @@ export const submit = (args: SubmitArgs): Effect.Effect<number, Settings.Failure
       for (;;) {
         yield* Effect.sleep(1000)
         const status = yield* client.driverStatus(driverId)
-        const state = Option.getOrElse(status.state, () => "UNKNOWN")
-        if (finished.has(state)) {
+        const state = Option.getOrElse(status.state, (): States.DriverState => "UNKNOWN")
+        if (States.isDriverFinished(state)) {
           yield* Console.log(`${driverId} ${state}`)
           return state === "FINISHED" ? 0 : 1
         }

@@ -4,9 +4,13 @@
  *
  * @since 0.1.0
  */
-import { Conf, Ids, MasterUrl, RpcEnv } from "@kindling/protocol"
+import { NodeFileSystem } from "@effect/platform-node"
+import { ValueType } from "@kindling/conf"
+import { NodeLoader } from "@kindling/conf/node"
+import { KernelConf } from "@kindling/kernel"
+import { Ids, MasterUrl, ProtocolConf, RpcEnv } from "@kindling/protocol"
 import { NodeTransport } from "@kindling/protocol/node"
-import { ProcessLauncher, Worker } from "@kindling/worker"
+import { ProcessLauncher, Runners, Worker, WorkerConf } from "@kindling/worker"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -47,11 +51,11 @@ export const run = (args: Args): Effect.Effect<number, Settings.Failure> =>
     const conf = yield* Settings.load({
       propertiesFile: args.propertiesFile,
       conf: args.conf,
-      flags: { "kindling.worker.ui.port": Option.getOrUndefined(Option.map(args.webuiPort, String)) }
+      flags: { [WorkerConf.keys.uiPort.name]: Option.getOrUndefined(Option.map(args.webuiPort, String)) }
     })
     const masters = yield* MasterUrl.parse(args.master)
     const memory = Option.isSome(args.memory)
-      ? yield* Either.mapLeft(Conf.decodeMemory(args.memory.value), (reason) =>
+      ? yield* Either.mapLeft(ValueType.memory.decode(args.memory.value), (reason) =>
         new Settings.UsageError({ message: `--memory: ${reason}` }))
       : defaultMemory()
     const cores = Option.getOrElse(args.cores, defaultCores)
@@ -60,8 +64,8 @@ export const run = (args: Args): Effect.Effect<number, Settings.Failure> =>
     }
     const host = Option.getOrElse(args.host, () =>
       Os.hostname())
-    const workDir = Path.resolve(Option.getOrElse(args.workDir, () => Path.join(Settings.home(), "work")))
-    const rpc = RpcEnv.layer({ ...(yield* Settings.rpcOptions(conf)), host, port: args.port }).pipe(
+    const workDir = Path.resolve(Option.getOrElse(args.workDir, () => Path.join(NodeLoader.home(), "work")))
+    const rpc = RpcEnv.layer({ ...(yield* ProtocolConf.rpcOptions(conf)), host, port: args.port }).pipe(
       Layer.provide(NodeTransport.layer)
     )
     const exitCode = yield* Effect.makeLatch(false)
@@ -74,28 +78,25 @@ export const run = (args: Args): Effect.Effect<number, Settings.Failure> =>
         cores,
         memory,
         masters,
-        webUiUrl: `http://${host}:${conf.workerUiPort}`,
+        webUiUrl: `http://${host}:${conf.get(WorkerConf.keys.uiPort)}`,
         workDir,
-        localDir: Path.join(Os.tmpdir(), `kindling-${workerId}`),
-        workerTimeoutMillis: conf.workerTimeoutMillis,
+        workerTimeoutMillis: conf.get(ProtocolConf.keys.workerTimeout),
         registration: {
-          initialIntervalMillis: conf.registerInitialIntervalMillis,
-          initialAttempts: conf.registerInitialAttempts,
-          prolongedIntervalMillis: conf.registerProlongedIntervalMillis,
-          maxAttempts: conf.registerMaxAttempts
+          initialIntervalMillis: conf.get(WorkerConf.keys.registerInitialInterval),
+          initialAttempts: conf.get(WorkerConf.keys.registerInitialAttempts),
+          prolongedIntervalMillis: conf.get(WorkerConf.keys.registerProlongedInterval),
+          maxAttempts: conf.get(WorkerConf.keys.registerMaxAttempts)
         },
         cleanup: {
-          enabled: conf.cleanupEnabled,
-          intervalMillis: conf.cleanupIntervalMillis,
-          appDataTtlMillis: conf.cleanupAppDataTtlMillis
+          enabled: conf.get(WorkerConf.keys.cleanupEnabled),
+          intervalMillis: conf.get(WorkerConf.keys.cleanupInterval),
+          appDataTtlMillis: conf.get(WorkerConf.keys.cleanupAppDataTtl)
         },
-        retainedExecutors: conf.workerUiRetainedExecutors,
-        retainedDrivers: conf.workerUiRetainedDrivers,
-        driverTerminateTimeoutMillis: conf.driverTerminateTimeoutMillis,
-        executorTerminateTimeoutMillis: conf.executorTerminateTimeoutMillis,
-        superviseInitialBackoffMillis: conf.superviseInitialBackoffMillis,
-        executorStateSyncMaxAttempts: conf.executorStateSyncMaxAttempts,
-        askTimeoutMillis: conf.askTimeoutMillis,
+        retainedExecutors: conf.get(WorkerConf.keys.uiRetainedExecutors),
+        retainedDrivers: conf.get(WorkerConf.keys.uiRetainedDrivers),
+        executorStateSyncMaxAttempts: conf.get(WorkerConf.keys.executorStateSyncMaxAttempts),
+        askTimeoutMillis: conf.get(ProtocolConf.keys.askTimeout),
+        validateState: conf.get(KernelConf.keys.validateState),
         onExit: (exit: number, reason: string) =>
           Effect.logError(`Worker exiting with code ${exit}: ${reason}`).pipe(
             Effect.zipRight(Effect.sync(() => {
@@ -105,6 +106,19 @@ export const run = (args: Args): Effect.Effect<number, Settings.Failure> =>
           )
       })
       yield* exitCode.await
-    }).pipe(Effect.scoped, Effect.provide(Layer.merge(rpc, ProcessLauncher.layerNode)))
+    }).pipe(
+      Effect.scoped,
+      Effect.provide(rpc),
+      Effect.provide(
+        Runners.layerProcesses({
+          workDir,
+          // Executors' scratch dirs: per worker process, under the machine's temporary directory (Spark's local dirs).
+          localDir: Path.join(Os.tmpdir(), `kindling-worker-${process.pid}`),
+          driverTerminateTimeoutMillis: conf.get(WorkerConf.keys.driverTerminateTimeout),
+          executorTerminateTimeoutMillis: conf.get(WorkerConf.keys.executorTerminateTimeout),
+          superviseInitialBackoffMillis: conf.get(WorkerConf.keys.superviseInitialBackoff)
+        }).pipe(Layer.provide(ProcessLauncher.layerNode), Layer.provide(NodeFileSystem.layer))
+      )
+    )
     return code
   })

@@ -6,3 +6,5 @@
 
 /** @since 0.1.0 */
 export * as Cli from "./Cli.js"
+/** @since 0.1.0 */
+export * as Settings from "./Settings.js"

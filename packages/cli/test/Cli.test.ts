@@ -1,20 +1,11 @@
 // The kindling command on bad input: a clear message and a non-zero exit, never a stack trace.
-import { assert, beforeAll, describe, it } from "@effect/vitest"
+import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"
 import * as Net from "node:net"
 import * as Path from "node:path"
-import {
-  freePort,
-  isRunning,
-  kindling,
-  requireBuild,
-  root,
-  run,
-  startMaster,
-  temporaryDirectory
-} from "./fixtures/cluster.js"
+import { freePort, isRunning, kindling, root, run, startMaster, temporaryDirectory } from "./fixtures/cluster.js"
 
 interface Outcome {
   readonly code: number | null
@@ -22,12 +13,12 @@ interface Outcome {
   readonly stderr: string
 }
 
-/** `bin/kindling <args>` with extra environment variables; also returns the pid of the process. */
+/** `kindling <args>` with extra environment variables; also returns the pid of the process. */
 const runWith = (args: ReadonlyArray<string>, env: Record<string, string>) =>
   Effect.async<Outcome & { readonly pid: number }>((resume) => {
     const child = ChildProcess.execFile(
-      kindling,
-      args,
+      kindling[0],
+      [...kindling.slice(1), ...args],
       { cwd: root, timeout: 60_000, env: { ...process.env, ...env } },
       (error, stdout, stderr) => {
         const code = error === null ? 0 : (error.code as number | null) ?? null
@@ -59,8 +50,6 @@ const listening = (port: number) =>
   })
 
 describe("kindling on bad input", () => {
-  beforeAll(requireBuild)
-
   describe("the command line", () => {
     it.live("--version prints the version", () =>
       Effect.gen(function*() {

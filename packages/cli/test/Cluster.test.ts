@@ -1,4 +1,4 @@
-import { assert, beforeAll, describe, it } from "@effect/vitest"
+import { assert, describe, it } from "@effect/vitest"
 import { Persistence } from "@kindling/master"
 import { Errors, Ids, MasterClient, QueryMessages, RpcEnv } from "@kindling/protocol"
 import { NodeTransport } from "@kindling/protocol/node"
@@ -11,7 +11,6 @@ import {
   freePort,
   isRunning,
   masterState,
-  requireBuild,
   run,
   startMaster,
   startWorker,
@@ -60,8 +59,6 @@ const activeDriver = (id: string) => (state: QueryMessages.MasterStateResponse) 
   state.activeDrivers.find((driver) => driver.id === id)
 
 describe("a cluster of real processes on 127.0.0.1", () => {
-  beforeAll(requireBuild)
-
   it.scopedLive("a driver that writes a file and returns ends FINISHED", () =>
     Effect.gen(function*() {
       const { dir, master } = yield* cluster()

@@ -4,4 +4,6 @@
  *
  * @since 0.1.0
  */
-export {}
+
+/** @since 0.1.0 */
+export * as DriverConf from "./DriverConf.js"

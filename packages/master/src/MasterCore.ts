@@ -1,31 +1,23 @@
 /**
- * The master's logic as a deterministic state machine: `step(state, input)` applies one input (a decoded
- * message, a disconnect, a timer tick, a leadership change) and returns the commands that carry out its
- * effects (messages to send, records to persist, a timer to arm) and, for an ask, the reply. It does no I/O,
- * reads no clock (inputs carry `now`) and draws randomness only from the seeded generator in its state, so a
- * whole cluster can be replayed and checked in a test. Semantics are Spark 3.3's `Master` (see
- * reference/spark-standalone-protocol.md §2–§5).
+ * The master's logic as a role core (`@kindling/kernel`'s `Core`): `step(state, input)` applies one input (a
+ * decoded message, a disconnect, a timer tick, a leadership change) and returns the commands that carry out its
+ * effects: messages to send, replies, records to persist, timers to arm. It does no I/O, reads no clock (inputs
+ * carry `now`) and draws randomness only from the seeded generator in its state, so a whole cluster can be
+ * replayed and checked in a test. Semantics are Spark 3.3's `Master` (docs/protocol.md lists the messages).
  *
  * The state is owned by the core: `step` updates it in place (Spark's master keeps tens of thousands of
  * workers and apps, and copying them per heartbeat would be the master's main cost) and nothing else may
  * change it; `masterState` gives an immutable view. The transitions live in `internal/`, one module per
- * subject (workers, drivers, apps, placement, recovery).
+ * subject (workers, drivers, apps, placement, recovery). Transitions never call the scheduler or recovery
+ * themselves: they recommend, and `step` runs each at most once at the end of the input.
  *
  * @since 0.1.0
  */
+import { Core } from "@kindling/kernel"
 import type { Ids, RpcAddress } from "@kindling/protocol"
-import {
-  AppClientMessages as AppClient,
-  type Codec,
-  Errors,
-  QueryMessages,
-  SubmissionMessages,
-  WorkerMessages
-} from "@kindling/protocol"
+import { Endpoints, Errors, QueryMessages, States, SubmissionMessages, WorkerMessages } from "@kindling/protocol"
 import * as Exit from "effect/Exit"
-import { absurd } from "effect/Function"
 import * as Option from "effect/Option"
-import * as Schema from "effect/Schema"
 import {
   executorStateChanged,
   killExecutorsRequest,
@@ -38,7 +30,8 @@ import { canCompleteRecovery, completeRecovery, disconnected, electedLeader } fr
 import * as snapshots from "./internal/snapshots.js"
 import type * as internal from "./internal/state.js"
 import type { Step } from "./internal/state.js"
-import { log, masterUrl, notAlive, send } from "./internal/state.js"
+import { log, masterUrl, notAlive, wantRecoveryCheck, wantSchedule } from "./internal/state.js"
+import * as validation from "./internal/validation.js"
 import {
   decommissionWorker,
   registerWorkerRequest,
@@ -53,17 +46,7 @@ import {
  * @since 0.1.0
  * @category models
  */
-export const Inbound = Schema.Union(
-  WorkerMessages.WorkerToMaster,
-  SubmissionMessages.SubmissionRequest,
-  AppClient.AppClientToMaster,
-  QueryMessages.MasterQuery
-)
-/**
- * @since 0.1.0
- * @category models
- */
-export type Inbound = typeof Inbound.Type
+export type Inbound = Endpoints.Inbound["Master"]
 
 /**
  * @since 0.1.0
@@ -71,7 +54,7 @@ export type Inbound = typeof Inbound.Type
  */
 export interface Config {
   /** Where this master's endpoint is: the `self` of every message it sends. */
-  readonly self: RpcAddress.RpcEndpointRef
+  readonly self: RpcAddress.RefOf<"Master">
   readonly webUiUrl: string
   readonly webUiPort: number
   readonly restPort: number | undefined
@@ -100,22 +83,22 @@ export interface Stored {
 }
 
 /**
+ * The master's own inputs: leadership changes (with what was stored, read when leadership came) and its timers.
+ *
  * @since 0.1.0
  * @category models
  */
-export type Input =
-  | {
-    readonly _tag: "Receive"
-    readonly message: Inbound
-    /** The listening address of the sending node, when it has one. */
-    readonly sender: RpcAddress.RpcAddress | undefined
-    readonly now: number
-  }
-  | { readonly _tag: "Disconnected"; readonly peer: RpcAddress.RpcAddress; readonly now: number }
-  | { readonly _tag: "ElectedLeader"; readonly stored: Stored; readonly now: number }
-  | { readonly _tag: "RevokedLeadership"; readonly now: number }
-  | { readonly _tag: "CheckForWorkerTimeOut"; readonly now: number }
-  | { readonly _tag: "CompleteRecovery"; readonly now: number }
+export type Local =
+  | { readonly _tag: "ElectedLeader"; readonly stored: Stored }
+  | { readonly _tag: "RevokedLeadership" }
+  | { readonly _tag: "CheckForWorkerTimeOut" }
+  | { readonly _tag: "CompleteRecovery" }
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Input = Core.Input<Inbound, Local>
 
 /**
  * A record the persistence engine keeps, by kind and id (Spark's `app_<id>`, `driver_<id>`, `worker_<id>`).
@@ -129,28 +112,20 @@ export type Record =
   | { readonly kind: "worker"; readonly value: QueryMessages.WorkerInfo }
 
 /**
+ * The master's own commands, besides the kernel's (send, reply, timers, logs, exit).
+ *
  * @since 0.1.0
  * @category models
  */
-export type Command =
-  | { readonly _tag: "Send"; readonly to: RpcAddress.RpcEndpointRef; readonly message: Codec.Message }
+export type MasterCommand =
   | { readonly _tag: "Persist"; readonly record: Record }
   | { readonly _tag: "Unpersist"; readonly kind: Record["kind"]; readonly id: string }
-  | { readonly _tag: "ScheduleCompleteRecovery"; readonly afterMillis: number }
-  | { readonly _tag: "Exit"; readonly code: number }
-  | { readonly _tag: "Log"; readonly level: "Info" | "Warning"; readonly message: string }
 
 /**
  * @since 0.1.0
  * @category models
  */
-export interface Output {
-  readonly commands: ReadonlyArray<Command>
-  /** The answer to an ask; undefined for every other input. */
-  readonly reply: Exit.Exit<unknown, unknown> | undefined
-}
-
-// ---- the master's records -------------------------------------------------------------------------------
+export type Command = Core.Command<Local, MasterCommand>
 
 /**
  * A master that has not been elected: STANDBY, as Spark's master starts.
@@ -176,20 +151,29 @@ export const make = (config: Config): State => ({
   random: config.seed >>> 0
 })
 
-// ---- one step -----------------------------------------------------------------------------------------
-
 /**
  * Applies one input.
  *
  * @since 0.1.0
  * @category transitions
  */
-export const step = (state: State, input: Input): Output => {
-  const current: Step = { state, now: input.now, commands: [] }
-  let reply: Exit.Exit<unknown, unknown> | undefined
+export const step = (state: State, input: Input): ReadonlyArray<Command> => {
+  const current: Step = { state, now: input.now, commands: [], wants: { schedule: false, recoveryCheck: false } }
   switch (input._tag) {
+    case "Start":
+      // Spark checks at a fixed rate from the start, whether or not this master leads.
+      Core.startTimer(
+        current,
+        "checkForWorkerTimeOut",
+        { _tag: "CheckForWorkerTimeOut" },
+        0,
+        state.config.workerTimeoutMillis
+      )
+      break
     case "Receive":
-      reply = receive(current, input.message)
+      receive(current, input.message, input.ask)
+      break
+    case "Connected":
       break
     case "Disconnected":
       disconnected(current, input.peer)
@@ -199,7 +183,7 @@ export const step = (state: State, input: Input): Output => {
       break
     case "RevokedLeadership":
       log(current, "Warning", "Leadership has been revoked; the master exits")
-      current.commands.push({ _tag: "Exit", code: 0 })
+      Core.exit(current, 0, "leadership revoked")
       break
     case "CheckForWorkerTimeOut":
       timeOutDeadWorkers(current)
@@ -208,135 +192,136 @@ export const step = (state: State, input: Input): Output => {
       completeRecovery(current)
       break
   }
-  return { commands: current.commands, reply }
+  if (current.wants.recoveryCheck && canCompleteRecovery(state)) completeRecovery(current)
+  if (current.wants.schedule) schedule(current)
+  return current.commands
 }
 
-const receive = (step: Step, message: Inbound): Exit.Exit<unknown, unknown> | undefined => {
-  const { state } = step
-  switch (message._tag) {
-    case "RegisterWorker":
-      return registerWorkerRequest(step, message)
-    case "Heartbeat": {
-      const worker = state.idToWorker.get(message.workerId)
-      if (worker !== undefined) worker.lastHeartbeat = step.now
-      else if (state.workers.has(message.workerId)) {
-        log(step, "Warning", `Got heartbeat from unregistered worker ${message.workerId}; asking it to re-register`)
-        send(step, message.worker, new WorkerMessages.ReconnectWorker({ masterUrl: masterUrl(state) }))
-      } else {
-        log(step, "Warning", `Got heartbeat from unknown worker ${message.workerId}; ignored`)
-      }
-      return undefined
+const receive = Core.dispatch<Inbound, Step>({
+  RegisterWorker: (step, message) => registerWorkerRequest(step, message),
+  Heartbeat: (step, message) => {
+    const { state } = step
+    const worker = state.idToWorker.get(message.workerId)
+    if (worker !== undefined) worker.lastHeartbeat = step.now
+    else if (state.workers.has(message.workerId)) {
+      log(step, "Warning", `Got heartbeat from unregistered worker ${message.workerId}; asking it to re-register`)
+      Core.send(step, message.worker, new WorkerMessages.ReconnectWorker({ masterUrl: masterUrl(state) }))
+    } else {
+      log(step, "Warning", `Got heartbeat from unknown worker ${message.workerId}; ignored`)
     }
-    case "ExecutorStateChanged":
-      executorStateChanged(step, message)
-      return Exit.succeed(true)
-    case "DriverStateChanged":
-      if (
-        message.state === "ERROR" || message.state === "FINISHED" || message.state === "KILLED" ||
-        message.state === "FAILED"
-      ) {
-        removeDriver(step, message.driverId, message.state, Option.getOrUndefined(message.exception))
-      } else {
-        log(step, "Warning", `Unexpected state ${message.state} for driver ${message.driverId}; ignored`)
-      }
-      return undefined
-    case "WorkerSchedulerStateResponse":
-      workerSchedulerStateResponse(step, message)
-      return undefined
-    case "WorkerLatestState":
-      workerLatestState(step, message)
-      return undefined
-    case "WorkerDecommissioning":
-      if (state.status === "STANDBY") send(step, message.workerRef, new WorkerMessages.MasterInStandby())
-      else {
-        const worker = state.idToWorker.get(message.id)
-        if (worker !== undefined) decommissionWorker(step, worker)
-      }
-      return undefined
-    case "RequestSubmitDriver":
-      return submitDriver(step, message.driverDescription)
-    case "RequestKillDriver":
-      return killDriverRequest(step, message.driverId)
-    case "RequestDriverStatus":
-      return driverStatus(step, message.driverId)
-    case "RequestKillAllDrivers": {
-      if (state.status !== "ALIVE") return notAlive(state)
-      for (const driver of [...state.drivers.values()]) killDriver(step, driver)
-      return Exit.succeed(
+  },
+  ExecutorStateChanged: (step, message, ask) => {
+    executorStateChanged(step, message)
+    Core.reply(step, ask, Exit.succeed(true))
+  },
+  DriverStateChanged: (step, message) => {
+    if (States.isDriverReportable(message.state)) {
+      removeDriver(step, message.driverId, message.state, Option.getOrUndefined(message.exception))
+    } else {
+      log(step, "Warning", `Unexpected state ${message.state} for driver ${message.driverId}; ignored`)
+    }
+  },
+  WorkerSchedulerStateResponse: (step, message) => workerSchedulerStateResponse(step, message),
+  WorkerLatestState: (step, message) => workerLatestState(step, message),
+  WorkerDecommissioning: (step, message) => {
+    if (step.state.status === "STANDBY") Core.send(step, message.workerRef, new WorkerMessages.MasterInStandby())
+    else {
+      const worker = step.state.idToWorker.get(message.id)
+      if (worker !== undefined) decommissionWorker(step, worker)
+    }
+  },
+  RequestSubmitDriver: (step, message, ask) => Core.reply(step, ask, submitDriver(step, message.driverDescription)),
+  RequestKillDriver: (step, message, ask) => Core.reply(step, ask, killDriverRequest(step, message.driverId)),
+  RequestDriverStatus: (step, message, ask) => Core.reply(step, ask, driverStatus(step, message.driverId)),
+  RequestKillAllDrivers: (step, _, ask) => {
+    const { state } = step
+    if (state.status !== "ALIVE") return Core.reply(step, ask, notAlive(state))
+    for (const driver of [...state.drivers.values()]) killDriver(step, driver)
+    Core.reply(
+      step,
+      ask,
+      Exit.succeed(
         new SubmissionMessages.KillAllDriversResponse({
           master: state.config.self,
           success: true,
           message: "Kill request for all drivers submitted"
         })
       )
-    }
-    case "RequestClearCompletedDriversAndApps":
-      if (state.status !== "ALIVE") return notAlive(state)
-      state.completedApps = []
-      state.completedDrivers = []
-      return Exit.succeed(true)
-    case "RequestReadyz":
-      return Exit.succeed(state.status !== "STANDBY")
-    case "RegisterApplication":
-      registerApplicationRequest(step, message)
-      return undefined
-    case "UnregisterApplication": {
-      const app = state.apps.get(message.appId)
-      if (app !== undefined) removeApplication(step, app, "FINISHED")
-      return undefined
-    }
-    case "MasterChangeAcknowledged": {
-      const app = state.apps.get(message.appId)
-      if (app === undefined) {
-        log(step, "Warning", `Attempted to acknowledge the master change for unknown app ${message.appId}`)
-      } else if (app.state === "UNKNOWN") app.state = "WAITING"
-      if (canCompleteRecovery(state)) completeRecovery(step)
-      return undefined
-    }
-    case "RequestExecutors": {
-      const app = state.apps.get(message.appId)
-      if (app === undefined) return Exit.fail(new Errors.AppNotFound({ appId: message.appId }))
-      log(step, "Info", `Application ${app.id} requested to set total executors to ${message.requestedTotal}`)
-      app.executorLimit = message.requestedTotal
-      schedule(step)
-      return Exit.succeed(true)
-    }
-    case "KillExecutors":
-      return killExecutorsRequest(step, message)
-    case "RequestMasterState":
-      return Exit.succeed(snapshots.masterState(state))
-    case "DecommissionWorkersOnHosts": {
-      if (state.status === "STANDBY") return Exit.succeed(0)
-      const hosts = new Set(message.hostnames.map((host) => host.toLowerCase()))
-      const matched = [...state.addressToWorker.values()].filter((worker) => hosts.has(worker.host.toLowerCase()))
-      for (const worker of matched) decommissionWorker(step, worker)
-      return Exit.succeed(matched.length)
-    }
-    case "BoundPortsRequest":
-      return Exit.succeed(
+    )
+  },
+  RequestClearCompletedDriversAndApps: (step, _, ask) => {
+    const { state } = step
+    if (state.status !== "ALIVE") return Core.reply(step, ask, notAlive(state))
+    state.completedApps = []
+    state.completedDrivers = []
+    Core.reply(step, ask, Exit.succeed(true))
+  },
+  RequestReadyz: (step, _, ask) => Core.reply(step, ask, Exit.succeed(step.state.status !== "STANDBY")),
+  RegisterApplication: (step, message) => registerApplicationRequest(step, message),
+  UnregisterApplication: (step, message) => {
+    const app = step.state.apps.get(message.appId)
+    if (app !== undefined) removeApplication(step, app, "FINISHED")
+  },
+  MasterChangeAcknowledged: (step, message) => {
+    const app = step.state.apps.get(message.appId)
+    if (app === undefined) {
+      log(step, "Warning", `Attempted to acknowledge the master change for unknown app ${message.appId}`)
+    } else if (app.state === "UNKNOWN") app.state = "WAITING"
+    wantRecoveryCheck(step)
+  },
+  RequestExecutors: (step, message, ask) => {
+    const app = step.state.apps.get(message.appId)
+    if (app === undefined) return Core.reply(step, ask, Exit.fail(new Errors.AppNotFound({ appId: message.appId })))
+    log(step, "Info", `Application ${app.id} requested to set total executors to ${message.requestedTotal}`)
+    app.executorLimit = message.requestedTotal
+    wantSchedule(step)
+    Core.reply(step, ask, Exit.succeed(true))
+  },
+  KillExecutors: (step, message, ask) => Core.reply(step, ask, killExecutorsRequest(step, message)),
+  RequestMasterState: (step, _, ask) => Core.reply(step, ask, Exit.succeed(snapshots.masterState(step.state))),
+  DecommissionWorkersOnHosts: (step, message, ask) => {
+    const { state } = step
+    if (state.status === "STANDBY") return Core.reply(step, ask, Exit.succeed(0))
+    const hosts = new Set(message.hostnames.map((host) => host.toLowerCase()))
+    const matched = [...state.addressToWorker.values()].filter((worker) => hosts.has(worker.host.toLowerCase()))
+    for (const worker of matched) decommissionWorker(step, worker)
+    Core.reply(step, ask, Exit.succeed(matched.length))
+  },
+  BoundPortsRequest: (step, _, ask) =>
+    Core.reply(
+      step,
+      ask,
+      Exit.succeed(
         new QueryMessages.BoundPortsResponse({
-          rpcEndpointPort: state.config.self.address.port,
-          webUIPort: state.config.webUiPort,
-          restPort: Option.fromNullable(state.config.restPort)
+          rpcEndpointPort: step.state.config.self.address.port,
+          webUIPort: step.state.config.webUiPort,
+          restPort: Option.fromNullable(step.state.config.restPort)
         })
       )
-    default:
-      // A message the cases above do not handle is a compile error here.
-      return absurd(message)
-  }
+    )
+})
+
+/**
+ * What is wrong with the state, if anything: the invariants of DESIGN §3 (capacity and accounting, every driver
+ * waiting or on exactly one live worker or completed, every executor on exactly one app and one worker, nothing
+ * placed unless ALIVE). Tests check it after every step; `kindling.debug.validateState` checks it in a node.
+ *
+ * @since 0.1.0
+ * @category validation
+ */
+export const validate: (state: State) => ReadonlyArray<string> = validation.validate
+
+/**
+ * The master as a role for the kernel's shell.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const core: Core.Core<State, Inbound, Local, MasterCommand> = {
+  endpoint: Endpoints.master,
+  step,
+  validate
 }
-
-// ---- workers ------------------------------------------------------------------------------------------
-
-// ---- drivers ------------------------------------------------------------------------------------------
-
-// ---- applications and executors -------------------------------------------------------------------------
-
-// ---- scheduling -----------------------------------------------------------------------------------------
-
-// ---- leadership and recovery ------------------------------------------------------------------------------
-
-// ---- persistence and snapshots ---------------------------------------------------------------------------
 
 /**
  * The ids of the drivers waiting for a worker, in order.

@@ -62,6 +62,47 @@ export const layerNone: Layer.Layer<Persistence> = Layer.succeed(Persistence, {
   unpersist: () => Effect.void
 })
 
+/**
+ * Records kept in memory, outside any one master: the simulated cluster gives each master it (re)starts the
+ * same store, as a restarted process finds its recovery directory.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type MemoryStore = Map<string, Record>
+
+/**
+ * Persistence in a `MemoryStore`, in the order records were first written (as the file system's ids sort).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeMemory = (store: MemoryStore): PersistenceEngine => ({
+  readAll: Effect.sync(() => {
+    const records = [...store.values()]
+    return {
+      apps: records.flatMap((r) => (r.kind === "app" ? [r.value] : [])),
+      drivers: records.flatMap((r) => (r.kind === "driver" ? [r.value] : [])),
+      workers: records.flatMap((r) => (r.kind === "worker" ? [r.value] : []))
+    }
+  }),
+  persist: (record) =>
+    Effect.sync(() => {
+      store.set(`${record.kind}_${record.value.id}`, record)
+    }),
+  unpersist: (kind, id) =>
+    Effect.sync(() => {
+      store.delete(`${kind}_${id}`)
+    })
+})
+
+/**
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerMemory = (store: MemoryStore): Layer.Layer<Persistence> =>
+  Layer.succeed(Persistence, makeMemory(store))
+
 const codecs = {
   app: Schema.parseJson(QueryMessages.ApplicationInfo),
   driver: Schema.parseJson(QueryMessages.DriverInfo),

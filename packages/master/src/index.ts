@@ -10,6 +10,8 @@ export * as LeaderElection from "./LeaderElection.js"
 /** @since 0.1.0 */
 export * as Master from "./Master.js"
 /** @since 0.1.0 */
+export * as MasterConf from "./MasterConf.js"
+/** @since 0.1.0 */
 export * as MasterCore from "./MasterCore.js"
 /** @since 0.1.0 */
 export * as Persistence from "./Persistence.js"

@@ -8,7 +8,7 @@ import * as Schema from "effect/Schema"
 import { ApplicationDescription, Count } from "./Descriptions.js"
 import { AppNotFound } from "./Errors.js"
 import { AppId, WorkerId } from "./Ids.js"
-import { RpcEndpointRef } from "./RpcAddress.js"
+import { RefTo } from "./RpcAddress.js"
 import { ExecutorState } from "./States.js"
 import { MasterChanged } from "./WorkerMessages.js"
 
@@ -20,7 +20,7 @@ import { MasterChanged } from "./WorkerMessages.js"
  */
 export class RegisterApplication extends Schema.TaggedClass<RegisterApplication>()("RegisterApplication", {
   appDescription: ApplicationDescription,
-  driver: RpcEndpointRef
+  driver: RefTo<"AppClient">()
 }, { description: "Register an application; standby masters drop it" }) {}
 
 /**
@@ -94,7 +94,7 @@ export type AppClientToMaster = typeof AppClientToMaster.Type
  */
 export class RegisteredApplication extends Schema.TaggedClass<RegisteredApplication>()("RegisteredApplication", {
   appId: AppId,
-  master: RpcEndpointRef
+  master: RefTo<"Master">()
 }, { description: "The master registered the application under appId" }) {}
 
 /**

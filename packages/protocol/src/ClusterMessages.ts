@@ -8,7 +8,7 @@ import * as Schema from "effect/Schema"
 import { Count, ResourceRequirement, Resources } from "./Descriptions.js"
 import { ExecutorRegistrationRejected } from "./Errors.js"
 import { ExecutorId } from "./Ids.js"
-import { RpcEndpointRef } from "./RpcAddress.js"
+import { RefTo } from "./RpcAddress.js"
 import { TaskState } from "./States.js"
 
 /**
@@ -73,7 +73,7 @@ export class RetrieveAppConfig extends Schema.TaggedRequest<RetrieveAppConfig>()
 export class RegisterExecutor extends Schema.TaggedRequest<RegisterExecutor>()("RegisterExecutor", {
   payload: {
     executorId: ExecutorId,
-    executorRef: RpcEndpointRef,
+    executorRef: RefTo<"Executor">(),
     hostname: Schema.String,
     cores: Count,
     logUrls: Properties,

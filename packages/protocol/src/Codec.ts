@@ -11,7 +11,7 @@ import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { Packr, RESERVE_START_SPACE } from "msgpackr"
-import type { Envelope } from "./Envelope.js"
+import type { DataEnvelope, Envelope, Purpose } from "./Envelope.js"
 import { FrameTooLarge, MalformedFrame } from "./Errors.js"
 import * as Compiled from "./internal/compiled.js"
 import { RpcAddress } from "./RpcAddress.js"
@@ -99,13 +99,16 @@ const plainAddress = (address: { readonly host: string; readonly port: number } 
 
 const envelopeValue = (envelope: Envelope): Record<string, unknown> => {
   switch (envelope._tag) {
-    case "hello":
-      return {
+    case "hello": {
+      const value: Record<string, unknown> = {
         _tag: "hello",
         version: envelope.version,
         address: plainAddress(envelope.address),
         nonce: envelope.nonce
       }
+      if (envelope.purpose !== undefined) value.purpose = envelope.purpose
+      return value
+    }
     case "welcome":
       return { _tag: "welcome", version: envelope.version, address: plainAddress(envelope.address) }
     case "send":
@@ -144,6 +147,59 @@ const checkBytes = (u: unknown, field: string): Checked<Uint8Array> =>
 const checkBody = (u: unknown, field: string): Checked<unknown> =>
   u === undefined ? notEnvelope(`${field} is missing`) : u
 
+const checkCount = (u: unknown, field: string): Checked<number> =>
+  isInt(u) && u >= 0 ? u : notEnvelope(`${field} must be a non-negative integer`)
+
+const isPurpose = (u: unknown): u is Purpose => u === "control" || u === "data"
+
+// The data plane's envelopes, checked as the `DataEnvelope` schema states.
+const dataEnvelopeOf = (value: Record<string, unknown>): Checked<DataEnvelope> | undefined => {
+  switch (value._tag) {
+    case "fetch": {
+      const id = checkId(value.id)
+      if (id instanceof MalformedFrame) return id
+      if (typeof value.block !== "string") return notEnvelope("block must be a string")
+      const offset = checkCount(value.offset, "offset")
+      if (offset instanceof MalformedFrame) return offset
+      const window = checkCount(value.window, "window")
+      return window instanceof MalformedFrame ? window : { _tag: "fetch", id, block: value.block, offset, window }
+    }
+    case "chunk": {
+      const id = checkId(value.id)
+      if (id instanceof MalformedFrame) return id
+      const offset = checkCount(value.offset, "offset")
+      if (offset instanceof MalformedFrame) return offset
+      if (!isInt(value.crc) || value.crc < 0 || value.crc > 0xffffffff) return notEnvelope("crc must be a uint32")
+      const data = checkBytes(value.data, "data")
+      return data instanceof MalformedFrame ? data : { _tag: "chunk", id, offset, crc: value.crc, data }
+    }
+    case "credit": {
+      const id = checkId(value.id)
+      if (id instanceof MalformedFrame) return id
+      if (!isInt(value.bytes) || value.bytes <= 0) return notEnvelope("bytes must be a positive integer")
+      return { _tag: "credit", id, bytes: value.bytes }
+    }
+    case "end": {
+      const id = checkId(value.id)
+      if (id instanceof MalformedFrame) return id
+      const size = checkCount(value.size, "size")
+      return size instanceof MalformedFrame ? size : { _tag: "end", id, size }
+    }
+    case "cancel": {
+      const id = checkId(value.id)
+      return id instanceof MalformedFrame ? id : { _tag: "cancel", id }
+    }
+    case "fetchFailed": {
+      const id = checkId(value.id)
+      if (id instanceof MalformedFrame) return id
+      const error = checkBody(value.error, "error")
+      return error instanceof MalformedFrame ? error : { _tag: "fetchFailed", id, error }
+    }
+    default:
+      return undefined
+  }
+}
+
 const envelopeOf = (value: unknown): Checked<Envelope> => {
   if (!isRecord(value)) return notEnvelope("expected a map")
   switch (value._tag) {
@@ -174,9 +230,11 @@ const envelopeOf = (value: unknown): Checked<Envelope> => {
       if (!isInt(value.version)) return notEnvelope("version must be an integer")
       const address = checkAddress(value.address, "address")
       if (address instanceof MalformedFrame) return address
-      if (value.nonce === null) return { _tag: "hello", version: value.version, address, nonce: null }
-      const nonce = checkBytes(value.nonce, "nonce")
-      return nonce instanceof MalformedFrame ? nonce : { _tag: "hello", version: value.version, address, nonce }
+      const nonce = value.nonce === null ? null : checkBytes(value.nonce, "nonce")
+      if (nonce instanceof MalformedFrame) return nonce
+      if (!("purpose" in value)) return { _tag: "hello", version: value.version, address, nonce }
+      if (!isPurpose(value.purpose)) return notEnvelope("purpose must be \"control\" or \"data\"")
+      return { _tag: "hello", version: value.version, address, nonce, purpose: value.purpose }
     }
     case "challenge": {
       const nonce = checkBytes(value.nonce, "nonce")
@@ -198,7 +256,7 @@ const envelopeOf = (value: unknown): Checked<Envelope> => {
       return error instanceof MalformedFrame ? error : { _tag: "reject", error }
     }
     default:
-      return notEnvelope(`unknown kind ${JSON.stringify(String(value._tag))}`)
+      return dataEnvelopeOf(value) ?? notEnvelope(`unknown kind ${JSON.stringify(String(value._tag))}`)
   }
 }
 
@@ -227,6 +285,110 @@ export const encodeFrame = (
   frame[2] = (size >>> 8) & 0xff
   frame[3] = size & 0xff
   return Either.right(frame)
+}
+
+const textEncoder = new TextEncoder()
+const fixstr = (text: string) => [0xa0 | text.length, ...textEncoder.encode(text)]
+
+// The layout Kindling writes a chunk's envelope in: a map of 5 entries whose data comes last, with fixed-size
+// encodings for its numbers (float64 holds every safe integer exactly; msgpackr itself encodes integers beyond
+// 32 bits so). Positions are those of each value's type byte, from the start of the payload.
+const chunkLayout = (() => {
+  const bytes = [0x85, ...fixstr("_tag"), ...fixstr("chunk"), ...fixstr("id")]
+  const idAt = bytes.length
+  bytes.push(0xcb, 0, 0, 0, 0, 0, 0, 0, 0, ...fixstr("offset"))
+  const offsetAt = bytes.length
+  bytes.push(0xcb, 0, 0, 0, 0, 0, 0, 0, 0, ...fixstr("crc"))
+  const crcAt = bytes.length
+  bytes.push(0xce, 0, 0, 0, 0, ...fixstr("data"))
+  const sizeAt = bytes.length
+  bytes.push(0xc6, 0, 0, 0, 0)
+  const values = new Set<number>()
+  for (const [at, size] of [[idAt, 8], [offsetAt, 8], [crcAt, 4], [sizeAt, 4]]) {
+    for (let i = 1; i <= size; i++) values.add(at + i)
+  }
+  const template = Uint8Array.from(bytes)
+  return {
+    template,
+    fixed: Array.from(template.keys()).filter((i) => !values.has(i)),
+    idAt,
+    offsetAt,
+    crcAt,
+    sizeAt
+  }
+})()
+
+/**
+ * What a chunk's frame adds to its data, in bytes: the frame header and the envelope around the data.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const chunkFrameOverhead = headerSize + chunkLayout.template.length
+
+/**
+ * A chunk's frame as two pieces, the frame header and envelope up to the data, then the data itself, so that a
+ * chunk goes out without copying its bytes. Together they are a frame of the `chunk` envelope, in the layout
+ * `decodeChunkPieces` reads back without copying either. The caller keeps to the frame size limit.
+ *
+ * @since 0.1.0
+ * @category encoding
+ */
+export const encodeChunkFrame = (
+  chunk: { readonly id: number; readonly offset: number; readonly crc: number; readonly data: Uint8Array }
+): readonly [header: Uint8Array, data: Uint8Array] => {
+  const { crcAt, idAt, offsetAt, sizeAt, template } = chunkLayout
+  const header = new Uint8Array(headerSize + template.length)
+  const view = new DataView(header.buffer)
+  header.set(template, headerSize)
+  view.setUint32(0, template.length + chunk.data.length)
+  view.setFloat64(headerSize + idAt + 1, chunk.id)
+  view.setFloat64(headerSize + offsetAt + 1, chunk.offset)
+  view.setUint32(headerSize + crcAt + 1, chunk.crc)
+  view.setUint32(headerSize + sizeAt + 1, chunk.data.length)
+  return [header, chunk.data]
+}
+
+/**
+ * A chunk whose data is still in the pieces it arrived in.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ChunkPieces {
+  readonly id: number
+  readonly offset: number
+  readonly crc: number
+  readonly data: ReadonlyArray<Uint8Array>
+}
+
+/**
+ * A payload in pieces (see `FrameDecoder.pushPieces`) as a chunk, without joining its data, when it is a chunk in
+ * the layout `encodeChunkFrame` writes. Anything else, chunks encoded otherwise included, is undefined: decode it
+ * whole, with `decodePayload`.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const decodeChunkPieces = (pieces: ReadonlyArray<Uint8Array>): ChunkPieces | undefined => {
+  const { crcAt, fixed, idAt, offsetAt, sizeAt, template } = chunkLayout
+  const head = pieces[0]
+  if (head === undefined || head.length < template.length) return undefined
+  for (const i of fixed) if (head[i] !== template[i]) return undefined
+  const view = new DataView(head.buffer, head.byteOffset, template.length)
+  const id = view.getFloat64(idAt + 1)
+  const offset = view.getFloat64(offsetAt + 1)
+  if (!Number.isSafeInteger(id) || id < 0 || !Number.isSafeInteger(offset) || offset < 0) return undefined
+  let size = -template.length
+  for (const piece of pieces) size += piece.length
+  if (size !== view.getUint32(sizeAt + 1)) return undefined
+  const first = head.subarray(template.length)
+  return {
+    id,
+    offset,
+    crc: view.getUint32(crcAt + 1),
+    data: first.length > 0 ? [first, ...pieces.slice(1)] : pieces.slice(1)
+  }
 }
 
 /**
@@ -277,12 +439,24 @@ export class FrameDecoder {
    * Feeds bytes; returns the payloads completed by them, or the error that ended the stream.
    */
   push(chunk: Uint8Array): Either.Either<Array<Uint8Array>, FrameTooLarge> {
+    return this.frames(chunk, (n) => this.take(n))
+  }
+
+  /**
+   * Like `push`, but gives each payload as the pieces of input it arrived in, views that are never copied: for
+   * a stream of large frames, such as a data connection's chunks.
+   */
+  pushPieces(chunk: Uint8Array): Either.Either<Array<Array<Uint8Array>>, FrameTooLarge> {
+    return this.frames(chunk, (n) => this.takePieces(n))
+  }
+
+  private frames<P>(chunk: Uint8Array, take: (n: number) => P): Either.Either<Array<P>, FrameTooLarge> {
     if (this.poisoned !== undefined) return Either.left(this.poisoned)
     if (chunk.length > 0) {
       this.chunks.push(chunk)
       this.buffered += chunk.length
     }
-    const frames: Array<Uint8Array> = []
+    const frames: Array<P> = []
     for (;;) {
       if (this.expected < 0) {
         if (this.buffered < headerSize) break
@@ -296,7 +470,7 @@ export class FrameDecoder {
         }
       }
       if (this.buffered < this.expected) break
-      frames.push(this.take(this.expected))
+      frames.push(take(this.expected))
       this.expected = -1
     }
     return Either.right(frames)
@@ -329,5 +503,23 @@ export class FrameDecoder {
     }
     this.buffered -= n
     return out
+  }
+
+  private takePieces(n: number): Array<Uint8Array> {
+    const pieces: Array<Uint8Array> = []
+    for (let left = n; left > 0;) {
+      const head = this.chunks[0]!
+      if (head.length <= left) {
+        pieces.push(head)
+        this.chunks.shift()
+        left -= head.length
+      } else {
+        pieces.push(head.subarray(0, left))
+        this.chunks[0] = head.subarray(left)
+        left = 0
+      }
+    }
+    this.buffered -= n
+    return pieces
   }
 }

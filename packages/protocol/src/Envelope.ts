@@ -1,7 +1,9 @@
 /**
  * What one frame carries. A connection starts with a handshake (`hello`, then optionally `challenge` and
- * `proof`, then `welcome`, or `reject` from either side); only after `welcome` do `send`, `ask`, `reply` and
- * `failure` flow, in both directions. Message bodies are the schema-encoded messages, with their `_tag`.
+ * `proof`, then `welcome`, or `reject` from either side). After `welcome`, a control connection carries `send`,
+ * `ask`, `reply` and `failure` in both directions (message bodies are the schema-encoded messages, with their
+ * `_tag`); a data connection carries the data plane's `fetch`, `credit` and `cancel` from the dialler and
+ * `chunk`, `end` and `fetchFailed` from the listener.
  *
  * @since 0.1.0
  */
@@ -39,7 +41,25 @@ const Body = Present.annotations({
 })
 
 /**
+ * What a connection is for. A control connection carries messages and makes the two nodes peers; a data
+ * connection carries only the data plane's streams, so bulk bytes never queue in front of a message.
+ *
+ * @since 0.1.0
+ * @category handshake
+ */
+export const Purpose = Schema.Literal("control", "data").annotations({
+  identifier: "Purpose",
+  description: "what a connection is for: \"control\" (messages) or \"data\" (the data plane's streams)"
+})
+/**
+ * @since 0.1.0
+ * @category handshake
+ */
+export type Purpose = typeof Purpose.Type
+
+/**
  * The dialling node opens with its version and address; `nonce` is present when it has a shared secret.
+ * `purpose` is absent on a control connection, which is what a node that predates the data plane sends.
  *
  * @since 0.1.0
  * @category handshake
@@ -47,8 +67,9 @@ const Body = Present.annotations({
 export const Hello = Schema.TaggedStruct("hello", {
   version: Schema.Int,
   address: NodeAddress,
-  nonce: Schema.NullOr(Bytes)
-}).annotations({ identifier: "Hello", description: "dialler → listener: version, address, client nonce" })
+  nonce: Schema.NullOr(Bytes),
+  purpose: Schema.optionalWith(Purpose, { exact: true })
+}).annotations({ identifier: "Hello", description: "dialler → listener: version, address, client nonce, purpose" })
 
 /**
  * The listener's nonce and its proof of the secret: HMAC-SHA256(secret, "kindling-server" ‖ client nonce ‖
@@ -143,11 +164,117 @@ export const Failure = Schema.TaggedStruct("failure", {
   error: Body
 }).annotations({ identifier: "Failure", description: "the ask with this id failed with a typed error" })
 
+const StreamId = Schema.NonNegativeInt.annotations({
+  description: "chosen by the fetcher, unique per connection"
+})
+const Offset = Schema.NonNegativeInt.annotations({ description: "a byte position in the block" })
+
+/**
+ * Asks for the bytes of a block from `offset` on, granting `window` bytes of credit to start with (0 is
+ * allowed: the server then sends nothing but `end` or `fetchFailed` until a `credit`).
+ *
+ * @since 0.1.0
+ * @category data plane
+ */
+export const Fetch = Schema.TaggedStruct("fetch", {
+  id: StreamId,
+  block: Schema.String,
+  offset: Offset,
+  window: Schema.NonNegativeInt
+}).annotations({ identifier: "Fetch", description: "fetcher → server: open a stream of a block's bytes" })
+
+/**
+ * The next bytes of a stream, starting at `offset`, with their CRC-32 (IEEE 802.3, as zlib's `crc32`). A
+ * chunk never carries more than the credit the fetcher has granted and the server has not used yet.
+ *
+ * @since 0.1.0
+ * @category data plane
+ */
+export const Chunk = Schema.TaggedStruct("chunk", {
+  id: StreamId,
+  offset: Offset,
+  crc: Schema.Int.pipe(Schema.between(0, 0xffffffff)).annotations({ description: "CRC-32 of data" }),
+  data: Bytes
+}).annotations({ identifier: "Chunk", description: "server → fetcher: bytes of the stream at offset" })
+
+/**
+ * More credit: the server may send `bytes` more bytes of the stream.
+ *
+ * @since 0.1.0
+ * @category data plane
+ */
+export const Credit = Schema.TaggedStruct("credit", {
+  id: StreamId,
+  bytes: Schema.Int.pipe(Schema.positive())
+}).annotations({ identifier: "Credit", description: "fetcher → server: the server may send this many more bytes" })
+
+/**
+ * Every byte of the block has been sent; `size` is the block's size, which the fetcher checks against the
+ * offset it has reached.
+ *
+ * @since 0.1.0
+ * @category data plane
+ */
+export const End = Schema.TaggedStruct("end", {
+  id: StreamId,
+  size: Schema.NonNegativeInt
+}).annotations({ identifier: "End", description: "server → fetcher: the stream is complete" })
+
+/**
+ * The fetcher no longer wants the stream; the server stops sending it (chunks already on the way are ignored).
+ *
+ * @since 0.1.0
+ * @category data plane
+ */
+export const Cancel = Schema.TaggedStruct("cancel", {
+  id: StreamId
+}).annotations({ identifier: "Cancel", description: "fetcher → server: stop the stream" })
+
+/**
+ * The server cannot serve the stream: a schema-encoded `BlockNotFound` or `TransferRefused`.
+ *
+ * @since 0.1.0
+ * @category data plane
+ */
+export const FetchFailed = Schema.TaggedStruct("fetchFailed", {
+  id: StreamId,
+  error: Body
+}).annotations({ identifier: "FetchFailed", description: "server → fetcher: the stream failed with a typed error" })
+
+/**
+ * The envelopes of a data connection.
+ *
+ * @since 0.1.0
+ * @category data plane
+ */
+export const DataEnvelope = Schema.Union(Fetch, Chunk, Credit, End, Cancel, FetchFailed)
+/**
+ * @since 0.1.0
+ * @category data plane
+ */
+export type DataEnvelope = typeof DataEnvelope.Type
+
 /**
  * @since 0.1.0
  * @category models
  */
-export const Envelope = Schema.Union(Hello, Challenge, Proof, Welcome, Reject, Send, Ask, Reply, Failure).annotations({
+export const Envelope = Schema.Union(
+  Hello,
+  Challenge,
+  Proof,
+  Welcome,
+  Reject,
+  Send,
+  Ask,
+  Reply,
+  Failure,
+  Fetch,
+  Chunk,
+  Credit,
+  End,
+  Cancel,
+  FetchFailed
+).annotations({
   identifier: "Envelope",
   description: "one frame's content"
 })

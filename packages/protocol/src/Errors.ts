@@ -5,17 +5,12 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
-import { AppId, DriverId, WorkerId } from "./Ids.js"
+import { AppId, DriverId } from "./Ids.js"
 import { RecoveryState } from "./States.js"
 
-/**
- * The prefix Spark puts in front of every "master is not alive" answer; clients match on the typed error, the
- * text is kept for people who grep logs.
- *
- * @since 0.1.0
- * @category constants
- */
-export const notAlivePrefix = "Current state is not alive"
+// The prefix Spark puts in front of every "master is not alive" answer; clients match on the typed error, the
+// text is kept for people who grep logs.
+const notAlivePrefix = "Current state is not alive"
 
 /**
  * The master is STANDBY, RECOVERING or COMPLETING_RECOVERY and does not accept submissions, kills or queries.
@@ -58,35 +53,6 @@ export class AppNotFound extends Schema.TaggedError<AppNotFound>()("AppNotFound"
 }) {
   override get message(): string {
     return `Application ${this.appId} is not known to the master`
-  }
-}
-
-/**
- * @since 0.1.0
- * @category errors
- */
-export class WorkerNotFound extends Schema.TaggedError<WorkerNotFound>()("WorkerNotFound", { workerId: WorkerId }, {
-  description: "The master knows no worker with this id."
-}) {
-  override get message(): string {
-    return `Worker ${this.workerId} is not known to the master`
-  }
-}
-
-/**
- * The master refused a worker, e.g. one that registered again at an address already in use.
- *
- * @since 0.1.0
- * @category errors
- */
-export class WorkerRegistrationRejected
-  extends Schema.TaggedError<WorkerRegistrationRejected>()("WorkerRegistrationRejected", {
-    workerId: WorkerId,
-    reason: Schema.String
-  }, { description: "The master refused a worker, e.g. one that registered again at an address already in use." })
-{
-  override get message(): string {
-    return `Registration of worker ${this.workerId} rejected: ${this.reason}`
   }
 }
 
@@ -267,6 +233,59 @@ export class RemoteHandlerError extends Schema.TaggedError<RemoteHandlerError>()
 }
 
 /**
+ * The server has no block by that id (or no longer has it: a lost executor's shuffle output, say).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class BlockNotFound extends Schema.TaggedError<BlockNotFound>()("BlockNotFound", {
+  blockId: Schema.String
+}, { description: "The server has no block by that id (or no longer has it)." }) {
+  override get message(): string {
+    return `Block ${this.blockId} not found`
+  }
+}
+
+/**
+ * The server will not serve the block: the requester is not allowed to have it, the offset is beyond its end,
+ * or reading it failed.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class TransferRefused extends Schema.TaggedError<TransferRefused>()("TransferRefused", {
+  blockId: Schema.String,
+  reason: Schema.String
+}, {
+  description: "The server will not serve the block: the requester is not allowed to have it, the offset is " +
+    "beyond its end, or reading it failed."
+}) {
+  override get message(): string {
+    return `Transfer of block ${this.blockId} refused: ${this.reason}`
+  }
+}
+
+/**
+ * Bytes of a block arrived damaged: a chunk whose CRC-32 does not match, out of place or beyond the credit, or
+ * a stream that ended at another size than it reached. The fetcher refetches from the last verified offset.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class BlockCorrupted extends Schema.TaggedError<BlockCorrupted>()("BlockCorrupted", {
+  blockId: Schema.String,
+  offset: Schema.NonNegativeInt,
+  reason: Schema.String
+}, {
+  description: "Bytes of a block arrived damaged (checksum, placement or size); the fetcher refetches from the " +
+    "last verified offset."
+}) {
+  override get message(): string {
+    return `Block ${this.blockId} corrupted at offset ${this.offset}: ${this.reason}`
+  }
+}
+
+/**
  * What the RpcEnv itself may fail an ask or send with, apart from the handler's declared errors.
  *
  * @since 0.1.0
@@ -289,6 +308,49 @@ export const RpcError = Schema.Union(
 export type RpcError = typeof RpcError.Type
 
 /**
+ * A fetch gave up: the last of its attempts failed with `lastError` (a lost connection or corrupted bytes after
+ * every retry, or a failed handshake, which is not retried).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class TransferFailed extends Schema.TaggedError<TransferFailed>()("TransferFailed", {
+  blockId: Schema.String,
+  peer: Schema.String,
+  attempts: Schema.Int,
+  lastError: Schema.Union(BlockCorrupted, RpcError)
+}, {
+  description: "A fetch gave up: the last of its attempts failed with lastError (a lost connection or corrupted " +
+    "bytes after every retry, or a failed handshake)."
+}) {
+  override get message(): string {
+    const attempts = this.attempts === 1 ? "1 attempt" : `${this.attempts} attempts`
+    return `Transfer of block ${this.blockId} from ${this.peer} failed after ${attempts}: ${this.lastError.message}`
+  }
+}
+
+/**
+ * What a server may answer a fetch with (in a `fetchFailed` envelope).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export const FetchFailure = Schema.Union(BlockNotFound, TransferRefused)
+/**
+ * @since 0.1.0
+ * @category errors
+ */
+export type FetchFailure = typeof FetchFailure.Type
+
+/**
+ * What a fetch may fail with.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export type TransferError = BlockNotFound | TransferRefused | TransferFailed
+
+/**
  * Every error of the protocol; the docs generator and the test kit iterate over it.
  *
  * @since 0.1.0
@@ -298,8 +360,6 @@ export const all = {
   MasterNotAlive,
   DriverNotFound,
   AppNotFound,
-  WorkerNotFound,
-  WorkerRegistrationRejected,
   ExecutorRegistrationRejected,
   DriverLaunchFailed,
   ExecutorLaunchFailed,
@@ -310,5 +370,9 @@ export const all = {
   AskTimeout,
   EndpointNotFound,
   ConnectionLost,
-  RemoteHandlerError
+  RemoteHandlerError,
+  BlockNotFound,
+  TransferRefused,
+  BlockCorrupted,
+  TransferFailed
 } as const

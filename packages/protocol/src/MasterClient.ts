@@ -10,12 +10,12 @@ import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { DriverDescription } from "./Descriptions.js"
-import * as EndpointNames from "./EndpointNames.js"
+import * as Endpoints from "./Endpoints.js"
 import type { DriverNotFound, MasterNotAlive, RpcError } from "./Errors.js"
 import type { DriverId } from "./Ids.js"
 import * as MasterUrl from "./MasterUrl.js"
 import { type MasterStateResponse, RequestMasterState } from "./QueryMessages.js"
-import { endpoint, type RpcAddress } from "./RpcAddress.js"
+import type { RpcAddress } from "./RpcAddress.js"
 import { RpcEnv } from "./RpcEnv.js"
 import {
   type DriverStatusResponse,
@@ -95,7 +95,7 @@ export const make = (
         attempt(addresses[0]!)
       )
 
-    const ref = (master: RpcAddress) => endpoint(master, EndpointNames.master)
+    const ref = (master: RpcAddress) => Endpoints.ref(master, Endpoints.master)
 
     return MasterClient.of({
       masters: addresses,

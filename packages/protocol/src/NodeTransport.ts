@@ -1,22 +1,42 @@
 /**
  * The TCP transport, on `node:net`. Nagle is off (the protocol is request/response), and writes made in one
- * tick are corked into one syscall, which is what lets pipelined asks go fast.
+ * tick are corked into one syscall, which is what lets pipelined asks go fast. Its layer also has the data plane
+ * check chunks with zlib's native CRC-32: a process that moves bytes over TCP on Node wants that too.
  *
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Net from "node:net"
+import type { Crc32 } from "./DataPlane.js"
+import * as NodeDataPlane from "./NodeDataPlane.js"
 import { ConnectFailed, type Connection, type ConnectionHandler, ListenFailed, Transport } from "./Transport.js"
 
 // A closing side flushes what it wrote (a refusal, say) before the socket goes; a peer that never closes its
 // end is cut off after this long.
 const lingerMillis = 1000
 
+// After handing over this many bytes a connection sits out one turn of the event loop, so the others get theirs: a
+// socket full of bulk data would otherwise be read in runs of up to 2 MiB while an ask's reply waits behind it.
+const bytesPerTurn = 256 * 1024
+
 const wire = (socket: Net.Socket, makeHandler: (connection: Connection) => ConnectionHandler): Connection => {
   socket.setNoDelay(true)
   let corked = false
   let lastError: string | undefined
+  // A socket emits 'drain' only after a write went over its high-water mark; the callback of every write says
+  // when the bytes left the buffer whatever their size. Listeners run on the next turn of the event loop: a
+  // writer that waits for the drain then lets the I/O that arrived meanwhile (an ask, say) go first.
+  let drainListeners: Array<() => void> = []
+  const notify = () => {
+    const listeners = drainListeners
+    drainListeners = []
+    for (const listener of listeners) listener()
+  }
+  const drained = () => {
+    if (drainListeners.length === 0 || (socket.writableLength > 0 && !socket.destroyed)) return
+    setImmediate(notify)
+  }
   const connection: Connection = {
     remote: { host: socket.remoteAddress ?? "unknown", port: socket.remotePort ?? 0 },
     write: (bytes) => {
@@ -29,20 +49,40 @@ const wire = (socket: Net.Socket, makeHandler: (connection: Connection) => Conne
           socket.uncork()
         })
       }
-      socket.write(bytes)
+      socket.write(bytes, drained)
     },
     close: () => {
       if (socket.destroyed) return
       socket.end()
       setTimeout(() => socket.destroy(), lingerMillis).unref()
+    },
+    bufferedBytes: () => socket.destroyed ? 0 : socket.writableLength,
+    onDrain: (listener) => {
+      drainListeners.push(listener)
+      if (socket.destroyed || socket.writableLength === 0) setImmediate(notify)
     }
   }
   const handler = makeHandler(connection)
-  socket.on("data", (chunk: Buffer) => handler.onData(chunk))
+  let handedOver = 0
+  const nextTurn = () => {
+    if (!socket.destroyed) socket.resume()
+  }
+  socket.on("data", (chunk: Buffer) => {
+    handedOver += chunk.length
+    if (handedOver >= bytesPerTurn) {
+      handedOver = 0
+      socket.pause()
+      setImmediate(nextTurn)
+    }
+    handler.onData(chunk)
+  })
   socket.on("error", (error) => {
     lastError = error.message
   })
-  socket.once("close", () => handler.onClose(lastError ?? "closed"))
+  socket.once("close", () => {
+    handler.onClose(lastError ?? "closed")
+    drained()
+  })
   return connection
 }
 
@@ -88,4 +128,4 @@ export const make: Effect.Effect<Transport["Type"]> = Effect.sync(() =>
  * @since 0.1.0
  * @category layers
  */
-export const layer: Layer.Layer<Transport> = Layer.effect(Transport, make)
+export const layer: Layer.Layer<Transport | Crc32> = Layer.merge(Layer.effect(Transport, make), NodeDataPlane.layer)

@@ -10,14 +10,14 @@ import * as FiberSet from "effect/FiberSet"
 import type * as Scope from "effect/Scope"
 import type { Message } from "./Codec.js"
 import type { RpcError } from "./Errors.js"
-import { key, type RpcEndpointRef } from "./RpcAddress.js"
+import { key, type Ref, type RpcEndpointRef } from "./RpcAddress.js"
 import type { RpcEnv } from "./RpcEnv.js"
 
 /**
  * @since 0.1.0
  * @category models
  */
-export type Post = (to: RpcEndpointRef, message: Message) => void
+export type Post = <M extends Message>(to: Ref<M>, message: M) => void
 
 /**
  * An outbox on the RpcEnv; its fibers stop when the scope closes.
@@ -33,7 +33,7 @@ export const make = (
   Effect.gen(function*() {
     const fibers = yield* FiberSet.make()
     const run = yield* FiberSet.runtime(fibers)<never>()
-    const queues = new Map<string, Array<{ readonly to: RpcEndpointRef; readonly message: Message }>>()
+    const queues = new Map<string, Array<{ readonly to: Ref<Message>; readonly message: Message }>>()
     const drain = (destination: string): Effect.Effect<void> =>
       Effect.suspend(() => {
         const next = queues.get(destination)!.shift()
@@ -46,14 +46,16 @@ export const make = (
           Effect.zipRight(drain(destination))
         )
       })
-    return (to, message) => {
+    return <M extends Message>(to: Ref<M>, message: M) => {
       const destination = key(to.address)
+      // Held as a ref to any message: `post`'s signature has checked that this one accepts `message`.
+      const entry = { to: to as Ref<Message>, message }
       const queue = queues.get(destination)
       if (queue !== undefined) {
-        queue.push({ to, message })
+        queue.push(entry)
         return
       }
-      queues.set(destination, [{ to, message }])
+      queues.set(destination, [entry])
       run(drain(destination))
     }
   })

@@ -6,7 +6,7 @@
 import * as Schema from "effect/Schema"
 import { ApplicationDescription, Count, DriverDescription, RemoteException, Resources } from "./Descriptions.js"
 import { AppId, DriverId, WorkerId } from "./Ids.js"
-import { RpcEndpointRef } from "./RpcAddress.js"
+import { RefTo } from "./RpcAddress.js"
 import { ApplicationState, DriverState, ExecutorState, RecoveryState, WorkerState } from "./States.js"
 
 const EpochMillis = Schema.Int.annotations({ description: "milliseconds since the Unix epoch" })
@@ -61,7 +61,7 @@ export class ApplicationInfo extends Schema.Class<ApplicationInfo>("ApplicationI
   startTime: EpochMillis,
   submitDate: EpochMillis,
   desc: ApplicationDescription,
-  driver: RpcEndpointRef,
+  driver: RefTo<"AppClient">(),
   state: ApplicationState,
   coresGranted: Count,
   executors: Schema.Array(ExecutorInfo),

@@ -12,9 +12,10 @@ import * as Layer from "effect/Layer"
 import type * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import type { Message } from "./Codec.js"
+import type * as DataPlane from "./DataPlane.js"
 import type { RpcError } from "./Errors.js"
 import * as internal from "./internal/rpcEnv.js"
-import type { RpcAddress, RpcEndpointRef } from "./RpcAddress.js"
+import type { Ref, RpcAddress } from "./RpcAddress.js"
 import type { ListenFailed, Transport } from "./Transport.js"
 
 /**
@@ -36,6 +37,8 @@ export interface Options {
   readonly askTimeout?: Duration.DurationInput
   /** How long a connection may take to complete its handshake (default 10 s). */
   readonly handshakeTimeout?: Duration.DurationInput
+  /** Chunking, windows, bounds and retries of the data plane. */
+  readonly dataPlane?: DataPlane.Options
 }
 
 /**
@@ -136,14 +139,18 @@ export interface RpcEnv {
     name: string,
     endpoint: Endpoint<A, H, RH>
   ) => Effect.Effect<void, EndpointAlreadyRegistered, Scope.Scope | HandlersContext<H> | RH>
-  readonly send: (to: RpcEndpointRef, message: Message) => Effect.Effect<void, RpcError>
+  /** A one-way message; `to` must accept it. */
+  readonly send: <M extends Message>(to: Ref<M>, message: M) => Effect.Effect<void, RpcError>
+  /** A request answered with its reply type or one of its declared errors; `to` must accept it. */
   readonly ask: <M extends Message & Schema.WithResult.All>(
-    to: RpcEndpointRef,
+    to: Ref<M>,
     message: M,
     options?: { readonly timeout?: Duration.DurationInput }
   ) => Effect.Effect<ReplyOf<M>, FailureOf<M> | RpcError>
   /** The nodes this one has an open, authenticated connection with. */
   readonly peers: Effect.Effect<ReadonlyArray<RpcAddress>>
+  /** Streamed transfers of blocks, on data connections beside the message plane's. */
+  readonly data: DataPlane.DataPlane
 }
 
 /**

@@ -8,7 +8,7 @@ import * as Schema from "effect/Schema"
 import { DriverDescription, RemoteException } from "./Descriptions.js"
 import { DriverNotFound, MasterNotAlive } from "./Errors.js"
 import { DriverId, WorkerId } from "./Ids.js"
-import { RpcEndpointRef } from "./RpcAddress.js"
+import { RefTo } from "./RpcAddress.js"
 import { DriverState } from "./States.js"
 
 /**
@@ -16,7 +16,7 @@ import { DriverState } from "./States.js"
  * @category replies
  */
 export class SubmitDriverResponse extends Schema.TaggedClass<SubmitDriverResponse>()("SubmitDriverResponse", {
-  master: RpcEndpointRef,
+  master: RefTo<"Master">(),
   success: Schema.Boolean,
   driverId: Schema.OptionFromNullOr(DriverId),
   message: Schema.String
@@ -39,7 +39,7 @@ export class RequestSubmitDriver extends Schema.TaggedRequest<RequestSubmitDrive
  * @category replies
  */
 export class KillDriverResponse extends Schema.TaggedClass<KillDriverResponse>()("KillDriverResponse", {
-  master: RpcEndpointRef,
+  master: RefTo<"Master">(),
   driverId: DriverId,
   success: Schema.Boolean,
   message: Schema.String
@@ -89,7 +89,7 @@ export class RequestDriverStatus extends Schema.TaggedRequest<RequestDriverStatu
  * @category replies
  */
 export class KillAllDriversResponse extends Schema.TaggedClass<KillAllDriversResponse>()("KillAllDriversResponse", {
-  master: RpcEndpointRef,
+  master: RefTo<"Master">(),
   success: Schema.Boolean,
   message: Schema.String
 }, { description: "Every active driver was killed or sent a kill" }) {}

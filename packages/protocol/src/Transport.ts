@@ -13,7 +13,8 @@ import type * as Scope from "effect/Scope"
 
 /**
  * One end of an open byte stream. `write` queues bytes in order and never blocks; after `close` (or after the
- * other end closed) writes are dropped.
+ * other end closed) writes are dropped. A writer that must bound its memory (the data plane) watches
+ * `bufferedBytes` and waits for `onDrain` instead of writing more; the message plane never needs to.
  *
  * @since 0.1.0
  * @category models
@@ -22,6 +23,13 @@ export interface Connection {
   readonly remote: { readonly host: string; readonly port: number }
   readonly write: (bytes: Uint8Array) => void
   readonly close: () => void
+  /** Bytes written but not yet handed on (to the operating system, or to the other end in memory); 0 once closed. */
+  readonly bufferedBytes: () => number
+  /**
+   * Calls `listener` once, on a later tick, when `bufferedBytes()` is next 0 or the connection has closed
+   * (at once if that is already so).
+   */
+  readonly onDrain: (listener: () => void) => void
 }
 
 /**
@@ -94,11 +102,21 @@ export class Transport extends Context.Tag("@kindling/protocol/Transport")<Trans
 interface MemoryEnd {
   handler: ConnectionHandler | undefined
   closed: boolean
+  /** Bytes this end wrote that the other end has not received yet. */
+  buffered: number
+  drainListeners: Array<() => void>
+}
+
+const drain = (end: MemoryEnd) => {
+  const listeners = end.drainListeners
+  end.drainListeners = []
+  for (const listener of listeners) listener()
 }
 
 /**
  * An in-process network: listeners by `host:port`, connections as pairs of ends whose writes are delivered
- * asynchronously (on a later microtask), like a socket's.
+ * asynchronously (on a later microtask), like a socket's. An end's buffered bytes are those written and not yet
+ * delivered.
  *
  * @since 0.1.0
  * @category constructors
@@ -108,15 +126,18 @@ export const makeMemory: Effect.Effect<Transport["Type"]> = Effect.sync(() => {
   let nextEphemeralPort = 40000
 
   const pair = (aRemote: Connection["remote"], bRemote: Connection["remote"]) => {
-    const a: MemoryEnd = { handler: undefined, closed: false }
-    const b: MemoryEnd = { handler: undefined, closed: false }
+    const a: MemoryEnd = { handler: undefined, closed: false, buffered: 0, drainListeners: [] }
+    const b: MemoryEnd = { handler: undefined, closed: false, buffered: 0, drainListeners: [] }
     const endOf = (self: MemoryEnd, other: MemoryEnd, remote: Connection["remote"]): Connection => ({
       remote,
       write: (bytes) => {
         if (self.closed || other.closed) return
         const copy = bytes.slice()
+        self.buffered += copy.length
         queueMicrotask(() => {
+          self.buffered -= copy.length
           if (!other.closed) other.handler?.onData(copy)
+          if (self.buffered === 0) drain(self)
         })
       },
       close: () => {
@@ -124,11 +145,18 @@ export const makeMemory: Effect.Effect<Transport["Type"]> = Effect.sync(() => {
         self.closed = true
         queueMicrotask(() => {
           self.handler?.onClose("closed locally")
+          drain(self)
           if (!other.closed) {
             other.closed = true
             other.handler?.onClose("closed by peer")
+            drain(other)
           }
         })
+      },
+      bufferedBytes: () => self.closed || other.closed ? 0 : self.buffered,
+      onDrain: (listener) => {
+        if (self.closed || other.closed || self.buffered === 0) queueMicrotask(listener)
+        else self.drainListeners.push(listener)
       }
     })
     return { a, b, aConnection: endOf(a, b, bRemote), bConnection: endOf(b, a, aRemote) }

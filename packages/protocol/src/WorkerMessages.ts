@@ -14,7 +14,7 @@ import {
   Resources
 } from "./Descriptions.js"
 import { AppId, DriverId, WorkerId } from "./Ids.js"
-import { RpcAddress, RpcEndpointRef } from "./RpcAddress.js"
+import { RefTo, RpcAddress } from "./RpcAddress.js"
 import { DriverState, ExecutorState } from "./States.js"
 
 const MasterUrl = Schema.String.annotations({ description: "the sending master's URL, kindling://host:port" })
@@ -30,7 +30,7 @@ export class RegisterWorker extends Schema.TaggedClass<RegisterWorker>()("Regist
   id: WorkerId,
   host: Schema.String,
   port: Schema.Int,
-  worker: RpcEndpointRef,
+  worker: RefTo<"Worker">(),
   cores: Count,
   memory: Count,
   workerWebUiUrl: Schema.String,
@@ -46,7 +46,7 @@ export class RegisterWorker extends Schema.TaggedClass<RegisterWorker>()("Regist
  */
 export class Heartbeat extends Schema.TaggedClass<Heartbeat>()("Heartbeat", {
   workerId: WorkerId,
-  worker: RpcEndpointRef
+  worker: RefTo<"Worker">()
 }, { description: "A registered worker is alive" }) {}
 
 /**
@@ -137,7 +137,7 @@ export class WorkerLatestState extends Schema.TaggedClass<WorkerLatestState>()("
  */
 export class WorkerDecommissioning extends Schema.TaggedClass<WorkerDecommissioning>()("WorkerDecommissioning", {
   id: WorkerId,
-  workerRef: RpcEndpointRef
+  workerRef: RefTo<"Worker">()
 }, { description: "The worker received its decommission signal" }) {}
 
 /**
@@ -168,7 +168,7 @@ export type WorkerToMaster = typeof WorkerToMaster.Type
  * @category master → worker
  */
 export class RegisteredWorker extends Schema.TaggedClass<RegisteredWorker>()("RegisteredWorker", {
-  master: RpcEndpointRef,
+  master: RefTo<"Master">(),
   masterWebUiUrl: Schema.String,
   masterAddress: RpcAddress,
   duplicate: Schema.Boolean
@@ -279,7 +279,7 @@ export class DecommissionWorker extends Schema.TaggedClass<DecommissionWorker>()
  * @category master → worker
  */
 export class MasterChanged extends Schema.TaggedClass<MasterChanged>()("MasterChanged", {
-  master: RpcEndpointRef,
+  master: RefTo<"Master">(),
   masterWebUiUrl: Schema.String
 }, { description: "A new master took over; sent to workers and to app clients" }) {}
 

@@ -14,11 +14,13 @@ export * as ClusterMessages from "./ClusterMessages.js"
 /** @since 0.1.0 */
 export * as Codec from "./Codec.js"
 /** @since 0.1.0 */
-export * as Conf from "./Conf.js"
+export * as DataPlane from "./DataPlane.js"
 /** @since 0.1.0 */
 export * as Descriptions from "./Descriptions.js"
 /** @since 0.1.0 */
 export * as EndpointNames from "./EndpointNames.js"
+/** @since 0.1.0 */
+export * as Endpoints from "./Endpoints.js"
 /** @since 0.1.0 */
 export * as Envelope from "./Envelope.js"
 /** @since 0.1.0 */
@@ -33,6 +35,8 @@ export * as MasterClient from "./MasterClient.js"
 export * as MasterUrl from "./MasterUrl.js"
 /** @since 0.1.0 */
 export * as Outbox from "./Outbox.js"
+/** @since 0.1.0 */
+export * as ProtocolConf from "./ProtocolConf.js"
 /** @since 0.1.0 */
 export * as QueryMessages from "./QueryMessages.js"
 /** @since 0.1.0 */

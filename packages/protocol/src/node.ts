@@ -1,8 +1,13 @@
 /**
- * Node-specific parts of the SDK: the TCP transport.
+ * Node-specific parts of the SDK: the TCP transport, zlib's CRC-32 and file-backed blocks for the data plane.
  *
  * @since 0.1.0
  */
+
+/**
+ * @since 0.1.0
+ */
+export * as NodeDataPlane from "./NodeDataPlane.js"
 
 /**
  * @since 0.1.0

@@ -6,3 +6,5 @@
 
 /** @since 0.1.0 */
 export * as Arbitraries from "./Arbitraries.js"
+/** @since 0.1.0 */
+export * as Polling from "./Polling.js"

@@ -9,6 +9,8 @@ describe("@kindling/protocol's main entry", () => {
       bundle: true,
       platform: "browser",
       format: "esm",
+      // Sibling packages from their sources, as the tests see them (no build needed).
+      conditions: ["@kindling/source"],
       write: false,
       logLevel: "silent",
       metafile: true

@@ -8,11 +8,11 @@ const committed = (name: string) => readFileSync(new URL(`../../../docs/${name}`
 describe("the generated protocol reference", () => {
   const markdown = renderMarkdown()
 
-  it("docs/protocol.md is up to date (run `pnpm docs`)", () => {
+  it("docs/protocol.md is up to date (run `pnpm run docs`)", () => {
     assert.strictEqual(committed("protocol.md"), markdown)
   })
 
-  it("docs/protocol.schema.json is up to date (run `pnpm docs`)", () => {
+  it("docs/protocol.schema.json is up to date (run `pnpm run docs`)", () => {
     assert.strictEqual(committed("protocol.schema.json"), renderJsonSchema())
   })
 

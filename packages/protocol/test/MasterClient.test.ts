@@ -1,11 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
+import type { RpcAddress } from "@kindling/protocol"
 import {
+  Endpoints,
   Errors,
   Ids,
   MasterClient,
   MasterUrl,
   QueryMessages,
-  RpcAddress,
   RpcEnv,
   type States,
   SubmissionMessages
@@ -18,7 +19,7 @@ import { driverDescription, startNode, startStoppableNode } from "./fixtures/nod
 const fakeMaster = (rpc: RpcEnv.RpcEnv, state: States.RecoveryState) =>
   Effect.gen(function*() {
     const asked = yield* Ref.make(0)
-    const self = RpcAddress.endpoint(rpc.address!, "Master")
+    const self = Endpoints.ref(rpc.address!, Endpoints.master)
     const alive = <A>(answer: () => A) =>
       Ref.update(asked, (n) => n + 1).pipe(
         Effect.zipRight(state === "ALIVE" ? Effect.sync(answer) : Effect.fail(new Errors.MasterNotAlive({ state })))

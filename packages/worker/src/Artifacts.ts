@@ -4,13 +4,12 @@
  *
  * @since 0.1.0
  */
+import { FileSystem } from "@effect/platform"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
-import * as Fs from "node:fs"
+import * as Sink from "effect/Sink"
+import * as Stream from "effect/Stream"
 import * as Path from "node:path"
-import { Readable } from "node:stream"
-import { pipeline } from "node:stream/promises"
-import type { ReadableStream } from "node:stream/web"
 import { fileURLToPath } from "node:url"
 import { reasonOf } from "./internal/reason.js"
 
@@ -61,37 +60,31 @@ const parse = (url: string): Effect.Effect<Source, ArtifactFetchFailed> =>
     }
   })
 
-const download = (url: URL, target: string, signal: AbortSignal): Promise<void> =>
-  fetch(url, { signal }).then((response) => {
-    if (!response.ok) throw new Error(`HTTP ${response.status} ${response.statusText}`.trim())
-    if (response.body === null) throw new Error("the response has no body")
-    return pipeline(
-      Readable.fromWeb(response.body as ReadableStream<Uint8Array>),
-      Fs.createWriteStream(target),
-      { signal }
-    )
-  })
-
 /**
  * Fetches `url` into `intoDir` (created if missing) and returns the local path, which is named after the last
- * segment of the URL's path.
+ * segment of the URL's path. Files are copied through the `FileSystem` in context, downloads streamed into it.
  *
  * @since 0.1.0
  * @category fetching
  */
-export const fetchArtifact = (url: string, intoDir: string): Effect.Effect<string, ArtifactFetchFailed> =>
-  Effect.flatMap(parse(url), (source) =>
-    Effect.tryPromise({
-      try: async (signal) => {
-        await Fs.promises.mkdir(intoDir, { recursive: true })
-        if (source._tag === "File") {
-          const target = Path.join(intoDir, Path.basename(source.path))
-          await Fs.promises.copyFile(source.path, target)
-          return target
-        }
-        const target = Path.join(intoDir, source.name)
-        await download(source.url, target, signal)
-        return target
-      },
-      catch: (error) => new ArtifactFetchFailed({ url, reason: reasonOf(error) })
-    }))
+export const fetchArtifact = (
+  url: string,
+  intoDir: string
+): Effect.Effect<string, ArtifactFetchFailed, FileSystem.FileSystem> =>
+  Effect.gen(function*() {
+    const source = yield* parse(url)
+    const fs = yield* FileSystem.FileSystem
+    const failed = (error: unknown) => new ArtifactFetchFailed({ url, reason: reasonOf(error) })
+    yield* Effect.mapError(fs.makeDirectory(intoDir, { recursive: true }), failed)
+    if (source._tag === "File") {
+      const target = Path.join(intoDir, Path.basename(source.path))
+      yield* Effect.mapError(fs.copyFile(source.path, target), failed)
+      return target
+    }
+    const target = Path.join(intoDir, source.name)
+    const response = yield* Effect.tryPromise({ try: (signal) => fetch(source.url, { signal }), catch: failed })
+    if (!response.ok) return yield* failed(new Error(`HTTP ${response.status} ${response.statusText}`.trim()))
+    if (response.body === null) return yield* failed(new Error("the response has no body"))
+    yield* Stream.run(Stream.fromReadableStream(() => response.body!, failed), Sink.mapError(fs.sink(target), failed))
+    return target
+  })

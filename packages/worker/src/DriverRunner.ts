@@ -5,8 +5,8 @@
  *
  * @since 0.1.0
  */
-import { Descriptions } from "@kindling/protocol"
-import type { States } from "@kindling/protocol"
+import type { FileSystem } from "@effect/platform"
+import { Descriptions, Errors, type Ids, type States } from "@kindling/protocol"
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
@@ -25,7 +25,7 @@ import { driverFinalState, exitCode, nextBackoff, substitute } from "./Supervisi
  * @category models
  */
 export interface Options {
-  readonly driverId: string
+  readonly driverId: Ids.DriverId
   readonly description: Descriptions.DriverDescription
   /** The worker's work dir; the driver gets a sub-directory named after its id. */
   readonly workDir: string
@@ -72,7 +72,9 @@ export interface DriverHandle {
  * @since 0.1.0
  * @category constructors
  */
-export const start = (options: Options): Effect.Effect<DriverHandle, never, ProcessLauncher | Scope.Scope> =>
+export const start = (
+  options: Options
+): Effect.Effect<DriverHandle, never, ProcessLauncher | FileSystem.FileSystem | Scope.Scope> =>
   Effect.gen(function*() {
     const { command, supervise } = options.description
     const killRequest = yield* Deferred.make<void>()
@@ -115,12 +117,13 @@ export const start = (options: Options): Effect.Effect<DriverHandle, never, Proc
         if (Option.isNone(slept)) return ended(driverFinalState({ exitCode: code, killed: true }))
       }
     }).pipe(
-      Effect.catchAll((error) =>
-        Effect.succeed<DriverResult>({
+      Effect.catchAll((error) => {
+        const failure = new Errors.DriverLaunchFailed({ driverId: options.driverId, reason: error.message })
+        return Effect.succeed<DriverResult>({
           state: "ERROR",
-          exception: Option.some(new Descriptions.RemoteException({ name: error._tag, message: error.message }))
+          exception: Option.some(new Descriptions.RemoteException({ name: failure._tag, message: failure.message }))
         })
-      )
+      })
     )
 
     yield* run.pipe(

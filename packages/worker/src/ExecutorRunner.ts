@@ -5,7 +5,8 @@
  *
  * @since 0.1.0
  */
-import type { Descriptions } from "@kindling/protocol"
+import type { FileSystem } from "@effect/platform"
+import { type Descriptions, Errors, type Ids } from "@kindling/protocol"
 import * as Deferred from "effect/Deferred"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -23,7 +24,7 @@ import { executorFinalState, ExecutorOutcome, type ExecutorResult, exitCode, sub
  * @category models
  */
 export interface Options {
-  readonly appId: string
+  readonly appId: Ids.AppId
   readonly execId: number
   readonly appDesc: Descriptions.ApplicationDescription
   readonly cores: number
@@ -63,7 +64,9 @@ export interface ExecutorHandle {
  * @since 0.1.0
  * @category constructors
  */
-export const start = (options: Options): Effect.Effect<ExecutorHandle, never, ProcessLauncher | Scope.Scope> =>
+export const start = (
+  options: Options
+): Effect.Effect<ExecutorHandle, never, ProcessLauncher | FileSystem.FileSystem | Scope.Scope> =>
   Effect.gen(function*() {
     const { command } = options.appDesc
     const killRequest = yield* Deferred.make<void>()
@@ -104,7 +107,15 @@ export const start = (options: Options): Effect.Effect<ExecutorHandle, never, Pr
         : ExecutorOutcome.Exited({ exitCode: code })
     }).pipe(
       Effect.catchAll((error) =>
-        Effect.succeed(ExecutorOutcome.LaunchFailed({ reason: `${error._tag}: ${error.message}` }))
+        Effect.succeed(
+          ExecutorOutcome.LaunchFailed({
+            reason: new Errors.ExecutorLaunchFailed({
+              appId: options.appId,
+              execId: options.execId,
+              reason: error.message
+            }).message
+          })
+        )
       )
     )
 

@@ -14,8 +14,12 @@ export * as ExecutorRunner from "./ExecutorRunner.js"
 /** @since 0.1.0 */
 export * as ProcessLauncher from "./ProcessLauncher.js"
 /** @since 0.1.0 */
+export * as Runners from "./Runners.js"
+/** @since 0.1.0 */
 export * as Supervision from "./Supervision.js"
 /** @since 0.1.0 */
 export * as Worker from "./Worker.js"
+/** @since 0.1.0 */
+export * as WorkerConf from "./WorkerConf.js"
 /** @since 0.1.0 */
 export * as WorkerCore from "./WorkerCore.js"

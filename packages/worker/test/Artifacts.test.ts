@@ -1,3 +1,4 @@
+import { NodeFileSystem } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Artifacts } from "@kindling/worker"
 import { Effect } from "effect"
@@ -9,6 +10,9 @@ import { pathToFileURL } from "node:url"
 import { readText, tempDir } from "./fixtures/support.js"
 
 const body = "export default () => {}\n".repeat(10_000)
+
+const fetchArtifact = (url: string, intoDir: string) =>
+  Artifacts.fetchArtifact(url, intoDir).pipe(Effect.provide(NodeFileSystem.layer))
 
 // Serves `body` at /dist/app.js and 404 everywhere else.
 const server = Effect.acquireRelease(
@@ -37,7 +41,7 @@ describe("fetchArtifact", () => {
     Effect.gen(function*() {
       const from = yield* source
       const into = Path.join(yield* tempDir, "driver-1")
-      const local = yield* Artifacts.fetchArtifact(pathToFileURL(from).href, into)
+      const local = yield* fetchArtifact(pathToFileURL(from).href, into)
       assert.strictEqual(local, Path.join(into, "my app.js"))
       assert.strictEqual(yield* readText(local), body)
     }))
@@ -46,7 +50,7 @@ describe("fetchArtifact", () => {
     Effect.gen(function*() {
       const from = yield* source
       const into = yield* tempDir
-      const local = yield* Artifacts.fetchArtifact(from, into)
+      const local = yield* fetchArtifact(from, into)
       assert.strictEqual(local, Path.join(into, "my app.js"))
       assert.strictEqual(yield* readText(local), body)
     }))
@@ -55,7 +59,7 @@ describe("fetchArtifact", () => {
     Effect.gen(function*() {
       const base = yield* server
       const into = yield* tempDir
-      const local = yield* Artifacts.fetchArtifact(`${base}/dist/app.js?v=2`, into)
+      const local = yield* fetchArtifact(`${base}/dist/app.js?v=2`, into)
       assert.strictEqual(local, Path.join(into, "app.js"))
       assert.strictEqual(yield* readText(local), body)
     }))
@@ -63,7 +67,7 @@ describe("fetchArtifact", () => {
   it.scopedLive("fails on a non-2xx answer", () =>
     Effect.gen(function*() {
       const base = yield* server
-      const error = yield* Effect.flip(Artifacts.fetchArtifact(`${base}/missing.js`, yield* tempDir))
+      const error = yield* Effect.flip(fetchArtifact(`${base}/missing.js`, yield* tempDir))
       assert.strictEqual(error._tag, "ArtifactFetchFailed")
       assert.strictEqual(error.reason, "HTTP 404 Not Found")
       assert.include(error.message, "missing.js")
@@ -72,27 +76,27 @@ describe("fetchArtifact", () => {
   it.scopedLive("fails on a missing file", () =>
     Effect.gen(function*() {
       const into = yield* tempDir
-      const error = yield* Effect.flip(Artifacts.fetchArtifact(Path.join(into, "absent.js"), into))
+      const error = yield* Effect.flip(fetchArtifact(Path.join(into, "absent.js"), into))
       assert.include(error.reason, "ENOENT")
     }))
 
   it.scopedLive("fails on a refused connection", () =>
     Effect.gen(function*() {
       const closed = yield* Effect.scoped(server)
-      const error = yield* Effect.flip(Artifacts.fetchArtifact(`${closed}/dist/app.js`, yield* tempDir))
+      const error = yield* Effect.flip(fetchArtifact(`${closed}/dist/app.js`, yield* tempDir))
       assert.include(error.reason, "ECONNREFUSED")
     }))
 
   it.effect("refuses unknown schemes and relative paths with a clear message", () =>
     Effect.gen(function*() {
-      const ftp = yield* Effect.flip(Artifacts.fetchArtifact("ftp://host/app.js", "/nowhere"))
+      const ftp = yield* Effect.flip(fetchArtifact("ftp://host/app.js", "/nowhere"))
       assert.strictEqual(
         ftp.message,
         "Cannot fetch ftp://host/app.js: unsupported scheme \"ftp:\" (use file://, http://, https:// or an absolute path)"
       )
-      const relative = yield* Effect.flip(Artifacts.fetchArtifact("dist/app.js", "/nowhere"))
+      const relative = yield* Effect.flip(fetchArtifact("dist/app.js", "/nowhere"))
       assert.strictEqual(relative.reason, "not an absolute path or a URL")
-      const noName = yield* Effect.flip(Artifacts.fetchArtifact("https://example.com/", "/nowhere"))
+      const noName = yield* Effect.flip(fetchArtifact("https://example.com/", "/nowhere"))
       assert.strictEqual(noName.reason, "the URL path has no file name")
     }))
 })

@@ -1,4 +1,7 @@
+import { NodeFileSystem } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
+import { Ids } from "@kindling/protocol"
+import { Polling } from "@kindling/protocol/testing"
 import { DriverRunner, ProcessLauncher } from "@kindling/worker"
 import { Chunk, Deferred, Duration, Effect, Exit, Option, Ref, Scope, TestClock } from "effect"
 import * as Fs from "node:fs"
@@ -7,7 +10,6 @@ import { pathToFileURL } from "node:url"
 import {
   command,
   driverDescription,
-  eventually,
   isAlive,
   live,
   readText,
@@ -16,7 +18,7 @@ import {
   tempDir
 } from "./fixtures/support.js"
 
-const driverId = "driver-20240101000000-0001"
+const driverId = Ids.DriverId.make("driver-20240101000000-0001")
 const workerUrl = "kindling://Worker@127.0.0.1:7078"
 
 // A work dir and an artifact in a directory of its own, as a submitted app would be.
@@ -121,8 +123,11 @@ describe("DriverRunner with real processes", () => {
       const result = yield* driver.result
       assert.strictEqual(result.state, "ERROR")
       const exception = Option.getOrThrow(result.exception)
-      assert.strictEqual(exception.name, "ArtifactFetchFailed")
-      assert.include(exception.message, "ftp://example.com/app.js")
+      assert.strictEqual(exception.name, "DriverLaunchFailed")
+      assert.include(
+        exception.message,
+        `Driver ${driverId} could not be launched: Cannot fetch ftp://example.com/app.js`
+      )
       assert.strictEqual(yield* driver.launches, 0)
     }))
 
@@ -136,8 +141,8 @@ describe("DriverRunner with real processes", () => {
         }
       }))
       const exception = Option.getOrThrow((yield* driver.result).exception)
-      assert.strictEqual(exception.name, "ModuleNotResolved")
-      assert.include(exception.message, "no module nowhere")
+      assert.strictEqual(exception.name, "DriverLaunchFailed")
+      assert.include(exception.message, "Cannot resolve the main module nowhere: no module nowhere")
     }))
 
   live("closing the scope terminates the driver", () =>
@@ -165,7 +170,7 @@ describe("DriverRunner with real processes", () => {
         stdoutFile,
         stderrFile: Path.join(dir, "stderr")
       })
-      const line = yield* eventually(readText(stdoutFile), (text) => text.endsWith("\n"))
+      const line = yield* Polling.eventually(readText(stdoutFile), (text) => text.endsWith("\n"))
       const { helper, pid } = JSON.parse(line) as { pid: number; helper: number }
       // Whatever happens below, nothing of this test outlives it.
       yield* Effect.addFinalizer(() =>
@@ -182,7 +187,7 @@ describe("DriverRunner with real processes", () => {
       assert.isTrue(isAlive(pid) && isAlive(helper))
       yield* Effect.sync(() => process.kill(worker.pid, "SIGKILL"))
       assert.deepStrictEqual(yield* worker.exited, { code: null, signal: "SIGKILL" })
-      yield* eventually(Effect.sync(() => isAlive(pid) || isAlive(helper)), (alive) => !alive, 250)
+      yield* Polling.eventually(Effect.sync(() => isAlive(pid) || isAlive(helper)), (alive) => !alive)
     }))
 })
 
@@ -212,7 +217,7 @@ const fakeLauncher = (runs: ReadonlyArray<{ readonly millis: number; readonly co
 // The wake-up times of pending sleeps, once there are `count` of them: the runner's fiber gets there after
 // real I/O (work dir, artifact), so the test waits in real time before it moves the clock.
 const sleepsAt = (count: number) =>
-  eventually(TestClock.sleeps(), (sleeps) => Chunk.size(sleeps) === count).pipe(Effect.map(Chunk.toArray))
+  Polling.eventually(TestClock.sleeps(), (sleeps) => Chunk.size(sleeps) === count).pipe(Effect.map(Chunk.toArray))
 
 describe("DriverRunner supervision under TestClock", () => {
   it.scoped("waits 1, 2, 4, 8 seconds between relaunches, and a kill ends the wait at once", () =>
@@ -221,9 +226,10 @@ describe("DriverRunner supervision under TestClock", () => {
       const launcher = yield* fakeLauncher([{ millis: 0, code: 1 }])
       const description = driverDescription({ appUrl, supervise: true, command: command("exit") })
       const driver = yield* DriverRunner.start(options(workDir, description, { initialBackoff: "1 second" })).pipe(
-        Effect.provideService(ProcessLauncher.ProcessLauncher, launcher)
+        Effect.provideService(ProcessLauncher.ProcessLauncher, launcher),
+        Effect.provide(NodeFileSystem.layer)
       )
-      const launches = (n: number) => eventually(driver.launches, (k) => k === n)
+      const launches = (n: number) => Polling.eventually(driver.launches, (k) => k === n)
       yield* launches(1)
       assert.deepStrictEqual(yield* sleepsAt(1), [1000])
       yield* TestClock.adjust("999 millis")
@@ -256,15 +262,16 @@ describe("DriverRunner supervision under TestClock", () => {
       ])
       const description = driverDescription({ appUrl, supervise: true, command: command("exit") })
       const driver = yield* DriverRunner.start(options(workDir, description, { initialBackoff: "1 second" })).pipe(
-        Effect.provideService(ProcessLauncher.ProcessLauncher, launcher)
+        Effect.provideService(ProcessLauncher.ProcessLauncher, launcher),
+        Effect.provide(NodeFileSystem.layer)
       )
-      yield* eventually(driver.launches, (n) => n === 1)
+      yield* Polling.eventually(driver.launches, (n) => n === 1)
       assert.deepStrictEqual(yield* sleepsAt(1), [1000])
       yield* TestClock.adjust("1 second")
-      yield* eventually(driver.launches, (n) => n === 2)
+      yield* Polling.eventually(driver.launches, (n) => n === 2)
       assert.deepStrictEqual(yield* sleepsAt(1), [3000])
       yield* TestClock.adjust("2 seconds")
-      yield* eventually(driver.launches, (n) => n === 3)
+      yield* Polling.eventually(driver.launches, (n) => n === 3)
       // The third run ends at 9 s; without the reset the next launch would be at 13 s.
       assert.deepStrictEqual(yield* sleepsAt(1), [9000])
       yield* TestClock.adjust("6 seconds")
@@ -280,7 +287,8 @@ describe("DriverRunner supervision under TestClock", () => {
       const launcher = yield* fakeLauncher([{ millis: 0, code: 0 }])
       const description = driverDescription({ appUrl, command: command("exit") })
       const driver = yield* DriverRunner.start(options(workDir, description)).pipe(
-        Effect.provideService(ProcessLauncher.ProcessLauncher, launcher)
+        Effect.provideService(ProcessLauncher.ProcessLauncher, launcher),
+        Effect.provide(NodeFileSystem.layer)
       )
       yield* driver.kill
       assert.deepStrictEqual(yield* driver.result, { state: "KILLED", exception: Option.none() })

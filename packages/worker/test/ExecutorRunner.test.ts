@@ -1,11 +1,11 @@
 import { assert, describe } from "@effect/vitest"
-import { Descriptions } from "@kindling/protocol"
+import { Descriptions, Ids } from "@kindling/protocol"
 import { ExecutorRunner, ProcessLauncher } from "@kindling/worker"
 import { Effect, Exit, Option, Scope } from "effect"
 import * as Path from "node:path"
 import { command, isAlive, live, readText, readyPid, resolveFixture, tempDir } from "./fixtures/support.js"
 
-const appId = "app-20240101000000-0007"
+const appId = Ids.AppId.make("app-20240101000000-0007")
 const workerUrl = "kindling://Worker@127.0.0.1:7078"
 
 const appDesc = (executorCommand: Descriptions.Command) =>
@@ -104,7 +104,9 @@ describe("ExecutorRunner", () => {
       }))
       assert.deepStrictEqual(yield* executor.result, {
         state: "FAILED",
-        message: Option.some("ModuleNotResolved: Cannot resolve the main module nowhere: not installed"),
+        message: Option.some(
+          `Executor ${appId}/2 could not be launched: Cannot resolve the main module nowhere: not installed`
+        ),
         exitStatus: Option.none()
       })
     }))

@@ -1,14 +1,23 @@
+import { NodeFileSystem } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { Descriptions, Ids, QueryMessages, RpcAddress, RpcEnv, Transport, WorkerMessages } from "@kindling/protocol"
-import { ProcessLauncher, Worker } from "@kindling/worker"
-import { Clock, Deferred, Effect, Layer, Option, TestClock } from "effect"
+import { Simulation } from "@kindling/kernel/testing"
+import {
+  Descriptions,
+  Endpoints,
+  Ids,
+  QueryMessages,
+  RpcAddress,
+  RpcEnv,
+  Transport,
+  WorkerMessages
+} from "@kindling/protocol"
+import { Polling } from "@kindling/protocol/testing"
+import { ProcessLauncher, Runners, Worker } from "@kindling/worker"
+import { Clock, Deferred, Effect, Layer, Option } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
-
-// Lets in-memory deliveries (microtasks) and the fibers they wake run, without moving the test clock.
-const settle = Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 5)))
 
 // A test master: what it does on registration is the test's; everything else is acknowledged and ignored.
 const masterHandlers = (
@@ -41,8 +50,8 @@ const silentMaster = Effect.gen(function*() {
 // A master that accepts the worker and can then tell it things.
 const acceptingMaster = Effect.gen(function*() {
   const rpc = yield* RpcEnv.make({ host: "master", port: 7077 })
-  const self = RpcAddress.endpoint(rpc.address!, "Master")
-  const worker = yield* Deferred.make<RpcAddress.RpcEndpointRef>()
+  const self = Endpoints.ref(rpc.address!, Endpoints.master)
+  const worker = yield* Deferred.make<RpcAddress.RefOf<"Worker">>()
   const executorStates: Array<string> = []
   yield* rpc.register("Master", {
     inbound: WorkerMessages.WorkerToMaster,
@@ -63,121 +72,136 @@ const acceptingMaster = Effect.gen(function*() {
   return { rpc, self, address: rpc.address!, worker: Deferred.await(worker), executorStates }
 })
 
+const workerOptions = (workDir: string, cleanup: Worker.Options["cleanup"] = {
+  enabled: false,
+  intervalMillis: 1_800_000,
+  appDataTtlMillis: 604_800_000
+}) => ({
+  workerId: Ids.WorkerId.make("worker-test"),
+  cores: 4,
+  memory: 4096,
+  webUiUrl: "",
+  workDir,
+  workerTimeoutMillis: 60_000,
+  registration: { initialIntervalMillis: 10_000, initialAttempts: 6, prolongedIntervalMillis: 60_000, maxAttempts: 16 },
+  fuzz: 1,
+  cleanup,
+  retainedExecutors: 10,
+  retainedDrivers: 10,
+  executorStateSyncMaxAttempts: 5,
+  askTimeoutMillis: 120_000,
+  validateState: true
+})
+
 const startWorker = (
   master: RpcAddress.RpcAddress,
   onExit: (code: number) => Effect.Effect<void>,
-  cleanup: { enabled: boolean; intervalMillis: number; appDataTtlMillis: number } = {
-    enabled: false,
-    intervalMillis: 1_800_000,
-    appDataTtlMillis: 604_800_000
-  }
+  cleanup?: Worker.Options["cleanup"]
 ) =>
   Effect.gen(function*() {
     const rpc = yield* RpcEnv.make({ host: "worker", port: 40000 })
     const workDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "kindling-worker-test-"))
     yield* Effect.addFinalizer(() => Effect.sync(() => Fs.rmSync(workDir, { recursive: true, force: true })))
     const worker = yield* Worker.make({
-      workerId: Ids.WorkerId.make("worker-test"),
-      cores: 4,
-      memory: 4096,
+      ...workerOptions(workDir, cleanup),
       masters: [master],
-      webUiUrl: "",
-      workDir,
-      localDir: Path.join(workDir, "local"),
-      workerTimeoutMillis: 60_000,
-      registration: {
-        initialIntervalMillis: 10_000,
-        initialAttempts: 6,
-        prolongedIntervalMillis: 60_000,
-        maxAttempts: 16
-      },
-      fuzz: 1,
-      cleanup,
-      retainedExecutors: 10,
-      retainedDrivers: 10,
-      driverTerminateTimeoutMillis: 10_000,
-      executorTerminateTimeoutMillis: 10_000,
-      superviseInitialBackoffMillis: 1000,
-      executorStateSyncMaxAttempts: 5,
-      askTimeoutMillis: 120_000,
       onExit: (code) => onExit(code)
-    }).pipe(Effect.provideService(RpcEnv.RpcEnv, rpc))
+    }).pipe(
+      Effect.provideService(RpcEnv.RpcEnv, rpc),
+      Effect.provide(Runners.layerProcesses({
+        workDir,
+        localDir: Path.join(workDir, "local"),
+        driverTerminateTimeoutMillis: 10_000,
+        executorTerminateTimeoutMillis: 10_000,
+        superviseInitialBackoffMillis: 1000
+      }))
+    )
     return { worker, workDir, localDir: Path.join(workDir, "local") }
   })
 
-describe("Worker registration under TestClock", () => {
-  it.scoped("tries 6 times 10 s apart, 10 more 60 s apart, then exits with code 1", () =>
-    Effect.gen(function*() {
-      const master = yield* silentMaster
-      const exited = yield* Deferred.make<number>()
-      yield* startWorker(master.address, (code) => Deferred.succeed(exited, code))
-      yield* settle
-      for (let second = 0; second < 800; second += 5) {
-        yield* TestClock.adjust("5 seconds")
-        yield* settle
-      }
-      const seconds = master.attempts.map((at) => at / 1000)
-      assert.deepStrictEqual(seconds, [
-        0,
-        10,
-        20,
-        30,
-        40,
-        50,
-        60,
-        120,
-        180,
-        240,
-        300,
-        360,
-        420,
-        480,
-        540,
-        600,
-        660
-      ])
-      assert.strictEqual(yield* Deferred.await(exited), 1)
-    }).pipe(Effect.provide(Layer.merge(Transport.layerMemory, ProcessLauncher.layerNode))), 30_000)
+// Runners for a worker that is never asked to run anything.
+const noRunners = Layer.succeed(Runners.Runners, {
+  driver: () => Effect.dieMessage("this worker runs nothing"),
+  executor: () => Effect.dieMessage("this worker runs nothing"),
+  cleanupApplication: () => Effect.void,
+  cleanupWorkDir: () => Effect.void
+})
+
+describe("Worker registration on the simulated network", () => {
+  it("tries 6 times 10 s apart, 10 more 60 s apart, then exits with code 1", () => {
+    const sim = Simulation.make({ seed: 1 })
+    const start = sim.now()
+    let attempts: Array<number> = []
+    let exitCode: number | undefined
+    sim.start(
+      "master",
+      Effect.gen(function*() {
+        attempts = (yield* silentMaster).attempts
+        return yield* Effect.never
+      })
+    )
+    sim.start(
+      "worker",
+      Worker.make({
+        ...workerOptions("/nowhere"),
+        masters: [RpcAddress.make("master", 7077)],
+        onExit: (code) =>
+          Effect.sync(() => {
+            exitCode = code
+          })
+      }).pipe(
+        Effect.zipRight(Effect.never),
+        Effect.provide(RpcEnv.layer({ host: "worker", port: 40000 })),
+        Effect.provide(noRunners)
+      )
+    )
+    sim.runUntil(() => exitCode !== undefined, 800_000)
+    const seconds = attempts.map((at) => Math.round((at - start) / 1000))
+    assert.deepStrictEqual(seconds, [0, 10, 20, 30, 40, 50, 60, 120, 180, 240, 300, 360, 420, 480, 540, 600, 660])
+    assert.strictEqual(exitCode, 1)
+  })
 })
 
 describe("Worker directories", () => {
-  const poll = (done: () => boolean) =>
-    Effect.gen(function*() {
-      for (let i = 0; i < 100 && !done(); i++) yield* Effect.sleep("20 millis")
-      return done()
-    })
+  it.scopedLive(
+    "the periodic cleanup deletes old app dirs and keeps recent ones",
+    () =>
+      Effect.gen(function*() {
+        const master = yield* acceptingMaster
+        const { workDir } = yield* startWorker(master.address, () => Effect.void, {
+          enabled: true,
+          intervalMillis: 100,
+          appDataTtlMillis: 60_000
+        })
+        const old = Path.join(workDir, "app-20200101000000-0000")
+        const recent = Path.join(workDir, "app-20200101000000-0001")
+        for (const dir of [old, recent]) Fs.mkdirSync(Path.join(dir, "0"), { recursive: true })
+        Fs.writeFileSync(Path.join(old, "0", "stdout"), "old")
+        Fs.writeFileSync(Path.join(recent, "0", "stdout"), "recent")
+        const past = new Date(Date.now() - 3_600_000)
+        for (const path of [Path.join(old, "0", "stdout"), Path.join(old, "0"), old]) Fs.utimesSync(path, past, past)
+        yield* master.worker
+        yield* Polling.eventually(Effect.sync(() => Fs.existsSync(old)), (exists) => !exists)
+        assert.isTrue(Fs.existsSync(recent))
+      }).pipe(Effect.provide(Layer.mergeAll(Transport.layerMemory, ProcessLauncher.layerNode, NodeFileSystem.layer))),
+    30_000
+  )
 
-  it.scopedLive("the periodic cleanup deletes old app dirs and keeps recent ones", () =>
-    Effect.gen(function*() {
-      const master = yield* acceptingMaster
-      const { workDir } = yield* startWorker(master.address, () => Effect.void, {
-        enabled: true,
-        intervalMillis: 100,
-        appDataTtlMillis: 60_000
-      })
-      const old = Path.join(workDir, "app-20200101000000-0000")
-      const recent = Path.join(workDir, "app-20200101000000-0001")
-      for (const dir of [old, recent]) Fs.mkdirSync(Path.join(dir, "0"), { recursive: true })
-      Fs.writeFileSync(Path.join(old, "0", "stdout"), "old")
-      Fs.writeFileSync(Path.join(recent, "0", "stdout"), "recent")
-      const past = new Date(Date.now() - 3_600_000)
-      for (const path of [Path.join(old, "0", "stdout"), Path.join(old, "0"), old]) Fs.utimesSync(path, past, past)
-      yield* master.worker
-      assert.isTrue(yield* poll(() => !Fs.existsSync(old)), "the old app dir is still there")
-      assert.isTrue(Fs.existsSync(recent))
-    }).pipe(Effect.provide(Layer.merge(Transport.layerMemory, ProcessLauncher.layerNode))), 30_000)
-
-  it.scopedLive("answers RequestWorkerState with what it offers and runs", () =>
-    Effect.gen(function*() {
-      const master = yield* acceptingMaster
-      yield* startWorker(master.address, () => Effect.void)
-      const worker = yield* master.worker
-      const state = yield* master.rpc.ask(worker, new QueryMessages.RequestWorkerState())
-      assert.strictEqual(state.workerId, "worker-test")
-      assert.deepStrictEqual([state.cores, state.memory, state.coresUsed, state.memoryUsed], [4, 4096, 0, 0])
-      assert.deepStrictEqual(state.masterUrl, Option.some(master.address.url))
-      assert.deepStrictEqual(state.executors, [])
-    }).pipe(Effect.provide(Layer.merge(Transport.layerMemory, ProcessLauncher.layerNode))), 30_000)
+  it.scopedLive(
+    "answers RequestWorkerState with what it offers and runs",
+    () =>
+      Effect.gen(function*() {
+        const master = yield* acceptingMaster
+        yield* startWorker(master.address, () => Effect.void)
+        const worker = yield* master.worker
+        const state = yield* master.rpc.ask(worker, new QueryMessages.RequestWorkerState())
+        assert.strictEqual(state.workerId, "worker-test")
+        assert.deepStrictEqual([state.cores, state.memory, state.coresUsed, state.memoryUsed], [4, 4096, 0, 0])
+        assert.deepStrictEqual(state.masterUrl, Option.some(master.address.url))
+        assert.deepStrictEqual(state.executors, [])
+      }).pipe(Effect.provide(Layer.mergeAll(Transport.layerMemory, ProcessLauncher.layerNode, NodeFileSystem.layer))),
+    30_000
+  )
 
   it.scopedLive(
     "ApplicationFinished deletes the local dirs the worker made for the app, and nothing else",
@@ -217,7 +241,7 @@ describe("Worker directories", () => {
             resources: {}
           })
         )
-        assert.isTrue(yield* poll(() => master.executorStates.includes("0 EXITED")), master.executorStates.join())
+        yield* Polling.eventually(Effect.sync(() => master.executorStates), (states) => states.includes("0 EXITED"))
         assert.deepStrictEqual(master.executorStates, ["0 RUNNING", "0 EXITED"])
         assert.isTrue(Fs.existsSync(Path.join(localDir, appId)))
         // An id the worker never made a dir for deletes nothing, whatever it names.
@@ -225,9 +249,9 @@ describe("Worker directories", () => {
         Fs.mkdirSync(outside, { recursive: true })
         yield* master.rpc.send(worker, new WorkerMessages.ApplicationFinished({ id: Ids.AppId.make("../keep-me") }))
         yield* master.rpc.send(worker, new WorkerMessages.ApplicationFinished({ id: appId }))
-        assert.isTrue(yield* poll(() => !Fs.existsSync(Path.join(localDir, appId))))
+        yield* Polling.eventually(Effect.sync(() => Fs.existsSync(Path.join(localDir, appId))), (exists) => !exists)
         assert.isTrue(Fs.existsSync(outside))
-      }).pipe(Effect.provide(Layer.merge(Transport.layerMemory, ProcessLauncher.layerNode))),
+      }).pipe(Effect.provide(Layer.mergeAll(Transport.layerMemory, ProcessLauncher.layerNode, NodeFileSystem.layer))),
     30_000
   )
 })

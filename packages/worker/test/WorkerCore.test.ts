@@ -1,11 +1,34 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Descriptions, Ids, RpcAddress, WorkerMessages } from "@kindling/protocol"
+import {
+  Descriptions,
+  Endpoints,
+  Ids,
+  QueryMessages,
+  RpcAddress,
+  type States,
+  WorkerMessages
+} from "@kindling/protocol"
 import { WorkerCore } from "@kindling/worker"
-import { Option } from "effect"
+import { Exit, FastCheck as fc, Option } from "effect"
 
-const masterA = RpcAddress.endpoint(RpcAddress.make("10.0.0.1", 7077), "Master")
-const masterB = RpcAddress.endpoint(RpcAddress.make("10.0.0.2", 7077), "Master")
-const self = RpcAddress.endpoint(RpcAddress.make("10.0.1.1", 40000), "Worker")
+const masterA = Endpoints.ref(RpcAddress.make("10.0.0.1", 7077), Endpoints.master)
+const masterB = Endpoints.ref(RpcAddress.make("10.0.0.2", 7077), Endpoints.master)
+const self = Endpoints.ref(RpcAddress.make("10.0.1.1", 40000), Endpoints.worker)
+
+type Given =
+  | WorkerCore.Local
+  | { readonly _tag: "Start" }
+  | { readonly _tag: "Disconnected"; readonly peer: RpcAddress.RpcAddress }
+  | { readonly _tag: "Receive"; readonly message: WorkerCore.Inbound }
+
+// One step; a message arrives from master A as a one-way send (none of these is an ask).
+const stepWith = (state: WorkerCore.State, input: Given) =>
+  WorkerCore.step(
+    state,
+    input._tag === "Receive"
+      ? { ...input, ask: undefined, sender: masterA.address, peer: masterA.address, now: 0 }
+      : { ...input, now: 0 }
+  )
 
 const config = (fuzz = 1): WorkerCore.Config => ({
   workerId: Ids.WorkerId.make("worker-1"),
@@ -51,8 +74,8 @@ const tags = (commands: ReadonlyArray<WorkerCore.Command>) =>
 
 const registered = (fuzz = 1) => {
   const state = WorkerCore.make(config(fuzz))
-  WorkerCore.step(state, { _tag: "Start" })
-  WorkerCore.step(state, {
+  stepWith(state, { _tag: "Start" })
+  stepWith(state, {
     _tag: "Receive",
     message: new WorkerMessages.RegisteredWorker({
       master: masterA,
@@ -65,7 +88,7 @@ const registered = (fuzz = 1) => {
 }
 
 const launchExecutor = (state: WorkerCore.State, execId: number, cores = 2) =>
-  WorkerCore.step(state, {
+  stepWith(state, {
     _tag: "Receive",
     message: new WorkerMessages.LaunchExecutor({
       masterUrl: masterA.address.url,
@@ -81,28 +104,29 @@ const launchExecutor = (state: WorkerCore.State, execId: number, cores = 2) =>
 describe("WorkerCore registration", () => {
   it("registers with every master, then retries on Spark's schedule and gives up after 16 attempts", () => {
     const state = WorkerCore.make(config(1.2))
-    const start = WorkerCore.step(state, { _tag: "Start" })
+    const start = stepWith(state, { _tag: "Start" })
     assert.deepStrictEqual(tags(start), ["Send RegisterWorker 10.0.0.1", "Send RegisterWorker 10.0.0.2", "StartTimer"])
     // 10 s scaled by the fuzz factor.
     assert.deepStrictEqual(start.find((c) => c._tag === "StartTimer"), {
       _tag: "StartTimer",
-      timer: "registration",
+      name: "registration",
+      input: { _tag: "ReregisterWithMaster" },
       delayMillis: 12_000,
       periodMillis: 12_000
     })
     const timers: Array<number> = []
     for (let attempt = 1; attempt <= 16; attempt++) {
-      const tick = WorkerCore.step(state, { _tag: "ReregisterWithMaster" })
+      const tick = stepWith(state, { _tag: "ReregisterWithMaster" })
       assert.deepStrictEqual(tags(tick).filter((t) => t.startsWith("Send")), [
         "Send RegisterWorker 10.0.0.1",
         "Send RegisterWorker 10.0.0.2"
       ])
-      for (const c of tick) if (c._tag === "StartTimer") timers.push(attempt, c.periodMillis)
+      for (const c of tick) if (c._tag === "StartTimer") timers.push(attempt, c.periodMillis!)
       assert.isFalse(tick.some((c) => c._tag === "Exit"))
     }
     // After the 6th retry the interval becomes 60 s (× fuzz).
     assert.deepStrictEqual(timers, [6, 72_000])
-    const last = WorkerCore.step(state, { _tag: "ReregisterWithMaster" })
+    const last = stepWith(state, { _tag: "ReregisterWithMaster" })
     assert.deepStrictEqual(last.find((c) => c._tag === "Exit"), {
       _tag: "Exit",
       code: 1,
@@ -112,8 +136,8 @@ describe("WorkerCore registration", () => {
 
   it("once registered it stops retrying, heartbeats every timeout/4 and reports what it runs", () => {
     const state = WorkerCore.make(config())
-    WorkerCore.step(state, { _tag: "Start" })
-    const reply = WorkerCore.step(state, {
+    stepWith(state, { _tag: "Start" })
+    const reply = stepWith(state, {
       _tag: "Receive",
       message: new WorkerMessages.RegisteredWorker({
         master: masterA,
@@ -130,23 +154,23 @@ describe("WorkerCore registration", () => {
     ])
     assert.deepStrictEqual(
       reply.filter((c) => c._tag === "StartTimer").map((c) =>
-        c._tag === "StartTimer" && [c.timer, c.delayMillis, c.periodMillis]
+        c._tag === "StartTimer" && [c.name, c.delayMillis, c.periodMillis]
       ),
       [["heartbeat", 0, 15_000], ["cleanup", 1_800_000, 1_800_000]]
     )
-    assert.deepStrictEqual(tags(WorkerCore.step(state, { _tag: "SendHeartbeat" })), ["Send Heartbeat 10.0.0.1"])
+    assert.deepStrictEqual(tags(stepWith(state, { _tag: "SendHeartbeat" })), ["Send Heartbeat 10.0.0.1"])
   })
 
   it("a refused registration exits 1, but only while not registered", () => {
     const fresh = WorkerCore.make(config())
-    WorkerCore.step(fresh, { _tag: "Start" })
-    const failed = WorkerCore.step(fresh, {
+    stepWith(fresh, { _tag: "Start" })
+    const failed = stepWith(fresh, {
       _tag: "Receive",
       message: new WorkerMessages.RegisterWorkerFailed({ message: "Attempted to re-register worker at same address" })
     })
     assert.strictEqual(failed.find((c) => c._tag === "Exit")?._tag, "Exit")
     const state = registered()
-    const ignored = WorkerCore.step(state, {
+    const ignored = stepWith(state, {
       _tag: "Receive",
       message: new WorkerMessages.RegisterWorkerFailed({ message: "late" })
     })
@@ -155,16 +179,16 @@ describe("WorkerCore registration", () => {
 
   it("a lost master connection starts a new registration cycle, but not a second one", () => {
     const state = registered()
-    const lost = WorkerCore.step(state, { _tag: "Disconnected", peer: masterA.address })
+    const lost = stepWith(state, { _tag: "Disconnected", peer: masterA.address })
     assert.deepStrictEqual(tags(lost), ["Send RegisterWorker 10.0.0.1", "Send RegisterWorker 10.0.0.2", "StartTimer"])
-    assert.deepStrictEqual(tags(WorkerCore.step(state, { _tag: "SendHeartbeat" })), [])
-    const again = WorkerCore.step(state, {
+    assert.deepStrictEqual(tags(stepWith(state, { _tag: "SendHeartbeat" })), [])
+    const again = stepWith(state, {
       _tag: "Receive",
       message: new WorkerMessages.ReconnectWorker({ masterUrl: masterA.address.url })
     })
     assert.deepStrictEqual(tags(again), [])
     // Once a master was seen, retries go to it only.
-    assert.deepStrictEqual(tags(WorkerCore.step(state, { _tag: "ReregisterWithMaster" })), [
+    assert.deepStrictEqual(tags(stepWith(state, { _tag: "ReregisterWithMaster" })), [
       "Send RegisterWorker 10.0.0.1"
     ])
   })
@@ -172,7 +196,7 @@ describe("WorkerCore registration", () => {
   it("MasterChanged switches master and answers with everything the worker runs", () => {
     const state = registered()
     launchExecutor(state, 0)
-    WorkerCore.step(state, {
+    stepWith(state, {
       _tag: "Receive",
       message: new WorkerMessages.LaunchDriver({
         driverId: Ids.DriverId.make("driver-1"),
@@ -187,12 +211,12 @@ describe("WorkerCore registration", () => {
         resources: {}
       })
     })
-    const changed = WorkerCore.step(state, {
+    const changed = stepWith(state, {
       _tag: "Receive",
       message: new WorkerMessages.MasterChanged({ master: masterB, masterWebUiUrl: "" })
     })
     const response = changed.find((c) => c._tag === "Send")
-    assert.strictEqual(response?._tag === "Send" && response.to, masterB)
+    assert.deepStrictEqual(response?._tag === "Send" ? response.to.address : undefined, masterB.address)
     const message = response?._tag === "Send"
       ? response.message as WorkerMessages.WorkerSchedulerStateResponse
       : undefined
@@ -212,7 +236,7 @@ describe("WorkerCore runners and accounting", () => {
     const state = registered()
     assert.deepStrictEqual(tags(launchExecutor(state, 0, 3)), ["LaunchExecutor"])
     assert.strictEqual(state.coresUsed, 3)
-    const running = WorkerCore.step(state, {
+    const running = stepWith(state, {
       _tag: "ExecutorChanged",
       appId,
       execId: 0,
@@ -230,10 +254,10 @@ describe("WorkerCore runners and accounting", () => {
       message: "Command exited with code 0",
       exitStatus: 0
     } as const
-    WorkerCore.step(state, exited)
+    stepWith(state, exited)
     assert.strictEqual(state.coresUsed, 0)
     assert.strictEqual(state.memoryUsed, 0)
-    WorkerCore.step(state, exited)
+    stepWith(state, exited)
     assert.strictEqual(state.coresUsed, 0)
     const snapshot = WorkerCore.workerState(state)
     assert.deepStrictEqual(snapshot.finishedExecutors.map((e) => [e.execId, e.state]), [[0, "EXITED"]])
@@ -242,12 +266,12 @@ describe("WorkerCore runners and accounting", () => {
   it("cleans an app's directories once it is finished and none of its executors is left", () => {
     const state = registered()
     launchExecutor(state, 0)
-    const early = WorkerCore.step(state, {
+    const early = stepWith(state, {
       _tag: "Receive",
       message: new WorkerMessages.ApplicationFinished({ id: appId })
     })
     assert.deepStrictEqual(tags(early), [])
-    const last = WorkerCore.step(state, {
+    const last = stepWith(state, {
       _tag: "ExecutorChanged",
       appId,
       execId: 0,
@@ -261,7 +285,7 @@ describe("WorkerCore runners and accounting", () => {
   it("forwards a driver's final state to the master and frees its resources", () => {
     const state = registered()
     const driverId = Ids.DriverId.make("driver-2")
-    WorkerCore.step(state, {
+    stepWith(state, {
       _tag: "Receive",
       message: new WorkerMessages.LaunchDriver({
         driverId,
@@ -277,7 +301,7 @@ describe("WorkerCore runners and accounting", () => {
       })
     })
     assert.strictEqual(state.coresUsed, 2)
-    const ended = WorkerCore.step(state, { _tag: "DriverEnded", driverId, state: "FAILED", exception: undefined })
+    const ended = stepWith(state, { _tag: "DriverEnded", driverId, state: "FAILED", exception: undefined })
     assert.deepStrictEqual(tags(ended), ["Send DriverStateChanged 10.0.0.1"])
     assert.strictEqual(state.coresUsed, 0)
     assert.strictEqual(state.memoryUsed, 0)
@@ -287,7 +311,7 @@ describe("WorkerCore runners and accounting", () => {
     const state = registered()
     for (let i = 0; i < 5; i++) {
       launchExecutor(state, i, 1)
-      WorkerCore.step(state, {
+      stepWith(state, {
         _tag: "ExecutorChanged",
         appId,
         execId: i,
@@ -302,7 +326,176 @@ describe("WorkerCore runners and accounting", () => {
   it("the work-dir cleanup keeps the dirs of what still runs", () => {
     const state = registered()
     launchExecutor(state, 0)
-    const cleanup = WorkerCore.step(state, { _tag: "WorkDirCleanup" })
+    const cleanup = stepWith(state, { _tag: "WorkDirCleanup" })
     assert.deepStrictEqual(cleanup, [{ _tag: "CleanupWorkDir", keep: [appId], ttlMillis: 604_800_000 }])
+  })
+})
+
+describe("WorkerCore model", () => {
+  // What the worker's processes would be, as far as its commands made them: launched once, ended at most once.
+  interface World {
+    readonly state: WorkerCore.State
+    readonly drivers: Set<string>
+    readonly executors: Set<string>
+  }
+
+  type Op = (world: World) => Given | undefined
+
+  const pickOf = <A>(items: Iterable<A>, n: number): A | undefined => {
+    const all = [...items]
+    return all.length === 0 ? undefined : all[n % all.length]
+  }
+  const masterOf = (n: number) => (n % 2 === 0 ? masterA : masterB)
+  const driverDescription = new Descriptions.DriverDescription({
+    appUrl: "file:///a.js",
+    mem: 256,
+    cores: 1,
+    supervise: false,
+    command,
+    resourceReqs: []
+  })
+
+  const ops: fc.Arbitrary<Op> = fc.oneof(
+    fc.tuple(fc.nat(), fc.boolean()).map(([n, duplicate]): Op => () => ({
+      _tag: "Receive",
+      message: new WorkerMessages.RegisteredWorker({
+        master: masterOf(n),
+        masterWebUiUrl: "",
+        masterAddress: masterOf(n).address,
+        duplicate
+      })
+    })),
+    fc.nat().map((n): Op => () => ({
+      _tag: "Receive",
+      message: new WorkerMessages.MasterChanged({ master: masterOf(n), masterWebUiUrl: "" })
+    })),
+    fc.constant<Op>(() => ({ _tag: "Receive", message: new WorkerMessages.MasterInStandby() })),
+    fc.constant<Op>(() => ({ _tag: "Receive", message: new WorkerMessages.ReconnectWorker({ masterUrl: "x" }) })),
+    fc.constant<Op>(() => ({ _tag: "Receive", message: new WorkerMessages.RegisterWorkerFailed({ message: "no" }) })),
+    fc.tuple(fc.nat({ max: 20 }), fc.integer({ min: 1, max: 4 }), fc.boolean()).map(
+      ([execId, cores, right]): Op => (world) => ({
+        _tag: "Receive",
+        message: new WorkerMessages.LaunchExecutor({
+          masterUrl: right ? world.state.master?.address.url ?? "none" : "kindling://elsewhere:1",
+          appId,
+          execId,
+          appDesc,
+          cores,
+          memory: 512,
+          resources: {}
+        })
+      })
+    ),
+    fc.nat().map((n): Op => (world) => {
+      const fullId = pickOf(world.state.executors.keys(), n)
+      if (fullId === undefined) return undefined
+      return {
+        _tag: "Receive",
+        message: new WorkerMessages.KillExecutor({
+          masterUrl: world.state.master?.address.url ?? "none",
+          appId,
+          execId: Number(fullId.split("/")[1])
+        })
+      }
+    }),
+    fc.nat({ max: 20 }).map((n): Op => () => ({
+      _tag: "Receive",
+      message: new WorkerMessages.LaunchDriver({
+        driverId: Ids.DriverId.make(`driver-${n}`),
+        driverDesc: driverDescription,
+        resources: {}
+      })
+    })),
+    fc.nat().map((n): Op => (world) => {
+      const driverId = pickOf(world.state.drivers.keys(), n)
+      return driverId === undefined
+        ? undefined
+        : { _tag: "Receive", message: new WorkerMessages.KillDriver({ driverId }) }
+    }),
+    fc.constant<Op>(() => ({ _tag: "Receive", message: new WorkerMessages.ApplicationFinished({ id: appId }) })),
+    fc.constant<Op>(() => ({ _tag: "Receive", message: new WorkerMessages.DecommissionWorker() })),
+    fc.constantFrom<Op>(
+      () => ({ _tag: "ReregisterWithMaster" }),
+      () => ({ _tag: "SendHeartbeat" }),
+      () => ({ _tag: "WorkDirCleanup" })
+    ),
+    fc.tuple(fc.nat(), fc.constantFrom<States.DriverState>("FINISHED", "FAILED", "KILLED", "ERROR")).map((
+      [n, state]
+    ): Op =>
+    (world) => {
+      const driverId = pickOf(world.state.drivers.keys(), n)
+      return driverId === undefined ? undefined : { _tag: "DriverEnded", driverId, state, exception: undefined }
+    }),
+    fc.tuple(fc.nat(), fc.constantFrom<States.ExecutorState>("RUNNING", "EXITED", "KILLED", "FAILED")).map((
+      [n, state]
+    ): Op =>
+    (world) => {
+      const fullId = pickOf(world.executors, n)
+      if (fullId === undefined) return undefined
+      return {
+        _tag: "ExecutorChanged",
+        appId,
+        execId: Number(fullId.split("/")[1]),
+        state,
+        message: undefined,
+        exitStatus: state === "EXITED" ? 0 : undefined
+      }
+    }),
+    fc.nat().map((n): Op => () => ({ _tag: "Disconnected", peer: masterOf(n).address }))
+  )
+
+  it("random histories keep the worker's invariants, launch each driver and executor once, and answer every query", () => {
+    fc.assert(
+      fc.property(fc.array(ops, { minLength: 1, maxLength: 80 }), (history) => {
+        const world: World = {
+          state: WorkerCore.make(config()),
+          drivers: new Set(),
+          executors: new Set()
+        }
+        stepWith(world.state, { _tag: "Start" })
+        for (const op of history) {
+          const input = op(world)
+          if (input === undefined) continue
+          const decommissioned = world.state.decommissioned
+          const commands = stepWith(world.state, input)
+          assert.deepStrictEqual(WorkerCore.validate(world.state), [])
+          for (const c of commands) {
+            if (c._tag === "LaunchExecutor") {
+              const fullId = `${c.appId}/${c.execId}`
+              assert.isFalse(decommissioned, "no executor is launched while decommissioned")
+              world.executors.add(fullId)
+            }
+            if (c._tag === "LaunchDriver") world.drivers.add(c.driverId)
+          }
+          if (input._tag === "DriverEnded") world.drivers.delete(input.driverId)
+          if (input._tag === "ExecutorChanged" && input.state !== "RUNNING") {
+            world.executors.delete(`${input.appId}/${input.execId}`)
+          }
+          // What the core thinks runs is what the world runs.
+          assert.deepStrictEqual([...world.state.drivers.keys()].sort(), [...world.drivers].sort())
+          assert.deepStrictEqual([...world.state.executors.keys()].sort(), [...world.executors].sort())
+        }
+        // A query is answered, once, with what the worker runs.
+        const request = new QueryMessages.RequestWorkerState()
+        const commands = WorkerCore.step(world.state, {
+          _tag: "Receive",
+          message: request,
+          ask: { id: 1, request },
+          sender: undefined,
+          peer: masterA.address,
+          now: 0
+        })
+        const replies = commands.flatMap((c) => (c._tag === "Reply" ? [c.exit] : []))
+        assert.strictEqual(replies.length, 1)
+        const snapshot = Exit.isSuccess(replies[0]!)
+          ? replies[0].value as QueryMessages.WorkerStateResponse
+          : undefined
+        assert.deepStrictEqual(
+          snapshot?.executors.map((e) => `${e.appId}/${e.execId}`).sort(),
+          [...world.executors].sort()
+        )
+      }),
+      { numRuns: 300 }
+    )
   })
 })

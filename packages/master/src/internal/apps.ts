@@ -1,11 +1,11 @@
 // Applications and their executors: registration, removal, executor state and kills.
+import { Core, Retention } from "@kindling/kernel"
 import { AppClientMessages as AppClient, Errors, Ids, RpcAddress, States, WorkerMessages } from "@kindling/protocol"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
-import { schedule } from "./placement.js"
 import { persistApp } from "./snapshots.js"
 import type { AppEntry, ExecutorEntry, Step } from "./state.js"
-import { log, masterUrl, newApp, releaseExecutor, removeExecutorFromApp, retain, send } from "./state.js"
+import { log, masterUrl, newApp, releaseExecutor, removeExecutorFromApp, wantSchedule } from "./state.js"
 
 export const registerApplicationRequest = (step: Step, message: AppClient.RegisterApplication) => {
   const { state } = step
@@ -22,8 +22,8 @@ export const registerApplicationRequest = (step: Step, message: AppClient.Regist
   if (!registerApplication(step, app)) return
   log(step, "Info", `Registered app ${app.desc.name} with ID ${app.id}`)
   persistApp(step, app)
-  send(step, message.driver, new AppClient.RegisteredApplication({ appId: app.id, master: state.config.self }))
-  schedule(step)
+  Core.send(step, message.driver, new AppClient.RegisteredApplication({ appId: app.id, master: state.config.self }))
+  wantSchedule(step)
 }
 
 export const registerApplication = (step: Step, app: AppEntry): boolean => {
@@ -45,20 +45,21 @@ export const removeApplication = (step: Step, app: AppEntry, finalState: States.
   log(step, "Info", `Removing app ${app.id}`)
   state.apps.delete(app.id)
   state.addressToApp.delete(RpcAddress.key(app.driver.address))
-  retain(state.completedApps, state.config.retainedApplications)
-  state.completedApps.push(app)
+  Retention.append(state.completedApps, app, state.config.retainedApplications)
   const waiting = state.waitingApps.indexOf(app)
   if (waiting >= 0) state.waitingApps.splice(waiting, 1)
   // The executors stay listed (KILLED) on the completed app, as Spark keeps them for the UI; their workers let go.
   for (const executor of [...app.executors.values()]) killExecutor(step, executor)
   app.state = finalState
   app.endTime = step.now
-  if (finalState !== "FINISHED") send(step, app.driver, new AppClient.ApplicationRemoved({ message: finalState }))
+  if (finalState !== "FINISHED") Core.send(step, app.driver, new AppClient.ApplicationRemoved({ message: finalState }))
   step.commands.push({ _tag: "Unpersist", kind: "app", id: app.id })
-  schedule(step)
+  wantSchedule(step)
   // Workers clean up the app's local dirs once none of its executors is left.
   for (const worker of state.workers.values()) {
-    if (worker.state !== "DEAD") send(step, worker.endpoint, new WorkerMessages.ApplicationFinished({ id: app.id }))
+    if (worker.state !== "DEAD") {
+      Core.send(step, worker.endpoint, new WorkerMessages.ApplicationFinished({ id: app.id }))
+    }
   }
 }
 
@@ -69,7 +70,7 @@ export const killExecutor = (step: Step, executor: ExecutorEntry) => {
     `Killing executor ${Ids.fullExecutorId(executor.app.id, executor.id)} on worker ${executor.worker.id}`
   )
   releaseExecutor(executor)
-  send(
+  Core.send(
     step,
     executor.worker.endpoint,
     new WorkerMessages.KillExecutor({ masterUrl: masterUrl(step.state), appId: executor.app.id, execId: executor.id })
@@ -96,7 +97,7 @@ export const executorStateChanged = (step: Step, message: WorkerMessages.Executo
   }
   executor.state = message.state
   if (message.state === "RUNNING") app.retryCount = 0
-  send(
+  Core.send(
     step,
     app.driver,
     new AppClient.ExecutorUpdated({
@@ -128,10 +129,13 @@ export const executorStateChanged = (step: Step, message: WorkerMessages.Executo
       }
     }
   }
-  schedule(step)
+  wantSchedule(step)
 }
 
-export const killExecutorsRequest = (step: Step, message: AppClient.KillExecutors): Exit.Exit<unknown, unknown> => {
+export const killExecutorsRequest = (
+  step: Step,
+  message: AppClient.KillExecutors
+): Exit.Exit<boolean, Errors.AppNotFound> => {
   const { state } = step
   const app = state.apps.get(message.appId)
   if (app === undefined) return Exit.fail(new Errors.AppNotFound({ appId: message.appId }))
@@ -147,6 +151,6 @@ export const killExecutorsRequest = (step: Step, message: AppClient.KillExecutor
     removeExecutorFromApp(executor)
     killExecutor(step, executor)
   }
-  schedule(step)
+  wantSchedule(step)
   return Exit.succeed(true)
 }

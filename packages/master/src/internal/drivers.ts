@@ -1,12 +1,12 @@
 // Drivers: submission, kill, status, launch, removal and relaunch.
+import { Core, Retention } from "@kindling/kernel"
 import type { Descriptions, States } from "@kindling/protocol"
 import { Errors, Ids, SubmissionMessages, WorkerMessages } from "@kindling/protocol"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
-import { schedule } from "./placement.js"
 import { persistDriver } from "./snapshots.js"
 import type { DriverEntry, Step, WorkerEntry } from "./state.js"
-import { attachDriver, detachDriver, log, notAlive, retain, send } from "./state.js"
+import { attachDriver, detachDriver, log, notAlive, wantSchedule } from "./state.js"
 
 export const createDriver = (step: Step, desc: Descriptions.DriverDescription): DriverEntry => {
   const { state } = step
@@ -22,7 +22,10 @@ export const createDriver = (step: Step, desc: Descriptions.DriverDescription): 
   }
 }
 
-export const submitDriver = (step: Step, desc: Descriptions.DriverDescription): Exit.Exit<unknown, unknown> => {
+export const submitDriver = (
+  step: Step,
+  desc: Descriptions.DriverDescription
+): Exit.Exit<SubmissionMessages.SubmitDriverResponse, Errors.MasterNotAlive> => {
   const { state } = step
   if (state.status !== "ALIVE") return notAlive(state)
   const driver = createDriver(step, desc)
@@ -30,7 +33,7 @@ export const submitDriver = (step: Step, desc: Descriptions.DriverDescription): 
   persistDriver(step, driver)
   state.drivers.set(driver.id, driver)
   state.waitingDrivers.push(driver)
-  schedule(step)
+  wantSchedule(step)
   return Exit.succeed(
     new SubmissionMessages.SubmitDriverResponse({
       master: state.config.self,
@@ -48,11 +51,14 @@ export const killDriver = (step: Step, driver: DriverEntry) => {
     state.waitingDrivers.splice(waiting, 1)
     removeDriver(step, driver.id, "KILLED", undefined)
   } else if (driver.worker !== undefined) {
-    send(step, driver.worker.endpoint, new WorkerMessages.KillDriver({ driverId: driver.id }))
+    Core.send(step, driver.worker.endpoint, new WorkerMessages.KillDriver({ driverId: driver.id }))
   }
 }
 
-export const killDriverRequest = (step: Step, driverId: Ids.DriverId): Exit.Exit<unknown, unknown> => {
+export const killDriverRequest = (
+  step: Step,
+  driverId: Ids.DriverId
+): Exit.Exit<SubmissionMessages.KillDriverResponse, Errors.MasterNotAlive | Errors.DriverNotFound> => {
   const { state } = step
   if (state.status !== "ALIVE") return notAlive(state)
   log(step, "Info", `Asked to kill driver ${driverId}`)
@@ -71,7 +77,10 @@ export const killDriverRequest = (step: Step, driverId: Ids.DriverId): Exit.Exit
   )
 }
 
-export const driverStatus = (step: Step, driverId: Ids.DriverId): Exit.Exit<unknown, unknown> => {
+export const driverStatus = (
+  step: Step,
+  driverId: Ids.DriverId
+): Exit.Exit<SubmissionMessages.DriverStatusResponse, Errors.MasterNotAlive | Errors.DriverNotFound> => {
   const { state } = step
   if (state.status !== "ALIVE") return notAlive(state)
   const driver = state.drivers.get(driverId) ?? state.completedDrivers.find((d) => d.id === driverId)
@@ -95,7 +104,7 @@ export const launchDriver = (step: Step, worker: WorkerEntry, driver: DriverEntr
   // on submission, and a restarted master then fails drivers that were still waiting) — and before the launch
   // goes out, so no driver runs that the store says is waiting.
   persistDriver(step, driver)
-  send(
+  Core.send(
     step,
     worker.endpoint,
     new WorkerMessages.LaunchDriver({ driverId: driver.id, driverDesc: driver.desc, resources: {} })
@@ -118,13 +127,12 @@ export const removeDriver = (
   state.drivers.delete(driverId)
   const waiting = state.waitingDrivers.indexOf(driver)
   if (waiting >= 0) state.waitingDrivers.splice(waiting, 1)
-  retain(state.completedDrivers, state.config.retainedDrivers)
-  state.completedDrivers.push(driver)
+  Retention.append(state.completedDrivers, driver, state.config.retainedDrivers)
   step.commands.push({ _tag: "Unpersist", kind: "driver", id: driverId })
   driver.state = finalState
   driver.exception = exception
   detachDriver(driver)
-  schedule(step)
+  wantSchedule(step)
 }
 
 export const relaunchDriver = (step: Step, driver: DriverEntry) => {
@@ -135,5 +143,5 @@ export const relaunchDriver = (step: Step, driver: DriverEntry) => {
   persistDriver(step, relaunched)
   step.state.drivers.set(relaunched.id, relaunched)
   step.state.waitingDrivers.push(relaunched)
-  schedule(step)
+  wantSchedule(step)
 }

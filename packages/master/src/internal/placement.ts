@@ -1,10 +1,12 @@
-// `schedule()`: drivers onto shuffled workers, then executors for the waiting apps (reference §5).
+// `schedule()`: drivers onto shuffled workers, then executors for the waiting apps (reference §5). It runs once,
+// at the end of a step that asked for it.
+import { Core } from "@kindling/kernel"
 import { AppClientMessages as AppClient, Ids, WorkerMessages } from "@kindling/protocol"
 import * as Option from "effect/Option"
 import * as Scheduling from "../Scheduling.js"
 import { launchDriver } from "./drivers.js"
 import type { ExecutorEntry, State, Step, WorkerEntry } from "./state.js"
-import { addExecutor, coresFree, log, masterUrl, memoryFree, send } from "./state.js"
+import { addExecutor, coresFree, log, masterUrl, memoryFree } from "./state.js"
 
 // A small, fast, seedable generator (mulberry32): the core's only source of randomness.
 export const nextRandom = (state: State): number => {
@@ -80,7 +82,7 @@ export const startExecutorsOnWorkers = (step: Step) => {
 
 export const launchExecutor = (step: Step, worker: WorkerEntry, executor: ExecutorEntry) => {
   log(step, "Info", `Launching executor ${Ids.fullExecutorId(executor.app.id, executor.id)} on worker ${worker.id}`)
-  send(
+  Core.send(
     step,
     worker.endpoint,
     new WorkerMessages.LaunchExecutor({
@@ -93,7 +95,7 @@ export const launchExecutor = (step: Step, worker: WorkerEntry, executor: Execut
       resources: {}
     })
   )
-  send(
+  Core.send(
     step,
     executor.app.driver,
     new AppClient.ExecutorAdded({

@@ -1,12 +1,12 @@
 // Leadership, recovery from persisted state, and lost connections.
-import { EndpointNames, RpcAddress, WorkerMessages } from "@kindling/protocol"
+import { Core } from "@kindling/kernel"
+import { Endpoints, RpcAddress, WorkerMessages } from "@kindling/protocol"
 import * as Option from "effect/Option"
 import type { Stored } from "../MasterCore.js"
 import { registerApplication, removeApplication } from "./apps.js"
 import { relaunchDriver, removeDriver } from "./drivers.js"
-import { schedule } from "./placement.js"
 import type { DriverEntry, State, Step } from "./state.js"
-import { log, newApp, newWorker, send } from "./state.js"
+import { log, newApp, newWorker, wantRecoveryCheck, wantSchedule } from "./state.js"
 import { registerWorker, removeWorker } from "./workers.js"
 
 export const electedLeader = (step: Step, stored: Stored) => {
@@ -21,7 +21,7 @@ export const electedLeader = (step: Step, stored: Stored) => {
   )
   if (empty) return
   beginRecovery(step, stored)
-  step.commands.push({ _tag: "ScheduleCompleteRecovery", afterMillis: state.config.recoveryTimeoutMillis })
+  Core.startTimer(step, "completeRecovery", { _tag: "CompleteRecovery" }, state.config.recoveryTimeoutMillis)
 }
 
 export const beginRecovery = (step: Step, stored: Stored) => {
@@ -37,7 +37,7 @@ export const beginRecovery = (step: Step, stored: Stored) => {
       state: "UNKNOWN",
       executorLimit: Option.getOrElse(info.executorLimit, () => Infinity)
     })
-    if (registerApplication(step, app)) send(step, app.driver, changed)
+    if (registerApplication(step, app)) Core.send(step, app.driver, changed)
     state.nextAppNumber = Math.max(state.nextAppNumber, counterOf(info.id) + 1)
   }
   for (const info of stored.workers) {
@@ -45,7 +45,7 @@ export const beginRecovery = (step: Step, stored: Stored) => {
       id: info.id,
       host: info.host,
       port: info.port,
-      endpoint: RpcAddress.endpoint(RpcAddress.make(info.host, info.port), EndpointNames.worker),
+      endpoint: Endpoints.ref(RpcAddress.make(info.host, info.port), Endpoints.worker),
       webUiAddress: info.webUiAddress,
       cores: info.cores,
       memory: info.memory,
@@ -53,7 +53,7 @@ export const beginRecovery = (step: Step, stored: Stored) => {
       state: "UNKNOWN",
       lastHeartbeat: step.now
     })
-    if (registerWorker(step, worker)) send(step, worker.endpoint, changed)
+    if (registerWorker(step, worker)) Core.send(step, worker.endpoint, changed)
   }
   for (const info of stored.drivers) {
     const driver: DriverEntry = {
@@ -104,7 +104,7 @@ export const completeRecovery = (step: Step) => {
   }
   state.status = "ALIVE"
   log(step, "Info", "Recovery complete - resuming operations!")
-  schedule(step)
+  wantSchedule(step)
 }
 
 export const disconnected = (step: Step, peer: RpcAddress.RpcAddress) => {
@@ -114,5 +114,5 @@ export const disconnected = (step: Step, peer: RpcAddress.RpcAddress) => {
   if (worker !== undefined) removeWorker(step, worker, `${peer.hostPort} got disassociated`)
   const app = state.addressToApp.get(key)
   if (app !== undefined) removeApplication(step, app, "FINISHED")
-  if (canCompleteRecovery(state)) completeRecovery(step)
+  wantRecoveryCheck(step)
 }

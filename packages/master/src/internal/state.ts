@@ -1,9 +1,10 @@
-// The master's records, and what every part of a step uses: sending, logging, and the accounting of cores
-// and memory as drivers and executors come and go.
-import type { Codec, Descriptions, RpcAddress, States } from "@kindling/protocol"
+// The master's records, and what every part of a step uses: its commands and recommendations, and the
+// accounting of cores and memory as drivers and executors come and go.
+import { Core } from "@kindling/kernel"
+import type { Descriptions, RpcAddress, States } from "@kindling/protocol"
 import { Errors, Ids } from "@kindling/protocol"
 import * as Exit from "effect/Exit"
-import type { Command, Config } from "../MasterCore.js"
+import type { Config, Local, MasterCommand } from "../MasterCore.js"
 
 export interface ExecutorEntry {
   readonly app: AppEntry
@@ -18,7 +19,7 @@ export interface WorkerEntry {
   readonly id: Ids.WorkerId
   readonly host: string
   readonly port: number
-  readonly endpoint: RpcAddress.RpcEndpointRef
+  readonly endpoint: RpcAddress.RefOf<"Worker">
   readonly webUiAddress: string
   readonly cores: number
   readonly memory: number
@@ -34,7 +35,7 @@ export interface WorkerEntry {
 export interface AppEntry {
   readonly id: Ids.AppId
   readonly desc: Descriptions.ApplicationDescription
-  readonly driver: RpcAddress.RpcEndpointRef
+  readonly driver: RpcAddress.RefOf<"AppClient">
   readonly startTime: number
   readonly submitDate: number
   state: States.ApplicationState
@@ -78,22 +79,31 @@ export interface State {
   random: number
 }
 
-// The commands of the step being taken; `step` is not re-entrant, so one buffer serves.
-export interface Step {
+/**
+ * One step in progress: its commands, and what its transitions recommend. Transitions do not call the scheduler
+ * or recovery themselves; they say they want them, and `step` runs each at most once at the end, when the state
+ * has settled (as Dask's `handle_stimulus` drains recommendations). `step` is not re-entrant, so one buffer
+ * serves.
+ */
+export interface Step extends Core.Out<Local, MasterCommand> {
   readonly state: State
-  readonly now: number
-  readonly commands: Array<Command>
+  readonly wants: { schedule: boolean; recoveryCheck: boolean }
 }
 
-export const send = (step: Step, to: RpcAddress.RpcEndpointRef, message: Codec.Message) =>
-  step.commands.push({ _tag: "Send", to, message })
+export const wantSchedule = (step: Step) => {
+  step.wants.schedule = true
+}
 
-export const log = (step: Step, level: "Info" | "Warning", message: string) =>
-  step.commands.push({ _tag: "Log", level, message })
+export const wantRecoveryCheck = (step: Step) => {
+  step.wants.recoveryCheck = true
+}
+
+export const log = (step: Step, level: "Info" | "Warning", message: string) => Core.log(step, level, message)
 
 export const masterUrl = (state: State) => state.config.self.address.url
 
-export const notAlive = (state: State) => Exit.fail(new Errors.MasterNotAlive({ state: state.status }))
+export const notAlive = (state: State): Exit.Exit<never, Errors.MasterNotAlive> =>
+  Exit.fail(new Errors.MasterNotAlive({ state: state.status }))
 
 export const attachDriver = (driver: DriverEntry, worker: WorkerEntry) => {
   driver.worker = worker
@@ -144,11 +154,6 @@ export const releaseExecutor = (executor: ExecutorEntry) => {
 export const coresFree = (worker: WorkerEntry) => worker.cores - worker.coresUsed
 
 export const memoryFree = (worker: WorkerEntry) => worker.memory - worker.memoryUsed
-
-// Keeps a completed list bounded as Spark does: when full, drop the oldest tenth.
-export const retain = <A>(completed: Array<A>, max: number) => {
-  if (completed.length >= max) completed.splice(0, Math.max(Math.floor(max / 10), 1))
-}
 
 // A new app record: nothing granted yet.
 export const newApp = (

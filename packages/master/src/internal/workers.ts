@@ -1,9 +1,8 @@
 // Workers: registration, heartbeats, removal, decommissioning, and what they report.
+import { Core } from "@kindling/kernel"
 import { AppClientMessages as AppClient, Ids, RpcAddress, WorkerMessages } from "@kindling/protocol"
 import * as Option from "effect/Option"
 import { relaunchDriver, removeDriver } from "./drivers.js"
-import { schedule } from "./placement.js"
-import { canCompleteRecovery, completeRecovery } from "./recovery.js"
 import { persistWorker } from "./snapshots.js"
 import type { ExecutorEntry, Step, WorkerEntry } from "./state.js"
 import {
@@ -15,7 +14,8 @@ import {
   newWorker,
   releaseExecutor,
   removeExecutorFromApp,
-  send
+  wantRecoveryCheck,
+  wantSchedule
 } from "./state.js"
 
 export const workerKey = (worker: { readonly endpoint: RpcAddress.RpcEndpointRef }) =>
@@ -24,7 +24,7 @@ export const workerKey = (worker: { readonly endpoint: RpcAddress.RpcEndpointRef
 export const registerWorkerRequest = (step: Step, message: WorkerMessages.RegisterWorker): undefined => {
   const { state } = step
   if (state.status === "STANDBY") {
-    send(step, message.worker, new WorkerMessages.MasterInStandby())
+    Core.send(step, message.worker, new WorkerMessages.MasterInStandby())
     return
   }
   const registered = (duplicate: boolean) =>
@@ -36,7 +36,7 @@ export const registerWorkerRequest = (step: Step, message: WorkerMessages.Regist
     })
   if (state.idToWorker.has(message.id)) {
     log(step, "Warning", `Worker ${message.id} registered again with the same id`)
-    send(step, message.worker, registered(true))
+    Core.send(step, message.worker, registered(true))
     return
   }
   const worker = newWorker({
@@ -52,7 +52,7 @@ export const registerWorkerRequest = (step: Step, message: WorkerMessages.Regist
     lastHeartbeat: step.now
   })
   if (!registerWorker(step, worker)) {
-    send(
+    Core.send(
       step,
       message.worker,
       new WorkerMessages.RegisterWorkerFailed({
@@ -63,8 +63,8 @@ export const registerWorkerRequest = (step: Step, message: WorkerMessages.Regist
   }
   log(step, "Info", `Registering worker ${worker.host}:${worker.port} with ${worker.cores} cores, ${worker.memory} MB`)
   persistWorker(step, worker)
-  send(step, message.worker, registered(false))
-  schedule(step)
+  Core.send(step, message.worker, registered(false))
+  wantSchedule(step)
 }
 
 export const registerWorker = (step: Step, worker: WorkerEntry): boolean => {
@@ -107,16 +107,16 @@ export const removeWorker = (step: Step, worker: WorkerEntry, reason: string) =>
     }
   }
   for (const app of state.apps.values()) {
-    send(step, app.driver, new AppClient.WorkerRemoved({ id: worker.id, host: worker.host, message: reason }))
+    Core.send(step, app.driver, new AppClient.WorkerRemoved({ id: worker.id, host: worker.host, message: reason }))
   }
   step.commands.push({ _tag: "Unpersist", kind: "worker", id: worker.id })
-  schedule(step)
+  wantSchedule(step)
 }
 
 // Tells an executor's app that its worker is lost or decommissioned (with the host, so the driver can drop the
 // host's shuffle outputs), and marks the executor so.
 export const workerGone = (step: Step, executor: ExecutorEntry, state: "LOST" | "DECOMMISSIONED", message: string) => {
-  send(
+  Core.send(
     step,
     executor.app.driver,
     new AppClient.ExecutorUpdated({
@@ -141,25 +141,18 @@ export const decommissionWorker = (step: Step, worker: WorkerEntry) => {
     removeExecutorFromApp(executor)
     releaseExecutor(executor)
   }
-  send(step, worker.endpoint, new WorkerMessages.DecommissionWorker())
+  Core.send(step, worker.endpoint, new WorkerMessages.DecommissionWorker())
   step.commands.push({ _tag: "Unpersist", kind: "worker", id: worker.id })
 }
 
 export const timeOutDeadWorkers = (step: Step) => {
   const { state } = step
   const timeout = state.config.workerTimeoutMillis
-  const silent = [...state.workers.values()].filter((worker) => worker.lastHeartbeat < step.now - timeout)
-  const expired = new Set(silent.filter((worker) => worker.state !== "DEAD"))
-  // All of them are dead before any is removed: removing one reschedules its drivers, which must not land
-  // on another worker that is about to be removed in this same pass.
-  for (const worker of expired) worker.state = "DEAD"
-  for (const worker of expired) {
-    removeWorker(step, worker, `Not receiving heartbeat for ${Math.floor(timeout / 1000)} seconds`)
-  }
-  for (const worker of silent) {
-    if (
-      !expired.has(worker) && worker.lastHeartbeat < step.now - (state.config.deadWorkerPersistence + 1) * timeout
-    ) {
+  for (const worker of [...state.workers.values()]) {
+    if (worker.lastHeartbeat >= step.now - timeout) continue
+    if (worker.state !== "DEAD") {
+      removeWorker(step, worker, `Not receiving heartbeat for ${Math.floor(timeout / 1000)} seconds`)
+    } else if (worker.lastHeartbeat < step.now - (state.config.deadWorkerPersistence + 1) * timeout) {
       state.workers.delete(worker.id)
     }
   }
@@ -192,7 +185,7 @@ export const workerSchedulerStateResponse = (step: Step, message: WorkerMessages
     driver.state = "RUNNING"
     attachDriver(driver, worker)
   }
-  if (canCompleteRecovery(state)) completeRecovery(step)
+  wantRecoveryCheck(step)
 }
 
 export const workerLatestState = (step: Step, message: WorkerMessages.WorkerLatestState) => {
@@ -207,7 +200,7 @@ export const workerLatestState = (step: Step, message: WorkerMessages.WorkerLate
   if (worker.state === "UNKNOWN") return
   for (const executor of message.executors) {
     if (!worker.executors.has(Ids.fullExecutorId(executor.appId, executor.execId))) {
-      send(
+      Core.send(
         step,
         worker.endpoint,
         new WorkerMessages.KillExecutor({ masterUrl: masterUrl(state), appId: executor.appId, execId: executor.execId })
@@ -215,6 +208,6 @@ export const workerLatestState = (step: Step, message: WorkerMessages.WorkerLate
     }
   }
   for (const driverId of message.driverIds) {
-    if (!worker.drivers.has(driverId)) send(step, worker.endpoint, new WorkerMessages.KillDriver({ driverId }))
+    if (!worker.drivers.has(driverId)) Core.send(step, worker.endpoint, new WorkerMessages.KillDriver({ driverId }))
   }
 }

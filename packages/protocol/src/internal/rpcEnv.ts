@@ -10,6 +10,7 @@ import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import {
+  decodeChunkPieces,
   decodePayload,
   decodeWith,
   encodeFrame,
@@ -18,7 +19,7 @@ import {
   FrameDecoder,
   type Message
 } from "../Codec.js"
-import { defaultMaxFrameSize, type Envelope, protocolVersion } from "../Envelope.js"
+import { defaultMaxFrameSize, type Envelope, protocolVersion, type Purpose } from "../Envelope.js"
 import type { FrameTooLarge, MalformedFrame } from "../Errors.js"
 import {
   AskTimeout,
@@ -32,6 +33,8 @@ import {
 import { key as addressKey, RpcAddress, type RpcEndpointRef } from "../RpcAddress.js"
 import type * as Api from "../RpcEnv.js"
 import { type Connection, type ConnectionHandler, type ListenFailed, Transport } from "../Transport.js"
+import { concat } from "./bytes.js"
+import * as DataPlane from "./dataPlane.js"
 import * as Handshake from "./handshake.js"
 
 export class EndpointAlreadyRegistered extends Data.TaggedError("EndpointAlreadyRegistered")<{
@@ -64,8 +67,14 @@ interface Peer {
   readonly direction: "in" | "out"
   readonly decoder: FrameDecoder
   readonly asks: Set<number>
+  /** The ids of the peer's recent asks on this connection, oldest first: an id seen again is a replay. */
+  readonly answered: RecentIds
   /** Who the peer is: the address it advertised or was dialled at, else its socket's address. */
   identity: RpcAddress
+  /** A listener learns it from the dialler's hello. */
+  purpose: Purpose
+  /** The data plane's handle on an open data connection. */
+  link: DataPlane.Link | undefined
   phase: Phase
   wasOpen: boolean
   /** What the peer (or this node) refused the connection with, reported to everything waiting on it. */
@@ -74,6 +83,24 @@ interface Peer {
   serverNonce: Uint8Array | undefined
   ready: Deferred.Deferred<Peer, RpcError> | undefined
   handshakeDeadline: number
+}
+
+// Ask ids are unique per connection; remembering the recent ones lets a node carry out each ask at most once
+// even if a frame is delivered twice. The bound keeps a long-lived connection's memory flat.
+const recentAskIds = 4096
+
+class RecentIds {
+  private readonly ids = new Set<number>()
+  private readonly order: Array<number> = []
+
+  /** Notes `id`; false if it was already there. */
+  add(id: number): boolean {
+    if (this.ids.has(id)) return false
+    this.ids.add(id)
+    this.order.push(id)
+    if (this.order.length > recentAskIds) this.ids.delete(this.order.shift()!)
+    return true
+  }
 }
 
 interface PendingAsk {
@@ -189,6 +216,13 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
       runFork(Effect.logWarning(message).pipe(Effect.annotateLogs(annotations)))
     }
 
+    const data = yield* DataPlane.make(options.dataPlane ?? {}, {
+      address: () => address,
+      maxFrameSize,
+      connect: (target) => Effect.map(dial(target, "data"), (peer) => peer.link!),
+      warn
+    })
+
     const notify = (delivery: Delivery) => {
       for (const endpoint of endpoints.values()) endpoint.deliver(delivery)
     }
@@ -232,6 +266,7 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
       peer.phase = "closed"
       if (peers.get(addressKey(peer.identity)) === peer) peers.delete(addressKey(peer.identity))
       const error = peer.refusal ?? new ConnectionLost({ peer: peer.identity.hostPort, reason })
+      if (peer.link !== undefined) data.closed(peer.link, error)
       for (const id of peer.asks) {
         const ask = pending.get(id)
         pending.delete(id)
@@ -258,9 +293,21 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
     const authFailed = (peer: Peer, reason: string) =>
       refuse(peer, new AuthenticationFailed({ peer: peer.identity.hostPort, reason }))
 
+    // A data connection belongs to the data plane: it makes no peer and is never notified to endpoints.
     const open = (peer: Peer) => {
       handshaking.delete(peer)
       peer.phase = "open"
+      if (peer.purpose === "data") {
+        peer.link = {
+          direction: peer.direction,
+          peer: peer.identity,
+          connection: peer.connection,
+          isOpen: () => peer.phase === "open",
+          close: (reason) => close(peer, reason)
+        }
+        if (peer.ready !== undefined) Deferred.unsafeDone(peer.ready, Exit.succeed(peer))
+        return
+      }
       peer.wasOpen = true
       const key = addressKey(peer.identity)
       const current = peers.get(key)
@@ -282,6 +329,7 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
         case "hello": {
           if (peer.direction !== "in" || peer.phase !== "awaitHello") return authFailed(peer, "unexpected hello")
           if (envelope.address !== null) peer.identity = envelope.address
+          peer.purpose = envelope.purpose ?? "control"
           if (envelope.version !== protocolVersion) {
             return refuse(
               peer,
@@ -386,10 +434,13 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
         }
         write(peer, { _tag: "failure", id, error: Either.getOrThrow(encodeWith(RpcError, error)) })
       }
-      const endpoint = endpoints.get(envelope.to)
       const tag = typeof (envelope.body as { _tag?: unknown } | null)?._tag === "string"
         ? (envelope.body as { _tag: string })._tag
         : "?"
+      if (id !== undefined && !peer.answered.add(id)) {
+        return warn(`ignored a repeated ask (id ${id})`, { peer: peer.identity.hostPort, request: tag })
+      }
+      const endpoint = endpoints.get(envelope.to)
       if (endpoint === undefined) return fail(new EndpointNotFound({ endpoint: envelope.to }), tag)
       const decoded = decodeWith(endpoint.inbound, envelope.body)
       if (Either.isLeft(decoded)) return fail(decoded.left, tag)
@@ -435,25 +486,38 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
         case "ask":
           // Nothing is delivered on a connection that has not completed its handshake.
           if (peer.phase !== "open") return authFailed(peer, `${envelope._tag} before the handshake completed`)
+          if (peer.link !== undefined) return misplaced(peer, envelope._tag)
           return onInbound(peer, envelope)
         case "reply":
         case "failure":
           if (peer.phase !== "open") return authFailed(peer, `${envelope._tag} before the handshake completed`)
+          if (peer.link !== undefined) return misplaced(peer, envelope._tag)
           return onReply(envelope)
+        default:
+          if (peer.phase !== "open") return authFailed(peer, `${envelope._tag} before the handshake completed`)
+          if (peer.link === undefined) return misplaced(peer, envelope._tag)
+          return data.received(peer.link, envelope)
       }
     }
+
+    const misplaced = (peer: Peer, tag: Envelope["_tag"]) =>
+      warn(`dropped ${tag} on a ${peer.purpose} connection`, { peer: peer.identity.hostPort })
 
     const attach = (
       connection: Connection,
       direction: Peer["direction"],
-      identity: RpcAddress
+      identity: RpcAddress,
+      purpose: Purpose
     ): { readonly peer: Peer; readonly handler: ConnectionHandler } => {
       const peer: Peer = {
         connection,
         direction,
         identity,
+        purpose,
+        link: undefined,
         decoder: new FrameDecoder(maxFrameSize),
         asks: new Set(),
+        answered: new RecentIds(),
         phase: direction === "in" ? "awaitHello" : "awaitChallenge",
         wasOpen: false,
         refusal: undefined,
@@ -468,27 +532,43 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
       const handler: ConnectionHandler = {
         onData: (bytes) => {
           if (peer.phase === "closed") return
+          // On a data connection this node fetches on, chunks are read where they arrived, never copied.
+          if (peer.purpose === "data" && peer.direction === "out") {
+            const frames = peer.decoder.pushPieces(bytes)
+            if (Either.isLeft(frames)) return refuse(peer, frames.left)
+            return handleEach(peer, frames.right, onPieces)
+          }
           const frames = peer.decoder.push(bytes)
           if (Either.isLeft(frames)) return refuse(peer, frames.left)
-          for (const payload of frames.right) {
-            if ((peer.phase as Phase) === "closed") return
-            try {
-              onFrame(peer, payload)
-            } catch (error) {
-              warn(`error while handling a frame: ${String(error)}`, { peer: peer.identity.hostPort })
-            }
-          }
+          handleEach(peer, frames.right, onFrame)
         },
         onClose: (reason) => finish(peer, reason)
       }
       return { peer, handler }
     }
 
-    const dial = (target: RpcAddress): Effect.Effect<Peer, RpcError> =>
+    const handleEach = <P>(peer: Peer, payloads: ReadonlyArray<P>, handle: (peer: Peer, payload: P) => void) => {
+      for (const payload of payloads) {
+        if (peer.phase === "closed") return
+        try {
+          handle(peer, payload)
+        } catch (error) {
+          warn(`error while handling a frame: ${String(error)}`, { peer: peer.identity.hostPort })
+        }
+      }
+    }
+
+    const onPieces = (peer: Peer, pieces: ReadonlyArray<Uint8Array>) => {
+      const chunk = peer.link === undefined ? undefined : decodeChunkPieces(pieces)
+      if (chunk === undefined) return onFrame(peer, concat(pieces))
+      data.receivedChunk(peer.link!, chunk)
+    }
+
+    const dial = (target: RpcAddress, purpose: Purpose): Effect.Effect<Peer, RpcError> =>
       Effect.gen(function*() {
         let peer: Peer | undefined
         const connection = yield* transport.connect(target.host, target.port, (connection) => {
-          const attached = attach(connection, "out", target)
+          const attached = attach(connection, "out", target, purpose)
           peer = attached.peer
           return attached.handler
         }).pipe(Effect.mapError((error) => new ConnectionLost({ peer: target.hostPort, reason: error.reason })))
@@ -499,11 +579,13 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
           return yield* Effect.fail(dialled.refusal ?? new ConnectionLost({ peer: target.hostPort, reason: "closed" }))
         }
         if (secretKey !== undefined) dialled.clientNonce = Handshake.makeNonce()
+        // A control connection's hello has no purpose: it is what nodes without a data plane send.
         write(dialled, {
           _tag: "hello",
           version: protocolVersion,
           address: address ?? null,
-          nonce: dialled.clientNonce ?? null
+          nonce: dialled.clientNonce ?? null,
+          ...(purpose === "data" ? { purpose } : {})
         })
         return yield* Deferred.await(ready).pipe(Effect.tapError(() => Effect.sync(() => connection.close())))
       })
@@ -519,7 +601,7 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
           Effect.gen(function*() {
             const deferred = yield* Deferred.make<Peer, RpcError>()
             dialing.set(key, deferred)
-            const outcome = yield* Effect.exit(dial(target))
+            const outcome = yield* Effect.exit(dial(target, "control"))
             dialing.delete(key)
             yield* Deferred.done(deferred, outcome)
             return yield* restore(outcome)
@@ -736,13 +818,14 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
     if (options.host !== undefined && options.port !== undefined) {
       const listener = yield* transport.listen(options.host, options.port, (connection) => {
         const identity = new RpcAddress({ host: connection.remote.host || "unknown", port: connection.remote.port })
-        return attach(connection, "in", identity).handler
+        return attach(connection, "in", identity, "control").handler
       })
       address = new RpcAddress({ host: options.advertisedHost ?? options.host, port: listener.port })
     }
 
     yield* Effect.addFinalizer(() =>
       Effect.gen(function*() {
+        yield* data.stop
         for (const peer of [...live]) close(peer, "node stopped")
         for (const [id, ask] of pending) {
           pending.delete(id)
@@ -758,6 +841,9 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
       register: register as Api.RpcEnv["register"],
       send,
       ask,
-      peers: Effect.sync(() => [...peers.values()].filter((peer) => peer.phase === "open").map((peer) => peer.identity))
+      peers: Effect.sync(() =>
+        [...peers.values()].filter((peer) => peer.phase === "open").map((peer) => peer.identity)
+      ),
+      data: data.api
     } satisfies Api.RpcEnv
   })

@@ -1,5 +1,6 @@
 // What DriverRunner and ExecutorRunner share: preparing the work dir and the node command line, and running one
 // process so that a kill, or the runner's own interruption, terminates it.
+import { FileSystem } from "@effect/platform"
 import type { Descriptions } from "@kindling/protocol"
 import * as Data from "effect/Data"
 import * as Deferred from "effect/Deferred"
@@ -7,7 +8,6 @@ import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
-import * as Fs from "node:fs"
 import * as Path from "node:path"
 import {
   parentWatchUrl,
@@ -35,11 +35,12 @@ export class ModuleNotResolved
   }
 }
 
-export const makeWorkDir = (path: string): Effect.Effect<void, WorkDirFailed> =>
-  Effect.tryPromise({
-    try: () => Fs.promises.mkdir(path, { recursive: true }),
-    catch: (error) => new WorkDirFailed({ path, reason: reasonOf(error) })
-  })
+export const makeWorkDir = (path: string): Effect.Effect<void, WorkDirFailed, FileSystem.FileSystem> =>
+  Effect.flatMap(FileSystem.FileSystem, (fs) =>
+    Effect.mapError(
+      fs.makeDirectory(path, { recursive: true }),
+      (error) => new WorkDirFailed({ path, reason: error.message })
+    ))
 
 const inheritedEnv = (): Record<string, string> => {
   const env: Record<string, string> = {}
@@ -49,7 +50,24 @@ const inheritedEnv = (): Record<string, string> => {
   return env
 }
 
-// `node --import parent-watch [--max-old-space-size] [nodeOptions] <main> <args>` in `dir`, logging there.
+// The flags that decide how the worker's own modules load (a loader such as tsx, export conditions), so that a
+// child runs from the same kind of modules its worker does: from the sources when the worker does, in development
+// and tests. A worker started from its build has none. Specifiers are passed on as they are, so they must be
+// absolute (the child runs in its own directory).
+const moduleLoadingFlags = (): ReadonlyArray<string> => {
+  const flags: Array<string> = []
+  const argv = process.execArgv
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i]!
+    if (/^--(import|require|loader|experimental-loader|conditions)$/.test(flag) || flag === "-r" || flag === "-C") {
+      flags.push(flag, argv[++i] ?? "")
+    } else if (/^--(import|require|loader|experimental-loader|conditions)=/.test(flag)) flags.push(flag)
+  }
+  return flags
+}
+
+// `node --import parent-watch [loading flags] [--max-old-space-size] [nodeOptions] <main> <args>` in `dir`,
+// logging there.
 export const nodeSpawnSpec = (options: {
   readonly command: Descriptions.Command
   readonly args: ReadonlyArray<string>
@@ -65,6 +83,7 @@ export const nodeSpawnSpec = (options: {
     args: [
       "--import",
       parentWatchUrl,
+      ...moduleLoadingFlags(),
       // 0 MB would make V8 refuse to start; it means "no limit asked for".
       ...(options.memoryMB > 0 ? [`--max-old-space-size=${options.memoryMB}`] : []),
       ...options.command.nodeOptions,

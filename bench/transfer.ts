@@ -1,0 +1,284 @@
+// A 1 GiB transfer over TCP loopback on the data plane of @kindling/protocol, next to raw node:net piping the
+// same bytes between the same two processes in the same run: a child process serves, this process fetches.
+// Reported: throughput of each and the ratio, the CPU time and peak RSS growth of each process during each
+// transfer, and the control plane's ask p50 between the same two nodes, idle and while a transfer runs (and, for
+// comparison, while the raw transfer runs).
+import { Ids, RpcAddress, RpcEnv, SubmissionMessages } from "@kindling/protocol"
+import { NodeTransport } from "@kindling/protocol/node"
+import { Effect, Fiber, Option, Stream } from "effect"
+import { type ChildProcess, fork } from "node:child_process"
+import * as Net from "node:net"
+import { fileURLToPath } from "node:url"
+import { format, percentile, row } from "./stats.js"
+
+const size = 1024 * 1024 * 1024
+const rounds = 3
+const pieceSize = 256 * 1024
+const blockId = "bench/1g"
+
+// ---- the bytes: generated as they are read, never held whole ----------------------------------------------
+
+// Offset o holds pattern[o mod period]; a period that is no power of two makes misplaced bytes show. A piece is a
+// view of the pattern (pieces are far shorter than the headroom), so neither side spends time making bytes.
+const period = (1 << 20) + 4093
+const headroom = 16 * 1024 * 1024
+const pattern = new Uint8Array(period + headroom)
+for (let i = 0; i < pattern.length; i++) pattern[i] = (Math.imul(i % period, 2654435761) >>> 24) & 0xff
+
+const generated = (offset: number, length: number): Uint8Array => {
+  const start = offset % period
+  return pattern.subarray(start, start + length)
+}
+
+// ---- what a process spends: peak RSS, sampled on a timer and from the hot loops, and CPU time ---------------
+
+interface Spent {
+  readonly rssGrowth: number
+  readonly cpuSeconds: number
+}
+
+// Reading the RSS costs a system call, so the hot loops sample it only when the timer may have been starved.
+const meter = () => {
+  let base = process.memoryUsage.rss()
+  let peak = base
+  let cpu = process.cpuUsage()
+  let sampledAt = performance.now()
+  const sample = () => {
+    sampledAt = performance.now()
+    const rss = process.memoryUsage.rss()
+    if (rss > peak) peak = rss
+  }
+  const timer = setInterval(sample, 5)
+  timer.unref()
+  return {
+    mark: () => {
+      base = process.memoryUsage.rss()
+      peak = base
+      cpu = process.cpuUsage()
+    },
+    sampleSometimes: () => {
+      if (performance.now() - sampledAt > 5) sample()
+    },
+    spent: (): Spent => {
+      sample()
+      const { system, user } = process.cpuUsage(cpu)
+      return { rssGrowth: peak - base, cpuSeconds: (user + system) / 1e6 }
+    }
+  }
+}
+
+type Meter = ReturnType<typeof meter>
+
+const mib = (bytes: number) => `${format(bytes / (1024 * 1024), 1)} MiB`
+
+// ---- the child: serves the block, the raw bytes and the asks ------------------------------------------------
+
+// The parent asks the child over IPC to start measuring ("mark") or for what it spent since ("spent").
+type Request = "mark" | "spent"
+
+const statusReply = new SubmissionMessages.DriverStatusResponse({
+  found: true,
+  state: Option.some("RUNNING"),
+  workerId: Option.some(Ids.WorkerId.make("worker-20260101000000-10.0.0.12-41234")),
+  workerHostPort: Option.some("10.0.0.12:41234"),
+  exception: Option.none()
+})
+
+const serveChild = Effect.gen(function*() {
+  const rss = meter()
+  const rpc = yield* RpcEnv.make({ host: "127.0.0.1", port: 0 })
+  yield* rpc.register("Bench", {
+    inbound: SubmissionMessages.RequestDriverStatus,
+    handlers: { RequestDriverStatus: () => Effect.succeed(statusReply) }
+  })
+  yield* rpc.data.serve("bench/", () =>
+    Effect.succeed({
+      size,
+      read: (offset, length) => {
+        rss.sampleSometimes()
+        return Effect.succeed(generated(offset, length))
+      }
+    }))
+  const raw = Net.createServer((socket) => {
+    socket.setNoDelay(true)
+    let offset = 0
+    const pump = () => {
+      while (offset < size) {
+        const length = Math.min(pieceSize, size - offset)
+        const piece = generated(offset, length)
+        offset += length
+        rss.sampleSometimes()
+        if (!socket.write(piece)) return socket.once("drain", pump)
+      }
+      socket.end()
+    }
+    pump()
+  })
+  yield* Effect.async<void>((resume) => {
+    raw.listen(0, "127.0.0.1", () => resume(Effect.void))
+  })
+  process.on("message", (request: Request) => {
+    if (request === "mark") rss.mark()
+    process.send!(rss.spent())
+  })
+  process.send!({ rpcPort: rpc.address!.port, rawPort: (raw.address() as Net.AddressInfo).port })
+  yield* Effect.never
+}).pipe(Effect.scoped, Effect.provide(NodeTransport.layer))
+
+// ---- the parent ---------------------------------------------------------------------------------------------
+
+const tellChild = (child: ChildProcess, request: Request) =>
+  new Promise<Spent>((resolve) => {
+    child.once("message", (spent: Spent) => resolve(spent))
+    child.send(request)
+  })
+
+interface Run {
+  readonly seconds: number
+  readonly fetcher: Spent
+  readonly server: Spent
+}
+
+const measure = async (child: ChildProcess, rss: Meter, transfer: () => Promise<number>): Promise<Run> => {
+  await tellChild(child, "mark")
+  rss.mark()
+  const started = performance.now()
+  const received = await transfer()
+  const seconds = (performance.now() - started) / 1000
+  if (received !== size) throw new Error(`received ${received} bytes, expected ${size}`)
+  return { seconds, fetcher: rss.spent(), server: await tellChild(child, "spent") }
+}
+
+const rawTransfer = (port: number, rss: Meter) => () =>
+  new Promise<number>((resolve, reject) => {
+    let received = 0
+    const socket = Net.connect({ host: "127.0.0.1", port })
+    socket.on("data", (chunk: Buffer) => {
+      received += chunk.length
+      rss.sampleSometimes()
+    })
+    socket.once("end", () => resolve(received))
+    socket.once("error", reject)
+  })
+
+const main = Effect.gen(function*() {
+  const child = fork(fileURLToPath(import.meta.url), ["--serve"], { execArgv: process.execArgv })
+  const ports = yield* Effect.async<{ rpcPort: number; rawPort: number }>((resume) => {
+    child.once("message", (ports: { rpcPort: number; rawPort: number }) => resume(Effect.succeed(ports)))
+  })
+  yield* Effect.addFinalizer(() => Effect.sync(() => child.kill()))
+  const rss = meter()
+  const rpc = yield* RpcEnv.make({ host: "127.0.0.1", port: 0 })
+  const server = RpcAddress.make("127.0.0.1", ports.rpcPort)
+  const bench: RpcAddress.Ref<SubmissionMessages.RequestDriverStatus> = RpcAddress.endpoint(server, "Bench")
+  const request = new SubmissionMessages.RequestDriverStatus({ driverId: Ids.DriverId.make("driver-1") })
+
+  const fetchAll = Stream.runFold(rpc.data.fetch(server, blockId), 0, (received, chunk) => {
+    rss.sampleSometimes()
+    return received + chunk.length
+  })
+  const kindlingTransfer = () => Effect.runPromise(fetchAll)
+
+  // Sequential asks, timed one by one, until `done` says to stop.
+  const latencies = (done: () => boolean, atLeast: number) =>
+    Effect.gen(function*() {
+      const times: Array<number> = []
+      while (times.length < atLeast || !done()) {
+        const started = performance.now()
+        yield* rpc.ask(bench, request)
+        times.push(performance.now() - started)
+      }
+      return times.sort((a, b) => a - b)
+    })
+
+  // Both sides warm up (the JIT, the heap) before anything is measured.
+  yield* latencies(() => true, 2000)
+  for (let i = 0; i < 2; i++) {
+    yield* Effect.promise(kindlingTransfer)
+    yield* Effect.promise(rawTransfer(ports.rawPort, rss))
+  }
+
+  const raw: Array<Run> = []
+  const ours: Array<Run> = []
+  for (let round = 0; round < rounds; round++) {
+    // Alternating the order spreads what the shared machine does to each side.
+    const pair = [
+      () =>
+        Effect.promise(() => measure(child, rss, rawTransfer(ports.rawPort, rss))).pipe(Effect.map((r) => raw.push(r))),
+      () => Effect.promise(() => measure(child, rss, kindlingTransfer)).pipe(Effect.map((r) => ours.push(r)))
+    ]
+    for (const run of round % 2 === 0 ? pair : pair.reverse()) yield* run()
+  }
+
+  // Asks while a transfer runs, for as long as it runs.
+  const during = <E>(transfer: Effect.Effect<unknown, E>) =>
+    Effect.gen(function*() {
+      let transferring = true
+      const fiber = yield* Effect.fork(Effect.ensuring(transfer, Effect.sync(() => (transferring = false))))
+      const times = yield* latencies(() => !transferring, 200)
+      yield* Fiber.join(fiber)
+      return times
+    })
+  const idle = yield* latencies(() => true, 5000)
+  const busy = yield* during(fetchAll)
+  const busyRaw = yield* during(Effect.promise(rawTransfer(ports.rawPort, rss)))
+  const stats = yield* rpc.data.stats
+  return { raw, ours, idle, busy, busyRaw, stats }
+}).pipe(Effect.scoped, Effect.provide(NodeTransport.layer))
+
+const report = ({ busy, busyRaw, idle, ours, raw, stats }: Effect.Effect.Success<typeof main>) => {
+  const median = (values: ReadonlyArray<number>) => [...values].sort((a, b) => a - b)[values.length >> 1]!
+  const range = (values: ReadonlyArray<number>, show: (n: number) => string) =>
+    `${show(Math.min(...values))} – ${show(Math.max(...values))}`
+  const times = (n: number) => `${format(n, 2)}×`
+  const widths = [30, 16, 16, 24]
+  // One figure per round for each side, next to the raw round run beside it.
+  const compare = (label: string, pick: (run: Run) => number, show: (n: number) => string) => {
+    const ratios = ours.map((run, i) => pick(run) / pick(raw[i]!))
+    console.log(row([
+      label,
+      show(median(ours.map(pick))),
+      show(median(raw.map(pick))),
+      `${times(median(ratios))} (${range(ratios, times)})`
+    ], widths))
+  }
+  console.log(`\n1 GiB over TCP loopback, ${rounds} rounds each: medians, and the range of the per-round ratio\n`)
+  console.log(row(["", "Kindling", "raw node:net", "ratio (range)"], widths))
+  compare("throughput", (run) => size / run.seconds / (1024 * 1024 * 1024), (n) => `${format(n, 2)} GiB/s`)
+  compare("CPU time, fetching process", (run) => run.fetcher.cpuSeconds, (n) => `${format(n, 2)} s`)
+  compare("CPU time, serving process", (run) => run.server.cpuSeconds, (n) => `${format(n, 2)} s`)
+  console.log(`\npeak RSS growth during a transfer (the most over the ${rounds} rounds)\n`)
+  console.log(row(["", "Kindling", "raw node:net", ""], widths))
+  for (const [label, side] of [["fetching process", "fetcher"], ["serving process", "server"]] as const) {
+    const most = (runs: ReadonlyArray<Run>) => mib(Math.max(...runs.map((run) => run[side].rssGrowth)))
+    console.log(row([label, most(ours), most(raw), ""], widths))
+  }
+  const idleP50 = percentile(idle, 50)
+  const micros = (ms: number) => `${format(ms * 1000, 1)} µs`
+  const during = (label: string, sample: ReadonlyArray<number>) =>
+    console.log(row([
+      label,
+      micros(percentile(sample, 50)),
+      micros(idleP50),
+      times(percentile(sample, 50) / idleP50)
+    ], widths))
+  console.log(
+    `\nask p50 between the same two nodes (${format(idle.length)} idle, ${format(busy.length)} during a transfer)\n`
+  )
+  console.log(row(["", "during", "idle", "ratio"], widths))
+  during("while Kindling transfers", busy)
+  during("while raw node:net transfers", busyRaw)
+  console.log(`\nfetcher: peak in flight ${mib(stats.peakInFlight)}, ${stats.retries} retries`)
+  console.log(
+    "\ntargets: throughput ≥ 0.7× raw; peak RSS growth < 64 MiB in each process; ask p50 while Kindling transfers " +
+      "≤ 3× idle"
+  )
+}
+
+if (process.argv.includes("--serve")) {
+  // Exiting rather than dying lets `node --cpu-prof` write the child's profile too.
+  process.once("SIGTERM", () => process.exit(0))
+  Effect.runFork(serveChild)
+} else {
+  report(await Effect.runPromise(main))
+}

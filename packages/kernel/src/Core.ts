@@ -1,0 +1,245 @@
+/**
+ * The contract every role's logic follows (DESIGN §3): a core is a deterministic state machine,
+ * `step(state, input) → commands`. Inputs are decoded messages, connection events, timer ticks and the role's
+ * local events, and every one carries `now`, so a core reads no clock. Commands are data: send a message, answer
+ * an ask, arm or cancel a timer, log, exit, or anything the role's own interpreter knows how to do. A core owns
+ * its state and updates it in place; nothing else may change it.
+ *
+ * Replies are typed by the request: a message that is an ask reaches the core with an `Ask` for it, and
+ * `reply(out, ask, exit)` accepts only that request's reply and declared errors, so a wrong reply does not
+ * compile. An ask may be answered in the step that received it or kept and answered in a later one.
+ *
+ * `Shell` hosts a core on an RpcEnv; the simulated cluster hosts the same cores on a simulated network.
+ *
+ * @since 0.1.0
+ */
+import type { Codec, Endpoints, RpcAddress, RpcEnv } from "@kindling/protocol"
+import type * as Exit from "effect/Exit"
+import * as Schema from "effect/Schema"
+
+/**
+ * An ask being answered: the request, and an id the shell uses to route the reply.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Ask<M extends Codec.Message> {
+  readonly id: number
+  readonly request: M
+}
+
+/**
+ * What every role receives from the kernel, besides its own local inputs: `Start` once, before anything else;
+ * `Receive` for each message; `Connected` and `Disconnected` as peers come and go.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type KernelInput<In extends Codec.Message> =
+  | { readonly _tag: "Start" }
+  | {
+    readonly _tag: "Receive"
+    readonly message: In
+    /** Present when the message is a request, whether it came as an ask or as a one-way send. */
+    readonly ask: Ask<In> | undefined
+    /** The listening address of the sending node, when it has one. */
+    readonly sender: RpcAddress.RpcAddress | undefined
+    /** The node at the other end of the connection the message came on. */
+    readonly peer: RpcAddress.RpcAddress
+  }
+  | { readonly _tag: "Connected"; readonly peer: RpcAddress.RpcAddress }
+  | { readonly _tag: "Disconnected"; readonly peer: RpcAddress.RpcAddress }
+
+/**
+ * Something a role's core is told: a kernel input or one of the role's local inputs (timer ticks, process
+ * reports), with the time it is handled.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Input<In extends Codec.Message, Local extends { readonly _tag: string }> =
+  & (KernelInput<In> | Local)
+  & { readonly now: number }
+
+/**
+ * The commands every shell carries out, whatever the role.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type KernelCommand<Local> =
+  /** Made by `send`, which checks that the endpoint accepts the message. */
+  | { readonly _tag: "Send"; readonly to: RpcAddress.Ref<Codec.Message>; readonly message: Codec.Message }
+  /** Made by `reply`, which checks the outcome against the request. */
+  | { readonly _tag: "Reply"; readonly ask: Ask<Codec.Message>; readonly exit: Exit.Exit<unknown, unknown> }
+  /**
+   * Feeds `input` after `delayMillis`, then every `periodMillis` if given (at a fixed rate, as Spark's timers),
+   * replacing any timer of the same name.
+   */
+  | {
+    readonly _tag: "StartTimer"
+    readonly name: string
+    readonly delayMillis: number
+    readonly periodMillis: number | undefined
+    readonly input: Local
+  }
+  | { readonly _tag: "CancelTimer"; readonly name: string }
+  | { readonly _tag: "Log"; readonly level: LogLevel; readonly message: string }
+  /** The node must stop, with this process exit code. */
+  | { readonly _tag: "Exit"; readonly code: number; readonly reason: string }
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type LogLevel = "Debug" | "Info" | "Warning" | "Error"
+
+/**
+ * What a step returns: kernel commands and the role's own.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Command<Local, C> = KernelCommand<Local> | C
+
+/**
+ * A role's logic.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Core<
+  S,
+  In extends Codec.Message,
+  Local extends { readonly _tag: string },
+  C extends { readonly _tag: string }
+> {
+  /** The endpoint the core's messages arrive at, and their union. */
+  readonly endpoint: Endpoints.Kind<In>
+  readonly step: (state: S, input: Input<In, Local>) => ReadonlyArray<Command<Local, C>>
+  /** What is wrong with the state, if anything: the role's invariants, checked by tests and on demand. */
+  readonly validate: (state: S) => ReadonlyArray<string>
+}
+
+/**
+ * Where a step collects its commands; transitions take it along (with whatever else the role's step carries).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Out<Local, C> {
+  readonly now: number
+  readonly commands: Array<Command<Local, C>>
+}
+
+/**
+ * A one-way message to an endpoint that accepts it.
+ *
+ * @since 0.1.0
+ * @category commands
+ */
+export const send = <M extends Codec.Message>(out: Out<any, any>, to: RpcAddress.Ref<M>, message: M): void => {
+  // The signature has checked `to` against `message`; the command holds any ref.
+  out.commands.push({ _tag: "Send", to: to as RpcAddress.Ref<Codec.Message>, message })
+}
+
+/**
+ * Answers an ask with the request's own reply type or one of its declared errors.
+ *
+ * @since 0.1.0
+ * @category commands
+ */
+export const reply = <M extends Codec.Message>(
+  out: Out<any, any>,
+  ask: Ask<M>,
+  exit: Exit.Exit<RpcEnv.ReplyOf<M>, RpcEnv.FailureOf<M>>
+): void => {
+  out.commands.push({ _tag: "Reply", ask, exit })
+}
+
+/**
+ * @since 0.1.0
+ * @category commands
+ */
+export const log = (out: Out<any, any>, level: LogLevel, message: string): void => {
+  out.commands.push({ _tag: "Log", level, message })
+}
+
+/**
+ * @since 0.1.0
+ * @category commands
+ */
+export const startTimer = <Local>(
+  out: Out<Local, any>,
+  name: string,
+  input: Local,
+  delayMillis: number,
+  periodMillis?: number
+): void => {
+  out.commands.push({ _tag: "StartTimer", name, input, delayMillis, periodMillis })
+}
+
+/**
+ * @since 0.1.0
+ * @category commands
+ */
+export const cancelTimer = (out: Out<any, any>, name: string): void => {
+  out.commands.push({ _tag: "CancelTimer", name })
+}
+
+/**
+ * @since 0.1.0
+ * @category commands
+ */
+export const exit = (out: Out<any, any>, code: number, reason: string): void => {
+  out.commands.push({ _tag: "Exit", code, reason })
+}
+
+/**
+ * The `Ask` a handler of `M` gets: one for a request, none for a one-way message.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type AskFor<M extends Codec.Message> = M extends Schema.WithResult.All ? Ask<M> : undefined
+
+/**
+ * One handler per message of an endpoint's union, so a message added to the union makes the compiler ask for
+ * its handler; each gets its own message type and, for a request, the `Ask` its reply must match.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Handlers<In extends Codec.Message, Ctx> = {
+  readonly [Tag in In["_tag"]]: (
+    ctx: Ctx,
+    message: Extract<In, { readonly _tag: Tag }>,
+    ask: AskFor<Extract<In, { readonly _tag: Tag }>>
+  ) => void
+}
+
+/**
+ * Routes a received message to its handler.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const dispatch = <In extends Codec.Message, Ctx>(handlers: Handlers<In, Ctx>) =>
+(
+  ctx: Ctx,
+  message: In,
+  ask: Ask<In> | undefined
+): void => {
+  // The mapped type guarantees a handler per tag whose parameters are this message's; TypeScript cannot follow
+  // a correlated lookup through the union, hence the widening.
+  const handler = handlers[message._tag as In["_tag"]] as (ctx: Ctx, message: In, ask: Ask<In> | undefined) => void
+  handler(ctx, message, ask)
+}
+
+/**
+ * Whether a message is a request (it carries the schemas of its reply).
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const isRequest = (message: Codec.Message): boolean => Schema.symbolWithResult in message

@@ -1,0 +1,344 @@
+/**
+ * The one Effect shell every role runs in. It registers the core's endpoint on the RpcEnv, turns messages,
+ * connection events, timer ticks and the role's own reports into inputs, and feeds them to the core one at a time
+ * from a mailbox, carrying out each step's commands before it takes the next input. Kernel commands (send, reply,
+ * timers, logs, exit) are carried out here; the role's own commands go to the interpreter the role supplies.
+ *
+ * Feeding never waits for a step, so an interpreter may feed the core (a process ended, a fetch finished)
+ * without the re-entrancy deadlock of a lock held across interpretation. Replies go out after every command of
+ * their step has been carried out (a submission is on disk before its client hears of it); when a command fails,
+ * the node stops (fail-stop) and the step's asks are answered with an error, never with success.
+ *
+ * With `validateState` (`kindling.debug.validateState`), the core's `validate` runs after every step and the node
+ * stops at the first violation.
+ *
+ * @since 0.1.0
+ */
+import { type Codec, Endpoints, Errors, Outbox, type RpcAddress, RpcEnv } from "@kindling/protocol"
+import * as Cause from "effect/Cause"
+import * as Data from "effect/Data"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as FiberId from "effect/FiberId"
+import * as FiberMap from "effect/FiberMap"
+import * as FiberSet from "effect/FiberSet"
+import * as Schedule from "effect/Schedule"
+import type * as Scope from "effect/Scope"
+import * as Core from "./Core.js"
+
+/**
+ * What a role's interpreter may do besides carrying out its command: feed the core later, and run work in the
+ * background of the shell (it stops when the shell stops).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Host<Local> {
+  /** Queues a local input; it is stepped after everything queued before it. Returns at once. */
+  readonly feed: (input: Local) => void
+  readonly fork: (effect: Effect.Effect<unknown>) => void
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options<
+  S,
+  In extends Codec.Message,
+  Local extends { readonly _tag: string },
+  C extends { readonly _tag: string },
+  R
+> {
+  readonly core: Core.Core<S, In, Local, C>
+  readonly state: S
+  /**
+   * Carries out one of the role's own commands. Expected failures are the role's to turn into inputs; a defect
+   * here stops the node.
+   */
+  readonly interpret: (command: C, host: Host<Local>) => Effect.Effect<void, never, R>
+  readonly validateState?: boolean
+  /** The node must stop with this exit code (an `Exit` command, a failed command, a violated invariant). */
+  readonly onExit: (code: number, reason: string) => Effect.Effect<void>
+}
+
+/**
+ * A running role.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Shell<S, In extends Codec.Message, Local> {
+  readonly address: RpcAddress.RpcAddress
+  /** This role's own endpoint. */
+  readonly self: RpcAddress.Ref<In>
+  readonly feed: (input: Local) => void
+  /** Reads the state between two steps. */
+  readonly read: <A>(f: (state: S) => A) => Effect.Effect<A>
+}
+
+/**
+ * A role that others must reach needs an RpcEnv that listens.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class NotListening extends Data.TaggedError("NotListening")<{ readonly endpoint: string }> {
+  override get message(): string {
+    return `The ${this.endpoint} endpoint needs an RpcEnv that listens on a host and port`
+  }
+}
+
+/**
+ * The address the RpcEnv in context listens on, for a role that must be reachable at `endpoint`.
+ *
+ * @since 0.1.0
+ * @category accessors
+ */
+export const listeningAddress = <M extends Codec.Message>(
+  endpoint: Endpoints.Kind<M>
+): Effect.Effect<RpcAddress.RpcAddress, NotListening, RpcEnv.RpcEnv> =>
+  Effect.flatMap(RpcEnv.RpcEnv, (rpc) =>
+    rpc.address === undefined
+      ? Effect.fail(new NotListening({ endpoint: endpoint.name }))
+      : Effect.succeed(rpc.address))
+
+type Work<S, In extends Codec.Message, Local> =
+  | { readonly _tag: "Input"; readonly input: Core.KernelInput<In> | Local }
+  | { readonly _tag: "Read"; readonly read: (state: S) => void }
+
+// The gist of a failure, on one line.
+const describe = (cause: Cause.Cause<unknown>): string => {
+  const error = Cause.squash(cause)
+  const text = error instanceof Error || (typeof error === "object" && error !== null && "message" in error)
+    ? String((error as { readonly message: unknown }).message)
+    : String(error)
+  return text.split("\n")[0]!
+}
+
+// An exit code for a node stopped by its own inconsistency (sysexits' EX_SOFTWARE).
+const internalErrorCode = 70
+
+const logAt = (level: Core.LogLevel, message: string): Effect.Effect<void> => {
+  switch (level) {
+    case "Debug":
+      return Effect.logDebug(message)
+    case "Info":
+      return Effect.logInfo(message)
+    case "Warning":
+      return Effect.logWarning(message)
+    case "Error":
+      return Effect.logError(message)
+  }
+}
+
+/**
+ * Starts a role on the RpcEnv in context: its endpoint is registered and its core gets `Start`. It stops when the
+ * scope closes.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = <
+  S,
+  In extends Codec.Message,
+  Local extends { readonly _tag: string },
+  C extends { readonly _tag: string },
+  R
+>(
+  options: Options<S, In, Local, C, R>
+): Effect.Effect<
+  Shell<S, In, Local>,
+  NotListening | RpcEnv.EndpointAlreadyRegistered,
+  RpcEnv.RpcEnv | Scope.Scope | R
+> =>
+  Effect.gen(function*() {
+    const { core, state } = options
+    const rpc = yield* RpcEnv.RpcEnv
+    const address = yield* listeningAddress(core.endpoint)
+    const clock = yield* Effect.clock
+    const background = yield* FiberSet.make()
+    const runBackground = yield* FiberSet.runtime(background)<R>()
+    const timers = yield* FiberMap.make<string>()
+    const post = yield* Outbox.make(rpc)
+
+    const queue: Array<Work<S, In, Local>> = []
+    let draining = false
+    let stopped = false
+    let nextAskId = 0
+    const pendingAsks = new Map<number, Deferred.Deferred<unknown, unknown>>()
+
+    const enqueue = (work: Work<S, In, Local>) => {
+      if (stopped) {
+        // A stopped role takes no input, but its last state can still be read.
+        if (work._tag === "Read") work.read(state)
+        return
+      }
+      queue.push(work)
+      if (!draining) {
+        draining = true
+        runBackground(drain)
+      }
+    }
+    const host: Host<Local> = {
+      feed: (input) => enqueue({ _tag: "Input", input }),
+      fork: (effect) => {
+        runBackground(effect)
+      }
+    }
+
+    const answer = (ask: Core.Ask<Codec.Message>, exit: Exit.Exit<unknown, unknown>) => {
+      const deferred = pendingAsks.get(ask.id)
+      if (deferred === undefined) return
+      pendingAsks.delete(ask.id)
+      Deferred.unsafeDone(deferred, exit)
+    }
+
+    // What an asker hears when its ask could not be carried out: one line, never a stack trace.
+    const refuse = (ask: Core.Ask<Codec.Message>, reason: string) =>
+      answer(
+        ask,
+        Exit.fail(new Errors.RemoteHandlerError({ endpoint: core.endpoint.name, request: ask.request._tag, reason }))
+      )
+
+    const stop = (code: number, reason: string, replies: ReadonlyArray<Core.Ask<Codec.Message>>) =>
+      Effect.suspend(() => {
+        stopped = true
+        queue.length = 0
+        for (const ask of replies) refuse(ask, `the ${core.endpoint.name} stopped: ${reason}`)
+        return Effect.logError(`${core.endpoint.name} stops: ${reason}`).pipe(
+          Effect.zipRight(options.onExit(code, reason))
+        )
+      })
+
+    const startTimer = (command: Extract<Core.KernelCommand<Local>, { _tag: "StartTimer" }>) => {
+      const fire = Effect.sync(() => host.feed(command.input))
+      const ticks = command.periodMillis === undefined
+        ? fire
+        : Effect.repeat(fire, Schedule.fixed(command.periodMillis))
+      return FiberMap.run(timers, command.name, Effect.zipRight(Effect.sleep(command.delayMillis), ticks))
+    }
+
+    // Carries out a step's commands in order; the replies wait until the rest is done.
+    const carryOut = (commands: ReadonlyArray<Core.Command<Local, C>>, ask: Core.Ask<Codec.Message> | undefined) =>
+      Effect.gen(function*() {
+        const replies: Array<Extract<Core.KernelCommand<Local>, { _tag: "Reply" }>> = []
+        for (const command of commands) {
+          const kernelCommand = command as Core.KernelCommand<Local>
+          switch (kernelCommand._tag) {
+            case "Send":
+              post(kernelCommand.to, kernelCommand.message)
+              break
+            case "Reply":
+              replies.push(kernelCommand)
+              break
+            case "StartTimer":
+              yield* startTimer(kernelCommand)
+              break
+            case "CancelTimer":
+              yield* FiberMap.remove(timers, kernelCommand.name)
+              break
+            case "Log":
+              yield* logAt(kernelCommand.level, kernelCommand.message)
+              break
+            case "Exit":
+              yield* options.onExit(kernelCommand.code, kernelCommand.reason)
+              break
+            default: {
+              const failed = yield* Effect.exit(options.interpret(command as C, host))
+              if (Exit.isFailure(failed)) {
+                const unanswered = [...replies.map((r) => r.ask), ...(ask === undefined ? [] : [ask])]
+                yield* Effect.logDebug(`${(command as C)._tag} failed`, failed.cause)
+                return yield* stop(1, `${(command as C)._tag} failed: ${describe(failed.cause)}`, unanswered)
+              }
+            }
+          }
+        }
+        for (const { ask, exit } of replies) answer(ask, exit)
+      })
+
+    const handle = (input: Core.KernelInput<In> | Local): Effect.Effect<void, never, R> =>
+      Effect.suspend(() => {
+        const ask = (input as Core.KernelInput<In>)._tag === "Receive"
+          ? (input as Extract<Core.KernelInput<In>, { _tag: "Receive" }>).ask
+          : undefined
+        let commands: ReadonlyArray<Core.Command<Local, C>>
+        try {
+          commands = core.step(state, { ...input, now: clock.unsafeCurrentTimeMillis() } as Core.Input<In, Local>)
+        } catch (defect) {
+          // A bug in the core: the input is lost, the asker gets an error, the node goes on (validation, when
+          // on, stops it if the state was left inconsistent).
+          if (ask !== undefined) refuse(ask, `internal error: ${describe(Cause.die(defect))}`)
+          return Effect.logError(`${core.endpoint.name} failed to handle ${input._tag}`, Cause.die(defect)).pipe(
+            Effect.zipRight(validated([]))
+          )
+        }
+        return Effect.zipRight(validated(ask === undefined ? [] : [ask]), carryOut(commands, ask))
+      })
+
+    const validated = (asks: ReadonlyArray<Core.Ask<Codec.Message>>): Effect.Effect<void> => {
+      if (options.validateState !== true) return Effect.void
+      const problems = core.validate(state)
+      return problems.length === 0
+        ? Effect.void
+        : stop(internalErrorCode, `state invariant violated: ${problems.join("; ")}`, asks)
+    }
+
+    const drain: Effect.Effect<void, never, R> = Effect.gen(function*() {
+      while (queue.length > 0 && !stopped) {
+        const work = queue.shift()!
+        if (work._tag === "Read") work.read(state)
+        else yield* handle(work.input)
+      }
+      draining = false
+    })
+
+    const receive = (message: In, context: RpcEnv.MessageContext): Effect.Effect<unknown, unknown> => {
+      if (!Core.isRequest(message)) {
+        enqueue({
+          _tag: "Input",
+          input: { _tag: "Receive", message, ask: undefined, sender: context.sender, peer: context.peer }
+        })
+        return Effect.void
+      }
+      const ask: Core.Ask<In> = { id: nextAskId++, request: message }
+      const deferred = Deferred.unsafeMake<unknown, unknown>(FiberId.none)
+      pendingAsks.set(ask.id, deferred)
+      enqueue({ _tag: "Input", input: { _tag: "Receive", message, ask, sender: context.sender, peer: context.peer } })
+      return Deferred.await(deferred)
+    }
+
+    // Every message goes through `receive`, whose reply is checked against the request where the core answers
+    // (Core.reply); the handler table and the context it needs (none) are therefore stated, not inferred.
+    const handlers = Object.fromEntries(Endpoints.tags(core.endpoint).map((tag) => [tag, receive]))
+    const register = rpc.register(core.endpoint.name, {
+      inbound: core.endpoint.inbound,
+      handlers: handlers as unknown as RpcEnv.Handlers<In, never>,
+      onConnected: (peer) => Effect.sync(() => enqueue({ _tag: "Input", input: { _tag: "Connected", peer } })),
+      onDisconnected: (peer) => Effect.sync(() => enqueue({ _tag: "Input", input: { _tag: "Disconnected", peer } })),
+      // The mailbox orders the inputs; the endpoint must not hold a message back while an ask waits for its step.
+      concurrency: "unbounded"
+    }) as Effect.Effect<void, RpcEnv.EndpointAlreadyRegistered, Scope.Scope>
+    yield* register
+    yield* Effect.addFinalizer(() =>
+      Effect.sync(() => {
+        stopped = true
+        for (const deferred of pendingAsks.values()) Deferred.unsafeDone(deferred, Exit.interrupt(FiberId.none))
+        pendingAsks.clear()
+      })
+    )
+    enqueue({ _tag: "Input", input: { _tag: "Start" } })
+
+    return {
+      address,
+      self: Endpoints.ref(address, core.endpoint),
+      feed: host.feed,
+      read: <A>(f: (state: S) => A) =>
+        Effect.suspend(() => {
+          const deferred = Deferred.unsafeMake<A>(FiberId.none)
+          enqueue({ _tag: "Read", read: (s) => Deferred.unsafeDone(deferred, Exit.succeed(f(s))) })
+          return Deferred.await(deferred)
+        })
+    }
+  })

@@ -1,0 +1,618 @@
+/**
+ * A deterministic world for whole clusters in one process: every node runs its real Effect program (RpcEnv,
+ * shell, core) on a scheduler of its own that only this harness drives, all nodes share a simulated clock, and
+ * their bytes travel over a simulated network that delays, duplicates, breaks and partitions connections. The
+ * harness runs the nodes' fibers until none can move, then takes the next event (a delivery, a timer, a fault)
+ * in time order. Nothing waits on real time or real I/O, so a run is a pure function of its seed: the same seed
+ * gives the same trace, and a failing seed replays exactly.
+ *
+ * The network keeps each connection in order, as TCP does; a "broken" connection loses what was in flight and
+ * both ends see it close. Duplication — a frame delivered twice — is harsher than TCP, and stands for what
+ * retries and reconnects do to a protocol. A paused node holds its deliveries and runs its timers first when it
+ * resumes, as a Node process does after SIGSTOP and SIGCONT.
+ *
+ * Programs must not use promises or real timers (file systems and processes go through ports the simulation
+ * replaces), or the run stalls at that point.
+ *
+ * @since 0.1.0
+ */
+import { Transport } from "@kindling/protocol"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Logger from "effect/Logger"
+import * as Random from "effect/Random"
+import * as Scheduler from "effect/Scheduler"
+import type * as Scope from "effect/Scope"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface NetworkOptions {
+  /** One-way delay of a frame, drawn uniformly in [min, max] ms. */
+  readonly latencyMillis: readonly [number, number]
+  /** The chance that a frame is delivered twice (never a connection's first two frames: the handshake). */
+  readonly duplicateRate: number
+  /** The chance, per frame, that the connection breaks instead: both ends see it close, in-flight frames are lost. */
+  readonly breakRate: number
+  /** How long a connection attempt to an unreachable node takes to fail. */
+  readonly connectTimeoutMillis: number
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  readonly seed: number
+  /** The simulated time at the start, in epoch milliseconds. */
+  readonly startTime?: number
+  readonly network?: Partial<NetworkOptions>
+  /** Also hands every trace line here as it is written (to watch a run). */
+  readonly onTrace?: (line: string) => void
+}
+
+/**
+ * A node's life: running, paused (SIGSTOP), killed (SIGKILL: nothing more runs, no finalizer), or its program
+ * ended (a clean stop, or an exit of its own).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type NodeStatus = "running" | "paused" | "killed" | "ended"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Node {
+  readonly name: string
+  readonly status: NodeStatus
+  /** How the program ended, once it has. */
+  readonly exit: Exit.Exit<unknown, unknown> | undefined
+  /** SIGKILL: the node stops at once; its connections reset, its listeners close, nothing of it runs again. */
+  readonly kill: () => void
+  /** A clean stop: the program is interrupted and its finalizers run. */
+  readonly stop: () => void
+  /** SIGSTOP: nothing of the node runs and its deliveries wait, until `resume`. */
+  readonly pause: () => void
+  /** SIGCONT: the node's due timers run first, then what arrived meanwhile is delivered. */
+  readonly resume: () => void
+  /**
+   * Runs `effect` on the node, without letting time pass, and gives its outcome (to read a node's state between
+   * events). An effect that needs time or a paused node to move gives undefined.
+   */
+  readonly evaluate: <A, E>(effect: Effect.Effect<A, E>) => Exit.Exit<A, E> | undefined
+}
+
+/**
+ * A fault that happened, and the nodes it touched.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Fault {
+  readonly at: number
+  readonly kind: "kill" | "pause" | "partition" | "break"
+  readonly nodes: ReadonlyArray<string>
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Simulation {
+  readonly seed: number
+  /** The simulated time, in epoch milliseconds. */
+  readonly now: () => number
+  /** The world's own random numbers in [0, 1), for scenarios (nodes get generators of their own). */
+  readonly random: () => number
+  readonly trace: ReadonlyArray<string>
+  /** Every fault so far, in order. */
+  readonly faults: ReadonlyArray<Fault>
+  /** Events taken so far (deliveries, timers, faults). */
+  readonly steps: () => number
+  /** Starts a node: `program` runs with the node's transport and a scope closed when it ends. */
+  readonly start: (
+    name: string,
+    program: Effect.Effect<unknown, unknown, Transport.Transport | Scope.Scope>
+  ) => Node
+  readonly node: (name: string) => Node | undefined
+  /** Runs `action` at `delayMillis` from now, in the harness (to kill, pause or partition). */
+  readonly at: (delayMillis: number, action: () => void) => void
+  /** Cuts every connection between two nodes and refuses new ones, until `heal`. */
+  readonly partition: (a: string, b: string) => void
+  readonly heal: (a: string, b: string) => void
+  readonly healAll: () => void
+  readonly setNetwork: (options: Partial<NetworkOptions>) => void
+  /** Writes a line into the trace. */
+  readonly note: (line: string) => void
+  /** Runs for `millis` of simulated time. */
+  readonly runFor: (millis: number) => void
+  /** Runs until `done` holds (checked whenever nothing can move) or `maxMillis` pass; whether it held. */
+  readonly runUntil: (done: () => boolean, maxMillis: number) => boolean
+}
+
+/**
+ * A fiber that keeps scheduling work without ever letting time pass.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class Livelock extends Error {
+  constructor(readonly at: number) {
+    super(`the simulation made no progress in time at ${at}: some fiber never waits`)
+  }
+}
+
+const defaultNetwork: NetworkOptions = {
+  latencyMillis: [1, 5],
+  duplicateRate: 0,
+  breakRate: 0,
+  connectTimeoutMillis: 2000
+}
+
+// mulberry32: small, fast and good enough to draw faults from.
+const generator = (seed: number) => {
+  let state = seed >>> 0
+  return () => {
+    state = (state + 0x6D2B79F5) >>> 0
+    let t = state
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+interface Event {
+  readonly time: number
+  readonly seq: number
+  readonly run: () => void
+  cancelled: boolean
+}
+
+// A binary heap of events by time, then by the order they were scheduled in.
+class Agenda {
+  private readonly heap: Array<Event> = []
+  private seq = 0
+
+  push(time: number, run: () => void): Event {
+    const event: Event = { time, seq: this.seq++, run, cancelled: false }
+    const heap = this.heap
+    heap.push(event)
+    let i = heap.length - 1
+    while (i > 0) {
+      const parent = (i - 1) >> 1
+      if (!before(heap[i]!, heap[parent]!)) break
+      ;[heap[i], heap[parent]] = [heap[parent]!, heap[i]!]
+      i = parent
+    }
+    return event
+  }
+
+  peek(): Event | undefined {
+    while (this.heap.length > 0 && this.heap[0]!.cancelled) this.pop()
+    return this.heap[0]
+  }
+
+  pop(): Event | undefined {
+    const heap = this.heap
+    const top = heap[0]
+    const last = heap.pop()
+    if (heap.length > 0 && last !== undefined) {
+      heap[0] = last
+      let i = 0
+      for (;;) {
+        const left = 2 * i + 1
+        const right = left + 1
+        let smallest = i
+        if (left < heap.length && before(heap[left]!, heap[smallest]!)) smallest = left
+        if (right < heap.length && before(heap[right]!, heap[smallest]!)) smallest = right
+        if (smallest === i) break
+        ;[heap[i], heap[smallest]] = [heap[smallest]!, heap[i]!]
+        i = smallest
+      }
+    }
+    return top
+  }
+}
+
+const before = (a: Event, b: Event) => a.time < b.time || (a.time === b.time && a.seq < b.seq)
+
+interface NodeState {
+  readonly name: string
+  readonly scheduler: Scheduler.ControlledScheduler
+  status: NodeStatus
+  exit: Exit.Exit<unknown, unknown> | undefined
+  fiber: Fiber.RuntimeFiber<unknown, unknown> | undefined
+  /** What arrived while the node was paused, in order. */
+  readonly held: Array<() => void>
+  readonly ends: Set<End>
+  readonly listeners: Set<string>
+}
+
+// One side of a connection: what its owner writes goes to `peer`.
+interface End {
+  readonly node: NodeState
+  readonly connection: Transport.Connection
+  handler: Transport.ConnectionHandler | undefined
+  peer: End
+  closed: boolean
+  /** Deliveries to this end keep their order: none earlier than the last one. */
+  lastDelivery: number
+  written: number
+  /** Bytes this end wrote that are still on the way. */
+  inFlight: number
+  readonly drained: Array<() => void>
+}
+
+const levelName = (level: string) => level.toUpperCase().padEnd(5)
+
+/**
+ * A new, empty world at `startTime`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (options: Options): Simulation => {
+  let now = options.startTime ?? 1_700_000_000_000
+  let network: NetworkOptions = { ...defaultNetwork, ...options.network }
+  const agenda = new Agenda()
+  const random = generator(options.seed)
+  const trace: Array<string> = []
+  const faults: Array<Fault> = []
+  const fault = (kind: Fault["kind"], ...names: ReadonlyArray<string>) => faults.push({ at: now, kind, nodes: names })
+  const nodes = new Map<string, NodeState>()
+  const listeners = new Map<string, {
+    readonly node: NodeState
+    readonly accept: (connection: Transport.Connection) => Transport.ConnectionHandler
+  }>()
+  const partitions = new Set<string>()
+  let steps = 0
+  let nextPort = 40000
+
+  const note = (line: string) => {
+    trace.push(line)
+    options.onTrace?.(line)
+  }
+  const schedule = (time: number, run: () => void) => agenda.push(Math.max(time, now), run)
+  const latency = () => {
+    const [min, max] = network.latencyMillis
+    return min + Math.floor(random() * (max - min + 1))
+  }
+  const pairKey = (a: string, b: string) => (a < b ? `${a}|${b}` : `${b}|${a}`)
+  const severed = (a: NodeState, b: NodeState) => a !== b && partitions.has(pairKey(a.name, b.name))
+
+  // Runs `action` on the node now, or when it resumes; never on a killed node.
+  const onNode = (node: NodeState, action: () => void) => {
+    if (node.status === "killed") return
+    if (node.status === "paused") node.held.push(action)
+    else action()
+  }
+
+  const clock: Clock.Clock = {
+    [Clock.ClockTypeId]: Clock.ClockTypeId,
+    unsafeCurrentTimeMillis: () => now,
+    currentTimeMillis: Effect.sync(() => now),
+    unsafeCurrentTimeNanos: () => BigInt(now) * 1_000_000n,
+    currentTimeNanos: Effect.sync(() => BigInt(now) * 1_000_000n),
+    sleep: (duration: Duration.Duration) =>
+      Effect.async<void>((resume) => {
+        const event = schedule(now + Duration.toMillis(duration), () => resume(Effect.void))
+        return Effect.sync(() => {
+          event.cancelled = true
+        })
+      })
+  }
+
+  // ---- the network ---------------------------------------------------------------------------------------
+
+  const closeEnd = (end: End, reason: string) => {
+    if (end.closed) return
+    end.closed = true
+    end.node.ends.delete(end)
+    checkDrained(end)
+    onNode(end.node, () => end.handler?.onClose(reason))
+  }
+
+  const breakConnection = (end: End, reason: string) => {
+    closeEnd(end, reason)
+    closeEnd(end.peer, reason)
+  }
+
+  // Calls the writer's drain listeners once nothing it wrote is on the way (or it closed).
+  const checkDrained = (from: End) => {
+    if ((from.inFlight > 0 && !from.closed) || from.drained.length === 0) return
+    const listeners = from.drained.splice(0)
+    schedule(now, () => onNode(from.node, () => listeners.forEach((listener) => listener())))
+  }
+
+  const deliver = (from: End, bytes: Uint8Array, at: number) => {
+    const to = from.peer
+    to.lastDelivery = Math.max(at, to.lastDelivery)
+    from.inFlight += bytes.length
+    schedule(to.lastDelivery, () => {
+      from.inFlight -= bytes.length
+      checkDrained(from)
+      if (to.closed) return
+      onNode(to.node, () => {
+        if (!to.closed) to.handler?.onData(bytes)
+      })
+    })
+  }
+
+  const write = (from: End, bytes: Uint8Array) => {
+    const to = from.peer
+    if (from.closed || to.closed) return
+    from.written++
+    if (severed(from.node, to.node)) return breakConnection(from, "network partition")
+    if (random() < network.breakRate) {
+      note(`${now} network breaks ${from.node.name} ↔ ${to.node.name}`)
+      fault("break", from.node.name, to.node.name)
+      return breakConnection(from, "connection reset")
+    }
+    const copy = bytes.slice()
+    const at = now + latency()
+    deliver(from, copy, at)
+    if (from.written > 2 && random() < network.duplicateRate) deliver(from, copy, at)
+  }
+
+  const makeEnd = (node: NodeState, remote: { readonly host: string; readonly port: number }): End => {
+    const end: End = {
+      node,
+      handler: undefined,
+      peer: undefined as unknown as End,
+      closed: false,
+      lastDelivery: 0,
+      written: 0,
+      inFlight: 0,
+      drained: [],
+      connection: {
+        remote,
+        bufferedBytes: () => (end.closed ? 0 : end.inFlight),
+        onDrain: (listener) => {
+          end.drained.push(listener)
+          checkDrained(end)
+        },
+        write: (bytes) => write(end, bytes),
+        close: () => {
+          if (end.closed) return
+          closeEnd(end, "closed locally")
+          const peer = end.peer
+          // The peer sees the close after whatever was sent before it.
+          schedule(Math.max(now + latency(), peer.lastDelivery), () => closeEnd(peer, "closed by peer"))
+        }
+      }
+    }
+    node.ends.add(end)
+    return end
+  }
+
+  const transportFor = (node: NodeState): Transport.Transport["Type"] =>
+    Transport.Transport.of({
+      listen: (host, port, accept) =>
+        Effect.acquireRelease(
+          Effect.suspend(() => {
+            const bound = port === 0 ? nextPort++ : port
+            const key = `${host}:${bound}`
+            if (listeners.has(key)) {
+              return Effect.fail(new Transport.ListenFailed({ host, port: bound, reason: "address already in use" }))
+            }
+            listeners.set(key, { node, accept })
+            node.listeners.add(key)
+            return Effect.succeed({ key, listener: { host, port: bound } })
+          }),
+          ({ key }) =>
+            Effect.sync(() => {
+              listeners.delete(key)
+              node.listeners.delete(key)
+            })
+        ).pipe(Effect.map(({ listener }) => listener)),
+      connect: (host, port, handler) =>
+        Effect.async<Transport.Connection, Transport.ConnectFailed>((resume) => {
+          const target = listeners.get(`${host}:${port}`)
+          const reachable = target !== undefined && target.node.status !== "killed" && !severed(node, target.node)
+          const event = schedule(now + (reachable ? latency() : network.connectTimeoutMillis), () => {
+            const still = listeners.get(`${host}:${port}`)
+            if (still === undefined || still.node.status === "killed" || severed(node, still.node)) {
+              const reason = still === undefined ? "connection refused" : "connection timed out"
+              return resume(Effect.fail(new Transport.ConnectFailed({ host, port, reason })))
+            }
+            const local = makeEnd(node, { host, port })
+            const remote = makeEnd(still.node, { host: node.name, port: nextPort++ })
+            local.peer = remote
+            remote.peer = local
+            local.handler = handler(local.connection)
+            onNode(still.node, () => {
+              if (!remote.closed) remote.handler = still.accept(remote.connection)
+            })
+            resume(Effect.succeed(local.connection))
+          })
+          return Effect.sync(() => {
+            event.cancelled = true
+          })
+        })
+    })
+
+  // ---- nodes ---------------------------------------------------------------------------------------------
+
+  const handle = (state: NodeState): Node => ({
+    name: state.name,
+    get status() {
+      return state.status
+    },
+    get exit() {
+      return state.exit
+    },
+    kill: () => {
+      if (state.status === "killed" || state.status === "ended") return
+      note(`${now} ${state.name} killed`)
+      fault("kill", state.name)
+      state.status = "killed"
+      state.held.length = 0
+      for (const key of state.listeners) listeners.delete(key)
+      state.listeners.clear()
+      for (const end of [...state.ends]) {
+        end.closed = true
+        const peer = end.peer
+        schedule(now + latency(), () => closeEnd(peer, "connection reset by peer"))
+      }
+      state.ends.clear()
+    },
+    stop: () => {
+      if (state.fiber === undefined || state.status === "killed" || state.status === "ended") return
+      note(`${now} ${state.name} stopped`)
+      Effect.runFork(Fiber.interrupt(state.fiber), { scheduler: state.scheduler })
+    },
+    pause: () => {
+      if (state.status !== "running") return
+      note(`${now} ${state.name} paused`)
+      fault("pause", state.name)
+      state.status = "paused"
+    },
+    evaluate: <A, E>(effect: Effect.Effect<A, E>) => {
+      if (state.status !== "running") return undefined
+      let outcome: Exit.Exit<A, E> | undefined
+      const fiber = Effect.runFork(effect.pipe(Effect.withClock(clock), Effect.withScheduler(state.scheduler)), {
+        scheduler: state.scheduler
+      })
+      fiber.addObserver((exit) => {
+        outcome = exit
+      })
+      settle()
+      return outcome
+    },
+    resume: () => {
+      if (state.status !== "paused") return
+      note(`${now} ${state.name} resumed`)
+      state.status = "running"
+      // The node's own due work (its timers) runs before what waited in its sockets.
+      schedule(now, () => {
+        for (const action of state.held.splice(0)) onNode(state, action)
+      })
+    }
+  })
+
+  const start: Simulation["start"] = (name, program) => {
+    const existing = nodes.get(name)
+    if (existing !== undefined && (existing.status === "running" || existing.status === "paused")) {
+      throw new Error(`node ${name} is already running`)
+    }
+    const state: NodeState = {
+      name,
+      scheduler: new Scheduler.ControlledScheduler(),
+      status: "running",
+      exit: undefined,
+      fiber: undefined,
+      held: [],
+      ends: new Set(),
+      listeners: new Set()
+    }
+    nodes.set(name, state)
+    note(`${now} ${name} started`)
+    const logger = Logger.make(({ cause, logLevel, message }) => {
+      const text = Array.isArray(message) ? message.map(String).join(" ") : String(message)
+      const detail = cause._tag === "Empty" ? "" : ` (${String(cause).split("\n")[0]})`
+      note(`${now} ${name} ${levelName(logLevel.label)} ${text}${detail}`)
+    })
+    const fiber = Effect.runFork(
+      program.pipe(
+        Effect.scoped,
+        Effect.provideService(Transport.Transport, transportFor(state)),
+        Effect.provide(Logger.replace(Logger.defaultLogger, logger)),
+        Effect.withClock(clock),
+        Effect.withRandom(Random.make(`${options.seed}/${name}/${trace.length}`)),
+        Effect.withScheduler(state.scheduler)
+      ),
+      { scheduler: state.scheduler }
+    )
+    state.fiber = fiber
+    fiber.addObserver((exit) => {
+      if (state.status === "killed") return
+      state.status = "ended"
+      state.exit = exit
+      note(`${now} ${name} ended: ${Exit.isSuccess(exit) ? "success" : String(Exit.causeOption(exit)).split("\n")[0]}`)
+    })
+    return handle(state)
+  }
+
+  // ---- running ---------------------------------------------------------------------------------------------
+
+  // Runs every node's ready fibers until none is left; nodes take turns in the order they were started.
+  const settle = () => {
+    let rounds = 0
+    for (let moved = true; moved;) {
+      moved = false
+      for (const node of nodes.values()) {
+        if (node.status !== "running" && node.status !== "ended") continue
+        if (node.scheduler.tasks.buckets.length === 0) continue
+        node.scheduler.step()
+        moved = true
+      }
+      if (++rounds > 1_000_000) throw new Livelock(now)
+    }
+  }
+
+  const advance = (deadline: number, done: () => boolean): boolean => {
+    for (;;) {
+      settle()
+      if (done()) return true
+      const next = agenda.peek()
+      if (next === undefined || next.time > deadline) {
+        now = Math.max(now, deadline)
+        settle()
+        return done()
+      }
+      agenda.pop()
+      now = Math.max(now, next.time)
+      steps++
+      next.run()
+    }
+  }
+
+  return {
+    seed: options.seed,
+    now: () => now,
+    random,
+    trace,
+    faults,
+    steps: () => steps,
+    start,
+    node: (name) => {
+      const state = nodes.get(name)
+      return state === undefined ? undefined : handle(state)
+    },
+    at: (delayMillis, action) => {
+      schedule(now + delayMillis, action)
+    },
+    partition: (a, b) => {
+      note(`${now} network partitions ${a} | ${b}`)
+      fault("partition", a, b)
+      partitions.add(pairKey(a, b))
+      for (const node of nodes.values()) {
+        for (const end of [...node.ends]) {
+          if (severed(end.node, end.peer.node)) breakConnection(end, "network partition")
+        }
+      }
+    },
+    heal: (a, b) => {
+      note(`${now} network heals ${a} | ${b}`)
+      partitions.delete(pairKey(a, b))
+    },
+    healAll: () => {
+      if (partitions.size > 0) note(`${now} network heals all`)
+      partitions.clear()
+    },
+    setNetwork: (next) => {
+      network = { ...network, ...next }
+    },
+    note: (line) => note(`${now} ${line}`),
+    runFor: (millis) => {
+      advance(now + millis, () => false)
+    },
+    runUntil: (done, maxMillis) => advance(now + maxMillis, done)
+  }
+}

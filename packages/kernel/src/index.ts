@@ -1,0 +1,15 @@
+/**
+ * @kindling/kernel: the role kernel — the contract every role's core follows (`Core`) and the one Effect shell
+ * that hosts any core on an RpcEnv (`Shell`).
+ *
+ * @since 0.1.0
+ */
+
+/** @since 0.1.0 */
+export * as Core from "./Core.js"
+/** @since 0.1.0 */
+export * as KernelConf from "./KernelConf.js"
+/** @since 0.1.0 */
+export * as Retention from "./Retention.js"
+/** @since 0.1.0 */
+export * as Shell from "./Shell.js"

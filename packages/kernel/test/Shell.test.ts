@@ -1,0 +1,151 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Core, Shell } from "@kindling/kernel"
+import { Simulation } from "@kindling/kernel/testing"
+import { Endpoints, Errors, RpcAddress, RpcEnv, SubmissionMessages } from "@kindling/protocol"
+import { Cause, Effect, Exit } from "effect"
+
+// A toy role that exercises every part of the shell. Readyz asks are answered after a slow command of the role's
+// own; kill-all makes the core throw; clear breaks the role's invariant; a status ask starts a timer that ticks
+// three times and feeds back into the core.
+interface State {
+  ticks: number
+  broken: boolean
+  readonly log: Array<string>
+}
+type Local = { readonly _tag: "Tick" } | { readonly _tag: "Echo"; readonly text: string }
+type Command = { readonly _tag: "Slow"; readonly millis: number } | { readonly _tag: "Fail" }
+type Inbound = SubmissionMessages.SubmissionRequest
+
+const kind = Endpoints.kind("Toy", SubmissionMessages.SubmissionRequest)
+
+const receive = Core.dispatch<Inbound, Core.Out<Local, Command> & { readonly state: State }>({
+  RequestReadyz: (out, _, ask) => {
+    out.commands.push({ _tag: "Slow", millis: 100 })
+    Core.reply(out, ask, Exit.succeed(true))
+  },
+  RequestKillAllDrivers: () => {
+    throw new Error("a bug in the core")
+  },
+  RequestClearCompletedDriversAndApps: (out, _, ask) => {
+    out.state.broken = true
+    Core.reply(out, ask, Exit.succeed(true))
+  },
+  RequestDriverStatus: (out) => Core.startTimer(out, "tick", { _tag: "Tick" }, 1000, 1000),
+  RequestKillDriver: (out, _, ask) => {
+    out.commands.push({ _tag: "Fail" })
+    Core.reply(out, ask, Exit.fail(new Errors.MasterNotAlive({ state: "STANDBY" })))
+  },
+  RequestSubmitDriver: () => {}
+})
+
+const core: Core.Core<State, Inbound, Local, Command> = {
+  endpoint: kind,
+  step: (state, input) => {
+    const out = { now: input.now, commands: [] as Array<Core.Command<Local, Command>>, state }
+    state.log.push(input._tag === "Receive" ? input.message._tag : input._tag)
+    switch (input._tag) {
+      case "Receive":
+        receive(out, input.message, input.ask)
+        break
+      case "Tick":
+        if (++state.ticks === 3) Core.cancelTimer(out, "tick")
+        break
+      case "Echo":
+        state.log.push(input.text)
+        break
+    }
+    return out.commands
+  },
+  validate: (state) => (state.broken ? ["broken"] : [])
+}
+
+const world = () => {
+  const sim = Simulation.make({ seed: 1 })
+  const state: State = { ticks: 0, broken: false, log: [] }
+  const exits: Array<string> = []
+  const done: Array<string> = []
+  sim.start(
+    "toy",
+    Effect.gen(function*() {
+      yield* Shell.make({
+        core,
+        state,
+        validateState: true,
+        onExit: (code, reason) => Effect.sync(() => exits.push(`${code} ${reason}`)),
+        interpret: (command, host) =>
+          command._tag === "Fail"
+            ? Effect.dieMessage("the disk is full")
+            : Effect.sleep(command.millis).pipe(
+              Effect.zipRight(Effect.sync(() => {
+                done.push(`slow done at ${sim.now()}`)
+                // Feeding from inside a command: queued, never waited for.
+                host.feed({ _tag: "Echo", text: "fed back" })
+              }))
+            )
+      })
+      return yield* Effect.never
+    }).pipe(Effect.provide(RpcEnv.layer({ host: "toy", port: 1 })))
+  )
+  const ask = (message: Inbound) => {
+    let outcome: Exit.Exit<unknown, unknown> | undefined
+    sim.start(
+      `client-${sim.trace.length}`,
+      Effect.gen(function*() {
+        const rpc = yield* RpcEnv.RpcEnv
+        outcome = yield* Effect.exit(
+          rpc.ask(Endpoints.ref(RpcAddress.make("toy", 1), kind), message, { timeout: "5 seconds" })
+        )
+      }).pipe(Effect.provide(RpcEnv.layer({})))
+    )
+    sim.runUntil(() => outcome !== undefined, 10_000)
+    return { outcome, at: sim.now() }
+  }
+  return { sim, state, exits, done, ask }
+}
+
+describe("Shell", () => {
+  it("answers an ask only once its step's commands are carried out, and takes inputs fed from a command", () => {
+    const { ask, done, state } = world()
+    const { at, outcome } = ask(new SubmissionMessages.RequestReadyz())
+    assert.deepStrictEqual(outcome, Exit.succeed(true))
+    assert.strictEqual(done.length, 1)
+    assert.isAtLeast(at, Number(done[0]!.split(" at ")[1]))
+    assert.deepStrictEqual(state.log, ["Start", "Connected", "RequestReadyz", "Echo", "fed back"])
+  })
+
+  it("runs timers until the core cancels them", () => {
+    const { ask, sim, state } = world()
+    ask(new SubmissionMessages.RequestDriverStatus({ driverId: "d" as never }))
+    sim.runFor(10_000)
+    assert.strictEqual(state.ticks, 3)
+  })
+
+  it("a core that throws fails the ask with a one-line RemoteHandlerError, and the node goes on", () => {
+    const { ask, exits } = world()
+    const { outcome } = ask(new SubmissionMessages.RequestKillAllDrivers())
+    assert.isTrue(Exit.isFailure(outcome!))
+    const error = Cause.failureOption((outcome as Exit.Failure<unknown, unknown>).cause)
+    assert.strictEqual(error._tag === "Some" && (error.value as Errors.RemoteHandlerError)._tag, "RemoteHandlerError")
+    assert.include((error as { value: Errors.RemoteHandlerError }).value.reason, "a bug in the core")
+    assert.notInclude((error as { value: Errors.RemoteHandlerError }).value.reason, "\n")
+    assert.deepStrictEqual(ask(new SubmissionMessages.RequestReadyz()).outcome, Exit.succeed(true))
+    assert.deepStrictEqual(exits, [])
+  })
+
+  it("a failed command stops the node: exit 1, and the step's ask is not answered with success", () => {
+    const { ask, exits } = world()
+    const { outcome } = ask(new SubmissionMessages.RequestKillDriver({ driverId: "d" as never }))
+    const error = Exit.isFailure(outcome!) ? Cause.failureOption(outcome.cause) : undefined
+    assert.strictEqual(error?._tag === "Some" && (error.value as { _tag: string })._tag, "RemoteHandlerError")
+    assert.deepStrictEqual(exits, ["1 Fail failed: the disk is full"])
+  })
+
+  it("with validateState, a step that breaks an invariant stops the node with code 70", () => {
+    const { ask, exits, state } = world()
+    ask(new SubmissionMessages.RequestClearCompletedDriversAndApps())
+    assert.deepStrictEqual(exits, ["70 state invariant violated: broken"])
+    const after = ask(new SubmissionMessages.RequestReadyz()).outcome
+    assert.isFalse(after !== undefined && Exit.isSuccess(after))
+    assert.notInclude(state.log, "RequestReadyz")
+  })
+})

@@ -1,0 +1,73 @@
+/**
+ * The configuration the master reads: how long it keeps dead workers and finished work, recovery, scheduling and
+ * its web UI and REST ports.
+ *
+ * @since 0.1.0
+ */
+import { Key, Registry, ValueType } from "@kindling/conf"
+import { ProtocolConf } from "@kindling/protocol"
+
+/**
+ * @since 0.1.0
+ * @category keys
+ */
+export const keys = {
+  deadWorkerPersistence: Key.make("kindling.dead.worker.persistence", ValueType.int({ min: 0 }), {
+    default: "15",
+    description: "A DEAD worker stays listed until its last heartbeat is (this + 1) worker timeouts old."
+  }),
+  recoveryMode: Key.make("kindling.deploy.recoveryMode", ValueType.literal("NONE", "FILESYSTEM"), {
+    default: "NONE",
+    description: "NONE forgets everything on restart; FILESYSTEM persists apps, drivers and workers."
+  }),
+  recoveryDirectory: Key.make("kindling.deploy.recoveryDirectory", ValueType.string, {
+    default: "",
+    description: "The directory FILESYSTEM recovery writes to."
+  }),
+  recoveryTimeout: Key.make("kindling.deploy.recoveryTimeout", ValueType.duration("s"), {
+    fallback: ProtocolConf.keys.workerTimeout,
+    description: "How long recovery waits for workers and apps to answer before dropping them (Spark 4.0)."
+  }),
+  retainedApplications: Key.make("kindling.deploy.retainedApplications", ValueType.int({ min: 0 }), {
+    default: "200",
+    description: "Finished applications kept for the UI; when full, the oldest tenth is dropped."
+  }),
+  retainedDrivers: Key.make("kindling.deploy.retainedDrivers", ValueType.int({ min: 0 }), {
+    default: "200",
+    description: "Finished drivers kept for the UI; when full, the oldest tenth is dropped."
+  }),
+  spreadOut: Key.make("kindling.deploy.spreadOut", ValueType.boolean, {
+    default: "true",
+    description: "Spread an application's executors over as many workers as possible instead of packing them."
+  }),
+  defaultCores: Key.make("kindling.deploy.defaultCores", ValueType.coresOrInfinite, {
+    default: "infinite",
+    description: "The cores an application may use when it does not set kindling.cores.max."
+  }),
+  maxExecutorRetries: Key.make("kindling.deploy.maxExecutorRetries", ValueType.int(), {
+    default: "10",
+    description: "An app with no running executor fails after this many executor failures; negative disables."
+  }),
+  uiPort: Key.make("kindling.master.ui.port", ValueType.port, {
+    default: "8080",
+    description: "Port of the web UI."
+  }),
+  restEnabled: Key.make("kindling.master.rest.enabled", ValueType.boolean, {
+    default: "false",
+    description: "Run the REST submission server."
+  }),
+  restPort: Key.make("kindling.master.rest.port", ValueType.port, {
+    default: "6066",
+    description: "Port of the REST submission server."
+  })
+}
+
+/**
+ * @since 0.1.0
+ * @category keys
+ */
+export const group = Registry.group({
+  title: "Master",
+  description: "Read by `kindling master`.",
+  keys
+})

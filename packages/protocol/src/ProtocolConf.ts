@@ -1,0 +1,86 @@
+/**
+ * The configuration every node of a cluster reads: RPC timeouts and limits, the shared secret, and the worker
+ * timeout, which is the heartbeat contract between a master and its workers.
+ *
+ * @since 0.1.0
+ */
+import { type Conf, Key, Problem, Registry, ValueType } from "@kindling/conf"
+import * as Either from "effect/Either"
+import type * as RpcEnv from "./RpcEnv.js"
+
+const networkTimeout = Key.make("kindling.network.timeout", ValueType.duration("s"), {
+  default: "120s",
+  description: "The default of the RPC timeouts."
+})
+
+/**
+ * @since 0.1.0
+ * @category keys
+ */
+export const keys = {
+  workerTimeout: Key.make("kindling.worker.timeout", ValueType.duration("s"), {
+    default: "60s",
+    description: "The master removes a worker with no heartbeat for this long; workers send one every timeout/4."
+  }),
+  authenticate: Key.make("kindling.authenticate", ValueType.boolean, {
+    default: "false",
+    description: "Every connection must prove it knows kindling.authenticate.secret before anything else."
+  }),
+  authenticateSecret: Key.make("kindling.authenticate.secret", ValueType.string, {
+    secret: true,
+    description: "The secret shared by every process of the cluster; required when kindling.authenticate is on."
+  }),
+  networkTimeout,
+  askTimeout: Key.make("kindling.rpc.askTimeout", ValueType.duration("s"), {
+    fallback: networkTimeout,
+    description: "How long an RPC ask waits for its reply."
+  }),
+  lookupTimeout: Key.make("kindling.rpc.lookupTimeout", ValueType.duration("s"), {
+    fallback: networkTimeout,
+    description: "How long connecting to a remote endpoint may take."
+  }),
+  rpcMessageMaxSize: Key.make("kindling.rpc.message.maxSize", ValueType.int({ min: 1, max: 2047 }), {
+    default: "128",
+    description: "The largest RPC message, in MiB."
+  })
+}
+
+/**
+ * @since 0.1.0
+ * @category keys
+ */
+export const group = Registry.group({
+  title: "Protocol",
+  description: "Read by every node: RPC timeouts and limits, authentication, and the heartbeat contract between the " +
+    "master and its workers.",
+  keys
+})
+
+/**
+ * The RpcEnv settings every node takes from the configuration: the shared secret, the frame limit and the ask
+ * timeout.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const rpcOptions = (
+  conf: Conf.Conf<Registry.KeyOf<typeof group>>
+): Either.Either<RpcEnv.Options, Problem.InvalidConf> => {
+  const secret = conf.get(keys.authenticateSecret)
+  if (conf.get(keys.authenticate) && secret === undefined) {
+    return Either.left(
+      new Problem.InvalidConf({
+        problems: [{
+          _tag: "MissingValue",
+          key: keys.authenticateSecret.name,
+          reason: `${keys.authenticate.name} is true`
+        }]
+      })
+    )
+  }
+  return Either.right({
+    maxFrameSize: conf.get(keys.rpcMessageMaxSize) * 1024 * 1024,
+    askTimeout: conf.get(keys.askTimeout),
+    ...(conf.get(keys.authenticate) && secret !== undefined ? { secret } : {})
+  })
+}

@@ -1,0 +1,469 @@
+/**
+ * A whole Kindling cluster in the simulated world: a master (with recovery from a store that outlives it), N
+ * workers running simulated processes, and a client that submits and kills drivers — all real nodes (RpcEnv,
+ * shells, cores) — under a seeded schedule of faults: workers killed and restarted, nodes paused, the master
+ * killed and recovered, partitions, broken connections, duplicated and delayed frames. After the faults heal,
+ * the cluster is checked:
+ *
+ * - no node stopped on a violated invariant (every master and worker validates its state after every step);
+ * - every driver the master accepted reached a final state exactly once: its chain of relaunches ends in one
+ *   FINISHED, FAILED, KILLED or ERROR record, and nothing of it is still active;
+ * - no driver ran in two processes at once, and every process (driver or executor) ended;
+ * - a healthy worker — never killed, paused, partitioned or cut off — is never taken for dead: its processes are
+ *   only stopped when their driver was killed or their app ended, its drivers end in the state their processes
+ *   ended in, and a driver that succeeded is never run again;
+ * - every application ended, and none of its executors is left.
+ *
+ * @since 0.1.0
+ */
+import { Simulation } from "@kindling/kernel/testing"
+import { LeaderElection, Master, Persistence } from "@kindling/master"
+import {
+  AppClientMessages,
+  Descriptions,
+  Endpoints,
+  Ids,
+  MasterClient,
+  type QueryMessages,
+  RpcAddress,
+  RpcEnv,
+  States
+} from "@kindling/protocol"
+import { ProcessLauncher, Runners, Worker } from "@kindling/worker"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as SimProcesses from "./SimProcesses.js"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  readonly seed: number
+  readonly workers?: number
+  readonly submissions?: number
+  readonly apps?: number
+  /** Faults besides delays: kills, pauses, partitions, broken and duplicated frames. */
+  readonly faults?: boolean
+  readonly onTrace?: (line: string) => void
+}
+
+/**
+ * What a run found.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Outcome {
+  readonly seed: number
+  /** Events the simulation took. */
+  readonly steps: number
+  readonly simulatedMillis: number
+  readonly problems: ReadonlyArray<string>
+  readonly trace: ReadonlyArray<string>
+}
+
+const masterAddress = RpcAddress.make("master", 7077)
+const workerPort = 7078
+const workerTimeoutMillis = 10_000
+
+const tokenOf = (driver: QueryMessages.DriverInfo): string | undefined =>
+  driver.desc.command.arguments.find((a) => a.startsWith("sim:"))?.split("token=")[1]
+
+/**
+ * Runs one seed.
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const run = (options: Options): Outcome => {
+  const sim = Simulation.make({ seed: options.seed, network: { latencyMillis: [1, 20] }, ...withTrace(options) })
+  const start = sim.now()
+  const random = sim.random
+  const between = (min: number, max: number) => min + Math.floor(random() * (max - min + 1))
+  const workerCount = options.workers ?? 3
+  const ledger = new SimProcesses.Ledger()
+  const store: Persistence.MemoryStore = new Map()
+  const problems: Array<string> = []
+  const exits: Array<string> = []
+  const killRequested = new Set<string>()
+  const appsEnded = new Map<string, number>()
+  let masterGeneration = 0
+  let master: Master.Master | undefined
+
+  // ---- nodes ---------------------------------------------------------------------------------------------
+
+  const startMaster = () => {
+    masterGeneration++
+    sim.start(
+      "master",
+      Effect.gen(function*() {
+        master = yield* Master.make({
+          webUiUrl: "http://master:8080",
+          webUiPort: 8080,
+          restPort: undefined,
+          workerTimeoutMillis,
+          deadWorkerPersistence: 15,
+          recoveryTimeoutMillis: workerTimeoutMillis,
+          retainedApplications: 200,
+          retainedDrivers: 200,
+          spreadOut: true,
+          defaultCores: Infinity,
+          maxExecutorRetries: 10,
+          seed: options.seed + masterGeneration,
+          validateState: true,
+          onExit: (code) => Effect.sync(() => exits.push(`master exited with ${code}`))
+        })
+        return yield* Effect.never
+      }).pipe(
+        Effect.provide(
+          Layer.mergeAll(
+            RpcEnv.layer({ host: masterAddress.host, port: masterAddress.port }),
+            Persistence.layerMemory(store),
+            LeaderElection.layerSingle
+          )
+        )
+      )
+    )
+  }
+
+  const startWorker = (name: string) => {
+    sim.start(
+      name,
+      Effect.gen(function*() {
+        const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
+        yield* Worker.make({
+          workerId: Ids.makeWorkerId(new Date(now), name, workerPort),
+          cores: 4,
+          memory: 8192,
+          masters: [masterAddress],
+          webUiUrl: `http://${name}:8081`,
+          workDir: `/sim/${name}`,
+          workerTimeoutMillis,
+          registration: {
+            initialIntervalMillis: 1000,
+            initialAttempts: 6,
+            prolongedIntervalMillis: 5000,
+            maxAttempts: 1000
+          },
+          fuzz: 0.5 + random(),
+          cleanup: { enabled: false, intervalMillis: 1_800_000, appDataTtlMillis: 604_800_000 },
+          retainedExecutors: 100,
+          retainedDrivers: 100,
+          executorStateSyncMaxAttempts: 5,
+          askTimeoutMillis: 5_000,
+          validateState: true,
+          onExit: (code, reason) => Effect.sync(() => exits.push(`${name} exited with ${code}: ${reason}`))
+        })
+        return yield* Effect.never
+      }).pipe(
+        Effect.provide(
+          Layer.mergeAll(
+            RpcEnv.layer({ host: name, port: workerPort }),
+            Runners.layerProcesses({
+              workDir: `/sim/${name}`,
+              localDir: `/sim/${name}/local`,
+              driverTerminateTimeoutMillis: 2_000,
+              executorTerminateTimeoutMillis: 2_000,
+              superviseInitialBackoffMillis: 200,
+              resolveModule: (specifier) => specifier
+            }).pipe(
+              Layer.provide(Layer.succeed(ProcessLauncher.ProcessLauncher, SimProcesses.launcher(name, ledger))),
+              Layer.provide(SimProcesses.fileSystem)
+            )
+          )
+        )
+      )
+    )
+  }
+
+  // ---- the client's plan -----------------------------------------------------------------------------------
+
+  const submissions = Array.from({ length: options.submissions ?? 8 }, (_, i) => {
+    const supervise = random() < 0.3
+    const behaviour: SimProcesses.Behaviour = {
+      runMillis: between(500, 15_000),
+      exitCode: supervise || random() < 0.8 ? 0 : 1,
+      failingRuns: supervise ? between(0, 2) : 0,
+      obeysTerm: random() < 0.9,
+      token: `t${i}`
+    }
+    return { at: between(500, 40_000), behaviour, supervise, kill: random() < 0.15 ? between(1_000, 10_000) : -1 }
+  }).sort((a, b) => a.at - b.at)
+
+  const description = (behaviour: SimProcesses.Behaviour, supervise: boolean) =>
+    new Descriptions.DriverDescription({
+      appUrl: "file:///sim/app.mjs",
+      mem: 512,
+      cores: 1,
+      supervise,
+      command: new Descriptions.Command({
+        mainModule: "@kindling/worker/DriverWrapper",
+        arguments: ["{{WORKER_URL}}", "{{USER_JAR}}", SimProcesses.behaviourArg(behaviour)],
+        environment: {},
+        nodeOptions: []
+      }),
+      resourceReqs: []
+    })
+
+  const client = Effect.gen(function*() {
+    const masters = yield* MasterClient.make([masterAddress], { timeout: "5 seconds" })
+    let elapsed = 0
+    for (const submission of submissions) {
+      yield* Effect.sleep(Math.max(0, submission.at - elapsed))
+      elapsed = submission.at
+      // Until the master takes it: a master that is down, recovering or unreachable is asked again. An attempt
+      // whose answer was lost may still have been taken, so each attempt is work of its own (its own token).
+      for (let attempt = 0; attempt < 20; attempt++) {
+        const behaviour = { ...submission.behaviour, token: `${submission.behaviour.token}.${attempt}` }
+        const answer = yield* Effect.exit(masters.submitDriver(description(behaviour, submission.supervise)))
+        if (Exit.isSuccess(answer)) {
+          const driverId = Option.getOrThrow(answer.value.driverId)
+          if (submission.kill >= 0) {
+            yield* Effect.fork(
+              Effect.zipRight(
+                Effect.sleep(submission.kill),
+                Effect.suspend(() => {
+                  killRequested.add(driverId)
+                  return Effect.exit(masters.killDriver(driverId))
+                })
+              )
+            )
+          }
+          break
+        }
+        yield* Effect.sleep(2_000)
+      }
+    }
+    return yield* Effect.never
+  }).pipe(Effect.provide(RpcEnv.layer({})))
+
+  // An application that holds executors for a while: it registers (again every few seconds until registered),
+  // answers master changes, and unregisters when it is done. Its executors run until they are killed.
+  const apps = Array.from({ length: options.apps ?? 2 }, (_, i) => ({
+    name: `app-${i + 1}`,
+    at: between(1_000, 30_000),
+    runs: between(10_000, 50_000),
+    maxCores: between(2, 8),
+    coresPerExecutor: random() < 0.5 ? Option.some(between(1, 2)) : Option.none<number>()
+  }))
+
+  const appProgram = (app: (typeof apps)[number]) =>
+    Effect.gen(function*() {
+      const rpc = yield* RpcEnv.RpcEnv
+      const self = Endpoints.ref(rpc.address!, Endpoints.appClient)
+      const masterRef = Endpoints.ref(masterAddress, Endpoints.master)
+      let appId: Ids.AppId | undefined
+      yield* rpc.register(Endpoints.appClient.name, {
+        inbound: Endpoints.appClient.inbound,
+        handlers: {
+          RegisteredApplication: (message) =>
+            Effect.sync(() => {
+              appId = message.appId
+            }),
+          ExecutorAdded: () => Effect.void,
+          ExecutorUpdated: () => Effect.void,
+          WorkerRemoved: () => Effect.void,
+          ApplicationRemoved: (message) => Effect.logWarning(`${app.name} removed by the master: ${message.message}`),
+          MasterChanged: (message) =>
+            appId === undefined
+              ? Effect.void
+              : Effect.ignore(rpc.send(message.master, new AppClientMessages.MasterChangeAcknowledged({ appId })))
+        }
+      })
+      const description = new Descriptions.ApplicationDescription({
+        name: app.name,
+        maxCores: Option.some(app.maxCores),
+        memoryPerExecutorMB: 1024,
+        command: new Descriptions.Command({
+          mainModule: "@kindling/executor",
+          arguments: [
+            "{{EXECUTOR_ID}}",
+            SimProcesses.behaviourArg({
+              runMillis: 10_000_000,
+              exitCode: 0,
+              failingRuns: 0,
+              obeysTerm: true,
+              token: app.name
+            })
+          ],
+          environment: {},
+          nodeOptions: []
+        }),
+        appUiUrl: "",
+        eventLogDir: Option.none(),
+        eventLogCodec: Option.none(),
+        coresPerExecutor: app.coresPerExecutor,
+        initialExecutorLimit: Option.none(),
+        user: "sim",
+        resourceReqsPerExecutor: []
+      })
+      yield* Effect.sleep(app.at)
+      for (let attempt = 0; attempt < 10 && appId === undefined; attempt++) {
+        yield* Effect.ignore(
+          rpc.send(masterRef, new AppClientMessages.RegisterApplication({ appDescription: description, driver: self }))
+        )
+        yield* Effect.sleep(3_000)
+      }
+      yield* Effect.sleep(app.runs)
+      if (appId !== undefined) {
+        yield* Effect.ignore(rpc.send(masterRef, new AppClientMessages.UnregisterApplication({ appId })))
+      }
+      appsEnded.set(app.name, yield* Effect.clockWith((clock) => clock.currentTimeMillis))
+      return yield* Effect.never
+    }).pipe(Effect.provide(RpcEnv.layer({ host: app.name, port: 6000 })))
+
+  // ---- faults ----------------------------------------------------------------------------------------------
+
+  const workerNames = Array.from({ length: workerCount }, (_, i) => `worker-${i + 1}`)
+  if (options.faults ?? true) {
+    sim.setNetwork({ duplicateRate: 0.02, breakRate: 0.002 })
+    const faults = between(2, 6)
+    for (let i = 0; i < faults; i++) {
+      const at = between(3_000, 80_000)
+      const kind = random()
+      const worker = workerNames[between(0, workerNames.length - 1)]!
+      const length = between(1_000, 20_000)
+      if (kind < 0.25) {
+        sim.at(at, () => {
+          sim.node(worker)?.kill()
+          ledger.workerDied(worker, sim.now())
+          sim.at(length, () => sim.node(worker)?.status === "killed" && startWorker(worker))
+        })
+      } else if (kind < 0.45) {
+        sim.at(at, () => {
+          sim.node(worker)?.pause()
+          sim.at(length, () => sim.node(worker)?.resume())
+        })
+      } else if (kind < 0.65) {
+        sim.at(at, () => {
+          sim.partition("master", worker)
+          sim.at(length, () => sim.heal("master", worker))
+        })
+      } else if (kind < 0.8) {
+        sim.at(at, () => {
+          sim.node("master")?.pause()
+          sim.at(length, () => sim.node("master")?.resume())
+        })
+      } else {
+        sim.at(at, () => {
+          sim.node("master")?.kill()
+          sim.at(length, () => sim.node("master")?.status === "killed" && startMaster())
+        })
+      }
+    }
+  }
+
+  // ---- the run ---------------------------------------------------------------------------------------------
+
+  startMaster()
+  for (const name of workerNames) startWorker(name)
+  sim.start("client", client)
+  for (const app of apps) sim.start(app.name, appProgram(app))
+
+  // Faults stop by 100 s; then everything heals and gets time to settle.
+  sim.runFor(100_000)
+  sim.setNetwork({ duplicateRate: 0, breakRate: 0 })
+  sim.healAll()
+  for (const name of ["master", ...workerNames]) {
+    const node = sim.node(name)
+    if (node?.status === "paused") node.resume()
+    if (node?.status !== "killed") continue
+    if (name === "master") startMaster()
+    else startWorker(name)
+  }
+  const masterState = () => {
+    const read = master === undefined ? undefined : sim.node("master")?.evaluate(master.state)
+    return read !== undefined && Exit.isSuccess(read) ? read.value : undefined
+  }
+  sim.runUntil(() => {
+    const state = masterState()
+    return state !== undefined && state.status === "ALIVE" && state.activeDrivers.length === 0 &&
+      state.activeApps.length === 0 && ledger.running().length === 0
+  }, 200_000)
+
+  // ---- the checks ------------------------------------------------------------------------------------------
+
+  problems.push(...exits)
+  const state = masterState()
+  if (state === undefined) problems.push("the master cannot be read at the end")
+  else {
+    if (state.status !== "ALIVE") problems.push(`the master ends ${state.status}`)
+    for (const driver of state.activeDrivers) problems.push(`driver ${driver.id} is still ${driver.state}`)
+    const chains = new Map<string, Array<QueryMessages.DriverInfo>>()
+    for (const driver of [...state.completedDrivers, ...state.activeDrivers]) {
+      const token = tokenOf(driver) ?? "?"
+      chains.set(token, [...(chains.get(token) ?? []), driver])
+    }
+    for (const [token, chain] of chains) {
+      const finals = chain.filter((d) => States.isDriverReportable(d.state))
+      if (finals.length !== 1) {
+        problems.push(`${token} ended ${finals.length} times: ${chain.map((d) => `${d.id} ${d.state}`).join(", ")}`)
+      }
+    }
+  }
+  for (const run of ledger.running()) problems.push(`${run.dir} (pid ${run.pid}) on ${run.worker} never ended`)
+  if (state !== undefined) {
+    for (const app of state.activeApps) problems.push(`app ${app.id} (${app.desc.name}) never ended`)
+    checkHealthyWorkers(state)
+  }
+  const byDriver = new Map<string, Array<SimProcesses.Run>>()
+  for (const run of ledger.runs) {
+    const driver = driverOf(run)
+    if (driver !== undefined) byDriver.set(driver, [...(byDriver.get(driver) ?? []), run])
+  }
+  for (const [driver, runs] of byDriver) {
+    const sorted = [...runs].sort((a, b) => a.startedAt - b.startedAt)
+    for (let i = 1; i < sorted.length; i++) {
+      const previous = sorted[i - 1]!
+      if (previous.endedAt === undefined || previous.endedAt > sorted[i]!.startedAt) {
+        problems.push(
+          `${driver} ran twice at once: pid ${previous.pid} on ${previous.worker} and pid ${sorted[i]!.pid}`
+        )
+      }
+    }
+  }
+
+  return { seed: options.seed, steps: sim.steps(), simulatedMillis: sim.now() - start, problems, trace: sim.trace }
+
+  // A worker no fault touched must never have been taken for dead by the master.
+  function checkHealthyWorkers(state: QueryMessages.MasterStateResponse) {
+    // A fault of the master alone (paused, killed) touches no worker; any other fault touches its nodes.
+    const touched = new Set(sim.faults.flatMap((fault) => fault.nodes).filter((node) => node !== "master"))
+    const records = new Map([...state.completedDrivers, ...state.activeDrivers].map((d) => [d.id as string, d]))
+    for (const run of ledger.runs) {
+      if (touched.has(run.worker)) continue
+      const id = driverOf(run)
+      if (id !== undefined) {
+        if (run.signalled && !killRequested.has(id)) problems.push(`healthy ${run.worker} had driver ${id} killed`)
+        const record = records.get(id)
+        const expected = run.signalled ? "KILLED" : run.exitCode === 0 ? "FINISHED" : undefined
+        const last = ledger.runs.filter((r) => r.dir === run.dir).at(-1) === run
+        if (last && expected !== undefined && record !== undefined && record.state !== expected) {
+          problems.push(`driver ${id} on healthy ${run.worker} ended ${run.exitCode}, recorded ${record.state}`)
+        }
+        if (run.exitCode === 0) {
+          const again = ledger.runs.find((r) => r.token === run.token && r.startedAt > (run.endedAt ?? Infinity))
+          if (again !== undefined) {
+            problems.push(`${run.token} succeeded at ${run.endedAt} and ran again on ${again.worker}`)
+          }
+        }
+      } else if (run.signalled) {
+        const ended = appsEnded.get(run.token)
+        if (ended === undefined || ended > (run.endedAt ?? Infinity)) {
+          problems.push(`healthy ${run.worker} had executor ${run.dir} killed while ${run.token} ran`)
+        }
+      }
+    }
+  }
+}
+
+// A driver runs in `<workDir>/<driverId>`, an executor in `<workDir>/<appId>/<execId>`.
+const driverOf = (run: SimProcesses.Run): string | undefined => {
+  const id = run.dir.split("/").pop()!
+  return id.startsWith("driver-") ? id : undefined
+}
+
+const withTrace = (options: Options) => (options.onTrace === undefined ? {} : { onTrace: options.onTrace })

@@ -1,0 +1,169 @@
+/**
+ * The processes of a simulated cluster. Workers run their real runners (supervision, kills, final states) over a
+ * launcher whose "processes" live on the simulated clock: each one runs for as long as its behaviour says and
+ * exits with the code it says, obeys or ignores SIGTERM, and dies with its worker. A behaviour travels in the
+ * command's arguments as `sim:run=<ms>,exit=<code>,fails=<n>,term=<obey|ignore>,token=<t>`; `fails` makes the
+ * first n runs of a token exit with 1, so a supervised driver eventually succeeds.
+ *
+ * Every run is written in a ledger, which the properties read: what ran where, when, and how it ended.
+ *
+ * @since 0.1.0
+ */
+import { FileSystem } from "@effect/platform"
+import { ProcessLauncher } from "@kindling/worker"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import type * as Layer from "effect/Layer"
+
+/**
+ * What a simulated process does.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Behaviour {
+  readonly runMillis: number
+  readonly exitCode: number
+  readonly failingRuns: number
+  readonly obeysTerm: boolean
+  /** Names the work across relaunches (a relaunched driver gets a new id, not a new token). */
+  readonly token: string
+}
+
+/**
+ * The command-line form of a behaviour.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const behaviourArg = (behaviour: Behaviour): string =>
+  `sim:run=${behaviour.runMillis},exit=${behaviour.exitCode},fails=${behaviour.failingRuns},` +
+  `term=${behaviour.obeysTerm ? "obey" : "ignore"},token=${behaviour.token}`
+
+const parse = (args: ReadonlyArray<string>): Behaviour => {
+  const arg = args.find((a) => a.startsWith("sim:"))
+  const fields = new Map(
+    (arg ?? "sim:").slice(4).split(",").filter(Boolean).map((kv) => kv.split("=") as [string, string])
+  )
+  return {
+    runMillis: Number(fields.get("run") ?? "1000"),
+    exitCode: Number(fields.get("exit") ?? "0"),
+    failingRuns: Number(fields.get("fails") ?? "0"),
+    obeysTerm: fields.get("term") !== "ignore",
+    token: fields.get("token") ?? "none"
+  }
+}
+
+/**
+ * One run of a process.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Run {
+  readonly pid: number
+  readonly worker: string
+  /** The runner's directory: `<workDir>/<driverId>` or `<workDir>/<appId>/<execId>`. */
+  readonly dir: string
+  readonly token: string
+  readonly startedAt: number
+  endedAt: number | undefined
+  /** The exit code, 128 + signal number after a signal, or undefined while it runs or if its worker died. */
+  exitCode: number | undefined
+  /** Whether it was ever sent a signal (a kill). */
+  signalled: boolean
+}
+
+/**
+ * Every run of the cluster, in start order.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class Ledger {
+  readonly runs: Array<Run> = []
+  private nextPid = 1000
+
+  start(worker: string, dir: string, token: string, now: number): Run {
+    const run: Run = {
+      pid: this.nextPid++,
+      worker,
+      dir,
+      token,
+      startedAt: now,
+      endedAt: undefined,
+      exitCode: undefined,
+      signalled: false
+    }
+    this.runs.push(run)
+    return run
+  }
+
+  /** Runs of `token` started before, whatever their outcome. */
+  previousRuns(token: string): number {
+    return this.runs.filter((r) => r.token === token).length - 1
+  }
+
+  /** A killed worker's processes die with it (the parent watch takes their group down). */
+  workerDied(worker: string, now: number): void {
+    for (const run of this.runs) {
+      if (run.worker === worker && run.endedAt === undefined) run.endedAt = now
+    }
+  }
+
+  running(): ReadonlyArray<Run> {
+    return this.runs.filter((r) => r.endedAt === undefined)
+  }
+}
+
+const signalNumbers: Record<string, number> = { SIGTERM: 15, SIGKILL: 9 }
+
+/**
+ * A launcher for the worker named `worker`, writing in `ledger`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const launcher = (worker: string, ledger: Ledger): ProcessLauncher.ProcessLauncher["Type"] =>
+  ProcessLauncher.ProcessLauncher.of({
+    spawn: (spec) =>
+      Effect.gen(function*() {
+        const behaviour = parse(spec.args)
+        const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
+        const run = ledger.start(worker, spec.cwd, behaviour.token, now)
+        const exited = yield* Deferred.make<ProcessLauncher.ProcessExit>()
+        const end = (exit: ProcessLauncher.ProcessExit) =>
+          Effect.gen(function*() {
+            if (run.endedAt !== undefined) return
+            run.endedAt = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
+            run.exitCode = exit.code ?? 128 + (signalNumbers[exit.signal ?? ""] ?? 0)
+            yield* Deferred.succeed(exited, exit)
+          })
+        const code = ledger.previousRuns(behaviour.token) < behaviour.failingRuns ? 1 : behaviour.exitCode
+        yield* Effect.forkDaemon(Effect.zipRight(Effect.sleep(behaviour.runMillis), end({ code, signal: null })))
+        return {
+          pid: run.pid,
+          exited: Deferred.await(exited),
+          signal: (signal) =>
+            Effect.suspend(() => {
+              if (run.endedAt === undefined) run.signalled = true
+              return signal === "SIGKILL" || behaviour.obeysTerm
+                ? Effect.asVoid(Effect.forkDaemon(Effect.zipRight(Effect.sleep(5), end({ code: null, signal }))))
+                : Effect.void
+            })
+        }
+      })
+  })
+
+/**
+ * What a simulated worker's runners need besides the launcher: a file system that accepts everything and holds
+ * nothing (work dirs, copied artifacts).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const fileSystem: Layer.Layer<FileSystem.FileSystem> = FileSystem.layerNoop({
+  makeDirectory: () => Effect.void,
+  copyFile: () => Effect.void,
+  remove: () => Effect.void
+})

@@ -1,0 +1,224 @@
+/**
+ * The port through which a worker runs what it is asked to run: drivers and executors, and the directories they
+ * leave. `layerProcesses` runs them as real processes (`DriverRunner`, `ExecutorRunner`) in the worker's work
+ * dir; the simulated cluster runs them as simulated ones, so the worker's shell is the same in both.
+ *
+ * @since 0.1.0
+ */
+import { FileSystem } from "@effect/platform"
+import { Descriptions, type Ids } from "@kindling/protocol"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
+import * as Fs from "node:fs/promises"
+import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
+import * as DriverRunner from "./DriverRunner.js"
+import * as ExecutorRunner from "./ExecutorRunner.js"
+import { ProcessLauncher } from "./ProcessLauncher.js"
+
+/**
+ * Who is asking: the worker's endpoint URL (`{{WORKER_URL}}`) and host (`{{HOSTNAME}}`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface WorkerIdentity {
+  readonly workerUrl: string
+  readonly hostname: string
+}
+
+/**
+ * The work directory cannot be created.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class WorkDirUnusable extends Data.TaggedError("WorkDirUnusable")<{
+  readonly path: string
+  readonly reason: string
+}> {
+  override get message(): string {
+    return `Cannot use the work dir ${this.path}: ${this.reason}`
+  }
+}
+
+/**
+ * An executor could not be set up before its process was started (its scratch directory, say).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ExecutorSetupFailed extends Data.TaggedError("ExecutorSetupFailed")<{ readonly reason: string }> {
+  override get message(): string {
+    return `Cannot set up the executor: ${this.reason}`
+  }
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface RunnersService {
+  /** Starts a driver in the background of the scope; closing the scope stops it. */
+  readonly driver: (
+    driverId: Ids.DriverId,
+    description: Descriptions.DriverDescription,
+    worker: WorkerIdentity
+  ) => Effect.Effect<DriverRunner.DriverHandle, never, Scope.Scope>
+  /** Starts an executor in the background of the scope; closing the scope stops it. */
+  readonly executor: (
+    launch: {
+      readonly appId: Ids.AppId
+      readonly execId: number
+      readonly appDesc: Descriptions.ApplicationDescription
+      readonly cores: number
+      readonly memory: number
+    },
+    worker: WorkerIdentity
+  ) => Effect.Effect<ExecutorRunner.ExecutorHandle, ExecutorSetupFailed, Scope.Scope>
+  /** Deletes the scratch directories of a finished app, if this worker made them. */
+  readonly cleanupApplication: (appId: Ids.AppId) => Effect.Effect<void>
+  /** Deletes entries of the work dir not named in `keep` that have nothing newer than the TTL. */
+  readonly cleanupWorkDir: (keep: ReadonlyArray<string>, ttlMillis: number) => Effect.Effect<void>
+}
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export class Runners extends Context.Tag("@kindling/worker/Runners")<Runners, RunnersService>() {}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface ProcessOptions {
+  /** Where drivers (`<workDir>/<driverId>`) and executors (`<workDir>/<appId>/<execId>`) run. */
+  readonly workDir: string
+  /** Executors' scratch directories, one per app, deleted when the app is finished (Spark's local dirs). */
+  readonly localDir: string
+  readonly driverTerminateTimeoutMillis: number
+  readonly executorTerminateTimeoutMillis: number
+  readonly superviseInitialBackoffMillis: number
+  /** Turns a command's module specifier into the file to run (default: Node's resolution from here). */
+  readonly resolveModule?: (specifier: string) => string
+}
+
+const defaultResolveModule = (specifier: string): string => {
+  if (specifier.startsWith("file:")) return fileURLToPath(specifier)
+  if (Path.isAbsolute(specifier)) return specifier
+  return fileURLToPath(import.meta.resolve(specifier))
+}
+
+// The newest modification time of anything under `path`. Links are not followed, which the platform's FileSystem
+// cannot promise (it has no lstat), so the periodic cleanup reads the disk directly.
+const newestChange = async (path: string): Promise<number> => {
+  const stat = await Fs.lstat(path)
+  if (!stat.isDirectory()) return stat.mtimeMs
+  let newest = stat.mtimeMs
+  for (const entry of await Fs.readdir(path)) newest = Math.max(newest, await newestChange(Path.join(path, entry)))
+  return newest
+}
+
+/**
+ * Runs drivers and executors as real processes, through the `ProcessLauncher`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeProcesses = (
+  options: ProcessOptions
+): Effect.Effect<RunnersService, WorkDirUnusable, ProcessLauncher | FileSystem.FileSystem> =>
+  Effect.gen(function*() {
+    const launcher = yield* ProcessLauncher
+    const fs = yield* FileSystem.FileSystem
+    const machine = Effect.provideService(ProcessLauncher, launcher)
+    const files = Effect.provideService(FileSystem.FileSystem, fs)
+    const resolveModule = options.resolveModule ?? defaultResolveModule
+    yield* Effect.mapError(
+      fs.makeDirectory(options.workDir, { recursive: true }),
+      (error) => new WorkDirUnusable({ path: options.workDir, reason: error.message })
+    )
+    // The apps whose scratch dirs this worker made: only those are ever deleted for an ApplicationFinished.
+    const appDirectories = new Set<string>()
+
+    const driver: RunnersService["driver"] = (driverId, description, worker) =>
+      DriverRunner.start({
+        driverId,
+        description,
+        workDir: options.workDir,
+        workerUrl: worker.workerUrl,
+        terminateTimeout: options.driverTerminateTimeoutMillis,
+        initialBackoff: options.superviseInitialBackoffMillis,
+        resolveModule
+      }).pipe(machine, files)
+
+    const executor: RunnersService["executor"] = (launch, worker) =>
+      Effect.gen(function*() {
+        const localDirs = Path.join(options.localDir, launch.appId)
+        yield* Effect.mapError(
+          fs.makeDirectory(localDirs, { recursive: true }),
+          (error) => new ExecutorSetupFailed({ reason: `cannot create ${localDirs}: ${error.message}` })
+        )
+        appDirectories.add(launch.appId)
+        const appDesc = new Descriptions.ApplicationDescription({
+          ...launch.appDesc,
+          command: new Descriptions.Command({
+            ...launch.appDesc.command,
+            environment: { ...launch.appDesc.command.environment, KINDLING_EXECUTOR_DIRS: localDirs }
+          })
+        })
+        return yield* ExecutorRunner.start({
+          appId: launch.appId,
+          execId: launch.execId,
+          appDesc,
+          cores: launch.cores,
+          memory: launch.memory,
+          hostname: worker.hostname,
+          workDir: options.workDir,
+          workerUrl: worker.workerUrl,
+          terminateTimeout: options.executorTerminateTimeoutMillis,
+          resolveModule
+        }).pipe(machine, files)
+      })
+
+    const cleanupApplication = (appId: Ids.AppId) =>
+      Effect.suspend(() => {
+        if (!appDirectories.delete(appId)) return Effect.void
+        return fs.remove(Path.join(options.localDir, appId), { recursive: true }).pipe(
+          Effect.catchAllCause((cause) => Effect.logWarning(`Cleaning up ${appId} failed`, cause))
+        )
+      })
+
+    const cleanupWorkDir = (keep: ReadonlyArray<string>, ttlMillis: number) =>
+      Effect.gen(function*() {
+        const now = yield* Clock.currentTimeMillis
+        const entries = yield* Effect.promise(() => Fs.readdir(options.workDir))
+        for (const entry of entries) {
+          if (keep.includes(entry)) continue
+          const path = Path.join(options.workDir, entry)
+          // Only directories (an app's or a driver's), as Spark.
+          if (!(yield* Effect.promise(() => Fs.lstat(path))).isDirectory()) continue
+          const newest = yield* Effect.promise(() => newestChange(path))
+          if (newest < now - ttlMillis) {
+            yield* Effect.logInfo(`Removing old work dir ${path}`)
+            yield* Effect.promise(() => Fs.rm(path, { recursive: true, force: true }))
+          }
+        }
+      }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("Work dir cleanup failed", cause)))
+
+    return { driver, executor, cleanupApplication, cleanupWorkDir }
+  })
+
+/**
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerProcesses = (
+  options: ProcessOptions
+): Layer.Layer<Runners, WorkDirUnusable, ProcessLauncher | FileSystem.FileSystem> =>
+  Layer.effect(Runners, makeProcesses(options))

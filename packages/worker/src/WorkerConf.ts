@@ -1,0 +1,81 @@
+/**
+ * The configuration the worker reads: its web UI, the cleanup of old work directories, how it stops and
+ * supervises what it runs, and how it registers with the masters. Its heartbeat interval follows
+ * `kindling.worker.timeout`, which the master reads too (`ProtocolConf`).
+ *
+ * @since 0.1.0
+ */
+import { Key, Registry, ValueType } from "@kindling/conf"
+
+/**
+ * @since 0.1.0
+ * @category keys
+ */
+export const keys = {
+  uiPort: Key.make("kindling.worker.ui.port", ValueType.port, {
+    default: "8081",
+    description: "Port of the web UI."
+  }),
+  cleanupEnabled: Key.make("kindling.worker.cleanup.enabled", ValueType.boolean, {
+    default: "false",
+    description: "Periodically delete the work directories of applications that have stopped."
+  }),
+  cleanupInterval: Key.make("kindling.worker.cleanup.interval", ValueType.duration("s"), {
+    default: "1800s",
+    description: "How often the cleanup runs (the first run is one interval after start)."
+  }),
+  cleanupAppDataTtl: Key.make("kindling.worker.cleanup.appDataTtl", ValueType.duration("s"), {
+    default: "604800s",
+    description: "The cleanup deletes an application's directory once no file in it is newer than this."
+  }),
+  uiRetainedExecutors: Key.make("kindling.worker.ui.retainedExecutors", ValueType.int({ min: 0 }), {
+    default: "1000",
+    description: "Finished executors kept for the UI; when full, the oldest tenth is dropped."
+  }),
+  uiRetainedDrivers: Key.make("kindling.worker.ui.retainedDrivers", ValueType.int({ min: 0 }), {
+    default: "1000",
+    description: "Finished drivers kept for the UI; when full, the oldest tenth is dropped."
+  }),
+  driverTerminateTimeout: Key.make("kindling.worker.driverTerminateTimeout", ValueType.duration("ms"), {
+    default: "10s",
+    description: "How long a killed driver may take to exit before it is killed forcibly."
+  }),
+  executorTerminateTimeout: Key.make("kindling.worker.executorTerminateTimeout", ValueType.duration("ms"), {
+    default: "10s",
+    description: "How long a killed executor may take to exit before it is killed forcibly (fixed in Spark)."
+  }),
+  executorStateSyncMaxAttempts: Key.make("kindling.worker.executorStateSync.maxAttempts", ValueType.int({ min: 1 }), {
+    default: "5",
+    description: "Tries to tell the master an executor's state before the worker exits."
+  }),
+  registerInitialInterval: Key.make("kindling.worker.register.initialInterval", ValueType.duration("s"), {
+    default: "10s",
+    description: "Interval of the first registration retries, times a random 0.5–1.5 (fixed in Spark)."
+  }),
+  registerInitialAttempts: Key.make("kindling.worker.register.initialAttempts", ValueType.int({ min: 1 }), {
+    default: "6",
+    description: "Registration attempts at the initial interval before the prolonged one (fixed in Spark)."
+  }),
+  registerProlongedInterval: Key.make("kindling.worker.register.prolongedInterval", ValueType.duration("s"), {
+    default: "60s",
+    description: "Interval of the later registration retries, times the same random factor (fixed in Spark)."
+  }),
+  registerMaxAttempts: Key.make("kindling.worker.register.maxAttempts", ValueType.int({ min: 1 }), {
+    default: "16",
+    description: "Registration attempts in all before the worker gives up and exits (fixed in Spark)."
+  }),
+  superviseInitialBackoff: Key.make("kindling.worker.supervise.initialBackoff", ValueType.duration("s"), {
+    default: "1s",
+    description: "First wait before restarting a failed supervised driver; it doubles (fixed in Spark)."
+  })
+}
+
+/**
+ * @since 0.1.0
+ * @category keys
+ */
+export const group = Registry.group({
+  title: "Worker",
+  description: "Read by `kindling worker`.",
+  keys
+})

@@ -1,0 +1,149 @@
+// Registration with the masters (Spark's schedule of retries), master changes, heartbeats and lost connections.
+import { Core } from "@kindling/kernel"
+import type { RpcAddress } from "@kindling/protocol"
+import { WorkerMessages } from "@kindling/protocol"
+import { describeExecutor } from "./snapshots.js"
+import type { State, Step } from "./state.js"
+import { log } from "./state.js"
+
+const registerMessage = (state: State, master: RpcAddress.RefOf<"Master">) =>
+  new WorkerMessages.RegisterWorker({
+    id: state.config.workerId,
+    host: state.config.self.address.host,
+    port: state.config.self.address.port,
+    worker: state.config.self,
+    cores: state.config.cores,
+    memory: state.config.memory,
+    workerWebUiUrl: state.config.webUiUrl,
+    masterAddress: master.address,
+    resources: {}
+  })
+
+const registerWithAll = (step: Step) => {
+  for (const master of step.state.config.masters) Core.send(step, master, registerMessage(step.state, master))
+}
+
+// Spark rounds the fuzzed intervals to whole seconds (5–15 s, 30–90 s); sub-second intervals (tests) to ms.
+const interval = (state: State, millis: number) => {
+  const fuzzed = millis * state.config.registration.fuzz
+  return millis >= 1000 ? Math.round(fuzzed / 1000) * 1000 : Math.round(fuzzed)
+}
+
+const startRegistrationTimer = (step: Step, every: number) =>
+  Core.startTimer(step, "registration", { _tag: "ReregisterWithMaster" }, every, every)
+
+export const registerWithMaster = (step: Step) => {
+  const { state } = step
+  if (state.registrationTimer !== "none") {
+    log(step, "Info", "Not spawning another attempt to register with the master: one is scheduled already")
+    return
+  }
+  state.registered = false
+  state.registrationAttempts = 0
+  registerWithAll(step)
+  state.registrationTimer = "initial"
+  startRegistrationTimer(step, interval(state, state.config.registration.initialIntervalMillis))
+}
+
+const cancelRegistrationTimer = (step: Step) => {
+  if (step.state.registrationTimer === "none") return
+  step.state.registrationTimer = "none"
+  Core.cancelTimer(step, "registration")
+}
+
+export const reregisterWithMaster = (step: Step) => {
+  const { state } = step
+  state.registrationAttempts += 1
+  if (state.registered) return cancelRegistrationTimer(step)
+  const schedule = state.config.registration
+  if (state.registrationAttempts > schedule.maxAttempts) {
+    log(step, "Error", "All masters are unresponsive! Giving up.")
+    Core.exit(step, 1, "All masters are unresponsive")
+    return
+  }
+  log(step, "Info", `Retrying connection to master (attempt # ${state.registrationAttempts})`)
+  // A master seen before is the one to ask; otherwise every configured master.
+  if (state.master !== undefined) Core.send(step, state.master, registerMessage(state, state.master))
+  else registerWithAll(step)
+  if (state.registrationAttempts === schedule.initialAttempts) {
+    state.registrationTimer = "prolonged"
+    startRegistrationTimer(step, interval(state, schedule.prolongedIntervalMillis))
+  }
+}
+
+const changeMaster = (step: Step, master: RpcAddress.RefOf<"Master">, webUiUrl: string) => {
+  const { state } = step
+  state.master = master
+  state.masterWebUiUrl = webUiUrl
+  state.connected = true
+  cancelRegistrationTimer(step)
+}
+
+export const registered = (step: Step, message: WorkerMessages.RegisteredWorker) => {
+  const { state } = step
+  if (message.duplicate) log(step, "Warning", `Duplicate registration at master ${message.master.address.url}`)
+  log(step, "Info", `Successfully registered with master ${message.master.address.url}`)
+  state.registered = true
+  changeMaster(step, message.master, message.masterWebUiUrl)
+  const heartbeat = Math.floor(state.config.workerTimeoutMillis / 4)
+  Core.startTimer(step, "heartbeat", { _tag: "SendHeartbeat" }, 0, heartbeat)
+  if (state.config.cleanup.enabled) {
+    const every = state.config.cleanup.intervalMillis
+    Core.startTimer(step, "cleanup", { _tag: "WorkDirCleanup" }, every, every)
+  }
+  Core.send(
+    step,
+    message.master,
+    new WorkerMessages.WorkerLatestState({
+      id: state.config.workerId,
+      executors: [...state.executors.values()].map((e) => describeExecutor(e).desc),
+      driverIds: [...state.drivers.keys()]
+    })
+  )
+}
+
+export const registrationFailed = (step: Step, message: WorkerMessages.RegisterWorkerFailed) => {
+  if (step.state.registered) return
+  log(step, "Error", `Worker registration failed: ${message.message}`)
+  Core.exit(step, 1, `Worker registration failed: ${message.message}`)
+}
+
+export const reconnect = (step: Step, message: WorkerMessages.ReconnectWorker) => {
+  log(step, "Info", `Master with url ${message.masterUrl} requested this worker to reconnect.`)
+  registerWithMaster(step)
+}
+
+export const masterChanged = (step: Step, message: WorkerMessages.MasterChanged) => {
+  const { state } = step
+  log(step, "Info", `Master has changed, new master is at ${message.master.address.url}`)
+  changeMaster(step, message.master, message.masterWebUiUrl)
+  Core.send(
+    step,
+    message.master,
+    new WorkerMessages.WorkerSchedulerStateResponse({
+      id: state.config.workerId,
+      execResponses: [...state.executors.values()].map(describeExecutor),
+      driverResponses: [...state.drivers.keys()].map((driverId) =>
+        new WorkerMessages.WorkerDriverStateResponse({ driverId, resources: {} })
+      )
+    })
+  )
+}
+
+export const sendHeartbeat = (step: Step) => {
+  const { state } = step
+  if (!state.connected || state.master === undefined) return
+  Core.send(
+    step,
+    state.master,
+    new WorkerMessages.Heartbeat({ workerId: state.config.workerId, worker: state.config.self })
+  )
+}
+
+export const disconnected = (step: Step, peer: RpcAddress.RpcAddress) => {
+  const { state } = step
+  if (state.master === undefined || state.master.address.hostPort !== peer.hostPort) return
+  log(step, "Error", `Connection to master ${peer.hostPort} lost; waiting for a master to reconnect...`)
+  state.connected = false
+  registerWithMaster(step)
+}

@@ -1,0 +1,209 @@
+// What the worker runs: launching and killing drivers and executors, their reports, and the cleanup of the
+// directories of finished apps.
+import { Core, Retention } from "@kindling/kernel"
+import type { Ids } from "@kindling/protocol"
+import { Ids as IdsOf, States, WorkerMessages } from "@kindling/protocol"
+import * as Option from "effect/Option"
+import type { Local } from "../WorkerCore.js"
+import type { DriverEntry, ExecutorEntry, Step } from "./state.js"
+import { log, masterUrl } from "./state.js"
+
+export const launchExecutor = (step: Step, message: WorkerMessages.LaunchExecutor) => {
+  const { state } = step
+  if (message.masterUrl !== masterUrl(state)) {
+    log(step, "Warning", `Invalid master (${message.masterUrl}) attempted to launch executor.`)
+    return
+  }
+  if (state.decommissioned) {
+    log(step, "Warning", "Asked to launch an executor while decommissioned; not launching it.")
+    return
+  }
+  const fullId = IdsOf.fullExecutorId(message.appId, message.execId)
+  // A launch delivered twice (a resent or duplicated message) must not start or charge the executor twice, nor
+  // start again one that already ended here.
+  if (state.executors.has(fullId)) {
+    log(step, "Warning", `Asked to launch executor ${fullId} again; it is already running here`)
+    return
+  }
+  if (state.finishedExecutors.some((e) => e.appId === message.appId && e.execId === message.execId)) {
+    log(step, "Warning", `Asked to launch executor ${fullId} again; it has already ended here`)
+    return
+  }
+  log(step, "Info", `Asked to launch executor ${fullId} for ${message.appDesc.name}`)
+  const executor: ExecutorEntry = {
+    appId: message.appId,
+    execId: message.execId,
+    appDesc: message.appDesc,
+    cores: message.cores,
+    memory: message.memory,
+    state: "LAUNCHING"
+  }
+  state.executors.set(fullId, executor)
+  state.coresUsed += message.cores
+  state.memoryUsed += message.memory
+  step.commands.push({
+    _tag: "LaunchExecutor",
+    appId: message.appId,
+    execId: message.execId,
+    appDesc: message.appDesc,
+    cores: message.cores,
+    memory: message.memory
+  })
+}
+
+export const killExecutor = (step: Step, message: WorkerMessages.KillExecutor) => {
+  const { state } = step
+  if (message.masterUrl !== masterUrl(state)) {
+    log(step, "Warning", `Invalid master (${message.masterUrl}) attempted to kill executor ${message.execId}`)
+    return
+  }
+  const fullId = IdsOf.fullExecutorId(message.appId, message.execId)
+  if (!state.executors.has(fullId)) {
+    log(step, "Info", `Asked to kill unknown executor ${fullId}`)
+    return
+  }
+  log(step, "Info", `Asked to kill executor ${fullId}`)
+  step.commands.push({ _tag: "KillExecutor", appId: message.appId, execId: message.execId })
+}
+
+export const launchDriver = (step: Step, message: WorkerMessages.LaunchDriver) => {
+  const { state } = step
+  if (state.drivers.has(message.driverId)) {
+    log(step, "Warning", `Asked to launch driver ${message.driverId} again; it is already running here`)
+    return
+  }
+  // A driver that already ended here is not run a second time: its end is told again instead.
+  const ended = state.finishedDrivers.find((d) => d.id === message.driverId)
+  if (ended !== undefined) {
+    log(step, "Warning", `Asked to launch driver ${message.driverId} again; it already ended ${ended.state}`)
+    reportDriver(step, ended)
+    return
+  }
+  log(step, "Info", `Asked to launch driver ${message.driverId}`)
+  const desc = message.driverDesc
+  state.drivers.set(message.driverId, { id: message.driverId, desc, state: "RUNNING", exception: undefined })
+  state.coresUsed += desc.cores
+  state.memoryUsed += desc.mem
+  step.commands.push({ _tag: "LaunchDriver", driverId: message.driverId, desc })
+}
+
+export const killDriver = (step: Step, message: WorkerMessages.KillDriver) => {
+  if (!step.state.drivers.has(message.driverId)) {
+    log(step, "Error", `Asked to kill unknown driver ${message.driverId}`)
+    return
+  }
+  log(step, "Info", `Asked to kill driver ${message.driverId}`)
+  step.commands.push({ _tag: "KillDriver", driverId: message.driverId })
+}
+
+export const applicationFinished = (step: Step, message: WorkerMessages.ApplicationFinished) => {
+  step.state.finishedApps.add(message.id)
+  maybeCleanupApplication(step, message.id)
+}
+
+export const decommission = (step: Step) => {
+  if (step.state.decommissioned) return
+  log(step, "Info", "Decommissioning this worker: it accepts no new executors")
+  step.state.decommissioned = true
+}
+
+const driverEndings: Partial<Record<string, string>> = {
+  ERROR: "failed with unrecoverable exception",
+  FAILED: "exited with failure",
+  FINISHED: "exited successfully",
+  KILLED: "was killed by user"
+}
+
+export const driverEnded = (step: Step, input: Extract<Local, { _tag: "DriverEnded" }>) => {
+  const { state } = step
+  const driver = state.drivers.get(input.driverId)
+  if (driver === undefined) return
+  const what = driverEndings[input.state] ?? `changed state to ${input.state}`
+  const detail = input.state === "ERROR" ? `: ${input.exception?.message ?? "unknown"}` : ""
+  log(
+    step,
+    input.state === "FINISHED" || input.state === "KILLED" ? "Info" : "Warning",
+    `Driver ${input.driverId} ${what}${detail}`
+  )
+  state.drivers.delete(input.driverId)
+  driver.state = input.state
+  driver.exception = input.exception
+  reportDriver(step, driver)
+  Retention.append(state.finishedDrivers, driver, state.config.retainedDrivers)
+  state.coresUsed -= driver.desc.cores
+  state.memoryUsed -= driver.desc.mem
+}
+
+export const executorChanged = (step: Step, input: Extract<Local, { _tag: "ExecutorChanged" }>) => {
+  const { state } = step
+  const fullId = IdsOf.fullExecutorId(input.appId, input.execId)
+  const executor = state.executors.get(fullId)
+  if (executor !== undefined) executor.state = input.state
+  if (States.isExecutorFinished(input.state)) {
+    if (executor !== undefined) {
+      const detail = input.message === undefined ? "" : ` message ${input.message}`
+      log(step, "Info", `Executor ${fullId} finished with state ${input.state}${detail}`)
+      state.executors.delete(fullId)
+      Retention.append(state.finishedExecutors, executor, state.config.retainedExecutors)
+      state.coresUsed -= executor.cores
+      state.memoryUsed -= executor.memory
+    } else {
+      log(step, "Info", `Unknown executor ${fullId} finished with state ${input.state}`)
+    }
+    maybeCleanupApplication(step, input.appId)
+  }
+  if (state.master === undefined) {
+    log(
+      step,
+      "Warning",
+      "Dropping an executor state change because the connection to master has not yet been established"
+    )
+    return
+  }
+  step.commands.push({
+    _tag: "SyncExecutorState",
+    to: state.master,
+    message: new WorkerMessages.ExecutorStateChanged({
+      appId: input.appId,
+      execId: input.execId,
+      state: input.state,
+      message: Option.fromNullable(input.message),
+      exitStatus: Option.fromNullable(input.exitStatus)
+    })
+  })
+}
+
+export const workDirCleanup = (step: Step) => {
+  const { state } = step
+  step.commands.push({
+    _tag: "CleanupWorkDir",
+    keep: [...new Set([...[...state.executors.values()].map((e) => e.appId), ...state.drivers.keys()])],
+    ttlMillis: state.config.cleanup.appDataTtlMillis
+  })
+}
+
+const reportDriver = (step: Step, driver: DriverEntry) => {
+  const { state } = step
+  if (state.master === undefined) {
+    log(step, "Warning", "Dropping DriverStateChanged because the connection to master has not yet been established")
+    return
+  }
+  Core.send(
+    step,
+    state.master,
+    new WorkerMessages.DriverStateChanged({
+      driverId: driver.id,
+      state: driver.state,
+      exception: Option.fromNullable(driver.exception)
+    })
+  )
+}
+
+const maybeCleanupApplication = (step: Step, appId: Ids.AppId) => {
+  const { state } = step
+  if (!state.finishedApps.has(appId)) return
+  if ([...state.executors.values()].some((e) => e.appId === appId)) return
+  state.finishedApps.delete(appId)
+  log(step, "Info", `Cleaning up local directories for application ${appId}`)
+  step.commands.push({ _tag: "CleanupApplication", appId })
+}

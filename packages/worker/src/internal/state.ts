@@ -1,0 +1,49 @@
+// The worker's records, and what every part of a step uses.
+import { Core } from "@kindling/kernel"
+import type { Descriptions, Ids, RpcAddress, States } from "@kindling/protocol"
+import type { Config, Local, WorkerCommand } from "../WorkerCore.js"
+
+export interface DriverEntry {
+  readonly id: Ids.DriverId
+  readonly desc: Descriptions.DriverDescription
+  state: States.DriverState
+  exception: Descriptions.RemoteException | undefined
+}
+
+export interface ExecutorEntry {
+  readonly appId: Ids.AppId
+  readonly execId: number
+  readonly appDesc: Descriptions.ApplicationDescription
+  readonly cores: number
+  readonly memory: number
+  state: States.ExecutorState
+}
+
+// The worker's state (public as `WorkerCore.State`, to be read through its accessors).
+export interface State {
+  readonly config: Config
+  registered: boolean
+  connected: boolean
+  master: RpcAddress.RefOf<"Master"> | undefined
+  masterWebUiUrl: string | undefined
+  registrationAttempts: number
+  registrationTimer: "none" | "initial" | "prolonged"
+  decommissioned: boolean
+  coresUsed: number
+  memoryUsed: number
+  readonly drivers: Map<Ids.DriverId, DriverEntry>
+  readonly finishedDrivers: Array<DriverEntry>
+  readonly executors: Map<string, ExecutorEntry>
+  readonly finishedExecutors: Array<ExecutorEntry>
+  /** Apps the master said are finished whose executors have not all ended here yet. */
+  readonly finishedApps: Set<Ids.AppId>
+}
+
+// One step in progress; `step` is not re-entrant, so one buffer serves.
+export interface Step extends Core.Out<Local, WorkerCommand> {
+  readonly state: State
+}
+
+export const log = (step: Step, level: Core.LogLevel, message: string) => Core.log(step, level, message)
+
+export const masterUrl = (state: State) => state.master?.address.url
