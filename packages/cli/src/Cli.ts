@@ -124,8 +124,22 @@ const submit = Command.make(
     ),
     args: Args.text({ name: "args" }).pipe(Args.repeated)
   },
-  (args) => exitCode(SubmitCommands.submit({ ...args, conf: confList(args.conf) }))
+  (args) =>
+    exitCode(
+      Effect.zipRight(warnMisplacedOptions(args.args), SubmitCommands.submit({ ...args, conf: confList(args.conf) }))
+    )
 ).pipe(Command.withDescription("Submit an app to run as a driver on the cluster; prints the driver id"))
+
+// As with spark-submit, what follows APP is the app's; a Kindling option there is most likely a mistake, so say so.
+const warnMisplacedOptions = (appArgs: ReadonlyArray<string>) =>
+  Effect.forEach(
+    appArgs.filter((arg) => submitOptionNames.has(arg.split("=")[0]!)),
+    (arg) =>
+      Effect.logWarning(
+        `${arg} comes after the app, so it is passed to the app as an argument; kindling's options go before the app`
+      ),
+    { discard: true }
+  )
 
 const driverCommand = (name: string, description: string, run: typeof SubmitCommands.status) =>
   Command.make(
@@ -154,10 +168,12 @@ export const kindling = Command.make(
 )
 
 // Read off the options themselves, so that an option added to `submit` is never taken for APP.
+const submitOptionList = Object.values<Options.Options<unknown>>(submitOptions)
+const submitOptionNames: ReadonlySet<string> = new Set(
+  submitOptionList.flatMap((option) => Option.toArray(Options.getIdentifier(option)))
+)
 const submitOptionsWithValue: ReadonlySet<string> = new Set(
-  Object.values<Options.Options<unknown>>(submitOptions).flatMap((option) =>
-    Options.isBool(option) ? [] : Option.toArray(Options.getIdentifier(option))
-  )
+  submitOptionList.flatMap((option) => (Options.isBool(option) ? [] : Option.toArray(Options.getIdentifier(option))))
 )
 
 // `kindling submit [options] APP [ARGS…]`: everything after APP belongs to the app, even what looks like an

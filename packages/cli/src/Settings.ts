@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { type Conf, type Problem, Registry } from "@kindling/conf"
+import { type Conf, type Key, type Problem, Registry } from "@kindling/conf"
 import { NodeLoader } from "@kindling/conf/node"
 import { DriverConf } from "@kindling/driver"
 import { KernelConf } from "@kindling/kernel"
@@ -37,19 +37,17 @@ export interface Failure {
   readonly message: string
 }
 
+// Every role's keys, listed once: the registry and the type of its keys both come from here.
+const groups = [ProtocolConf.group, MasterConf.group, WorkerConf.group, DriverConf.group, KernelConf.group] as const satisfies
+  ReadonlyArray<Registry.Group<Key.Any>>
+
 /**
  * The keys of every role.
  *
  * @since 0.1.0
  * @category models
  */
-export type Keys = Registry.KeyOf<
-  | typeof ProtocolConf.group
-  | typeof MasterConf.group
-  | typeof WorkerConf.group
-  | typeof DriverConf.group
-  | typeof KernelConf.group
->
+export type Keys = Registry.KeyOf<(typeof groups)[number]>
 
 /**
  * Every role's keys: the command is the front door of the cluster, so it refuses a key that no role knows before
@@ -58,13 +56,7 @@ export type Keys = Registry.KeyOf<
  * @since 0.1.0
  * @category constants
  */
-export const registry: Registry.Registry<Keys> = Registry.make(
-  ProtocolConf.group,
-  MasterConf.group,
-  WorkerConf.group,
-  DriverConf.group,
-  KernelConf.group
-)
+export const registry: Registry.Registry<Keys> = Registry.make(...groups)
 
 /**
  * Loads the configuration of {@link registry}: built-in defaults < the properties file (`--properties-file`,

@@ -6,14 +6,19 @@ import { Effect, Option } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import {
+  activeDriver,
   app,
+  cluster,
   eventually,
+  forever,
   freePort,
   isRunning,
   masterState,
+  pidsIn,
   run,
   startMaster,
   startWorker,
+  submitArgs,
   temporaryDirectory
 } from "./fixtures/cluster.js"
 
@@ -30,33 +35,7 @@ export default ([counter]) => {
   if (runs < 3) throw new Error("run " + runs + " fails")
 }
 `
-// Runs until killed; appends its pid to a file at each launch.
-const forever = `import { appendFileSync } from "node:fs"
-export default async ([pids]) => {
-  appendFileSync(pids, process.pid + "\\n")
-  await new Promise(() => setInterval(() => {}, 1000))
-}
-`
 
-const pidsIn = (file: string) =>
-  Fs.existsSync(file) ? Fs.readFileSync(file, "utf8").trim().split("\n").filter(Boolean).map(Number) : []
-
-const cluster = (workers = 2, masterArgs: ReadonlyArray<string> = []) =>
-  Effect.gen(function*() {
-    const dir = yield* temporaryDirectory
-    const master = yield* startMaster(masterArgs)
-    const started = []
-    for (let i = 0; i < workers; i++) started.push(yield* startWorker(master.url, Path.join(dir, `worker-${i}`)))
-    return { dir, master, workers: started }
-  })
-
-const submitArgs = (
-  url: string,
-  ...rest: Array<string>
-) => ["submit", "--master", url, "--deploy-mode", "cluster", ...rest]
-
-const activeDriver = (id: string) => (state: QueryMessages.MasterStateResponse) =>
-  state.activeDrivers.find((driver) => driver.id === id)
 
 describe("a cluster of real processes on 127.0.0.1", () => {
   it.scopedLive("a driver that writes a file and returns ends FINISHED", () =>
@@ -260,6 +239,11 @@ describe("a cluster of real processes on 127.0.0.1", () => {
         }).pipe(Effect.scoped, Effect.provide(RpcEnv.layer({})), Effect.provide(NodeTransport.layer))
         assert.instanceOf(error, Errors.MasterNotAlive)
         assert.strictEqual((error as Errors.MasterNotAlive).state, "RECOVERING")
+        // A query is refused in its own terms, not as a submission.
+        assert.strictEqual(
+          (error as Errors.MasterNotAlive).message,
+          "Current state is not alive: RECOVERING. Can only report driver status in ALIVE state."
+        )
       }),
     60_000
   )

@@ -1,5 +1,5 @@
 /**
- * Loads a process's configuration from the sources of DESIGN §6, lowest first: the registry's defaults, the
+ * Loads a process's configuration from its sources, lowest first: the registry's defaults, the
  * properties file, `KINDLING_*` environment variables, `--conf key=value` flags and the command's own flags.
  *
  * @since 0.1.0

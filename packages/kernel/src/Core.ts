@@ -1,5 +1,5 @@
 /**
- * The contract every role's logic follows (DESIGN §3): a core is a deterministic state machine,
+ * The contract every role's logic follows: a core is a deterministic state machine,
  * `step(state, input) → commands`. Inputs are decoded messages, connection events, timer ticks and the role's
  * local events, and every one carries `now`, so a core reads no clock. Commands are data: send a message, answer
  * an ask, arm or cancel a timer, log, exit, or anything the role's own interpreter knows how to do. A core owns
@@ -46,9 +46,14 @@ export type KernelInput<In extends Codec.Message> =
     readonly sender: RpcAddress.RpcAddress | undefined
     /** The node at the other end of the connection the message came on. */
     readonly peer: RpcAddress.RpcAddress
+    /** The connection it came on (0 for a message the node sent itself). */
+    readonly connection: RpcEnv.ConnectionId
   }
-  | { readonly _tag: "Connected"; readonly peer: RpcAddress.RpcAddress }
-  | { readonly _tag: "Disconnected"; readonly peer: RpcAddress.RpcAddress }
+  | {
+    readonly _tag: "Connected" | "Disconnected"
+    readonly peer: RpcAddress.RpcAddress
+    readonly connection: RpcEnv.ConnectionId
+  }
 
 /**
  * Something a role's core is told: a kernel input or one of the role's local inputs (timer ticks, process
@@ -69,7 +74,13 @@ export type Input<In extends Codec.Message, Local extends { readonly _tag: strin
  */
 export type KernelCommand<Local> =
   /** Made by `send`, which checks that the endpoint accepts the message. */
-  | { readonly _tag: "Send"; readonly to: RpcAddress.Ref<Codec.Message>; readonly message: Codec.Message }
+  | {
+    readonly _tag: "Send"
+    readonly to: RpcAddress.Ref<Codec.Message>
+    readonly message: Codec.Message
+    /** The connection to send it on while that is open (see `RpcEnv.send`). */
+    readonly via: RpcEnv.ConnectionId | undefined
+  }
   /** Made by `reply`, which checks the outcome against the request. */
   | { readonly _tag: "Reply"; readonly ask: Ask<Codec.Message>; readonly exit: Exit.Exit<unknown, unknown> }
   /**
@@ -138,9 +149,14 @@ export interface Out<Local, C> {
  * @since 0.1.0
  * @category commands
  */
-export const send = <M extends Codec.Message>(out: Out<any, any>, to: RpcAddress.Ref<M>, message: M): void => {
+export const send = <M extends Codec.Message>(
+  out: Out<any, any>,
+  to: RpcAddress.Ref<M>,
+  message: M,
+  via?: RpcEnv.ConnectionId
+): void => {
   // The signature has checked `to` against `message`; the command holds any ref.
-  out.commands.push({ _tag: "Send", to: to as RpcAddress.Ref<Codec.Message>, message })
+  out.commands.push({ _tag: "Send", to: to as RpcAddress.Ref<Codec.Message>, message, via })
 }
 
 /**

@@ -23,7 +23,6 @@ import * as Exit from "effect/Exit"
 import * as FiberId from "effect/FiberId"
 import * as FiberMap from "effect/FiberMap"
 import * as FiberSet from "effect/FiberSet"
-import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import * as Core from "./Core.js"
 
@@ -212,13 +211,26 @@ export const make = <
         )
       })
 
-    const startTimer = (command: Extract<Core.KernelCommand<Local>, { _tag: "StartTimer" }>) => {
-      const fire = Effect.sync(() => host.feed(command.input))
-      const ticks = command.periodMillis === undefined
-        ? fire
-        : Effect.repeat(fire, Schedule.fixed(command.periodMillis))
-      return FiberMap.run(timers, command.name, Effect.zipRight(Effect.sleep(command.delayMillis), ticks))
-    }
+    // At a fixed rate, as Spark's timers. A tick is queued only after one more turn of the event loop, so that
+    // whatever input is already waiting (in the sockets, after the node was paused or starved) is read first: a
+    // timer must not judge a peer silent on time the node could not hear it (a master checking heartbeats after
+    // SIGSTOP). After a stall longer than a period the missed ticks are not made up one after another.
+    const startTimer = (command: Extract<Core.KernelCommand<Local>, { _tag: "StartTimer" }>) =>
+      FiberMap.run(
+        timers,
+        command.name,
+        Effect.gen(function*() {
+          let due = clock.unsafeCurrentTimeMillis() + command.delayMillis
+          for (;;) {
+            yield* Effect.sleep(Math.max(0, due - clock.unsafeCurrentTimeMillis()))
+            yield* Effect.sleep(0)
+            enqueue({ _tag: "Input", input: command.input })
+            if (command.periodMillis === undefined) return
+            const now = clock.unsafeCurrentTimeMillis()
+            due = now - due > command.periodMillis ? now + command.periodMillis : due + command.periodMillis
+          }
+        })
+      )
 
     // Carries out a step's commands in order; the replies wait until the rest is done.
     const carryOut = (commands: ReadonlyArray<Core.Command<Local, C>>, ask: Core.Ask<Codec.Message> | undefined) =>
@@ -228,7 +240,7 @@ export const make = <
           const kernelCommand = command as Core.KernelCommand<Local>
           switch (kernelCommand._tag) {
             case "Send":
-              post(kernelCommand.to, kernelCommand.message)
+              post(kernelCommand.to, kernelCommand.message, kernelCommand.via)
               break
             case "Reply":
               replies.push(kernelCommand)
@@ -298,14 +310,24 @@ export const make = <
       if (!Core.isRequest(message)) {
         enqueue({
           _tag: "Input",
-          input: { _tag: "Receive", message, ask: undefined, sender: context.sender, peer: context.peer }
+          input: {
+            _tag: "Receive",
+            message,
+            ask: undefined,
+            sender: context.sender,
+            peer: context.peer,
+            connection: context.connection
+          }
         })
         return Effect.void
       }
       const ask: Core.Ask<In> = { id: nextAskId++, request: message }
       const deferred = Deferred.unsafeMake<unknown, unknown>(FiberId.none)
       pendingAsks.set(ask.id, deferred)
-      enqueue({ _tag: "Input", input: { _tag: "Receive", message, ask, sender: context.sender, peer: context.peer } })
+      enqueue({
+        _tag: "Input",
+        input: { _tag: "Receive", message, ask, sender: context.sender, peer: context.peer, connection: context.connection }
+      })
       return Deferred.await(deferred)
     }
 
@@ -315,8 +337,10 @@ export const make = <
     const register = rpc.register(core.endpoint.name, {
       inbound: core.endpoint.inbound,
       handlers: handlers as unknown as RpcEnv.Handlers<In, never>,
-      onConnected: (peer) => Effect.sync(() => enqueue({ _tag: "Input", input: { _tag: "Connected", peer } })),
-      onDisconnected: (peer) => Effect.sync(() => enqueue({ _tag: "Input", input: { _tag: "Disconnected", peer } })),
+      onConnected: (peer, connection) =>
+        Effect.sync(() => enqueue({ _tag: "Input", input: { _tag: "Connected", peer, connection } })),
+      onDisconnected: (peer, connection) =>
+        Effect.sync(() => enqueue({ _tag: "Input", input: { _tag: "Disconnected", peer, connection } })),
       // The mailbox orders the inputs; the endpoint must not hold a message back while an ask waits for its step.
       concurrency: "unbounded"
     }) as Effect.Effect<void, RpcEnv.EndpointAlreadyRegistered, Scope.Scope>

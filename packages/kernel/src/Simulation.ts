@@ -148,6 +148,15 @@ export class Livelock extends Error {
   }
 }
 
+/**
+ * Waits forever, as `Effect.never` does, but without a real timer: a simulated node that has nothing more to do
+ * must not keep the process alive once the simulation is over.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const forever: Effect.Effect<never> = Effect.async<never>(() => {})
+
 const defaultNetwork: NetworkOptions = {
   latencyMillis: [1, 5],
   duplicateRate: 0,

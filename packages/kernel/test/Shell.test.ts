@@ -83,7 +83,7 @@ const world = () => {
               }))
             )
       })
-      return yield* Effect.never
+      return yield* Simulation.forever
     }).pipe(Effect.provide(RpcEnv.layer({ host: "toy", port: 1 })))
   )
   const ask = (message: Inbound) => {

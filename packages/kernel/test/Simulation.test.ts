@@ -17,7 +17,7 @@ const world = (seed: number, network: Partial<Simulation.NetworkOptions> = {}) =
         inbound: readyz.inbound,
         handlers: { RequestReadyz: () => Effect.succeed(true) }
       })
-      yield* Effect.never
+      yield* Simulation.forever
     })
   )
   sim.start(

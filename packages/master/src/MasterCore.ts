@@ -30,7 +30,7 @@ import { canCompleteRecovery, completeRecovery, disconnected, electedLeader } fr
 import * as snapshots from "./internal/snapshots.js"
 import type * as internal from "./internal/state.js"
 import type { Step } from "./internal/state.js"
-import { log, masterUrl, notAlive, wantRecoveryCheck, wantSchedule } from "./internal/state.js"
+import { answer, log, masterUrl, notAlive, wantRecoveryCheck, wantSchedule } from "./internal/state.js"
 import * as validation from "./internal/validation.js"
 import {
   decommissionWorker,
@@ -158,7 +158,13 @@ export const make = (config: Config): State => ({
  * @category transitions
  */
 export const step = (state: State, input: Input): ReadonlyArray<Command> => {
-  const current: Step = { state, now: input.now, commands: [], wants: { schedule: false, recoveryCheck: false } }
+  const current: Step = {
+    state,
+    now: input.now,
+    commands: [],
+    wants: { schedule: false, recoveryCheck: false },
+    connection: input._tag === "Receive" ? input.connection : undefined
+  }
   switch (input._tag) {
     case "Start":
       // Spark checks at a fixed rate from the start, whether or not this master leads.
@@ -176,7 +182,7 @@ export const step = (state: State, input: Input): ReadonlyArray<Command> => {
     case "Connected":
       break
     case "Disconnected":
-      disconnected(current, input.peer)
+      disconnected(current, input.peer, input.connection)
       break
     case "ElectedLeader":
       electedLeader(current, input.stored)
@@ -205,7 +211,7 @@ const receive = Core.dispatch<Inbound, Step>({
     if (worker !== undefined) worker.lastHeartbeat = step.now
     else if (state.workers.has(message.workerId)) {
       log(step, "Warning", `Got heartbeat from unregistered worker ${message.workerId}; asking it to re-register`)
-      Core.send(step, message.worker, new WorkerMessages.ReconnectWorker({ masterUrl: masterUrl(state) }))
+      answer(step, message.worker, new WorkerMessages.ReconnectWorker({ masterUrl: masterUrl(state) }))
     } else {
       log(step, "Warning", `Got heartbeat from unknown worker ${message.workerId}; ignored`)
     }
@@ -214,17 +220,20 @@ const receive = Core.dispatch<Inbound, Step>({
     executorStateChanged(step, message)
     Core.reply(step, ask, Exit.succeed(true))
   },
-  DriverStateChanged: (step, message) => {
-    if (States.isDriverReportable(message.state)) {
-      removeDriver(step, message.driverId, message.state, Option.getOrUndefined(message.exception))
-    } else {
+  DriverStateChanged: (step, message, ask) => {
+    if (!States.isDriverReportable(message.state)) {
       log(step, "Warning", `Unexpected state ${message.state} for driver ${message.driverId}; ignored`)
+    } else if (step.state.drivers.has(message.driverId)) {
+      removeDriver(step, message.driverId, message.state, Option.getOrUndefined(message.exception))
     }
+    // Taken into account, or already settled (told twice, or by the worker's answer to MasterChanged): either way
+    // the worker may forget it.
+    Core.reply(step, ask, Exit.succeed(true))
   },
   WorkerSchedulerStateResponse: (step, message) => workerSchedulerStateResponse(step, message),
   WorkerLatestState: (step, message) => workerLatestState(step, message),
   WorkerDecommissioning: (step, message) => {
-    if (step.state.status === "STANDBY") Core.send(step, message.workerRef, new WorkerMessages.MasterInStandby())
+    if (step.state.status === "STANDBY") answer(step, message.workerRef, new WorkerMessages.MasterInStandby())
     else {
       const worker = step.state.idToWorker.get(message.id)
       if (worker !== undefined) decommissionWorker(step, worker)
@@ -235,7 +244,7 @@ const receive = Core.dispatch<Inbound, Step>({
   RequestDriverStatus: (step, message, ask) => Core.reply(step, ask, driverStatus(step, message.driverId)),
   RequestKillAllDrivers: (step, _, ask) => {
     const { state } = step
-    if (state.status !== "ALIVE") return Core.reply(step, ask, notAlive(state))
+    if (state.status !== "ALIVE") return Core.reply(step, ask, notAlive(state, "kill drivers"))
     for (const driver of [...state.drivers.values()]) killDriver(step, driver)
     Core.reply(
       step,
@@ -251,7 +260,7 @@ const receive = Core.dispatch<Inbound, Step>({
   },
   RequestClearCompletedDriversAndApps: (step, _, ask) => {
     const { state } = step
-    if (state.status !== "ALIVE") return Core.reply(step, ask, notAlive(state))
+    if (state.status !== "ALIVE") return Core.reply(step, ask, notAlive(state, "clear completed drivers and apps"))
     state.completedApps = []
     state.completedDrivers = []
     Core.reply(step, ask, Exit.succeed(true))
@@ -266,7 +275,10 @@ const receive = Core.dispatch<Inbound, Step>({
     const app = step.state.apps.get(message.appId)
     if (app === undefined) {
       log(step, "Warning", `Attempted to acknowledge the master change for unknown app ${message.appId}`)
-    } else if (app.state === "UNKNOWN") app.state = "WAITING"
+    } else if (app.state === "UNKNOWN") {
+      app.state = "WAITING"
+      app.connection = step.connection
+    }
     wantRecoveryCheck(step)
   },
   RequestExecutors: (step, message, ask) => {
@@ -302,7 +314,7 @@ const receive = Core.dispatch<Inbound, Step>({
 })
 
 /**
- * What is wrong with the state, if anything: the invariants of DESIGN §3 (capacity and accounting, every driver
+ * What is wrong with the state, if anything: its invariants (capacity and accounting, every driver
  * waiting or on exactly one live worker or completed, every executor on exactly one app and one worker, nothing
  * placed unless ALIVE). Tests check it after every step; `kindling.debug.validateState` checks it in a node.
  *

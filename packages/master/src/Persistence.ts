@@ -103,6 +103,12 @@ export const makeMemory = (store: MemoryStore): PersistenceEngine => ({
 export const layerMemory = (store: MemoryStore): Layer.Layer<Persistence> =>
   Layer.succeed(Persistence, makeMemory(store))
 
+// A record that cannot be read is named with the gist of what is wrong, never with its bytes echoed at length.
+const oneLine = (text: string) => {
+  const line = text.split("\n").find((l) => l.trim() !== "") ?? text
+  return line.length > 200 ? `${line.slice(0, 200)}…` : line
+}
+
 const codecs = {
   app: Schema.parseJson(QueryMessages.ApplicationInfo),
   driver: Schema.parseJson(QueryMessages.DriverInfo),
@@ -201,7 +207,7 @@ export const makeFileSystem = (directory: string): Effect.Effect<PersistenceEngi
         if (kind === undefined) continue
         const text = yield* attempt("read", path, () => Fs.readFile(path, "utf8"))
         const decoded = yield* Schema.decodeUnknown(codecs[kind] as Schema.Schema<unknown, string>)(text).pipe(
-          Effect.mapError((error) => new PersistenceError({ operation: "decode", path, reason: error.message }))
+          Effect.mapError((error) => new PersistenceError({ operation: "decode", path, reason: oneLine(error.message) }))
         )
         if (kind === "app") stored.apps.push(decoded as QueryMessages.ApplicationInfo)
         else if (kind === "driver") stored.drivers.push(decoded as QueryMessages.DriverInfo)

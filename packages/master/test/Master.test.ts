@@ -61,7 +61,7 @@ const world = (options: { readonly refuseDrivers: boolean }) => {
         validateState: true,
         onExit: (code) => Effect.sync(() => exits.push(code))
       })
-      return yield* Effect.never
+      return yield* Simulation.forever
     }).pipe(
       Effect.provide(
         Layer.mergeAll(
@@ -108,7 +108,7 @@ const world = (options: { readonly refuseDrivers: boolean }) => {
           resources: {}
         })
       )
-      return yield* Effect.never
+      return yield* Simulation.forever
     }).pipe(Effect.provide(RpcEnv.layer({ host: "worker", port: 7078 })))
   )
   sim.runFor(2_000)

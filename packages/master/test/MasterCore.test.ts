@@ -105,9 +105,28 @@ class World {
     return output
   }
 
+  // The connection each peer is on now; a peer that reconnects (or restarts) comes back on a new one.
+  readonly connections = new Map<string, number>()
+  nextConnection = 1
+
+  connectionOf(address: RpcAddress.RpcAddress, fresh = false): number {
+    const key = RpcAddress.key(address)
+    if (fresh || !this.connections.has(key)) this.connections.set(key, this.nextConnection++)
+    return this.connections.get(key)!
+  }
+
   receive(message: MasterCore.Inbound, sender?: RpcAddress.RpcAddress) {
     const ask = Core.isRequest(message) ? { id: nextAsk++, request: message } : undefined
-    return this.apply({ _tag: "Receive", message, ask, sender, peer: sender ?? masterAddress, now: this.now })
+    const connection = sender === undefined ? 0 : this.connectionOf(sender)
+    return this.apply({
+      _tag: "Receive",
+      message,
+      ask,
+      sender,
+      peer: sender ?? masterAddress,
+      connection,
+      now: this.now
+    })
   }
 
   // Carries out the master's commands the way the real workers and app clients would see them.
@@ -151,7 +170,7 @@ class World {
   }
 }
 
-// ---- the invariants of DESIGN §3, checked after every step -------------------------------------------------
+// ---- the invariants, checked after every step -------------------------------------------------
 
 const check = (world: World, output: Output) => {
   // The state's own invariants: capacity and accounting, drivers and executors each in exactly one place.
@@ -227,6 +246,7 @@ const registerWorker = (cores: number, memory: number, reuse: number): Op => (wo
   const id = old !== undefined && reuse % 2 === 1 ? old.id : Ids.WorkerId.make(`worker-${n}`)
   const worker: SimWorker = { id, address, cores, memory, drivers: new Set(), executors: new Map() }
   world.workers.push(worker)
+  world.connectionOf(address, true)
   world.receive(
     new WorkerMessages.RegisterWorker({
       id,
@@ -247,7 +267,8 @@ const heartbeat = (n: number): Op => (world) => {
   const worker = pick(world.workers, n)
   if (worker === undefined) return
   world.receive(
-    new WorkerMessages.Heartbeat({ workerId: worker.id, worker: RpcAddress.endpoint(worker.address, "Worker") })
+    new WorkerMessages.Heartbeat({ workerId: worker.id, worker: RpcAddress.endpoint(worker.address, "Worker") }),
+    worker.address
   )
 }
 
@@ -256,9 +277,24 @@ const timePasses = (seconds: number): Op => (world) => {
   world.apply({ _tag: "CheckForWorkerTimeOut", now: world.now })
 }
 
-const disconnect = (n: number): Op => (world) => {
+// A peer's connection closes; or another connection that claims the peer's address closes, which must change
+// nothing.
+const disconnect = (n: number, spoofed: boolean): Op => (world) => {
   const peer = pick([...world.workers.map((w) => w.address), ...world.appDrivers], n)
-  if (peer !== undefined) world.apply({ _tag: "Disconnected", peer, now: world.now })
+  if (peer === undefined) return
+  const before = MasterCore.masterState(world.core)
+  const connection = spoofed ? world.nextConnection++ : world.connectionOf(peer)
+  world.apply({ _tag: "Disconnected", peer, connection, now: world.now })
+  if (!spoofed) {
+    world.connectionOf(peer, true)
+    return
+  }
+  const after = MasterCore.masterState(world.core)
+  const alive = (state: typeof before) => [
+    ...state.workers.filter((w) => w.state !== "DEAD" && w.host === peer.host && w.port === peer.port).map((w) => w.id),
+    ...state.activeApps.filter((a) => RpcAddress.key(a.driver.address) === RpcAddress.key(peer)).map((a) => a.id)
+  ]
+  assert.deepStrictEqual(alive(after), alive(before), `a spoofed disconnect of ${peer.hostPort} removed something`)
 }
 
 const submit = (cores: number, mem: number, supervise: boolean): Op => (world) => {
@@ -271,7 +307,10 @@ const submit = (cores: number, mem: number, supervise: boolean): Op => (world) =
     const response = (reply as Exit.Success<SubmissionMessages.SubmitDriverResponse, never>).value
     world.driverIds.push(Option.getOrThrow(response.driverId))
   } else {
-    assert.deepStrictEqual(reply, Exit.fail(new Errors.MasterNotAlive({ state: world.core.status })))
+    assert.deepStrictEqual(
+      reply,
+      Exit.fail(new Errors.MasterNotAlive({ state: world.core.status, action: "accept driver submissions" }))
+    )
   }
 }
 
@@ -295,7 +334,11 @@ const status = (n: number): Op => (world) => {
   if (driverId === undefined) return
   const reply = world.receive(new SubmissionMessages.RequestDriverStatus({ driverId })).reply!
   if (world.core.status !== "ALIVE") {
-    assert.deepStrictEqual(reply, Exit.fail(new Errors.MasterNotAlive({ state: world.core.status })))
+    // Answered in the query's own terms.
+    assert.deepStrictEqual(
+      reply,
+      Exit.fail(new Errors.MasterNotAlive({ state: world.core.status, action: "report driver status" }))
+    )
   } else if (Exit.isSuccess(reply)) {
     assert.isTrue((reply.value as SubmissionMessages.DriverStatusResponse).found)
   }
@@ -337,7 +380,8 @@ const executorReport = (n: number, state: States.ExecutorState, exitStatus: numb
       state,
       message: Option.none(),
       exitStatus: Option.fromNullable(exitStatus)
-    })
+    }),
+    worker.address
   ).reply
   assert.deepStrictEqual(reply, Exit.succeed(true))
 }
@@ -381,8 +425,9 @@ const decommission = (n: number): Op => (world) => {
 }
 
 const acknowledge = (n: number): Op => (world) => {
+  const address = pick(world.appDrivers, n)
   const appId = appOf(world, n)
-  if (appId !== undefined) world.receive(new AppClientMessages.MasterChangeAcknowledged({ appId }))
+  if (appId !== undefined) world.receive(new AppClientMessages.MasterChangeAcknowledged({ appId }), address)
 }
 
 // A restart: the master comes back on what it persisted and some workers and apps answer; recovery ends when
@@ -407,15 +452,17 @@ const restart = (answering: number): Op => (world) => {
           ),
           driverResponses: [...worker.drivers].map((driverId) =>
             new WorkerMessages.WorkerDriverStateResponse({ driverId, resources: {} })
-          )
-        })
+          ),
+          endedDrivers: []
+        }),
+        worker.address
       )
     }
   })
   for (const [i, address] of world.appDrivers.entries()) {
     const appId = world.apps.get(RpcAddress.key(address))
     if (appId !== undefined && (answering >> (i % 8)) & 1) {
-      world.receive(new AppClientMessages.MasterChangeAcknowledged({ appId }))
+      world.receive(new AppClientMessages.MasterChangeAcknowledged({ appId }), address)
     }
   }
 }
@@ -435,7 +482,7 @@ const operation: fc.Arbitrary<Op> = fc.oneof(
   },
   { arbitrary: fc.nat().map(heartbeat), weight: 3 },
   { arbitrary: fc.integer({ min: 1, max: 90 }).map(timePasses), weight: 2 },
-  { arbitrary: fc.nat().map(disconnect), weight: 1 },
+  { arbitrary: fc.tuple(fc.nat(), fc.boolean()).map(([n, spoofed]) => disconnect(n, spoofed)), weight: 2 },
   {
     arbitrary: fc.tuple(fc.integer({ min: 1, max: 4 }), fc.integer({ min: 128, max: 2048 }), fc.boolean()).map((
       [c, m, s]
@@ -603,7 +650,10 @@ describe("MasterCore, worked examples", () => {
     const reply = world.receive(
       new SubmissionMessages.RequestSubmitDriver({ driverDescription: driverDescription(1, 1, false) })
     )
-    assert.deepStrictEqual(reply.reply, Exit.fail(new Errors.MasterNotAlive({ state: "RECOVERING" })))
+    assert.deepStrictEqual(
+      reply.reply,
+      Exit.fail(new Errors.MasterNotAlive({ state: "RECOVERING", action: "accept driver submissions" }))
+    )
     const worker = world.workers[0]!
     world.receive(
       new WorkerMessages.WorkerSchedulerStateResponse({
@@ -611,7 +661,8 @@ describe("MasterCore, worked examples", () => {
         execResponses: [],
         driverResponses: [...worker.drivers].map((driverId) =>
           new WorkerMessages.WorkerDriverStateResponse({ driverId, resources: {} })
-        )
+        ),
+        endedDrivers: []
       })
     )
     const snapshot = MasterCore.masterState(world.core)
@@ -638,7 +689,8 @@ describe("MasterCore, worked examples", () => {
       new WorkerMessages.WorkerSchedulerStateResponse({
         id: worker.id,
         execResponses: [],
-        driverResponses: [new WorkerMessages.WorkerDriverStateResponse({ driverId, resources: {} })]
+        driverResponses: [new WorkerMessages.WorkerDriverStateResponse({ driverId, resources: {} })],
+        endedDrivers: []
       })
     )
     assert.deepStrictEqual(MasterCore.waitingDriverIds(world.core), [])

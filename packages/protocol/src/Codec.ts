@@ -255,6 +255,8 @@ const envelopeOf = (value: unknown): Checked<Envelope> => {
       const error = checkBody(value.error, "error")
       return error instanceof MalformedFrame ? error : { _tag: "reject", error }
     }
+    case "ping":
+      return { _tag: "ping" }
     default:
       return dataEnvelopeOf(value) ?? notEnvelope(`unknown kind ${JSON.stringify(String(value._tag))}`)
   }
@@ -433,7 +435,8 @@ export class FrameDecoder {
   private expected = -1
   private poisoned: FrameTooLarge | undefined
 
-  constructor(readonly maxFrameSize: number) {}
+  /** The largest frame accepted; a node raises it once a connection's handshake is done. */
+  constructor(public maxFrameSize: number) {}
 
   /**
    * Feeds bytes; returns the payloads completed by them, or the error that ended the stream.

@@ -164,6 +164,19 @@ export const Failure = Schema.TaggedStruct("failure", {
   error: Body
 }).annotations({ identifier: "Failure", description: "the ask with this id failed with a typed error" })
 
+/**
+ * Keeps a quiet control connection open: a node sends one when it has sent nothing for a quarter of its idle
+ * timeout (`kindling.network.timeout`), and closes a connection on which it has received nothing for the whole
+ * timeout while it waits for no reply. It needs no answer.
+ *
+ * @since 0.1.0
+ * @category messages
+ */
+export const Ping = Schema.TaggedStruct("ping", {}).annotations({
+  identifier: "Ping",
+  description: "keeps a quiet connection open; no answer"
+})
+
 const StreamId = Schema.NonNegativeInt.annotations({
   description: "chosen by the fetcher, unique per connection"
 })
@@ -268,6 +281,7 @@ export const Envelope = Schema.Union(
   Ask,
   Reply,
   Failure,
+  Ping,
   Fetch,
   Chunk,
   Credit,

@@ -19,13 +19,15 @@ const notAlivePrefix = "Current state is not alive"
  * @category errors
  */
 export class MasterNotAlive extends Schema.TaggedError<MasterNotAlive>()("MasterNotAlive", {
-  state: RecoveryState
+  state: RecoveryState,
+  /** What was refused, in the message's words ("accept driver submissions", "report driver status", …). */
+  action: Schema.optionalWith(Schema.String, { exact: true })
 }, {
   description:
     "The master is STANDBY, RECOVERING or COMPLETING_RECOVERY and does not accept submissions, kills or queries."
 }) {
   override get message(): string {
-    return `${notAlivePrefix}: ${this.state}. Can only accept driver submissions in ALIVE state.`
+    return `${notAlivePrefix}: ${this.state}. Can only ${this.action ?? "accept driver submissions"} in ALIVE state.`
   }
 }
 

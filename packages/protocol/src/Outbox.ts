@@ -11,13 +11,13 @@ import type * as Scope from "effect/Scope"
 import type { Message } from "./Codec.js"
 import type { RpcError } from "./Errors.js"
 import { key, type Ref, type RpcEndpointRef } from "./RpcAddress.js"
-import type { RpcEnv } from "./RpcEnv.js"
+import type { ConnectionId, RpcEnv } from "./RpcEnv.js"
 
 /**
  * @since 0.1.0
  * @category models
  */
-export type Post = <M extends Message>(to: Ref<M>, message: M) => void
+export type Post = <M extends Message>(to: Ref<M>, message: M, via?: ConnectionId) => void
 
 /**
  * An outbox on the RpcEnv; its fibers stop when the scope closes.
@@ -33,7 +33,10 @@ export const make = (
   Effect.gen(function*() {
     const fibers = yield* FiberSet.make()
     const run = yield* FiberSet.runtime(fibers)<never>()
-    const queues = new Map<string, Array<{ readonly to: Ref<Message>; readonly message: Message }>>()
+    const queues = new Map<
+      string,
+      Array<{ readonly to: Ref<Message>; readonly message: Message; readonly via: ConnectionId | undefined }>
+    >()
     const drain = (destination: string): Effect.Effect<void> =>
       Effect.suspend(() => {
         const next = queues.get(destination)!.shift()
@@ -41,15 +44,15 @@ export const make = (
           queues.delete(destination)
           return Effect.void
         }
-        return rpc.send(next.to, next.message).pipe(
+        return rpc.send(next.to, next.message, { via: next.via }).pipe(
           Effect.catchAll((error) => onError(next.to, next.message, error)),
           Effect.zipRight(drain(destination))
         )
       })
-    return <M extends Message>(to: Ref<M>, message: M) => {
+    return <M extends Message>(to: Ref<M>, message: M, via?: ConnectionId) => {
       const destination = key(to.address)
       // Held as a ref to any message: `post`'s signature has checked that this one accepts `message`.
-      const entry = { to: to as Ref<Message>, message }
+      const entry = { to: to as Ref<Message>, message, via }
       const queue = queues.get(destination)
       if (queue !== undefined) {
         queue.push(entry)

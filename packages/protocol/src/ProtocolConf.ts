@@ -42,6 +42,16 @@ export const keys = {
   rpcMessageMaxSize: Key.make("kindling.rpc.message.maxSize", ValueType.int({ min: 1, max: 2047 }), {
     default: "128",
     description: "The largest RPC message, in MiB."
+  }),
+  maxConnections: Key.make("kindling.rpc.maxConnections", ValueType.int({ min: 8 }), {
+    default: "4096",
+    description: "The most connections a node keeps open; at the limit, a connection that has never carried a " +
+      "message makes room for a new one, and connections in use are never closed for it. Keep it under the " +
+      "process's file limit (ulimit -n)."
+  }),
+  maxHandshakes: Key.make("kindling.rpc.maxHandshakes", ValueType.int({ min: 1 }), {
+    default: "64",
+    description: "The most incoming connections a node lets be in their handshake at once; more are refused."
   })
 }
 
@@ -57,8 +67,8 @@ export const group = Registry.group({
 })
 
 /**
- * The RpcEnv settings every node takes from the configuration: the shared secret, the frame limit and the ask
- * timeout.
+ * The RpcEnv settings every node takes from the configuration: the shared secret, the frame limit, the ask and
+ * idle timeouts, and the connection limits.
  *
  * @since 0.1.0
  * @category constructors
@@ -81,6 +91,9 @@ export const rpcOptions = (
   return Either.right({
     maxFrameSize: conf.get(keys.rpcMessageMaxSize) * 1024 * 1024,
     askTimeout: conf.get(keys.askTimeout),
+    idleTimeout: conf.get(keys.networkTimeout),
+    maxConnections: conf.get(keys.maxConnections),
+    maxHandshakes: conf.get(keys.maxHandshakes),
     ...(conf.get(keys.authenticate) && secret !== undefined ? { secret } : {})
   })
 }

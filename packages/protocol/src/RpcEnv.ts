@@ -37,6 +37,20 @@ export interface Options {
   readonly askTimeout?: Duration.DurationInput
   /** How long a connection may take to complete its handshake (default 10 s). */
   readonly handshakeTimeout?: Duration.DurationInput
+  /**
+   * A control connection on which nothing has arrived for this long, while this node waits for no reply on it,
+   * is closed, as is one on which a frame has been arriving for this long without completing (default 120 s,
+   * `kindling.network.timeout`). Nodes send a `ping` on a connection they have been quiet on for a quarter of it.
+   */
+  readonly idleTimeout?: Duration.DurationInput
+  /**
+   * The most connections this node keeps open (default 4096). When a new one would pass it, a connection still
+   * in its handshake or one that has never carried a message makes room, oldest first; connections that carry
+   * messages (registered workers, apps) are never the ones to go. Without such room, the new one is refused.
+   */
+  readonly maxConnections?: number
+  /** The most incoming connections in their handshake at once (default 64); further ones are refused. */
+  readonly maxHandshakes?: number
   /** Chunking, windows, bounds and retries of the data plane. */
   readonly dataPlane?: DataPlane.Options
 }
@@ -52,7 +66,18 @@ export interface MessageContext {
   readonly sender: RpcAddress | undefined
   /** The node at the other end of the connection the message came on (the local node for local sends). */
   readonly peer: RpcAddress
+  /** The connection it came on: what ties a peer's liveness to the connection it registered over. */
+  readonly connection: ConnectionId
 }
+
+/**
+ * Names one connection for as long as the node runs (0 for messages a node sends itself). A peer's address is
+ * what the peer claims; its connection is what the node knows.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ConnectionId = number
 
 /**
  * What answering `M` produces: the request's reply type for an ask, nothing for a one-way message.
@@ -106,8 +131,8 @@ export interface Endpoint<A extends Message, H extends Handlers<A, any> = Handle
   /** The messages the endpoint accepts; anything else is answered with `MalformedFrame`. */
   readonly inbound: Schema.Schema<A, any, never>
   readonly handlers: H
-  readonly onConnected?: (peer: RpcAddress) => Effect.Effect<void, never, RH>
-  readonly onDisconnected?: (peer: RpcAddress) => Effect.Effect<void, never, RH>
+  readonly onConnected?: (peer: RpcAddress, connection: ConnectionId) => Effect.Effect<void, never, RH>
+  readonly onDisconnected?: (peer: RpcAddress, connection: ConnectionId) => Effect.Effect<void, never, RH>
   /**
    * "sequential" (the default, as Spark's endpoints): one message at a time, in arrival order.
    * "unbounded": every message in its own fiber.
@@ -139,8 +164,15 @@ export interface RpcEnv {
     name: string,
     endpoint: Endpoint<A, H, RH>
   ) => Effect.Effect<void, EndpointAlreadyRegistered, Scope.Scope | HandlersContext<H> | RH>
-  /** A one-way message; `to` must accept it. */
-  readonly send: <M extends Message>(to: Ref<M>, message: M) => Effect.Effect<void, RpcError>
+  /**
+   * A one-way message; `to` must accept it. With `via`, it goes on that connection while it is open (a node that
+   * ties a peer's liveness to the connection it registered on also talks to it there), else as usual.
+   */
+  readonly send: <M extends Message>(
+    to: Ref<M>,
+    message: M,
+    options?: { readonly via?: ConnectionId | undefined }
+  ) => Effect.Effect<void, RpcError>
   /** A request answered with its reply type or one of its declared errors; `to` must accept it. */
   readonly ask: <M extends Message & Schema.WithResult.All>(
     to: Ref<M>,

@@ -68,16 +68,34 @@ export class ExecutorStateChanged extends Schema.TaggedRequest<ExecutorStateChan
 }, { description: "An executor's new state, asked with retries so the master never misses a finished executor" }) {}
 
 /**
- * A driver's final state (ERROR, FINISHED, KILLED or FAILED).
+ * A driver's final state (ERROR, FINISHED, KILLED or FAILED). Kindling asks it and the master answers `true` once
+ * it has taken it into account (Spark sends it one way, and loses it when the master is away); a worker keeps the
+ * state until then, and tells it again when it registers with a master.
  *
  * @since 0.1.0
  * @category worker → master
  */
-export class DriverStateChanged extends Schema.TaggedClass<DriverStateChanged>()("DriverStateChanged", {
+export class DriverStateChanged extends Schema.TaggedRequest<DriverStateChanged>()("DriverStateChanged", {
+  payload: {
+    driverId: DriverId,
+    state: DriverState,
+    exception: Schema.OptionFromNullOr(RemoteException)
+  },
+  success: Schema.Boolean,
+  failure: Schema.Never
+}, { description: "A driver's final state; answered true once the master has taken it into account" }) {}
+
+/**
+ * A driver that ended on a worker while no master acknowledged its end.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class EndedDriver extends Schema.Class<EndedDriver>("EndedDriver")({
   driverId: DriverId,
   state: DriverState,
   exception: Schema.OptionFromNullOr(RemoteException)
-}, { description: "A driver's final state" }) {}
+}, { description: "A driver that ended on the worker and whose end no master has acknowledged yet" }) {}
 
 /**
  * One executor a worker runs, with the resources it holds.
@@ -113,8 +131,10 @@ export class WorkerSchedulerStateResponse
   extends Schema.TaggedClass<WorkerSchedulerStateResponse>()("WorkerSchedulerStateResponse", {
     id: WorkerId,
     execResponses: Schema.Array(WorkerExecutorStateResponse),
-    driverResponses: Schema.Array(WorkerDriverStateResponse)
-  }, { description: "Answer to MasterChanged: every executor and driver the worker runs" })
+    driverResponses: Schema.Array(WorkerDriverStateResponse),
+    /** Kindling's: drivers that ended here while no master heard of it, so recovery settles them. */
+    endedDrivers: Schema.Array(EndedDriver)
+  }, { description: "Answer to MasterChanged: every executor and driver the worker runs, and drivers that ended unheard" })
 {}
 
 /**

@@ -149,7 +149,7 @@ const suite = (name: string, transport: Layer.Layer<Transport.Transport>) =>
             RegisterWorker: () =>
               Effect.void,
             ExecutorStateChanged: () => Effect.succeed(true),
-            DriverStateChanged: () => Effect.void,
+            DriverStateChanged: () => Effect.succeed(true),
             WorkerSchedulerStateResponse: () => Effect.void,
             WorkerLatestState: () => Effect.void,
             WorkerDecommissioning: () => Effect.void

@@ -20,17 +20,21 @@ import { Simulation } from "@kindling/kernel/testing"
 import { LeaderElection, Master, Persistence } from "@kindling/master"
 import {
   AppClientMessages,
+  Codec,
   Descriptions,
   Endpoints,
+  Envelope,
   Ids,
   MasterClient,
   type QueryMessages,
   RpcAddress,
   RpcEnv,
-  States
+  States,
+  Transport
 } from "@kindling/protocol"
 import { ProcessLauncher, Runners, Worker } from "@kindling/worker"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -47,6 +51,8 @@ export interface Options {
   readonly apps?: number
   /** Faults besides delays: kills, pauses, partitions, broken and duplicated frames. */
   readonly faults?: boolean
+  /** Master settings to run with instead of the simulation's own (to explore a setting, or to break the master). */
+  readonly master?: Partial<Master.Options>
   readonly onTrace?: (line: string) => void
 }
 
@@ -61,6 +67,8 @@ export interface Outcome {
   /** Events the simulation took. */
   readonly steps: number
   readonly simulatedMillis: number
+  /** The faults injected, in order (the spoofer's visit is no fault of the network's and is not listed). */
+  readonly faults: ReadonlyArray<Simulation.Fault>
   readonly problems: ReadonlyArray<string>
   readonly trace: ReadonlyArray<string>
 }
@@ -114,9 +122,10 @@ export const run = (options: Options): Outcome => {
           maxExecutorRetries: 10,
           seed: options.seed + masterGeneration,
           validateState: true,
-          onExit: (code) => Effect.sync(() => exits.push(`master exited with ${code}`))
+          onExit: (code) => Effect.sync(() => exits.push(`master exited with ${code}`)),
+          ...options.master
         })
-        return yield* Effect.never
+        return yield* Simulation.forever
       }).pipe(
         Effect.provide(
           Layer.mergeAll(
@@ -157,7 +166,7 @@ export const run = (options: Options): Outcome => {
           validateState: true,
           onExit: (code, reason) => Effect.sync(() => exits.push(`${name} exited with ${code}: ${reason}`))
         })
-        return yield* Effect.never
+        return yield* Simulation.forever
       }).pipe(
         Effect.provide(
           Layer.mergeAll(
@@ -237,7 +246,7 @@ export const run = (options: Options): Outcome => {
         yield* Effect.sleep(2_000)
       }
     }
-    return yield* Effect.never
+    return yield* Simulation.forever
   }).pipe(Effect.provide(RpcEnv.layer({})))
 
   // An application that holds executors for a while: it registers (again every few seconds until registered),
@@ -311,8 +320,9 @@ export const run = (options: Options): Outcome => {
       if (appId !== undefined) {
         yield* Effect.ignore(rpc.send(masterRef, new AppClientMessages.UnregisterApplication({ appId })))
       }
+      // Then it stops, as a driver process does: its connections close, which ends the app even for a master
+      // that missed the unregistration (it was down, say).
       appsEnded.set(app.name, yield* Effect.clockWith((clock) => clock.currentTimeMillis))
-      return yield* Effect.never
     }).pipe(Effect.provide(RpcEnv.layer({ host: app.name, port: 6000 })))
 
   // ---- faults ----------------------------------------------------------------------------------------------
@@ -342,19 +352,44 @@ export const run = (options: Options): Outcome => {
           sim.partition("master", worker)
           sim.at(length, () => sim.heal("master", worker))
         })
-      } else if (kind < 0.8) {
+      } else if (kind < 0.75) {
         sim.at(at, () => {
           sim.node("master")?.pause()
           sim.at(length, () => sim.node("master")?.resume())
         })
-      } else {
+      } else if (kind < 0.9) {
         sim.at(at, () => {
           sim.node("master")?.kill()
           sim.at(length, () => sim.node("master")?.status === "killed" && startMaster())
         })
+      } else {
+        sim.at(at, () => sim.start(`spoofer-${i}`, spoof(worker)))
       }
     }
   }
+
+  // Someone else connects to the master claiming to be a worker, then hangs up: that must not cost the worker
+  // anything (it is not a fault of the worker's, so the healthy-worker checks cover it).
+  const spoof = (worker: string) =>
+    Effect.gen(function*() {
+      const transport = yield* Transport.Transport
+      const connection = yield* transport.connect(masterAddress.host, masterAddress.port, () => ({
+        onData: () => {},
+        onClose: () => {}
+      }))
+      const hello = Codec.encodeFrame(
+        {
+          _tag: "hello",
+          version: Envelope.protocolVersion,
+          address: RpcAddress.make(worker, workerPort),
+          nonce: null
+        },
+        Envelope.defaultMaxFrameSize
+      )
+      connection.write(Either.getOrThrow(hello))
+      yield* Effect.sleep(100)
+      connection.close()
+    })
 
   // ---- the run ---------------------------------------------------------------------------------------------
 
@@ -426,31 +461,47 @@ export const run = (options: Options): Outcome => {
     }
   }
 
-  return { seed: options.seed, steps: sim.steps(), simulatedMillis: sim.now() - start, problems, trace: sim.trace }
+  return {
+    seed: options.seed,
+    steps: sim.steps(),
+    simulatedMillis: sim.now() - start,
+    faults: sim.faults,
+    problems,
+    trace: sim.trace
+  }
 
   // A worker no fault touched must never have been taken for dead by the master.
   function checkHealthyWorkers(state: QueryMessages.MasterStateResponse) {
     // A fault of the master alone (paused, killed) touches no worker; any other fault touches its nodes.
     const touched = new Set(sim.faults.flatMap((fault) => fault.nodes).filter((node) => node !== "master"))
     const records = new Map([...state.completedDrivers, ...state.activeDrivers].map((d) => [d.id as string, d]))
+    // Each driver's first run: a supervised driver's runner may start the same driver again, which is no relaunch.
+    const firstRuns = ledger.runs.filter((run, i) => ledger.runs.findIndex((r) => r.dir === run.dir) === i)
     for (const run of ledger.runs) {
       if (touched.has(run.worker)) continue
       const id = driverOf(run)
       if (id !== undefined) {
         if (run.signalled && !killRequested.has(id)) problems.push(`healthy ${run.worker} had driver ${id} killed`)
         const record = records.get(id)
-        const expected = run.signalled ? "KILLED" : run.exitCode === 0 ? "FINISHED" : undefined
+        // As Spark's: a driver that exits 0 finished, even if it was being killed (it ignored the SIGTERM, say).
+        const expected = run.exitCode === 0 ? "FINISHED" : run.signalled ? "KILLED" : undefined
         const last = ledger.runs.filter((r) => r.dir === run.dir).at(-1) === run
         if (last && expected !== undefined && record !== undefined && record.state !== expected) {
           problems.push(`driver ${id} on healthy ${run.worker} ended ${run.exitCode}, recorded ${record.state}`)
         }
+        // A driver that succeeded is not launched anew (a relaunch under a new id) after that. Its other copies,
+        // started earlier behind a fault, may still run a while: the master kills them when it hears of them.
         if (run.exitCode === 0) {
-          const again = ledger.runs.find((r) => r.token === run.token && r.startedAt > (run.endedAt ?? Infinity))
+          const again = firstRuns.find((r) =>
+            r.token === run.token && r.dir !== run.dir && r.startedAt > (run.endedAt ?? Infinity)
+          )
           if (again !== undefined) {
-            problems.push(`${run.token} succeeded at ${run.endedAt} and ran again on ${again.worker}`)
+            problems.push(`${run.token} succeeded at ${run.endedAt} and was launched again in ${again.dir}`)
           }
         }
-      } else if (run.signalled) {
+      } else if (run.signalled && !touched.has(run.token)) {
+        // An app that lost its connection to the master is finished by it, as Spark does; one that did not keeps
+        // its executors until it ends.
         const ended = appsEnded.get(run.token)
         if (ended === undefined || ended > (run.endedAt ?? Infinity)) {
           problems.push(`healthy ${run.worker} had executor ${run.dir} killed while ${run.token} ran`)

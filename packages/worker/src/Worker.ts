@@ -84,33 +84,46 @@ export const make = (
     const executors = new Map<string, ExecutorRunner.ExecutorHandle>()
 
     // Each runner gets a scope of its own, closed when it ends, so a long-lived worker does not accumulate them.
-    const runnerScope = Scope.fork(yield* Effect.scope, ExecutionStrategy.sequential)
+    // A stopping worker closes them all at once: each may wait out its terminate timeout, and the worker must be
+    // gone within one timeout, not one per process.
+    const allRunners = yield* Scope.fork(yield* Effect.scope, ExecutionStrategy.parallel)
+    const runnerScope = Scope.fork(allRunners, ExecutionStrategy.sequential)
 
-    // Each executor's state changes are asked in order, one at a time, each retried before the next; different
-    // executors' go in parallel. Every attempt goes to the master of the moment, which may have changed.
+    // Each executor's state changes (and each driver's end) are asked in order, one at a time, each retried before
+    // the next; different executors' go in parallel. Every attempt goes to the master of the moment, which may
+    // have changed. An executor state no master takes stops the worker, as Spark; a driver's end is kept, and told
+    // again when the worker next registers.
     const syncLocks = new Map<string, { readonly lock: Effect.Semaphore; pending: number }>()
-    const syncOnce = (command: CommandOf<"SyncExecutorState">) =>
+    const syncOnce = (command: CommandOf<"SyncState">, host: Host) =>
       Effect.gen(function*() {
+        const { message } = command
         for (let attempt = 1;; attempt++) {
           const to = (yield* shell.read(WorkerCore.activeMaster)) ?? command.to
-          const outcome = yield* Effect.either(rpc.ask(to, command.message, { timeout: options.askTimeoutMillis }))
-          if (outcome._tag === "Right") return
+          const outcome = yield* Effect.either(rpc.ask(to, message, { timeout: options.askTimeoutMillis }))
+          if (outcome._tag === "Right") {
+            if (message._tag === "DriverStateChanged") host.feed({ _tag: "DriverEndHeard", driverId: message.driverId })
+            return
+          }
           if (attempt >= options.executorStateSyncMaxAttempts) {
-            const reason = `Failed to send ${command.message._tag} to ${to.toString()} ` +
-              `${attempt} times (${outcome.left.message}); giving up`
+            const reason = `Failed to send ${message._tag} to ${to.toString()} ${attempt} times ` +
+              `(${outcome.left.message}); giving up`
+            if (message._tag === "DriverStateChanged") {
+              return yield* Effect.logWarning(`${reason}; it is told again when the worker next registers`)
+            }
             yield* Effect.logError(reason)
             return yield* options.onExit(1, reason)
           }
-          yield* Effect.logWarning(
-            `Failed to send ${command.message._tag} (attempt ${attempt}): ${outcome.left.message}`
-          )
+          yield* Effect.logWarning(`Failed to send ${message._tag} (attempt ${attempt}): ${outcome.left.message}`)
           // A timeout has already waited; anything else waits as long before trying again.
           if (!(outcome.left instanceof Errors.AskTimeout)) yield* Effect.sleep(options.askTimeoutMillis)
         }
       })
-    const sync = (command: CommandOf<"SyncExecutorState">, host: Host) =>
+    const sync = (command: CommandOf<"SyncState">, host: Host) =>
       Effect.sync(() => {
-        const key = Ids.fullExecutorId(command.message.appId, command.message.execId)
+        const { message } = command
+        const key = message._tag === "DriverStateChanged"
+          ? message.driverId
+          : Ids.fullExecutorId(message.appId, message.execId)
         let entry = syncLocks.get(key)
         if (entry === undefined) {
           entry = { lock: Effect.unsafeMakeSemaphore(1), pending: 0 }
@@ -119,7 +132,7 @@ export const make = (
         const held = entry
         held.pending++
         host.fork(
-          held.lock.withPermits(1)(syncOnce(command)).pipe(
+          held.lock.withPermits(1)(syncOnce(command, host)).pipe(
             Effect.ensuring(Effect.sync(() => {
               // Forget the lock once nothing waits on it, so finished executors leave nothing behind.
               if (--held.pending === 0 && syncLocks.get(key) === held) syncLocks.delete(key)
@@ -220,7 +233,7 @@ export const make = (
 
     const interpret = (command: WorkerCore.WorkerCommand, host: Host): Effect.Effect<void> => {
       switch (command._tag) {
-        case "SyncExecutorState":
+        case "SyncState":
           return sync(command, host)
         case "LaunchDriver":
           return launchDriver(command, host)

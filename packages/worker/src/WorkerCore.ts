@@ -87,6 +87,8 @@ export type Local =
     readonly message: string | undefined
     readonly exitStatus: number | undefined
   }
+  /** A master took a driver's end into account: the worker need not tell it again. */
+  | { readonly _tag: "DriverEndHeard"; readonly driverId: Ids.DriverId }
 
 /**
  * @since 0.1.0
@@ -101,11 +103,15 @@ export type Input = Core.Input<Inbound, Local>
  * @category models
  */
 export type WorkerCommand =
-  /** Asked, retried up to `kindling.worker.executorStateSync.maxAttempts` times, then the worker exits. */
+  /**
+   * Asked of the master of the moment, retried up to `kindling.worker.executorStateSync.maxAttempts` times, one
+   * at a time per executor or driver. An executor's state the master never takes makes the worker exit (as
+   * Spark); a driver's end is kept and told again at the next registration, and acknowledged with `DriverEndHeard`.
+   */
   | {
-    readonly _tag: "SyncExecutorState"
+    readonly _tag: "SyncState"
     readonly to: RpcAddress.RefOf<"Master">
-    readonly message: WorkerMessages.ExecutorStateChanged
+    readonly message: WorkerMessages.ExecutorStateChanged | WorkerMessages.DriverStateChanged
   }
   | { readonly _tag: "LaunchDriver"; readonly driverId: Ids.DriverId; readonly desc: Descriptions.DriverDescription }
   | { readonly _tag: "KillDriver"; readonly driverId: Ids.DriverId }
@@ -156,7 +162,8 @@ export const make = (config: Config): State => ({
   finishedDrivers: [],
   executors: new Map(),
   finishedExecutors: [],
-  finishedApps: new Set()
+  finishedApps: new Set(),
+  unheard: new Map()
 })
 
 const receive = Core.dispatch<Inbound, internal.Step>({
@@ -208,6 +215,9 @@ export const step = (state: State, input: Input): ReadonlyArray<Command> => {
       break
     case "ExecutorChanged":
       runners.executorChanged(current, input)
+      break
+    case "DriverEndHeard":
+      current.state.unheard.delete(input.driverId)
       break
   }
   return current.commands

@@ -3,7 +3,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Ids } from "@kindling/protocol"
 import { Polling } from "@kindling/protocol/testing"
 import { DriverRunner, ProcessLauncher } from "@kindling/worker"
-import { Chunk, Deferred, Duration, Effect, Exit, Option, Ref, Scope, TestClock } from "effect"
+import { Chunk, Deferred, Duration, Effect, Exit, Fiber, Option, Ref, Scope, TestClock } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { pathToFileURL } from "node:url"
@@ -59,7 +59,11 @@ describe("DriverRunner with real processes", () => {
       assert.strictEqual(yield* driver.launches, 1)
       const report = JSON.parse(yield* readText(Path.join(driverDir, "stdout")))
       assert.deepStrictEqual(report.args, [workerUrl, Path.join(driverDir, "app.js")])
-      assert.deepStrictEqual(report.execArgv, ["--import", ProcessLauncher.parentWatchUrl, "--max-old-space-size=64"])
+      // The parent watch first, then the module-loading flags of the test's own process, then the memory cap.
+      const execArgv: Array<string> = report.execArgv
+      assert.deepStrictEqual(execArgv.slice(0, 2), ["--import", ProcessLauncher.parentWatchUrl])
+      assert.strictEqual(execArgv.at(-1), "--max-old-space-size=64")
+      for (const flag of execArgv.slice(2, -1)) assert.include(process.execArgv, flag)
       assert.strictEqual(report.cwd, driverDir)
       assert.strictEqual(report.env, "from the command")
       assert.strictEqual(yield* readText(Path.join(driverDir, "stderr")), "to stderr\n")
@@ -153,6 +157,27 @@ describe("DriverRunner with real processes", () => {
       const driver = yield* DriverRunner.start(options(workDir, description)).pipe(Scope.extend(scope))
       const pid = yield* readyPid(Path.join(driverDir, "stdout"))
       yield* Scope.close(scope, Exit.void)
+      assert.isFalse(isAlive(pid))
+      assert.strictEqual((yield* driver.result).state, "KILLED")
+    }))
+
+  // As when a stopping worker's main fiber is interrupted: the release runs in an interrupted fiber, and must
+  // neither hang on the SIGTERM nor be cut short before its SIGKILL.
+  live("interrupting the fiber that owns the scope SIGKILLs a driver that ignores SIGTERM after the timeout", () =>
+    Effect.gen(function*() {
+      const { appUrl, driverDir, workDir } = yield* setup
+      const description = driverDescription({ appUrl, command: command("hang", ["ignore-term"]) })
+      const started = yield* Deferred.make<DriverRunner.DriverHandle>()
+      const owner = yield* DriverRunner.start(options(workDir, description, { terminateTimeout: "300 millis" })).pipe(
+        Effect.flatMap((driver) => Deferred.succeed(started, driver)),
+        Effect.zipRight(Effect.never),
+        Effect.scoped,
+        Effect.fork
+      )
+      const driver = yield* Deferred.await(started)
+      const pid = yield* readyPid(Path.join(driverDir, "stdout"))
+      const [elapsed] = yield* Effect.timed(Fiber.interrupt(owner))
+      assert.isAtLeast(Duration.toMillis(elapsed), 300)
       assert.isFalse(isAlive(pid))
       assert.strictEqual((yield* driver.result).state, "KILLED")
     }))

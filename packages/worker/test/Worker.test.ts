@@ -28,7 +28,7 @@ const masterHandlers = (
   Heartbeat: () => Effect.void,
   ExecutorStateChanged: (message: WorkerMessages.ExecutorStateChanged) =>
     Effect.sync(() => onExecutorState(message)).pipe(Effect.as(true)),
-  DriverStateChanged: () => Effect.void,
+  DriverStateChanged: () => Effect.succeed(true),
   WorkerSchedulerStateResponse: () => Effect.void,
   WorkerLatestState: () => Effect.void,
   WorkerDecommissioning: () => Effect.void
@@ -137,7 +137,7 @@ describe("Worker registration on the simulated network", () => {
       "master",
       Effect.gen(function*() {
         attempts = (yield* silentMaster).attempts
-        return yield* Effect.never
+        return yield* Simulation.forever
       })
     )
     sim.start(
@@ -150,7 +150,7 @@ describe("Worker registration on the simulated network", () => {
             exitCode = code
           })
       }).pipe(
-        Effect.zipRight(Effect.never),
+        Effect.zipRight(Simulation.forever),
         Effect.provide(RpcEnv.layer({ host: "worker", port: 40000 })),
         Effect.provide(noRunners)
       )

@@ -18,7 +18,7 @@ const self = Endpoints.ref(RpcAddress.make("10.0.1.1", 40000), Endpoints.worker)
 type Given =
   | WorkerCore.Local
   | { readonly _tag: "Start" }
-  | { readonly _tag: "Disconnected"; readonly peer: RpcAddress.RpcAddress }
+  | { readonly _tag: "Disconnected"; readonly peer: RpcAddress.RpcAddress; readonly connection: number }
   | { readonly _tag: "Receive"; readonly message: WorkerCore.Inbound }
 
 // One step; a message arrives from master A as a one-way send (none of these is an ask).
@@ -26,7 +26,7 @@ const stepWith = (state: WorkerCore.State, input: Given) =>
   WorkerCore.step(
     state,
     input._tag === "Receive"
-      ? { ...input, ask: undefined, sender: masterA.address, peer: masterA.address, now: 0 }
+      ? { ...input, ask: undefined, sender: masterA.address, peer: masterA.address, connection: 1, now: 0 }
       : { ...input, now: 0 }
   )
 
@@ -69,7 +69,7 @@ const appId = Ids.AppId.make("app-20260101000000-0000")
 
 const tags = (commands: ReadonlyArray<WorkerCore.Command>) =>
   commands.filter((c) => c._tag !== "Log").map((c) =>
-    c._tag === "Send" ? `Send ${c.message._tag} ${c.to.address.host}` : c._tag
+    c._tag === "Send" || c._tag === "SyncState" ? `${c._tag} ${c.message._tag} ${c.to.address.host}` : c._tag
   )
 
 const registered = (fuzz = 1) => {
@@ -179,7 +179,7 @@ describe("WorkerCore registration", () => {
 
   it("a lost master connection starts a new registration cycle, but not a second one", () => {
     const state = registered()
-    const lost = stepWith(state, { _tag: "Disconnected", peer: masterA.address })
+    const lost = stepWith(state, { _tag: "Disconnected", peer: masterA.address, connection: 1 })
     assert.deepStrictEqual(tags(lost), ["Send RegisterWorker 10.0.0.1", "Send RegisterWorker 10.0.0.2", "StartTimer"])
     assert.deepStrictEqual(tags(stepWith(state, { _tag: "SendHeartbeat" })), [])
     const again = stepWith(state, {
@@ -244,7 +244,7 @@ describe("WorkerCore runners and accounting", () => {
       message: undefined,
       exitStatus: undefined
     })
-    assert.deepStrictEqual(tags(running), ["SyncExecutorState"])
+    assert.deepStrictEqual(tags(running), ["SyncState ExecutorStateChanged 10.0.0.1"])
     assert.strictEqual(state.coresUsed, 3)
     const exited = {
       _tag: "ExecutorChanged",
@@ -279,7 +279,7 @@ describe("WorkerCore runners and accounting", () => {
       message: undefined,
       exitStatus: undefined
     })
-    assert.deepStrictEqual(tags(last), ["CleanupApplication", "SyncExecutorState"])
+    assert.deepStrictEqual(tags(last), ["CleanupApplication", "SyncState ExecutorStateChanged 10.0.0.1"])
   })
 
   it("forwards a driver's final state to the master and frees its resources", () => {
@@ -302,7 +302,7 @@ describe("WorkerCore runners and accounting", () => {
     })
     assert.strictEqual(state.coresUsed, 2)
     const ended = stepWith(state, { _tag: "DriverEnded", driverId, state: "FAILED", exception: undefined })
-    assert.deepStrictEqual(tags(ended), ["Send DriverStateChanged 10.0.0.1"])
+    assert.deepStrictEqual(tags(ended), ["SyncState DriverStateChanged 10.0.0.1"])
     assert.strictEqual(state.coresUsed, 0)
     assert.strictEqual(state.memoryUsed, 0)
   })
@@ -441,7 +441,7 @@ describe("WorkerCore model", () => {
         exitStatus: state === "EXITED" ? 0 : undefined
       }
     }),
-    fc.nat().map((n): Op => () => ({ _tag: "Disconnected", peer: masterOf(n).address }))
+    fc.nat().map((n): Op => () => ({ _tag: "Disconnected", peer: masterOf(n).address, connection: 1 }))
   )
 
   it("random histories keep the worker's invariants, launch each driver and executor once, and answer every query", () => {
@@ -483,6 +483,7 @@ describe("WorkerCore model", () => {
           ask: { id: 1, request },
           sender: undefined,
           peer: masterA.address,
+          connection: 2,
           now: 0
         })
         const replies = commands.flatMap((c) => (c._tag === "Reply" ? [c.exit] : []))

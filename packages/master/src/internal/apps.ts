@@ -1,11 +1,21 @@
 // Applications and their executors: registration, removal, executor state and kills.
-import { Core, Retention } from "@kindling/kernel"
+import { Retention } from "@kindling/kernel"
 import { AppClientMessages as AppClient, Errors, Ids, RpcAddress, States, WorkerMessages } from "@kindling/protocol"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import { persistApp } from "./snapshots.js"
 import type { AppEntry, ExecutorEntry, Step } from "./state.js"
-import { log, masterUrl, newApp, releaseExecutor, removeExecutorFromApp, wantSchedule } from "./state.js"
+import {
+  answer,
+  log,
+  masterUrl,
+  newApp,
+  releaseExecutor,
+  removeExecutorFromApp,
+  toApp,
+  toWorker,
+  wantSchedule
+} from "./state.js"
 
 export const registerApplicationRequest = (step: Step, message: AppClient.RegisterApplication) => {
   const { state } = step
@@ -17,12 +27,13 @@ export const registerApplicationRequest = (step: Step, message: AppClient.Regist
     startTime: step.now,
     submitDate: step.now,
     state: "WAITING",
-    executorLimit: Option.getOrElse(message.appDescription.initialExecutorLimit, () => Infinity)
+    executorLimit: Option.getOrElse(message.appDescription.initialExecutorLimit, () => Infinity),
+    connection: step.connection
   })
   if (!registerApplication(step, app)) return
   log(step, "Info", `Registered app ${app.desc.name} with ID ${app.id}`)
   persistApp(step, app)
-  Core.send(step, message.driver, new AppClient.RegisteredApplication({ appId: app.id, master: state.config.self }))
+  answer(step, message.driver, new AppClient.RegisteredApplication({ appId: app.id, master: state.config.self }))
   wantSchedule(step)
 }
 
@@ -52,13 +63,13 @@ export const removeApplication = (step: Step, app: AppEntry, finalState: States.
   for (const executor of [...app.executors.values()]) killExecutor(step, executor)
   app.state = finalState
   app.endTime = step.now
-  if (finalState !== "FINISHED") Core.send(step, app.driver, new AppClient.ApplicationRemoved({ message: finalState }))
+  if (finalState !== "FINISHED") toApp(step, app, new AppClient.ApplicationRemoved({ message: finalState }))
   step.commands.push({ _tag: "Unpersist", kind: "app", id: app.id })
   wantSchedule(step)
   // Workers clean up the app's local dirs once none of its executors is left.
   for (const worker of state.workers.values()) {
     if (worker.state !== "DEAD") {
-      Core.send(step, worker.endpoint, new WorkerMessages.ApplicationFinished({ id: app.id }))
+      toWorker(step, worker, new WorkerMessages.ApplicationFinished({ id: app.id }))
     }
   }
 }
@@ -70,9 +81,9 @@ export const killExecutor = (step: Step, executor: ExecutorEntry) => {
     `Killing executor ${Ids.fullExecutorId(executor.app.id, executor.id)} on worker ${executor.worker.id}`
   )
   releaseExecutor(executor)
-  Core.send(
+  toWorker(
     step,
-    executor.worker.endpoint,
+    executor.worker,
     new WorkerMessages.KillExecutor({ masterUrl: masterUrl(step.state), appId: executor.app.id, execId: executor.id })
   )
   executor.state = "KILLED"
@@ -86,6 +97,16 @@ export const executorStateChanged = (step: Step, message: WorkerMessages.Executo
     log(step, "Warning", `Got status update for unknown executor ${message.appId}/${message.execId}`)
     return
   }
+  // Only the worker that runs it speaks for an executor. After a recovery in which a worker did not answer, its
+  // executors' ids may have been given again; its late report of the old one must not end the new one.
+  if (executor.worker.connection !== undefined && executor.worker.connection !== step.connection) {
+    log(
+      step,
+      "Warning",
+      `Got status update for executor ${message.appId}/${message.execId} from a worker that does not run it; ignored`
+    )
+    return
+  }
   const oldState = executor.state
   if (!States.canMove(States.executorMoves, oldState, message.state)) {
     log(
@@ -97,9 +118,9 @@ export const executorStateChanged = (step: Step, message: WorkerMessages.Executo
   }
   executor.state = message.state
   if (message.state === "RUNNING") app.retryCount = 0
-  Core.send(
+  toApp(
     step,
-    app.driver,
+    app,
     new AppClient.ExecutorUpdated({
       id: message.execId,
       state: message.state,

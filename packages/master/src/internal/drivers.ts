@@ -1,12 +1,12 @@
 // Drivers: submission, kill, status, launch, removal and relaunch.
-import { Core, Retention } from "@kindling/kernel"
+import { Retention } from "@kindling/kernel"
 import type { Descriptions, States } from "@kindling/protocol"
 import { Errors, Ids, SubmissionMessages, WorkerMessages } from "@kindling/protocol"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import { persistDriver } from "./snapshots.js"
 import type { DriverEntry, Step, WorkerEntry } from "./state.js"
-import { attachDriver, detachDriver, log, notAlive, wantSchedule } from "./state.js"
+import { attachDriver, detachDriver, log, notAlive, toWorker, wantSchedule } from "./state.js"
 
 export const createDriver = (step: Step, desc: Descriptions.DriverDescription): DriverEntry => {
   const { state } = step
@@ -27,10 +27,11 @@ export const submitDriver = (
   desc: Descriptions.DriverDescription
 ): Exit.Exit<SubmissionMessages.SubmitDriverResponse, Errors.MasterNotAlive> => {
   const { state } = step
-  if (state.status !== "ALIVE") return notAlive(state)
+  if (state.status !== "ALIVE") return notAlive(state, "accept driver submissions")
   const driver = createDriver(step, desc)
-  log(step, "Info", `Driver submitted ${driver.id}`)
   persistDriver(step, driver)
+  // Logged once it is on disk: commands are carried out in order, and a failed write stops the master first.
+  log(step, "Info", `Driver submitted ${driver.id}`)
   state.drivers.set(driver.id, driver)
   state.waitingDrivers.push(driver)
   wantSchedule(step)
@@ -51,7 +52,7 @@ export const killDriver = (step: Step, driver: DriverEntry) => {
     state.waitingDrivers.splice(waiting, 1)
     removeDriver(step, driver.id, "KILLED", undefined)
   } else if (driver.worker !== undefined) {
-    Core.send(step, driver.worker.endpoint, new WorkerMessages.KillDriver({ driverId: driver.id }))
+    toWorker(step, driver.worker, new WorkerMessages.KillDriver({ driverId: driver.id }))
   }
 }
 
@@ -60,7 +61,7 @@ export const killDriverRequest = (
   driverId: Ids.DriverId
 ): Exit.Exit<SubmissionMessages.KillDriverResponse, Errors.MasterNotAlive | Errors.DriverNotFound> => {
   const { state } = step
-  if (state.status !== "ALIVE") return notAlive(state)
+  if (state.status !== "ALIVE") return notAlive(state, "kill drivers")
   log(step, "Info", `Asked to kill driver ${driverId}`)
   const driver = state.drivers.get(driverId)
   if (driver === undefined) {
@@ -82,7 +83,7 @@ export const driverStatus = (
   driverId: Ids.DriverId
 ): Exit.Exit<SubmissionMessages.DriverStatusResponse, Errors.MasterNotAlive | Errors.DriverNotFound> => {
   const { state } = step
-  if (state.status !== "ALIVE") return notAlive(state)
+  if (state.status !== "ALIVE") return notAlive(state, "report driver status")
   const driver = state.drivers.get(driverId) ?? state.completedDrivers.find((d) => d.id === driverId)
   if (driver === undefined) return Exit.fail(new Errors.DriverNotFound({ driverId }))
   return Exit.succeed(
@@ -104,9 +105,9 @@ export const launchDriver = (step: Step, worker: WorkerEntry, driver: DriverEntr
   // on submission, and a restarted master then fails drivers that were still waiting) — and before the launch
   // goes out, so no driver runs that the store says is waiting.
   persistDriver(step, driver)
-  Core.send(
+  toWorker(
     step,
-    worker.endpoint,
+    worker,
     new WorkerMessages.LaunchDriver({ driverId: driver.id, driverDesc: driver.desc, resources: {} })
   )
 }

@@ -1,12 +1,11 @@
 // `schedule()`: drivers onto shuffled workers, then executors for the waiting apps (reference §5). It runs once,
 // at the end of a step that asked for it.
-import { Core } from "@kindling/kernel"
 import { AppClientMessages as AppClient, Ids, WorkerMessages } from "@kindling/protocol"
 import * as Option from "effect/Option"
 import * as Scheduling from "../Scheduling.js"
 import { launchDriver } from "./drivers.js"
 import type { ExecutorEntry, State, Step, WorkerEntry } from "./state.js"
-import { addExecutor, coresFree, log, masterUrl, memoryFree } from "./state.js"
+import { addExecutor, coresFree, log, masterUrl, memoryFree, toApp, toWorker } from "./state.js"
 
 // A small, fast, seedable generator (mulberry32): the core's only source of randomness.
 export const nextRandom = (state: State): number => {
@@ -82,9 +81,9 @@ export const startExecutorsOnWorkers = (step: Step) => {
 
 export const launchExecutor = (step: Step, worker: WorkerEntry, executor: ExecutorEntry) => {
   log(step, "Info", `Launching executor ${Ids.fullExecutorId(executor.app.id, executor.id)} on worker ${worker.id}`)
-  Core.send(
+  toWorker(
     step,
-    worker.endpoint,
+    worker,
     new WorkerMessages.LaunchExecutor({
       masterUrl: masterUrl(step.state),
       appId: executor.app.id,
@@ -95,9 +94,9 @@ export const launchExecutor = (step: Step, worker: WorkerEntry, executor: Execut
       resources: {}
     })
   )
-  Core.send(
+  toApp(
     step,
-    executor.app.driver,
+    executor.app,
     new AppClient.ExecutorAdded({
       id: executor.id,
       workerId: worker.id,

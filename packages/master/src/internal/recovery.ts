@@ -1,6 +1,6 @@
 // Leadership, recovery from persisted state, and lost connections.
 import { Core } from "@kindling/kernel"
-import { Endpoints, RpcAddress, WorkerMessages } from "@kindling/protocol"
+import { Endpoints, RpcAddress, type RpcEnv, WorkerMessages } from "@kindling/protocol"
 import * as Option from "effect/Option"
 import type { Stored } from "../MasterCore.js"
 import { registerApplication, removeApplication } from "./apps.js"
@@ -35,7 +35,8 @@ export const beginRecovery = (step: Step, stored: Stored) => {
       startTime: info.startTime,
       submitDate: info.submitDate,
       state: "UNKNOWN",
-      executorLimit: Option.getOrElse(info.executorLimit, () => Infinity)
+      executorLimit: Option.getOrElse(info.executorLimit, () => Infinity),
+      connection: undefined
     })
     if (registerApplication(step, app)) Core.send(step, app.driver, changed)
     state.nextAppNumber = Math.max(state.nextAppNumber, counterOf(info.id) + 1)
@@ -51,7 +52,8 @@ export const beginRecovery = (step: Step, stored: Stored) => {
       memory: info.memory,
       resources: info.resources,
       state: "UNKNOWN",
-      lastHeartbeat: step.now
+      lastHeartbeat: step.now,
+      connection: undefined
     })
     if (registerWorker(step, worker)) Core.send(step, worker.endpoint, changed)
   }
@@ -107,12 +109,23 @@ export const completeRecovery = (step: Step) => {
   wantSchedule(step)
 }
 
-export const disconnected = (step: Step, peer: RpcAddress.RpcAddress) => {
+// A peer's address is only what it claims; a worker or an app goes only when the connection it registered on
+// goes, so another connection claiming its address and closing changes nothing.
+export const disconnected = (step: Step, peer: RpcAddress.RpcAddress, connection: RpcEnv.ConnectionId) => {
   const { state } = step
   const key = RpcAddress.key(peer)
   const worker = state.addressToWorker.get(key)
-  if (worker !== undefined) removeWorker(step, worker, `${peer.hostPort} got disassociated`)
   const app = state.addressToApp.get(key)
-  if (app !== undefined) removeApplication(step, app, "FINISHED")
+  // Only the connection a worker or app registered on speaks for it: another one that claimed its address (a
+  // connection it left behind, or someone else's) closing says nothing about it.
+  if (worker !== undefined && worker.connection === connection) {
+    removeWorker(step, worker, `${peer.hostPort} got disassociated`)
+  } else if (worker !== undefined) {
+    log(step, "Info", `A connection claiming ${peer.hostPort} closed; worker ${worker.id} registered on another one`)
+  }
+  if (app !== undefined && app.connection === connection) removeApplication(step, app, "FINISHED")
+  else if (app !== undefined) {
+    log(step, "Info", `A connection claiming ${peer.hostPort} closed; app ${app.id} registered on another one`)
+  }
   wantRecoveryCheck(step)
 }

@@ -1,7 +1,7 @@
 // The master's records, and what every part of a step uses: its commands and recommendations, and the
 // accounting of cores and memory as drivers and executors come and go.
 import { Core } from "@kindling/kernel"
-import type { Descriptions, RpcAddress, States } from "@kindling/protocol"
+import type { Codec, Descriptions, Endpoints, RpcAddress, RpcEnv, States } from "@kindling/protocol"
 import { Errors, Ids } from "@kindling/protocol"
 import * as Exit from "effect/Exit"
 import type { Config, Local, MasterCommand } from "../MasterCore.js"
@@ -26,6 +26,11 @@ export interface WorkerEntry {
   readonly resources: Descriptions.Resources
   state: States.WorkerState
   lastHeartbeat: number
+  /**
+   * The connection the worker registered (or answered recovery) on: only its loss removes the worker, whatever
+   * another connection claims to be. Undefined for a stored worker that has not answered yet.
+   */
+  connection: RpcEnv.ConnectionId | undefined
   coresUsed: number
   memoryUsed: number
   readonly executors: Map<string, ExecutorEntry>
@@ -39,6 +44,8 @@ export interface AppEntry {
   readonly startTime: number
   readonly submitDate: number
   state: States.ApplicationState
+  /** The connection its driver registered (or acknowledged recovery) on; its loss finishes the app. */
+  connection: RpcEnv.ConnectionId | undefined
   coresGranted: number
   readonly executors: Map<number, ExecutorEntry>
   nextExecutorId: number
@@ -88,6 +95,8 @@ export interface State {
 export interface Step extends Core.Out<Local, MasterCommand> {
   readonly state: State
   readonly wants: { schedule: boolean; recoveryCheck: boolean }
+  /** The connection the message being handled came on, if the input is a message. */
+  readonly connection: RpcEnv.ConnectionId | undefined
 }
 
 export const wantSchedule = (step: Step) => {
@@ -100,10 +109,25 @@ export const wantRecoveryCheck = (step: Step) => {
 
 export const log = (step: Step, level: "Info" | "Warning", message: string) => Core.log(step, level, message)
 
+// A registered worker or app is talked to on the connection it registered on, the one its liveness follows: what
+// is sent there is either received or its loss removes the peer, never lost without a trace on another connection.
+export const toWorker = (step: Step, worker: WorkerEntry, message: Endpoints.Inbound["Worker"]) =>
+  Core.send(step, worker.endpoint, message, worker.connection)
+
+export const toApp = (step: Step, app: AppEntry, message: Endpoints.Inbound["AppClient"]) =>
+  Core.send(step, app.driver, message, app.connection)
+
+// An answer goes back on the connection the message came on.
+export const answer = <M extends Codec.Message>(step: Step, to: RpcAddress.Ref<M>, message: M) =>
+  Core.send(step, to, message, step.connection)
+
 export const masterUrl = (state: State) => state.config.self.address.url
 
-export const notAlive = (state: State): Exit.Exit<never, Errors.MasterNotAlive> =>
-  Exit.fail(new Errors.MasterNotAlive({ state: state.status }))
+// The refusal of a master that is not ALIVE, worded for what was asked (Spark says "submissions" for everything).
+export const notAlive = (
+  state: State,
+  action: "accept driver submissions" | "kill drivers" | "report driver status" | "clear completed drivers and apps"
+): Exit.Exit<never, Errors.MasterNotAlive> => Exit.fail(new Errors.MasterNotAlive({ state: state.status, action }))
 
 export const attachDriver = (driver: DriverEntry, worker: WorkerEntry) => {
   driver.worker = worker
@@ -157,7 +181,10 @@ export const memoryFree = (worker: WorkerEntry) => worker.memory - worker.memory
 
 // A new app record: nothing granted yet.
 export const newApp = (
-  fields: Pick<AppEntry, "id" | "desc" | "driver" | "startTime" | "submitDate" | "state" | "executorLimit">
+  fields: Pick<
+    AppEntry,
+    "id" | "desc" | "driver" | "startTime" | "submitDate" | "state" | "executorLimit" | "connection"
+  >
 ): AppEntry => ({
   ...fields,
   coresGranted: 0,
@@ -171,6 +198,16 @@ export const newApp = (
 export const newWorker = (
   fields: Pick<
     WorkerEntry,
-    "id" | "host" | "port" | "endpoint" | "webUiAddress" | "cores" | "memory" | "resources" | "state" | "lastHeartbeat"
+    | "id"
+    | "host"
+    | "port"
+    | "endpoint"
+    | "webUiAddress"
+    | "cores"
+    | "memory"
+    | "resources"
+    | "state"
+    | "lastHeartbeat"
+    | "connection"
   >
 ): WorkerEntry => ({ ...fields, coresUsed: 0, memoryUsed: 0, executors: new Map(), drivers: new Map() })

@@ -1,4 +1,4 @@
-// The invariants of DESIGN §3 over the master's records, as a list of what is wrong.
+// The invariants over the master's records, as a list of what is wrong.
 import { Ids, States } from "@kindling/protocol"
 import { RpcAddress } from "@kindling/protocol"
 import type { State } from "./state.js"

@@ -1,12 +1,12 @@
 // Workers: registration, heartbeats, removal, decommissioning, and what they report.
-import { Core } from "@kindling/kernel"
-import { AppClientMessages as AppClient, Ids, RpcAddress, WorkerMessages } from "@kindling/protocol"
+import { AppClientMessages as AppClient, Ids, RpcAddress, States, WorkerMessages } from "@kindling/protocol"
 import * as Option from "effect/Option"
 import { relaunchDriver, removeDriver } from "./drivers.js"
 import { persistWorker } from "./snapshots.js"
 import type { ExecutorEntry, Step, WorkerEntry } from "./state.js"
 import {
   addExecutor,
+  answer,
   attachDriver,
   detachDriver,
   log,
@@ -14,6 +14,8 @@ import {
   newWorker,
   releaseExecutor,
   removeExecutorFromApp,
+  toApp,
+  toWorker,
   wantRecoveryCheck,
   wantSchedule
 } from "./state.js"
@@ -24,7 +26,7 @@ export const workerKey = (worker: { readonly endpoint: RpcAddress.RpcEndpointRef
 export const registerWorkerRequest = (step: Step, message: WorkerMessages.RegisterWorker): undefined => {
   const { state } = step
   if (state.status === "STANDBY") {
-    Core.send(step, message.worker, new WorkerMessages.MasterInStandby())
+    answer(step, message.worker, new WorkerMessages.MasterInStandby())
     return
   }
   const registered = (duplicate: boolean) =>
@@ -34,9 +36,11 @@ export const registerWorkerRequest = (step: Step, message: WorkerMessages.Regist
       masterAddress: message.masterAddress,
       duplicate
     })
+  // Registered already: the connection it registered on stays the one that counts (another that claims its id
+  // must not take its place); if the worker has really moved, that connection's loss brings it back.
   if (state.idToWorker.has(message.id)) {
     log(step, "Warning", `Worker ${message.id} registered again with the same id`)
-    Core.send(step, message.worker, registered(true))
+    answer(step, message.worker, registered(true))
     return
   }
   const worker = newWorker({
@@ -49,10 +53,11 @@ export const registerWorkerRequest = (step: Step, message: WorkerMessages.Regist
     memory: message.memory,
     resources: message.resources,
     state: "ALIVE",
-    lastHeartbeat: step.now
+    lastHeartbeat: step.now,
+    connection: step.connection
   })
   if (!registerWorker(step, worker)) {
-    Core.send(
+    answer(
       step,
       message.worker,
       new WorkerMessages.RegisterWorkerFailed({
@@ -63,7 +68,7 @@ export const registerWorkerRequest = (step: Step, message: WorkerMessages.Regist
   }
   log(step, "Info", `Registering worker ${worker.host}:${worker.port} with ${worker.cores} cores, ${worker.memory} MB`)
   persistWorker(step, worker)
-  Core.send(step, message.worker, registered(false))
+  answer(step, message.worker, registered(false))
   wantSchedule(step)
 }
 
@@ -107,7 +112,7 @@ export const removeWorker = (step: Step, worker: WorkerEntry, reason: string) =>
     }
   }
   for (const app of state.apps.values()) {
-    Core.send(step, app.driver, new AppClient.WorkerRemoved({ id: worker.id, host: worker.host, message: reason }))
+    toApp(step, app, new AppClient.WorkerRemoved({ id: worker.id, host: worker.host, message: reason }))
   }
   step.commands.push({ _tag: "Unpersist", kind: "worker", id: worker.id })
   wantSchedule(step)
@@ -116,9 +121,9 @@ export const removeWorker = (step: Step, worker: WorkerEntry, reason: string) =>
 // Tells an executor's app that its worker is lost or decommissioned (with the host, so the driver can drop the
 // host's shuffle outputs), and marks the executor so.
 export const workerGone = (step: Step, executor: ExecutorEntry, state: "LOST" | "DECOMMISSIONED", message: string) => {
-  Core.send(
+  toApp(
     step,
-    executor.app.driver,
+    executor.app,
     new AppClient.ExecutorUpdated({
       id: executor.id,
       state,
@@ -141,10 +146,12 @@ export const decommissionWorker = (step: Step, worker: WorkerEntry) => {
     removeExecutorFromApp(executor)
     releaseExecutor(executor)
   }
-  Core.send(step, worker.endpoint, new WorkerMessages.DecommissionWorker())
+  toWorker(step, worker, new WorkerMessages.DecommissionWorker())
   step.commands.push({ _tag: "Unpersist", kind: "worker", id: worker.id })
 }
 
+// The shell reads whatever input is waiting before it delivers a timer tick, so a master that was paused hears the
+// heartbeats of that time before it judges anyone silent.
 export const timeOutDeadWorkers = (step: Step) => {
   const { state } = step
   const timeout = state.config.workerTimeoutMillis
@@ -167,16 +174,39 @@ export const workerSchedulerStateResponse = (step: Step, message: WorkerMessages
   }
   log(step, "Info", `Worker has been re-registered: ${message.id}`)
   if (worker.state === "UNKNOWN") worker.state = "ALIVE"
+  worker.connection = step.connection
+  // Drivers that ended here while no master heard of it are settled as they ended, before anything else: not
+  // found at the end of recovery, they would be relaunched or failed.
+  for (const ended of message.endedDrivers) {
+    if (state.drivers.has(ended.driverId) && States.isDriverReportable(ended.state)) {
+      removeDriver(step, ended.driverId, ended.state, Option.getOrUndefined(ended.exception))
+    }
+  }
   for (const { desc } of message.execResponses) {
     const app = state.apps.get(desc.appId)
+    // Every app the master accepted is in its store until it ends, so an executor of an app it does not know
+    // belongs to one that ended while this worker was out of reach: nobody else will stop it.
+    if (app === undefined) {
+      toWorker(
+        step,
+        worker,
+        new WorkerMessages.KillExecutor({ masterUrl: masterUrl(state), appId: desc.appId, execId: desc.execId })
+      )
+      continue
+    }
     // An executor already known (listed twice, or by another worker) is not charged again.
-    if (app === undefined || app.executors.has(desc.execId)) continue
+    if (app.executors.has(desc.execId)) continue
     const executor = addExecutor(app, worker, desc.cores, desc.execId)
     executor.state = desc.state
   }
   for (const { driverId } of message.driverResponses) {
     const driver = state.drivers.get(driverId)
-    if (driver === undefined || driver.worker === worker) continue
+    // Likewise a driver the master no longer knows was killed or ended while this worker was out of reach.
+    if (driver === undefined) {
+      toWorker(step, worker, new WorkerMessages.KillDriver({ driverId }))
+      continue
+    }
+    if (driver.worker === worker) continue
     // A claimed driver runs: it leaves the queue (a record persisted before its launch put it there) and any
     // worker it was thought to be on.
     const waiting = state.waitingDrivers.indexOf(driver)
@@ -200,14 +230,14 @@ export const workerLatestState = (step: Step, message: WorkerMessages.WorkerLate
   if (worker.state === "UNKNOWN") return
   for (const executor of message.executors) {
     if (!worker.executors.has(Ids.fullExecutorId(executor.appId, executor.execId))) {
-      Core.send(
+      toWorker(
         step,
-        worker.endpoint,
+        worker,
         new WorkerMessages.KillExecutor({ masterUrl: masterUrl(state), appId: executor.appId, execId: executor.execId })
       )
     }
   }
   for (const driverId of message.driverIds) {
-    if (!worker.drivers.has(driverId)) Core.send(step, worker.endpoint, new WorkerMessages.KillDriver({ driverId }))
+    if (!worker.drivers.has(driverId)) toWorker(step, worker, new WorkerMessages.KillDriver({ driverId }))
   }
 }

@@ -52,7 +52,7 @@ type Delivery =
     readonly context: Api.MessageContext
     readonly reply: ((exit: Exit.Exit<unknown, unknown>) => void) | undefined
   }
-  | { readonly _tag: "connected" | "disconnected"; readonly peer: RpcAddress }
+  | { readonly _tag: "connected" | "disconnected"; readonly peer: RpcAddress; readonly connection: number }
 
 interface EndpointRuntime {
   readonly name: string
@@ -63,6 +63,8 @@ interface EndpointRuntime {
 type Phase = "awaitHello" | "verifying" | "awaitProof" | "awaitChallenge" | "awaitWelcome" | "open" | "closed"
 
 interface Peer {
+  /** This connection's number, for as long as the node runs. */
+  readonly id: number
   readonly connection: Connection
   readonly direction: "in" | "out"
   readonly decoder: FrameDecoder
@@ -83,7 +85,38 @@ interface Peer {
   serverNonce: Uint8Array | undefined
   ready: Deferred.Deferred<Peer, RpcError> | undefined
   handshakeDeadline: number
+  /** When a frame last arrived, and when this node last wrote: for idle connections and keepalive pings. */
+  lastReceived: number
+  lastSent: number
+  /** When the frame now arriving began, while one is incomplete: a frame dribbled forever is cut off. */
+  frameStartedAt: number | undefined
+  /** Messages it brought to endpoints: a connection that carries none may make room for a new one. */
+  delivered: number
+  /** Malformed frames seen on it; only the first few are logged. */
+  malformed: number
+  /** Whether anything has arrived on it yet. */
+  heard: boolean
 }
+
+// Handshake frames are small (an address, a nonce, a proof, an error); before a connection is authenticated
+// nothing larger is read, so an unknown peer cannot make a node hold megabytes for it.
+const handshakeFrameLimit = 8 * 1024
+
+// Logged values are cut to this length: bad input must not turn into unbounded log lines.
+const logLimit = 500
+
+// Malformed frames logged per connection before the rest are only counted.
+const malformedLogged = 3
+
+// What a refused connection's bytes go to.
+const ignored: ConnectionHandler = { onData: () => {}, onClose: () => {} }
+
+// An HTTP server answers a connection with a status line; a Kindling node with a frame header.
+const looksLikeHttp = (bytes: Uint8Array) =>
+  bytes.length >= 5 && bytes[0] === 0x48 && bytes[1] === 0x54 && bytes[2] === 0x54 && bytes[3] === 0x50 &&
+  bytes[4] === 0x2f
+
+const bounded = (text: string) => (text.length > logLimit ? `${text.slice(0, logLimit)}… (${text.length} chars)` : text)
 
 // Ask ids are unique per connection; remembering the recent ones lets a node carry out each ask at most once
 // even if a frame is delivered twice. The bound keeps a long-lived connection's memory flat.
@@ -198,6 +231,9 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
     const maxFrameSize = options.maxFrameSize ?? defaultMaxFrameSize
     const askTimeout = Duration.decode(options.askTimeout ?? "120 seconds")
     const handshakeTimeout = Duration.decode(options.handshakeTimeout ?? "10 seconds")
+    const idleMillis = Duration.toMillis(Duration.decode(options.idleTimeout ?? "120 seconds"))
+    const maxConnections = options.maxConnections ?? 4096
+    const maxHandshakes = options.maxHandshakes ?? 64
     const secretKey = options.secret === undefined
       ? undefined
       : yield* Effect.promise(() => Handshake.importSecret(options.secret!))
@@ -207,13 +243,16 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
     const dialing = new Map<string, Deferred.Deferred<Peer, RpcError>>()
     const pending = new Map<number, PendingAsk>()
     const live = new Set<Peer>()
+    const byId = new Map<number, Peer>()
     const handshaking = new Set<Peer>()
     let nextAskId = 0
+    let nextConnectionId = 1
     let sweeper: Fiber.RuntimeFiber<void> | undefined
+    let keepalive: Fiber.RuntimeFiber<void> | undefined
     let address: RpcAddress | undefined
 
     const warn = (message: string, annotations: Record<string, unknown> = {}) => {
-      runFork(Effect.logWarning(message).pipe(Effect.annotateLogs(annotations)))
+      runFork(Effect.logWarning(bounded(message)).pipe(Effect.annotateLogs(annotations)))
     }
 
     const data = yield* DataPlane.make(options.dataPlane ?? {}, {
@@ -232,6 +271,7 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
     const write = (peer: Peer, envelope: Envelope): Either.Either<void, MalformedFrame | FrameTooLarge> => {
       const frame = encodeFrame(envelope, maxFrameSize)
       if (Either.isLeft(frame)) return Either.left(frame.left)
+      peer.lastSent = clock.unsafeCurrentTimeMillis()
       peer.connection.write(frame.right)
       return Either.void
     }
@@ -249,7 +289,7 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
           ))
         }
         for (const peer of handshaking) {
-          if (peer.handshakeDeadline <= now) authFailed(peer, "handshake timed out")
+          if (peer.handshakeDeadline <= now) handshakeTimedOut(peer)
         }
       }
     }).pipe(Effect.ensuring(Effect.sync(() => {
@@ -260,9 +300,75 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
       if (sweeper === undefined) sweeper = runFork(sweep)
     }
 
+    // A peer that never finished its handshake gave no answer; with a secret, that is a failed authentication.
+    const handshakeTimedOut = (peer: Peer) => {
+      if (secretKey !== undefined) return authFailed(peer, "handshake timed out")
+      const silent = peer.direction === "out" ? `no answer from ${peer.identity.hostPort}` : "no hello in time"
+      peer.refusal = new ConnectionLost({ peer: peer.identity.hostPort, reason: silent })
+      if (peer.direction === "out") warn(peer.refusal.message, { peer: peer.identity.hostPort })
+      else write(peer, { _tag: "reject", error: Either.getOrThrow(encodeWith(RpcError, peer.refusal)) })
+      close(peer, peer.refusal.message)
+    }
+
+    // Keeps control connections honest while any is open: pings the quiet ones, closes idle ones and ones on
+    // which a frame stopped half-way. It ticks a few times per idle timeout, on the node's Clock.
+    const keepaliveTick = Math.max(100, Math.min(1000, Math.floor(idleMillis / 8)))
+    const watch = Effect.gen(function*() {
+      while (live.size > 0) {
+        yield* Effect.sleep(keepaliveTick)
+        const now = clock.unsafeCurrentTimeMillis()
+        for (const peer of [...live]) {
+          if (peer.purpose === "data") continue
+          if (peer.frameStartedAt !== undefined && now - peer.frameStartedAt >= idleMillis) {
+            close(peer, `a frame did not complete within ${idleMillis} ms`)
+          } else if (peer.phase !== "open") {
+            continue
+          } else if (now - peer.lastReceived >= idleMillis && peer.asks.size === 0) {
+            close(peer, `idle for ${idleMillis} ms`)
+          } else if (now - peer.lastSent >= idleMillis / 4) {
+            write(peer, { _tag: "ping" })
+          }
+        }
+      }
+    }).pipe(Effect.ensuring(Effect.sync(() => {
+      keepalive = undefined
+    })))
+
+    const ensureKeepalive = () => {
+      if (keepalive === undefined) keepalive = runFork(watch)
+    }
+
+    // The connection that goes when a new one needs room: one still in its handshake, else one that never
+    // brought a message and waits for nothing, the quietest first.
+    const evictionCandidate = (): Peer | undefined => {
+      let best: Peer | undefined
+      for (const peer of live) {
+        if (peer.purpose === "data") continue
+        const unused = peer.phase !== "open" || (peer.delivered === 0 && peer.asks.size === 0)
+        if (!unused) continue
+        if (best === undefined || peer.lastReceived < best.lastReceived) best = peer
+      }
+      return best
+    }
+
+    let refusedLogged = 0
+    const refuseConnection = (connection: Connection, why: string) => {
+      if (refusedLogged++ % 1000 === 0) {
+        warn(`refusing connections (${refusedLogged} so far): ${why}`, { peer: connection.remote.host })
+      }
+      connection.close()
+    }
+
+    const inboundHandshakes = () => {
+      let count = 0
+      for (const peer of handshaking) if (peer.direction === "in") count++
+      return count
+    }
+
     const finish = (peer: Peer, reason: string) => {
       handshaking.delete(peer)
       if (!live.delete(peer)) return
+      byId.delete(peer.id)
       peer.phase = "closed"
       if (peers.get(addressKey(peer.identity)) === peer) peers.delete(addressKey(peer.identity))
       const error = peer.refusal ?? new ConnectionLost({ peer: peer.identity.hostPort, reason })
@@ -274,7 +380,7 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
       }
       peer.asks.clear()
       if (peer.ready !== undefined) Deferred.unsafeDone(peer.ready, Exit.fail(error))
-      if (peer.wasOpen) notify({ _tag: "disconnected", peer: peer.identity })
+      if (peer.wasOpen) notify({ _tag: "disconnected", peer: peer.identity, connection: peer.id })
     }
 
     const close = (peer: Peer, reason: string) => {
@@ -297,6 +403,7 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
     const open = (peer: Peer) => {
       handshaking.delete(peer)
       peer.phase = "open"
+      peer.decoder.maxFrameSize = maxFrameSize
       if (peer.purpose === "data") {
         peer.link = {
           direction: peer.direction,
@@ -312,7 +419,7 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
       const key = addressKey(peer.identity)
       const current = peers.get(key)
       if (current === undefined || current.phase !== "open") peers.set(key, peer)
-      notify({ _tag: "connected", peer: peer.identity })
+      notify({ _tag: "connected", peer: peer.identity, connection: peer.id })
       if (peer.ready !== undefined) Deferred.unsafeDone(peer.ready, Exit.succeed(peer))
     }
 
@@ -451,10 +558,11 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
         const written = write(peer, envelope)
         if (Either.isLeft(written)) fail(written.left, message._tag)
       }
+      peer.delivered++
       endpoint.deliver({
         _tag: "message",
         message,
-        context: { sender: envelope.from ?? undefined, peer: peer.identity },
+        context: { sender: envelope.from ?? undefined, peer: peer.identity, connection: peer.id },
         reply
       })
     }
@@ -470,8 +578,13 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
     const onFrame = (peer: Peer, payload: Uint8Array) => {
       const decoded = decodePayload(payload)
       if (Either.isLeft(decoded)) {
-        if (peer.phase !== "open") return authFailed(peer, `malformed handshake: ${decoded.left.reason}`)
-        return warn(decoded.left.message, { peer: peer.identity.hostPort })
+        if (peer.phase !== "open") return authFailed(peer, `malformed handshake: ${bounded(decoded.left.reason)}`)
+        peer.malformed++
+        if (peer.malformed <= malformedLogged) return warn(decoded.left.message, { peer: peer.identity.hostPort })
+        if (peer.malformed === malformedLogged + 1) {
+          warn(`further malformed frames from ${peer.identity.hostPort} are counted, not logged`)
+        }
+        return
       }
       const envelope = decoded.right
       switch (envelope._tag) {
@@ -482,6 +595,8 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
           return onHandshake(peer, envelope)
         case "reject":
           return onReject(peer, envelope.error)
+        case "ping":
+          return
         case "send":
         case "ask":
           // Nothing is delivered on a connection that has not completed its handshake.
@@ -509,13 +624,16 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
       identity: RpcAddress,
       purpose: Purpose
     ): { readonly peer: Peer; readonly handler: ConnectionHandler } => {
+      const now = clock.unsafeCurrentTimeMillis()
       const peer: Peer = {
+        id: nextConnectionId++,
         connection,
         direction,
         identity,
         purpose,
         link: undefined,
-        decoder: new FrameDecoder(maxFrameSize),
+        // A node it dialled itself is trusted with full frames; an incoming one first proves itself.
+        decoder: new FrameDecoder(direction === "in" ? handshakeFrameLimit : maxFrameSize),
         asks: new Set(),
         answered: new RecentIds(),
         phase: direction === "in" ? "awaitHello" : "awaitChallenge",
@@ -524,14 +642,28 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
         clientNonce: undefined,
         serverNonce: undefined,
         ready: undefined,
-        handshakeDeadline: clock.unsafeCurrentTimeMillis() + Duration.toMillis(handshakeTimeout)
+        handshakeDeadline: now + Duration.toMillis(handshakeTimeout),
+        lastReceived: now,
+        lastSent: now,
+        frameStartedAt: undefined,
+        delivered: 0,
+        malformed: 0,
+        heard: false
       }
       live.add(peer)
+      byId.set(peer.id, peer)
       handshaking.add(peer)
       ensureSweeper()
+      ensureKeepalive()
       const handler: ConnectionHandler = {
         onData: (bytes) => {
           if (peer.phase === "closed") return
+          const now = clock.unsafeCurrentTimeMillis()
+          if (peer.direction === "out" && !peer.heard && looksLikeHttp(bytes)) {
+            return notKindling(peer, "it answered like an HTTP server")
+          }
+          peer.heard = true
+          peer.lastReceived = now
           // On a data connection this node fetches on, chunks are read where they arrived, never copied.
           if (peer.purpose === "data" && peer.direction === "out") {
             const frames = peer.decoder.pushPieces(bytes)
@@ -539,12 +671,26 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
             return handleEach(peer, frames.right, onPieces)
           }
           const frames = peer.decoder.push(bytes)
-          if (Either.isLeft(frames)) return refuse(peer, frames.left)
+          if (Either.isLeft(frames)) {
+            return peer.phase !== "open" && peer.direction === "out"
+              ? notKindling(peer, `it sent a frame of ${frames.left.size} bytes before its handshake`)
+              : refuse(peer, frames.left)
+          }
+          if (peer.decoder.pending === 0) peer.frameStartedAt = undefined
+          else peer.frameStartedAt ??= now
           handleEach(peer, frames.right, onFrame)
         },
         onClose: (reason) => finish(peer, reason)
       }
       return { peer, handler }
+    }
+
+    // A node dialled something that is not a Kindling node: say so, not that a frame was too large.
+    const notKindling = (peer: Peer, how: string) => {
+      const reason = `the peer at ${peer.identity.hostPort} does not speak the Kindling protocol (${how})`
+      peer.refusal = new ConnectionLost({ peer: peer.identity.hostPort, reason })
+      warn(reason, { peer: peer.identity.hostPort })
+      close(peer, reason)
     }
 
     const handleEach = <P>(peer: Peer, payloads: ReadonlyArray<P>, handle: (peer: Peer, payload: P) => void) => {
@@ -625,17 +771,20 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
       endpoint.deliver({
         _tag: "message",
         message: decoded.right as Message,
-        context: { sender: address, peer: address! },
+        context: { sender: address, peer: address!, connection: 0 },
         reply
       })
       return Either.void
     }
 
-    const send: Api.RpcEnv["send"] = (to, message) =>
+    const send: Api.RpcEnv["send"] = (to, message, sendOptions) =>
       Effect.gen(function*() {
         const body = yield* encodeMessage(message)
         if (isLocal(to.address)) return yield* deliverLocally(to, body, undefined)
-        const peer = yield* peerFor(to.address)
+        const via = sendOptions?.via === undefined ? undefined : byId.get(sendOptions.via)
+        const peer = via !== undefined && via.phase === "open" && via.purpose === "control"
+          ? via
+          : yield* peerFor(to.address)
         yield* write(peer, { _tag: "send", from: address ?? null, to: to.name, body })
       })
 
@@ -717,7 +866,7 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
             return hook === undefined
               ? Effect.void
               : Effect.catchAllCause(
-                hook(delivery.peer),
+                hook(delivery.peer, delivery.connection),
                 (cause) => Effect.logError(`endpoint ${name}: ${delivery._tag} hook failed`, cause)
               )
           }
@@ -817,6 +966,18 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
 
     if (options.host !== undefined && options.port !== undefined) {
       const listener = yield* transport.listen(options.host, options.port, (connection) => {
+        if (inboundHandshakes() >= maxHandshakes) {
+          refuseConnection(connection, `${maxHandshakes} connections are already in their handshake`)
+          return ignored
+        }
+        if (live.size >= maxConnections) {
+          const victim = evictionCandidate()
+          if (victim === undefined) {
+            refuseConnection(connection, `${maxConnections} connections are open and all in use`)
+            return ignored
+          }
+          close(victim, "closed to make room for a new connection")
+        }
         const identity = new RpcAddress({ host: connection.remote.host || "unknown", port: connection.remote.port })
         return attach(connection, "in", identity, "control").handler
       })
@@ -832,6 +993,7 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
           ask.resume(Effect.fail(new ConnectionLost({ peer: ask.endpoint, reason: "node stopped" })))
         }
         if (sweeper !== undefined) yield* Fiber.interrupt(sweeper)
+        if (keepalive !== undefined) yield* Fiber.interrupt(keepalive)
       })
     )
 

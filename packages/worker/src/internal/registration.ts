@@ -2,6 +2,8 @@
 import { Core } from "@kindling/kernel"
 import type { RpcAddress } from "@kindling/protocol"
 import { WorkerMessages } from "@kindling/protocol"
+import * as Option from "effect/Option"
+import { tellDriverEnd } from "./runners.js"
 import { describeExecutor } from "./snapshots.js"
 import type { State, Step } from "./state.js"
 import { log } from "./state.js"
@@ -100,6 +102,7 @@ export const registered = (step: Step, message: WorkerMessages.RegisteredWorker)
       driverIds: [...state.drivers.keys()]
     })
   )
+  for (const driver of state.unheard.values()) tellDriverEnd(step, message.master, driver)
 }
 
 export const registrationFailed = (step: Step, message: WorkerMessages.RegisterWorkerFailed) => {
@@ -125,9 +128,17 @@ export const masterChanged = (step: Step, message: WorkerMessages.MasterChanged)
       execResponses: [...state.executors.values()].map(describeExecutor),
       driverResponses: [...state.drivers.keys()].map((driverId) =>
         new WorkerMessages.WorkerDriverStateResponse({ driverId, resources: {} })
+      ),
+      endedDrivers: [...state.unheard.values()].map((driver) =>
+        new WorkerMessages.EndedDriver({
+          driverId: driver.id,
+          state: driver.state,
+          exception: Option.fromNullable(driver.exception)
+        })
       )
     })
   )
+  for (const driver of state.unheard.values()) tellDriverEnd(step, message.master, driver)
 }
 
 export const sendHeartbeat = (step: Step) => {

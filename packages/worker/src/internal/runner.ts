@@ -4,7 +4,7 @@ import { FileSystem } from "@effect/platform"
 import type { Descriptions } from "@kindling/protocol"
 import * as Data from "effect/Data"
 import * as Deferred from "effect/Deferred"
-import type * as Duration from "effect/Duration"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
@@ -96,11 +96,20 @@ export const nodeSpawnSpec = (options: {
     stderrFile: Path.join(options.dir, "stderr")
   })))
 
+// SIGTERM to the process group, then SIGKILL to whatever is left after the timeout. This runs inside releases (a
+// worker stopping closes its runners' scopes), which are uninterruptible: there a timeout cannot stop its wait,
+// and the worker would hang with a process that ignores SIGTERM. So the wait alone is interruptible — it runs in
+// the timeout's own fiber, which the timeout interrupts — while the rest, the SIGKILL included, is not cut short
+// by the interruption that closed the scope.
 export const terminate = (spawned: Spawned, timeout: Duration.DurationInput): Effect.Effect<ProcessExit> =>
   spawned.signal("SIGTERM").pipe(
-    Effect.zipRight(Effect.timeoutOption(spawned.exited, timeout)),
+    Effect.zipRight(Effect.timeoutOption(Effect.interruptible(spawned.exited), timeout)),
     Effect.flatMap(Option.match({
-      onNone: () => Effect.zipRight(spawned.signal("SIGKILL"), spawned.exited),
+      onNone: () =>
+        Effect.logWarning(
+          `Process ${spawned.pid} did not stop within ${Duration.format(Duration.decode(timeout))} of SIGTERM; ` +
+            "killing its process group"
+        ).pipe(Effect.zipRight(spawned.signal("SIGKILL")), Effect.zipRight(spawned.exited)),
       onSome: Effect.succeed
     }))
   )
@@ -112,9 +121,11 @@ export const unlessKilled = <A, E, R>(
 ): Effect.Effect<Option.Option<A>, E, R> =>
   Effect.raceFirst(Effect.asSome(effect), Effect.as(Deferred.await(killRequest), Option.none()))
 
-// Should the runner be interrupted (its scope closing as the worker stops), the release terminates the process
-// before the interruption completes, so a clean worker shutdown leaves no child behind. A process that ended
-// normally is not signalled again: its group id may already belong to someone else.
+// Runs one process to its end; whatever it started in its group ends with it. A process that exits by itself
+// leaves its group's other members behind (a helper it forked), so the group is killed as soon as the exit is
+// seen: while any member lives, the group's id cannot belong to anyone else. Should the runner be interrupted
+// (its scope closing as the worker stops), the release terminates the process before the interruption
+// completes, so a clean worker shutdown leaves no child behind.
 export const runProcess = (options: {
   readonly spec: SpawnSpec
   readonly killRequest: Deferred.Deferred<void>
@@ -128,7 +139,7 @@ export const runProcess = (options: {
         Effect.zipRight(
           options.onStarted,
           Effect.race(
-            spawned.exited,
+            Effect.tap(spawned.exited, () => spawned.signal("SIGKILL")),
             Effect.zipRight(Deferred.await(options.killRequest), terminate(spawned, options.terminateTimeout))
           )
         ),

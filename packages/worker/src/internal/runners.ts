@@ -1,7 +1,7 @@
 // What the worker runs: launching and killing drivers and executors, their reports, and the cleanup of the
 // directories of finished apps.
-import { Core, Retention } from "@kindling/kernel"
-import type { Ids } from "@kindling/protocol"
+import { Retention } from "@kindling/kernel"
+import type { Ids, RpcAddress } from "@kindling/protocol"
 import { Ids as IdsOf, States, WorkerMessages } from "@kindling/protocol"
 import * as Option from "effect/Option"
 import type { Local } from "../WorkerCore.js"
@@ -161,7 +161,7 @@ export const executorChanged = (step: Step, input: Extract<Local, { _tag: "Execu
     return
   }
   step.commands.push({
-    _tag: "SyncExecutorState",
+    _tag: "SyncState",
     to: state.master,
     message: new WorkerMessages.ExecutorStateChanged({
       appId: input.appId,
@@ -182,22 +182,28 @@ export const workDirCleanup = (step: Step) => {
   })
 }
 
+// A driver's end is told until a master acknowledges it: a master that is away when the driver ends must not
+// find, once it is back, a driver it cannot account for (and relaunch it, or fail it).
 const reportDriver = (step: Step, driver: DriverEntry) => {
   const { state } = step
+  state.unheard.set(driver.id, driver)
   if (state.master === undefined) {
-    log(step, "Warning", "Dropping DriverStateChanged because the connection to master has not yet been established")
+    log(step, "Info", `Driver ${driver.id} ended before any master was known; its end is told once one is`)
     return
   }
-  Core.send(
-    step,
-    state.master,
-    new WorkerMessages.DriverStateChanged({
+  tellDriverEnd(step, state.master, driver)
+}
+
+export const tellDriverEnd = (step: Step, master: RpcAddress.RefOf<"Master">, driver: DriverEntry) =>
+  step.commands.push({
+    _tag: "SyncState",
+    to: master,
+    message: new WorkerMessages.DriverStateChanged({
       driverId: driver.id,
       state: driver.state,
       exception: Option.fromNullable(driver.exception)
     })
-  )
-}
+  })
 
 const maybeCleanupApplication = (step: Step, appId: Ids.AppId) => {
   const { state } = step

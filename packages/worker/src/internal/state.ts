@@ -37,6 +37,8 @@ export interface State {
   readonly finishedExecutors: Array<ExecutorEntry>
   /** Apps the master said are finished whose executors have not all ended here yet. */
   readonly finishedApps: Set<Ids.AppId>
+  /** Drivers that ended here and whose end no master has acknowledged yet. */
+  readonly unheard: Map<Ids.DriverId, DriverEntry>
 }
 
 // One step in progress; `step` is not re-entrant, so one buffer serves.
