@@ -62,6 +62,8 @@ const oversizedFrame = (port: number, declared: number, bytes: number) =>
     let sent = 0
     socket.on("error", () => {})
     socket.on("close", () => resolve(sent))
+    // A socket nobody reads from never hears the master hang up.
+    socket.resume()
     socket.once("connect", () => {
       socket.write(frameHeader(declared))
       const pump = () => {
@@ -101,7 +103,8 @@ const statusMillis = (url: string) =>
   Effect.gen(function*() {
     const started = performance.now()
     const client = yield* MasterClient.make(url, { timeout: "30 seconds" })
-    yield* client.driverStatus(Ids.DriverId.make("driver-20260101000000-0000"))
+    // No such driver: the answer (DriverNotFound) is the round trip being measured.
+    yield* Effect.flip(client.driverStatus(Ids.DriverId.make("driver-20260101000000-0000")))
     return performance.now() - started
   }).pipe(Effect.scoped, Effect.provide(RpcEnv.layer({})), Effect.provide(NodeTransport.layer), Effect.runPromise)
 
@@ -166,7 +169,7 @@ const held = (child: ChildProcess) =>
 
 const statusUnderFlood = async () => {
   const master = await startMaster([])
-  await statusLatencies(master.url, 50)
+  await statusLatencies(master.url, 500)
   const idle = await statusLatencies(master.url, 300)
   const flood = startFlood(master.port)
   const arriving = await statusLatencies(master.url, 1, () => flood.every((f) => f.isDone()))
@@ -198,10 +201,12 @@ const main = async () => {
   const cols = [26, 9, 12, 12, 12]
   console.log(row(["", "queries", "p50", "p95", "p50 ÷ idle"], cols))
   const idleP50 = percentile(flood.idle, 50)
-  for (const [name, sorted] of [["no flood", flood.idle], ["while the flood arrives", flood.arriving], [
-    "flood held",
-    flood.holding
-  ]] as const) {
+  for (
+    const [name, sorted] of [["no flood", flood.idle], ["while the flood arrives", flood.arriving], [
+      "flood held",
+      flood.holding
+    ]] as const
+  ) {
     console.log(row([
       name,
       format(sorted.length),

@@ -38,8 +38,13 @@ export interface Failure {
 }
 
 // Every role's keys, listed once: the registry and the type of its keys both come from here.
-const groups = [ProtocolConf.group, MasterConf.group, WorkerConf.group, DriverConf.group, KernelConf.group] as const satisfies
-  ReadonlyArray<Registry.Group<Key.Any>>
+const groups = [
+  ProtocolConf.group,
+  MasterConf.group,
+  WorkerConf.group,
+  DriverConf.group,
+  KernelConf.group
+] as const satisfies ReadonlyArray<Registry.Group<Key.Any>>
 
 /**
  * The keys of every role.

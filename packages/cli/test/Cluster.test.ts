@@ -36,7 +36,6 @@ export default ([counter]) => {
 }
 `
 
-
 describe("a cluster of real processes on 127.0.0.1", () => {
   it.scopedLive("a driver that writes a file and returns ends FINISHED", () =>
     Effect.gen(function*() {

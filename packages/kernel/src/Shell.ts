@@ -326,7 +326,14 @@ export const make = <
       pendingAsks.set(ask.id, deferred)
       enqueue({
         _tag: "Input",
-        input: { _tag: "Receive", message, ask, sender: context.sender, peer: context.peer, connection: context.connection }
+        input: {
+          _tag: "Receive",
+          message,
+          ask,
+          sender: context.sender,
+          peer: context.peer,
+          connection: context.connection
+        }
       })
       return Deferred.await(deferred)
     }

@@ -207,7 +207,9 @@ export const makeFileSystem = (directory: string): Effect.Effect<PersistenceEngi
         if (kind === undefined) continue
         const text = yield* attempt("read", path, () => Fs.readFile(path, "utf8"))
         const decoded = yield* Schema.decodeUnknown(codecs[kind] as Schema.Schema<unknown, string>)(text).pipe(
-          Effect.mapError((error) => new PersistenceError({ operation: "decode", path, reason: oneLine(error.message) }))
+          Effect.mapError((error) =>
+            new PersistenceError({ operation: "decode", path, reason: oneLine(error.message) })
+          )
         )
         if (kind === "app") stored.apps.push(decoded as QueryMessages.ApplicationInfo)
         else if (kind === "driver") stored.drivers.push(decoded as QueryMessages.DriverInfo)

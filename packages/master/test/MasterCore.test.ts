@@ -430,34 +430,33 @@ const acknowledge = (n: number): Op => (world) => {
   if (appId !== undefined) world.receive(new AppClientMessages.MasterChangeAcknowledged({ appId }), address)
 }
 
+// A worker's answer to MasterChanged, listing what `runs` runs (itself, or another worker for a confused one).
+const schedulerState = (worker: SimWorker, runs: SimWorker = worker) =>
+  new WorkerMessages.WorkerSchedulerStateResponse({
+    id: worker.id,
+    execResponses: [...runs.executors.values()].map((e) =>
+      new WorkerMessages.WorkerExecutorStateResponse({
+        desc: new Descriptions.ExecutorDescription({
+          appId: e.appId,
+          execId: e.execId,
+          cores: e.cores,
+          state: e.state
+        }),
+        resources: {}
+      })
+    ),
+    driverResponses: [...runs.drivers].map((driverId) =>
+      new WorkerMessages.WorkerDriverStateResponse({ driverId, resources: {} })
+    ),
+    endedDrivers: []
+  })
+
 // A restart: the master comes back on what it persisted and some workers and apps answer; recovery ends when
 // all have answered or when its timer fires (`recoveryTimeout`), with other operations in between.
 const restart = (answering: number): Op => (world) => {
   world.restart()
   world.workers.forEach((worker, i) => {
-    if ((answering >> (i % 8)) & 1) {
-      world.receive(
-        new WorkerMessages.WorkerSchedulerStateResponse({
-          id: worker.id,
-          execResponses: [...worker.executors.values()].map((e) =>
-            new WorkerMessages.WorkerExecutorStateResponse({
-              desc: new Descriptions.ExecutorDescription({
-                appId: e.appId,
-                execId: e.execId,
-                cores: e.cores,
-                state: e.state
-              }),
-              resources: {}
-            })
-          ),
-          driverResponses: [...worker.drivers].map((driverId) =>
-            new WorkerMessages.WorkerDriverStateResponse({ driverId, resources: {} })
-          ),
-          endedDrivers: []
-        }),
-        worker.address
-      )
-    }
+    if ((answering >> (i % 8)) & 1) world.receive(schedulerState(worker), worker.address)
   })
   for (const [i, address] of world.appDrivers.entries()) {
     const appId = world.apps.get(RpcAddress.key(address))
@@ -465,6 +464,13 @@ const restart = (answering: number): Op => (world) => {
       world.receive(new AppClientMessages.MasterChangeAcknowledged({ appId }), address)
     }
   }
+}
+
+// An answer to MasterChanged that arrives late — the worker paused past the recovery, was removed and
+// registered afresh — listing what it (or, stranger still, another worker) ran back then.
+const lateAnswer = (n: number, m: number): Op => (world) => {
+  const worker = pick(world.workers, n)
+  if (worker !== undefined) world.receive(schedulerState(worker, pick(world.workers, m)), worker.address)
 }
 
 const recoveryTimeout: Op = (world) => {
@@ -536,6 +542,7 @@ const operation: fc.Arbitrary<Op> = fc.oneof(
   { arbitrary: fc.nat().map(decommission), weight: 1 },
   { arbitrary: fc.nat().map(acknowledge), weight: 1 },
   { arbitrary: fc.integer({ min: 0, max: 255 }).map(restart), weight: 1 },
+  { arbitrary: fc.tuple(fc.nat(), fc.nat()).map(([n, m]) => lateAnswer(n, m)), weight: 1 },
   { arbitrary: fc.constant(recoveryTimeout), weight: 1 }
 )
 
@@ -698,6 +705,22 @@ describe("MasterCore, worked examples", () => {
     const snapshot = MasterCore.masterState(world.core)
     assert.strictEqual(snapshot.status, "ALIVE")
     assert.deepStrictEqual(snapshot.workers[0]!.drivers, [driverId])
+  })
+
+  it("a late answer to MasterChanged, from a worker that registered afresh since, changes nothing", () => {
+    const world = alive()
+    registerWorker(1, 4096, 1)(world)
+    registerWorker(1, 4096, 1)(world)
+    submit(1, 512, false)(world)
+    submit(1, 512, false)(world)
+    const [first, second] = world.workers
+    const placement = () => MasterCore.masterState(world.core).workers.map((w) => [w.id, w.coresUsed, w.drivers])
+    const before = placement()
+    assert.deepStrictEqual(before.map(([, used]) => used), [1, 1])
+    // Answered as if the first worker ran the second's driver: taken at its word, it would run two cores on one.
+    lateAnswer(0, 1)(world)
+    assert.deepStrictEqual(placement(), before)
+    assert.deepStrictEqual([first!.drivers.size, second!.drivers.size], [1, 1])
   })
 
   it("the master state is answered in every state", () => {

@@ -134,7 +134,9 @@ export class WorkerSchedulerStateResponse
     driverResponses: Schema.Array(WorkerDriverStateResponse),
     /** Kindling's: drivers that ended here while no master heard of it, so recovery settles them. */
     endedDrivers: Schema.Array(EndedDriver)
-  }, { description: "Answer to MasterChanged: every executor and driver the worker runs, and drivers that ended unheard" })
+  }, {
+    description: "Answer to MasterChanged: every executor and driver the worker runs, and drivers that ended unheard"
+  })
 {}
 
 /**

@@ -163,24 +163,27 @@ describe("DriverRunner with real processes", () => {
 
   // As when a stopping worker's main fiber is interrupted: the release runs in an interrupted fiber, and must
   // neither hang on the SIGTERM nor be cut short before its SIGKILL.
-  live("interrupting the fiber that owns the scope SIGKILLs a driver that ignores SIGTERM after the timeout", () =>
-    Effect.gen(function*() {
-      const { appUrl, driverDir, workDir } = yield* setup
-      const description = driverDescription({ appUrl, command: command("hang", ["ignore-term"]) })
-      const started = yield* Deferred.make<DriverRunner.DriverHandle>()
-      const owner = yield* DriverRunner.start(options(workDir, description, { terminateTimeout: "300 millis" })).pipe(
-        Effect.flatMap((driver) => Deferred.succeed(started, driver)),
-        Effect.zipRight(Effect.never),
-        Effect.scoped,
-        Effect.fork
-      )
-      const driver = yield* Deferred.await(started)
-      const pid = yield* readyPid(Path.join(driverDir, "stdout"))
-      const [elapsed] = yield* Effect.timed(Fiber.interrupt(owner))
-      assert.isAtLeast(Duration.toMillis(elapsed), 300)
-      assert.isFalse(isAlive(pid))
-      assert.strictEqual((yield* driver.result).state, "KILLED")
-    }))
+  live(
+    "interrupting the fiber that owns the scope SIGKILLs a driver that ignores SIGTERM after the timeout",
+    () =>
+      Effect.gen(function*() {
+        const { appUrl, driverDir, workDir } = yield* setup
+        const description = driverDescription({ appUrl, command: command("hang", ["ignore-term"]) })
+        const started = yield* Deferred.make<DriverRunner.DriverHandle>()
+        const owner = yield* DriverRunner.start(options(workDir, description, { terminateTimeout: "300 millis" })).pipe(
+          Effect.flatMap((driver) => Deferred.succeed(started, driver)),
+          Effect.zipRight(Effect.never),
+          Effect.scoped,
+          Effect.fork
+        )
+        const driver = yield* Deferred.await(started)
+        const pid = yield* readyPid(Path.join(driverDir, "stdout"))
+        const [elapsed] = yield* Effect.timed(Fiber.interrupt(owner))
+        assert.isAtLeast(Duration.toMillis(elapsed), 300)
+        assert.isFalse(isAlive(pid))
+        assert.strictEqual((yield* driver.result).state, "KILLED")
+      })
+  )
 
   live("a child whose worker is SIGKILLed takes its process group down", () =>
     Effect.gen(function*() {

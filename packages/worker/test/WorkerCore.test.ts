@@ -307,6 +307,54 @@ describe("WorkerCore runners and accounting", () => {
     assert.strictEqual(state.memoryUsed, 0)
   })
 
+  it("tells a driver's end again to every new master until one acknowledges it", () => {
+    const state = registered()
+    const driverId = Ids.DriverId.make("driver-3")
+    stepWith(state, {
+      _tag: "Receive",
+      message: new WorkerMessages.LaunchDriver({
+        driverId,
+        driverDesc: new Descriptions.DriverDescription({
+          appUrl: "x",
+          mem: 512,
+          cores: 1,
+          supervise: false,
+          command,
+          resourceReqs: []
+        }),
+        resources: {}
+      })
+    })
+    stepWith(state, { _tag: "DriverEnded", driverId, state: "FINISHED", exception: undefined })
+    // The master went away before answering; the next one hears of the end in the state response and again
+    // as a DriverStateChanged of its own.
+    const changed = stepWith(state, {
+      _tag: "Receive",
+      message: new WorkerMessages.MasterChanged({ master: masterB, masterWebUiUrl: "" })
+    })
+    const response = changed.find((c) => c._tag === "Send" && c.message._tag === "WorkerSchedulerStateResponse")
+    const ended = response?._tag === "Send"
+      ? (response.message as WorkerMessages.WorkerSchedulerStateResponse).endedDrivers
+      : []
+    assert.deepStrictEqual(ended.map((d) => [d.driverId, d.state]), [[driverId, "FINISHED"]])
+    assert.deepStrictEqual(tags(changed).filter((t) => t.startsWith("SyncState")), [
+      "SyncState DriverStateChanged 10.0.0.2"
+    ])
+    // Once a master acknowledged it, no later master is told.
+    stepWith(state, { _tag: "DriverEndHeard", driverId })
+    const again = stepWith(state, {
+      _tag: "Receive",
+      message: new WorkerMessages.MasterChanged({ master: masterA, masterWebUiUrl: "" })
+    })
+    assert.deepStrictEqual(tags(again).filter((t) => t.startsWith("SyncState")), [])
+    assert.deepStrictEqual(
+      again.flatMap((c) =>
+        c._tag === "Send" && c.message._tag === "WorkerSchedulerStateResponse" ? c.message.endedDrivers : []
+      ),
+      []
+    )
+  })
+
   it("keeps a bounded list of finished executors, dropping the oldest tenth", () => {
     const state = registered()
     for (let i = 0; i < 5; i++) {

@@ -172,8 +172,15 @@ export const workerSchedulerStateResponse = (step: Step, message: WorkerMessages
     log(step, "Warning", `Scheduler state from unknown worker: ${message.id}`)
     return
   }
+  // Only a worker this recovery is waiting for answers MasterChanged. Any other answer is stale: sent before the
+  // worker was removed for not answering in time (a long pause, say) and registered afresh, it would charge the
+  // fresh record with what the worker ran back then. The fresh registration's WorkerLatestState covers that.
+  if (worker.state !== "UNKNOWN") {
+    log(step, "Warning", `Ignoring a late answer to MasterChanged from worker ${message.id} (${worker.state})`)
+    return
+  }
   log(step, "Info", `Worker has been re-registered: ${message.id}`)
-  if (worker.state === "UNKNOWN") worker.state = "ALIVE"
+  worker.state = "ALIVE"
   worker.connection = step.connection
   // Drivers that ended here while no master heard of it are settled as they ended, before anything else: not
   // found at the end of recovery, they would be relaunched or failed.
