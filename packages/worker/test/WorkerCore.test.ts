@@ -349,7 +349,9 @@ describe("WorkerCore runners and accounting", () => {
     assert.deepStrictEqual(tags(again).filter((t) => t.startsWith("SyncState")), [])
     assert.deepStrictEqual(
       again.flatMap((c) =>
-        c._tag === "Send" && c.message._tag === "WorkerSchedulerStateResponse" ? c.message.endedDrivers : []
+        c._tag === "Send" && c.message instanceof WorkerMessages.WorkerSchedulerStateResponse
+          ? c.message.endedDrivers
+          : []
       ),
       []
     )
