@@ -104,10 +104,22 @@ describe("the kindling command's configuration", () => {
     assert.strictEqual(suggestionFor("kindling.worker.timout"), "kindling.worker.timeout")
   })
 
-  it("rpcOptions: the secret, the frame limit and the ask timeout; authentication needs the secret", () => {
+  it("rpcOptions: the secret, the limits and the timeouts; authentication needs the secret", () => {
     assert.deepStrictEqual(
-      ProtocolConf.rpcOptions(resolved({ "kindling.rpc.message.maxSize": "2", "kindling.rpc.askTimeout": "5s" })),
-      Either.right({ maxFrameSize: 2 * 1024 * 1024, askTimeout: 5_000 })
+      ProtocolConf.rpcOptions(resolved({
+        "kindling.rpc.message.maxSize": "2",
+        "kindling.rpc.askTimeout": "5s",
+        "kindling.network.timeout": "30s",
+        "kindling.rpc.maxConnections": "100",
+        "kindling.rpc.maxHandshakes": "8"
+      })),
+      Either.right({
+        maxFrameSize: 2 * 1024 * 1024,
+        askTimeout: 5_000,
+        idleTimeout: 30_000,
+        maxConnections: 100,
+        maxHandshakes: 8
+      })
     )
     assert.deepStrictEqual(
       Either.map(
