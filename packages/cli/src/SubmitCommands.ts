@@ -4,7 +4,7 @@
  * @since 0.1.0
  */
 import type { Conf } from "@kindling/conf"
-import { DriverConf } from "@kindling/driver"
+import { DriverConf, MasterSpec } from "@kindling/driver"
 import {
   Descriptions,
   Ids,
@@ -22,6 +22,8 @@ import * as Option from "effect/Option"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { pathToFileURL } from "node:url"
+import * as AppRunner from "./AppRunner.js"
+import type * as Artifact from "./Artifact.js"
 import * as Settings from "./Settings.js"
 
 /**
@@ -57,27 +59,39 @@ export interface SubmitArgs extends Common {
   readonly args: ReadonlyArray<string>
 }
 
+const loadConf = (common: Common, flags: Readonly<Record<string, string | undefined>>) =>
+  Settings.load({
+    propertiesFile: common.propertiesFile,
+    conf: common.conf,
+    flags: { [DriverConf.keys.master.name]: Option.getOrUndefined(common.master), ...flags }
+  })
+
 // The client of one command: a client-only node (it dials out, accepts nothing) and the configured masters.
 const withClient = <A>(
-  common: Common,
-  flags: Readonly<Record<string, string | undefined>>,
-  use: (client: MasterClient.MasterClient, conf: Conf.Conf<Settings.Keys>) => Effect.Effect<A, Settings.Failure>
+  conf: Conf.Conf<Settings.Keys>,
+  master: string,
+  use: (client: MasterClient.MasterClient) => Effect.Effect<A, Settings.Failure>
 ) =>
   Effect.gen(function*() {
-    const conf = yield* Settings.load({
-      propertiesFile: common.propertiesFile,
-      conf: common.conf,
-      flags: { [DriverConf.keys.master.name]: Option.getOrUndefined(common.master), ...flags }
-    })
+    const rpc = RpcEnv.layer(yield* ProtocolConf.rpcOptions(conf)).pipe(Layer.provide(NodeTransport.layer))
+    return yield* Effect.gen(function*() {
+      const client = yield* MasterClient.make(master, { timeout: conf.get(ProtocolConf.keys.askTimeout) })
+      return yield* use(client)
+    }).pipe(Effect.scoped, Effect.provide(rpc))
+  })
+
+// `status` and `kill` need a cluster's master.
+const withMaster = <A>(
+  common: Common,
+  use: (client: MasterClient.MasterClient) => Effect.Effect<A, Settings.Failure>
+) =>
+  Effect.gen(function*() {
+    const conf = yield* loadConf(common, {})
     const master = conf.get(DriverConf.keys.master)
     if (master === undefined) {
       return yield* new Settings.UsageError({ message: "No master given: use --master kindling://host:port" })
     }
-    const rpc = RpcEnv.layer(yield* ProtocolConf.rpcOptions(conf)).pipe(Layer.provide(NodeTransport.layer))
-    return yield* Effect.gen(function*() {
-      const client = yield* MasterClient.make(master, { timeout: conf.get(ProtocolConf.keys.askTimeout) })
-      return yield* use(client, conf)
-    }).pipe(Effect.scoped, Effect.provide(rpc))
+    return yield* withClient(conf, master, use)
   })
 
 // An APP given as a path must exist; it travels as a file:// URL, which workers on the same host (or a shared
@@ -111,18 +125,37 @@ const statusJson = (driverId: string, status: SubmissionMessages.DriverStatusRes
  * @since 0.1.0
  * @category running
  */
-export const submit = (args: SubmitArgs): Effect.Effect<number, Settings.Failure> =>
-  withClient(args, {
-    [DriverConf.keys.deployMode.name]: Option.getOrUndefined(args.deployMode),
-    [DriverConf.keys.appName.name]: Option.getOrUndefined(args.name),
-    [DriverConf.keys.driverCores.name]: Option.getOrUndefined(Option.map(args.driverCores, String)),
-    [DriverConf.keys.driverMemory.name]: Option.getOrUndefined(args.driverMemory),
-    [DriverConf.keys.driverSupervise.name]: args.supervise ? "true" : undefined
-  }, (client, conf) =>
+export const submit = (args: SubmitArgs): Effect.Effect<number, Settings.Failure | Artifact.AppBuildFailed> =>
+  Effect.gen(function*() {
+    const conf = yield* loadConf(args, {
+      [DriverConf.keys.deployMode.name]: Option.getOrUndefined(args.deployMode),
+      [DriverConf.keys.appName.name]: Option.getOrUndefined(args.name),
+      [DriverConf.keys.driverCores.name]: Option.getOrUndefined(Option.map(args.driverCores, String)),
+      [DriverConf.keys.driverMemory.name]: Option.getOrUndefined(args.driverMemory),
+      [DriverConf.keys.driverSupervise.name]: args.supervise ? "true" : undefined
+    })
+    // Without --master an app runs embedded, on a thread per core, as Spark's default.
+    const master = conf.get(DriverConf.keys.master) ?? "local[*]"
+    const spec = yield* Effect.mapError(
+      MasterSpec.parse(master),
+      (error) => new Settings.UsageError({ message: error.message })
+    )
+    switch (spec._tag) {
+      case "Local":
+        return yield* AppRunner.runLocal({ app: args.app, args: args.args, spec, conf })
+      case "LocalCluster":
+        return yield* new Settings.UsageError({ message: "local-cluster[W,C,M] is not supported yet" })
+      case "Cluster":
+        return yield* submitToCluster(args, conf, spec.url)
+    }
+  })
+
+const submitToCluster = (args: SubmitArgs, conf: Conf.Conf<Settings.Keys>, master: string) =>
+  withClient(conf, master, (client) =>
     Effect.gen(function*() {
       if (conf.get(DriverConf.keys.deployMode) !== "cluster") {
         return yield* new Settings.UsageError({
-          message: "Only --deploy-mode cluster is supported so far: the driver runs on a worker of the cluster"
+          message: "Only --deploy-mode cluster is supported on a cluster so far: the driver runs on a worker"
         })
       }
       const appName = conf.get(DriverConf.keys.appName)
@@ -163,7 +196,7 @@ export const submit = (args: SubmitArgs): Effect.Effect<number, Settings.Failure
  * @category running
  */
 export const status = (args: Common & { readonly driverId: string }): Effect.Effect<number, Settings.Failure> =>
-  withClient(args, {}, (client) =>
+  withMaster(args, (client) =>
     client.driverStatus(Ids.DriverId.make(args.driverId)).pipe(
       Effect.flatMap((response) => Console.log(statusJson(args.driverId, response))),
       Effect.as(0)
@@ -176,7 +209,7 @@ export const status = (args: Common & { readonly driverId: string }): Effect.Eff
  * @category running
  */
 export const kill = (args: Common & { readonly driverId: string }): Effect.Effect<number, Settings.Failure> =>
-  withClient(args, {}, (client) =>
+  withMaster(args, (client) =>
     client.killDriver(Ids.DriverId.make(args.driverId)).pipe(
       Effect.flatMap((response) => Console.log(response.message).pipe(Effect.as(response.success ? 0 : 1)))
     ))

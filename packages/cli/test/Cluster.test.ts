@@ -224,7 +224,10 @@ describe("a cluster of real processes on 127.0.0.1", () => {
           "--conf",
           `kindling.deploy.recoveryDirectory=${recoveryDirectory}`,
           "--conf",
-          "kindling.deploy.recoveryTimeout=60s"
+          "kindling.deploy.recoveryTimeout=60s",
+          // The fixture's 2 s worker timeout would remove the silent worker, ending the recovery mid-test.
+          "--conf",
+          "kindling.worker.timeout=60s"
         ])
         yield* master.node.waitFor(/New state: RECOVERING/)
         const result = yield* run(submitArgs(master.url, app(dir, "writes.mjs", writes), Path.join(dir, "out")))

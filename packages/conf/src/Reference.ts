@@ -18,6 +18,8 @@ const typeText = (kind: Kind): string => {
         : kind.max === undefined
         ? `int ≥ ${kind.min}`
         : `int ${kind.min}–${kind.max}`
+    case "number":
+      return kind.max === Number.MAX_VALUE ? `number ≥ ${kind.min}` : `number ${kind.min}–${kind.max}`
     case "literal":
       return kind.values.map((value) => `\`${value}\``).join(" \\| ")
     case "duration":

@@ -23,6 +23,7 @@ export type TimeUnit = "ms" | "s"
  */
 export type Kind =
   | { readonly _tag: "int"; readonly min: number | undefined; readonly max: number | undefined }
+  | { readonly _tag: "number"; readonly min: number; readonly max: number }
   | { readonly _tag: "boolean" }
   | { readonly _tag: "string" }
   | { readonly _tag: "literal"; readonly values: ReadonlyArray<string> }
@@ -60,6 +61,26 @@ export const int = (bounds: { readonly min?: number; readonly max?: number } = {
   min: bounds.min,
   max: bounds.max,
   decode: (raw) => decodeInt(raw, bounds.min, bounds.max)
+})
+
+/**
+ * A decimal number within the bounds (inclusive), as `1.5` or `0.75`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const number = (bounds: { readonly min: number; readonly max: number }): ValueType<number> => ({
+  _tag: "number",
+  min: bounds.min,
+  max: bounds.max,
+  decode: (raw) => {
+    const text = raw.trim()
+    const value = Number(text)
+    if (text === "" || !Number.isFinite(value)) return Either.left(`${JSON.stringify(raw)} is not a number`)
+    if (value < bounds.min) return Either.left(`${value} is less than ${bounds.min}`)
+    if (value > bounds.max) return Either.left(`${value} is more than ${bounds.max}`)
+    return Either.right(value)
+  }
 })
 
 /**

@@ -4,7 +4,9 @@
  *
  * @since 0.1.0
  */
-import { Key, Registry, ValueType } from "@kindling/conf"
+import { type Conf, Key, Registry, ValueType } from "@kindling/conf"
+import { ProtocolConf } from "@kindling/protocol"
+import type * as DriverCore from "./DriverCore.js"
 
 /**
  * @since 0.1.0
@@ -62,6 +64,38 @@ export const keys = {
   taskCpus: Key.make("kindling.task.cpus", ValueType.int({ min: 1 }), {
     default: "1",
     description: "Driver: cores each task takes on its executor."
+  }),
+  maxResultSize: Key.make("kindling.driver.maxResultSize", ValueType.memory, {
+    default: "1g",
+    description: "Driver: the most result bytes one job brings back; a job over it fails."
+  }),
+  schedulerMode: Key.make("kindling.scheduler.mode", ValueType.literal("FIFO", "FAIR"), {
+    default: "FIFO",
+    description: "Driver: the order jobs get cores in: one after the other, or shared between pools."
+  }),
+  speculation: Key.make("kindling.speculation", ValueType.boolean, {
+    default: "false",
+    description: "Driver: launch a copy of a task that runs much longer than its stage's others."
+  }),
+  speculationInterval: Key.make("kindling.speculation.interval", ValueType.duration("ms"), {
+    default: "100ms",
+    description: "Driver: how often stragglers are looked for."
+  }),
+  speculationMultiplier: Key.make(
+    "kindling.speculation.multiplier",
+    ValueType.number({ min: 1, max: Number.MAX_VALUE }),
+    {
+      default: "1.5",
+      description: "Driver: a straggler runs this many times longer than the median successful task."
+    }
+  ),
+  speculationQuantile: Key.make("kindling.speculation.quantile", ValueType.number({ min: 0, max: 1 }), {
+    default: "0.75",
+    description: "Driver: the fraction of a stage's tasks that must be done before stragglers are looked for."
+  }),
+  speculationMinTaskRuntime: Key.make("kindling.speculation.minTaskRuntime", ValueType.duration("ms"), {
+    default: "100ms",
+    description: "Driver: a task is never a straggler before it has run this long."
   })
 }
 
@@ -73,4 +107,34 @@ export const group = Registry.group({
   title: "Application",
   description: "Read by `kindling submit` and by the application's driver and executors.",
   keys
+})
+
+/**
+ * The driver core's configuration; `maxFailures` is the mode's (`kindling.task.maxFailures` on a cluster, F of
+ * `local[N,F]`, 1 in plain `local`, as Spark).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const coreConfig = (
+  conf: Conf.Conf<Registry.KeyOf<typeof group> | Registry.KeyOf<typeof ProtocolConf.group>>,
+  maxFailures: number
+): DriverCore.Config => ({
+  scheduler: {
+    maxFailures,
+    cpusPerTask: conf.get(keys.taskCpus),
+    mode: conf.get(keys.schedulerMode),
+    speculation: {
+      enabled: conf.get(keys.speculation),
+      multiplier: conf.get(keys.speculationMultiplier),
+      quantile: conf.get(keys.speculationQuantile),
+      minTaskRuntimeMillis: conf.get(keys.speculationMinTaskRuntime)
+    },
+    seed: Math.floor(Math.random() * 2 ** 31)
+  },
+  reviveIntervalMillis: conf.get(keys.reviveInterval),
+  executorTimeoutMillis: conf.get(ProtocolConf.keys.networkTimeout),
+  speculationIntervalMillis: conf.get(keys.speculationInterval),
+  maxResultSize: conf.get(keys.maxResultSize) * 1024 * 1024,
+  properties: []
 })

@@ -1,9 +1,29 @@
 /**
- * @kindling/driver. The driver role is built by the control-plane and app-runtime issues; this package exists so
- * the workspace, its build and its dependency rules are in place before them.
+ * @kindling/driver: an app's side of the cluster — the app programming model (`App`, the `Kindling` context,
+ * `Dataset`), the driver role and its schedulers, and `local` mode.
  *
  * @since 0.1.0
  */
 
 /** @since 0.1.0 */
+export * as App from "./App.js"
+/** @since 0.1.0 */
+export { EmptyDataset, InputNotReadable, InvalidArgument, JobFailed, OutputDirectoryExists } from "./AppErrors.js"
+/** @since 0.1.0 */
+export { Dataset, type DatasetError } from "./Dataset.js"
+/** @since 0.1.0 */
+export * as Driver from "./Driver.js"
+/** @since 0.1.0 */
 export * as DriverConf from "./DriverConf.js"
+/** @since 0.1.0 */
+export * as DriverCore from "./DriverCore.js"
+/** @since 0.1.0 */
+export { Kindling, type KindlingContext } from "./Kindling.js"
+/** @since 0.1.0 */
+export * as Local from "./Local.js"
+/** @since 0.1.0 */
+export * as MasterSpec from "./MasterSpec.js"
+/** @since 0.1.0 */
+export * as TaskScheduler from "./TaskScheduler.js"
+/** @since 0.1.0 */
+export * as UserFunctions from "./UserFunctions.js"

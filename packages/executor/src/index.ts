@@ -1,7 +1,18 @@
 /**
- * @kindling/executor. The executor role is built by the control-plane and app-runtime issues; this package exists so
- * the workspace, its build and its dependency rules are in place before them.
+ * @kindling/executor: runs an app's tasks — the executor role (`Executor`, its core `ExecutorCore`), the pool of
+ * task threads it runs them on, and the evaluation of a task's partition plan. `local` mode in
+ * `@kindling/driver` runs an executor in the driver's process; on a cluster `kindling executor` runs one.
  *
  * @since 0.1.0
  */
-export {}
+
+/** @since 0.1.0 */
+export * as Evaluation from "./Evaluation.js"
+/** @since 0.1.0 */
+export * as Executor from "./Executor.js"
+/** @since 0.1.0 */
+export * as ExecutorCore from "./ExecutorCore.js"
+/** @since 0.1.0 */
+export * as TaskThreads from "./TaskThreads.js"
+/** @since 0.1.0 */
+export * as TextSplits from "./TextSplits.js"

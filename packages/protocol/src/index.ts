@@ -40,6 +40,8 @@ export * as ProtocolConf from "./ProtocolConf.js"
 /** @since 0.1.0 */
 export * as QueryMessages from "./QueryMessages.js"
 /** @since 0.1.0 */
+export * as Records from "./Records.js"
+/** @since 0.1.0 */
 export * as RpcAddress from "./RpcAddress.js"
 /** @since 0.1.0 */
 export * as RpcEnv from "./RpcEnv.js"
@@ -47,6 +49,8 @@ export * as RpcEnv from "./RpcEnv.js"
 export * as States from "./States.js"
 /** @since 0.1.0 */
 export * as SubmissionMessages from "./SubmissionMessages.js"
+/** @since 0.1.0 */
+export * as TaskPlan from "./TaskPlan.js"
 /** @since 0.1.0 */
 export * as Transport from "./Transport.js"
 /** @since 0.1.0 */

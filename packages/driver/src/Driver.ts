@@ -1,0 +1,111 @@
+/**
+ * The driver as a running role: its core (`DriverCore`) in the kernel's shell on the RpcEnv in context. It gives
+ * the app context one operation, `runJob`: the encoded tasks of a job's partitions in, their results out (in
+ * partition order), or the job's failure. Interrupting `runJob` cancels the job: its running tasks are killed.
+ *
+ * @since 0.1.0
+ */
+import { Shell } from "@kindling/kernel"
+import type { RpcEnv } from "@kindling/protocol"
+import { Endpoints, Records, type RpcAddress, type TaskPlan } from "@kindling/protocol"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+import { JobFailed } from "./AppErrors.js"
+import * as DriverCore from "./DriverCore.js"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Driver {
+  /** Where executors register. */
+  readonly address: RpcAddress.RpcAddress
+  /** Runs one task per encoded `TaskPlan.Task`; succeeds with each task's result value, in order. */
+  readonly runJob: (tasks: ReadonlyArray<Uint8Array>) => Effect.Effect<Array<unknown>, JobFailed>
+  /** The executors that are registered and ready, as ids. */
+  readonly executors: Effect.Effect<ReadonlyArray<string>>
+  /** Tells the executors to stop: the app is done with them. */
+  readonly stop: Effect.Effect<void>
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  readonly config: DriverCore.Config
+  readonly validateState?: boolean
+  readonly onExit: (code: number, reason: string) => Effect.Effect<void>
+}
+
+interface RunningJob {
+  readonly results: Array<unknown>
+  readonly done: Deferred.Deferred<Array<unknown>, JobFailed>
+}
+
+/**
+ * Starts the driver's endpoint on the RpcEnv in context.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (
+  options: Options
+): Effect.Effect<Driver, Shell.NotListening | RpcEnv.EndpointAlreadyRegistered, RpcEnv.RpcEnv | Scope.Scope> =>
+  Effect.gen(function*() {
+    const address = yield* Shell.listeningAddress(Endpoints.scheduler)
+    const jobs = new Map<number, RunningJob>()
+    let nextJobId = 0
+
+    const interpret = (command: DriverCore.DriverCommand) =>
+      Effect.suspend(() => {
+        const job = "jobId" in command ? jobs.get(command.jobId) : undefined
+        switch (command._tag) {
+          case "TaskResult": {
+            const outcome = Records.decode(command.outcome) as typeof TaskPlan.TaskResult.Encoded
+            if (job !== undefined) job.results[command.index] = outcome.value
+            return Effect.void
+          }
+          case "JobSucceeded":
+            jobs.delete(command.jobId)
+            return job === undefined ? Effect.void : Deferred.succeed(job.done, job.results)
+          case "JobFailed":
+            jobs.delete(command.jobId)
+            return job === undefined ? Effect.void : Deferred.fail(job.done, new JobFailed({ reason: command.reason }))
+          case "ExecutorsChanged":
+            return Effect.void
+        }
+      })
+
+    const shell = yield* Shell.make({
+      core: DriverCore.core,
+      state: DriverCore.make(options.config),
+      interpret,
+      validateState: options.validateState ?? false,
+      onExit: options.onExit
+    })
+
+    const runJob = (tasks: ReadonlyArray<Uint8Array>) =>
+      Effect.gen(function*() {
+        const jobId = nextJobId++
+        const done = yield* Deferred.make<Array<unknown>, JobFailed>()
+        jobs.set(jobId, { results: new Array(tasks.length), done })
+        shell.feed({ _tag: "SubmitJob", jobId, tasks })
+        return yield* Deferred.await(done).pipe(
+          Effect.onInterrupt(() =>
+            Effect.sync(() => {
+              jobs.delete(jobId)
+              shell.feed({ _tag: "CancelJob", jobId, reason: "the action that started it was interrupted" })
+            })
+          )
+        )
+      })
+
+    return {
+      address,
+      runJob,
+      executors: shell.read((state) => [...state.executors.values()].filter((e) => e.launched).map((e) => e.id)),
+      stop: Effect.sync(() => shell.feed({ _tag: "Stop" }))
+    }
+  })

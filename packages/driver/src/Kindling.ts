@@ -1,0 +1,138 @@
+/**
+ * The app context (Spark's `SparkContext`): the service an app's main gets its datasets from. `yield* Kindling`
+ * inside an app; its sources are `parallelize`, `range` and `textFile`.
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Fs from "node:fs/promises"
+import * as Path from "node:path"
+import { InputNotReadable, InvalidArgument } from "./AppErrors.js"
+import { Dataset, type Runtime } from "./Dataset.js"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface KindlingContext {
+  readonly appName: string
+  /** The master the app runs on: `local[2]`, `kindling://host:7077`, … */
+  readonly master: string
+  /** How many partitions a source gets when none is asked for: the cores of the app's executors. */
+  readonly defaultParallelism: number
+  /** The items, cut into `numSlices` partitions of consecutive items. */
+  readonly parallelize: <A>(items: Iterable<A>, numSlices?: number) => Dataset<A>
+  /** `start`, `start + step`, … up to `end` (excluded), in `numSlices` partitions. */
+  readonly range: (start: number, end: number, step?: number, numSlices?: number) => Dataset<number>
+  /**
+   * The lines of a text file, or of every file of a directory (in name order, hidden files skipped), in byte
+   * ranges of at least `minPartitions` partitions altogether, cut where lines start.
+   */
+  readonly textFile: (path: string, minPartitions?: number) => Dataset<string>
+}
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export class Kindling extends Context.Tag("@kindling/driver/Kindling")<Kindling, KindlingContext>() {}
+
+const checkSlices = (numSlices: number, source: string) => {
+  if (!Number.isInteger(numSlices) || numSlices < 1) {
+    throw new InvalidArgument({
+      reason: `${source}: the number of partitions must be a positive integer, got ${numSlices}`
+    })
+  }
+}
+
+// Partition i of n over `length` items: [⌊i·length/n⌋, ⌊(i+1)·length/n⌋), as Spark slices collections.
+const bounds = (i: number, n: number, length: number) =>
+  [Math.floor((i * length) / n), Math.floor(((i + 1) * length) / n)] as const
+
+// Hadoop's local file system block size: a split is never larger.
+const blockSize = 32 * 1024 * 1024
+// A file's last split may be up to 10% larger than the rest rather than leave a sliver.
+const splitSlop = 1.1
+
+const inputFiles = (path: string): Effect.Effect<Array<{ path: string; size: number }>, InputNotReadable> =>
+  Effect.tryPromise({
+    try: async () => {
+      const absolute = Path.resolve(path)
+      const stat = await Fs.stat(absolute)
+      if (!stat.isDirectory()) return [{ path: absolute, size: stat.size }]
+      const names = (await Fs.readdir(absolute)).filter((name) => !name.startsWith(".") && !name.startsWith("_"))
+      const files = await Promise.all(
+        names.sort().map(async (name) => {
+          const file = Path.join(absolute, name)
+          const info = await Fs.stat(file)
+          return info.isFile() ? [{ path: file, size: info.size }] : []
+        })
+      )
+      return files.flat()
+    },
+    catch: (error) => new InputNotReadable({ path, reason: error instanceof Error ? error.message : String(error) })
+  })
+
+/**
+ * Builds the context's sources over a runtime that runs jobs.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (options: {
+  readonly appName: string
+  readonly master: string
+  readonly defaultParallelism: number
+  readonly runtime: Runtime
+}): KindlingContext => {
+  const { runtime } = options
+  const parallelism = options.defaultParallelism
+  return {
+    appName: options.appName,
+    master: options.master,
+    defaultParallelism: parallelism,
+    parallelize: <A>(items: Iterable<A>, numSlices = parallelism) => {
+      checkSlices(numSlices, "parallelize")
+      const all = Array.from(items)
+      const plans = Array.from({ length: numSlices }, (_, i) => {
+        const [from, to] = bounds(i, numSlices, all.length)
+        return { _tag: "Slice" as const, items: all.slice(from, to) }
+      })
+      return new Dataset<A>(runtime, Effect.succeed(plans))
+    },
+    range: (start, end, step = 1, numSlices = parallelism) => {
+      checkSlices(numSlices, "range")
+      if (!Number.isSafeInteger(step) || step === 0) {
+        throw new InvalidArgument({ reason: `range: the step must be a non-zero integer, got ${step}` })
+      }
+      const length = Math.max(0, Math.ceil((end - start) / step))
+      const plans = Array.from({ length: numSlices }, (_, i) => {
+        const [from, to] = bounds(i, numSlices, length)
+        return { _tag: "Range" as const, start: start + from * step, end: start + to * step, step }
+      })
+      return new Dataset<number>(runtime, Effect.succeed(plans))
+    },
+    textFile: (path, minPartitions = Math.min(parallelism, 2)) => {
+      checkSlices(minPartitions, "textFile")
+      const plans = Effect.map(inputFiles(path), (files) => {
+        const total = files.reduce((sum, file) => sum + file.size, 0)
+        const goal = Math.floor(total / minPartitions)
+        const splitSize = Math.max(1, Math.min(goal, blockSize))
+        return files.flatMap((file) => {
+          const splits: Array<{ _tag: "TextSplit"; path: string; start: number; length: number }> = []
+          let left = file.size
+          while (left / splitSize > splitSlop) {
+            splits.push({ _tag: "TextSplit", path: file.path, start: file.size - left, length: splitSize })
+            left -= splitSize
+          }
+          if (left > 0 || file.size === 0) {
+            splits.push({ _tag: "TextSplit", path: file.path, start: file.size - left, length: left })
+          }
+          return splits
+        })
+      })
+      return new Dataset<string>(runtime, Effect.runSync(Effect.cached(plans)))
+    }
+  }
+}

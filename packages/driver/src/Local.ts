@@ -1,0 +1,98 @@
+/**
+ * `local[N]`: the driver and one executor with N task threads in this process, as Spark's local mode — each a
+ * role on its own RpcEnv over an in-memory network, so that the driver's core is the same as on a cluster and
+ * the executor's is the one `kindling executor` runs.
+ *
+ * @since 0.1.0
+ */
+import { Executor, TaskThreads } from "@kindling/executor"
+import { Ids, RpcAddress, RpcEnv, Transport } from "@kindling/protocol"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Driver from "./Driver.js"
+import type * as DriverCore from "./DriverCore.js"
+import * as Kindling from "./Kindling.js"
+import * as UserFunctions from "./UserFunctions.js"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  readonly appName: string
+  /** Task threads: N of `local[N]`. */
+  readonly threads: number
+  /** The app module each task thread imports first (a `file:` URL), for functions that travel by name. */
+  readonly appUrl?: string | undefined
+  /** What the app module exports, to recognise its functions. */
+  readonly appExports?: Readonly<Record<string, unknown>>
+  readonly driver: DriverCore.Config
+  readonly heartbeatIntervalMillis: number
+  readonly validateState?: boolean
+}
+
+/**
+ * A failure of the local runtime itself (a task thread that cannot start, an RpcEnv that cannot be built).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export type StartFailed = TaskThreads.ThreadStartFailed | Transport.ListenFailed
+
+const driverHost = "driver"
+const executorHost = "executor-driver"
+
+/**
+ * The app context of a `local[N]` app, with its driver and executor; both stop when the layer's scope closes.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (options: Options): Layer.Layer<Kindling.Kindling, StartFailed> =>
+  Layer.scoped(
+    Kindling.Kindling,
+    Effect.gen(function*() {
+      const network = yield* Transport.makeMemory
+      const onRpc = <A, E, R>(host: string, effect: Effect.Effect<A, E, R>) =>
+        Effect.flatMap(
+          RpcEnv.make({ host, port: 7077 }).pipe(Effect.provideService(Transport.Transport, network)),
+          (rpc) => Effect.provideService(effect, RpcEnv.RpcEnv, rpc)
+        )
+      // A role that stops by itself (it exits) leaves the app without it: say so, loudly, rather than hang.
+      const onExit = (role: string) => (code: number, reason: string) =>
+        code === 0 ? Effect.void : Effect.logError(`The local ${role} stopped (${code}): ${reason}`)
+      const driver = yield* onRpc(
+        driverHost,
+        Driver.make({ config: options.driver, validateState: options.validateState ?? false, onExit: onExit("driver") })
+      ).pipe(Effect.orDie)
+      const threads = yield* TaskThreads.make({ size: options.threads, appUrl: options.appUrl })
+      const executor = yield* onRpc(
+        executorHost,
+        Executor.make({
+          executorId: Ids.ExecutorId.make("driver"),
+          driver: RpcAddress.make(driverHost, 7077),
+          hostname: "localhost",
+          threads,
+          heartbeatIntervalMillis: options.heartbeatIntervalMillis,
+          askTimeoutMillis: 120_000,
+          validateState: options.validateState ?? false,
+          onExit: onExit("executor")
+        })
+      ).pipe(Effect.catchTag("NotListening", "EndpointAlreadyRegistered", Effect.die))
+      // Run first (finalizers run in reverse): the executor stops as told before its endpoint goes, and its going
+      // is expected.
+      yield* Effect.addFinalizer(() =>
+        Effect.zipRight(driver.stop, Effect.timeoutOption(Effect.interruptible(executor.exited), "2 seconds"))
+      )
+      const exports = options.appExports ?? {}
+      return Kindling.make({
+        appName: options.appName,
+        master: `local[${options.threads}]`,
+        defaultParallelism: options.threads,
+        runtime: {
+          runJob: driver.runJob,
+          reference: (fn, env, transformation) => UserFunctions.reference(fn, env, transformation, exports)
+        }
+      })
+    })
+  )

@@ -1,0 +1,519 @@
+/**
+ * The driver's task scheduler (Spark's `TaskSchedulerImpl` and `TaskSetManager`) as a pure core:
+ * `step(state, input) → commands`. It keeps a task set per stage attempt, matches pending tasks to the free cores
+ * of live executors, counts failures per task against `maxFailures`, resubmits the tasks of a lost executor,
+ * launches speculative copies of stragglers, and says when a task set has finished or failed. It does not know
+ * what a task computes; the shell holds the tasks' bytes and results by task id.
+ *
+ * Offers follow Spark: task sets in priority order (FIFO: by job, then stage; FAIR: the pool with the fewest
+ * running tasks relative to its share first), executors shuffled, one task per executor per round so that
+ * work spreads.
+ *
+ * @since 0.1.0
+ */
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Config {
+  readonly maxFailures: number
+  readonly cpusPerTask: number
+  readonly mode: "FIFO" | "FAIR"
+  readonly speculation: {
+    readonly enabled: boolean
+    /** A task is a straggler once it has run this many times the median of the successful ones… */
+    readonly multiplier: number
+    /** …once this fraction of its set has succeeded… */
+    readonly quantile: number
+    /** …and for at least this long. */
+    readonly minTaskRuntimeMillis: number
+  }
+  /** Seeds the shuffle of offers. */
+  readonly seed: number
+}
+
+interface TaskEntry {
+  readonly index: number
+  readonly partition: number
+  failures: number
+  /** Attempts started so far (the next attempt's number). */
+  attempts: number
+  done: boolean
+  /** Task ids of its running attempts. */
+  readonly running: Set<number>
+  /** Waiting for a core (a first attempt, or a retry). */
+  pending: boolean
+  /** Marked as a straggler: one speculative copy is to be launched. */
+  speculatable: boolean
+}
+
+interface TaskSet {
+  readonly id: string
+  readonly stageId: number
+  readonly stageAttempt: number
+  readonly jobId: number
+  readonly pool: string
+  readonly tasks: Array<TaskEntry>
+  succeeded: number
+  /** How long the successful attempts ran, for speculation. */
+  readonly durations: Array<number>
+}
+
+interface Attempt {
+  readonly taskId: number
+  readonly taskSet: string
+  readonly index: number
+  readonly attempt: number
+  readonly executorId: string
+  readonly startedAt: number
+  readonly speculative: boolean
+  /** Set once the scheduler has asked for it to be killed: its end then counts for nothing. */
+  killed: boolean
+}
+
+interface Executor {
+  readonly id: string
+  readonly host: string
+  readonly cores: number
+  freeCores: number
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface State {
+  readonly config: Config
+  readonly executors: Map<string, Executor>
+  readonly taskSets: Map<string, TaskSet>
+  readonly attempts: Map<number, Attempt>
+  nextTaskId: number
+  random: number
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Input =
+  & (
+    | {
+      readonly _tag: "SubmitTaskSet"
+      readonly taskSet: string
+      readonly stageId: number
+      readonly stageAttempt: number
+      readonly jobId: number
+      readonly pool: string
+      readonly partitions: ReadonlyArray<number>
+    }
+    | { readonly _tag: "CancelTaskSet"; readonly taskSet: string; readonly reason: string }
+    | { readonly _tag: "ExecutorAdded"; readonly executorId: string; readonly host: string; readonly cores: number }
+    | { readonly _tag: "ExecutorLost"; readonly executorId: string; readonly reason: string }
+    | {
+      readonly _tag: "StatusUpdate"
+      readonly taskId: number
+      readonly state: "RUNNING" | "FINISHED" | "FAILED" | "KILLED" | "LOST"
+      /** Why it failed or was killed. */
+      readonly reason: string
+    }
+    | { readonly _tag: "ReviveOffers" }
+    | { readonly _tag: "CheckSpeculation" }
+  )
+  & { readonly now: number }
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Command =
+  | {
+    readonly _tag: "LaunchTask"
+    readonly taskId: number
+    readonly taskSet: string
+    readonly index: number
+    readonly partition: number
+    readonly attempt: number
+    readonly executorId: string
+    readonly speculative: boolean
+  }
+  | { readonly _tag: "KillTask"; readonly taskId: number; readonly executorId: string; readonly reason: string }
+  /** The result of `taskId` is the result of task `index` of the set: hand it to the job. */
+  | { readonly _tag: "TaskSucceeded"; readonly taskSet: string; readonly index: number; readonly taskId: number }
+  /** Every task of the set has succeeded. */
+  | { readonly _tag: "TaskSetFinished"; readonly taskSet: string }
+  /** The set was aborted; its job fails with the reason. */
+  | { readonly _tag: "TaskSetFailed"; readonly taskSet: string; readonly reason: string }
+  | { readonly _tag: "Log"; readonly level: "Info" | "Warning"; readonly message: string }
+
+/**
+ * The reason a killed attempt lost to another.
+ *
+ * @since 0.1.0
+ */
+export const anotherAttemptSucceeded = "another attempt succeeded"
+
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (config: Config): State => ({
+  config,
+  executors: new Map(),
+  taskSets: new Map(),
+  attempts: new Map(),
+  nextTaskId: 0,
+  random: config.seed >>> 0 || 1
+})
+
+/**
+ * @since 0.1.0
+ */
+export const step = (state: State, input: Input): Array<Command> => {
+  const out: Array<Command> = []
+  switch (input._tag) {
+    case "SubmitTaskSet":
+      submit(state, input, out)
+      break
+    case "CancelTaskSet":
+      cancel(state, input.taskSet, input.reason, out)
+      break
+    case "ExecutorAdded":
+      if (!state.executors.has(input.executorId)) {
+        state.executors.set(input.executorId, {
+          id: input.executorId,
+          host: input.host,
+          cores: input.cores,
+          freeCores: input.cores
+        })
+      }
+      break
+    case "ExecutorLost":
+      executorLost(state, input.executorId, input.reason, out)
+      break
+    case "StatusUpdate":
+      statusUpdate(state, input, out)
+      break
+    case "ReviveOffers":
+      break
+    case "CheckSpeculation":
+      checkSpeculation(state, input.now)
+      break
+  }
+  // Every event may free cores or bring work: offer after each, as Spark revives offers on events.
+  offer(state, input.now, out)
+  return out
+}
+
+const submit = (state: State, input: Extract<Input, { _tag: "SubmitTaskSet" }>, out: Array<Command>) => {
+  if (state.taskSets.has(input.taskSet)) return
+  const taskSet: TaskSet = {
+    id: input.taskSet,
+    stageId: input.stageId,
+    stageAttempt: input.stageAttempt,
+    jobId: input.jobId,
+    pool: input.pool,
+    tasks: input.partitions.map((partition, index) => ({
+      index,
+      partition,
+      failures: 0,
+      attempts: 0,
+      done: false,
+      running: new Set(),
+      pending: true,
+      speculatable: false
+    })),
+    succeeded: 0,
+    durations: []
+  }
+  if (taskSet.tasks.length === 0) {
+    out.push({ _tag: "TaskSetFinished", taskSet: input.taskSet })
+    return
+  }
+  state.taskSets.set(taskSet.id, taskSet)
+  out.push({
+    _tag: "Log",
+    level: "Info",
+    message: `Adding task set ${input.stageId}.${input.stageAttempt} with ${taskSet.tasks.length} tasks`
+  })
+}
+
+// Ends the set's running attempts (their cores come back when their end is reported) and forgets the set.
+const dropTaskSet = (state: State, taskSet: TaskSet, reason: string, out: Array<Command>) => {
+  for (const task of taskSet.tasks) {
+    for (const taskId of task.running) killAttempt(state, taskId, reason, out)
+  }
+  state.taskSets.delete(taskSet.id)
+}
+
+const killAttempt = (state: State, taskId: number, reason: string, out: Array<Command>) => {
+  const attempt = state.attempts.get(taskId)
+  if (attempt === undefined || attempt.killed) return
+  attempt.killed = true
+  out.push({ _tag: "KillTask", taskId, executorId: attempt.executorId, reason })
+}
+
+const cancel = (state: State, id: string, reason: string, out: Array<Command>) => {
+  const taskSet = state.taskSets.get(id)
+  if (taskSet === undefined) return
+  out.push({ _tag: "Log", level: "Info", message: `Cancelling stage ${taskSet.stageId}: ${reason}` })
+  dropTaskSet(state, taskSet, reason, out)
+}
+
+// The attempt is over: its cores are free and it no longer runs.
+const endAttempt = (state: State, attempt: Attempt): TaskEntry | undefined => {
+  state.attempts.delete(attempt.taskId)
+  const executor = state.executors.get(attempt.executorId)
+  if (executor !== undefined) executor.freeCores += state.config.cpusPerTask
+  const task = state.taskSets.get(attempt.taskSet)?.tasks[attempt.index]
+  task?.running.delete(attempt.taskId)
+  return task
+}
+
+const statusUpdate = (state: State, input: Extract<Input, { _tag: "StatusUpdate" }>, out: Array<Command>) => {
+  const attempt = state.attempts.get(input.taskId)
+  // An attempt that already ended (a late or repeated report, or one of a lost executor) changes nothing.
+  if (attempt === undefined || input.state === "RUNNING") return
+  const task = endAttempt(state, attempt)
+  const taskSet = state.taskSets.get(attempt.taskSet)
+  if (task === undefined || taskSet === undefined || task.done) return
+  const name = `task ${attempt.index}.${attempt.attempt} in stage ${taskSet.stageId}.${taskSet.stageAttempt} ` +
+    `(TID ${attempt.taskId})`
+  switch (input.state) {
+    case "FINISHED": {
+      task.done = true
+      task.pending = false
+      task.speculatable = false
+      taskSet.succeeded++
+      taskSet.durations.push(input.now - attempt.startedAt)
+      out.push({ _tag: "TaskSucceeded", taskSet: taskSet.id, index: task.index, taskId: attempt.taskId })
+      for (const other of task.running) killAttempt(state, other, anotherAttemptSucceeded, out)
+      if (taskSet.succeeded === taskSet.tasks.length) {
+        state.taskSets.delete(taskSet.id)
+        out.push({ _tag: "TaskSetFinished", taskSet: taskSet.id })
+      }
+      return
+    }
+    case "FAILED": {
+      task.failures++
+      const executor = state.executors.get(attempt.executorId)
+      const where = `(${executor?.host ?? "unknown host"} executor ${attempt.executorId})`
+      out.push({ _tag: "Log", level: "Warning", message: `Lost ${name} ${where}: ${input.reason}` })
+      if (task.failures >= state.config.maxFailures) {
+        const reason = `Task ${task.index} in stage ${taskSet.stageId}.${taskSet.stageAttempt} failed ` +
+          `${state.config.maxFailures} times, most recent failure: Lost ${name} ${where}: ${input.reason}`
+        dropTaskSet(state, taskSet, "stage aborted", out)
+        out.push({ _tag: "TaskSetFailed", taskSet: taskSet.id, reason })
+        return
+      }
+      retry(task)
+      return
+    }
+    case "KILLED":
+    case "LOST":
+      // Killed by the scheduler, it lost to another attempt or its set is gone; killed otherwise (its executor
+      // is going away), or lost, it is not the task's fault: run it again without counting a failure.
+      if (!attempt.killed) retry(task)
+      return
+  }
+}
+
+const retry = (task: TaskEntry) => {
+  if (task.running.size === 0) task.pending = true
+}
+
+const executorLost = (state: State, executorId: string, reason: string, out: Array<Command>) => {
+  const executor = state.executors.get(executorId)
+  if (executor === undefined) return
+  state.executors.delete(executorId)
+  for (const attempt of [...state.attempts.values()]) {
+    if (attempt.executorId !== executorId) continue
+    const task = endAttempt(state, attempt)
+    if (task !== undefined && !task.done) {
+      out.push({
+        _tag: "Log",
+        level: "Warning",
+        message: `Lost task ${attempt.index}.${attempt.attempt} (TID ${attempt.taskId}) on executor ${executorId}: ` +
+          reason
+      })
+      retry(task)
+    }
+  }
+}
+
+const checkSpeculation = (state: State, now: number) => {
+  const { speculation } = state.config
+  if (!speculation.enabled) return
+  for (const taskSet of state.taskSets.values()) {
+    const needed = Math.floor(speculation.quantile * taskSet.tasks.length)
+    if (taskSet.succeeded < Math.max(1, needed)) continue
+    const sorted = [...taskSet.durations].sort((a, b) => a - b)
+    const median = sorted[Math.floor(sorted.length / 2)]!
+    const threshold = Math.max(speculation.minTaskRuntimeMillis, speculation.multiplier * median)
+    for (const task of taskSet.tasks) {
+      if (task.done || task.running.size !== 1 || task.speculatable) continue
+      const attempt = state.attempts.get([...task.running][0]!)!
+      if (now - attempt.startedAt > threshold) task.speculatable = true
+    }
+  }
+}
+
+// Task sets in the order they get cores: FIFO by job then stage; FAIR by the pool running least, then FIFO.
+const ordered = (state: State): Array<TaskSet> => {
+  const sets = [...state.taskSets.values()]
+  const fifo = (a: TaskSet, b: TaskSet) => a.jobId - b.jobId || a.stageId - b.stageId
+  if (state.config.mode === "FIFO") return sets.sort(fifo)
+  const runningIn = new Map<string, number>()
+  for (const set of sets) {
+    const running = set.tasks.reduce((n, task) => n + task.running.size, 0)
+    runningIn.set(set.pool, (runningIn.get(set.pool) ?? 0) + running)
+  }
+  return sets.sort((a, b) => runningIn.get(a.pool)! - runningIn.get(b.pool)! || fifo(a, b))
+}
+
+// xorshift32: the offers' shuffle is part of the state, so a run is reproducible from the seed.
+const nextRandom = (state: State): number => {
+  let x = state.random
+  x ^= x << 13
+  x ^= x >>> 17
+  x ^= x << 5
+  state.random = x >>> 0
+  return state.random / 4294967296
+}
+
+const shuffled = <A>(state: State, items: Array<A>): Array<A> => {
+  for (let i = items.length - 1; i > 0; i--) {
+    const j = Math.floor(nextRandom(state) * (i + 1))
+    ;[items[i], items[j]] = [items[j]!, items[i]!]
+  }
+  return items
+}
+
+// The next task of the set for this executor: a pending one, else a straggler to copy onto another executor.
+const nextTask = (state: State, taskSet: TaskSet, executorId: string): TaskEntry | undefined => {
+  const pending = taskSet.tasks.find((task) => task.pending)
+  if (pending !== undefined) return pending
+  return taskSet.tasks.find((task) =>
+    task.speculatable && !task.done && task.running.size === 1 &&
+    state.attempts.get([...task.running][0]!)!.executorId !== executorId
+  )
+}
+
+const offer = (state: State, now: number, out: Array<Command>) => {
+  if (state.taskSets.size === 0) return
+  const cpus = state.config.cpusPerTask
+  const executors = shuffled(state, [...state.executors.values()])
+  let launched = true
+  while (launched) {
+    launched = false
+    const sets = ordered(state)
+    for (const executor of executors) {
+      if (executor.freeCores < cpus) continue
+      for (const taskSet of sets) {
+        const task = nextTask(state, taskSet, executor.id)
+        if (task === undefined) continue
+        launch(state, taskSet, task, executor, now, out)
+        launched = true
+        break
+      }
+    }
+  }
+}
+
+const launch = (
+  state: State,
+  taskSet: TaskSet,
+  task: TaskEntry,
+  executor: Executor,
+  now: number,
+  out: Array<Command>
+) => {
+  const speculative = !task.pending
+  const attempt: Attempt = {
+    taskId: state.nextTaskId++,
+    taskSet: taskSet.id,
+    index: task.index,
+    attempt: task.attempts++,
+    executorId: executor.id,
+    startedAt: now,
+    speculative,
+    killed: false
+  }
+  state.attempts.set(attempt.taskId, attempt)
+  task.running.add(attempt.taskId)
+  task.pending = false
+  task.speculatable = false
+  executor.freeCores -= state.config.cpusPerTask
+  if (speculative) {
+    out.push({
+      _tag: "Log",
+      level: "Info",
+      message: `Launching speculative task ${task.index}.${attempt.attempt} in stage ${taskSet.stageId}.` +
+        `${taskSet.stageAttempt} (TID ${attempt.taskId}) on executor ${executor.id}`
+    })
+  }
+  out.push({
+    _tag: "LaunchTask",
+    taskId: attempt.taskId,
+    taskSet: taskSet.id,
+    index: task.index,
+    partition: task.partition,
+    attempt: attempt.attempt,
+    executorId: executor.id,
+    speculative
+  })
+}
+
+/**
+ * Running attempts, by executor: what a lost executor takes with it.
+ *
+ * @since 0.1.0
+ */
+export const runningOn = (state: State, executorId: string): Array<number> =>
+  [...state.attempts.values()].filter((a) => a.executorId === executorId).map((a) => a.taskId)
+
+/**
+ * What is wrong with the state, if anything: no executor's cores are double-booked or negative; every attempt
+ * runs on a live executor for a task that lists it; a task is pending, running (at most an original and a
+ * speculative copy) or done, never pending while it runs.
+ *
+ * @since 0.1.0
+ */
+export const validate = (state: State): Array<string> => {
+  const problems: Array<string> = []
+  const used = new Map<string, number>()
+  for (const attempt of state.attempts.values()) {
+    if (!state.executors.has(attempt.executorId)) {
+      problems.push(`TID ${attempt.taskId} runs on unknown executor ${attempt.executorId}`)
+    }
+    used.set(attempt.executorId, (used.get(attempt.executorId) ?? 0) + state.config.cpusPerTask)
+    const task = state.taskSets.get(attempt.taskSet)?.tasks[attempt.index]
+    if (task !== undefined && !task.running.has(attempt.taskId)) {
+      problems.push(`TID ${attempt.taskId} is not listed by its task`)
+    }
+  }
+  for (const executor of state.executors.values()) {
+    const booked = used.get(executor.id) ?? 0
+    if (executor.freeCores < 0) problems.push(`executor ${executor.id} has ${executor.freeCores} free cores`)
+    if (booked + executor.freeCores !== executor.cores) {
+      problems.push(`executor ${executor.id}: ${booked} cores booked + ${executor.freeCores} free ≠ ${executor.cores}`)
+    }
+  }
+  for (const taskSet of state.taskSets.values()) {
+    let succeeded = 0
+    for (const task of taskSet.tasks) {
+      if (task.done) succeeded++
+      if (task.done && task.pending) problems.push(`task ${taskSet.id}/${task.index} is done and pending`)
+      if (task.pending && task.running.size > 0) problems.push(`task ${taskSet.id}/${task.index} pending while running`)
+      if (task.running.size > 2) problems.push(`task ${taskSet.id}/${task.index} runs ${task.running.size} times`)
+      if (!task.done && !task.pending && task.running.size === 0) {
+        problems.push(`task ${taskSet.id}/${task.index} is neither pending, running nor done`)
+      }
+      for (const taskId of task.running) {
+        if (!state.attempts.has(taskId)) problems.push(`task ${taskSet.id}/${task.index} lists ended TID ${taskId}`)
+      }
+    }
+    if (succeeded !== taskSet.succeeded) problems.push(`task set ${taskSet.id} counts ${taskSet.succeeded} done`)
+  }
+  return problems
+}

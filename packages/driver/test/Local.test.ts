@@ -1,0 +1,228 @@
+// Apps in local[2]: the driver and an executor with two task threads in this process, each task run on a real
+// worker thread.
+import { assert, describe, it, layer } from "@effect/vitest"
+import {
+  Dataset,
+  EmptyDataset,
+  JobFailed,
+  Kindling,
+  Local,
+  OutputDirectoryExists,
+  UserFunctions
+} from "@kindling/driver"
+import { Effect, Exit, FastCheck as fc, Fiber } from "effect"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+
+const driverConfig = (maxFailures: number) => ({
+  scheduler: {
+    maxFailures,
+    cpusPerTask: 1,
+    mode: "FIFO" as const,
+    speculation: { enabled: false, multiplier: 1.5, quantile: 0.75, minTaskRuntimeMillis: 100 },
+    seed: 7
+  },
+  reviveIntervalMillis: 1000,
+  executorTimeoutMillis: 120_000,
+  speculationIntervalMillis: 100,
+  maxResultSize: 1 << 30,
+  properties: []
+})
+
+const local = (maxFailures: number) =>
+  Local.layer({
+    appName: "test",
+    threads: 2,
+    driver: driverConfig(maxFailures),
+    heartbeatIntervalMillis: 10_000,
+    validateState: true
+  })
+
+// A narrow transformation twice over: on a dataset, and on the partitions of a plain array (the model).
+interface Step {
+  readonly name: string
+  readonly apply: (ds: Dataset<unknown>) => Dataset<unknown>
+  readonly model: (partitions: Array<Array<unknown>>) => Array<Array<unknown>>
+}
+
+const num = (x: unknown) => (typeof x === "number" ? x : Array.isArray(x) ? x.length : 0)
+
+const steps: ReadonlyArray<Step> = [
+  {
+    name: "map",
+    apply: (ds) => ds.map((x, env) => (typeof x === "number" ? x * env.k + 1 : x), { k: 3 }),
+    model: (ps) => ps.map((p) => p.map((x) => (typeof x === "number" ? x * 3 + 1 : x)))
+  },
+  {
+    name: "filter",
+    apply: (ds) => ds.filter((x) => typeof x !== "number" || x % 3 !== 0),
+    model: (ps) => ps.map((p) => p.filter((x) => typeof x !== "number" || x % 3 !== 0))
+  },
+  {
+    name: "flatMap",
+    apply: (ds) => ds.flatMap((x) => (typeof x === "number" && x % 2 === 0 ? [x, -x] : [x])),
+    model: (ps) => ps.map((p) => p.flatMap((x) => (typeof x === "number" && x % 2 === 0 ? [x, -x] : [x])))
+  },
+  {
+    name: "mapPartitions",
+    apply: (ds) => ds.mapPartitions((records) => Array.from(records).reverse()),
+    model: (ps) => ps.map((p) => [...p].reverse())
+  },
+  {
+    name: "mapPartitionsWithIndex",
+    apply: (ds) => ds.mapPartitionsWithIndex((i, records) => Array.from(records, (x) => [i, x])),
+    model: (ps) => ps.map((p, i) => p.map((x) => [i, x]))
+  },
+  {
+    name: "glom",
+    apply: (ds) => ds.glom().map((records) => records.length),
+    model: (ps) => ps.map((p) => [p.length])
+  },
+  {
+    name: "union",
+    apply: (ds) => ds.union(ds.map((x) => (typeof x === "number" ? x : Array.isArray(x) ? x.length : 0) + 0.5)),
+    model: (ps) => [...ps, ...ps.map((p) => p.map((x) => num(x) + 0.5))]
+  },
+  {
+    name: "zipWithIndex",
+    apply: (ds) => ds.zipWithIndex().map(([x, i]) => [i, x]),
+    model: (ps) => {
+      let index = 0
+      return ps.map((p) => p.map((x) => [index++, x]))
+    }
+  }
+]
+
+const slices = (items: ReadonlyArray<unknown>, n: number) =>
+  Array.from(
+    { length: n },
+    (_, i) => items.slice(Math.floor((i * items.length) / n), Math.floor(((i + 1) * items.length) / n))
+  )
+
+layer(local(1), { timeout: 60_000 })("local[2]", (it) => {
+  it.effect("for random arrays and chains of narrow transformations, collect equals the chain on the array", () =>
+    Effect.gen(function*() {
+      const kc = yield* Kindling
+      const cases = fc.sample(
+        fc.tuple(
+          fc.array(fc.integer({ min: -50, max: 50 }), { maxLength: 40 }),
+          fc.integer({ min: 1, max: 6 }),
+          fc.array(fc.constantFrom(...steps), { maxLength: 4 })
+        ),
+        { numRuns: 25, seed: 42 }
+      )
+      for (const [items, partitions, chain] of cases) {
+        const ds = chain.reduce((d, s) => s.apply(d), kc.parallelize<unknown>(items, partitions))
+        const model = chain.reduce((ps, s) => s.model(ps), slices(items, partitions))
+        assert.deepStrictEqual(yield* ds.collect(), model.flat(), chain.map((s) => s.name).join(" → "))
+      }
+    }))
+
+  it.effect("the actions: count, reduce, fold, aggregate, take, first, foreach", () =>
+    Effect.gen(function*() {
+      const kc = yield* Kindling
+      const ds = kc.range(0, 1000, 1, 7)
+      assert.strictEqual(yield* ds.count(), 1000)
+      assert.strictEqual(yield* ds.reduce((a, b) => a + b), 499_500)
+      assert.strictEqual(yield* ds.fold(0, (a, b) => a + b), 499_500)
+      assert.deepStrictEqual(
+        yield* ds.aggregate([0, 0], ([s, n], x) => [s + x, n + 1], ([s1, n1], [s2, n2]) => [s1 + s2, n1 + n2]),
+        [499_500, 1000]
+      )
+      assert.deepStrictEqual(yield* ds.filter((x) => x > 990).take(3), [991, 992, 993])
+      assert.deepStrictEqual(yield* kc.range(10, 0, -2, 3).collect(), [10, 8, 6, 4, 2])
+      assert.strictEqual(yield* ds.first(), 0)
+      assert.instanceOf(yield* Effect.flip(kc.parallelize<number>([], 3).reduce((a, b) => a + b)), EmptyDataset)
+      assert.instanceOf(yield* Effect.flip(kc.parallelize([], 2).first()), EmptyDataset)
+      yield* ds.foreach((x) => {
+        if (x < 0) throw new Error("never")
+      })
+    }))
+
+  it.effect("sample: the same seed gives the same sample, and about the fraction asked for", () =>
+    Effect.gen(function*() {
+      const kc = yield* Kindling
+      const ds = kc.range(0, 10_000, 1, 4)
+      const a = yield* ds.sample(false, 0.1, 99).collect()
+      assert.deepStrictEqual(yield* ds.sample(false, 0.1, 99).collect(), a)
+      assert.isTrue(a.length > 800 && a.length < 1200, `sampled ${a.length}`)
+      const b = yield* ds.sample(true, 2, 5).count()
+      assert.isTrue(b > 19_000 && b < 21_000, `sampled ${b} with replacement`)
+    }))
+
+  it.effect("saveAsTextFile writes one part per partition and _SUCCESS; textFile reads the lines back", () =>
+    Effect.gen(function*() {
+      const kc = yield* Kindling
+      const dir = Path.join(Fs.mkdtempSync(Path.join(Os.tmpdir(), "kindling-save-")), "out")
+      const lines = Array.from({ length: 500 }, (_, i) => (i % 7 === 0 ? { i } : `line ${i}`))
+      yield* kc.parallelize(lines, 3).saveAsTextFile(dir)
+      assert.deepStrictEqual(Fs.readdirSync(dir).sort(), ["_SUCCESS", "part-00000", "part-00001", "part-00002"])
+      const back = yield* kc.textFile(dir, 5).collect()
+      assert.deepStrictEqual(back, lines.map((l) => (typeof l === "string" ? l : JSON.stringify(l))))
+      assert.instanceOf(yield* Effect.flip(kc.parallelize([1]).saveAsTextFile(dir)), OutputDirectoryExists)
+      Fs.rmSync(Path.dirname(dir), { recursive: true })
+    }))
+
+  it.effect("a task that throws fails the job with Spark's message; the next job runs", () =>
+    Effect.gen(function*() {
+      const kc = yield* Kindling
+      const error = yield* Effect.flip(
+        kc.range(0, 10, 1, 2).map((x) => {
+          if (x === 7) throw new RangeError(`bad record ${x}`)
+          return x
+        }).collect()
+      )
+      assert.instanceOf(error, JobFailed)
+      assert.match(
+        error.message,
+        /^Job aborted due to stage failure: Task 1 in stage \d+\.0 failed 1 times, most recent failure: Lost task 1\.0 in stage \d+\.0 \(TID \d+\) \(localhost executor driver\): RangeError: bad record 7/
+      )
+      assert.strictEqual(yield* kc.range(0, 10).count(), 10)
+    }))
+
+  it.effect("interrupting an action kills its running tasks, even ones that never return", () =>
+    Effect.gen(function*() {
+      const kc = yield* Kindling
+      const forever = kc.range(0, 2, 1, 2).map((x) => {
+        for (;;) {
+          // spins: only ending its thread stops it
+        }
+        return x
+      })
+      const action = yield* Effect.fork(forever.count())
+      // In real time (the test clock does not move): long enough for both tasks to be spinning on their threads.
+      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 300)))
+      const outcome = yield* Fiber.interrupt(action)
+      assert.isTrue(Exit.isInterrupted(outcome))
+      // Both threads were taken by the spinning tasks: that new jobs run shows they were killed and replaced.
+      assert.strictEqual(yield* kc.range(0, 100, 1, 4).count(), 100)
+    }))
+})
+
+layer(local(3), { timeout: 60_000 })("local[2,3]", (it) => {
+  it.effect("a task that always throws fails after maxFailures attempts", () =>
+    Effect.gen(function*() {
+      const kc = yield* Kindling
+      const error = yield* Effect.flip(
+        kc.parallelize([1], 1).map(() => {
+          throw new Error("always")
+        }).collect()
+      )
+      assert.include(error.message, "failed 3 times, most recent failure: Lost task 0.2 in stage")
+    }))
+})
+
+describe("functions", () => {
+  it("a function that captures a variable is rejected when declared, naming it; passed in the environment it works", () => {
+    const ds = new Dataset<number>({ runJob: () => Effect.succeed([]), reference: referenceHere }, Effect.succeed([]))
+    const k = 3
+    assert.throws(() => ds.map((x) => x * k), /The function given to map refers to `k`/)
+    assert.doesNotThrow(() => ds.map((x, env) => x * env.k, { k }))
+    // Globals of the platform are not captures.
+    assert.doesNotThrow(() => ds.map((x) => Math.max(x, JSON.stringify(x).length)))
+  })
+})
+
+const referenceHere = (fn: UserFunctions.AnyFunction, env: unknown, transformation: string) =>
+  UserFunctions.reference(fn, env, transformation, {})

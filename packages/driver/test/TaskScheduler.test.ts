@@ -1,0 +1,210 @@
+import { assert, describe, it } from "@effect/vitest"
+import { TaskScheduler } from "@kindling/driver"
+import { FastCheck as fc } from "effect"
+
+const config = (overrides: Partial<TaskScheduler.Config> = {}): TaskScheduler.Config => ({
+  maxFailures: 4,
+  cpusPerTask: 1,
+  mode: "FIFO",
+  speculation: { enabled: false, multiplier: 1.5, quantile: 0.75, minTaskRuntimeMillis: 100 },
+  seed: 1,
+  ...overrides
+})
+
+// Drives the core as its shell would, keeping what the commands said: which attempts run where, and how each
+// task set ended.
+class World {
+  readonly state: TaskScheduler.State
+  now = 0
+  nextSet = 0
+  readonly running = new Map<number, { executorId: string; taskSet: string; index: number }>()
+  readonly ended = new Map<string, Array<string>>()
+  readonly succeeded = new Map<string, Set<number>>()
+  readonly submitted = new Map<string, number>()
+  readonly killed = new Set<number>()
+
+  constructor(cfg: TaskScheduler.Config) {
+    this.state = TaskScheduler.make(cfg)
+  }
+
+  apply(input: TaskScheduler.Input) {
+    const commands = TaskScheduler.step(this.state, input)
+    for (const command of commands) {
+      switch (command._tag) {
+        case "LaunchTask":
+          assert.isFalse(this.ended.has(command.taskSet), `launch for ended set ${command.taskSet}`)
+          assert.isFalse(this.running.has(command.taskId), `TID ${command.taskId} launched twice`)
+          this.running.set(command.taskId, command)
+          break
+        case "KillTask":
+          this.killed.add(command.taskId)
+          break
+        case "TaskSucceeded": {
+          const done = this.succeeded.get(command.taskSet) ?? new Set()
+          assert.isFalse(done.has(command.index), `task ${command.taskSet}/${command.index} succeeded twice`)
+          done.add(command.index)
+          this.succeeded.set(command.taskSet, done)
+          break
+        }
+        case "TaskSetFinished":
+          assert.strictEqual(this.succeeded.get(command.taskSet)?.size ?? 0, this.submitted.get(command.taskSet))
+          this.end(command.taskSet, "finished")
+          break
+        case "TaskSetFailed":
+          this.end(command.taskSet, "failed")
+          break
+      }
+    }
+    assert.deepStrictEqual(TaskScheduler.validate(this.state), [])
+    return commands
+  }
+
+  end(taskSet: string, how: string) {
+    const ends = this.ended.get(taskSet) ?? []
+    ends.push(how)
+    this.ended.set(taskSet, ends)
+    assert.strictEqual(ends.length, 1, `task set ${taskSet} ended ${ends.join(", ")}`)
+  }
+
+  submit(size: number) {
+    const id = `set-${this.nextSet++}`
+    this.submitted.set(id, size)
+    return this.apply({
+      _tag: "SubmitTaskSet",
+      taskSet: id,
+      stageId: this.nextSet,
+      stageAttempt: 0,
+      jobId: this.nextSet,
+      pool: "default",
+      partitions: Array.from({ length: size }, (_, i) => i),
+      now: this.now
+    })
+  }
+
+  report(taskId: number, state: "FINISHED" | "FAILED" | "KILLED", reason = "boom") {
+    this.running.delete(taskId)
+    return this.apply({ _tag: "StatusUpdate", taskId, state, reason, now: this.now })
+  }
+}
+
+type Op = (world: World) => void
+const pickRunning = (world: World, n: number) => {
+  const ids = [...world.running.keys()]
+  return ids.length === 0 ? undefined : ids[n % ids.length]
+}
+
+const operation: fc.Arbitrary<Op> = fc.oneof(
+  fc.integer({ min: 0, max: 6 }).map((size): Op => (world) => world.submit(size)),
+  fc.tuple(fc.integer({ min: 1, max: 4 }), fc.integer({ min: 0, max: 5 })).map(([cores, n]): Op => (world) =>
+    world.apply({ _tag: "ExecutorAdded", executorId: `exec-${n}`, host: `host-${n % 2}`, cores, now: world.now })
+  ),
+  fc.integer({ min: 0, max: 5 }).map((n): Op => (world) => {
+    for (const [taskId, attempt] of world.running) if (attempt.executorId === `exec-${n}`) world.running.delete(taskId)
+    world.apply({ _tag: "ExecutorLost", executorId: `exec-${n}`, reason: "lost", now: world.now })
+  }),
+  fc.tuple(
+    fc.nat(),
+    fc.constantFrom("FINISHED", "FINISHED", "FAILED", "KILLED") as fc.Arbitrary<
+      "FINISHED" | "FAILED" | "KILLED"
+    >
+  ).map(([n, state]): Op => (world) => {
+    const taskId = pickRunning(world, n)
+    if (taskId !== undefined) world.report(taskId, state)
+  }),
+  fc.nat().map((n): Op => (world) => {
+    const open = [...world.submitted.keys()].filter((id) => !world.ended.has(id))
+    if (open.length === 0) return
+    const id = open[n % open.length]!
+    world.apply({ _tag: "CancelTaskSet", taskSet: id, reason: "job cancelled", now: world.now })
+    world.end(id, "cancelled")
+  }),
+  fc.integer({ min: 1, max: 2000 }).map((millis): Op => (world) => {
+    world.now += millis
+    world.apply({ _tag: "CheckSpeculation", now: world.now })
+  }),
+  fc.constant<Op>((world) => world.apply({ _tag: "ReviveOffers", now: world.now }))
+)
+
+describe("TaskScheduler", () => {
+  it("model: random offers, completions, failures, losses and kills keep every invariant, and every task set ends once", () => {
+    fc.assert(
+      fc.property(fc.array(operation, { maxLength: 80 }), fc.boolean(), fc.nat(), (ops, speculation, seed) => {
+        const world = new World(config({
+          seed,
+          speculation: { enabled: speculation, multiplier: 1.5, quantile: 0.5, minTaskRuntimeMillis: 100 }
+        }))
+        for (const op of ops) op(world)
+        // Then the cluster behaves: a fresh executor, and every attempt finishes, until nothing runs.
+        world.apply({ _tag: "ExecutorAdded", executorId: "exec-final", host: "host-final", cores: 2, now: world.now })
+        for (let rounds = 0; world.running.size > 0; rounds++) {
+          assert.isBelow(rounds, 10_000)
+          world.report([...world.running.keys()][0]!, "FINISHED")
+        }
+        for (const id of world.submitted.keys()) {
+          assert.strictEqual(world.ended.get(id)?.length, 1, `task set ${id} never ended`)
+        }
+        assert.strictEqual(world.state.attempts.size, 0)
+      }),
+      { numRuns: 300 }
+    )
+  })
+
+  it("a task failing maxFailures times fails its set with Spark's message and kills the rest", () => {
+    const world = new World(config())
+    world.apply({ _tag: "ExecutorAdded", executorId: "1", host: "h", cores: 2, now: 0 })
+    world.submit(2)
+    const failing = [...world.running].find(([, a]) => a.index === 0)![0]
+    let commands = world.report(failing, "FAILED", "Error: boom")
+    for (let attempt = 1; attempt < 4; attempt++) {
+      const retry = commands.find((c) => c._tag === "LaunchTask")!
+      assert.deepStrictEqual(retry._tag === "LaunchTask" && [retry.index, retry.attempt], [0, attempt])
+      commands = world.report(retry._tag === "LaunchTask" ? retry.taskId : -1, "FAILED", "Error: boom")
+    }
+    const failed = commands.find((c) => c._tag === "TaskSetFailed")
+    assert.strictEqual(
+      failed?._tag === "TaskSetFailed" ? failed.reason : undefined,
+      "Task 0 in stage 1.0 failed 4 times, most recent failure: Lost task 0.3 in stage 1.0 (TID 4) (h executor 1): " +
+        "Error: boom"
+    )
+    assert.isTrue(commands.some((c) => c._tag === "KillTask"))
+  })
+
+  it("the tasks of a lost executor run again elsewhere, without counting as failures", () => {
+    const world = new World(config({ maxFailures: 1 }))
+    world.apply({ _tag: "ExecutorAdded", executorId: "a", host: "h", cores: 2, now: 0 })
+    world.submit(2)
+    world.apply({ _tag: "ExecutorAdded", executorId: "b", host: "h", cores: 1, now: 0 })
+    world.running.clear()
+    const lost = world.apply({ _tag: "ExecutorLost", executorId: "a", reason: "worker lost", now: 0 })
+    const relaunched = lost.flatMap((c) => (c._tag === "LaunchTask" ? [[c.index, c.executorId]] : []))
+    assert.deepStrictEqual(relaunched, [[0, "b"]])
+  })
+
+  it("speculation copies a straggler onto another executor and kills the slower attempt", () => {
+    const world = new World(config({
+      speculation: { enabled: true, multiplier: 1.5, quantile: 0.75, minTaskRuntimeMillis: 100 }
+    }))
+    world.apply({ _tag: "ExecutorAdded", executorId: "a", host: "h1", cores: 4, now: 0 })
+    world.submit(4)
+    const attempts = [...world.running]
+    world.now = 1000
+    for (const [taskId, attempt] of attempts) if (attempt.index !== 3) world.report(taskId, "FINISHED")
+    world.apply({ _tag: "ExecutorAdded", executorId: "b", host: "h2", cores: 1, now: world.now })
+    world.now = 3000
+    const copy = world.apply({ _tag: "CheckSpeculation", now: world.now }).find((c) => c._tag === "LaunchTask")
+    assert.deepStrictEqual(copy?._tag === "LaunchTask" && [copy.index, copy.executorId, copy.speculative], [
+      3,
+      "b",
+      true
+    ])
+    const done = world.report(copy?._tag === "LaunchTask" ? copy.taskId : -1, "FINISHED")
+    const straggler = attempts.find(([, a]) => a.index === 3)![0]
+    assert.deepStrictEqual(done.filter((c) => c._tag === "KillTask"), [{
+      _tag: "KillTask",
+      taskId: straggler,
+      executorId: "a",
+      reason: TaskScheduler.anotherAttemptSucceeded
+    }])
+    assert.isTrue(done.some((c) => c._tag === "TaskSetFinished"))
+  })
+})

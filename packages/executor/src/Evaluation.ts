@@ -1,0 +1,281 @@
+/**
+ * Runs a task: evaluates its partition's plan lazily (records flow through generators, so `take` reads no more
+ * than it needs) and applies its result operation. It is synchronous and self-contained, so that it can run on
+ * a worker thread that is simply terminated when its task is killed.
+ *
+ * @since 0.1.0
+ */
+import type { TaskPlan } from "@kindling/protocol"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+import { lines } from "./TextSplits.js"
+
+// What a thread receives: the MessagePack form of a task, plain objects tagged as the schemas describe.
+type Task = typeof TaskPlan.Task.Encoded
+type PlanNode = Task["plan"]
+type FunctionRef = typeof TaskPlan.FunctionRef.Encoded
+
+/**
+ * Turns a function reference into the function. Named functions come from the app module; source text is
+ * compiled once per text.
+ *
+ * @since 0.1.0
+ */
+export class Functions {
+  private readonly compiled = new Map<string, (...args: Array<any>) => any>()
+
+  constructor(private readonly named: (name: string) => unknown) {}
+
+  /** The function with its environment bound as its last argument. */
+  bind(ref: FunctionRef): (...args: Array<any>) => any {
+    const fn = ref._tag === "NamedFunction" ? this.byName(ref.name) : this.compile(ref.source)
+    const env = ref.env
+    return (...args) => fn(...args, env)
+  }
+
+  private byName(name: string): (...args: Array<any>) => any {
+    const fn = this.named(name)
+    if (typeof fn !== "function") throw new Error(`The app module has no function named ${name}`)
+    return fn as (...args: Array<any>) => any
+  }
+
+  private compile(source: string): (...args: Array<any>) => any {
+    let fn = this.compiled.get(source)
+    if (fn === undefined) {
+      // Indirect eval runs in the global scope: the function sees nothing of this module. The driver admitted it
+      // only after checking that it refers to no variable of its surroundings.
+      fn = (0, eval)(`(${source})`) as (...args: Array<any>) => any
+      if (typeof fn !== "function") throw new Error(`Not a function: ${source.slice(0, 200)}`)
+      this.compiled.set(source, fn)
+    }
+    return fn
+  }
+}
+
+/**
+ * What a task produced, and how many records it read from its sources.
+ *
+ * @since 0.1.0
+ */
+export interface Outcome {
+  readonly value: unknown
+  readonly recordsRead: number
+}
+
+/**
+ * Runs the task against `functions`; throws whatever the user's functions throw.
+ *
+ * @since 0.1.0
+ */
+export const run = (task: Task, functions: Functions): Outcome => {
+  const counter = { read: 0 }
+  const records = evaluate(task.plan, functions, counter)
+  const value = apply(task.result, records, functions)
+  return { value, recordsRead: counter.read }
+}
+
+function* counted<A>(source: Iterable<A>, counter: { read: number }): Generator<A> {
+  for (const record of source) {
+    counter.read++
+    yield record
+  }
+}
+
+const evaluate = (node: PlanNode, functions: Functions, counter: { read: number }): Iterable<unknown> => {
+  switch (node._tag) {
+    case "Slice":
+      return counted(node.items, counter)
+    case "Range":
+      return counted(range(node.start, node.end, node.step), counter)
+    case "TextSplit":
+      return counted(lines(node.path, node.start, node.length), counter)
+    case "Map": {
+      const fn = functions.bind(node.fn)
+      return mapped(evaluate(node.child, functions, counter), fn)
+    }
+    case "Filter": {
+      const fn = functions.bind(node.fn)
+      return filtered(evaluate(node.child, functions, counter), fn)
+    }
+    case "FlatMap": {
+      const fn = functions.bind(node.fn)
+      return flattened(evaluate(node.child, functions, counter), fn)
+    }
+    case "MapPartitions":
+      return iterable(functions.bind(node.fn)(evaluate(node.child, functions, counter)), "mapPartitions")
+    case "MapPartitionsWithIndex":
+      return iterable(
+        functions.bind(node.fn)(node.partition, evaluate(node.child, functions, counter)),
+        "mapPartitionsWithIndex"
+      )
+    case "Glom":
+      return [Array.from(evaluate(node.child, functions, counter))]
+    case "Sample":
+      return sampled(evaluate(node.child, functions, counter), node)
+    case "ZipWithIndex":
+      return indexed(evaluate(node.child, functions, counter), node.offset)
+  }
+}
+
+function* range(start: number, end: number, step: number): Generator<number> {
+  if (step > 0) { for (let i = start; i < end; i += step) yield i }
+  else for (let i = start; i > end; i += step) yield i
+}
+
+function* mapped(records: Iterable<unknown>, fn: (record: unknown) => unknown): Generator<unknown> {
+  for (const record of records) yield fn(record)
+}
+
+function* filtered(records: Iterable<unknown>, fn: (record: unknown) => unknown): Generator<unknown> {
+  for (const record of records) if (fn(record)) yield record
+}
+
+function* flattened(records: Iterable<unknown>, fn: (record: unknown) => unknown): Generator<unknown> {
+  for (const record of records) yield* iterable(fn(record), "flatMap")
+}
+
+function* indexed(records: Iterable<unknown>, offset: number): Generator<unknown> {
+  let index = offset
+  for (const record of records) yield [record, index++]
+}
+
+const iterable = (value: unknown, operation: string): Iterable<unknown> => {
+  if (value !== null && typeof value === "object" && Symbol.iterator in value) return value as Iterable<unknown>
+  throw new TypeError(`The function given to ${operation} must return an iterable (an array, a generator…)`)
+}
+
+function* sampled(
+  records: Iterable<unknown>,
+  options: { readonly withReplacement: boolean; readonly fraction: number; readonly seed: number; partition: number }
+): Generator<unknown> {
+  const random = seededRandom(options.seed, options.partition)
+  for (const record of records) {
+    if (options.withReplacement) {
+      for (let n = poisson(options.fraction, random); n > 0; n--) yield record
+    } else if (random() < options.fraction) {
+      yield record
+    }
+  }
+}
+
+/**
+ * A small, fast, seeded generator (mulberry32) over the seed and the partition, so that a partition's sample is
+ * the same on every attempt.
+ *
+ * @since 0.1.0
+ */
+export const seededRandom = (seed: number, partition: number): () => number => {
+  let state = (Math.imul(seed | 0, 0x9e3779b1) ^ Math.imul(partition + 1, 0x85ebca6b)) >>> 0
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0
+    let t = state
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+// Knuth's method: fine for the small means sampling uses.
+const poisson = (mean: number, random: () => number): number => {
+  const limit = Math.exp(-mean)
+  let k = 0
+  let p = random()
+  while (p > limit) {
+    k++
+    p *= random()
+  }
+  return k
+}
+
+const apply = (result: Task["result"], records: Iterable<unknown>, functions: Functions): unknown => {
+  switch (result._tag) {
+    case "Collect":
+      return Array.from(records)
+    case "Count": {
+      let n = 0
+      for (const _ of records) n++
+      return n
+    }
+    case "Take": {
+      const taken: Array<unknown> = []
+      if (result.n === 0) return taken
+      for (const record of records) {
+        taken.push(record)
+        if (taken.length >= result.n) break
+      }
+      return taken
+    }
+    case "Reduce": {
+      const fn = functions.bind(result.fn)
+      let acc: { value: unknown } | undefined
+      for (const record of records) acc = acc === undefined ? { value: record } : { value: fn(acc.value, record) }
+      // An empty partition has nothing to contribute: `[]`; otherwise `[value]`.
+      return acc === undefined ? [] : [acc.value]
+    }
+    case "Fold": {
+      const fn = functions.bind(result.fn)
+      let acc = structuredClone(result.zero)
+      for (const record of records) acc = fn(acc, record)
+      return acc
+    }
+    case "Aggregate": {
+      const fn = functions.bind(result.seqOp)
+      let acc = structuredClone(result.zero)
+      for (const record of records) acc = fn(acc, record)
+      return acc
+    }
+    case "Foreach": {
+      const fn = functions.bind(result.fn)
+      for (const record of records) fn(record)
+      return null
+    }
+    case "ForeachPartition":
+      functions.bind(result.fn)(records)
+      return null
+    case "SaveAsText":
+      return saveAsText(records, result.dir, result.partition)
+  }
+}
+
+/**
+ * A record as a line of text: strings as they are, other primitives as `String` writes them, objects and arrays
+ * as JSON (JavaScript's `toString` of an object says nothing about it).
+ *
+ * @since 0.1.0
+ */
+export const asLine = (record: unknown): string =>
+  typeof record === "string"
+    ? record
+    : record !== null && typeof record === "object"
+    ? JSON.stringify(record)
+    : String(record)
+
+/**
+ * `part-00000`, `part-00001`, …: the file a partition's records are saved to.
+ *
+ * @since 0.1.0
+ */
+export const partFile = (partition: number): string => `part-${String(partition).padStart(5, "0")}`
+
+// Written under a name of the attempt's own and renamed into place: a killed or retried attempt never leaves a
+// half-written part behind, and the last attempt to finish wins whole.
+const saveAsText = (records: Iterable<unknown>, dir: string, partition: number): null => {
+  const target = Path.join(dir, partFile(partition))
+  const temporary = Path.join(dir, `.${partFile(partition)}.${process.pid}.${Math.random().toString(36).slice(2)}`)
+  const fd = Fs.openSync(temporary, "w")
+  try {
+    let batch = ""
+    for (const record of records) {
+      batch += asLine(record) + "\n"
+      if (batch.length >= 64 * 1024) {
+        Fs.writeSync(fd, batch)
+        batch = ""
+      }
+    }
+    Fs.writeSync(fd, batch)
+  } finally {
+    Fs.closeSync(fd)
+  }
+  Fs.renameSync(temporary, target)
+  return null
+}

@@ -1,0 +1,138 @@
+/**
+ * The executor as a running role: its core (`ExecutorCore`) in the kernel's shell on the RpcEnv in context, with
+ * its tasks run on a pool of task threads (`TaskThreads`). `local` mode runs one in the driver's process; on a
+ * cluster, `kindling executor` runs one per process.
+ *
+ * @since 0.1.0
+ */
+import { Shell } from "@kindling/kernel"
+import { Endpoints, type Ids, Records, type RpcAddress, RpcEnv } from "@kindling/protocol"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import type * as Scope from "effect/Scope"
+import * as ExecutorCore from "./ExecutorCore.js"
+import type * as TaskThreads from "./TaskThreads.js"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  readonly executorId: Ids.ExecutorId
+  readonly driver: RpcAddress.RpcAddress
+  readonly hostname: string
+  readonly threads: TaskThreads.TaskThreads
+  readonly heartbeatIntervalMillis: number
+  readonly askTimeoutMillis: number
+  readonly validateState?: boolean
+  /** Called when the executor must stop: told to, its driver gone, or its registration refused. */
+  readonly onExit: (code: number, reason: string) => Effect.Effect<void>
+}
+
+type Host = Shell.Host<ExecutorCore.Local>
+
+const failure = (className: string, message: string) =>
+  Records.encode({ _tag: "TaskFailure", className, message, stack: `${className}: ${message}` })
+
+/**
+ * A running executor.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Executor {
+  /** Completes once the executor has stopped by itself: told to, its driver gone, or its registration refused. */
+  readonly exited: Effect.Effect<void>
+}
+
+/**
+ * Starts an executor on the RpcEnv in context and registers it with its driver. Its tasks stop when the scope
+ * closes.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (
+  options: Options
+): Effect.Effect<Executor, Shell.NotListening | RpcEnv.EndpointAlreadyRegistered, RpcEnv.RpcEnv | Scope.Scope> =>
+  Effect.gen(function*() {
+    const exited = yield* Deferred.make<void>()
+    const rpc = yield* RpcEnv.RpcEnv
+    const address = yield* Shell.listeningAddress(Endpoints.executor)
+    const driver = Endpoints.ref(options.driver, Endpoints.scheduler)
+    const tasks = new Map<number, Fiber.RuntimeFiber<void>>()
+
+    const runTask = (taskId: number, task: Uint8Array, host: Host) =>
+      options.threads.run(taskId, task).pipe(
+        Effect.map((outcome) => {
+          const { _tag } = Records.decode(outcome) as { readonly _tag: string }
+          return { state: _tag === "TaskResult" ? "FINISHED" as const : "FAILED" as const, outcome }
+        }),
+        // The thread died under the task (it ran out of memory, or exited): the task failed, not the executor.
+        Effect.catchAll((error) =>
+          Effect.succeed({ state: "FAILED" as const, outcome: failure(error._tag, error.message) })
+        ),
+        Effect.onInterrupt(() =>
+          Effect.sync(() =>
+            host.feed({ _tag: "TaskEnded", taskId, state: "KILLED", outcome: failure("TaskKilled", "killed") })
+          )
+        ),
+        Effect.flatMap(({ outcome, state }) =>
+          Effect.sync(() => host.feed({ _tag: "TaskEnded", taskId, state, outcome }))
+        ),
+        Effect.ensuring(Effect.sync(() => tasks.delete(taskId)))
+      )
+
+    const interpret = (command: ExecutorCore.ExecutorCommand, host: Host) => {
+      switch (command._tag) {
+        case "Register":
+          return Effect.sync(() =>
+            host.fork(
+              rpc.ask(driver, command.message, { timeout: options.askTimeoutMillis }).pipe(
+                Effect.matchEffect({
+                  onSuccess: () => Effect.sync(() => host.feed({ _tag: "Registered" })),
+                  onFailure: (error) =>
+                    Effect.sync(() => host.feed({ _tag: "RegistrationFailed", reason: error.message }))
+                })
+              )
+            )
+          )
+        case "RunTask":
+          return Effect.forkDaemon(runTask(command.taskId, command.task, host)).pipe(
+            Effect.flatMap((fiber) => Effect.sync(() => tasks.set(command.taskId, fiber)))
+          )
+        case "KillTask": {
+          const fiber = tasks.get(command.taskId)
+          return fiber === undefined ? Effect.void : Effect.sync(() => host.fork(Fiber.interrupt(fiber)))
+        }
+        case "Heartbeat":
+          return Effect.sync(() =>
+            host.fork(
+              rpc.ask(driver, command.message, { timeout: options.askTimeoutMillis }).pipe(
+                Effect.catchAll((error) =>
+                  Effect.sync(() => host.feed({ _tag: "HeartbeatFailed", reason: error.message }))
+                )
+              )
+            )
+          )
+      }
+    }
+
+    yield* Effect.addFinalizer(() => Effect.forEach([...tasks.values()], Fiber.interrupt, { discard: true }))
+    yield* Shell.make({
+      core: ExecutorCore.core,
+      state: ExecutorCore.make({
+        executorId: options.executorId,
+        self: Endpoints.ref(address, Endpoints.executor),
+        driver,
+        hostname: options.hostname,
+        cores: options.threads.size,
+        heartbeatIntervalMillis: options.heartbeatIntervalMillis
+      }),
+      interpret,
+      validateState: options.validateState ?? false,
+      onExit: (code, reason) => Effect.zipRight(options.onExit(code, reason), Deferred.succeed(exited, undefined))
+    })
+    return { exited: Deferred.await(exited) }
+  })

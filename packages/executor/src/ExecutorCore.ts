@@ -1,0 +1,217 @@
+/**
+ * The executor's core (Spark's `CoarseGrainedExecutorBackend`): it registers with its driver, then runs the tasks
+ * the driver launches — up to its cores at once — and reports each one's end; it kills tasks when asked, beats
+ * its heart with the running tasks, and stops when told to or when its driver goes away.
+ *
+ * @since 0.1.0
+ */
+import { Core } from "@kindling/kernel"
+import { ClusterMessages, Endpoints, type Ids, type RpcAddress } from "@kindling/protocol"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Config {
+  readonly executorId: Ids.ExecutorId
+  readonly self: RpcAddress.Ref<ClusterMessages.DriverToExecutor>
+  readonly driver: RpcAddress.Ref<ClusterMessages.ExecutorToDriver>
+  readonly hostname: string
+  readonly cores: number
+  readonly heartbeatIntervalMillis: number
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface State {
+  readonly config: Config
+  registered: boolean
+  stopping: boolean
+  /** Running tasks, with the time they started. */
+  readonly running: Map<number, number>
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Local =
+  | { readonly _tag: "Registered" }
+  | { readonly _tag: "RegistrationFailed"; readonly reason: string }
+  /** A task ended on its thread: `outcome` is its encoded `TaskPlan.TaskOutcome`. */
+  | {
+    readonly _tag: "TaskEnded"
+    readonly taskId: number
+    readonly state: "FINISHED" | "FAILED" | "KILLED"
+    readonly outcome: Uint8Array
+  }
+  | { readonly _tag: "SendHeartbeat" }
+  | { readonly _tag: "HeartbeatFailed"; readonly reason: string }
+
+/**
+ * What the executor's shell does for the core.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ExecutorCommand =
+  /** Ask the driver to take this executor, and feed back `Registered` or `RegistrationFailed`. */
+  | { readonly _tag: "Register"; readonly message: ClusterMessages.RegisterExecutor }
+  | { readonly _tag: "RunTask"; readonly taskId: number; readonly task: Uint8Array }
+  | { readonly _tag: "KillTask"; readonly taskId: number }
+  /** Ask the driver; a failed heartbeat comes back as `HeartbeatFailed`. */
+  | { readonly _tag: "Heartbeat"; readonly message: ClusterMessages.ExecutorHeartbeat }
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Command = Core.Command<Local, ExecutorCommand>
+type Inbound = ClusterMessages.DriverToExecutor
+type Input = Core.Input<Inbound, Local>
+type Step = Core.Out<Local, ExecutorCommand> & { readonly state: State }
+
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (config: Config): State => ({ config, registered: false, stopping: false, running: new Map() })
+
+const stop = (step: Step, code: number, reason: string) => {
+  const { state } = step
+  if (state.stopping) return
+  state.stopping = true
+  for (const taskId of state.running.keys()) step.commands.push({ _tag: "KillTask", taskId })
+  Core.exit(step, code, reason)
+}
+
+const handlers: Core.Handlers<Inbound, Step> = {
+  LaunchTask: (step, message) => {
+    const { state } = step
+    if (state.stopping || state.running.has(message.taskId)) return
+    if (state.running.size >= state.config.cores) {
+      Core.log(step, "Warning", `Launched ${message.name} with all ${state.config.cores} cores busy; it waits`)
+    }
+    state.running.set(message.taskId, step.now)
+    Core.send(
+      step,
+      state.config.driver,
+      new ClusterMessages.StatusUpdate({
+        executorId: state.config.executorId,
+        taskId: message.taskId,
+        state: "RUNNING",
+        data: new Uint8Array(0),
+        resources: {}
+      })
+    )
+    step.commands.push({ _tag: "RunTask", taskId: message.taskId, task: message.serializedTask })
+  },
+  KillTask: (step, message) => {
+    if (!step.state.running.has(message.taskId)) return
+    Core.log(step, "Info", `Executor is trying to kill TID ${message.taskId}, reason: ${message.reason}`)
+    step.commands.push({ _tag: "KillTask", taskId: message.taskId })
+  },
+  StopExecutor: (step) => stop(step, 0, "Driver commanded a shutdown"),
+  DecommissionExecutor: (step) => stop(step, 0, "Decommissioned"),
+  UpdateDelegationTokens: () => {}
+}
+
+const receive = Core.dispatch(handlers)
+
+/**
+ * @since 0.1.0
+ */
+export const step = (state: State, input: Input): ReadonlyArray<Command> => {
+  const step: Step = { state, now: input.now, commands: [] }
+  const { config } = state
+  switch (input._tag) {
+    case "Start":
+      Core.log(step, "Info", `Connecting to driver: ${config.driver.toString()}`)
+      step.commands.push({
+        _tag: "Register",
+        message: new ClusterMessages.RegisterExecutor({
+          executorId: config.executorId,
+          executorRef: config.self,
+          hostname: config.hostname,
+          cores: config.cores,
+          logUrls: {},
+          attributes: {},
+          resources: {},
+          resourceProfileId: 0
+        })
+      })
+      break
+    case "Registered":
+      state.registered = true
+      Core.log(step, "Info", "Successfully registered with driver")
+      Core.send(step, config.driver, new ClusterMessages.LaunchedExecutor({ executorId: config.executorId }))
+      Core.startTimer(
+        step,
+        "heartbeat",
+        { _tag: "SendHeartbeat" },
+        config.heartbeatIntervalMillis,
+        config.heartbeatIntervalMillis
+      )
+      break
+    case "RegistrationFailed":
+      stop(step, 1, `Cannot register with driver: ${input.reason}`)
+      break
+    case "Receive":
+      receive(step, input.message, input.ask)
+      break
+    case "Connected":
+      break
+    case "Disconnected":
+      if (input.peer.hostPort === config.driver.address.hostPort) {
+        stop(step, 1, `Driver ${input.peer.hostPort} disassociated! Shutting down.`)
+      }
+      break
+    case "TaskEnded":
+      if (!state.running.delete(input.taskId)) break
+      Core.send(
+        step,
+        config.driver,
+        new ClusterMessages.StatusUpdate({
+          executorId: config.executorId,
+          taskId: input.taskId,
+          state: input.state,
+          data: input.outcome,
+          resources: {}
+        })
+      )
+      break
+    case "SendHeartbeat":
+      if (state.stopping) break
+      step.commands.push({
+        _tag: "Heartbeat",
+        message: new ClusterMessages.ExecutorHeartbeat({
+          executorId: config.executorId,
+          taskMetrics: [...state.running].map(([taskId, started]) =>
+            new ClusterMessages.TaskMetricsUpdate({ taskId, metrics: { executorRunTime: input.now - started } })
+          ),
+          executorMetrics: {}
+        })
+      })
+      break
+    case "HeartbeatFailed":
+      Core.log(step, "Warning", `Issue communicating with driver in heartbeater: ${input.reason}`)
+      break
+  }
+  return step.commands
+}
+
+/**
+ * What is wrong with the state, if anything: tasks run only once registered.
+ *
+ * @since 0.1.0
+ */
+export const validate = (state: State): ReadonlyArray<string> =>
+  !state.registered && state.running.size > 0 ? ["tasks run before the executor registered"] : []
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export const core: Core.Core<State, Inbound, Local, ExecutorCommand> = { endpoint: Endpoints.executor, step, validate }

@@ -1,0 +1,208 @@
+/**
+ * The executor's pool of task threads: one `worker_threads` thread per core, each with the app module imported
+ * once. A task runs on an idle thread; interrupting its run terminates that thread (a task stuck in a loop
+ * cannot be stopped any other way) and a fresh one takes its place. A thread that dies under a task — the task
+ * exhausted memory, or called `process.exit` — fails that task and is replaced; the executor carries on.
+ *
+ * @since 0.1.0
+ */
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+import * as Fs from "node:fs"
+import { createRequire } from "node:module"
+import * as Path from "node:path"
+import { pathToFileURL } from "node:url"
+import { Worker } from "node:worker_threads"
+import type { Failure, FromThread } from "./internal/threadMessages.js"
+
+/**
+ * A task thread could not start: the app module failed to load in it, or the thread itself failed.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ThreadStartFailed extends Data.TaggedError("ThreadStartFailed")<{ readonly failure: Failure }> {
+  override get message() {
+    return `A task thread could not start: ${this.failure.stack}`
+  }
+}
+
+/**
+ * A thread ended while it ran a task (the task, not the thread, is at fault: it is reported as the task's
+ * failure).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ThreadDied extends Data.TaggedError("ThreadDied")<{ readonly reason: string }> {
+  override get message() {
+    return `The task thread died: ${this.reason}`
+  }
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface TaskThreads {
+  /** Runs an encoded `TaskPlan.Task`; succeeds with its encoded `TaskPlan.TaskOutcome`. */
+  readonly run: (taskId: number, task: Uint8Array) => Effect.Effect<Uint8Array, ThreadDied | ThreadStartFailed>
+  readonly size: number
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /** How many tasks run at once. */
+  readonly size: number
+  /** The app module every thread imports first (a `file:` URL), if there is one. */
+  readonly appUrl?: string | undefined
+}
+
+// In development and tests this package runs from its TypeScript sources, which a thread cannot load by itself:
+// it first registers tsx's loader (found from here, where the workspace has it), and resolves packages to their
+// sources as its parent does.
+const fromSources = import.meta.url.endsWith(".ts")
+const entry = new URL(fromSources ? "./taskThread.ts" : "./taskThread.js", import.meta.url).href
+const boot = `const { workerData } = require("node:worker_threads")
+import(workerData.loader).then((tsx) => tsx.register()).then(() => import(workerData.entry))`
+
+// tsx's ESM entry, read off its package manifest (resolving it as `require` would gives the CommonJS one).
+const tsxLoader = (): string => {
+  const manifestPath = createRequire(import.meta.url).resolve("tsx/package.json")
+  const manifest = JSON.parse(Fs.readFileSync(manifestPath, "utf8")) as {
+    readonly exports: Record<string, { readonly import: { readonly default: string } }>
+  }
+  return pathToFileURL(Path.join(Path.dirname(manifestPath), manifest.exports["./esm/api"]!.import.default)).href
+}
+
+const spawn = (appUrl: string | undefined): Worker =>
+  fromSources
+    ? new Worker(boot, {
+      eval: true,
+      workerData: { appUrl, entry, loader: tsxLoader() },
+      execArgv: [...process.execArgv, "--conditions=@kindling/source"]
+    })
+    : new Worker(new URL(entry), { workerData: { appUrl } })
+
+interface Thread {
+  readonly worker: Worker
+  /** The task it runs, with what to call when it is done. */
+  current:
+    | { readonly taskId: number; readonly done: (result: Effect.Effect<Uint8Array, ThreadDied>) => void }
+    | undefined
+}
+
+/**
+ * Starts `size` threads and waits until each has imported the app module. The threads are terminated when the
+ * scope closes.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (options: Options): Effect.Effect<TaskThreads, ThreadStartFailed, Scope.Scope> =>
+  Effect.gen(function*() {
+    const threads = new Set<Thread>()
+    const idle: Array<Thread> = []
+    const waiting: Array<(thread: Thread) => void> = []
+    let closed = false
+
+    const release = (thread: Thread) => {
+      const next = waiting.shift()
+      if (next !== undefined) next(thread)
+      else idle.push(thread)
+    }
+
+    // A thread ready for work, or the reason it could not start.
+    const start = (): Effect.Effect<Thread, ThreadStartFailed> =>
+      Effect.async<Thread, ThreadStartFailed>((resume) => {
+        const worker = spawn(options.appUrl)
+        const thread: Thread = { worker, current: undefined }
+        let ready = false
+        worker.on("message", (message: FromThread) => {
+          switch (message._tag) {
+            case "Ready":
+              ready = true
+              threads.add(thread)
+              return resume(Effect.succeed(thread))
+            case "LoadFailed":
+              void worker.terminate()
+              return resume(Effect.fail(new ThreadStartFailed({ failure: message.failure })))
+            case "Done": {
+              const current = thread.current
+              if (current === undefined || current.taskId !== message.taskId) return
+              thread.current = undefined
+              release(thread)
+              return current.done(Effect.succeed(message.outcome))
+            }
+          }
+        })
+        const ended = (reason: string) => {
+          threads.delete(thread)
+          if (!ready) {
+            const failure = { className: "Error", message: reason, stack: reason }
+            return resume(Effect.fail(new ThreadStartFailed({ failure })))
+          }
+          const current = thread.current
+          thread.current = undefined
+          const at = idle.indexOf(thread)
+          if (at >= 0) idle.splice(at, 1)
+          current?.done(Effect.fail(new ThreadDied({ reason })))
+          if (!closed) replace()
+        }
+        let lastError: string | undefined
+        worker.on("error", (error) => {
+          lastError = error.stack ?? error.message
+        })
+        worker.on("exit", (code) => ended(lastError ?? `the task thread exited with code ${code}`))
+      })
+
+    // A thread lost under a task is replaced in the background; until the new one is ready, the tasks wait.
+    const replace = () =>
+      Effect.runFork(
+        start().pipe(
+          Effect.tap((thread) => Effect.sync(() => release(thread))),
+          Effect.ignore
+        )
+      )
+
+    yield* Effect.addFinalizer(() =>
+      Effect.promise(() => {
+        closed = true
+        return Promise.all([...threads].map((thread) => thread.worker.terminate()))
+      })
+    )
+    const started = yield* Effect.all(Array.from({ length: options.size }, start), { concurrency: "unbounded" })
+    for (const thread of started) release(thread)
+
+    // A task goes to an idle thread, or waits for the next one released; either way it is posted the moment it
+    // has a thread, so that no interruption can leave a thread taken and unused.
+    const run = (taskId: number, task: Uint8Array) =>
+      Effect.async<Uint8Array, ThreadDied>((resume) => {
+        let assigned: Thread | undefined
+        const assign = (thread: Thread) => {
+          assigned = thread
+          thread.current = { taskId, done: resume }
+          thread.worker.postMessage({ taskId, task })
+        }
+        const thread = idle.pop()
+        if (thread !== undefined) assign(thread)
+        else waiting.push(assign)
+        return Effect.sync(() => {
+          if (assigned === undefined) {
+            const at = waiting.indexOf(assign)
+            if (at >= 0) waiting.splice(at, 1)
+            return
+          }
+          // Interrupted while it runs: the only way to stop what the thread is doing is to end the thread.
+          if (assigned.current?.taskId !== taskId) return
+          assigned.current = undefined
+          void assigned.worker.terminate()
+        })
+      })
+
+    return { run, size: options.size }
+  })

@@ -1,0 +1,19 @@
+// What a task thread and its pool say to each other.
+
+/** A task for the thread: a `TaskPlan.Task` encoded with `Records`. */
+export interface ToThread {
+  readonly taskId: number
+  readonly task: Uint8Array
+}
+
+export interface Failure {
+  readonly className: string
+  readonly message: string
+  readonly stack: string
+}
+
+export type FromThread =
+  | { readonly _tag: "Ready" }
+  | { readonly _tag: "LoadFailed"; readonly failure: Failure }
+  /** `outcome` is a `TaskPlan.TaskOutcome` encoded with `Records`. */
+  | { readonly _tag: "Done"; readonly taskId: number; readonly outcome: Uint8Array }
