@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import { Problem } from "@kindling/conf"
+import { type Conf, Problem } from "@kindling/conf"
 import { KernelConf } from "@kindling/kernel"
 import { LeaderElection, Master, MasterConf, Persistence } from "@kindling/master"
 import { ProtocolConf, RpcEnv } from "@kindling/protocol"
@@ -11,6 +11,7 @@ import { NodeTransport } from "@kindling/protocol/node"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
 import * as Os from "node:os"
 import * as Settings from "./Settings.js"
 
@@ -27,17 +28,20 @@ export interface Args {
 }
 
 /**
+ * Starts a master on `host:port` with the configuration given, in the current scope; `onExit` is called when the
+ * master must stop (a failed write to its recovery store, a violated invariant).
+ *
  * @since 0.1.0
  * @category running
  */
-export const run = (args: Args): Effect.Effect<number, Settings.Failure> =>
+export const start = (options: {
+  readonly conf: Conf.Conf<Settings.Keys>
+  readonly host: string
+  readonly port: number
+  readonly onExit: (code: number) => Effect.Effect<void>
+}): Effect.Effect<Master.Master, Settings.Failure, Scope.Scope> =>
   Effect.gen(function*() {
-    const conf = yield* Settings.load({
-      propertiesFile: args.propertiesFile,
-      conf: args.conf,
-      flags: { [MasterConf.keys.uiPort.name]: Option.getOrUndefined(Option.map(args.webuiPort, String)) }
-    })
-    const host = Option.getOrElse(args.host, () => Os.hostname())
+    const { conf, host } = options
     const recoveryMode = conf.get(MasterConf.keys.recoveryMode)
     const recoveryDirectory = conf.get(MasterConf.keys.recoveryDirectory)
     if (recoveryMode === "FILESYSTEM" && recoveryDirectory === "") {
@@ -52,37 +56,60 @@ export const run = (args: Args): Effect.Effect<number, Settings.Failure> =>
     const persistence = recoveryMode === "FILESYSTEM"
       ? Persistence.layerFileSystem(recoveryDirectory)
       : Persistence.layerNone
-    const rpc = RpcEnv.layer({ ...(yield* ProtocolConf.rpcOptions(conf)), host, port: args.port }).pipe(
+    const rpc = RpcEnv.layer({ ...(yield* ProtocolConf.rpcOptions(conf)), host, port: options.port }).pipe(
       Layer.provide(NodeTransport.layer)
     )
     const uiPort = conf.get(MasterConf.keys.uiPort)
+    const master = yield* Master.make({
+      webUiUrl: `http://${host}:${uiPort}`,
+      webUiPort: uiPort,
+      restPort: conf.get(MasterConf.keys.restEnabled) ? conf.get(MasterConf.keys.restPort) : undefined,
+      workerTimeoutMillis: conf.get(ProtocolConf.keys.workerTimeout),
+      deadWorkerPersistence: conf.get(MasterConf.keys.deadWorkerPersistence),
+      recoveryTimeoutMillis: conf.get(MasterConf.keys.recoveryTimeout),
+      retainedApplications: conf.get(MasterConf.keys.retainedApplications),
+      retainedDrivers: conf.get(MasterConf.keys.retainedDrivers),
+      spreadOut: conf.get(MasterConf.keys.spreadOut),
+      defaultCores: conf.get(MasterConf.keys.defaultCores),
+      maxExecutorRetries: conf.get(MasterConf.keys.maxExecutorRetries),
+      seed: Math.floor(Math.random() * 2 ** 31),
+      validateState: conf.get(KernelConf.keys.validateState),
+      onExit: options.onExit
+    }).pipe(
+      // Built in the caller's scope: the master's network and store live as long as it does (providing the layer
+      // to `make` alone would close them as soon as it returned).
+      Effect.provide(yield* Layer.build(Layer.mergeAll(rpc, persistence, LeaderElection.layerSingle)))
+    )
+    yield* Effect.logInfo(`Starting Kindling master at ${master.url} (recovery mode ${recoveryMode})`)
+    return master
+  })
+
+/**
+ * Runs a master until it must stop; the exit code says why.
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const run = (args: Args): Effect.Effect<number, Settings.Failure> =>
+  Effect.gen(function*() {
+    const conf = yield* Settings.load({
+      propertiesFile: args.propertiesFile,
+      conf: args.conf,
+      flags: { [MasterConf.keys.uiPort.name]: Option.getOrUndefined(Option.map(args.webuiPort, String)) }
+    })
     const exit = yield* Effect.makeLatch(false)
     let code = 0
     yield* Effect.gen(function*() {
-      const master = yield* Master.make({
-        webUiUrl: `http://${host}:${uiPort}`,
-        webUiPort: uiPort,
-        restPort: conf.get(MasterConf.keys.restEnabled) ? conf.get(MasterConf.keys.restPort) : undefined,
-        workerTimeoutMillis: conf.get(ProtocolConf.keys.workerTimeout),
-        deadWorkerPersistence: conf.get(MasterConf.keys.deadWorkerPersistence),
-        recoveryTimeoutMillis: conf.get(MasterConf.keys.recoveryTimeout),
-        retainedApplications: conf.get(MasterConf.keys.retainedApplications),
-        retainedDrivers: conf.get(MasterConf.keys.retainedDrivers),
-        spreadOut: conf.get(MasterConf.keys.spreadOut),
-        defaultCores: conf.get(MasterConf.keys.defaultCores),
-        maxExecutorRetries: conf.get(MasterConf.keys.maxExecutorRetries),
-        seed: Math.floor(Math.random() * 2 ** 31),
-        validateState: conf.get(KernelConf.keys.validateState),
+      yield* start({
+        conf,
+        host: Option.getOrElse(args.host, () => Os.hostname()),
+        port: args.port,
         onExit: (exitCode) =>
           Effect.sync(() => {
             code = exitCode
           }).pipe(Effect.zipRight(exit.open))
       })
-      yield* Effect.logInfo(`Starting Kindling master at ${master.url} (recovery mode ${recoveryMode})`)
       yield* exit.await
-    }).pipe(
-      Effect.scoped,
-      Effect.provide(Layer.mergeAll(rpc, persistence, LeaderElection.layerSingle))
-    )
+    }).pipe(Effect.scoped)
     return code
   })

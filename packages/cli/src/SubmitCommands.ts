@@ -23,7 +23,6 @@ import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { pathToFileURL } from "node:url"
 import * as AppRunner from "./AppRunner.js"
-import type * as Artifact from "./Artifact.js"
 import * as Settings from "./Settings.js"
 
 /**
@@ -125,7 +124,7 @@ const statusJson = (driverId: string, status: SubmissionMessages.DriverStatusRes
  * @since 0.1.0
  * @category running
  */
-export const submit = (args: SubmitArgs): Effect.Effect<number, Settings.Failure | Artifact.AppBuildFailed> =>
+export const submit = (args: SubmitArgs): Effect.Effect<number, Settings.Failure> =>
   Effect.gen(function*() {
     const conf = yield* loadConf(args, {
       [DriverConf.keys.deployMode.name]: Option.getOrUndefined(args.deployMode),
@@ -140,24 +139,16 @@ export const submit = (args: SubmitArgs): Effect.Effect<number, Settings.Failure
       MasterSpec.parse(master),
       (error) => new Settings.UsageError({ message: error.message })
     )
-    switch (spec._tag) {
-      case "Local":
-        return yield* AppRunner.runLocal({ app: args.app, args: args.args, spec, conf })
-      case "LocalCluster":
-        return yield* new Settings.UsageError({ message: "local-cluster[W,C,M] is not supported yet" })
-      case "Cluster":
-        return yield* submitToCluster(args, conf, spec.url)
+    // Spark's client deploy mode (the default) runs the driver here; cluster deploy mode asks the master to.
+    if (spec._tag === "Cluster" && conf.get(DriverConf.keys.deployMode) === "cluster") {
+      return yield* submitToCluster(args, conf, spec.url)
     }
+    return yield* AppRunner.run({ app: args.app, args: args.args, spec, conf })
   })
 
 const submitToCluster = (args: SubmitArgs, conf: Conf.Conf<Settings.Keys>, master: string) =>
   withClient(conf, master, (client) =>
     Effect.gen(function*() {
-      if (conf.get(DriverConf.keys.deployMode) !== "cluster") {
-        return yield* new Settings.UsageError({
-          message: "Only --deploy-mode cluster is supported on a cluster so far: the driver runs on a worker"
-        })
-      }
       const appName = conf.get(DriverConf.keys.appName)
       const description = new Descriptions.DriverDescription({
         appUrl: yield* appUrl(args.app),

@@ -5,10 +5,10 @@
  * @since 0.1.0
  */
 import { NodeFileSystem } from "@effect/platform-node"
-import { ValueType } from "@kindling/conf"
+import { type Conf, ValueType } from "@kindling/conf"
 import { NodeLoader } from "@kindling/conf/node"
 import { KernelConf } from "@kindling/kernel"
-import { Ids, MasterUrl, ProtocolConf, RpcEnv } from "@kindling/protocol"
+import { Ids, MasterUrl, ProtocolConf, type RpcAddress, RpcEnv } from "@kindling/protocol"
 import { NodeTransport } from "@kindling/protocol/node"
 import { ProcessLauncher, Runners, Worker, WorkerConf } from "@kindling/worker"
 import * as Clock from "effect/Clock"
@@ -16,6 +16,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import * as Settings from "./Settings.js"
@@ -41,7 +42,79 @@ const defaultCores = () => Os.availableParallelism()
 const defaultMemory = () => Math.max(Math.floor(Os.totalmem() / (1024 * 1024)) - 1024, 1024)
 
 /**
- * The exit code the worker asked for, if it asked.
+ * Starts a worker of `cores` and `memory` MiB on `host:port` in the current scope, registering with the masters;
+ * `onExit` is called when it must stop (registration refused or given up).
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const start = (options: {
+  readonly conf: Conf.Conf<Settings.Keys>
+  readonly masters: ReadonlyArray<RpcAddress.RpcAddress>
+  readonly cores: number
+  readonly memory: number
+  readonly host: string
+  readonly port: number
+  readonly workDir: string
+  readonly onExit: (code: number, reason: string) => Effect.Effect<void>
+}): Effect.Effect<void, Settings.Failure, Scope.Scope> =>
+  Effect.gen(function*() {
+    const { conf, host, workDir } = options
+    const rpc = RpcEnv.layer({ ...(yield* ProtocolConf.rpcOptions(conf)), host, port: options.port }).pipe(
+      Layer.provide(NodeTransport.layer)
+    )
+    yield* Effect.gen(function*() {
+      const address = (yield* RpcEnv.RpcEnv).address!
+      const workerId = Ids.makeWorkerId(new Date(yield* Clock.currentTimeMillis), address.host, address.port)
+      yield* Worker.make({
+        workerId,
+        cores: options.cores,
+        memory: options.memory,
+        masters: options.masters,
+        webUiUrl: `http://${host}:${conf.get(WorkerConf.keys.uiPort)}`,
+        workDir,
+        workerTimeoutMillis: conf.get(ProtocolConf.keys.workerTimeout),
+        registration: {
+          initialIntervalMillis: conf.get(WorkerConf.keys.registerInitialInterval),
+          initialAttempts: conf.get(WorkerConf.keys.registerInitialAttempts),
+          prolongedIntervalMillis: conf.get(WorkerConf.keys.registerProlongedInterval),
+          maxAttempts: conf.get(WorkerConf.keys.registerMaxAttempts)
+        },
+        cleanup: {
+          enabled: conf.get(WorkerConf.keys.cleanupEnabled),
+          intervalMillis: conf.get(WorkerConf.keys.cleanupInterval),
+          appDataTtlMillis: conf.get(WorkerConf.keys.cleanupAppDataTtl)
+        },
+        retainedExecutors: conf.get(WorkerConf.keys.uiRetainedExecutors),
+        retainedDrivers: conf.get(WorkerConf.keys.uiRetainedDrivers),
+        executorStateSyncMaxAttempts: conf.get(WorkerConf.keys.executorStateSyncMaxAttempts),
+        askTimeoutMillis: conf.get(ProtocolConf.keys.askTimeout),
+        validateState: conf.get(KernelConf.keys.validateState),
+        onExit: options.onExit
+      })
+    }).pipe(
+      // Built in the caller's scope: the worker's network and runners live as long as it does.
+      Effect.provide(yield* Layer.build(rpc)),
+      Effect.provide(
+        yield* Layer.build(
+          Runners.layerProcesses({
+            workDir,
+            // Executors' scratch dirs: per worker, under the machine's temporary directory (Spark's local dirs).
+            localDir: Path.join(
+              Os.tmpdir(),
+              `kindling-worker-${process.pid}-${options.port}-${Math.random().toString(36).slice(2, 8)}`
+            ),
+            driverTerminateTimeoutMillis: conf.get(WorkerConf.keys.driverTerminateTimeout),
+            executorTerminateTimeoutMillis: conf.get(WorkerConf.keys.executorTerminateTimeout),
+            superviseInitialBackoffMillis: conf.get(WorkerConf.keys.superviseInitialBackoff)
+          }).pipe(Layer.provide(ProcessLauncher.layerNode), Layer.provide(NodeFileSystem.layer))
+        )
+      )
+    )
+  })
+
+/**
+ * Runs a worker until it must stop; the exit code says why.
  *
  * @since 0.1.0
  * @category running
@@ -62,42 +135,19 @@ export const run = (args: Args): Effect.Effect<number, Settings.Failure> =>
     if (!Number.isInteger(cores) || cores < 1) {
       return yield* new Settings.UsageError({ message: `--cores must be a whole number ≥ 1, not ${cores}` })
     }
-    const host = Option.getOrElse(args.host, () =>
-      Os.hostname())
-    const workDir = Path.resolve(Option.getOrElse(args.workDir, () => Path.join(NodeLoader.home(), "work")))
-    const rpc = RpcEnv.layer({ ...(yield* ProtocolConf.rpcOptions(conf)), host, port: args.port }).pipe(
-      Layer.provide(NodeTransport.layer)
-    )
     const exitCode = yield* Effect.makeLatch(false)
     let code = 0
     yield* Effect.gen(function*() {
-      const address = (yield* RpcEnv.RpcEnv).address!
-      const workerId = Ids.makeWorkerId(new Date(yield* Clock.currentTimeMillis), address.host, address.port)
-      yield* Worker.make({
-        workerId,
+      yield* start({
+        conf,
+        masters,
         cores,
         memory,
-        masters,
-        webUiUrl: `http://${host}:${conf.get(WorkerConf.keys.uiPort)}`,
-        workDir,
-        workerTimeoutMillis: conf.get(ProtocolConf.keys.workerTimeout),
-        registration: {
-          initialIntervalMillis: conf.get(WorkerConf.keys.registerInitialInterval),
-          initialAttempts: conf.get(WorkerConf.keys.registerInitialAttempts),
-          prolongedIntervalMillis: conf.get(WorkerConf.keys.registerProlongedInterval),
-          maxAttempts: conf.get(WorkerConf.keys.registerMaxAttempts)
-        },
-        cleanup: {
-          enabled: conf.get(WorkerConf.keys.cleanupEnabled),
-          intervalMillis: conf.get(WorkerConf.keys.cleanupInterval),
-          appDataTtlMillis: conf.get(WorkerConf.keys.cleanupAppDataTtl)
-        },
-        retainedExecutors: conf.get(WorkerConf.keys.uiRetainedExecutors),
-        retainedDrivers: conf.get(WorkerConf.keys.uiRetainedDrivers),
-        executorStateSyncMaxAttempts: conf.get(WorkerConf.keys.executorStateSyncMaxAttempts),
-        askTimeoutMillis: conf.get(ProtocolConf.keys.askTimeout),
-        validateState: conf.get(KernelConf.keys.validateState),
-        onExit: (exit: number, reason: string) =>
+        host: Option.getOrElse(args.host, () =>
+          Os.hostname()),
+        port: args.port,
+        workDir: Path.resolve(Option.getOrElse(args.workDir, () => Path.join(NodeLoader.home(), "work"))),
+        onExit: (exit, reason) =>
           Effect.logError(`Worker exiting with code ${exit}: ${reason}`).pipe(
             Effect.zipRight(Effect.sync(() => {
               code = exit
@@ -106,19 +156,6 @@ export const run = (args: Args): Effect.Effect<number, Settings.Failure> =>
           )
       })
       yield* exitCode.await
-    }).pipe(
-      Effect.scoped,
-      Effect.provide(rpc),
-      Effect.provide(
-        Runners.layerProcesses({
-          workDir,
-          // Executors' scratch dirs: per worker process, under the machine's temporary directory (Spark's local dirs).
-          localDir: Path.join(Os.tmpdir(), `kindling-worker-${process.pid}`),
-          driverTerminateTimeoutMillis: conf.get(WorkerConf.keys.driverTerminateTimeout),
-          executorTerminateTimeoutMillis: conf.get(WorkerConf.keys.executorTerminateTimeout),
-          superviseInitialBackoffMillis: conf.get(WorkerConf.keys.superviseInitialBackoff)
-        }).pipe(Layer.provide(ProcessLauncher.layerNode), Layer.provide(NodeFileSystem.layer))
-      )
-    )
+    }).pipe(Effect.scoped)
     return code
   })

@@ -7,7 +7,7 @@
  */
 import { Shell } from "@kindling/kernel"
 import type { RpcEnv } from "@kindling/protocol"
-import { Endpoints, Records, type RpcAddress, type TaskPlan } from "@kindling/protocol"
+import { Endpoints, Ids, Records, type RpcAddress, type TaskPlan } from "@kindling/protocol"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
@@ -27,6 +27,10 @@ export interface Driver {
   readonly executors: Effect.Effect<ReadonlyArray<string>>
   /** Tells the executors to stop: the app is done with them. */
   readonly stop: Effect.Effect<void>
+  /** The app cannot go on: every job, running or to come, fails with the reason. */
+  readonly abort: (reason: string) => Effect.Effect<void>
+  /** An executor is gone, as its cluster manager says: its tasks run again elsewhere. */
+  readonly executorRemoved: (executorId: string, reason: string) => Effect.Effect<void>
 }
 
 /**
@@ -106,6 +110,9 @@ export const make = (
       address,
       runJob,
       executors: shell.read((state) => [...state.executors.values()].filter((e) => e.launched).map((e) => e.id)),
-      stop: Effect.sync(() => shell.feed({ _tag: "Stop" }))
+      stop: Effect.sync(() => shell.feed({ _tag: "Stop" })),
+      abort: (reason) => Effect.sync(() => shell.feed({ _tag: "Abort", reason })),
+      executorRemoved: (executorId, reason) =>
+        Effect.sync(() => shell.feed({ _tag: "ExecutorRemoved", executorId: Ids.ExecutorId.make(executorId), reason }))
     }
   })

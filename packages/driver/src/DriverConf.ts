@@ -19,6 +19,9 @@ export const keys = {
   appName: Key.make("kindling.app.name", ValueType.string, {
     description: "Submission: the application's name (--name)."
   }),
+  driverHost: Key.make("kindling.driver.host", ValueType.string, {
+    description: "Client mode: the address the driver listens on, which executors connect to; unset, this host's name."
+  }),
   deployMode: Key.make("kindling.submit.deployMode", ValueType.literal("client", "cluster"), {
     default: "client",
     description: "Submission: run the driver in the submitting process (client) or on a worker (cluster)."

@@ -76,6 +76,7 @@ export interface State {
   readonly jobOfTaskSet: Map<string, number>
   nextStageId: number
   stopping: boolean
+  aborted: string | undefined
 }
 
 /**
@@ -93,6 +94,8 @@ export type Local =
   | { readonly _tag: "CheckExecutorTimeouts" }
   /** The app is stopping: its executors are told to stop, and their going is expected. */
   | { readonly _tag: "Stop" }
+  /** The app cannot go on (its cluster manager removed it): every job, running or to come, fails with the reason. */
+  | { readonly _tag: "Abort"; readonly reason: string }
 
 /**
  * What the driver's shell does for the core.
@@ -132,7 +135,8 @@ export const make = (config: Config): State => ({
   jobs: new Map(),
   jobOfTaskSet: new Map(),
   nextStageId: 0,
-  stopping: false
+  stopping: false,
+  aborted: undefined
 })
 
 // The failure a task reported, as Spark prints it: the error's stack (which starts with its class and message).
@@ -290,6 +294,10 @@ const cancelJob = (step: Step, jobId: number, reason: string) => {
 
 const submitJob = (step: Step, jobId: number, tasks: ReadonlyArray<Uint8Array>) => {
   const { state } = step
+  if (state.aborted !== undefined) {
+    step.commands.push({ _tag: "JobFailed", jobId, reason: state.aborted })
+    return
+  }
   const stageId = state.nextStageId++
   const taskSet = `${stageId}.0`
   state.jobs.set(jobId, { id: jobId, stageId, taskSet, tasks, resultBytes: 0, succeeded: 0 })
@@ -456,6 +464,10 @@ export const step = (state: State, input: Input): ReadonlyArray<Command> => {
       for (const executor of state.executors.values()) {
         Core.send(step, executor.ref, new ClusterMessages.StopExecutor())
       }
+      break
+    case "Abort":
+      state.aborted = input.reason
+      for (const jobId of [...state.jobs.keys()]) cancelJob(step, jobId, input.reason)
       break
     case "CheckExecutorTimeouts":
       for (const executor of [...state.executors.values()]) {

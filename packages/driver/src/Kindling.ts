@@ -19,7 +19,10 @@ export interface KindlingContext {
   readonly appName: string
   /** The master the app runs on: `local[2]`, `kindling://host:7077`, … */
   readonly master: string
-  /** How many partitions a source gets when none is asked for: the cores of the app's executors. */
+  /**
+   * How many partitions a source gets when none is asked for: the threads of `local[N]`; on a cluster the cores
+   * of the app's executors at the time, and at least 2, as Spark.
+   */
   readonly defaultParallelism: number
   /** The items, cut into `numSlices` partitions of consecutive items. */
   readonly parallelize: <A>(items: Iterable<A>, numSlices?: number) => Dataset<A>
@@ -83,16 +86,17 @@ const inputFiles = (path: string): Effect.Effect<Array<{ path: string; size: num
 export const make = (options: {
   readonly appName: string
   readonly master: string
-  readonly defaultParallelism: number
+  readonly defaultParallelism: () => number
   readonly runtime: Runtime
 }): KindlingContext => {
   const { runtime } = options
-  const parallelism = options.defaultParallelism
   return {
     appName: options.appName,
     master: options.master,
-    defaultParallelism: parallelism,
-    parallelize: <A>(items: Iterable<A>, numSlices = parallelism) => {
+    get defaultParallelism() {
+      return options.defaultParallelism()
+    },
+    parallelize: <A>(items: Iterable<A>, numSlices = options.defaultParallelism()) => {
       checkSlices(numSlices, "parallelize")
       const all = Array.from(items)
       const plans = Array.from({ length: numSlices }, (_, i) => {
@@ -101,7 +105,7 @@ export const make = (options: {
       })
       return new Dataset<A>(runtime, Effect.succeed(plans))
     },
-    range: (start, end, step = 1, numSlices = parallelism) => {
+    range: (start, end, step = 1, numSlices = options.defaultParallelism()) => {
       checkSlices(numSlices, "range")
       if (!Number.isSafeInteger(step) || step === 0) {
         throw new InvalidArgument({ reason: `range: the step must be a non-zero integer, got ${step}` })
@@ -113,7 +117,7 @@ export const make = (options: {
       })
       return new Dataset<number>(runtime, Effect.succeed(plans))
     },
-    textFile: (path, minPartitions = Math.min(parallelism, 2)) => {
+    textFile: (path, minPartitions = Math.min(options.defaultParallelism(), 2)) => {
       checkSlices(minPartitions, "textFile")
       const plans = Effect.map(inputFiles(path), (files) => {
         const total = files.reduce((sum, file) => sum + file.size, 0)

@@ -88,7 +88,7 @@ export const layer = (options: Options): Layer.Layer<Kindling.Kindling, StartFai
       return Kindling.make({
         appName: options.appName,
         master: `local[${options.threads}]`,
-        defaultParallelism: options.threads,
+        defaultParallelism: () => options.threads,
         runtime: {
           runJob: driver.runJob,
           reference: (fn, env, transformation) => UserFunctions.reference(fn, env, transformation, exports)

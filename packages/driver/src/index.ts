@@ -10,6 +10,12 @@ export * as App from "./App.js"
 /** @since 0.1.0 */
 export { EmptyDataset, InputNotReadable, InvalidArgument, JobFailed, OutputDirectoryExists } from "./AppErrors.js"
 /** @since 0.1.0 */
+export * as AppClient from "./AppClient.js"
+/** @since 0.1.0 */
+export * as AppClientCore from "./AppClientCore.js"
+/** @since 0.1.0 */
+export * as Cluster from "./Cluster.js"
+/** @since 0.1.0 */
 export { Dataset, type DatasetError } from "./Dataset.js"
 /** @since 0.1.0 */
 export * as Driver from "./Driver.js"

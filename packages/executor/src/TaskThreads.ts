@@ -6,6 +6,7 @@
  *
  * @since 0.1.0
  */
+import { ModuleLoading } from "@kindling/kernel"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
@@ -84,9 +85,9 @@ const spawn = (appUrl: string | undefined): Worker =>
     ? new Worker(boot, {
       eval: true,
       workerData: { appUrl, entry, loader: tsxLoader() },
-      execArgv: [...process.execArgv, "--conditions=@kindling/source"]
+      execArgv: [...ModuleLoading.flags(), "--conditions=@kindling/source"]
     })
-    : new Worker(new URL(entry), { workerData: { appUrl } })
+    : new Worker(new URL(entry), { workerData: { appUrl }, execArgv: [...ModuleLoading.flags()] })
 
 interface Thread {
   readonly worker: Worker

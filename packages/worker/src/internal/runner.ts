@@ -1,6 +1,7 @@
 // What DriverRunner and ExecutorRunner share: preparing the work dir and the node command line, and running one
 // process so that a kill, or the runner's own interruption, terminates it.
 import { FileSystem } from "@effect/platform"
+import { ModuleLoading } from "@kindling/kernel"
 import type { Descriptions } from "@kindling/protocol"
 import * as Data from "effect/Data"
 import * as Deferred from "effect/Deferred"
@@ -50,22 +51,6 @@ const inheritedEnv = (): Record<string, string> => {
   return env
 }
 
-// The flags that decide how the worker's own modules load (a loader such as tsx, export conditions), so that a
-// child runs from the same kind of modules its worker does: from the sources when the worker does, in development
-// and tests. A worker started from its build has none. Specifiers are passed on as they are, so they must be
-// absolute (the child runs in its own directory).
-const moduleLoadingFlags = (): ReadonlyArray<string> => {
-  const flags: Array<string> = []
-  const argv = process.execArgv
-  for (let i = 0; i < argv.length; i++) {
-    const flag = argv[i]!
-    if (/^--(import|require|loader|experimental-loader|conditions)$/.test(flag) || flag === "-r" || flag === "-C") {
-      flags.push(flag, argv[++i] ?? "")
-    } else if (/^--(import|require|loader|experimental-loader|conditions)=/.test(flag)) flags.push(flag)
-  }
-  return flags
-}
-
 // `node --import parent-watch [loading flags] [--max-old-space-size] [nodeOptions] <main> <args>` in `dir`,
 // logging there.
 export const nodeSpawnSpec = (options: {
@@ -83,7 +68,7 @@ export const nodeSpawnSpec = (options: {
     args: [
       "--import",
       parentWatchUrl,
-      ...moduleLoadingFlags(),
+      ...ModuleLoading.flags(),
       // 0 MB would make V8 refuse to start; it means "no limit asked for".
       ...(options.memoryMB > 0 ? [`--max-old-space-size=${options.memoryMB}`] : []),
       ...options.command.nodeOptions,

@@ -1,0 +1,73 @@
+/**
+ * The app client as a running role: its core (`AppClientCore`) in the kernel's shell on the RpcEnv in context,
+ * telling the driver what the masters say through the callbacks it is given.
+ *
+ * @since 0.1.0
+ */
+import { Shell } from "@kindling/kernel"
+import { AppClientMessages, type Descriptions, Endpoints, type RpcAddress, RpcEnv } from "@kindling/protocol"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+import * as AppClientCore from "./AppClientCore.js"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  readonly masters: ReadonlyArray<RpcAddress.RpcAddress>
+  readonly appDescription: Descriptions.ApplicationDescription
+  readonly validateState?: boolean
+  /** Everything the app client learns, for the driver. */
+  readonly tell: (command: AppClientCore.AppClientCommand) => Effect.Effect<void>
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface AppClient {
+  /**
+   * Asks the master for no more executors (Spark's `requestTotalExecutors(0)`), so that the ones the app stops
+   * are not replaced; waits for the answer, briefly.
+   */
+  readonly release: Effect.Effect<void>
+  /** Unregisters the app: it is done. */
+  readonly stop: Effect.Effect<void>
+}
+
+/**
+ * Registers the app with the masters.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (
+  options: Options
+): Effect.Effect<AppClient, Shell.NotListening | RpcEnv.EndpointAlreadyRegistered, RpcEnv.RpcEnv | Scope.Scope> =>
+  Effect.gen(function*() {
+    const address = yield* Shell.listeningAddress(Endpoints.appClient)
+    const shell = yield* Shell.make({
+      core: AppClientCore.core,
+      state: AppClientCore.make({
+        self: Endpoints.ref(address, Endpoints.appClient),
+        masters: options.masters.map((master) => Endpoints.ref(master, Endpoints.master)),
+        appDescription: options.appDescription,
+        registrationTimeoutMillis: 20_000,
+        registrationRetries: 3
+      }),
+      interpret: options.tell,
+      validateState: options.validateState ?? false,
+      onExit: () => Effect.void
+    })
+    const rpc = yield* RpcEnv.RpcEnv
+    const release = Effect.gen(function*() {
+      const { appId, master } = yield* shell.read((state) => ({ appId: state.appId, master: state.master }))
+      if (appId === undefined || master === undefined) return
+      yield* rpc.ask(master, new AppClientMessages.RequestExecutors({ appId, requestedTotal: 0 }), { timeout: 5000 })
+    }).pipe(Effect.ignore)
+    return {
+      release,
+      stop: Effect.zipRight(Effect.sync(() => shell.feed({ _tag: "Stop" })), shell.read(() => undefined))
+    }
+  })

@@ -1,0 +1,234 @@
+/**
+ * The app client's core (Spark's `StandaloneAppClient`): it registers the app with every master and retries as
+ * Spark does (every 20 s, three times, then gives up), follows the master of the moment through `MasterChanged`,
+ * and turns what the master says about executors into what the driver needs: which executors are gone, and
+ * whether the app itself was removed.
+ *
+ * @since 0.1.0
+ */
+import { Core } from "@kindling/kernel"
+import {
+  AppClientMessages,
+  type Descriptions,
+  Endpoints,
+  type Ids,
+  RpcAddress,
+  States,
+  type WorkerMessages
+} from "@kindling/protocol"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Config {
+  readonly self: RpcAddress.Ref<AppClientMessages.MasterToAppClient>
+  readonly masters: ReadonlyArray<RpcAddress.Ref<AppClientMessages.AppClientToMaster>>
+  readonly appDescription: Descriptions.ApplicationDescription
+  /** Spark's REGISTRATION_TIMEOUT_SECONDS (20 s) and REGISTRATION_RETRIES (3). */
+  readonly registrationTimeoutMillis: number
+  readonly registrationRetries: number
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface State {
+  readonly config: Config
+  appId: Ids.AppId | undefined
+  master: RpcAddress.Ref<AppClientMessages.AppClientToMaster> | undefined
+  attempts: number
+  stopped: boolean
+  /** Which worker each executor runs on, to know what a lost worker takes with it. */
+  readonly executors: Map<number, Ids.WorkerId>
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Local =
+  | { readonly _tag: "RetryRegistration" }
+  /** The app is done: unregister it. */
+  | { readonly _tag: "Stop" }
+
+/**
+ * What the app client tells the driver.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type AppClientCommand =
+  | { readonly _tag: "AppRegistered"; readonly appId: Ids.AppId }
+  | { readonly _tag: "ExecutorGranted"; readonly executorId: number; readonly hostPort: string; readonly cores: number }
+  | { readonly _tag: "ExecutorGone"; readonly executorId: number; readonly reason: string }
+  /** The app cannot go on: the master removed it, or no master answered. */
+  | { readonly _tag: "AppDead"; readonly reason: string }
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Command = Core.Command<Local, AppClientCommand>
+type Inbound = AppClientMessages.MasterToAppClient
+type Input = Core.Input<Inbound, Local>
+type Step = Core.Out<Local, AppClientCommand> & { readonly state: State }
+
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (config: Config): State => ({
+  config,
+  appId: undefined,
+  master: undefined,
+  attempts: 0,
+  stopped: false,
+  executors: new Map()
+})
+
+const register = (step: Step) => {
+  const { config } = step.state
+  for (const master of config.masters) {
+    Core.log(step, "Info", `Connecting to master ${master.address.url}...`)
+    Core.send(
+      step,
+      master,
+      new AppClientMessages.RegisterApplication({ appDescription: config.appDescription, driver: config.self })
+    )
+  }
+}
+
+const dead = (step: Step, reason: string) => {
+  if (step.state.stopped) return
+  step.state.stopped = true
+  Core.cancelTimer(step, "registration")
+  step.commands.push({ _tag: "AppDead", reason })
+}
+
+const executorGone = (step: Step, executorId: number, reason: string) => {
+  if (!step.state.executors.delete(executorId)) return
+  step.commands.push({ _tag: "ExecutorGone", executorId, reason })
+}
+
+const handlers: Core.Handlers<Inbound, Step> = {
+  RegisteredApplication: (step, message) => {
+    const { state } = step
+    if (state.appId !== undefined || state.stopped) return
+    state.appId = message.appId
+    state.master = message.master
+    Core.cancelTimer(step, "registration")
+    Core.log(step, "Info", `Connected to Spark cluster with app ID ${message.appId}`)
+    step.commands.push({ _tag: "AppRegistered", appId: message.appId })
+  },
+  ExecutorAdded: (step, message) => {
+    const { state } = step
+    state.executors.set(message.id, message.workerId)
+    Core.log(
+      step,
+      "Info",
+      `Executor added: ${state.appId}/${message.id} on ${message.workerId} (${message.hostPort}) with ` +
+        `${message.cores} core(s)`
+    )
+    step.commands.push({
+      _tag: "ExecutorGranted",
+      executorId: message.id,
+      hostPort: message.hostPort,
+      cores: message.cores
+    })
+  },
+  ExecutorUpdated: (step, message) => {
+    const text = message.message._tag === "Some" ? ` (${message.message.value})` : ""
+    Core.log(step, "Info", `Executor updated: ${step.state.appId}/${message.id} is now ${message.state}${text}`)
+    if (States.isExecutorFinished(message.state)) {
+      executorGone(step, message.id, `Executor ${message.state}${text}`)
+    }
+  },
+  WorkerRemoved: (step, message) => {
+    Core.log(step, "Info", `Worker ${message.id} removed: ${message.message}`)
+    for (const [executorId, workerId] of [...step.state.executors]) {
+      if (workerId === message.id) executorGone(step, executorId, `Worker lost: ${message.message}`)
+    }
+  },
+  ApplicationRemoved: (step, message) => {
+    Core.log(step, "Error", `Master removed our application: ${message.message}`)
+    dead(step, `Master removed our application: ${message.message}`)
+  },
+  MasterChanged: (step, message: WorkerMessages.MasterChanged) => {
+    const { state } = step
+    Core.log(step, "Info", `Master has changed, new master is at ${message.master.address.url}`)
+    state.master = Endpoints.ref(message.master.address, Endpoints.master)
+    if (state.appId !== undefined) {
+      Core.send(step, state.master, new AppClientMessages.MasterChangeAcknowledged({ appId: state.appId }))
+    }
+  }
+}
+
+const receive = Core.dispatch(handlers)
+
+/**
+ * @since 0.1.0
+ */
+export const step = (state: State, input: Input): ReadonlyArray<Command> => {
+  const step: Step = { state, now: input.now, commands: [] }
+  const { config } = state
+  switch (input._tag) {
+    case "Start":
+      register(step)
+      Core.startTimer(
+        step,
+        "registration",
+        { _tag: "RetryRegistration" },
+        config.registrationTimeoutMillis,
+        config.registrationTimeoutMillis
+      )
+      break
+    case "RetryRegistration":
+      if (state.appId !== undefined || state.stopped) break
+      state.attempts++
+      if (state.attempts >= config.registrationRetries) {
+        Core.log(step, "Error", "All masters are unresponsive! Giving up.")
+        dead(step, "All masters are unresponsive! Giving up.")
+      } else {
+        register(step)
+      }
+      break
+    case "Receive":
+      receive(step, input.message, input.ask)
+      break
+    case "Connected":
+      break
+    case "Disconnected":
+      if (state.master !== undefined && RpcAddress.key(input.peer) === RpcAddress.key(state.master.address)) {
+        Core.log(step, "Warning", `Connection to ${input.peer.hostPort} failed; waiting for master to reconnect...`)
+      }
+      break
+    case "Stop":
+      if (state.appId !== undefined && state.master !== undefined && !state.stopped) {
+        Core.send(step, state.master, new AppClientMessages.UnregisterApplication({ appId: state.appId }))
+      }
+      state.stopped = true
+      Core.cancelTimer(step, "registration")
+      break
+  }
+  return step.commands
+}
+
+/**
+ * What is wrong with the state, if anything: a registered app knows its master.
+ *
+ * @since 0.1.0
+ */
+export const validate = (state: State): ReadonlyArray<string> =>
+  state.appId !== undefined && state.master === undefined ? ["registered without a master"] : []
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export const core: Core.Core<State, Inbound, Local, AppClientCommand> = {
+  endpoint: Endpoints.appClient,
+  step,
+  validate
+}

@@ -1,0 +1,146 @@
+/**
+ * An app on a standalone cluster, with its driver in this process (Spark's client deploy mode, and what a driver
+ * process started by a worker runs in cluster deploy mode): the driver's endpoint and the app client on one
+ * RpcEnv over TCP. The app client registers the app with the masters, which start its executors on workers —
+ * `kindling executor` processes that register with the driver here.
+ *
+ * @since 0.1.0
+ */
+import { Descriptions, type RpcAddress, RpcEnv, type Transport } from "@kindling/protocol"
+import { NodeTransport } from "@kindling/protocol/node"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schedule from "effect/Schedule"
+import * as Os from "node:os"
+import * as AppClient from "./AppClient.js"
+import * as Driver from "./Driver.js"
+import type * as DriverCore from "./DriverCore.js"
+import * as Kindling from "./Kindling.js"
+import * as UserFunctions from "./UserFunctions.js"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  readonly appName: string
+  readonly masters: ReadonlyArray<RpcAddress.RpcAddress>
+  /** The master URL as given, for the app's context. */
+  readonly masterUrl: string
+  /** Where the driver listens: executors on other hosts must reach it there. */
+  readonly host: string
+  /** The app's artifact (a `file:` URL), which executors import. */
+  readonly appUrl: string
+  readonly appExports?: Readonly<Record<string, unknown>>
+  readonly driver: DriverCore.Config
+  readonly executorMemoryMB: number
+  readonly executorCores: number | undefined
+  readonly maxCores: number | undefined
+  readonly rpc: Omit<RpcEnv.Options, "host" | "port">
+  readonly validateState?: boolean
+}
+
+/**
+ * The module workers run for an executor, and its arguments (`{{…}}` are filled in by the worker).
+ *
+ * @since 0.1.0
+ */
+export const executorCommand = (driverUrl: string, appUrl: string): Descriptions.Command =>
+  new Descriptions.Command({
+    mainModule: "@kindling/executor/main",
+    arguments: [
+      "--driver-url",
+      driverUrl,
+      "--executor-id",
+      "{{EXECUTOR_ID}}",
+      "--hostname",
+      "{{HOSTNAME}}",
+      "--cores",
+      "{{CORES}}",
+      "--app-id",
+      "{{APP_ID}}",
+      "--worker-url",
+      "{{WORKER_URL}}",
+      "--app",
+      appUrl
+    ],
+    environment: {},
+    nodeOptions: []
+  })
+
+/**
+ * The app context of an app whose executors a standalone cluster runs; the app is unregistered and its
+ * executors stopped when the layer's scope closes.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (options: Options): Layer.Layer<Kindling.Kindling, Transport.ListenFailed> =>
+  Layer.scoped(
+    Kindling.Kindling,
+    Effect.gen(function*() {
+      const driver = yield* Driver.make({
+        config: options.driver,
+        validateState: options.validateState ?? false,
+        onExit: (code, reason) => (code === 0 ? Effect.void : Effect.logError(`The driver stopped: ${reason}`))
+      }).pipe(Effect.orDie)
+      const driverUrl = `kindling://CoarseGrainedScheduler@${driver.address.hostPort}`
+      const granted = new Map<number, number>()
+      const appClient = yield* AppClient.make({
+        masters: options.masters,
+        validateState: options.validateState ?? false,
+        appDescription: new Descriptions.ApplicationDescription({
+          name: options.appName,
+          maxCores: Option.fromNullable(options.maxCores),
+          memoryPerExecutorMB: options.executorMemoryMB,
+          command: executorCommand(driverUrl, options.appUrl),
+          appUiUrl: "",
+          eventLogDir: Option.none(),
+          eventLogCodec: Option.none(),
+          coresPerExecutor: Option.fromNullable(options.executorCores),
+          initialExecutorLimit: Option.none(),
+          user: Os.userInfo().username,
+          resourceReqsPerExecutor: []
+        }),
+        tell: (command) => {
+          switch (command._tag) {
+            case "AppRegistered":
+              return Effect.void
+            case "ExecutorGranted":
+              return Effect.sync(() => granted.set(command.executorId, command.cores))
+            case "ExecutorGone":
+              granted.delete(command.executorId)
+              return driver.executorRemoved(String(command.executorId), command.reason)
+            case "AppDead":
+              return driver.abort(command.reason)
+          }
+        }
+      }).pipe(Effect.orDie)
+      // Run first (finalizers run in reverse): the master is asked for no more executors, the executors are told to
+      // stop, and once they are gone (or after a while) the app leaves the master — which would otherwise have
+      // replaced them, or had workers kill them mid-goodbye.
+      const executorsGone = driver.executors.pipe(
+        Effect.repeat({ until: (executors) => executors.length === 0, schedule: Schedule.spaced("50 millis") }),
+        Effect.timeoutOption("5 seconds")
+      )
+      yield* Effect.addFinalizer(() =>
+        Effect.all([appClient.release, driver.stop, Effect.interruptible(executorsGone), appClient.stop], {
+          discard: true
+        })
+      )
+      const exports = options.appExports ?? {}
+      return Kindling.make({
+        appName: options.appName,
+        master: options.masterUrl,
+        defaultParallelism: () => Math.max(2, [...granted.values()].reduce((a, b) => a + b, 0)),
+        runtime: {
+          runJob: driver.runJob,
+          reference: (fn, env, transformation) => UserFunctions.reference(fn, env, transformation, exports)
+        }
+      })
+    })
+  ).pipe(
+    Layer.provide(RpcEnv.layer({ ...options.rpc, host: options.host, port: 0 })),
+    Layer.provide(NodeTransport.layer)
+  )

@@ -1,0 +1,65 @@
+/**
+ * `kindling executor`: the process a worker starts for each executor of an app, from the command of the app's
+ * description (Spark's `CoarseGrainedExecutorBackend` main):
+ *
+ *     --driver-url kindling://CoarseGrainedScheduler@host:port --executor-id ID --hostname HOST --cores N
+ *     --app-id APP --app ARTIFACT_URL [--worker-url URL]
+ *
+ * It listens on HOST, runs N task threads that import the app's artifact, registers with the driver and runs
+ * what it is given until the driver tells it to stop or goes away. Its exit code says why it ended: 0 when told
+ * to stop, 1 otherwise.
+ *
+ * Running this module is the point of importing it, so the package barrel does not re-export it.
+ *
+ * @since 0.1.0
+ */
+import { Ids, RpcAddress, RpcEnv } from "@kindling/protocol"
+import { NodeTransport } from "@kindling/protocol/node"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Executor from "./Executor.js"
+import * as TaskThreads from "./TaskThreads.js"
+
+const usage = "usage: executor --driver-url URL --executor-id ID --hostname HOST --cores N --app-id APP --app URL"
+
+const options = (argv: ReadonlyArray<string>): Map<string, string> => {
+  const found = new Map<string, string>()
+  for (let i = 0; i + 1 < argv.length; i += 2) found.set(argv[i]!.replace(/^--/, ""), argv[i + 1]!)
+  return found
+}
+
+const main = Effect.gen(function*() {
+  const given = options(process.argv.slice(2))
+  const required = (name: string) => {
+    const value = given.get(name)
+    if (value === undefined) throw new Error(`missing --${name}; ${usage}`)
+    return value
+  }
+  const driverUrl = /^kindling:\/\/(?:[^@/]+@)?([^:/]+):(\d+)$/.exec(required("driver-url"))
+  if (driverUrl === null) throw new Error(`not a driver URL: ${given.get("driver-url")}; ${usage}`)
+  const cores = Number(required("cores"))
+  const hostname = required("hostname")
+  const exit = yield* Deferred.make<number>()
+  yield* Effect.logInfo(`Started executor ${required("executor-id")} of ${required("app-id")} with ${cores} cores`)
+  const threads = yield* TaskThreads.make({ size: cores, appUrl: required("app") })
+  yield* Executor.make({
+    executorId: Ids.ExecutorId.make(required("executor-id")),
+    driver: RpcAddress.make(driverUrl[1]!, Number(driverUrl[2])),
+    hostname,
+    threads,
+    heartbeatIntervalMillis: 10_000,
+    askTimeoutMillis: 120_000,
+    onExit: (code, reason) =>
+      Effect.zipRight(
+        code === 0 ? Effect.logInfo(reason) : Effect.logError(reason),
+        Deferred.succeed(exit, code)
+      )
+  }).pipe(Effect.provide(RpcEnv.layer({ host: hostname, port: 0 })), Effect.provide(NodeTransport.layer))
+  return yield* Deferred.await(exit)
+})
+
+Effect.runPromiseExit(Effect.scoped(main)).then((exit) => {
+  if (exit._tag === "Success") process.exit(exit.value)
+  process.stderr.write(`The executor failed: ${String(exit.cause)}\n`)
+  process.exit(1)
+})
