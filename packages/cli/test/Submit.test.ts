@@ -18,6 +18,25 @@ export default App.make((args) =>
   }))
 `
 
+// Partition 0's first attempt kills its executor's process (SIGKILL), as a crash would, mid-job; the job must
+// still give the right answer, its lost tasks run again on the other executor.
+const executorDies = `import { App, Kindling } from "@kindling/driver"
+import { Console, Effect } from "effect"
+export default App.make(([marker]) =>
+  Effect.gen(function*() {
+    const kc = yield* Kindling
+    const sum = yield* kc.range(0, 1000, 1, 4).mapPartitionsWithIndex((partition, records, env) => {
+      const fs = process.getBuiltinModule("node:fs")
+      if (partition === 0 && !fs.existsSync(env.marker)) {
+        fs.writeFileSync(env.marker, String(process.pid))
+        process.kill(process.pid, "SIGKILL")
+      }
+      return records
+    }, { marker }).reduce((a, b) => a + b)
+    yield* Console.log(\`sum \${sum}\`)
+  }))
+`
+
 const failing = `import { App, Kindling } from "@kindling/driver"
 import { Effect } from "effect"
 class Broken extends Error { name = "Broken" }
@@ -27,13 +46,46 @@ export default App.make(() => Effect.gen(function*() {
 }))
 `
 
-describe("kindling submit in local mode", () => {
+describe("kindling submit", () => {
   it.live("runs examples/pi.ts in local[2]: Pi is roughly 3.1", () =>
     Effect.gen(function*() {
       const result = yield* run(["submit", "--master", "local[2]", "examples/pi.ts", "10"])
       assert.strictEqual(result.code, 0, result.stderr)
       assert.match(result.stdout, /^Pi is roughly 3\.1\d*\n$/)
     }), 60_000)
+
+  it.live(
+    "runs examples/pi.ts on local-cluster[2,1,1024]: executors are processes of in-process workers",
+    () =>
+      Effect.gen(function*() {
+        const result = yield* run(["submit", "--master", "local-cluster[2,1,1024]", "examples/pi.ts", "10"])
+        assert.strictEqual(result.code, 0, result.stderr)
+        assert.match(result.stdout, /^Pi is roughly 3\.1\d*\n$/)
+        assert.match(result.stderr, /Registered executor 0 on 127\.0\.0\.1/)
+        assert.notMatch(result.stderr, /WARN|ERROR/)
+      }),
+    60_000
+  )
+
+  it.scopedLive(
+    "an executor SIGKILLed mid-job: its tasks run again elsewhere and the answer is right",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* temporaryDirectory
+        const marker = `${dir}/killed`
+        const result = yield* run([
+          "submit",
+          "--master",
+          "local-cluster[2,1,1024]",
+          app(dir, "dies.ts", executorDies),
+          marker
+        ])
+        assert.strictEqual(result.code, 0, result.stderr)
+        assert.strictEqual(result.stdout, "sum 499500\n")
+        assert.match(result.stderr, /Lost executor \d+ on 127\.0\.0\.1/)
+      }),
+    60_000
+  )
 
   it.scopedLive("ships exported functions by name and self-contained ones as source", () =>
     Effect.gen(function*() {

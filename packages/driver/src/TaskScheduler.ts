@@ -55,6 +55,9 @@ interface TaskSet {
   readonly jobId: number
   readonly pool: string
   readonly tasks: Array<TaskEntry>
+  /** Indexes of tasks that became pending, oldest first; an index that has since launched is skipped. */
+  readonly pendingQueue: Array<number>
+  pendingHead: number
   succeeded: number
   /** How long the successful attempts ran, for speculation. */
   readonly durations: Array<number>
@@ -223,6 +226,8 @@ const submit = (state: State, input: Extract<Input, { _tag: "SubmitTaskSet" }>, 
       pending: true,
       speculatable: false
     })),
+    pendingQueue: input.partitions.map((_, index) => index),
+    pendingHead: 0,
     succeeded: 0,
     durations: []
   }
@@ -306,20 +311,22 @@ const statusUpdate = (state: State, input: Extract<Input, { _tag: "StatusUpdate"
         out.push({ _tag: "TaskSetFailed", taskSet: taskSet.id, reason })
         return
       }
-      retry(task)
+      retry(taskSet, task)
       return
     }
     case "KILLED":
     case "LOST":
       // Killed by the scheduler, it lost to another attempt or its set is gone; killed otherwise (its executor
       // is going away), or lost, it is not the task's fault: run it again without counting a failure.
-      if (!attempt.killed) retry(task)
+      if (!attempt.killed) retry(taskSet, task)
       return
   }
 }
 
-const retry = (task: TaskEntry) => {
-  if (task.running.size === 0) task.pending = true
+const retry = (taskSet: TaskSet, task: TaskEntry) => {
+  if (task.running.size > 0 || task.pending) return
+  task.pending = true
+  taskSet.pendingQueue.push(task.index)
 }
 
 const executorLost = (state: State, executorId: string, reason: string, out: Array<Command>) => {
@@ -329,14 +336,15 @@ const executorLost = (state: State, executorId: string, reason: string, out: Arr
   for (const attempt of [...state.attempts.values()]) {
     if (attempt.executorId !== executorId) continue
     const task = endAttempt(state, attempt)
-    if (task !== undefined && !task.done) {
+    const taskSet = state.taskSets.get(attempt.taskSet)
+    if (task !== undefined && taskSet !== undefined && !task.done) {
       out.push({
         _tag: "Log",
         level: "Warning",
         message: `Lost task ${attempt.index}.${attempt.attempt} (TID ${attempt.taskId}) on executor ${executorId}: ` +
           reason
       })
-      retry(task)
+      retry(taskSet, task)
     }
   }
 }
@@ -391,8 +399,15 @@ const shuffled = <A>(state: State, items: Array<A>): Array<A> => {
 
 // The next task of the set for this executor: a pending one, else a straggler to copy onto another executor.
 const nextTask = (state: State, taskSet: TaskSet, executorId: string): TaskEntry | undefined => {
-  const pending = taskSet.tasks.find((task) => task.pending)
-  if (pending !== undefined) return pending
+  const queue = taskSet.pendingQueue
+  while (taskSet.pendingHead < queue.length && !taskSet.tasks[queue[taskSet.pendingHead]!]!.pending) {
+    taskSet.pendingHead++
+  }
+  if (taskSet.pendingHead < queue.length) return taskSet.tasks[queue[taskSet.pendingHead]!]
+  // Drained: start the queue afresh so that it does not grow with every retry.
+  queue.length = 0
+  taskSet.pendingHead = 0
+  if (!state.config.speculation.enabled) return undefined
   return taskSet.tasks.find((task) =>
     task.speculatable && !task.done && task.running.size === 1 &&
     state.attempts.get([...task.running][0]!)!.executorId !== executorId

@@ -1,0 +1,112 @@
+// Empty-task throughput and latency: `kc.parallelize(array, 10000).count()` — 10,000 one-element tasks — on
+// local-cluster[2,1,1024] (two executor processes of one core each) next to the same job in local[2] (one
+// in-process executor with two task threads), each run by the built `kindling submit`. Also: the time from
+// starting `kindling submit` to its first task finished in local[2], and the executors' resident memory at rest
+// and under the throughput run. Targets: ≥ 10,000 tasks/s on local-cluster; the first task within 1 s.
+import { spawn } from "node:child_process"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
+import { format, row } from "./stats.js"
+
+const root = fileURLToPath(new URL("../", import.meta.url))
+const app = Path.join(root, "bench/apps/empty-tasks.ts")
+const runs = 3
+const tasks = 10_000
+
+// Direct children of `pid` (the executors of local-cluster are children of the submit process).
+const children = (pid: number): Array<number> =>
+  Fs.readdirSync("/proc").filter((name) => /^\d+$/.test(name)).flatMap((name) => {
+    try {
+      const stat = Fs.readFileSync(`/proc/${name}/stat`, "utf8")
+      return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === pid ? [Number(name)] : []
+    } catch {
+      return []
+    }
+  })
+
+const rss = (pid: number): number => {
+  try {
+    const line = Fs.readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((l) => l.startsWith("VmRSS:"))
+    return Number(line?.split(/\s+/)[1] ?? 0) * 1024
+  } catch {
+    return 0
+  }
+}
+
+interface Outcome {
+  readonly firstTaskMillis: number
+  readonly runMillis: Array<number>
+  readonly restRss: number
+  readonly peakRss: number
+}
+
+const submit = (master: string) =>
+  new Promise<Outcome>((resolve, reject) => {
+    const started = Date.now()
+    const child = spawn(
+      process.execPath,
+      [Path.join(root, "packages/cli/dist/bin.js"), "submit", "--master", master, app, String(runs), String(tasks)],
+      { stdio: ["ignore", "pipe", "pipe"] }
+    )
+    const outcome = { firstTaskMillis: 0, runMillis: [] as Array<number>, restRss: 0, peakRss: 0 }
+    let phase: "starting" | "rest" | "running" = "starting"
+    // In local[N] the executor is the submit process itself.
+    const executors = () => (master.startsWith("local-cluster") ? children(child.pid!) : [child.pid!])
+    const sampler = setInterval(() => {
+      if (phase !== "running") return
+      outcome.peakRss = Math.max(outcome.peakRss, ...executors().map(rss))
+    }, 20)
+    let stderr = ""
+    child.stderr.on("data", (chunk) => (stderr += chunk))
+    let buffered = ""
+    child.stdout.on("data", (chunk: Buffer) => {
+      buffered += chunk
+      const lines = buffered.split("\n")
+      buffered = lines.pop()!
+      for (const line of lines) {
+        const [event, value] = line.split(" ")
+        if (event === "first") {
+          outcome.firstTaskMillis = Number(value) - started
+          phase = "rest"
+        } else if (event === "rest") {
+          outcome.restRss = Math.max(...executors().map(rss))
+          phase = "running"
+        } else if (event === "run") {
+          outcome.runMillis.push(Number(value))
+        }
+      }
+    })
+    child.once("exit", (code) => {
+      clearInterval(sampler)
+      if (code === 0) resolve(outcome)
+      else reject(new Error(`kindling submit --master ${master} exited with ${code}:\n${stderr}`))
+    })
+  })
+
+const mib = (bytes: number) => `${format(bytes / 2 ** 20, 1)} MiB`
+
+const main = async () => {
+  const local = await submit("local[2]")
+  const cluster = await submit("local-cluster[2,1,1024]")
+  const best = (o: Outcome) => Math.min(...o.runMillis)
+  const widths = [26, 14, 14, 16, 14, 14]
+  console.log(`${format(tasks)} one-element tasks per job, best of ${runs} jobs\n`)
+  console.log(row(["", "tasks/s", "µs per task", "first task", "RSS at rest", "RSS peak"], widths))
+  for (const [name, o] of [["local[2]", local], ["local-cluster[2,1,1024]", cluster]] as const) {
+    console.log(row([
+      name,
+      format(tasks / (best(o) / 1000)),
+      format((best(o) * 1000) / tasks),
+      `${format(o.firstTaskMillis)} ms`,
+      mib(o.restRss),
+      mib(o.peakRss)
+    ], widths))
+  }
+  console.log(`\nlocal-cluster ÷ local[2] throughput: ${format(best(local) / best(cluster), 2)}`)
+  console.log(`local-cluster ÷ target (10,000 tasks/s): ${format(tasks / (best(cluster) / 1000) / 10_000, 2)}`)
+  console.log(`first task in local[2] ÷ target (1 s): ${format(local.firstTaskMillis / 1000, 2)}`)
+  console.log("(RSS: the largest executor process; in local[2] that is the submit process itself)")
+}
+
+await main()
