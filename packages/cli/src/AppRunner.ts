@@ -94,6 +94,7 @@ const runtimeFor = (
 ): Effect.Effect<Runtime, Settings.Failure, Scope.Scope> =>
   Effect.gen(function*() {
     const validateState = conf.get(KernelConf.keys.validateState)
+    const showProgress = conf.get(DriverConf.keys.showConsoleProgress) ?? process.stderr.isTTY === true
     switch (spec._tag) {
       case "Local":
         return (app) =>
@@ -104,7 +105,8 @@ const runtimeFor = (
             appExports: app.exports,
             driver: DriverConf.coreConfig(conf, spec.maxFailures),
             heartbeatIntervalMillis: conf.get(DriverConf.keys.executorHeartbeatInterval),
-            validateState
+            validateState,
+            showProgress
           })
       case "LocalCluster": {
         // A master and its workers on 127.0.0.1, as Spark's tests run them: real nodes, in this process.
@@ -123,11 +125,12 @@ const runtimeFor = (
           })
         }
         const url = `local-cluster[${spec.workers},${spec.coresPerWorker},${spec.memoryPerWorker}]`
-        return yield* onCluster(conf, appName, [master.address], url, "127.0.0.1")
+        return yield* onCluster(conf, appName, [master.address], url, "127.0.0.1", showProgress)
       }
       case "Cluster": {
         const masters = yield* MasterUrl.parse(spec.url)
-        return yield* onCluster(conf, appName, masters, spec.url, conf.get(DriverConf.keys.driverHost) ?? Os.hostname())
+        const host = conf.get(DriverConf.keys.driverHost) ?? Os.hostname()
+        return yield* onCluster(conf, appName, masters, spec.url, host, showProgress)
       }
     }
   })
@@ -137,7 +140,8 @@ const onCluster = (
   appName: string,
   masters: ReadonlyArray<RpcAddress.RpcAddress>,
   masterUrl: string,
-  host: string
+  host: string,
+  showProgress: boolean
 ): Effect.Effect<Runtime, Settings.Failure> =>
   Effect.map(ProtocolConf.rpcOptions(conf), (rpc) => (app: Loaded) =>
     Cluster.layer({
@@ -152,5 +156,6 @@ const onCluster = (
       executorCores: conf.get(DriverConf.keys.executorCores),
       maxCores: conf.get(DriverConf.keys.coresMax),
       rpc,
-      validateState: conf.get(KernelConf.keys.validateState)
+      validateState: conf.get(KernelConf.keys.validateState),
+      showProgress
     }))

@@ -143,7 +143,12 @@ export const submit = (args: SubmitArgs): Effect.Effect<number, Settings.Failure
     if (spec._tag === "Cluster" && conf.get(DriverConf.keys.deployMode) === "cluster") {
       return yield* submitToCluster(args, conf, spec.url)
     }
-    return yield* AppRunner.run({ app: args.app, args: args.args, spec, conf })
+    // The driver runs here: the app must be a file here, which is bundled before anything starts.
+    const path = Path.resolve(args.app)
+    if (!Fs.existsSync(path)) {
+      return yield* new Settings.UsageError({ message: `The app ${args.app} does not exist (looked for ${path})` })
+    }
+    return yield* AppRunner.run({ app: path, args: args.args, spec, conf })
   })
 
 const submitToCluster = (args: SubmitArgs, conf: Conf.Conf<Settings.Keys>, master: string) =>

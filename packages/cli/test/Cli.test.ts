@@ -184,18 +184,15 @@ describe("kindling on bad input", () => {
   })
 
   describe("submit, status, kill", () => {
-    it.live("submit without --deploy-mode cluster explains that only cluster mode is supported", () =>
+    it.live("submit of an app that does not exist says so, whichever the master and deploy mode", () =>
       Effect.gen(function*() {
-        expectRejected(
-          yield* run(["submit", "--master", "kindling://127.0.0.1:1", "/no/such/app.mjs"]),
-          1,
-          "Only --deploy-mode cluster is supported"
-        )
-        expectRejected(
-          yield* run(["submit", "--master", "kindling://127.0.0.1:1", "--deploy-mode", "client", "/no/such/app.mjs"]),
-          1,
-          "Only --deploy-mode cluster is supported"
-        )
+        for (const master of ["kindling://127.0.0.1:1", "local[2]", "local-cluster[1,1,512]"]) {
+          expectRejected(
+            yield* run(["submit", "--master", master, "/no/such/app.mjs"]),
+            1,
+            "The app /no/such/app.mjs does not exist"
+          )
+        }
       }))
 
     it.live("status against a master nobody runs is a connection error", () =>

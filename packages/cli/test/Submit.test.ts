@@ -1,7 +1,10 @@
 // `kindling submit` running apps in local mode: the real command, as a process, on real app files.
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
-import { app, run, temporaryDirectory } from "./fixtures/cluster.js"
+import { Polling } from "@kindling/protocol/testing"
+import { Effect, Fiber } from "effect"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+import { app, cluster, isRunning, run, temporaryDirectory } from "./fixtures/cluster.js"
 
 // Uses an exported function (it travels by name: the task threads import the bundled app) and one that does
 // not capture anything (it travels as source text).
@@ -36,6 +39,28 @@ export default App.make(([marker]) =>
     yield* Console.log(\`sum \${sum}\`)
   }))
 `
+
+// Each task says which executor process it runs in, then waits (bounded) until the test says go.
+const waitsForGo = `import { App, Kindling } from "@kindling/driver"
+import { Console, Effect } from "effect"
+export default App.make(([dir]) =>
+  Effect.gen(function*() {
+    const kc = yield* Kindling
+    const sum = yield* kc.range(0, 100, 1, 4).mapPartitions((records, env) => {
+      const fs = process.getBuiltinModule("node:fs")
+      fs.writeFileSync(env.dir + "/started-" + process.pid, "")
+      const pause = new Int32Array(new SharedArrayBuffer(4))
+      for (let i = 0; i < 1500 && !fs.existsSync(env.dir + "/go"); i++) Atomics.wait(pause, 0, 0, 20)
+      return records
+    }, { dir }).reduce((a, b) => a + b)
+    yield* Console.log(\`sum \${sum}\`)
+  }))
+`
+
+const parentOf = (pid: number) => {
+  const stat = Fs.readFileSync(`/proc/${pid}/stat`, "utf8")
+  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1])
+}
 
 const failing = `import { App, Kindling } from "@kindling/driver"
 import { Effect } from "effect"
@@ -85,6 +110,42 @@ describe("kindling submit", () => {
         assert.match(result.stderr, /Lost executor \d+ on 127\.0\.0\.1/)
       }),
     60_000
+  )
+
+  it.scopedLive(
+    "on a cluster in client mode, a worker SIGKILLed mid-job: its tasks run again on the other",
+    () =>
+      Effect.gen(function*() {
+        const { dir, master, workers } = yield* cluster(2)
+        const job = yield* Effect.fork(run([
+          "submit",
+          "--master",
+          master.url,
+          "--conf",
+          "kindling.driver.host=127.0.0.1",
+          app(dir, "waits.ts", waitsForGo),
+          dir
+        ]))
+        const started = yield* Polling.eventually(
+          Effect.sync(() => Fs.readdirSync(dir).filter((name) => name.startsWith("started-"))),
+          (names) => names.length > 0,
+          { timeout: 30_000, interval: "100 millis", describe: () => "no task started" }
+        )
+        const executorPid = Number(started[0]!.slice("started-".length))
+        const victim = workers.find((worker) => worker.node.pid === parentOf(executorPid))!
+        yield* victim.node.kill("SIGKILL")
+        yield* Polling.eventually(Effect.sync(() => isRunning(executorPid)), (running) => !running, {
+          timeout: 10_000,
+          interval: "100 millis",
+          describe: () => "the executor outlived its worker"
+        })
+        Fs.writeFileSync(Path.join(dir, "go"), "")
+        const result = yield* Fiber.join(job)
+        assert.strictEqual(result.code, 0, result.stderr)
+        assert.strictEqual(result.stdout, "sum 4950\n")
+        assert.match(result.stderr, /Lost executor \d+/)
+      }),
+    90_000
   )
 
   it.scopedLive("ships exported functions by name and self-contained ones as source", () =>

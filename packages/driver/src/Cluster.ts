@@ -14,6 +14,7 @@ import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import * as Os from "node:os"
 import * as AppClient from "./AppClient.js"
+import * as ConsoleProgress from "./ConsoleProgress.js"
 import * as Driver from "./Driver.js"
 import type * as DriverCore from "./DriverCore.js"
 import * as Kindling from "./Kindling.js"
@@ -39,6 +40,8 @@ export interface Options {
   readonly maxCores: number | undefined
   readonly rpc: Omit<RpcEnv.Options, "host" | "port">
   readonly validateState?: boolean
+  /** Draw the console progress bar on stderr. */
+  readonly showProgress?: boolean
 }
 
 /**
@@ -129,11 +132,15 @@ export const layer = (options: Options): Layer.Layer<Kindling.Kindling, Transpor
           discard: true
         })
       )
+      if (options.showProgress === true) {
+        yield* ConsoleProgress.run(ConsoleProgress.onStderr(yield* driver.subscribe))
+      }
       const exports = options.appExports ?? {}
       return Kindling.make({
         appName: options.appName,
         master: options.masterUrl,
         defaultParallelism: () => Math.max(2, [...granted.values()].reduce((a, b) => a + b, 0)),
+        events: driver.events,
         runtime: {
           runJob: driver.runJob,
           reference: (fn, env, transformation) => UserFunctions.reference(fn, env, transformation, exports)

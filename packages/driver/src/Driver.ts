@@ -10,8 +10,11 @@ import type { RpcEnv } from "@kindling/protocol"
 import { Endpoints, Ids, Records, type RpcAddress, type TaskPlan } from "@kindling/protocol"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as PubSub from "effect/PubSub"
 import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import { JobFailed } from "./AppErrors.js"
+import type { AppEvent } from "./AppEvents.js"
 import * as DriverCore from "./DriverCore.js"
 
 /**
@@ -23,6 +26,10 @@ export interface Driver {
   readonly address: RpcAddress.RpcAddress
   /** Runs one task per encoded `TaskPlan.Task`; succeeds with each task's result value, in order. */
   readonly runJob: (tasks: ReadonlyArray<Uint8Array>) => Effect.Effect<Array<unknown>, JobFailed>
+  /** What happens in the app from the moment the stream is run, for each run (Spark's listener bus). */
+  readonly events: Stream.Stream<AppEvent>
+  /** The same from the moment this is run: a listener that must not miss what happens next. */
+  readonly subscribe: Effect.Effect<Stream.Stream<AppEvent>, never, Scope.Scope>
   /** The executors that are registered and ready, as ids. */
   readonly executors: Effect.Effect<ReadonlyArray<string>>
   /** Tells the executors to stop: the app is done with them. */
@@ -60,6 +67,7 @@ export const make = (
   Effect.gen(function*() {
     const address = yield* Shell.listeningAddress(Endpoints.scheduler)
     const jobs = new Map<number, RunningJob>()
+    const events = yield* PubSub.unbounded<AppEvent>()
     let nextJobId = 0
 
     const interpret = (command: DriverCore.DriverCommand) =>
@@ -77,8 +85,8 @@ export const make = (
           case "JobFailed":
             jobs.delete(command.jobId)
             return job === undefined ? Effect.void : Deferred.fail(job.done, new JobFailed({ reason: command.reason }))
-          case "ExecutorsChanged":
-            return Effect.void
+          case "Event":
+            return PubSub.publish(events, command.event)
         }
       })
 
@@ -109,6 +117,8 @@ export const make = (
     return {
       address,
       runJob,
+      events: Stream.fromPubSub(events),
+      subscribe: Stream.fromPubSub(events, { scoped: true }),
       executors: shell.read((state) => [...state.executors.values()].filter((e) => e.launched).map((e) => e.id)),
       stop: Effect.sync(() => shell.feed({ _tag: "Stop" })),
       abort: (reason) => Effect.sync(() => shell.feed({ _tag: "Abort", reason })),

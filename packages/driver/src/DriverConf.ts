@@ -68,6 +68,17 @@ export const keys = {
     default: "1",
     description: "Driver: cores each task takes on its executor."
   }),
+  maxRegisteredResourcesWaitingTime: Key.make(
+    "kindling.scheduler.maxRegisteredResourcesWaitingTime",
+    ValueType.duration("ms"),
+    {
+      default: "30s",
+      description: "Driver: a job that has had no executor for this long makes the app warn that it has no resources."
+    }
+  ),
+  showConsoleProgress: Key.make("kindling.ui.showConsoleProgress", ValueType.boolean, {
+    description: "Driver: draw the console progress bar on stderr; unset, when stderr is a terminal."
+  }),
   maxResultSize: Key.make("kindling.driver.maxResultSize", ValueType.memory, {
     default: "1g",
     description: "Driver: the most result bytes one job brings back; a job over it fails."
@@ -139,5 +150,6 @@ export const coreConfig = (
   executorTimeoutMillis: conf.get(ProtocolConf.keys.networkTimeout),
   speculationIntervalMillis: conf.get(keys.speculationInterval),
   maxResultSize: conf.get(keys.maxResultSize) * 1024 * 1024,
+  starvationWarningMillis: conf.get(keys.maxRegisteredResourcesWaitingTime),
   properties: []
 })

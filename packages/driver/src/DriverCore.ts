@@ -23,6 +23,7 @@ import {
 } from "@kindling/protocol"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
+import type { AppEvent } from "./AppEvents.js"
 import * as TaskScheduler from "./TaskScheduler.js"
 
 /**
@@ -39,6 +40,8 @@ export interface Config {
   readonly speculationIntervalMillis: number
   /** The most bytes of results one job may bring back (0: no limit). */
   readonly maxResultSize: number
+  /** How long a job may wait without any executor before the app says so (and again each time as long). */
+  readonly starvationWarningMillis: number
   /** The app's configuration, as executors fetch it. */
   readonly properties: ReadonlyArray<readonly [string, string]>
 }
@@ -92,6 +95,7 @@ export type Local =
   | { readonly _tag: "ReviveOffers" }
   | { readonly _tag: "CheckSpeculation" }
   | { readonly _tag: "CheckExecutorTimeouts" }
+  | { readonly _tag: "CheckStarvation" }
   /** The app is stopping: its executors are told to stop, and their going is expected. */
   | { readonly _tag: "Stop" }
   /** The app cannot go on (its cluster manager removed it): every job, running or to come, fails with the reason. */
@@ -108,8 +112,8 @@ export type DriverCommand =
   | { readonly _tag: "TaskResult"; readonly jobId: number; readonly index: number; readonly outcome: Uint8Array }
   | { readonly _tag: "JobSucceeded"; readonly jobId: number }
   | { readonly _tag: "JobFailed"; readonly jobId: number; readonly reason: string }
-  /** The app's view of its executors, for its listeners. */
-  | { readonly _tag: "ExecutorsChanged"; readonly executors: ReadonlyArray<Ids.ExecutorId> }
+  /** Something the app's listeners hear of. */
+  | { readonly _tag: "Event"; readonly event: AppEvent }
 
 /**
  * @since 0.1.0
@@ -183,6 +187,14 @@ const carryOut = (step: Step, commands: ReadonlyArray<TaskScheduler.Command>) =>
             serializedTask: job.tasks[command.index]!
           }, trusted)
         )
+        event(step, {
+          _tag: "TaskStart",
+          stageId: job.stageId,
+          taskId: command.taskId,
+          index: command.index,
+          executorId: executor.id,
+          time: step.now
+        })
         break
       }
       case "KillTask": {
@@ -207,7 +219,7 @@ const carryOut = (step: Step, commands: ReadonlyArray<TaskScheduler.Command>) =>
       case "TaskSetFailed": {
         const jobId = state.jobOfTaskSet.get(command.taskSet)
         if (jobId === undefined) break
-        forgetJob(state, jobId)
+        endJob(step, jobId, command._tag === "TaskSetFinished")
         step.commands.push(
           command._tag === "TaskSetFinished"
             ? { _tag: "JobSucceeded", jobId }
@@ -222,15 +234,21 @@ const carryOut = (step: Step, commands: ReadonlyArray<TaskScheduler.Command>) =>
   }
 }
 
+const event = (step: Step, appEvent: AppEvent) => step.commands.push({ _tag: "Event", event: appEvent })
+
+const endJob = (step: Step, jobId: number, succeeded: boolean) => {
+  const job = step.state.jobs.get(jobId)
+  if (job === undefined) return
+  forgetJob(step.state, jobId)
+  event(step, { _tag: "JobEnd", jobId, stageId: job.stageId, succeeded, time: step.now })
+}
+
 const forgetJob = (state: State, jobId: number) => {
   const job = state.jobs.get(jobId)
   if (job === undefined) return
   state.jobs.delete(jobId)
   state.jobOfTaskSet.delete(job.taskSet)
 }
-
-const executorsChanged = (step: Step) =>
-  step.commands.push({ _tag: "ExecutorsChanged", executors: [...step.state.executors.keys()] })
 
 const executorLost = (step: Step, executorId: Ids.ExecutorId, reason: string) => {
   const { state } = step
@@ -239,8 +257,9 @@ const executorLost = (step: Step, executorId: Ids.ExecutorId, reason: string) =>
   state.executors.delete(executorId)
   if (state.stopping) Core.log(step, "Info", `Executor ${executorId} on ${executor.host} stopped`)
   else Core.log(step, "Warning", `Lost executor ${executorId} on ${executor.host}: ${reason}`)
+  for (const taskId of TaskScheduler.runningOn(state.scheduler, executorId)) taskEnded(step, taskId, false)
   schedule(step, { _tag: "ExecutorLost", executorId, reason, now: step.now })
-  executorsChanged(step)
+  event(step, { _tag: "ExecutorRemoved", executorId, reason, time: step.now })
 }
 
 const schedulerState = (state: States.TaskState): Extract<TaskScheduler.Input, { _tag: "StatusUpdate" }>["state"] => {
@@ -256,11 +275,18 @@ const schedulerState = (state: States.TaskState): Extract<TaskScheduler.Input, {
   }
 }
 
+// A running attempt ended (as its executor reports, or with its executor): its stage's listeners hear of it.
+const taskEnded = (step: Step, taskId: number, succeeded: boolean) => {
+  const stageId = TaskScheduler.stageOf(step.state.scheduler, taskId)
+  if (stageId !== undefined) event(step, { _tag: "TaskEnd", stageId, taskId, succeeded, time: step.now })
+}
+
 const statusUpdate = (step: Step, message: ClusterMessages.StatusUpdate) => {
   const { state } = step
   const executor = state.executors.get(message.executorId)
   if (executor !== undefined) executor.lastHeard = step.now
   const status = schedulerState(message.state)
+  if (status !== "RUNNING") taskEnded(step, message.taskId, status === "FINISHED")
   const commands = TaskScheduler.step(state.scheduler, {
     _tag: "StatusUpdate",
     taskId: message.taskId,
@@ -292,7 +318,7 @@ const cancelJob = (step: Step, jobId: number, reason: string) => {
   const job = step.state.jobs.get(jobId)
   if (job === undefined) return
   schedule(step, { _tag: "CancelTaskSet", taskSet: job.taskSet, reason, now: step.now })
-  forgetJob(step.state, jobId)
+  endJob(step, jobId, false)
   step.commands.push({ _tag: "JobFailed", jobId, reason })
 }
 
@@ -307,6 +333,7 @@ const submitJob = (step: Step, jobId: number, tasks: ReadonlyArray<Uint8Array>) 
   state.jobs.set(jobId, { id: jobId, stageId, taskSet, tasks, resultBytes: 0, succeeded: 0 })
   state.jobOfTaskSet.set(taskSet, jobId)
   Core.log(step, "Info", `Got job ${jobId} with ${tasks.length} output partitions`)
+  event(step, { _tag: "JobStart", jobId, stageId, tasks: tasks.length, time: step.now })
   schedule(step, {
     _tag: "SubmitTaskSet",
     taskSet,
@@ -383,7 +410,13 @@ const handlers: Core.Handlers<Inbound, Step> = {
       cores: executor.cores,
       now: step.now
     })
-    executorsChanged(step)
+    event(step, {
+      _tag: "ExecutorAdded",
+      executorId: executor.id,
+      host: executor.host,
+      cores: executor.cores,
+      time: step.now
+    })
   },
   StatusUpdate: statusUpdate,
   ExecutorDecommissioning: (step, _message, ask) => Core.reply(step, ask, Exit.succeed(true)),
@@ -430,6 +463,13 @@ export const step = (state: State, input: Input): ReadonlyArray<Command> => {
         state.config.executorTimeoutMillis,
         Math.max(1000, Math.floor(state.config.executorTimeoutMillis / 4))
       )
+      Core.startTimer(
+        step,
+        "starvation",
+        { _tag: "CheckStarvation" },
+        state.config.starvationWarningMillis,
+        state.config.starvationWarningMillis
+      )
       if (state.config.scheduler.speculation.enabled) {
         const every = state.config.speculationIntervalMillis
         Core.startTimer(step, "speculation", { _tag: "CheckSpeculation" }, every, every)
@@ -467,6 +507,16 @@ export const step = (state: State, input: Input): ReadonlyArray<Command> => {
       state.stopping = true
       for (const executor of state.executors.values()) {
         Core.send(step, executor.ref, new ClusterMessages.StopExecutor())
+      }
+      break
+    case "CheckStarvation":
+      if (state.jobs.size > 0 && ![...state.executors.values()].some((executor) => executor.launched)) {
+        Core.log(
+          step,
+          "Warning",
+          "Initial job has not accepted any resources; check your cluster UI to ensure that workers are " +
+            "registered and have sufficient resources"
+        )
       }
       break
     case "Abort":

@@ -6,9 +6,11 @@
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import type * as Stream from "effect/Stream"
 import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
 import { InputNotReadable, InvalidArgument } from "./AppErrors.js"
+import type { AppEvent } from "./AppEvents.js"
 import { Dataset, type Runtime } from "./Dataset.js"
 
 /**
@@ -24,6 +26,8 @@ export interface KindlingContext {
    * of the app's executors at the time, and at least 2, as Spark.
    */
   readonly defaultParallelism: number
+  /** What happens in the app from the moment it is run: jobs, stages, tasks, executors (Spark's listener bus). */
+  readonly events: Stream.Stream<AppEvent>
   /** The items, cut into `numSlices` partitions of consecutive items. */
   readonly parallelize: <A>(items: Iterable<A>, numSlices?: number) => Dataset<A>
   /** `start`, `start + step`, … up to `end` (excluded), in `numSlices` partitions. */
@@ -87,12 +91,14 @@ export const make = (options: {
   readonly appName: string
   readonly master: string
   readonly defaultParallelism: () => number
+  readonly events: Stream.Stream<AppEvent>
   readonly runtime: Runtime
 }): KindlingContext => {
   const { runtime } = options
   return {
     appName: options.appName,
     master: options.master,
+    events: options.events,
     get defaultParallelism() {
       return options.defaultParallelism()
     },

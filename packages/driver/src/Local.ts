@@ -9,6 +9,7 @@ import { Executor, TaskThreads } from "@kindling/executor"
 import { Ids, RpcAddress, RpcEnv, Transport } from "@kindling/protocol"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as ConsoleProgress from "./ConsoleProgress.js"
 import * as Driver from "./Driver.js"
 import type * as DriverCore from "./DriverCore.js"
 import * as Kindling from "./Kindling.js"
@@ -29,6 +30,8 @@ export interface Options {
   readonly driver: DriverCore.Config
   readonly heartbeatIntervalMillis: number
   readonly validateState?: boolean
+  /** Draw the console progress bar on stderr. */
+  readonly showProgress?: boolean
 }
 
 /**
@@ -84,11 +87,15 @@ export const layer = (options: Options): Layer.Layer<Kindling.Kindling, StartFai
       yield* Effect.addFinalizer(() =>
         Effect.zipRight(driver.stop, Effect.timeoutOption(Effect.interruptible(executor.exited), "2 seconds"))
       )
+      if (options.showProgress === true) {
+        yield* ConsoleProgress.run(ConsoleProgress.onStderr(yield* driver.subscribe))
+      }
       const exports = options.appExports ?? {}
       return Kindling.make({
         appName: options.appName,
         master: `local[${options.threads}]`,
         defaultParallelism: () => options.threads,
+        events: driver.events,
         runtime: {
           runJob: driver.runJob,
           reference: (fn, env, transformation) => UserFunctions.reference(fn, env, transformation, exports)

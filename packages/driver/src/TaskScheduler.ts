@@ -66,6 +66,7 @@ interface TaskSet {
 interface Attempt {
   readonly taskId: number
   readonly taskSet: string
+  readonly stageId: number
   readonly index: number
   readonly attempt: number
   readonly executorId: string
@@ -447,6 +448,7 @@ const launch = (
   const attempt: Attempt = {
     taskId: state.nextTaskId++,
     taskSet: taskSet.id,
+    stageId: taskSet.stageId,
     index: task.index,
     attempt: task.attempts++,
     executorId: executor.id,
@@ -486,6 +488,13 @@ const launch = (
  */
 export const runningOn = (state: State, executorId: string): Array<number> =>
   [...state.attempts.values()].filter((a) => a.executorId === executorId).map((a) => a.taskId)
+
+/**
+ * The stage a running attempt belongs to, while it runs.
+ *
+ * @since 0.1.0
+ */
+export const stageOf = (state: State, taskId: number): number | undefined => state.attempts.get(taskId)?.stageId
 
 /**
  * What is wrong with the state, if anything: no executor's cores are double-booked or negative; every attempt

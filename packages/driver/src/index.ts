@@ -10,6 +10,10 @@ export * as App from "./App.js"
 /** @since 0.1.0 */
 export { EmptyDataset, InputNotReadable, InvalidArgument, JobFailed, OutputDirectoryExists } from "./AppErrors.js"
 /** @since 0.1.0 */
+export * as AppEvents from "./AppEvents.js"
+/** @since 0.1.0 */
+export * as ConsoleProgress from "./ConsoleProgress.js"
+/** @since 0.1.0 */
 export * as AppClient from "./AppClient.js"
 /** @since 0.1.0 */
 export * as AppClientCore from "./AppClientCore.js"

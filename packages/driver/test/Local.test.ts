@@ -27,6 +27,7 @@ const driverConfig = (maxFailures: number) => ({
   executorTimeoutMillis: 120_000,
   speculationIntervalMillis: 100,
   maxResultSize: 1 << 30,
+  starvationWarningMillis: 30_000,
   properties: []
 })
 

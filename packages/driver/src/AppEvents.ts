@@ -1,0 +1,50 @@
+/**
+ * What happens in an app, as its driver sees it (Spark's listener bus): jobs and their stages start and end,
+ * tasks start and end, executors come and go. The console progress bar (and, later, the app's web UI and event
+ * log) are built on this stream, never on the schedulers' state.
+ *
+ * @since 0.1.0
+ */
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type AppEvent =
+  | {
+    readonly _tag: "JobStart"
+    readonly jobId: number
+    readonly stageId: number
+    readonly tasks: number
+    readonly time: number
+  }
+  | {
+    readonly _tag: "JobEnd"
+    readonly jobId: number
+    readonly stageId: number
+    readonly succeeded: boolean
+    readonly time: number
+  }
+  | {
+    readonly _tag: "TaskStart"
+    readonly stageId: number
+    readonly taskId: number
+    readonly index: number
+    readonly executorId: string
+    readonly time: number
+  }
+  | {
+    readonly _tag: "TaskEnd"
+    readonly stageId: number
+    readonly taskId: number
+    readonly succeeded: boolean
+    readonly time: number
+  }
+  | {
+    readonly _tag: "ExecutorAdded"
+    readonly executorId: string
+    readonly host: string
+    readonly cores: number
+    readonly time: number
+  }
+  | { readonly _tag: "ExecutorRemoved"; readonly executorId: string; readonly reason: string; readonly time: number }
