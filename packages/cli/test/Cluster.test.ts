@@ -15,6 +15,7 @@ import {
   isRunning,
   masterState,
   pidsIn,
+  recoveryFlags,
   run,
   startMaster,
   startWorker,
@@ -152,12 +153,7 @@ describe("a cluster of real processes on 127.0.0.1", () => {
       Effect.gen(function*() {
         const dir = yield* temporaryDirectory
         const port = yield* freePort
-        const recovery = [
-          "--conf",
-          "kindling.deploy.recoveryMode=FILESYSTEM",
-          "--conf",
-          `kindling.deploy.recoveryDirectory=${Path.join(dir, "recovery")}`
-        ]
+        const recovery = recoveryFlags(dir)
         const first = yield* startMaster(recovery, port)
         const worker = yield* startWorker(first.url, Path.join(dir, "worker"))
         const pids = Path.join(dir, "pids")

@@ -101,6 +101,23 @@ const launchExecutor = (state: WorkerCore.State, execId: number, cores = 2) =>
     })
   })
 
+const launchDriver = (state: WorkerCore.State, driverId: Ids.DriverId, cores: number) =>
+  stepWith(state, {
+    _tag: "Receive",
+    message: new WorkerMessages.LaunchDriver({
+      driverId,
+      driverDesc: new Descriptions.DriverDescription({
+        appUrl: "file:///a.js",
+        mem: 512,
+        cores,
+        supervise: false,
+        command,
+        resourceReqs: []
+      }),
+      resources: {}
+    })
+  })
+
 describe("WorkerCore registration", () => {
   it("registers with every master, then retries on Spark's schedule and gives up after 16 attempts", () => {
     const state = WorkerCore.make(config(1.2))
@@ -196,21 +213,7 @@ describe("WorkerCore registration", () => {
   it("MasterChanged switches master and answers with everything the worker runs", () => {
     const state = registered()
     launchExecutor(state, 0)
-    stepWith(state, {
-      _tag: "Receive",
-      message: new WorkerMessages.LaunchDriver({
-        driverId: Ids.DriverId.make("driver-1"),
-        driverDesc: new Descriptions.DriverDescription({
-          appUrl: "file:///a.js",
-          mem: 512,
-          cores: 1,
-          supervise: false,
-          command,
-          resourceReqs: []
-        }),
-        resources: {}
-      })
-    })
+    launchDriver(state, Ids.DriverId.make("driver-1"), 1)
     const changed = stepWith(state, {
       _tag: "Receive",
       message: new WorkerMessages.MasterChanged({ master: masterB, masterWebUiUrl: "" })
@@ -285,21 +288,7 @@ describe("WorkerCore runners and accounting", () => {
   it("forwards a driver's final state to the master and frees its resources", () => {
     const state = registered()
     const driverId = Ids.DriverId.make("driver-2")
-    stepWith(state, {
-      _tag: "Receive",
-      message: new WorkerMessages.LaunchDriver({
-        driverId,
-        driverDesc: new Descriptions.DriverDescription({
-          appUrl: "x",
-          mem: 512,
-          cores: 2,
-          supervise: false,
-          command,
-          resourceReqs: []
-        }),
-        resources: {}
-      })
-    })
+    launchDriver(state, driverId, 2)
     assert.strictEqual(state.coresUsed, 2)
     const ended = stepWith(state, { _tag: "DriverEnded", driverId, state: "FAILED", exception: undefined })
     assert.deepStrictEqual(tags(ended), ["SyncState DriverStateChanged 10.0.0.1"])
@@ -310,21 +299,7 @@ describe("WorkerCore runners and accounting", () => {
   it("tells a driver's end again to every new master until one acknowledges it", () => {
     const state = registered()
     const driverId = Ids.DriverId.make("driver-3")
-    stepWith(state, {
-      _tag: "Receive",
-      message: new WorkerMessages.LaunchDriver({
-        driverId,
-        driverDesc: new Descriptions.DriverDescription({
-          appUrl: "x",
-          mem: 512,
-          cores: 1,
-          supervise: false,
-          command,
-          resourceReqs: []
-        }),
-        resources: {}
-      })
-    })
+    launchDriver(state, driverId, 1)
     stepWith(state, { _tag: "DriverEnded", driverId, state: "FINISHED", exception: undefined })
     // The master went away before answering; the next one hears of the end in the state response and again
     // as a DriverStateChanged of its own.
