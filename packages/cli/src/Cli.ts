@@ -95,7 +95,19 @@ const masterUrl = Options.text("master").pipe(
 const submitOptions = {
   master: masterUrl,
   deployMode: Options.choice("deploy-mode", ["client", "cluster"]).pipe(
-    Options.withDescription("Where the driver runs: cluster (on a worker)"),
+    Options.withDescription("Where the driver runs: client (here, the default) or cluster (on a worker)"),
+    Options.optional
+  ),
+  executorCores: Options.integer("executor-cores").pipe(
+    Options.withDescription("Cores of each executor (default: all a worker has free)"),
+    Options.optional
+  ),
+  executorMemory: Options.text("executor-memory").pipe(
+    Options.withDescription("Memory of each executor, e.g. 2g (default 1g)"),
+    Options.optional
+  ),
+  totalExecutorCores: Options.integer("total-executor-cores").pipe(
+    Options.withDescription("The most cores the app uses across the cluster"),
     Options.optional
   ),
   name: Options.text("name").pipe(Options.withDescription("The application's name"), Options.optional),

@@ -49,6 +49,9 @@ export interface Common {
  */
 export interface SubmitArgs extends Common {
   readonly deployMode: Option.Option<string>
+  readonly executorCores: Option.Option<number>
+  readonly executorMemory: Option.Option<string>
+  readonly totalExecutorCores: Option.Option<number>
   readonly name: Option.Option<string>
   readonly driverCores: Option.Option<number>
   readonly driverMemory: Option.Option<string>
@@ -128,6 +131,9 @@ export const submit = (args: SubmitArgs): Effect.Effect<number, Settings.Failure
   Effect.gen(function*() {
     const conf = yield* loadConf(args, {
       [DriverConf.keys.deployMode.name]: Option.getOrUndefined(args.deployMode),
+      [DriverConf.keys.executorCores.name]: Option.getOrUndefined(Option.map(args.executorCores, String)),
+      [DriverConf.keys.executorMemory.name]: Option.getOrUndefined(args.executorMemory),
+      [DriverConf.keys.coresMax.name]: Option.getOrUndefined(Option.map(args.totalExecutorCores, String)),
       [DriverConf.keys.appName.name]: Option.getOrUndefined(args.name),
       [DriverConf.keys.driverCores.name]: Option.getOrUndefined(Option.map(args.driverCores, String)),
       [DriverConf.keys.driverMemory.name]: Option.getOrUndefined(args.driverMemory),

@@ -92,6 +92,33 @@ describe("kindling submit", () => {
     60_000
   )
 
+  it.live(
+    "--total-executor-cores and --executor-cores size the app's executors as spark-submit's do",
+    () =>
+      Effect.gen(function*() {
+        const result = yield* run([
+          "submit",
+          "--master",
+          "local-cluster[2,2,1024]",
+          "--executor-cores",
+          "1",
+          "--total-executor-cores",
+          "3",
+          "--executor-memory",
+          "512m",
+          "examples/pi.ts",
+          "4"
+        ])
+        assert.strictEqual(result.code, 0, result.stderr)
+        // What the master granted (the job may be over before the last executor has registered).
+        const granted = result.stderr.match(
+          /Executor added: app-\S+ on worker-\S+ \(127\.0\.0\.1:\d+\) with 1 core\(s\)/g
+        )
+        assert.strictEqual(granted?.length, 3, result.stderr)
+      }),
+    60_000
+  )
+
   it.scopedLive(
     "an executor SIGKILLed mid-job: its tasks run again elsewhere and the answer is right",
     () =>
