@@ -7,10 +7,9 @@
  * @since 0.1.0
  */
 import type { Conf } from "@kindling/conf"
-import { App, Cluster, DriverConf, type Kindling, Local, type MasterSpec } from "@kindling/driver"
+import { AppModule, Cluster, DriverConf, type Kindling, Local, type MasterSpec } from "@kindling/driver"
 import { KernelConf } from "@kindling/kernel"
-import { MasterUrl, ProtocolConf, type RpcAddress } from "@kindling/protocol"
-import * as Cause from "effect/Cause"
+import { MasterUrl, type RpcAddress } from "@kindling/protocol"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import type * as Layer from "effect/Layer"
@@ -24,28 +23,13 @@ import * as MasterCommand from "./MasterCommand.js"
 import type * as Settings from "./Settings.js"
 import * as WorkerCommand from "./WorkerCommand.js"
 
-// The gist of an app's failure: a typed error's message, else the whole cause.
-const describe = (cause: Cause.Cause<unknown>): string => {
-  const failure = Cause.failureOption(cause)
-  if (failure._tag === "Some") {
-    const error = failure.value
-    return error instanceof Error ? `${error.name}: ${error.message}` : String(error)
-  }
-  return Cause.pretty(cause)
-}
-
 const temporaryDirectory = (prefix: string) =>
   Effect.acquireRelease(
     Effect.sync(() => Fs.mkdtempSync(Path.join(Os.tmpdir(), prefix))),
     (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
   )
 
-interface Loaded {
-  readonly appUrl: string
-  readonly exports: Readonly<Record<string, unknown>>
-}
-
-type Runtime = (app: Loaded) => Layer.Layer<Kindling, Settings.Failure>
+type Runtime = (app: AppModule.Loaded) => Layer.Layer<Kindling, Settings.Failure>
 
 /**
  * Runs the app to its end; the exit code is 0 when its main succeeded and 1 when it failed (the failure is
@@ -63,27 +47,11 @@ export const run = (options: {
   Effect.gen(function*() {
     const dir = yield* temporaryDirectory("kindling-app-")
     const artifact = yield* Artifact.build(options.app, dir)
-    const appUrl = pathToFileURL(artifact).href
-    const exports = yield* Effect.promise(() => import(appUrl) as Promise<Record<string, unknown>>)
-    const main = exports.default
     const name = options.conf.get(DriverConf.keys.appName) ?? Path.basename(options.app)
-    let exit: Exit.Exit<unknown, unknown>
-    if (App.isApp(main)) {
-      const runtime = yield* runtimeFor(options.spec, options.conf, name)
-      exit = yield* Effect.exit(main.main(options.args).pipe(Effect.provide(runtime({ appUrl, exports }))))
-    } else if (typeof main === "function") {
-      // A plain driver function, as before apps had a context.
-      exit = yield* Effect.exit(Effect.tryPromise({
-        try: async () => {
-          await main(options.args)
-        },
-        catch: (error) => error
-      }))
-    } else {
-      exit = Exit.fail(`The app ${options.app} must have a default export: App.make(…) or a function (args) => …`)
-    }
+    const runtime = yield* runtimeFor(options.spec, options.conf, name)
+    const exit = yield* AppModule.run({ url: pathToFileURL(artifact).href, args: options.args, runtime })
     if (Exit.isSuccess(exit)) return 0
-    process.stderr.write(`${describe(exit.cause)}\n`)
+    process.stderr.write(`${AppModule.describe(exit.cause)}\n`)
     return 1
   }).pipe(Effect.scoped)
 
@@ -101,7 +69,7 @@ const runtimeFor = (
           Local.layer({
             appName,
             threads: spec.threads,
-            appUrl: app.appUrl,
+            appUrl: app.url,
             appExports: app.exports,
             driver: DriverConf.coreConfig(conf, spec.maxFailures),
             heartbeatIntervalMillis: conf.get(DriverConf.keys.executorHeartbeatInterval),
@@ -143,19 +111,4 @@ const onCluster = (
   host: string,
   showProgress: boolean
 ): Effect.Effect<Runtime, Settings.Failure> =>
-  Effect.map(ProtocolConf.rpcOptions(conf), (rpc) => (app: Loaded) =>
-    Cluster.layer({
-      appName,
-      masters,
-      masterUrl,
-      host,
-      appUrl: app.appUrl,
-      appExports: app.exports,
-      driver: DriverConf.coreConfig(conf, conf.get(DriverConf.keys.taskMaxFailures)),
-      executorMemoryMB: conf.get(DriverConf.keys.executorMemory),
-      executorCores: conf.get(DriverConf.keys.executorCores),
-      maxCores: conf.get(DriverConf.keys.coresMax),
-      rpc,
-      validateState: conf.get(KernelConf.keys.validateState),
-      showProgress
-    }))
+  Cluster.fromConf(conf, { appName, masters, masterUrl, host, showProgress })

@@ -6,13 +6,11 @@
  *
  * @since 0.1.0
  */
+import { Installation } from "@kindling/driver"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Esbuild from "esbuild"
-import * as Fs from "node:fs"
-import { createRequire } from "node:module"
 import * as Path from "node:path"
-import { fileURLToPath } from "node:url"
 
 /**
  * The app could not be bundled.
@@ -29,13 +27,11 @@ export class AppBuildFailed extends Data.TaggedError("AppBuildFailed")<{
   }
 }
 
-// What an artifact imports from the installation that runs it.
-const provided = ["effect", "@effect/platform", "@kindling/driver", "@kindling/protocol"]
 const external = ["effect", "effect/*", "@effect/*", "@kindling/*"]
 
 /**
- * Bundles `app` into `dir/app.mjs` and links the installation's `effect` and `@kindling/*` packages into
- * `dir/node_modules`, so that the artifact imports them from there. Returns the artifact's path.
+ * Bundles `app` into `dir/app.mjs` and links the installation's `effect` and `@kindling/*` packages next to it
+ * (`Installation.link`). Returns the artifact's path.
  *
  * @since 0.1.0
  * @category constructors
@@ -73,39 +69,6 @@ export const build = (app: string, dir: string): Effect.Effect<string, AppBuildF
       const reason = Esbuild.formatMessagesSync(result.errors, { kind: "error", color: false }).join("\n")
       return yield* new AppBuildFailed({ app, reason: reason.trim() })
     }
-    yield* Effect.sync(() => linkInstallation(dir))
+    yield* Effect.sync(() => Installation.link(dir))
     return outfile
   })
-
-// The directory of the package a specifier resolves to from this module: the closest package.json above its
-// entry point whose name is the package's.
-const packageRoot = (name: string): string | undefined => {
-  let entry: string
-  try {
-    entry = createRequire(import.meta.url).resolve(`${name}/package.json`)
-    return Path.dirname(entry)
-  } catch {
-    // a package whose exports hide package.json: walk up from its entry point
-  }
-  try {
-    entry = fileURLToPath(import.meta.resolve(name))
-  } catch {
-    return undefined
-  }
-  for (let dir = Path.dirname(entry); dir !== Path.dirname(dir); dir = Path.dirname(dir)) {
-    const manifest = Path.join(dir, "package.json")
-    if (Fs.existsSync(manifest) && JSON.parse(Fs.readFileSync(manifest, "utf8")).name === name) return dir
-  }
-  return undefined
-}
-
-const linkInstallation = (dir: string) => {
-  for (const name of provided) {
-    const root = packageRoot(name)
-    if (root === undefined) continue
-    const link = Path.join(dir, "node_modules", name)
-    Fs.mkdirSync(Path.dirname(link), { recursive: true })
-    Fs.rmSync(link, { force: true, recursive: true })
-    Fs.symlinkSync(Fs.realpathSync(root), link, "dir")
-  }
-}

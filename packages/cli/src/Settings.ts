@@ -11,11 +11,9 @@ import { KernelConf } from "@kindling/kernel"
 import { MasterConf } from "@kindling/master"
 import { ProtocolConf } from "@kindling/protocol"
 import { WorkerConf } from "@kindling/worker"
-import * as Cause from "effect/Cause"
 import * as Data from "effect/Data"
 import type * as Effect from "effect/Effect"
 import * as HashMap from "effect/HashMap"
-import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
 
 /**
@@ -90,23 +88,3 @@ export const load = (options: {
  */
 export const confFlags = (map: HashMap.HashMap<string, string>): ReadonlyArray<string> =>
   [...HashMap.entries(map)].map(([key, value]) => `${key}=${value}`)
-
-const pad = (n: number, width = 2) => String(n).padStart(width, "0")
-
-/**
- * Logs as `yyyy-MM-dd HH:mm:ss.SSS LEVEL message` on stderr, like Spark's daemons, so stdout is left to what a
- * command prints for scripts (a driver id, a status).
- *
- * @since 0.1.0
- * @category layers
- */
-export const logging = Logger.replace(
-  Logger.defaultLogger,
-  Logger.make(({ cause, date, logLevel, message }) => {
-    const stamp = `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ` +
-      `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}.${pad(date.getMilliseconds(), 3)}`
-    const text = Array.isArray(message) ? message.map(String).join(" ") : String(message)
-    const detail = Cause.isEmpty(cause) ? "" : `\n${Cause.pretty(cause)}`
-    process.stderr.write(`${stamp} ${logLevel.label.padEnd(5)} ${text}${detail}\n`)
-  })
-)

@@ -20,9 +20,11 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Fs from "node:fs"
+import * as Os from "node:os"
 import * as Path from "node:path"
-import { pathToFileURL } from "node:url"
+import * as Url from "node:url"
 import * as AppRunner from "./AppRunner.js"
+import * as Artifact from "./Artifact.js"
 import * as Settings from "./Settings.js"
 
 /**
@@ -107,7 +109,7 @@ const appUrl = (app: string): Effect.Effect<string, Settings.UsageError> => {
   }
   const path = Path.resolve(app)
   return Fs.existsSync(path)
-    ? Effect.succeed(pathToFileURL(path).href)
+    ? Effect.succeed(Url.pathToFileURL(path).href)
     : Effect.fail(new Settings.UsageError({ message: `The app ${app} does not exist (looked for ${path})` }))
 }
 
@@ -157,21 +159,57 @@ export const submit = (args: SubmitArgs): Effect.Effect<number, Settings.Failure
     return yield* AppRunner.run({ app: path, args: args.args, spec, conf })
   })
 
-const submitToCluster = (args: SubmitArgs, conf: Conf.Conf<Settings.Keys>, master: string) =>
-  withClient(conf, master, (client) =>
-    Effect.gen(function*() {
-      const appName = conf.get(DriverConf.keys.appName)
-      const description = new Descriptions.DriverDescription({
-        appUrl: yield* appUrl(args.app),
-        mem: conf.get(DriverConf.keys.driverMemory),
-        cores: conf.get(DriverConf.keys.driverCores),
-        supervise: conf.get(DriverConf.keys.driverSupervise),
+// In cluster deploy mode a worker runs the driver. An app file here is bundled into an artifact under the
+// temporary directory (`kindling-artifacts/`), which the worker fetches (from this host, or a file system it shares) and runs with
+// `@kindling/driver/main`, given the submission's configuration; an http(s) URL is run as it is by
+// `@kindling/worker/DriverWrapper`, as a plain driver function.
+const driverCommand = (args: SubmitArgs, conf: Conf.Conf<Settings.Keys>, master: string) =>
+  Effect.gen(function*() {
+    const appName = conf.get(DriverConf.keys.appName)
+    const environment: Record<string, string> = appName === undefined ? {} : { KINDLING_APP_NAME: appName }
+    if (/^https?:\/\//.test(args.app)) {
+      return {
+        appUrl: args.app,
         command: new Descriptions.Command({
           mainModule: driverWrapper,
           arguments: ["{{WORKER_URL}}", "{{USER_JAR}}", ...args.args],
-          environment: appName === undefined ? {} : { KINDLING_APP_NAME: appName },
+          environment,
           nodeOptions: []
-        }),
+        })
+      }
+    }
+    const path = Url.fileURLToPath(yield* appUrl(args.app))
+    const dir = Path.join(Os.tmpdir(), "kindling-artifacts", `${Path.parse(path).name}-${Date.now().toString(36)}`)
+    const artifact = yield* Artifact.build(path, dir)
+    // The keys a driver reads, as set for this submission. Secrets are not passed on the command line: the
+    // driver has them from its worker's environment.
+    const settings = Object.fromEntries(
+      conf.entries
+        .filter((entry) => entry.source !== "default" && DriverConf.appRegistry.byName.has(entry.key))
+        .filter((entry) => DriverConf.appRegistry.byName.get(entry.key)?.secret !== true)
+        .map((entry) => [entry.key, entry.value])
+    )
+    return {
+      appUrl: Url.pathToFileURL(artifact).href,
+      command: new Descriptions.Command({
+        mainModule: "@kindling/driver/main",
+        arguments: ["{{WORKER_URL}}", "{{USER_JAR}}", master, JSON.stringify(settings), ...args.args],
+        environment,
+        nodeOptions: []
+      })
+    }
+  })
+
+const submitToCluster = (args: SubmitArgs, conf: Conf.Conf<Settings.Keys>, master: string) =>
+  withClient(conf, master, (client) =>
+    Effect.gen(function*() {
+      const { appUrl: url, command } = yield* driverCommand(args, conf, master)
+      const description = new Descriptions.DriverDescription({
+        appUrl: url,
+        mem: conf.get(DriverConf.keys.driverMemory),
+        cores: conf.get(DriverConf.keys.driverCores),
+        supervise: conf.get(DriverConf.keys.driverSupervise),
+        command,
         resourceReqs: []
       })
       const response = yield* client.submitDriver(description)

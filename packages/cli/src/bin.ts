@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 import * as ValidationError from "@effect/cli/ValidationError"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
+import { NodeLogging } from "@kindling/kernel"
 import * as Effect from "effect/Effect"
 import { run } from "./Cli.js"
-import { logging } from "./Settings.js"
 
 run(process.argv).pipe(
   // @effect/cli has already printed what was wrong with the command line; only the exit code is left to set.
@@ -12,6 +12,6 @@ run(process.argv).pipe(
       process.exitCode = 2
     })),
   Effect.provide(NodeContext.layer),
-  Effect.provide(logging),
+  Effect.provide(NodeLogging.layer),
   NodeRuntime.runMain({ disablePrettyLogger: true })
 )

@@ -175,6 +175,35 @@ describe("kindling submit", () => {
     90_000
   )
 
+  it.scopedLive(
+    "in cluster deploy mode the app's driver runs on a worker, its executors on the workers",
+    () =>
+      Effect.gen(function*() {
+        const { dir, master } = yield* cluster(2)
+        const result = yield* run([
+          "submit",
+          "--master",
+          master.url,
+          "--deploy-mode",
+          "cluster",
+          "--wait",
+          "--conf",
+          "kindling.driver.host=127.0.0.1",
+          "--executor-memory",
+          "512m",
+          "examples/pi.ts",
+          "4"
+        ])
+        assert.strictEqual(result.code, 0, result.stderr)
+        const [driverId, ended] = result.stdout.trim().split("\n")
+        assert.strictEqual(ended, `${driverId} FINISHED`)
+        const stdout = ["worker-0", "worker-1"].map((w) => Path.join(dir, w, driverId!, "stdout"))
+          .filter((file) => Fs.existsSync(file)).map((file) => Fs.readFileSync(file, "utf8"))
+        assert.match(stdout.join(""), /^Pi is roughly 3\.1\d*\n$/)
+      }),
+    90_000
+  )
+
   it.scopedLive("ships exported functions by name and self-contained ones as source", () =>
     Effect.gen(function*() {
       const dir = yield* temporaryDirectory

@@ -6,16 +6,21 @@
  *
  * @since 0.1.0
  */
-import { Descriptions, type RpcAddress, RpcEnv, type Transport } from "@kindling/protocol"
+import type { Conf, Problem } from "@kindling/conf"
+import { KernelConf } from "@kindling/kernel"
+import { Descriptions, ProtocolConf, type RpcAddress, RpcEnv, type Transport } from "@kindling/protocol"
 import { NodeTransport } from "@kindling/protocol/node"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import * as Os from "node:os"
 import * as AppClient from "./AppClient.js"
+import type * as AppModule from "./AppModule.js"
 import * as ConsoleProgress from "./ConsoleProgress.js"
 import * as Driver from "./Driver.js"
+import * as DriverConf from "./DriverConf.js"
 import type * as DriverCore from "./DriverCore.js"
 import * as Kindling from "./Kindling.js"
 import * as UserFunctions from "./UserFunctions.js"
@@ -151,3 +156,33 @@ export const layer = (options: Options): Layer.Layer<Kindling.Kindling, Transpor
     Layer.provide(RpcEnv.layer({ ...options.rpc, host: options.host, port: 0 })),
     Layer.provide(NodeTransport.layer)
   )
+
+/**
+ * The runtime of an app on the masters given, with everything else from its configuration: the layer each
+ * loaded app module runs with.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const fromConf = (conf: Conf.Conf<DriverConf.AppKeys>, options: {
+  readonly appName: string
+  readonly masters: ReadonlyArray<RpcAddress.RpcAddress>
+  readonly masterUrl: string
+  readonly host: string
+  readonly showProgress: boolean
+}): Either.Either<
+  (app: AppModule.Loaded) => Layer.Layer<Kindling.Kindling, Transport.ListenFailed>,
+  Problem.InvalidConf
+> =>
+  Either.map(ProtocolConf.rpcOptions(conf), (rpc) => (app: AppModule.Loaded) =>
+    layer({
+      ...options,
+      appUrl: app.url,
+      appExports: app.exports,
+      driver: DriverConf.coreConfig(conf, conf.get(DriverConf.keys.taskMaxFailures)),
+      executorMemoryMB: conf.get(DriverConf.keys.executorMemory),
+      executorCores: conf.get(DriverConf.keys.executorCores),
+      maxCores: conf.get(DriverConf.keys.coresMax),
+      rpc,
+      validateState: conf.get(KernelConf.keys.validateState)
+    }))

@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import { type Conf, Key, Registry, ValueType } from "@kindling/conf"
+import { KernelConf } from "@kindling/kernel"
 import { ProtocolConf } from "@kindling/protocol"
 import type * as DriverCore from "./DriverCore.js"
 
@@ -130,10 +131,7 @@ export const group = Registry.group({
  * @since 0.1.0
  * @category constructors
  */
-export const coreConfig = (
-  conf: Conf.Conf<Registry.KeyOf<typeof group> | Registry.KeyOf<typeof ProtocolConf.group>>,
-  maxFailures: number
-): DriverCore.Config => ({
+export const coreConfig = (conf: Conf.Conf<AppKeys>, maxFailures: number): DriverCore.Config => ({
   scheduler: {
     maxFailures,
     cpusPerTask: conf.get(keys.taskCpus),
@@ -153,3 +151,22 @@ export const coreConfig = (
   starvationWarningMillis: conf.get(keys.maxRegisteredResourcesWaitingTime),
   properties: []
 })
+
+/**
+ * Every key a driver reads: the app's, the protocol's and the kernel's.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type AppKeys =
+  | Registry.KeyOf<typeof group>
+  | Registry.KeyOf<typeof ProtocolConf.group>
+  | Registry.KeyOf<typeof KernelConf.group>
+
+/**
+ * The registry of those keys, for a driver process that loads its configuration itself.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const appRegistry: Registry.Registry<AppKeys> = Registry.make(group, ProtocolConf.group, KernelConf.group)

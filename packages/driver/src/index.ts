@@ -10,6 +10,8 @@ export * as App from "./App.js"
 /** @since 0.1.0 */
 export { EmptyDataset, InputNotReadable, InvalidArgument, JobFailed, OutputDirectoryExists } from "./AppErrors.js"
 /** @since 0.1.0 */
+export * as AppModule from "./AppModule.js"
+/** @since 0.1.0 */
 export * as AppEvents from "./AppEvents.js"
 /** @since 0.1.0 */
 export * as ConsoleProgress from "./ConsoleProgress.js"
@@ -27,6 +29,8 @@ export * as Driver from "./Driver.js"
 export * as DriverConf from "./DriverConf.js"
 /** @since 0.1.0 */
 export * as DriverCore from "./DriverCore.js"
+/** @since 0.1.0 */
+export * as Installation from "./Installation.js"
 /** @since 0.1.0 */
 export { Kindling, type KindlingContext } from "./Kindling.js"
 /** @since 0.1.0 */

@@ -13,8 +13,10 @@
  *
  * @since 0.1.0
  */
+import { NodeLogging } from "@kindling/kernel"
 import { Ids, RpcAddress, RpcEnv } from "@kindling/protocol"
 import { NodeTransport } from "@kindling/protocol/node"
+import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Executor from "./Executor.js"
@@ -58,8 +60,8 @@ const main = Effect.gen(function*() {
   return yield* Deferred.await(exit)
 })
 
-Effect.runPromiseExit(Effect.scoped(main)).then((exit) => {
+Effect.runPromiseExit(Effect.scoped(main).pipe(Effect.provide(NodeLogging.layer))).then((exit) => {
   if (exit._tag === "Success") process.exit(exit.value)
-  process.stderr.write(`The executor failed: ${String(exit.cause)}\n`)
+  process.stderr.write(`The executor failed: ${Cause.pretty(exit.cause)}\n`)
   process.exit(1)
 })

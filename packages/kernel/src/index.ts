@@ -12,6 +12,8 @@ export * as KernelConf from "./KernelConf.js"
 /** @since 0.1.0 */
 export * as ModuleLoading from "./ModuleLoading.js"
 /** @since 0.1.0 */
+export * as NodeLogging from "./NodeLogging.js"
+/** @since 0.1.0 */
 export * as Retention from "./Retention.js"
 /** @since 0.1.0 */
 export * as Shell from "./Shell.js"

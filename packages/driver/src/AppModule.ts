@@ -1,0 +1,77 @@
+/**
+ * Runs an app module's default export: an `App` (its main, with the app context a runtime layer gives) or a plain
+ * driver function `(args) => void | Promise<void>`. Used wherever a driver runs — `kindling submit` in client
+ * mode and the driver process a worker starts in cluster mode — so an app behaves the same in both.
+ *
+ * @since 0.1.0
+ */
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import type * as Layer from "effect/Layer"
+import * as App from "./App.js"
+import type { Kindling } from "./Kindling.js"
+
+/**
+ * An imported app module: where it is (a `file:` URL executors import too) and what it exports.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Loaded {
+  readonly url: string
+  readonly exports: Readonly<Record<string, unknown>>
+}
+
+/**
+ * The gist of an app's failure: a typed error's class and message, else the whole cause.
+ *
+ * @since 0.1.0
+ */
+export const describe = (cause: Cause.Cause<unknown>): string => {
+  const failure = Cause.failureOption(cause)
+  if (failure._tag === "Some") {
+    const error = failure.value
+    return error instanceof Error ? `${error.name}: ${error.message}` : String(error)
+  }
+  return Cause.pretty(cause)
+}
+
+/**
+ * Imports the module at `url` and runs its default export with `args`; an `App` gets the context `runtime`
+ * builds. The exit is the app's: a failure of main, a thrown or rejected driver function, or a module that has
+ * no runnable default export.
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const run = <E>(options: {
+  readonly url: string
+  readonly args: ReadonlyArray<string>
+  readonly runtime: (app: Loaded) => Layer.Layer<Kindling, E>
+}): Effect.Effect<Exit.Exit<unknown, unknown>> =>
+  Effect.gen(function*() {
+    const imported = yield* Effect.exit(
+      Effect.tryPromise({
+        try: () => import(options.url) as Promise<Record<string, unknown>>,
+        catch: (error) => error
+      })
+    )
+    if (Exit.isFailure(imported)) return imported
+    const exports = imported.value
+    const main = exports.default
+    if (App.isApp(main)) {
+      return yield* Effect.exit(
+        main.main(options.args).pipe(Effect.provide(options.runtime({ url: options.url, exports })))
+      )
+    }
+    if (typeof main === "function") {
+      return yield* Effect.exit(Effect.tryPromise({
+        try: async () => {
+          await main(options.args)
+        },
+        catch: (error) => error
+      }))
+    }
+    return Exit.fail(`The app module must have a default export: App.make(…) or a function (args) => …`)
+  })

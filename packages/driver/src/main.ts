@@ -1,0 +1,60 @@
+/**
+ * The driver process of cluster deploy mode, started by a worker from the command `kindling submit --deploy-mode
+ * cluster` put in the driver's description (Spark's `DriverWrapper` for an app):
+ *
+ *     <workerUrl> <artifact> <masterUrl> <configuration as JSON> [app args…]
+ *
+ * The artifact is the app bundled by `kindling submit`, fetched by the worker into the driver's directory; the
+ * configuration is the submission's (`--conf`, `--executor-memory`, …). The app runs with its driver here and
+ * its executors on the cluster; the exit code is 0 when it succeeded and 1 when it failed, its error on stderr.
+ *
+ * Running this module is the point of importing it, so the package barrel does not re-export it.
+ *
+ * @since 0.1.0
+ */
+import { NodeLoader } from "@kindling/conf/node"
+import { NodeLogging } from "@kindling/kernel"
+import { MasterUrl } from "@kindling/protocol"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import { pathToFileURL } from "node:url"
+import * as AppModule from "./AppModule.js"
+import * as Cluster from "./Cluster.js"
+import * as DriverConf from "./DriverConf.js"
+import * as Installation from "./Installation.js"
+
+const usage = "usage: main <workerUrl> <artifact> <masterUrl> <configuration JSON> [app args...]"
+
+const main = Effect.gen(function*() {
+  const [_workerUrl, artifact, masterUrl, settings, ...args] = process.argv.slice(2)
+  if (artifact === undefined || masterUrl === undefined || settings === undefined) {
+    return yield* Effect.fail(usage)
+  }
+  const conf = yield* NodeLoader.load(DriverConf.appRegistry, {
+    flags: JSON.parse(settings) as Record<string, string>
+  })
+  const masters = yield* MasterUrl.parse(masterUrl)
+  Installation.link(Path.dirname(Path.resolve(artifact)))
+  const runtime = yield* Cluster.fromConf(conf, {
+    appName: conf.get(DriverConf.keys.appName) ?? Path.basename(artifact),
+    masters,
+    masterUrl,
+    host: conf.get(DriverConf.keys.driverHost) ?? Os.hostname(),
+    showProgress: false
+  })
+  return yield* AppModule.run({ url: pathToFileURL(Path.resolve(artifact)).href, args, runtime })
+})
+
+// The exit is explicit: the app's result decides the driver's final state, whatever timers it left behind.
+Effect.runPromise(Effect.either(main).pipe(Effect.provide(NodeLogging.layer))).then((outcome) => {
+  if (outcome._tag === "Left") {
+    const error = outcome.left
+    process.stderr.write(`${typeof error === "string" ? error : `${error._tag}: ${error.message}`}\n`)
+    return process.exit(1)
+  }
+  if (Exit.isSuccess(outcome.right)) return process.exit(0)
+  process.stderr.write(`${AppModule.describe(outcome.right.cause)}\n`)
+  process.exit(1)
+})
