@@ -93,7 +93,7 @@ describe("kindling submit", () => {
   )
 
   it.live(
-    "--total-executor-cores and --executor-cores size the app's executors as spark-submit's do",
+    "--total-executor-cores and --executor-cores size the executors; the app waits for its share to register",
     () =>
       Effect.gen(function*() {
         const result = yield* run([
@@ -106,15 +106,19 @@ describe("kindling submit", () => {
           "3",
           "--executor-memory",
           "512m",
+          "--conf",
+          "kindling.scheduler.minRegisteredResourcesRatio=1",
           "examples/pi.ts",
           "4"
         ])
-        assert.strictEqual(result.code, 0, result.stderr)
-        // What the master granted (the job may be over before the last executor has registered).
-        const granted = result.stderr.match(
-          /Executor added: app-\S+ on worker-\S+ \(127\.0\.0\.1:\d+\) with 1 core\(s\)/g
-        )
-        assert.strictEqual(granted?.length, 3, result.stderr)
+        const log = result.stderr
+        assert.strictEqual(result.code, 0, log)
+        const granted = log.match(/Executor added: app-\S+ on worker-\S+ \(127\.0\.0\.1:\d+\) with 1 core\(s\)/g)
+        assert.strictEqual(granted?.length, 3, log)
+        // All three registered before the app started: its first job came after the third.
+        const third = [...log.matchAll(/Registered executor \d+ on 127\.0\.0\.1 with 1 cores/g)][2]
+        assert.isDefined(third, log)
+        assert.isBelow(third!.index, log.indexOf("Got job 0"))
       }),
     60_000
   )

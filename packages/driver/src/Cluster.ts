@@ -43,6 +43,9 @@ export interface Options {
   readonly executorMemoryMB: number
   readonly executorCores: number | undefined
   readonly maxCores: number | undefined
+  /** The app starts once this share of `maxCores` has registered, or after `maxRegisteredWaitMillis`. */
+  readonly minRegisteredRatio: number
+  readonly maxRegisteredWaitMillis: number
   readonly rpc: Omit<RpcEnv.Options, "host" | "port">
   readonly validateState?: boolean
   /** Draw the console progress bar on stderr. */
@@ -140,6 +143,14 @@ export const layer = (options: Options): Layer.Layer<Kindling.Kindling, Transpor
       if (options.showProgress === true) {
         yield* ConsoleProgress.run(ConsoleProgress.onStderr(yield* driver.subscribe))
       }
+      // Spark's `waitBackendReady`: with a ratio and a core cap set, the app waits for enough executors.
+      const expected = options.minRegisteredRatio * (options.maxCores ?? 0)
+      if (expected > 0) {
+        yield* driver.cores.pipe(
+          Effect.repeat({ until: (cores) => cores >= expected, schedule: Schedule.spaced("100 millis") }),
+          Effect.timeoutOption(options.maxRegisteredWaitMillis)
+        )
+      }
       const exports = options.appExports ?? {}
       return Kindling.make({
         appName: options.appName,
@@ -183,6 +194,8 @@ export const fromConf = (conf: Conf.Conf<DriverConf.AppKeys>, options: {
       executorMemoryMB: conf.get(DriverConf.keys.executorMemory),
       executorCores: conf.get(DriverConf.keys.executorCores),
       maxCores: conf.get(DriverConf.keys.coresMax),
+      minRegisteredRatio: conf.get(DriverConf.keys.minRegisteredResourcesRatio),
+      maxRegisteredWaitMillis: conf.get(DriverConf.keys.maxRegisteredResourcesWaitingTime),
       rpc,
       validateState: conf.get(KernelConf.keys.validateState)
     }))

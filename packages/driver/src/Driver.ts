@@ -32,6 +32,8 @@ export interface Driver {
   readonly subscribe: Effect.Effect<Stream.Stream<AppEvent>, never, Scope.Scope>
   /** The executors that are registered and ready, as ids. */
   readonly executors: Effect.Effect<ReadonlyArray<string>>
+  /** The cores of the executors that are registered and ready. */
+  readonly cores: Effect.Effect<number>
   /** Tells the executors to stop: the app is done with them. */
   readonly stop: Effect.Effect<void>
   /** The app cannot go on: every job, running or to come, fails with the reason. */
@@ -120,6 +122,9 @@ export const make = (
       events: Stream.fromPubSub(events),
       subscribe: Stream.fromPubSub(events, { scoped: true }),
       executors: shell.read((state) => [...state.executors.values()].filter((e) => e.launched).map((e) => e.id)),
+      cores: shell.read((state) =>
+        [...state.executors.values()].reduce((sum, e) => sum + (e.launched ? e.cores : 0), 0)
+      ),
       stop: Effect.sync(() => shell.feed({ _tag: "Stop" })),
       abort: (reason) => Effect.sync(() => shell.feed({ _tag: "Abort", reason })),
       executorRemoved: (executorId, reason) =>

@@ -69,12 +69,22 @@ export const keys = {
     default: "1",
     description: "Driver: cores each task takes on its executor."
   }),
+  minRegisteredResourcesRatio: Key.make(
+    "kindling.scheduler.minRegisteredResourcesRatio",
+    ValueType.number({ min: 0, max: 1 }),
+    {
+      default: "0",
+      description: "Driver, on a cluster: the share of kindling.cores.max that must have registered before the app " +
+        "starts (waiting at most kindling.scheduler.maxRegisteredResourcesWaitingTime)."
+    }
+  ),
   maxRegisteredResourcesWaitingTime: Key.make(
     "kindling.scheduler.maxRegisteredResourcesWaitingTime",
     ValueType.duration("ms"),
     {
       default: "30s",
-      description: "Driver: a job that has had no executor for this long makes the app warn that it has no resources."
+      description: "Driver: the longest the app waits for kindling.scheduler.minRegisteredResourcesRatio; also, a " +
+        "job that has had no executor for this long makes the app warn that it has no resources."
     }
   ),
   showConsoleProgress: Key.make("kindling.ui.showConsoleProgress", ValueType.boolean, {
