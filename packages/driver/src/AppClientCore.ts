@@ -42,6 +42,8 @@ export interface State {
   stopped: boolean
   /** Which worker each executor runs on, to know what a lost worker takes with it. */
   readonly executors: Map<number, Ids.WorkerId>
+  /** The executors whose process was reported RUNNING. */
+  readonly started: Set<number>
 }
 
 /**
@@ -62,7 +64,8 @@ export type Local =
 export type AppClientCommand =
   | { readonly _tag: "AppRegistered"; readonly appId: Ids.AppId }
   | { readonly _tag: "ExecutorGranted"; readonly executorId: number; readonly hostPort: string; readonly cores: number }
-  | { readonly _tag: "ExecutorGone"; readonly executorId: number; readonly reason: string }
+  /** `started` is false for an executor whose process never ran: its launch failed. */
+  | { readonly _tag: "ExecutorGone"; readonly executorId: number; readonly reason: string; readonly started: boolean }
   /** The app cannot go on: the master removed it, or no master answered. */
   | { readonly _tag: "AppDead"; readonly reason: string }
 
@@ -71,7 +74,11 @@ export type AppClientCommand =
  * @category models
  */
 export type Command = Core.Command<Local, AppClientCommand>
-type Inbound = AppClientMessages.MasterToAppClient
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Inbound = AppClientMessages.MasterToAppClient
 type Input = Core.Input<Inbound, Local>
 type Step = Core.Out<Local, AppClientCommand> & { readonly state: State }
 
@@ -85,7 +92,8 @@ export const make = (config: Config): State => ({
   master: undefined,
   attempts: 0,
   stopped: false,
-  executors: new Map()
+  executors: new Map(),
+  started: new Set()
 })
 
 const register = (step: Step) => {
@@ -108,8 +116,10 @@ const dead = (step: Step, reason: string) => {
 }
 
 const executorGone = (step: Step, executorId: number, reason: string) => {
-  if (!step.state.executors.delete(executorId)) return
-  step.commands.push({ _tag: "ExecutorGone", executorId, reason })
+  const { state } = step
+  if (!state.executors.delete(executorId)) return
+  const started = state.started.delete(executorId)
+  step.commands.push({ _tag: "ExecutorGone", executorId, reason, started })
 }
 
 const handlers: Core.Handlers<Inbound, Step> = {
@@ -141,6 +151,7 @@ const handlers: Core.Handlers<Inbound, Step> = {
   ExecutorUpdated: (step, message) => {
     const text = message.message._tag === "Some" ? ` (${message.message.value})` : ""
     Core.log(step, "Info", `Executor updated: ${step.state.appId}/${message.id} is now ${message.state}${text}`)
+    if (message.state === "RUNNING" && step.state.executors.has(message.id)) step.state.started.add(message.id)
     if (States.isExecutorFinished(message.state)) {
       executorGone(step, message.id, `Executor ${message.state}${text}`)
     }

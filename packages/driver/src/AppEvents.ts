@@ -48,3 +48,10 @@ export type AppEvent =
     readonly time: number
   }
   | { readonly _tag: "ExecutorRemoved"; readonly executorId: string; readonly reason: string; readonly time: number }
+  /** The cluster granted an executor whose process never ran: the worker could not start it. */
+  | {
+    readonly _tag: "ExecutorLaunchFailed"
+    readonly executorId: string
+    readonly reason: string
+    readonly time: number
+  }

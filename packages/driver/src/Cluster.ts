@@ -122,7 +122,7 @@ export const layer = (options: Options): Layer.Layer<Kindling.Kindling, Transpor
               return Effect.sync(() => granted.set(command.executorId, command.cores))
             case "ExecutorGone":
               granted.delete(command.executorId)
-              return driver.executorRemoved(String(command.executorId), command.reason)
+              return driver.executorRemoved(String(command.executorId), command.reason, command.started)
             case "AppDead":
               return driver.abort(command.reason)
           }

@@ -38,8 +38,11 @@ export interface Driver {
   readonly stop: Effect.Effect<void>
   /** The app cannot go on: every job, running or to come, fails with the reason. */
   readonly abort: (reason: string) => Effect.Effect<void>
-  /** An executor is gone, as its cluster manager says: its tasks run again elsewhere. */
-  readonly executorRemoved: (executorId: string, reason: string) => Effect.Effect<void>
+  /**
+   * An executor is gone, as its cluster manager says: its tasks run again elsewhere. `started` is false when its
+   * process never ran (its launch failed).
+   */
+  readonly executorRemoved: (executorId: string, reason: string, started: boolean) => Effect.Effect<void>
 }
 
 /**
@@ -127,7 +130,9 @@ export const make = (
       ),
       stop: Effect.sync(() => shell.feed({ _tag: "Stop" })),
       abort: (reason) => Effect.sync(() => shell.feed({ _tag: "Abort", reason })),
-      executorRemoved: (executorId, reason) =>
-        Effect.sync(() => shell.feed({ _tag: "ExecutorRemoved", executorId: Ids.ExecutorId.make(executorId), reason }))
+      executorRemoved: (executorId, reason, started) =>
+        Effect.sync(() =>
+          shell.feed({ _tag: "ExecutorRemoved", executorId: Ids.ExecutorId.make(executorId), reason, started })
+        )
     }
   })

@@ -90,8 +90,16 @@ export type Local =
   /** Runs a job: one task per encoded task, in partition order. */
   | { readonly _tag: "SubmitJob"; readonly jobId: number; readonly tasks: ReadonlyArray<Uint8Array> }
   | { readonly _tag: "CancelJob"; readonly jobId: number; readonly reason: string }
-  /** An executor is gone, as its cluster manager tells (its process exited, its worker was lost). */
-  | { readonly _tag: "ExecutorRemoved"; readonly executorId: Ids.ExecutorId; readonly reason: string }
+  /**
+   * An executor is gone, as its cluster manager tells (its process exited, its worker was lost); `started` is
+   * false when its process never ran.
+   */
+  | {
+    readonly _tag: "ExecutorRemoved"
+    readonly executorId: Ids.ExecutorId
+    readonly reason: string
+    readonly started: boolean
+  }
   | { readonly _tag: "ReviveOffers" }
   | { readonly _tag: "CheckSpeculation" }
   | { readonly _tag: "CheckExecutorTimeouts" }
@@ -495,6 +503,15 @@ export const step = (state: State, input: Input): ReadonlyArray<Command> => {
       cancelJob(step, input.jobId, input.reason)
       break
     case "ExecutorRemoved":
+      if (!input.started) {
+        Core.log(step, "Warning", `Executor ${input.executorId} could not be launched: ${input.reason}`)
+        event(step, {
+          _tag: "ExecutorLaunchFailed",
+          executorId: input.executorId,
+          reason: input.reason,
+          time: step.now
+        })
+      }
       executorLost(step, input.executorId, input.reason)
       break
     case "ReviveOffers":
