@@ -93,6 +93,23 @@ describe("kindling submit", () => {
   )
 
   it.live(
+    "on local-cluster[2,1,1024], random chains of narrow transformations collect what the model says",
+    () =>
+      Effect.gen(function*() {
+        const result = yield* run([
+          "submit",
+          "--master",
+          "local-cluster[2,1,1024]",
+          "packages/cli/test/fixtures/chains-app.ts",
+          "25"
+        ])
+        assert.strictEqual(result.code, 0, result.stderr)
+        assert.strictEqual(result.stdout, "ok 25\n")
+      }),
+    90_000
+  )
+
+  it.live(
     "--total-executor-cores and --executor-cores size the executors; the app waits for its share to register",
     () =>
       Effect.gen(function*() {

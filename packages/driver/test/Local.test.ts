@@ -10,10 +10,11 @@ import {
   OutputDirectoryExists,
   UserFunctions
 } from "@kindling/driver"
-import { Effect, Exit, FastCheck as fc, Fiber } from "effect"
+import { Effect, Exit, Fiber } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
+import * as Chains from "./fixtures/chains.js"
 
 const driverConfig = (maxFailures: number) => ({
   scheduler: {
@@ -40,84 +41,11 @@ const local = (maxFailures: number) =>
     validateState: true
   })
 
-// A narrow transformation twice over: on a dataset, and on the partitions of a plain array (the model).
-interface Step {
-  readonly name: string
-  readonly apply: (ds: Dataset<unknown>) => Dataset<unknown>
-  readonly model: (partitions: Array<Array<unknown>>) => Array<Array<unknown>>
-}
-
-const num = (x: unknown) => (typeof x === "number" ? x : Array.isArray(x) ? x.length : 0)
-
-const steps: ReadonlyArray<Step> = [
-  {
-    name: "map",
-    apply: (ds) => ds.map((x, env) => (typeof x === "number" ? x * env.k + 1 : x), { k: 3 }),
-    model: (ps) => ps.map((p) => p.map((x) => (typeof x === "number" ? x * 3 + 1 : x)))
-  },
-  {
-    name: "filter",
-    apply: (ds) => ds.filter((x) => typeof x !== "number" || x % 3 !== 0),
-    model: (ps) => ps.map((p) => p.filter((x) => typeof x !== "number" || x % 3 !== 0))
-  },
-  {
-    name: "flatMap",
-    apply: (ds) => ds.flatMap((x) => (typeof x === "number" && x % 2 === 0 ? [x, -x] : [x])),
-    model: (ps) => ps.map((p) => p.flatMap((x) => (typeof x === "number" && x % 2 === 0 ? [x, -x] : [x])))
-  },
-  {
-    name: "mapPartitions",
-    apply: (ds) => ds.mapPartitions((records) => Array.from(records).reverse()),
-    model: (ps) => ps.map((p) => [...p].reverse())
-  },
-  {
-    name: "mapPartitionsWithIndex",
-    apply: (ds) => ds.mapPartitionsWithIndex((i, records) => Array.from(records, (x) => [i, x])),
-    model: (ps) => ps.map((p, i) => p.map((x) => [i, x]))
-  },
-  {
-    name: "glom",
-    apply: (ds) => ds.glom().map((records) => records.length),
-    model: (ps) => ps.map((p) => [p.length])
-  },
-  {
-    name: "union",
-    apply: (ds) => ds.union(ds.map((x) => (typeof x === "number" ? x : Array.isArray(x) ? x.length : 0) + 0.5)),
-    model: (ps) => [...ps, ...ps.map((p) => p.map((x) => num(x) + 0.5))]
-  },
-  {
-    name: "zipWithIndex",
-    apply: (ds) => ds.zipWithIndex().map(([x, i]) => [i, x]),
-    model: (ps) => {
-      let index = 0
-      return ps.map((p) => p.map((x) => [index++, x]))
-    }
-  }
-]
-
-const slices = (items: ReadonlyArray<unknown>, n: number) =>
-  Array.from(
-    { length: n },
-    (_, i) => items.slice(Math.floor((i * items.length) / n), Math.floor(((i + 1) * items.length) / n))
-  )
-
 layer(local(1), { timeout: 60_000 })("local[2]", (it) => {
   it.effect("for random arrays and chains of narrow transformations, collect equals the chain on the array", () =>
     Effect.gen(function*() {
-      const kc = yield* Kindling
-      const cases = fc.sample(
-        fc.tuple(
-          fc.array(fc.integer({ min: -50, max: 50 }), { maxLength: 40 }),
-          fc.integer({ min: 1, max: 6 }),
-          fc.array(fc.constantFrom(...steps), { maxLength: 4 })
-        ),
-        { numRuns: 25, seed: 42 }
-      )
-      for (const [items, partitions, chain] of cases) {
-        const ds = chain.reduce((d, s) => s.apply(d), kc.parallelize<unknown>(items, partitions))
-        const model = chain.reduce((ps, s) => s.model(ps), slices(items, partitions))
-        assert.deepStrictEqual(yield* ds.collect(), model.flat(), chain.map((s) => s.name).join(" → "))
-      }
+      const failures = yield* Chains.check(yield* Kindling, 25)
+      assert.deepStrictEqual(failures, [])
     }))
 
   it.effect("the actions: count, reduce, fold, aggregate, take, first, foreach", () =>
