@@ -65,6 +65,8 @@ interface Job {
   readonly tasks: ReadonlyArray<Uint8Array>
   resultBytes: number
   succeeded: number
+  /** Why the job must fail though its tasks may all succeed (its results passed kindling.driver.maxResultSize). */
+  failure: string | undefined
 }
 
 /**
@@ -227,11 +229,18 @@ const carryOut = (step: Step, commands: ReadonlyArray<TaskScheduler.Command>) =>
       case "TaskSetFailed": {
         const jobId = state.jobOfTaskSet.get(command.taskSet)
         if (jobId === undefined) break
-        endJob(step, jobId, command._tag === "TaskSetFinished")
+        const overLimit = state.jobs.get(jobId)?.failure
+        const succeeded = command._tag === "TaskSetFinished" && overLimit === undefined
+        endJob(step, jobId, succeeded)
         step.commands.push(
-          command._tag === "TaskSetFinished"
+          succeeded
             ? { _tag: "JobSucceeded", jobId }
-            : { _tag: "JobFailed", jobId, reason: `Job aborted due to stage failure: ${command.reason}` }
+            : {
+              _tag: "JobFailed",
+              jobId,
+              reason: overLimit ??
+                `Job aborted due to stage failure: ${command._tag === "TaskSetFailed" ? command.reason : ""}`
+            }
         )
         break
       }
@@ -306,20 +315,21 @@ const statusUpdate = (step: Step, message: ClusterMessages.StatusUpdate) => {
   for (const command of commands) {
     if (command._tag !== "TaskSucceeded") continue
     const job = state.jobs.get(state.jobOfTaskSet.get(command.taskSet)!)!
+    if (job.failure !== undefined) continue
     job.succeeded++
     job.resultBytes += message.data.length
     const limit = state.config.maxResultSize
     if (limit > 0 && job.resultBytes > limit) {
-      return cancelJob(
-        step,
-        job.id,
-        `Job aborted due to stage failure: Total size of serialized results of ${job.succeeded} tasks ` +
-          `(${job.resultBytes} bytes) is bigger than kindling.driver.maxResultSize (${limit} bytes)`
-      )
+      job.failure = `Job aborted due to stage failure: Total size of serialized results of ${job.succeeded} tasks ` +
+        `(${job.resultBytes} bytes) is bigger than kindling.driver.maxResultSize (${limit} bytes)`
+      continue
     }
     step.commands.push({ _tag: "TaskResult", jobId: job.id, index: command.index, outcome: message.data })
   }
+  // Everything the scheduler decided is carried out (launches of other tasks included) before a job that went
+  // over its result limit is cancelled.
   carryOut(step, commands)
+  for (const job of [...state.jobs.values()]) if (job.failure !== undefined) cancelJob(step, job.id, job.failure)
 }
 
 const cancelJob = (step: Step, jobId: number, reason: string) => {
@@ -338,7 +348,7 @@ const submitJob = (step: Step, jobId: number, tasks: ReadonlyArray<Uint8Array>) 
   }
   const stageId = state.nextStageId++
   const taskSet = `${stageId}.0`
-  state.jobs.set(jobId, { id: jobId, stageId, taskSet, tasks, resultBytes: 0, succeeded: 0 })
+  state.jobs.set(jobId, { id: jobId, stageId, taskSet, tasks, resultBytes: 0, succeeded: 0, failure: undefined })
   state.jobOfTaskSet.set(taskSet, jobId)
   Core.log(step, "Info", `Got job ${jobId} with ${tasks.length} output partitions`)
   event(step, { _tag: "JobStart", jobId, stageId, tasks: tasks.length, time: step.now })
