@@ -32,6 +32,8 @@ export interface AppClient {
    * are not replaced; waits for the answer, briefly.
    */
   readonly release: Effect.Effect<void>
+  /** How many of the app's executors the master still counts. */
+  readonly executors: Effect.Effect<number>
   /** Unregisters the app: it is done. */
   readonly stop: Effect.Effect<void>
 }
@@ -68,6 +70,7 @@ export const make = (
     }).pipe(Effect.ignore)
     return {
       release,
+      executors: shell.read((state) => state.executors.size),
       stop: Effect.zipRight(Effect.sync(() => shell.feed({ _tag: "Stop" })), shell.read(() => undefined))
     }
   })

@@ -131,10 +131,13 @@ export const layer = (options: Options): Layer.Layer<Kindling.Kindling, Transpor
       // Run first (finalizers run in reverse): the master is asked for no more executors, the executors are told to
       // stop, and once they are gone (or after a while) the app leaves the master — which would otherwise have
       // replaced them, or had workers kill them mid-goodbye.
-      const executorsGone = driver.executors.pipe(
-        Effect.repeat({ until: (executors) => executors.length === 0, schedule: Schedule.spaced("50 millis") }),
-        Effect.timeoutOption("5 seconds")
-      )
+      const until = <A>(read: Effect.Effect<A>, done: (a: A) => boolean) =>
+        Effect.repeat(read, { until: done, schedule: Schedule.spaced("50 millis") })
+      // Gone from the driver, and then from the master's count (its workers have reported them ended).
+      const executorsGone = Effect.zipRight(
+        until(driver.executors, (executors) => executors.length === 0),
+        until(appClient.executors, (left) => left === 0)
+      ).pipe(Effect.timeoutOption("5 seconds"))
       yield* Effect.addFinalizer(() =>
         Effect.all([appClient.release, driver.stop, Effect.interruptible(executorsGone), appClient.stop], {
           discard: true

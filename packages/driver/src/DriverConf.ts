@@ -159,7 +159,12 @@ export const coreConfig = (conf: Conf.Conf<AppKeys>, maxFailures: number): Drive
   speculationIntervalMillis: conf.get(keys.speculationInterval),
   maxResultSize: conf.get(keys.maxResultSize) * 1024 * 1024,
   starvationWarningMillis: conf.get(keys.maxRegisteredResourcesWaitingTime),
-  properties: []
+  // What executors read at start-up (Spark's `RetrieveSparkAppConfig`): the milliseconds, as numbers.
+  properties: [
+    [keys.executorHeartbeatInterval.name, String(conf.get(keys.executorHeartbeatInterval))],
+    [ProtocolConf.keys.networkTimeout.name, String(conf.get(ProtocolConf.keys.networkTimeout))],
+    [ProtocolConf.keys.askTimeout.name, String(conf.get(ProtocolConf.keys.askTimeout))]
+  ]
 })
 
 /**

@@ -14,11 +14,12 @@
  * @since 0.1.0
  */
 import { NodeLogging } from "@kindling/kernel"
-import { Ids, RpcAddress, RpcEnv } from "@kindling/protocol"
+import { ClusterMessages, Endpoints, Ids, RpcAddress, RpcEnv } from "@kindling/protocol"
 import { NodeTransport } from "@kindling/protocol/node"
 import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Executor from "./Executor.js"
 import * as TaskThreads from "./TaskThreads.js"
 
@@ -44,19 +45,38 @@ const main = Effect.gen(function*() {
   const exit = yield* Deferred.make<number>()
   yield* Effect.logInfo(`Started executor ${required("executor-id")} of ${required("app-id")} with ${cores} cores`)
   const threads = yield* TaskThreads.make({ size: cores, appUrl: required("app") })
-  yield* Executor.make({
-    executorId: Ids.ExecutorId.make(required("executor-id")),
-    driver: RpcAddress.make(driverUrl[1]!, Number(driverUrl[2])),
-    hostname,
-    threads,
-    heartbeatIntervalMillis: 10_000,
-    askTimeoutMillis: 120_000,
-    onExit: (code, reason) =>
-      Effect.zipRight(
-        code === 0 ? Effect.logInfo(reason) : Effect.logError(reason),
-        Deferred.succeed(exit, code)
-      )
-  }).pipe(Effect.provide(RpcEnv.layer({ host: hostname, port: 0 })), Effect.provide(NodeTransport.layer))
+  const driver = RpcAddress.make(driverUrl[1]!, Number(driverUrl[2]))
+  yield* Effect.gen(function*() {
+    // The app's settings for its executors, as Spark's executors fetch them before registering.
+    const rpc = yield* RpcEnv.RpcEnv
+    const config = yield* rpc.ask(
+      Endpoints.ref(driver, Endpoints.scheduler),
+      new ClusterMessages.RetrieveAppConfig({ resourceProfileId: 0 }),
+      { timeout: 120_000 }
+    )
+    const setting = (key: string, fallback: number) => {
+      const value = Number(config.properties.find(([name]) => name === key)?.[1])
+      return Number.isFinite(value) && value > 0 ? value : fallback
+    }
+    yield* Executor.make({
+      executorId: Ids.ExecutorId.make(required("executor-id")),
+      driver,
+      hostname,
+      threads,
+      heartbeatIntervalMillis: setting("kindling.executor.heartbeatInterval", 10_000),
+      askTimeoutMillis: setting("kindling.rpc.askTimeout", 120_000),
+      onExit: (code, reason) =>
+        Effect.zipRight(
+          code === 0 ? Effect.logInfo(reason) : Effect.logError(reason),
+          Deferred.succeed(exit, code)
+        )
+    })
+  }).pipe(
+    // Built in the process's scope: the executor's network lives as long as the executor.
+    Effect.provide(
+      yield* Layer.build(RpcEnv.layer({ host: hostname, port: 0 }).pipe(Layer.provide(NodeTransport.layer)))
+    )
+  )
   return yield* Deferred.await(exit)
 })
 

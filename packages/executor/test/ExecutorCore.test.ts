@@ -1,0 +1,144 @@
+import { assert, describe, it } from "@effect/vitest"
+import { ExecutorCore } from "@kindling/executor"
+import { ClusterMessages, Endpoints, Ids, RpcAddress } from "@kindling/protocol"
+import { FastCheck as fc } from "effect"
+
+const driver = Endpoints.ref(RpcAddress.make("driver", 7078), Endpoints.scheduler)
+const self = Endpoints.ref(RpcAddress.make("exec-1", 5000), Endpoints.executor)
+const executorId = Ids.ExecutorId.make("1")
+
+const launch = (taskId: number) =>
+  new ClusterMessages.LaunchTask({
+    taskId,
+    attemptNumber: 0,
+    executorId,
+    name: `task ${taskId}`,
+    index: taskId,
+    partitionId: taskId,
+    stageId: 0,
+    stageAttemptId: 0,
+    cpus: 1,
+    properties: {},
+    resources: {},
+    serializedTask: new Uint8Array([taskId])
+  })
+
+// Drives the core as its shell and driver would; checks that every launched task runs once and is reported
+// ended once, that kills go only to running tasks, and that a stopping executor kills what runs and exits once.
+class World {
+  readonly state = ExecutorCore.make({
+    executorId,
+    self,
+    driver,
+    hostname: "exec-1",
+    cores: 2,
+    heartbeatIntervalMillis: 10_000
+  })
+  readonly running = new Set<number>()
+  readonly reportedEnds = new Map<number, number>()
+  exits = 0
+  now = 0
+  nextTaskId = 0
+
+  apply(input: Parameters<typeof ExecutorCore.step>[1]) {
+    const commands = ExecutorCore.step(this.state, input)
+    for (const command of commands) {
+      if (command._tag === "RunTask") {
+        assert.isFalse(this.running.has(command.taskId), `TID ${command.taskId} run twice`)
+        this.running.add(command.taskId)
+      }
+      if (command._tag === "KillTask") assert.isTrue(this.running.has(command.taskId), "a kill for nothing")
+      if (command._tag === "Exit") this.exits++
+      if (command._tag === "Send" && command.message instanceof ClusterMessages.StatusUpdate) {
+        const { state, taskId } = command.message
+        if (state !== "RUNNING") this.reportedEnds.set(taskId, (this.reportedEnds.get(taskId) ?? 0) + 1)
+      }
+    }
+    assert.deepStrictEqual(ExecutorCore.validate(this.state), [])
+    assert.isAtMost(this.exits, 1)
+    return commands
+  }
+
+  receive(message: ClusterMessages.DriverToExecutor) {
+    return this.apply({
+      _tag: "Receive",
+      message,
+      ask: undefined,
+      sender: driver.address,
+      peer: driver.address,
+      connection: 1,
+      now: this.now
+    })
+  }
+
+  end(taskId: number, state: "FINISHED" | "FAILED" | "KILLED") {
+    this.running.delete(taskId)
+    this.apply({ _tag: "TaskEnded", taskId, state, outcome: new Uint8Array(), now: this.now })
+  }
+}
+
+type Op = (world: World) => void
+const operation: fc.Arbitrary<Op> = fc.oneof(
+  // The driver never reuses a task id; a launch it repeats (a duplicated frame) names one already running.
+  {
+    arbitrary: fc.boolean().map((again): Op => (world) =>
+      world.receive(launch(again && world.nextTaskId > 0 ? world.nextTaskId - 1 : world.nextTaskId++))
+    ),
+    weight: 4
+  },
+  {
+    arbitrary: fc.tuple(
+      fc.integer({ min: 0, max: 30 }),
+      fc.constantFrom("FINISHED", "FAILED", "KILLED") as fc.Arbitrary<
+        "FINISHED" | "FAILED" | "KILLED"
+      >
+    ).map(([id, state]): Op => (world) => {
+      if (world.running.has(id)) world.end(id, state)
+    }),
+    weight: 4
+  },
+  {
+    arbitrary: fc.integer({ min: 0, max: 30 }).map((id): Op => (world) =>
+      world.receive(
+        new ClusterMessages.KillTask({ taskId: id, executor: executorId, interruptThread: true, reason: "r" })
+      )
+    ),
+    weight: 2
+  },
+  { arbitrary: fc.constant<Op>((world) => world.apply({ _tag: "SendHeartbeat", now: world.now })), weight: 1 },
+  { arbitrary: fc.constant<Op>((world) => world.receive(new ClusterMessages.StopExecutor())), weight: 1 },
+  {
+    arbitrary: fc.constant<Op>((world) =>
+      world.apply({ _tag: "Disconnected", peer: driver.address, connection: 1, now: world.now })
+    ),
+    weight: 1
+  }
+)
+
+describe("ExecutorCore", () => {
+  it("model: random launches, ends, kills, stops and a lost driver: every task runs once, ends reported once", () => {
+    fc.assert(
+      fc.property(fc.array(operation, { maxLength: 50 }), (ops) => {
+        const world = new World()
+        world.apply({ _tag: "Start", now: 0 })
+        world.apply({ _tag: "Registered", now: 0 })
+        for (const op of ops) op(world)
+        for (const taskId of [...world.running]) world.end(taskId, "KILLED")
+        for (const [taskId, reports] of world.reportedEnds) assert.strictEqual(reports, 1, `TID ${taskId}`)
+      }),
+      { numRuns: 300 }
+    )
+  })
+
+  it("registers first; a refused registration exits 1", () => {
+    const world = new World()
+    const started = world.apply({ _tag: "Start", now: 0 })
+    assert.isTrue(started.some((c) => c._tag === "Register"))
+    const refused = world.apply({ _tag: "RegistrationFailed", reason: "Duplicate executor ID", now: 0 })
+    assert.deepStrictEqual(refused.filter((c) => c._tag === "Exit"), [{
+      _tag: "Exit",
+      code: 1,
+      reason: "Cannot register with driver: Duplicate executor ID"
+    }])
+  })
+})
