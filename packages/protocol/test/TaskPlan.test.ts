@@ -2,8 +2,14 @@ import { assert, describe, it } from "@effect/vitest"
 import { Records, TaskPlan } from "@kindling/protocol"
 import { Arbitrary, FastCheck as fc, Schema } from "effect"
 
+// The two things `Records` documents it does not carry: -0 (it arrives as 0, as through JSON) and an own key
+// named `__proto__` (it arrives as `__proto_`, which is what keeps a decoded record from setting its prototype).
+const unsupported = (v: unknown): boolean =>
+  Object.is(v, -0) ||
+  (typeof v === "object" && v !== null &&
+    (Object.hasOwn(v, "__proto__") || Object.values(v).some(unsupported)))
 // Values the app puts in plans: records of JSON-like shapes (MessagePack's own types).
-const value = fc.jsonValue({ maxDepth: 2 })
+const value = fc.jsonValue({ maxDepth: 2 }).filter((v) => !unsupported(v))
 
 describe("TaskPlan", () => {
   it("every task, and every outcome, roundtrips through the records encoding and the schema", () => {
@@ -12,9 +18,11 @@ describe("TaskPlan", () => {
     fc.assert(
       fc.property(tasks, outcomes, value, (task, outcome, record) => {
         const encodedTask = Schema.encodeSync(TaskPlan.Task)(task)
+        fc.pre(!unsupported(encodedTask))
         const back = Schema.decodeUnknownSync(TaskPlan.Task)(Records.decode(Records.encode(encodedTask)))
         assert.deepStrictEqual(back, task)
         const encodedOutcome = Schema.encodeSync(TaskPlan.TaskOutcome)(outcome)
+        fc.pre(!unsupported(encodedOutcome))
         assert.deepStrictEqual(
           Schema.decodeUnknownSync(TaskPlan.TaskOutcome)(Records.decode(Records.encode(encodedOutcome))),
           outcome
@@ -25,8 +33,10 @@ describe("TaskPlan", () => {
     )
   })
 
-  it("records keep what JSON would lose: maps, sets, dates, big integers, undefined", () => {
+  it("records keep what JSON would lose: maps, sets, dates, big integers, undefined; -0 becomes 0", () => {
+    assert.deepStrictEqual(Records.decode(Records.encode(JSON.parse(`{"__proto__":1,"a":2}`))), { __proto_: 1, a: 2 })
     const record = { m: new Map([[1, "a"]]), s: new Set([2]), d: new Date(0), b: 2n ** 70n, u: undefined }
     assert.deepStrictEqual(Records.decode(Records.encode(record)), record)
+    assert.isTrue(Object.is(Records.decode(Records.encode(-0)), 0))
   })
 })
