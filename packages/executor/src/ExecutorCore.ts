@@ -31,6 +31,11 @@ export interface State {
   stopping: boolean
   /** Running tasks, with the time they started. */
   readonly running: Map<number, number>
+  /**
+   * The highest task id launched here. The driver numbers tasks in increasing order and sends them on one
+   * connection, so a launch at or below it is a repeated frame, never new work.
+   */
+  highestTaskId: number
 }
 
 /**
@@ -77,7 +82,13 @@ type Step = Core.Out<Local, ExecutorCommand> & { readonly state: State }
  * @since 0.1.0
  * @category constructors
  */
-export const make = (config: Config): State => ({ config, registered: false, stopping: false, running: new Map() })
+export const make = (config: Config): State => ({
+  config,
+  registered: false,
+  stopping: false,
+  running: new Map(),
+  highestTaskId: -1
+})
 
 // Status updates are built from the core's own state: valid by construction, and checking each again is a good
 // part of the cost of a small task.
@@ -94,7 +105,8 @@ const stop = (step: Step, code: number, reason: string) => {
 const handlers: Core.Handlers<Inbound, Step> = {
   LaunchTask: (step, message) => {
     const { state } = step
-    if (state.stopping || state.running.has(message.taskId)) return
+    if (state.stopping || message.taskId <= state.highestTaskId) return
+    state.highestTaskId = message.taskId
     if (state.running.size >= state.config.cores) {
       Core.log(step, "Warning", `Launched ${message.name} with all ${state.config.cores} cores busy; it waits`)
     }
