@@ -11,14 +11,12 @@ import {
   cluster,
   eventually,
   forever,
-  freePort,
   isRunning,
   masterState,
   pidsIn,
-  recoveryFlags,
+  recoverableCluster,
   run,
   startMaster,
-  startWorker,
   submitArgs,
   temporaryDirectory
 } from "./fixtures/cluster.js"
@@ -151,11 +149,7 @@ describe("a cluster of real processes on 127.0.0.1", () => {
     "a master restarted on FILESYSTEM recovery gets its workers and running driver back, resubmitting nothing",
     () =>
       Effect.gen(function*() {
-        const dir = yield* temporaryDirectory
-        const port = yield* freePort
-        const recovery = recoveryFlags(dir)
-        const first = yield* startMaster(recovery, port)
-        const worker = yield* startWorker(first.url, Path.join(dir, "worker"))
+        const { dir, first, port, recovery, worker } = yield* recoverableCluster
         const pids = Path.join(dir, "pids")
         const submitted = yield* run(submitArgs(first.url, app(dir, "forever.mjs", forever), pids))
         const driverId = submitted.stdout.trim()

@@ -11,16 +11,13 @@ import {
   cluster,
   eventually,
   forever,
-  freePort,
   isRunning,
   masterState,
   pidsIn,
-  recoveryFlags,
+  recoverableCluster,
   run,
   startMaster,
-  startWorker,
-  submitArgs,
-  temporaryDirectory
+  submitArgs
 } from "./fixtures/cluster.js"
 import { claimed, connect, frameHeader, hello, residentBytes, sendOversizedFrame } from "./fixtures/peers.js"
 
@@ -251,11 +248,7 @@ describe("the control plane under faults and hostile peers", () => {
     "D7: drivers that end while the master is down are settled once, as they ended",
     () =>
       Effect.gen(function*() {
-        const dir = yield* temporaryDirectory
-        const port = yield* freePort
-        const recovery = recoveryFlags(dir)
-        const first = yield* startMaster(recovery, port)
-        const worker = yield* startWorker(first.url, Path.join(dir, "worker"))
+        const { dir, first, port, recovery, worker } = yield* recoverableCluster
         const go = Path.join(dir, "go")
         const submit = (name: string, ...flags: Array<string>) =>
           Effect.gen(function*() {
