@@ -9,6 +9,8 @@ export default defineConfig({
   resolve: {
     alias: [
       { find: /^@kindling\/([a-z]+)$/, replacement: `${packages}/$1/src/index.ts` },
+      // The one sub-path whose module is named otherwise (see its package.json's exports).
+      { find: /^@kindling\/protocol\/records$/, replacement: `${packages}/protocol/src/Records.ts` },
       { find: /^@kindling\/([a-z]+)\/(.+)$/, replacement: `${packages}/$1/src/$2.ts` }
     ]
   },

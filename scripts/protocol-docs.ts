@@ -1,6 +1,6 @@
 // Renders docs/protocol.md and docs/protocol.schema.json from the schemas of @kindling/protocol, so the
 // reference can never drift from the code (a test compares the committed files with a fresh rendering).
-import { Catalogue, Envelope, Errors, States } from "@kindling/protocol"
+import { Catalogue, Envelope, Errors, States, TaskPlan } from "@kindling/protocol"
 import { JSONSchema, Option, Schema, SchemaAST as AST } from "effect"
 
 type AnySchema = Schema.Schema<any, any, never>
@@ -221,6 +221,64 @@ export const renderMarkdown = (): string => {
       ),
       ""
     ])
+  // A task's plan, result operation and outcome: one table per union member, named by its `_tag`.
+  const literalOf = (ast: AST.AST): AST.TypeLiteral | undefined =>
+    ast._tag === "TypeLiteral"
+      ? ast
+      : ast._tag === "Transformation"
+      ? literalOf(ast.from)
+      : ast._tag === "Suspend"
+      ? literalOf(ast.f())
+      : undefined
+  const tagsOf = (literal: AST.TypeLiteral): string => {
+    const tag = literal.propertySignatures.find((p) => p.name === "_tag")?.type
+    return tag === undefined ? "" : structureOf(tag).replace(/"/g, "`")
+  }
+  const memberTables = (schema: Schema.Schema.All, level = "####"): Array<string> => {
+    const members = schema.ast._tag === "Union" ? schema.ast.types : [schema.ast]
+    return members.flatMap((member) => {
+      const literal = literalOf(member)
+      if (literal === undefined) return []
+      const rows = literal.propertySignatures.filter((p) => p.name !== "_tag")
+      return [
+        `${level} ${tagsOf(literal) || identifierOf(member) || "Task"}`,
+        "",
+        isOwnDescription(descriptionOf(member)) ? descriptionOf(member)! : "",
+        "",
+        ...(rows.length === 0
+          ? ["No fields besides `_tag`."]
+          : fieldTable(rows.map((p) => ({ name: String(p.name), type: typeOf(p.type), note: "" })))),
+        ""
+      ]
+    })
+  }
+  const tasks = [
+    "### Task",
+    "",
+    ...memberTables(TaskPlan.Task).slice(2),
+    "### Plan nodes",
+    "",
+    "`plan` is a tree: sources at its leaves (`Slice`, `Range`, `TextSplit`), operators above them, each with its",
+    "`child`. An operator's function is called with its usual arguments, then the function's `env`.",
+    "",
+    ...memberTables(TaskPlan.PlanNode),
+    "### Result operations",
+    "",
+    ...memberTables(TaskPlan.ResultOp),
+    "### Function references",
+    "",
+    "A `NamedFunction` names a function the app module (the executor's `--app`) exports, or registers with",
+    "`App.register`; a `SourceFunction` is a self-contained JavaScript function expression, evaluated in the",
+    "global scope.",
+    "",
+    ...memberTables(TaskPlan.FunctionRef),
+    "### Outcomes",
+    "",
+    "A `StatusUpdate` with state `FINISHED` carries an encoded `TaskResult` in `data`; with `FAILED` or",
+    "`KILLED`, an encoded `TaskFailure`.",
+    "",
+    ...memberTables(TaskPlan.TaskOutcome)
+  ]
   const envelope = envelopeTables(controlEnvelopes)
   const dataEnvelope = envelopeTables(dataEnvelopes)
   const types: Array<string> = []
@@ -259,6 +317,7 @@ export const renderMarkdown = (): string => {
     "- [Data connections](#data-connections): streamed transfers of blocks",
     "- [Messages](#messages), by conversation",
     "- [Replies](#replies)",
+    "- [Tasks](#tasks): what `LaunchTask.serializedTask` holds",
     "- [Payload types](#payload-types)",
     "- [State enums](#state-enums)",
     "- [Errors](#errors)",
@@ -375,6 +434,13 @@ export const renderMarkdown = (): string => {
     "Reply messages of asks (asks answered with a plain value list that value's type).",
     "",
     ...replies,
+    "## Tasks",
+    "",
+    "`LaunchTask.serializedTask` is a `Task` encoded with MessagePack (plain maps, tagged by `_tag`): one",
+    "partition's plan and what to make of its records. A third-party executor evaluates the plan lazily, from",
+    "its source up, and answers with a `StatusUpdate` whose `data` is the encoded outcome.",
+    "",
+    ...tasks,
     "## Payload types",
     "",
     ...types,

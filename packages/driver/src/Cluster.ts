@@ -15,6 +15,7 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
+import type * as Scope from "effect/Scope"
 import * as Os from "node:os"
 import * as AppClient from "./AppClient.js"
 import type * as AppModule from "./AppModule.js"
@@ -88,88 +89,96 @@ export const executorCommand = (driverUrl: string, appUrl: string): Descriptions
  * @category layers
  */
 export const layer = (options: Options): Layer.Layer<Kindling.Kindling, Transport.ListenFailed> =>
-  Layer.scoped(
-    Kindling.Kindling,
-    Effect.gen(function*() {
-      const driver = yield* Driver.make({
-        config: options.driver,
-        validateState: options.validateState ?? false,
-        onExit: (code, reason) => (code === 0 ? Effect.void : Effect.logError(`The driver stopped: ${reason}`))
-      }).pipe(Effect.orDie)
-      const driverUrl = `kindling://CoarseGrainedScheduler@${driver.address.hostPort}`
-      const granted = new Map<number, number>()
-      const appClient = yield* AppClient.make({
-        masters: options.masters,
-        validateState: options.validateState ?? false,
-        appDescription: new Descriptions.ApplicationDescription({
-          name: options.appName,
-          maxCores: Option.fromNullable(options.maxCores),
-          memoryPerExecutorMB: options.executorMemoryMB,
-          command: executorCommand(driverUrl, options.appUrl),
-          appUiUrl: "",
-          eventLogDir: Option.none(),
-          eventLogCodec: Option.none(),
-          coresPerExecutor: Option.fromNullable(options.executorCores),
-          initialExecutorLimit: Option.none(),
-          user: Os.userInfo().username,
-          resourceReqsPerExecutor: []
-        }),
-        tell: (command) => {
-          switch (command._tag) {
-            case "AppRegistered":
-              return Effect.void
-            case "ExecutorGranted":
-              return Effect.sync(() => granted.set(command.executorId, command.cores))
-            case "ExecutorGone":
-              granted.delete(command.executorId)
-              return driver.executorRemoved(String(command.executorId), command.reason, command.started)
-            case "AppDead":
-              return driver.abort(command.reason)
-          }
-        }
-      }).pipe(Effect.orDie)
-      // Run first (finalizers run in reverse): the master is asked for no more executors, the executors are told to
-      // stop, and once they are gone (or after a while) the app leaves the master — which would otherwise have
-      // replaced them, or had workers kill them mid-goodbye.
-      const until = <A>(read: Effect.Effect<A>, done: (a: A) => boolean) =>
-        Effect.repeat(read, { until: done, schedule: Schedule.spaced("50 millis") })
-      // Gone from the driver, and then from the master's count (its workers have reported them ended).
-      const executorsGone = Effect.zipRight(
-        until(driver.executors, (executors) => executors.length === 0),
-        until(appClient.executors, (left) => left === 0)
-      ).pipe(Effect.timeoutOption("5 seconds"))
-      yield* Effect.addFinalizer(() =>
-        Effect.all([appClient.release, driver.stop, Effect.interruptible(executorsGone), appClient.stop], {
-          discard: true
-        })
-      )
-      if (options.showProgress === true) {
-        yield* ConsoleProgress.run(ConsoleProgress.onStderr(yield* driver.subscribe))
-      }
-      // Spark's `waitBackendReady`: with a ratio and a core cap set, the app waits for enough executors.
-      const expected = options.minRegisteredRatio * (options.maxCores ?? 0)
-      if (expected > 0) {
-        yield* driver.cores.pipe(
-          Effect.repeat({ until: (cores) => cores >= expected, schedule: Schedule.spaced("100 millis") }),
-          Effect.timeoutOption(options.maxRegisteredWaitMillis)
-        )
-      }
-      const exports = options.appExports ?? {}
-      return Kindling.make({
-        appName: options.appName,
-        master: options.masterUrl,
-        defaultParallelism: () => Math.max(2, [...granted.values()].reduce((a, b) => a + b, 0)),
-        events: driver.events,
-        runtime: {
-          runJob: driver.runJob,
-          reference: (fn, env, transformation) => UserFunctions.reference(fn, env, transformation, exports)
-        }
-      })
-    })
-  ).pipe(
+  Layer.scoped(Kindling.Kindling, make(options)).pipe(
     Layer.provide(RpcEnv.layer({ ...options.rpc, host: options.host, port: 0 })),
     Layer.provide(NodeTransport.layer)
   )
+
+/**
+ * The same app context on the RpcEnv in context (the simulated cluster's, say); the app is unregistered and its
+ * executors stopped when the scope closes.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (options: Options): Effect.Effect<Kindling.Kindling["Type"], never, RpcEnv.RpcEnv | Scope.Scope> =>
+  Effect.gen(function*() {
+    const driver = yield* Driver.make({
+      config: options.driver,
+      validateState: options.validateState ?? false,
+      onExit: (code, reason) => (code === 0 ? Effect.void : Effect.logError(`The driver stopped: ${reason}`))
+    }).pipe(Effect.orDie)
+    const driverUrl = `kindling://CoarseGrainedScheduler@${driver.address.hostPort}`
+    const granted = new Map<number, number>()
+    const appClient = yield* AppClient.make({
+      masters: options.masters,
+      validateState: options.validateState ?? false,
+      appDescription: new Descriptions.ApplicationDescription({
+        name: options.appName,
+        maxCores: Option.fromNullable(options.maxCores),
+        memoryPerExecutorMB: options.executorMemoryMB,
+        command: executorCommand(driverUrl, options.appUrl),
+        appUiUrl: "",
+        eventLogDir: Option.none(),
+        eventLogCodec: Option.none(),
+        coresPerExecutor: Option.fromNullable(options.executorCores),
+        initialExecutorLimit: Option.none(),
+        user: Os.userInfo().username,
+        resourceReqsPerExecutor: []
+      }),
+      tell: (command) => {
+        switch (command._tag) {
+          case "AppRegistered":
+            return Effect.void
+          case "ExecutorGranted":
+            return Effect.sync(() => granted.set(command.executorId, command.cores))
+          case "ExecutorGone":
+            granted.delete(command.executorId)
+            return driver.executorRemoved(String(command.executorId), command.reason, command.started)
+          case "AppDead":
+            return driver.abort(command.reason)
+        }
+      }
+    }).pipe(Effect.orDie)
+    // Run first (finalizers run in reverse): the master is asked for no more executors, the executors are told to
+    // stop, and once they are gone (or after a while) the app leaves the master — which would otherwise have
+    // replaced them, or had workers kill them mid-goodbye.
+    const until = <A>(read: Effect.Effect<A>, done: (a: A) => boolean) =>
+      Effect.repeat(read, { until: done, schedule: Schedule.spaced("50 millis") })
+    // Gone from the driver, and then from the master's count (its workers have reported them ended).
+    const executorsGone = Effect.zipRight(
+      until(driver.executors, (executors) => executors.length === 0),
+      until(appClient.executors, (left) => left === 0)
+    ).pipe(Effect.timeoutOption("5 seconds"))
+    yield* Effect.addFinalizer(() =>
+      Effect.all([appClient.release, driver.stop, Effect.interruptible(executorsGone), appClient.stop], {
+        discard: true
+      })
+    )
+    if (options.showProgress === true) {
+      yield* ConsoleProgress.run(ConsoleProgress.onStderr(yield* driver.subscribe))
+    }
+    // Spark's `waitBackendReady`: with a ratio and a core cap set, the app waits for enough executors.
+    const expected = options.minRegisteredRatio * (options.maxCores ?? 0)
+    if (expected > 0) {
+      yield* driver.cores.pipe(
+        Effect.repeat({ until: (cores) => cores >= expected, schedule: Schedule.spaced("100 millis") }),
+        Effect.timeoutOption(options.maxRegisteredWaitMillis)
+      )
+    }
+    const exports = options.appExports ?? {}
+    return Kindling.make({
+      appName: options.appName,
+      master: options.masterUrl,
+      defaultParallelism: () => Math.max(2, [...granted.values()].reduce((a, b) => a + b, 0)),
+      events: driver.events,
+      subscribe: driver.subscribe,
+      runtime: {
+        runJob: driver.runJob,
+        reference: (fn, env, transformation) => UserFunctions.reference(fn, env, transformation, exports)
+      }
+    })
+  })
 
 /**
  * The runtime of an app on the masters given, with everything else from its configuration: the layer each

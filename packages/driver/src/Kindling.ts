@@ -6,6 +6,7 @@
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
@@ -28,6 +29,11 @@ export interface KindlingContext {
   readonly defaultParallelism: number
   /** What happens in the app from the moment it is run: jobs, stages, tasks, executors (Spark's listener bus). */
   readonly events: Stream.Stream<AppEvent>
+  /**
+   * The same stream, subscribed to the moment this is run (and until the scope closes), for a listener that must
+   * not miss what happens next — Spark's `addSparkListener` before a job.
+   */
+  readonly subscribe: Effect.Effect<Stream.Stream<AppEvent>, never, Scope.Scope>
   /** The items, cut into `numSlices` partitions of consecutive items. */
   readonly parallelize: <A>(items: Iterable<A>, numSlices?: number) => Dataset<A>
   /** `start`, `start + step`, … up to `end` (excluded), in `numSlices` partitions. */
@@ -92,6 +98,7 @@ export const make = (options: {
   readonly master: string
   readonly defaultParallelism: () => number
   readonly events: Stream.Stream<AppEvent>
+  readonly subscribe: Effect.Effect<Stream.Stream<AppEvent>, never, Scope.Scope>
   readonly runtime: Runtime
 }): KindlingContext => {
   const { runtime } = options
@@ -99,6 +106,7 @@ export const make = (options: {
     appName: options.appName,
     master: options.master,
     events: options.events,
+    subscribe: options.subscribe,
     get defaultParallelism() {
       return options.defaultParallelism()
     },

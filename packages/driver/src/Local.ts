@@ -96,6 +96,7 @@ export const layer = (options: Options): Layer.Layer<Kindling.Kindling, StartFai
         master: `local[${options.threads}]`,
         defaultParallelism: () => options.threads,
         events: driver.events,
+        subscribe: driver.subscribe,
         runtime: {
           runJob: driver.runJob,
           reference: (fn, env, transformation) => UserFunctions.reference(fn, env, transformation, exports)

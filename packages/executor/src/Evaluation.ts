@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import type { TaskPlan } from "@kindling/protocol"
+import * as Records from "@kindling/protocol/records"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { lines } from "./TextSplits.js"
@@ -73,6 +74,34 @@ export const run = (task: Task, functions: Functions): Outcome => {
   const value = apply(task.result, records, functions)
   return { value, recordsRead: counter.read }
 }
+
+/**
+ * Runs an encoded `TaskPlan.Task` and encodes its outcome: a `TaskResult`, or a `TaskFailure` with what the
+ * user's functions threw. It never throws, so every runner of tasks (a task thread, or the simulated cluster's
+ * executors) reports outcomes alike.
+ *
+ * @since 0.1.0
+ */
+export const runEncoded = (task: Uint8Array, functions: Functions): Uint8Array => {
+  try {
+    const { recordsRead, value } = run(Records.decode(task) as Task, functions)
+    return Records.encode({ _tag: "TaskResult", value, recordsRead })
+  } catch (error) {
+    return Records.encode({ _tag: "TaskFailure", ...describeError(error) })
+  }
+}
+
+/**
+ * What a thrown value says of itself, as a task failure reports it.
+ *
+ * @since 0.1.0
+ */
+export const describeError = (
+  error: unknown
+): { readonly className: string; readonly message: string; readonly stack: string } =>
+  error instanceof Error
+    ? { className: error.name, message: error.message, stack: error.stack ?? `${error.name}: ${error.message}` }
+    : { className: typeof error, message: String(error), stack: String(error) }
 
 function* counted<A>(source: Iterable<A>, counter: { read: number }): Generator<A> {
   for (const record of source) {

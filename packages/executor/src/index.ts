@@ -13,6 +13,10 @@ export * as Executor from "./Executor.js"
 /** @since 0.1.0 */
 export * as ExecutorCore from "./ExecutorCore.js"
 /** @since 0.1.0 */
+export * as ExecutorProcess from "./ExecutorProcess.js"
+/** @since 0.1.0 */
+export * as InlineTasks from "./InlineTasks.js"
+/** @since 0.1.0 */
 export * as TaskThreads from "./TaskThreads.js"
 /** @since 0.1.0 */
 export * as TextSplits from "./TextSplits.js"

@@ -7,9 +7,8 @@
  *
  * @since 0.1.0
  */
-import * as Records from "@kindling/protocol/records"
 import { parentPort, workerData } from "node:worker_threads"
-import { Functions, run } from "./Evaluation.js"
+import { describeError, Functions, runEncoded } from "./Evaluation.js"
 import type { FromThread, ToThread } from "./internal/threadMessages.js"
 
 const port = parentPort!
@@ -23,28 +22,16 @@ const registered = (): Map<string, unknown> | undefined =>
 const post = (message: FromThread, transfer: ReadonlyArray<ArrayBuffer> = []) =>
   port.postMessage(message, transfer as Array<ArrayBuffer>)
 
-const describe = (error: unknown) =>
-  error instanceof Error
-    ? { className: error.name, message: error.message, stack: error.stack ?? `${error.name}: ${error.message}` }
-    : { className: typeof error, message: String(error), stack: String(error) }
-
 const start = async () => {
   let app: Record<string, unknown> = {}
   try {
     if (appUrl !== undefined) app = await import(appUrl) as Record<string, unknown>
   } catch (error) {
-    return post({ _tag: "LoadFailed", failure: describe(error) })
+    return post({ _tag: "LoadFailed", failure: describeError(error) })
   }
   const functions = new Functions((name) => registered()?.get(name) ?? app[name])
   port.on("message", (message: ToThread) => {
-    let outcome: Uint8Array
-    try {
-      const task = Records.decode(message.task) as Parameters<typeof run>[0]
-      const { recordsRead, value } = run(task, functions)
-      outcome = Records.encode({ _tag: "TaskResult", value, recordsRead })
-    } catch (error) {
-      outcome = Records.encode({ _tag: "TaskFailure", ...describe(error) })
-    }
+    const outcome = runEncoded(message.task, functions)
     const bytes = outcome.byteOffset === 0 && outcome.byteLength === outcome.buffer.byteLength
       ? outcome
       : outcome.slice()

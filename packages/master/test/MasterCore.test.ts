@@ -646,6 +646,33 @@ describe("MasterCore, worked examples", () => {
     assert.strictEqual(snapshot.completedApps[0]!.state, "FAILED")
   })
 
+  it("an app whose driver connection breaks is ended, and its driver is told on a new connection", () => {
+    const world = alive()
+    registerWorker(4, 4096, 1)(world)
+    registerApp(2, 1, 512, undefined)(world)
+    const driver = world.appDrivers[0]!
+    const output = world.apply({
+      _tag: "Disconnected",
+      peer: driver,
+      connection: world.connectionOf(driver),
+      now: world.now
+    })
+    const told = output.commands.flatMap((c) =>
+      c._tag === "Send" && c.message instanceof AppClientMessages.ApplicationRemoved ? [c] : []
+    )
+    assert.strictEqual(told.length, 1)
+    assert.strictEqual(told[0]!.via, undefined)
+    assert.strictEqual(
+      (told[0]!.message as AppClientMessages.ApplicationRemoved).message,
+      "FINISHED (the master lost its connection to the driver)"
+    )
+    assert.strictEqual(MasterCore.masterState(world.core).completedApps[0]!.state, "FINISHED")
+    // An app its driver unregisters ends without a word to it, as in Spark.
+    registerApp(2, 1, 512, undefined)(world)
+    const quiet = world.receive(new AppClientMessages.UnregisterApplication({ appId: appOf(world, 1)! }))
+    assert.notInclude(sent(quiet), "ApplicationRemoved")
+  })
+
   it("recovery: stored workers and apps become UNKNOWN, get MasterChanged, and come back when they answer", () => {
     const world = alive()
     registerWorker(4, 4096, 1)(world)

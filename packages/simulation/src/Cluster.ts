@@ -12,10 +12,15 @@
  * - a healthy worker — never killed, paused, partitioned or cut off — is never taken for dead: its processes are
  *   only stopped when their driver was killed or their app ended, its drivers end in the state their processes
  *   ended in, and a driver that succeeded is never run again;
- * - every application ended, and none of its executors is left.
+ * - every application ended, and none of its executors is left;
+ * - every job of a computing app — a real driver (`Cluster.make` of `@kindling/driver`) whose executors are real
+ *   executors (`ExecutorProcess`) started by the workers — ended exactly once, with the right answer or a typed
+ *   failure (`JobFailed`), and the driver's event stream says the same.
  *
  * @since 0.1.0
  */
+import { Cluster as AppCluster, JobFailed, type KindlingContext } from "@kindling/driver"
+import { ExecutorProcess, InlineTasks } from "@kindling/executor"
 import { Simulation } from "@kindling/kernel/testing"
 import { LeaderElection, Master, Persistence } from "@kindling/master"
 import {
@@ -33,11 +38,15 @@ import {
   Transport
 } from "@kindling/protocol"
 import { ProcessLauncher, Runners, Worker } from "@kindling/worker"
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Random from "effect/Random"
+import * as Stream from "effect/Stream"
+import * as SimJobs from "./SimJobs.js"
 import * as SimProcesses from "./SimProcesses.js"
 
 /**
@@ -48,7 +57,10 @@ export interface Options {
   readonly seed: number
   readonly workers?: number
   readonly submissions?: number
+  /** Apps that only hold executors for a while. */
   readonly apps?: number
+  /** Apps that run jobs on their executors. */
+  readonly computing?: number
   /** Faults besides delays: kills, pauses, partitions, broken and duplicated frames. */
   readonly faults?: boolean
   /** Master settings to run with instead of the simulation's own (to explore a setting, or to break the master). */
@@ -69,6 +81,9 @@ export interface Outcome {
   readonly simulatedMillis: number
   /** The faults injected, in order (the spoofer's visit is no fault of the network's and is not listed). */
   readonly faults: ReadonlyArray<Simulation.Fault>
+  /** Jobs the computing apps ran, and how many of those that should have succeeded failed (typed) instead. */
+  readonly jobs: number
+  readonly jobsFailed: number
   readonly problems: ReadonlyArray<string>
   readonly trace: ReadonlyArray<string>
 }
@@ -76,6 +91,8 @@ export interface Outcome {
 const masterAddress = RpcAddress.make("master", 7077)
 const workerPort = 7078
 const workerTimeoutMillis = 10_000
+
+const driverPort = 6000
 
 const tokenOf = (driver: QueryMessages.DriverInfo): string | undefined =>
   driver.desc.command.arguments.find((a) => a.startsWith("sim:"))?.split("token=")[1]
@@ -179,7 +196,9 @@ export const run = (options: Options): Outcome => {
               superviseInitialBackoffMillis: 200,
               resolveModule: (specifier) => specifier
             }).pipe(
-              Layer.provide(Layer.succeed(ProcessLauncher.ProcessLauncher, SimProcesses.launcher(name, ledger))),
+              Layer.provide(
+                Layer.succeed(ProcessLauncher.ProcessLauncher, SimProcesses.launcher(name, ledger, programs))
+              ),
               Layer.provide(SimProcesses.fileSystem)
             )
           )
@@ -325,6 +344,126 @@ export const run = (options: Options): Outcome => {
       appsEnded.set(app.name, yield* Effect.clockWith((clock) => clock.currentTimeMillis))
     }).pipe(Effect.provide(RpcEnv.layer({ host: app.name, port: 6000 })))
 
+  // ---- computing apps: real drivers running jobs on real executors -------------------------------------------
+
+  // The workers start the real executor program for them, on inline tasks that take a while on simulated time.
+  // Each executor run goes in the ledger under its app's name, which is its driver's host.
+  const programs: SimProcesses.Programs = {
+    sim,
+    programFor: (args) => {
+      const at = args.indexOf("@kindling/executor/main")
+      if (at < 0) return undefined
+      const argv = args.slice(at + 1)
+      return {
+        token: /@([^:/]+):/.exec(argv[argv.indexOf("--driver-url") + 1] ?? "")?.[1] ?? "?",
+        program: Effect.scoped(ExecutorProcess.run(argv, {
+          tasks: (size) => InlineTasks.make({ size, duration: Random.nextIntBetween(5, 400) }),
+          network: (host) => RpcEnv.layer({ host, port: 0 }),
+          validateState: true
+        }))
+      }
+    }
+  }
+
+  const computing = Array.from({ length: options.computing ?? 1 }, (_, i) => ({
+    name: `jobs-${i + 1}`,
+    at: between(1_000, 30_000),
+    jobs: SimJobs.pick(random, between(2, 5)),
+    concurrently: random() < 0.5,
+    maxCores: between(2, 6),
+    speculation: random() < 0.3
+  }))
+  const jobOutcomes = new Map<string, Array<string>>()
+  const jobProblems: Array<string> = []
+  let jobsFailed = 0
+
+  const computingProgram = (app: (typeof computing)[number]) =>
+    Effect.gen(function*() {
+      yield* Effect.sleep(app.at)
+      const kc = yield* AppCluster.make({
+        appName: app.name,
+        masters: [masterAddress],
+        masterUrl: `kindling://${masterAddress.host}:${masterAddress.port}`,
+        host: app.name,
+        appUrl: "file:///sim/app.mjs",
+        driver: {
+          scheduler: {
+            maxFailures: 4,
+            cpusPerTask: 1,
+            mode: "FIFO",
+            speculation: { enabled: app.speculation, multiplier: 1.5, quantile: 0.75, minTaskRuntimeMillis: 100 },
+            seed: options.seed
+          },
+          reviveIntervalMillis: 1_000,
+          executorTimeoutMillis: 30_000,
+          speculationIntervalMillis: 100,
+          maxResultSize: 0,
+          starvationWarningMillis: 30_000,
+          properties: [
+            ["kindling.executor.heartbeatInterval", "3000"],
+            ["kindling.network.timeout", "30000"],
+            ["kindling.rpc.askTimeout", "10000"]
+          ]
+        },
+        executorMemoryMB: 1024,
+        executorCores: undefined,
+        maxCores: app.maxCores,
+        minRegisteredRatio: 0,
+        maxRegisteredWaitMillis: 30_000,
+        rpc: {},
+        validateState: true
+      })
+      const ended = yield* watchJobs(app.name, kc)
+      yield* Effect.forEach(app.jobs, (job, index) =>
+        Effect.exit(job.run(kc)).pipe(
+          Effect.flatMap((exit) => Effect.sync(() => judge(app.name, index, job, exit)))
+        ), { concurrency: app.concurrently ? 2 : 1, discard: true })
+      yield* ended
+      appsEnded.set(app.name, yield* Effect.clockWith((clock) => clock.currentTimeMillis))
+    }).pipe(Effect.scoped, Effect.provide(RpcEnv.layer({ host: app.name, port: driverPort })))
+
+  // The driver's event stream: every job it started ends exactly once. Checked when the app is done with jobs.
+  const watchJobs = (app: string, kc: KindlingContext) =>
+    Effect.gen(function*() {
+      const starts = new Set<number>()
+      const ends = new Map<number, number>()
+      yield* Effect.forkScoped(Stream.runForEach(yield* kc.subscribe, (event) =>
+        Effect.sync(() => {
+          if (event._tag === "JobStart") starts.add(event.jobId)
+          if (event._tag === "JobEnd") ends.set(event.jobId, (ends.get(event.jobId) ?? 0) + 1)
+        })))
+      // Events published with a job's end may still be on their way to the listener: it gets a moment.
+      return Effect.andThen(Effect.sleep(1_000), () => {
+        for (const job of starts) {
+          if (ends.get(job) !== 1) jobProblems.push(`${app}: job ${job} ended ${ends.get(job) ?? 0} times`)
+        }
+        for (const job of ends.keys()) if (!starts.has(job)) jobProblems.push(`${app}: job ${job} ended unstarted`)
+      })
+    })
+
+  const judge = (app: string, index: number, job: SimJobs.SimJob, exit: Exit.Exit<unknown, unknown>) => {
+    const key = `${app} job ${index} (${job.name})`
+    sim.note(`${key} ended: ${Exit.isSuccess(exit) ? "success" : Cause.pretty(exit.cause).split("\n")[0]}`)
+    const outcomes = jobOutcomes.get(key) ?? []
+    jobOutcomes.set(key, outcomes)
+    if (Exit.isSuccess(exit)) {
+      const right = job.expected._tag === "Value" && JSON.stringify(exit.value) === JSON.stringify(job.expected.value)
+      outcomes.push(right ? "right answer" : `wrong answer ${JSON.stringify(exit.value).slice(0, 200)}`)
+      return
+    }
+    const failure = Option.getOrUndefined(Cause.failureOption(exit.cause))
+    if (failure instanceof JobFailed) {
+      // A job may fail for want of executors (the master gave up on the app, say); one whose tasks always throw
+      // must fail saying so.
+      const expected = job.expected._tag === "Fails" ? job.expected.with : undefined
+      if (expected === undefined) jobsFailed++
+      const fits = expected === undefined || failure.reason.includes(expected) || !failure.reason.includes("Task ")
+      outcomes.push(fits ? "typed failure" : `failed with ${failure.reason.slice(0, 200)}`)
+      return
+    }
+    outcomes.push(`ended with ${Cause.pretty(exit.cause).split("\n")[0]}`)
+  }
+
   // ---- faults ----------------------------------------------------------------------------------------------
 
   const workerNames = Array.from({ length: workerCount }, (_, i) => `worker-${i + 1}`)
@@ -339,7 +478,7 @@ export const run = (options: Options): Outcome => {
       if (kind < 0.25) {
         sim.at(at, () => {
           sim.node(worker)?.kill()
-          ledger.workerDied(worker, sim.now())
+          for (const node of ledger.workerDied(worker, sim.now())) sim.node(node)?.kill()
           sim.at(length, () => sim.node(worker)?.status === "killed" && startWorker(worker))
         })
       } else if (kind < 0.45) {
@@ -397,6 +536,7 @@ export const run = (options: Options): Outcome => {
   for (const name of workerNames) startWorker(name)
   sim.start("client", client)
   for (const app of apps) sim.start(app.name, appProgram(app))
+  for (const app of computing) sim.start(app.name, computingProgram(app))
 
   // Faults stop by 100 s; then everything heals and gets time to settle.
   sim.runFor(100_000)
@@ -416,12 +556,29 @@ export const run = (options: Options): Outcome => {
   sim.runUntil(() => {
     const state = masterState()
     return state !== undefined && state.status === "ALIVE" && state.activeDrivers.length === 0 &&
-      state.activeApps.length === 0 && ledger.running().length === 0
+      state.activeApps.length === 0 && ledger.running().length === 0 &&
+      computing.every((app) => appsEnded.has(app.name))
   }, 200_000)
 
   // ---- the checks ------------------------------------------------------------------------------------------
 
   problems.push(...exits)
+  for (const app of computing) {
+    if (!appsEnded.has(app.name)) problems.push(`${app.name} never finished its jobs`)
+    app.jobs.forEach((job, index) => {
+      const outcomes = jobOutcomes.get(`${app.name} job ${index} (${job.name})`) ?? []
+      if (outcomes.length !== 1) problems.push(`${app.name} job ${index} (${job.name}) ended ${outcomes.length} times`)
+      for (const outcome of outcomes) {
+        if (outcome !== "right answer" && outcome !== "typed failure") {
+          problems.push(`${app.name} job ${index} (${job.name}): ${outcome}`)
+        }
+      }
+    })
+  }
+  problems.push(...jobProblems)
+  for (const run of ledger.runs) {
+    if (run.node !== undefined && run.exitCode === 70) problems.push(`executor ${run.dir} broke an invariant`)
+  }
   const state = masterState()
   if (state === undefined) problems.push("the master cannot be read at the end")
   else {
@@ -465,7 +622,10 @@ export const run = (options: Options): Outcome => {
     seed: options.seed,
     steps: sim.steps(),
     simulatedMillis: sim.now() - start,
-    faults: sim.faults,
+    // An executor killed with its worker, or by its worker, is no fault of the schedule's.
+    faults: sim.faults.filter((fault) => !fault.nodes.every((node) => node.includes(".pid"))),
+    jobs: computing.reduce((sum, app) => sum + app.jobs.length, 0),
+    jobsFailed,
     problems,
     trace: sim.trace
   }

@@ -5,14 +5,20 @@
  * command's arguments as `sim:run=<ms>,exit=<code>,fails=<n>,term=<obey|ignore>,token=<t>`; `fails` makes the
  * first n runs of a token exit with 1, so a supervised driver eventually succeeds.
  *
+ * A command that is a real program — an executor — runs instead as a node of its own on the worker's host, with
+ * its real code: `programFor` says which commands those are. SIGTERM stops that node cleanly, SIGKILL kills it.
+ *
  * Every run is written in a ledger, which the properties read: what ran where, when, and how it ended.
  *
  * @since 0.1.0
  */
 import { FileSystem } from "@effect/platform"
+import type { Simulation } from "@kindling/kernel/testing"
+import type { Transport } from "@kindling/protocol"
 import { ProcessLauncher } from "@kindling/worker"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import type * as Layer from "effect/Layer"
 
 /**
@@ -72,6 +78,8 @@ export interface Run {
   exitCode: number | undefined
   /** Whether it was ever sent a signal (a kill). */
   signalled: boolean
+  /** The simulation node a program runs as (an executor), if it is one. */
+  node: string | undefined
 }
 
 /**
@@ -93,7 +101,8 @@ export class Ledger {
       startedAt: now,
       endedAt: undefined,
       exitCode: undefined,
-      signalled: false
+      signalled: false,
+      node: undefined
     }
     this.runs.push(run)
     return run
@@ -104,11 +113,18 @@ export class Ledger {
     return this.runs.filter((r) => r.token === token).length - 1
   }
 
-  /** A killed worker's processes die with it (the parent watch takes their group down). */
-  workerDied(worker: string, now: number): void {
+  /**
+   * A killed worker's processes die with it (the parent watch takes their group down); those that are nodes of
+   * their own are returned, to be killed.
+   */
+  workerDied(worker: string, now: number): ReadonlyArray<string> {
+    const nodes: Array<string> = []
     for (const run of this.runs) {
-      if (run.worker === worker && run.endedAt === undefined) run.endedAt = now
+      if (run.worker !== worker || run.endedAt !== undefined) continue
+      run.endedAt = now
+      if (run.node !== undefined) nodes.push(run.node)
     }
+    return nodes
   }
 
   running(): ReadonlyArray<Run> {
@@ -119,18 +135,40 @@ export class Ledger {
 const signalNumbers: Record<string, number> = { SIGTERM: 15, SIGKILL: 9 }
 
 /**
+ * The commands that run real programs, and the world they run in.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Programs {
+  readonly sim: Simulation.Simulation
+  /**
+   * The program a command's arguments run on `host`, succeeding with its exit code, and the token its runs go by
+   * in the ledger; undefined for a scripted process.
+   */
+  readonly programFor: (args: ReadonlyArray<string>, host: string) =>
+    | { readonly token: string; readonly program: Effect.Effect<number, unknown, Transport.Transport> }
+    | undefined
+}
+
+/**
  * A launcher for the worker named `worker`, writing in `ledger`.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const launcher = (worker: string, ledger: Ledger): ProcessLauncher.ProcessLauncher["Type"] =>
+export const launcher = (
+  worker: string,
+  ledger: Ledger,
+  programs?: Programs
+): ProcessLauncher.ProcessLauncher["Type"] =>
   ProcessLauncher.ProcessLauncher.of({
     spawn: (spec) =>
       Effect.gen(function*() {
         const behaviour = parse(spec.args)
         const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
-        const run = ledger.start(worker, spec.cwd, behaviour.token, now)
+        const program = programs?.programFor(spec.args, worker)
+        const run = ledger.start(worker, spec.cwd, program?.token ?? behaviour.token, now)
         const exited = yield* Deferred.make<ProcessLauncher.ProcessExit>()
         const end = (exit: ProcessLauncher.ProcessExit) =>
           Effect.gen(function*() {
@@ -139,6 +177,28 @@ export const launcher = (worker: string, ledger: Ledger): ProcessLauncher.Proces
             run.exitCode = exit.code ?? 128 + (signalNumbers[exit.signal ?? ""] ?? 0)
             yield* Deferred.succeed(exited, exit)
           })
+        if (program !== undefined && programs !== undefined) {
+          const node = `${worker}.pid${run.pid}`
+          run.node = node
+          programs.sim.start(
+            node,
+            Effect.flatMap(
+              Effect.exit(program.program),
+              (exit) => end({ code: Exit.isSuccess(exit) ? exit.value : 1, signal: null })
+            )
+          )
+          return {
+            pid: run.pid,
+            exited: Deferred.await(exited),
+            signal: (signal) =>
+              Effect.suspend(() => {
+                if (run.endedAt === undefined) run.signalled = true
+                if (signal === "SIGKILL") programs.sim.node(node)?.kill()
+                else programs.sim.node(node)?.stop()
+                return end({ code: null, signal })
+              })
+          }
+        }
         const code = ledger.previousRuns(behaviour.token) < behaviour.failingRuns ? 1 : behaviour.exitCode
         yield* Effect.forkDaemon(Effect.zipRight(Effect.sleep(behaviour.runMillis), end({ code, signal: null })))
         return {

@@ -30,9 +30,13 @@ describe("the simulated cluster", () => {
   })
 
   it("runs clean without faults", () => {
-    const outcome = Cluster.run({ seed: 1, faults: false })
+    const outcome = Cluster.run({ seed: 1, faults: false, computing: 2 })
     assert.deepStrictEqual(outcome.faults, [])
     assert.deepStrictEqual(outcome.problems, [])
+    // Its computing apps ran their jobs on real executors, and every job that should succeed did.
+    assert.isAbove(outcome.jobs, 3)
+    assert.strictEqual(outcome.jobsFailed, 0)
+    assert.isTrue(outcome.trace.some((line) => /jobs-2 job \d .* ended: success/.test(line)))
   })
 
   // The checks are worth something only if they catch a broken master: one that times workers out long before

@@ -1,5 +1,5 @@
 // Applications and their executors: registration, removal, executor state and kills.
-import { Retention } from "@kindling/kernel"
+import { Core, Retention } from "@kindling/kernel"
 import { AppClientMessages as AppClient, Errors, Ids, RpcAddress, States, WorkerMessages } from "@kindling/protocol"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
@@ -50,7 +50,17 @@ export const registerApplication = (step: Step, app: AppEntry): boolean => {
   return true
 }
 
-export const removeApplication = (step: Step, app: AppEntry, finalState: States.ApplicationState) => {
+/**
+ * Ends an app. Its driver is told unless the app finished as its driver asked (Spark tells it only of other
+ * endings); `unheard` says why the master ended an app whose driver may still be running — it lost the
+ * connection to it, say — and tells the driver too, so that its jobs fail instead of waiting for ever.
+ */
+export const removeApplication = (
+  step: Step,
+  app: AppEntry,
+  finalState: States.ApplicationState,
+  unheard?: string
+) => {
   const { state } = step
   if (!state.apps.has(app.id)) return
   log(step, "Info", `Removing app ${app.id}`)
@@ -63,7 +73,12 @@ export const removeApplication = (step: Step, app: AppEntry, finalState: States.
   for (const executor of [...app.executors.values()]) killExecutor(step, executor)
   app.state = finalState
   app.endTime = step.now
-  if (finalState !== "FINISHED") toApp(step, app, new AppClient.ApplicationRemoved({ message: finalState }))
+  if (unheard !== undefined) {
+    // Its connection is gone: this goes on a new one, if the driver is there to take it.
+    Core.send(step, app.driver, new AppClient.ApplicationRemoved({ message: `${finalState} (${unheard})` }))
+  } else if (finalState !== "FINISHED") {
+    toApp(step, app, new AppClient.ApplicationRemoved({ message: finalState }))
+  }
   step.commands.push({ _tag: "Unpersist", kind: "app", id: app.id })
   wantSchedule(step)
   // Workers clean up the app's local dirs once none of its executors is left.

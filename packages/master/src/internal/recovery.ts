@@ -93,7 +93,9 @@ export const completeRecovery = (step: Step) => {
     if (worker.state === "UNKNOWN") removeWorker(step, worker, "Not responding for recovery")
   }
   for (const app of [...state.apps.values()]) {
-    if (app.state === "UNKNOWN") removeApplication(step, app, "FINISHED")
+    if (app.state === "UNKNOWN") {
+      removeApplication(step, app, "FINISHED", "its driver did not answer the recovered master")
+    }
   }
   for (const app of state.apps.values()) {
     if (app.state === "WAITING") app.state = "RUNNING"
@@ -123,8 +125,9 @@ export const disconnected = (step: Step, peer: RpcAddress.RpcAddress, connection
   } else if (worker !== undefined) {
     log(step, "Info", `A connection claiming ${peer.hostPort} closed; worker ${worker.id} registered on another one`)
   }
-  if (app !== undefined && app.connection === connection) removeApplication(step, app, "FINISHED")
-  else if (app !== undefined) {
+  if (app !== undefined && app.connection === connection) {
+    removeApplication(step, app, "FINISHED", "the master lost its connection to the driver")
+  } else if (app !== undefined) {
     log(step, "Info", `A connection claiming ${peer.hostPort} closed; app ${app.id} registered on another one`)
   }
   wantRecoveryCheck(step)

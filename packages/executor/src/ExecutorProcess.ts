@@ -1,0 +1,144 @@
+/**
+ * What an executor process does from its command line on (Spark's `CoarseGrainedExecutorBackend` main): it reads
+ * its arguments, starts its task runner, fetches the app's settings from the driver, registers and runs tasks
+ * until it is told to stop or loses its driver. `@kindling/executor/main` runs it on TCP with task threads; the
+ * simulated cluster runs it on its own network with inline tasks.
+ *
+ * @since 0.1.0
+ */
+import type { Shell } from "@kindling/kernel"
+import { ClusterMessages, Endpoints, type Errors, Ids, RpcAddress, RpcEnv } from "@kindling/protocol"
+import * as Data from "effect/Data"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
+import * as Executor from "./Executor.js"
+import type * as TaskThreads from "./TaskThreads.js"
+
+/**
+ * @since 0.1.0
+ */
+export const usage =
+  "usage: executor --driver-url URL --executor-id ID --hostname HOST --cores N --app-id APP --app URL"
+
+/**
+ * The command line is not one an executor can run with.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class InvalidArguments extends Data.TaggedError("InvalidArguments")<{ readonly reason: string }> {
+  override get message() {
+    return `${this.reason}; ${usage}`
+  }
+}
+
+/**
+ * An executor's command line, read.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Arguments {
+  readonly driver: RpcAddress.RpcAddress
+  readonly executorId: Ids.ExecutorId
+  readonly hostname: string
+  readonly cores: number
+  readonly appId: string
+  readonly appUrl: string
+}
+
+/**
+ * Reads `--name value` pairs.
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export const parseArguments = (argv: ReadonlyArray<string>): Effect.Effect<Arguments, InvalidArguments> =>
+  Effect.suspend(() => {
+    const given = new Map<string, string>()
+    for (let i = 0; i + 1 < argv.length; i += 2) given.set(argv[i]!.replace(/^--/, ""), argv[i + 1]!)
+    const missing = ["driver-url", "executor-id", "hostname", "cores", "app-id", "app"].find((n) => !given.has(n))
+    if (missing !== undefined) return Effect.fail(new InvalidArguments({ reason: `missing --${missing}` }))
+    const driverUrl = /^kindling:\/\/(?:[^@/]+@)?([^:/]+):(\d+)$/.exec(given.get("driver-url")!)
+    if (driverUrl === null) {
+      return Effect.fail(new InvalidArguments({ reason: `not a driver URL: ${given.get("driver-url")}` }))
+    }
+    const cores = Number(given.get("cores"))
+    if (!Number.isInteger(cores) || cores < 1) {
+      return Effect.fail(new InvalidArguments({ reason: `--cores must be a positive integer: ${given.get("cores")}` }))
+    }
+    return Effect.succeed({
+      driver: RpcAddress.make(driverUrl[1]!, Number(driverUrl[2])),
+      executorId: Ids.ExecutorId.make(given.get("executor-id")!),
+      hostname: given.get("hostname")!,
+      cores,
+      appId: given.get("app-id")!,
+      appUrl: given.get("app")!
+    })
+  })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Environment<E, NE, R> {
+  /** The task runner for `cores` tasks at once over the app at `appUrl`. */
+  readonly tasks: (cores: number, appUrl: string) => Effect.Effect<TaskThreads.TaskThreads, E, Scope.Scope>
+  /** The network, listening on `host`. */
+  readonly network: (host: string) => Layer.Layer<RpcEnv.RpcEnv, NE, R>
+  readonly validateState?: boolean
+}
+
+/**
+ * Runs an executor from its command line; succeeds with the process's exit code once it has stopped: 0 when told
+ * to, 1 otherwise.
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const run = <E, NE, R>(
+  argv: ReadonlyArray<string>,
+  environment: Environment<E, NE, R>
+): Effect.Effect<
+  number,
+  E | NE | InvalidArguments | Errors.RpcError | Shell.NotListening | RpcEnv.EndpointAlreadyRegistered,
+  R | Scope.Scope
+> =>
+  Effect.gen(function*() {
+    const args = yield* parseArguments(argv)
+    const exit = yield* Deferred.make<number>()
+    yield* Effect.logInfo(`Started executor ${args.executorId} of ${args.appId} with ${args.cores} cores`)
+    const threads = yield* environment.tasks(args.cores, args.appUrl)
+    // Built in the process's scope: the executor's network lives as long as the executor.
+    const network = yield* Layer.build(environment.network(args.hostname))
+    yield* Effect.gen(function*() {
+      // The app's settings for its executors, as Spark's executors fetch them before registering.
+      const rpc = yield* RpcEnv.RpcEnv
+      const config = yield* rpc.ask(
+        Endpoints.ref(args.driver, Endpoints.scheduler),
+        new ClusterMessages.RetrieveAppConfig({ resourceProfileId: 0 }),
+        { timeout: 120_000 }
+      )
+      const setting = (key: string, fallback: number) => {
+        const value = Number(config.properties.find(([name]) => name === key)?.[1])
+        return Number.isFinite(value) && value > 0 ? value : fallback
+      }
+      yield* Executor.make({
+        executorId: args.executorId,
+        driver: args.driver,
+        hostname: args.hostname,
+        threads,
+        heartbeatIntervalMillis: setting("kindling.executor.heartbeatInterval", 10_000),
+        askTimeoutMillis: setting("kindling.rpc.askTimeout", 120_000),
+        validateState: environment.validateState ?? false,
+        onExit: (code, reason) =>
+          Effect.zipRight(
+            code === 0 ? Effect.logInfo(reason) : Effect.logError(reason),
+            Deferred.succeed(exit, code)
+          )
+      })
+    }).pipe(Effect.provide(network))
+    return yield* Deferred.await(exit)
+  })

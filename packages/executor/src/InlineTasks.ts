@@ -1,0 +1,43 @@
+/**
+ * A task runner without threads: each task is evaluated on the calling fiber after a pause of the length
+ * `duration` picks, at most `size` at once. The simulated cluster runs its executors on it, where threads and
+ * real time do not exist. A task stuck in a loop would stop the whole process, so real executors use
+ * `TaskThreads`.
+ *
+ * @since 0.1.0
+ */
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import { Functions, runEncoded } from "./Evaluation.js"
+import type * as TaskThreads from "./TaskThreads.js"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  readonly size: number
+  /** How long the next task takes before its result is computed. */
+  readonly duration: Effect.Effect<Duration.DurationInput>
+}
+
+/**
+ * A runner with no app module: tasks may only use functions given as source text.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (options: Options): Effect.Effect<TaskThreads.TaskThreads> =>
+  Effect.map(Effect.makeSemaphore(options.size), (slots) => {
+    const functions = new Functions(() => undefined)
+    return {
+      size: options.size,
+      run: (_taskId, task) =>
+        slots.withPermits(1)(
+          Effect.zipRight(
+            Effect.flatMap(options.duration, Effect.sleep),
+            Effect.sync(() => runEncoded(task, functions))
+          )
+        )
+    }
+  })
