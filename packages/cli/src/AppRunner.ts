@@ -73,6 +73,7 @@ const runtimeFor = (
             appExports: app.exports,
             driver: DriverConf.coreConfig(conf, spec.maxFailures),
             heartbeatIntervalMillis: conf.get(DriverConf.keys.executorHeartbeatInterval),
+            maxDirectResultSize: conf.get(DriverConf.keys.maxDirectResultSize),
             validateState,
             showProgress
           })

@@ -100,6 +100,9 @@ describe("kindling submit", () => {
           "submit",
           "--master",
           "local-cluster[2,1,1024]",
+          // Results over 256 bytes go through the executors' data planes, over TCP.
+          "--conf",
+          "kindling.task.maxDirectResultSize=256",
           "packages/cli/test/fixtures/chains-app.ts",
           "25"
         ])

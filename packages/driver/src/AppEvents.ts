@@ -16,6 +16,8 @@ export type AppEvent =
     readonly jobId: number
     readonly stageId: number
     readonly tasks: number
+    /** The scheduler pool it runs in (`SchedulerPool.within`). */
+    readonly pool: string
     readonly time: number
   }
   | {

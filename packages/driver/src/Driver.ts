@@ -6,16 +6,17 @@
  * @since 0.1.0
  */
 import { Shell } from "@kindling/kernel"
-import type { RpcEnv } from "@kindling/protocol"
-import { Endpoints, Ids, Records, type RpcAddress, type TaskPlan } from "@kindling/protocol"
+import { Endpoints, Ids, Records, type RpcAddress, RpcEnv, type TaskPlan } from "@kindling/protocol"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
 import * as PubSub from "effect/PubSub"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { JobFailed } from "./AppErrors.js"
 import type { AppEvent } from "./AppEvents.js"
 import * as DriverCore from "./DriverCore.js"
+import * as SchedulerPool from "./SchedulerPool.js"
 
 /**
  * @since 0.1.0
@@ -55,6 +56,8 @@ export interface Options {
   readonly onExit: (code: number, reason: string) => Effect.Effect<void>
 }
 
+type Host = Shell.Host<DriverCore.Local>
+
 interface RunningJob {
   readonly results: Array<unknown>
   readonly done: Deferred.Deferred<Array<unknown>, JobFailed>
@@ -71,19 +74,56 @@ export const make = (
 ): Effect.Effect<Driver, Shell.NotListening | RpcEnv.EndpointAlreadyRegistered, RpcEnv.RpcEnv | Scope.Scope> =>
   Effect.gen(function*() {
     const address = yield* Shell.listeningAddress(Endpoints.scheduler)
+    const rpc = yield* RpcEnv.RpcEnv
     const jobs = new Map<number, RunningJob>()
     const events = yield* PubSub.unbounded<AppEvent>()
     let nextJobId = 0
 
-    const interpret = (command: DriverCore.DriverCommand) =>
+    // A job whose result cannot be read fails; the core is told to cancel what is left of it.
+    const resultLost = (jobId: number, job: RunningJob, index: number, why: string, host: Host) =>
+      Effect.suspend(() => {
+        const reason = `Job aborted: the result of task ${index} could not be read: ${why}`
+        jobs.delete(jobId)
+        host.feed({ _tag: "CancelJob", jobId, reason })
+        return Deferred.fail(job.done, new JobFailed({ reason }))
+      })
+
+    // A large result is fetched from its executor before the step's next command (the job's end, say) is
+    // carried out, so that no job ends without all of its results.
+    const takeResult = (command: Extract<DriverCore.DriverCommand, { _tag: "TaskResult" }>, host: Host) =>
+      Effect.suspend(() => {
+        const job = jobs.get(command.jobId)
+        if (job === undefined) return Effect.void
+        const outcome = Records.decode(command.outcome) as typeof TaskPlan.TaskOutcome.Encoded
+        if (outcome._tag === "TaskResult") {
+          job.results[command.index] = outcome.value
+          return Effect.void
+        }
+        if (outcome._tag !== "IndirectTaskResult" || command.from === undefined) {
+          return resultLost(command.jobId, job, command.index, "its executor is gone", host)
+        }
+        return rpc.data.fetchBytes(command.from, outcome.blockId).pipe(
+          Effect.map((bytes) => Records.decode(bytes) as typeof TaskPlan.TaskResult.Encoded),
+          Effect.matchEffect({
+            onSuccess: (result) => Effect.sync(() => (job.results[command.index] = result.value)),
+            onFailure: (error) => resultLost(command.jobId, job, command.index, error.message, host)
+          })
+        )
+      }).pipe(
+        Effect.catchAllDefect((defect) =>
+          Effect.suspend(() => {
+            const job = jobs.get(command.jobId)
+            return job === undefined ? Effect.void : resultLost(command.jobId, job, command.index, String(defect), host)
+          })
+        )
+      )
+
+    const interpret = (command: DriverCore.DriverCommand, host: Host) =>
       Effect.suspend(() => {
         const job = "jobId" in command ? jobs.get(command.jobId) : undefined
         switch (command._tag) {
-          case "TaskResult": {
-            const outcome = Records.decode(command.outcome) as typeof TaskPlan.TaskResult.Encoded
-            if (job !== undefined) job.results[command.index] = outcome.value
-            return Effect.void
-          }
+          case "TaskResult":
+            return takeResult(command, host)
           case "JobSucceeded":
             jobs.delete(command.jobId)
             return job === undefined ? Effect.void : Deferred.succeed(job.done, job.results)
@@ -108,7 +148,7 @@ export const make = (
         const jobId = nextJobId++
         const done = yield* Deferred.make<Array<unknown>, JobFailed>()
         jobs.set(jobId, { results: new Array(tasks.length), done })
-        shell.feed({ _tag: "SubmitJob", jobId, tasks })
+        shell.feed({ _tag: "SubmitJob", jobId, tasks, pool: yield* FiberRef.get(SchedulerPool.current) })
         return yield* Deferred.await(done).pipe(
           Effect.onInterrupt(() =>
             Effect.sync(() => {

@@ -94,6 +94,11 @@ export const keys = {
     default: "1g",
     description: "Driver: the most result bytes one job brings back; a job over it fails."
   }),
+  maxDirectResultSize: Key.make("kindling.task.maxDirectResultSize", ValueType.int({ min: 1 }), {
+    default: "1048576",
+    description: "Executor: a task result of more bytes than this is fetched by the driver from the executor's " +
+      "data plane instead of travelling in the task's status update."
+  }),
   schedulerMode: Key.make("kindling.scheduler.mode", ValueType.literal("FIFO", "FAIR"), {
     default: "FIFO",
     description: "Driver: the order jobs get cores in: one after the other, or shared between pools."
@@ -163,7 +168,8 @@ export const coreConfig = (conf: Conf.Conf<AppKeys>, maxFailures: number): Drive
   properties: [
     [keys.executorHeartbeatInterval.name, String(conf.get(keys.executorHeartbeatInterval))],
     [ProtocolConf.keys.networkTimeout.name, String(conf.get(ProtocolConf.keys.networkTimeout))],
-    [ProtocolConf.keys.askTimeout.name, String(conf.get(ProtocolConf.keys.askTimeout))]
+    [ProtocolConf.keys.askTimeout.name, String(conf.get(ProtocolConf.keys.askTimeout))],
+    [keys.maxDirectResultSize.name, String(conf.get(keys.maxDirectResultSize))]
   ]
 })
 

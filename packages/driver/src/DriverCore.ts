@@ -90,7 +90,13 @@ export interface State {
  */
 export type Local =
   /** Runs a job: one task per encoded task, in partition order. */
-  | { readonly _tag: "SubmitJob"; readonly jobId: number; readonly tasks: ReadonlyArray<Uint8Array> }
+  /** `pool`: the scheduler pool its tasks share cores in (under FAIR scheduling). */
+  | {
+    readonly _tag: "SubmitJob"
+    readonly jobId: number
+    readonly tasks: ReadonlyArray<Uint8Array>
+    readonly pool: string
+  }
   | { readonly _tag: "CancelJob"; readonly jobId: number; readonly reason: string }
   /**
    * An executor is gone, as its cluster manager tells (its process exited, its worker was lost); `started` is
@@ -118,8 +124,17 @@ export type Local =
  * @category models
  */
 export type DriverCommand =
-  /** One task of the job succeeded; `outcome` is its encoded `TaskPlan.TaskResult`. */
-  | { readonly _tag: "TaskResult"; readonly jobId: number; readonly index: number; readonly outcome: Uint8Array }
+  /**
+   * One task of the job succeeded; `outcome` is its encoded `TaskPlan.TaskResult`, or an `IndirectTaskResult`
+   * to fetch from `from`, the executor's address.
+   */
+  | {
+    readonly _tag: "TaskResult"
+    readonly jobId: number
+    readonly index: number
+    readonly outcome: Uint8Array
+    readonly from: RpcAddress.RpcAddress | undefined
+  }
   | { readonly _tag: "JobSucceeded"; readonly jobId: number }
   | { readonly _tag: "JobFailed"; readonly jobId: number; readonly reason: string }
   /** Something the app's listeners hear of. */
@@ -298,6 +313,17 @@ const taskEnded = (step: Step, taskId: number, succeeded: boolean) => {
   if (stageId !== undefined) event(step, { _tag: "TaskEnd", stageId, taskId, succeeded, time: step.now })
 }
 
+// A result's size as kindling.driver.maxResultSize counts it: an indirect one (a few bytes) says its own.
+const resultSize = (data: Uint8Array): number => {
+  if (data.length > 256) return data.length
+  try {
+    const outcome = Records.decode(data) as { readonly _tag?: string; readonly size?: number }
+    return outcome._tag === "IndirectTaskResult" && typeof outcome.size === "number" ? outcome.size : data.length
+  } catch {
+    return data.length // unreadable: the shell fails the job when it reads it
+  }
+}
+
 const statusUpdate = (step: Step, message: ClusterMessages.StatusUpdate) => {
   const { state } = step
   const executor = state.executors.get(message.executorId)
@@ -317,14 +343,20 @@ const statusUpdate = (step: Step, message: ClusterMessages.StatusUpdate) => {
     const job = state.jobs.get(state.jobOfTaskSet.get(command.taskSet)!)!
     if (job.failure !== undefined) continue
     job.succeeded++
-    job.resultBytes += message.data.length
+    job.resultBytes += resultSize(message.data)
     const limit = state.config.maxResultSize
     if (limit > 0 && job.resultBytes > limit) {
       job.failure = `Job aborted due to stage failure: Total size of serialized results of ${job.succeeded} tasks ` +
         `(${job.resultBytes} bytes) is bigger than kindling.driver.maxResultSize (${limit} bytes)`
       continue
     }
-    step.commands.push({ _tag: "TaskResult", jobId: job.id, index: command.index, outcome: message.data })
+    step.commands.push({
+      _tag: "TaskResult",
+      jobId: job.id,
+      index: command.index,
+      outcome: message.data,
+      from: executor?.ref.address
+    })
   }
   // Everything the scheduler decided is carried out (launches of other tasks included) before a job that went
   // over its result limit is cancelled.
@@ -340,7 +372,7 @@ const cancelJob = (step: Step, jobId: number, reason: string) => {
   step.commands.push({ _tag: "JobFailed", jobId, reason })
 }
 
-const submitJob = (step: Step, jobId: number, tasks: ReadonlyArray<Uint8Array>) => {
+const submitJob = (step: Step, jobId: number, tasks: ReadonlyArray<Uint8Array>, pool: string) => {
   const { state } = step
   if (state.aborted !== undefined) {
     step.commands.push({ _tag: "JobFailed", jobId, reason: state.aborted })
@@ -351,14 +383,14 @@ const submitJob = (step: Step, jobId: number, tasks: ReadonlyArray<Uint8Array>) 
   state.jobs.set(jobId, { id: jobId, stageId, taskSet, tasks, resultBytes: 0, succeeded: 0, failure: undefined })
   state.jobOfTaskSet.set(taskSet, jobId)
   Core.log(step, "Info", `Got job ${jobId} with ${tasks.length} output partitions`)
-  event(step, { _tag: "JobStart", jobId, stageId, tasks: tasks.length, time: step.now })
+  event(step, { _tag: "JobStart", jobId, stageId, tasks: tasks.length, pool, time: step.now })
   schedule(step, {
     _tag: "SubmitTaskSet",
     taskSet,
     stageId,
     stageAttempt: 0,
     jobId,
-    pool: "default",
+    pool,
     partitions: tasks.map((_, i) => i),
     now: step.now
   })
@@ -507,7 +539,7 @@ export const step = (state: State, input: Input): ReadonlyArray<Command> => {
       }
       break
     case "SubmitJob":
-      submitJob(step, input.jobId, input.tasks)
+      submitJob(step, input.jobId, input.tasks, input.pool)
       break
     case "CancelJob":
       cancelJob(step, input.jobId, input.reason)

@@ -29,6 +29,8 @@ export interface Options {
   readonly appExports?: Readonly<Record<string, unknown>>
   readonly driver: DriverCore.Config
   readonly heartbeatIntervalMillis: number
+  /** Results of more bytes go through the data plane (`kindling.task.maxDirectResultSize`). */
+  readonly maxDirectResultSize?: number
   readonly validateState?: boolean
   /** Draw the console progress bar on stderr. */
   readonly showProgress?: boolean
@@ -78,6 +80,7 @@ export const layer = (options: Options): Layer.Layer<Kindling.Kindling, StartFai
           threads,
           heartbeatIntervalMillis: options.heartbeatIntervalMillis,
           askTimeoutMillis: 120_000,
+          ...(options.maxDirectResultSize === undefined ? {} : { maxDirectResultSize: options.maxDirectResultSize }),
           validateState: options.validateState ?? false,
           onExit: onExit("executor")
         })

@@ -38,6 +38,7 @@ export * as Local from "./Local.js"
 /** @since 0.1.0 */
 export * as MasterSpec from "./MasterSpec.js"
 /** @since 0.1.0 */
+export * as SchedulerPool from "./SchedulerPool.js"
 export * as TaskScheduler from "./TaskScheduler.js"
 /** @since 0.1.0 */
 export * as UserFunctions from "./UserFunctions.js"

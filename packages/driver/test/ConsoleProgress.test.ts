@@ -45,7 +45,7 @@ describe("ConsoleProgress.run", () => {
       const written: Array<string> = []
       const events = Stream.fromIterable(
         [
-          { _tag: "JobStart", jobId: 0, stageId: 0, tasks: 4, time: 0 },
+          { _tag: "JobStart", jobId: 0, stageId: 0, tasks: 4, pool: "default", time: 0 },
           { _tag: "TaskStart", stageId: 0, taskId: 0, index: 0, executorId: "1", time: 0 },
           { _tag: "TaskStart", stageId: 0, taskId: 1, index: 1, executorId: "1", time: 0 },
           { _tag: "TaskEnd", stageId: 0, taskId: 0, succeeded: true, time: 0 }

@@ -116,6 +116,7 @@ const operation: fc.Arbitrary<Op> = fc.oneof(
       _tag: "SubmitJob",
       jobId: world.nextJob++,
       tasks: Array.from({ length: tasks }, () => new Uint8Array([tasks])),
+      pool: tasks % 2 === 0 ? "default" : "other",
       now: world.now
     })
   ),

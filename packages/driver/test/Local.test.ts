@@ -8,9 +8,10 @@ import {
   Kindling,
   Local,
   OutputDirectoryExists,
+  SchedulerPool,
   UserFunctions
 } from "@kindling/driver"
-import { Effect, Exit, Fiber } from "effect"
+import { Chunk, Effect, Exit, Fiber, Option, Stream } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
@@ -32,13 +33,14 @@ const driverConfig = (maxFailures: number) => ({
   properties: []
 })
 
-const local = (maxFailures: number) =>
+const local = (maxFailures: number, maxDirectResultSize?: number) =>
   Local.layer({
     appName: "test",
     threads: 2,
     driver: driverConfig(maxFailures),
     heartbeatIntervalMillis: 10_000,
-    validateState: true
+    validateState: true,
+    ...(maxDirectResultSize === undefined ? {} : { maxDirectResultSize })
   })
 
 layer(local(1), { timeout: 60_000 })("local[2]", (it) => {
@@ -93,6 +95,20 @@ layer(local(1), { timeout: 60_000 })("local[2]", (it) => {
       Fs.rmSync(Path.dirname(dir), { recursive: true })
     }))
 
+  it.effect("an action's job runs in the scheduler pool its fiber is in", () =>
+    Effect.gen(function*() {
+      const kc = yield* Kindling
+      const events = yield* kc.subscribe
+      yield* kc.range(0, 4, 1, 2).count().pipe(SchedulerPool.within("reports"))
+      yield* kc.range(0, 4, 1, 2).count()
+      const pools = yield* events.pipe(
+        Stream.filterMap((event) => event._tag === "JobStart" ? Option.some(event.pool) : Option.none()),
+        Stream.take(2),
+        Stream.runCollect
+      )
+      assert.deepStrictEqual(Chunk.toArray(pools), ["reports", "default"])
+    }).pipe(Effect.scoped))
+
   it.effect("a task that throws fails the job with Spark's message; the next job runs", () =>
     Effect.gen(function*() {
       const kc = yield* Kindling
@@ -139,6 +155,26 @@ layer(local(3), { timeout: 60_000 })("local[2,3]", (it) => {
         }).collect()
       )
       assert.include(error.message, "failed 3 times, most recent failure: Lost task 0.2 in stage")
+    }))
+})
+
+// Results over 1 KiB are left on the executor's data plane and fetched by the driver.
+layer(local(1, 1024), { timeout: 60_000 })("local[2] with large results", (it) => {
+  it.effect("large and small results of one job arrive whole, in partition order", () =>
+    Effect.gen(function*() {
+      const kc = yield* Kindling
+      // Partitions 0 and 3 are small (in the status update), 1 and 2 large (fetched).
+      const sizes = [10, 5_000, 20_000, 30]
+      const parts = yield* kc.parallelize([0, 1, 2, 3], 4)
+        .flatMap((p, env) => Array.from({ length: env.sizes[p]! }, (_, i) => `${p}:${i}`), { sizes })
+        .glom()
+        .collect()
+      assert.deepStrictEqual(parts.map((part) => part.length), sizes)
+      assert.deepStrictEqual(parts[2]![19_999], "2:19999")
+      // And again: each block was read once and forgotten, so nothing stale is served.
+      const again = yield* kc.range(0, 50_000, 1, 2).collect()
+      assert.strictEqual(again.length, 50_000)
+      assert.strictEqual(again[49_999], 49_999)
     }))
 })
 

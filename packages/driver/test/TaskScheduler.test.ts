@@ -66,7 +66,7 @@ class World {
     assert.strictEqual(ends.length, 1, `task set ${taskSet} ended ${ends.join(", ")}`)
   }
 
-  submit(size: number) {
+  submit(size: number, pool = "default") {
     const id = `set-${this.nextSet++}`
     this.submitted.set(id, size)
     return this.apply({
@@ -75,7 +75,7 @@ class World {
       stageId: this.nextSet,
       stageAttempt: 0,
       jobId: this.nextSet,
-      pool: "default",
+      pool,
       partitions: Array.from({ length: size }, (_, i) => i),
       now: this.now
     })
@@ -167,6 +167,20 @@ describe("TaskScheduler", () => {
         "Error: boom"
     )
     assert.isTrue(commands.some((c) => c._tag === "KillTask"))
+  })
+
+  it("FAIR: a job in another pool gets cores before the running pool's next task; FIFO: it waits", () => {
+    const launchedFrom = (mode: "FIFO" | "FAIR") => {
+      const world = new World(config({ mode }))
+      world.apply({ _tag: "ExecutorAdded", executorId: "1", host: "h", cores: 2, now: 0 })
+      world.submit(4, "etl")
+      world.submit(4, "reports")
+      // One task of the first set ends: the freed core goes to the pool running fewest tasks under FAIR.
+      const commands = world.report([...world.running.keys()][0]!, "FINISHED")
+      return commands.flatMap((c) => (c._tag === "LaunchTask" ? [c.taskSet] : []))
+    }
+    assert.deepStrictEqual(launchedFrom("FAIR"), ["set-1"])
+    assert.deepStrictEqual(launchedFrom("FIFO"), ["set-0"])
   })
 
   it("the tasks of a lost executor run again elsewhere, without counting as failures", () => {

@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import { Shell } from "@kindling/kernel"
-import { Endpoints, type Ids, Records, type RpcAddress, RpcEnv } from "@kindling/protocol"
+import { type DataPlane, Endpoints, Errors, type Ids, Records, type RpcAddress, RpcEnv } from "@kindling/protocol"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -25,12 +25,16 @@ export interface Options {
   readonly threads: TaskThreads.TaskThreads
   readonly heartbeatIntervalMillis: number
   readonly askTimeoutMillis: number
+  /** A result of more bytes is left on this node's data plane for the driver to fetch (default 1 MiB). */
+  readonly maxDirectResultSize?: number
   readonly validateState?: boolean
   /** Called when the executor must stop: told to, its driver gone, or its registration refused. */
   readonly onExit: (code: number, reason: string) => Effect.Effect<void>
 }
 
 type Host = Shell.Host<ExecutorCore.Local>
+
+const resultPrefix = "task-result/"
 
 const failure = (className: string, message: string) =>
   Records.encode({ _tag: "TaskFailure", className, message, stack: `${className}: ${message}` })
@@ -62,12 +66,37 @@ export const make = (
     const address = yield* Shell.listeningAddress(Endpoints.executor)
     const driver = Endpoints.ref(options.driver, Endpoints.scheduler)
     const tasks = new Map<number, Fiber.RuntimeFiber<void>>()
+    const maxDirect = options.maxDirectResultSize ?? 1024 * 1024
+
+    // Large results wait here for the driver, which reads each once; a result read to its end is forgotten.
+    const results = new Map<string, Uint8Array>()
+    yield* rpc.data.serve(resultPrefix, (blockId) =>
+      Effect.suspend(() => {
+        const bytes = results.get(blockId)
+        if (bytes === undefined) return Effect.fail(new Errors.BlockNotFound({ blockId }))
+        return Effect.succeed<DataPlane.BlockSource>({
+          size: bytes.length,
+          read: (offset, length) =>
+            Effect.sync(() => {
+              if (offset + length >= bytes.length) results.delete(blockId)
+              return bytes.subarray(offset, offset + length)
+            })
+        })
+      })).pipe(Effect.orDie)
+    const deliverable = (taskId: number, outcome: Uint8Array) => {
+      if (outcome.length <= maxDirect) return outcome
+      const blockId = `${resultPrefix}${taskId}`
+      results.set(blockId, outcome)
+      return Records.encode({ _tag: "IndirectTaskResult", blockId, size: outcome.length })
+    }
 
     const runTask = (taskId: number, task: Uint8Array, host: Host) =>
       options.threads.run(taskId, task).pipe(
         Effect.map((outcome) => {
           const { _tag } = Records.decode(outcome) as { readonly _tag: string }
-          return { state: _tag === "TaskResult" ? "FINISHED" as const : "FAILED" as const, outcome }
+          return _tag === "TaskResult"
+            ? { state: "FINISHED" as const, outcome: deliverable(taskId, outcome) }
+            : { state: "FAILED" as const, outcome }
         }),
         // The thread died under the task (it ran out of memory, or exited): the task failed, not the executor.
         Effect.catchAll((error) =>

@@ -132,6 +132,7 @@ export const run = <E, NE, R>(
         threads,
         heartbeatIntervalMillis: setting("kindling.executor.heartbeatInterval", 10_000),
         askTimeoutMillis: setting("kindling.rpc.askTimeout", 120_000),
+        maxDirectResultSize: setting("kindling.task.maxDirectResultSize", 1024 * 1024),
         validateState: environment.validateState ?? false,
         onExit: (code, reason) =>
           Effect.zipRight(

@@ -273,12 +273,25 @@ export class TaskFailure extends Schema.TaggedClass<TaskFailure>()("TaskFailure"
 }, { description: "Why a task attempt failed" }) {}
 
 /**
+ * A finished task's result too large to travel in its `StatusUpdate` (over `kindling.task.maxDirectResultSize`):
+ * the encoded `TaskResult` waits on the executor's data plane as block `blockId` of `size` bytes, for the driver
+ * to fetch once. The executor forgets it once it has been read to its end.
+ *
+ * @since 0.1.0
+ * @category results
+ */
+export class IndirectTaskResult extends Schema.TaggedClass<IndirectTaskResult>()("IndirectTaskResult", {
+  blockId: Schema.String,
+  size: Count
+}, { description: "A large result, to fetch from the executor's data plane" }) {}
+
+/**
  * What `StatusUpdate.data` holds once a task has ended.
  *
  * @since 0.1.0
  * @category results
  */
-export const TaskOutcome = Schema.Union(TaskResult, TaskFailure)
+export const TaskOutcome = Schema.Union(TaskResult, IndirectTaskResult, TaskFailure)
 /**
  * @since 0.1.0
  * @category results
