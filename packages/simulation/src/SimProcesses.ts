@@ -177,6 +177,16 @@ export const launcher = (
             run.exitCode = exit.code ?? 128 + (signalNumbers[exit.signal ?? ""] ?? 0)
             yield* Deferred.succeed(exited, exit)
           })
+        // The handle the worker holds: `deliver` is what a signal does to this kind of process.
+        const spawned = (deliver: (signal: string) => Effect.Effect<void>) => ({
+          pid: run.pid,
+          exited: Deferred.await(exited),
+          signal: (signal: string) =>
+            Effect.suspend(() => {
+              if (run.endedAt === undefined) run.signalled = true
+              return deliver(signal)
+            })
+        })
         if (program !== undefined && programs !== undefined) {
           const node = `${worker}.pid${run.pid}`
           run.node = node
@@ -187,31 +197,21 @@ export const launcher = (
               (exit) => end({ code: Exit.isSuccess(exit) ? exit.value : 1, signal: null })
             )
           )
-          return {
-            pid: run.pid,
-            exited: Deferred.await(exited),
-            signal: (signal) =>
-              Effect.suspend(() => {
-                if (run.endedAt === undefined) run.signalled = true
-                if (signal === "SIGKILL") programs.sim.node(node)?.kill()
-                else programs.sim.node(node)?.stop()
-                return end({ code: null, signal })
-              })
-          }
+          return spawned((signal) =>
+            Effect.suspend(() => {
+              if (signal === "SIGKILL") programs.sim.node(node)?.kill()
+              else programs.sim.node(node)?.stop()
+              return end({ code: null, signal })
+            })
+          )
         }
         const code = ledger.previousRuns(behaviour.token) < behaviour.failingRuns ? 1 : behaviour.exitCode
         yield* Effect.forkDaemon(Effect.zipRight(Effect.sleep(behaviour.runMillis), end({ code, signal: null })))
-        return {
-          pid: run.pid,
-          exited: Deferred.await(exited),
-          signal: (signal) =>
-            Effect.suspend(() => {
-              if (run.endedAt === undefined) run.signalled = true
-              return signal === "SIGKILL" || behaviour.obeysTerm
-                ? Effect.asVoid(Effect.forkDaemon(Effect.zipRight(Effect.sleep(5), end({ code: null, signal }))))
-                : Effect.void
-            })
-        }
+        return spawned((signal) =>
+          signal === "SIGKILL" || behaviour.obeysTerm
+            ? Effect.asVoid(Effect.forkDaemon(Effect.zipRight(Effect.sleep(5), end({ code: null, signal }))))
+            : Effect.void
+        )
       })
   })
 
