@@ -201,6 +201,22 @@ const separateAppArgs = (argv: ReadonlyArray<string>): ReadonlyArray<string> => 
   return argv
 }
 
+// `--conf` may be given any number of times, between any other options, as spark-submit allows; @effect/cli only
+// reads a repeated option whose occurrences are next to each other (Effect-TS/effect#3729), so they are moved
+// together, right after the command, before parsing. What follows `--` (an app's arguments) is left alone.
+const gatherConfFlags = (argv: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const end = argv.includes("--") ? argv.indexOf("--") : argv.length
+  const confs: Array<string> = []
+  const rest: Array<string> = []
+  for (let i = 3; i < end; i++) {
+    const token = argv[i]!
+    if (token === "--conf" && i + 1 < end) confs.push(token, argv[++i]!)
+    else if (token.startsWith("--conf=")) confs.push(token)
+    else rest.push(token)
+  }
+  return [...argv.slice(0, 3), ...confs, ...rest, ...argv.slice(end)]
+}
+
 const runKindling = Command.run(kindling, { name: "kindling", version })
 
 /**
@@ -209,4 +225,4 @@ const runKindling = Command.run(kindling, { name: "kindling", version })
  * @since 0.1.0
  * @category running
  */
-export const run = (argv: ReadonlyArray<string>) => runKindling(separateAppArgs(argv))
+export const run = (argv: ReadonlyArray<string>) => runKindling(gatherConfFlags(separateAppArgs(argv)))

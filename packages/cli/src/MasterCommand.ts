@@ -5,7 +5,7 @@
  */
 import { type Conf, Problem } from "@kindling/conf"
 import { KernelConf } from "@kindling/kernel"
-import { LeaderElection, Master, MasterConf, Persistence } from "@kindling/master"
+import { ArtifactStore, LeaderElection, Master, MasterConf, Persistence } from "@kindling/master"
 import { ProtocolConf, RpcEnv } from "@kindling/protocol"
 import { NodeTransport } from "@kindling/protocol/node"
 import * as Effect from "effect/Effect"
@@ -13,6 +13,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as Os from "node:os"
+import * as Path from "node:path"
 import * as Settings from "./Settings.js"
 
 /**
@@ -59,6 +60,16 @@ export const start = (options: {
     const rpc = RpcEnv.layer({ ...(yield* ProtocolConf.rpcOptions(conf)), host, port: options.port }).pipe(
       Layer.provide(NodeTransport.layer)
     )
+    const artifactDirectory = conf.get(MasterConf.keys.artifactDirectory)
+    const artifacts = ArtifactStore.layer({
+      directory: artifactDirectory !== ""
+        ? artifactDirectory
+        : recoveryMode === "FILESYSTEM"
+        ? Path.join(recoveryDirectory, "artifacts")
+        : undefined,
+      maxSize: conf.get(MasterConf.keys.artifactMaxSize) * 2 ** 20,
+      retentionMillis: conf.get(MasterConf.keys.artifactRetention)
+    })
     const uiPort = conf.get(MasterConf.keys.uiPort)
     const master = yield* Master.make({
       webUiUrl: `http://${host}:${uiPort}`,
@@ -78,7 +89,11 @@ export const start = (options: {
     }).pipe(
       // Built in the caller's scope: the master's network and store live as long as it does (providing the layer
       // to `make` alone would close them as soon as it returned).
-      Effect.provide(yield* Layer.build(Layer.mergeAll(rpc, persistence, LeaderElection.layerSingle)))
+      Effect.provide(
+        yield* Layer.build(
+          Layer.mergeAll(persistence, LeaderElection.layerSingle, artifacts).pipe(Layer.provideMerge(rpc))
+        )
+      )
     )
     yield* Effect.logInfo(`Starting Kindling master at ${master.url} (recovery mode ${recoveryMode})`)
     return master

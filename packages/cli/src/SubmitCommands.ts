@@ -14,7 +14,7 @@ import {
   States,
   type SubmissionMessages
 } from "@kindling/protocol"
-import { NodeTransport } from "@kindling/protocol/node"
+import { NodeArtifacts, NodeTransport } from "@kindling/protocol/node"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -70,14 +70,17 @@ const loadConf = (common: Common, flags: Readonly<Record<string, string | undefi
     flags: { [DriverConf.keys.master.name]: Option.getOrUndefined(common.master), ...flags }
   })
 
-// The client of one command: a client-only node (it dials out, accepts nothing) and the configured masters.
+// The client of one command: a client-only node (it dials out, accepts nothing) and the configured masters —
+// unless it must serve something (an artifact to upload), in which case it listens on `host`.
 const withClient = <A>(
   conf: Conf.Conf<Settings.Keys>,
   master: string,
-  use: (client: MasterClient.MasterClient) => Effect.Effect<A, Settings.Failure>
+  use: (client: MasterClient.MasterClient) => Effect.Effect<A, Settings.Failure, RpcEnv.RpcEnv>,
+  listen?: { readonly host: string }
 ) =>
   Effect.gen(function*() {
-    const rpc = RpcEnv.layer(yield* ProtocolConf.rpcOptions(conf)).pipe(Layer.provide(NodeTransport.layer))
+    const options = { ...(yield* ProtocolConf.rpcOptions(conf)), ...(listen && { host: listen.host, port: 0 }) }
+    const rpc = RpcEnv.layer(options).pipe(Layer.provide(NodeTransport.layer))
     return yield* Effect.gen(function*() {
       const client = yield* MasterClient.make(master, { timeout: conf.get(ProtocolConf.keys.askTimeout) })
       return yield* use(client)
@@ -98,8 +101,8 @@ const withMaster = <A>(
     return yield* withClient(conf, master, use)
   })
 
-// An APP given as a path must exist; it travels as a file:// URL, which workers on the same host (or a shared
-// file system) fetch. http(s) and file URLs are passed as they are.
+// The app of a cluster submission, as a URL: a path (which must exist) or a file:// URL is bundled and uploaded,
+// an http(s) URL is passed on as it is.
 const appUrl = (app: string): Effect.Effect<string, Settings.UsageError> => {
   if (/^(https?|file):\/\//.test(app)) return Effect.succeed(app)
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(app)) {
@@ -159,11 +162,16 @@ export const submit = (args: SubmitArgs): Effect.Effect<number, Settings.Failure
     return yield* AppRunner.run({ app: path, args: args.args, spec, conf })
   })
 
-// In cluster deploy mode a worker runs the driver. An app file here is bundled into an artifact under the
-// temporary directory (`kindling-artifacts/`), which the worker fetches (from this host, or a file system it shares) and runs with
-// `@kindling/driver/main`, given the submission's configuration; an http(s) URL is run as it is by
+// In cluster deploy mode a worker runs the driver. An app file here is bundled into an artifact and uploaded to
+// the master (which pulls it from this process's data plane and serves it to the worker that runs the driver),
+// and run with `@kindling/driver/main`, given the submission's configuration; an http(s) URL is run as it is by
 // `@kindling/worker/DriverWrapper`, as a plain driver function.
-const driverCommand = (args: SubmitArgs, conf: Conf.Conf<Settings.Keys>, master: string) =>
+const driverCommand = (
+  args: SubmitArgs,
+  conf: Conf.Conf<Settings.Keys>,
+  master: string,
+  client: MasterClient.MasterClient
+) =>
   Effect.gen(function*() {
     const appName = conf.get(DriverConf.keys.appName)
     const environment: Record<string, string> = appName === undefined ? {} : { KINDLING_APP_NAME: appName }
@@ -179,8 +187,12 @@ const driverCommand = (args: SubmitArgs, conf: Conf.Conf<Settings.Keys>, master:
       }
     }
     const path = Url.fileURLToPath(yield* appUrl(args.app))
-    const dir = Path.join(Os.tmpdir(), "kindling-artifacts", `${Path.parse(path).name}-${Date.now().toString(36)}`)
+    const dir = yield* Effect.acquireRelease(
+      Effect.sync(() => Fs.mkdtempSync(Path.join(Os.tmpdir(), "kindling-submit-"))),
+      (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
+    )
     const artifact = yield* Artifact.build(path, dir)
+    const uploaded = yield* upload(client, artifact, `${Path.parse(path).name}.mjs`)
     // The keys a driver reads, as set for this submission. Secrets are not passed on the command line: the
     // driver has them from its worker's environment.
     const settings = Object.fromEntries(
@@ -190,7 +202,7 @@ const driverCommand = (args: SubmitArgs, conf: Conf.Conf<Settings.Keys>, master:
         .map((entry) => [entry.key, entry.value])
     )
     return {
-      appUrl: Url.pathToFileURL(artifact).href,
+      appUrl: uploaded,
       command: new Descriptions.Command({
         mainModule: "@kindling/driver/main",
         arguments: ["{{WORKER_URL}}", "{{USER_JAR}}", master, JSON.stringify(settings), ...args.args],
@@ -198,12 +210,26 @@ const driverCommand = (args: SubmitArgs, conf: Conf.Conf<Settings.Keys>, master:
         nodeOptions: []
       })
     }
-  })
+  }).pipe(Effect.scoped)
+
+// Serves the artifact while the master pulls it; answers the URL the master serves it under.
+const upload = (client: MasterClient.MasterClient, artifact: string, name: string) =>
+  Effect.gen(function*() {
+    const rpc = yield* RpcEnv.RpcEnv
+    const digest = yield* NodeArtifacts.digestFile(artifact)
+    yield* NodeArtifacts.serve(
+      rpc.data,
+      (sha256) => Effect.succeed(sha256 === digest.sha256 ? Option.some(artifact) : Option.none())
+    )
+    const response = yield* client.uploadArtifact({ name, ...digest })
+    yield* Effect.logInfo(`Uploaded ${name} (${digest.size} bytes) as ${response.url}`)
+    return response.url
+  }).pipe(Effect.scoped)
 
 const submitToCluster = (args: SubmitArgs, conf: Conf.Conf<Settings.Keys>, master: string) =>
   withClient(conf, master, (client) =>
     Effect.gen(function*() {
-      const { appUrl: url, command } = yield* driverCommand(args, conf, master)
+      const { appUrl: url, command } = yield* driverCommand(args, conf, master, client)
       const description = new Descriptions.DriverDescription({
         appUrl: url,
         mem: conf.get(DriverConf.keys.driverMemory),
@@ -227,7 +253,7 @@ const submitToCluster = (args: SubmitArgs, conf: Conf.Conf<Settings.Keys>, maste
           return state === "FINISHED" ? 0 : 1
         }
       }
-    }))
+    }), { host: conf.get(DriverConf.keys.driverHost) ?? Os.hostname() })
 
 /**
  * Prints a driver's status as JSON.

@@ -60,7 +60,8 @@ export const start = (options: {
 }): Effect.Effect<void, Settings.Failure, Scope.Scope> =>
   Effect.gen(function*() {
     const { conf, host, workDir } = options
-    const rpc = RpcEnv.layer({ ...(yield* ProtocolConf.rpcOptions(conf)), host, port: options.port }).pipe(
+    const rpcOptions = yield* ProtocolConf.rpcOptions(conf)
+    const rpc = RpcEnv.layer({ ...rpcOptions, host, port: options.port }).pipe(
       Layer.provide(NodeTransport.layer)
     )
     yield* Effect.gen(function*() {
@@ -94,7 +95,6 @@ export const start = (options: {
       })
     }).pipe(
       // Built in the caller's scope: the worker's network and runners live as long as it does.
-      Effect.provide(yield* Layer.build(rpc)),
       Effect.provide(
         yield* Layer.build(
           Runners.layerProcesses({
@@ -106,8 +106,13 @@ export const start = (options: {
             ),
             driverTerminateTimeoutMillis: conf.get(WorkerConf.keys.driverTerminateTimeout),
             executorTerminateTimeoutMillis: conf.get(WorkerConf.keys.executorTerminateTimeout),
-            superviseInitialBackoffMillis: conf.get(WorkerConf.keys.superviseInitialBackoff)
-          }).pipe(Layer.provide(ProcessLauncher.layerNode), Layer.provide(NodeFileSystem.layer))
+            superviseInitialBackoffMillis: conf.get(WorkerConf.keys.superviseInitialBackoff),
+            secret: rpcOptions.secret
+          }).pipe(
+            Layer.provide(ProcessLauncher.layerNode),
+            Layer.provide(NodeFileSystem.layer),
+            Layer.provideMerge(rpc)
+          )
         )
       )
     )

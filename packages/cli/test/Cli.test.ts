@@ -117,6 +117,16 @@ describe("kindling on bad input", () => {
         )
       }))
 
+    it.live("--conf flags between other options are all read, as spark-submit reads them", () =>
+      Effect.gen(function*() {
+        expectRejected(
+          yield* run(["master", "--conf", "kindling.bogus=1", "--port", "0", "--conf", "kindling.worker.timeout=abc"]),
+          1,
+          "kindling.bogus is not a Kindling configuration key",
+          "kindling.worker.timeout"
+        )
+      }))
+
     it.live("a misspelt key suggests the right one", () =>
       Effect.gen(function*() {
         expectRejected(

@@ -2,9 +2,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Polling } from "@kindling/protocol/testing"
 import { Effect, Fiber } from "effect"
+import * as Crypto from "node:crypto"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { app, cluster, isRunning, run, temporaryDirectory } from "./fixtures/cluster.js"
+import { app, cluster, isRunning, masterState, run, temporaryDirectory } from "./fixtures/cluster.js"
 
 // Uses an exported function (it travels by name: the task threads import the bundled app) and one that does
 // not capture anything (it travels as source text).
@@ -70,6 +71,17 @@ export default App.make(() => Effect.gen(function*() {
   return yield* Effect.fail(new Broken("the app gave up"))
 }))
 `
+
+// `kindling submit` in cluster deploy mode, reachable by the master on 127.0.0.1 (it pulls the artifact from it).
+const clusterSubmit = (masterUrl: string) => [
+  "submit",
+  "--master",
+  masterUrl,
+  "--deploy-mode",
+  "cluster",
+  "--conf",
+  "kindling.driver.host=127.0.0.1"
+]
 
 describe("kindling submit", () => {
   it.live("runs examples/pi.ts in local[2]: Pi is roughly 3.1", () =>
@@ -200,19 +212,21 @@ describe("kindling submit", () => {
   )
 
   it.scopedLive(
-    "in cluster deploy mode the app's driver runs on a worker, its executors on the workers",
+    "in cluster deploy mode with a secret: the app is uploaded to the master, fetched by a worker for its driver " +
+      "and by executors from the driver",
     () =>
       Effect.gen(function*() {
-        const { dir, master } = yield* cluster(2)
+        const secret = ["--conf", "kindling.authenticate=true", "--conf", "kindling.authenticate.secret=s3cret"]
+        const artifacts = Path.join(yield* temporaryDirectory, "master-artifacts")
+        const { dir, master } = yield* cluster(
+          2,
+          [...secret, "--conf", `kindling.master.artifact.dir=${artifacts}`],
+          secret
+        )
         const result = yield* run([
-          "submit",
-          "--master",
-          master.url,
-          "--deploy-mode",
-          "cluster",
+          ...clusterSubmit(master.url),
           "--wait",
-          "--conf",
-          "kindling.driver.host=127.0.0.1",
+          ...secret,
           "--executor-memory",
           "512m",
           "examples/pi.ts",
@@ -221,11 +235,48 @@ describe("kindling submit", () => {
         assert.strictEqual(result.code, 0, result.stderr)
         const [driverId, ended] = result.stdout.trim().split("\n")
         assert.strictEqual(ended, `${driverId} FINISHED`)
-        const stdout = ["worker-0", "worker-1"].map((w) => Path.join(dir, w, driverId!, "stdout"))
-          .filter((file) => Fs.existsSync(file)).map((file) => Fs.readFileSync(file, "utf8"))
-        assert.match(stdout.join(""), /^Pi is roughly 3\.1\d*\n$/)
+        const driverDir = ["worker-0", "worker-1"].map((w) => Path.join(dir, w, driverId!))
+          .find((path) => Fs.existsSync(path))!
+        assert.match(Fs.readFileSync(Path.join(driverDir, "stdout"), "utf8"), /^Pi is roughly 3\.1\d*\n$/)
+        // One stored artifact, named by its digest; the driver's copy and every executor's are the same bytes.
+        const stored = Fs.readdirSync(artifacts)
+        assert.strictEqual(stored.length, 1)
+        const bytes = Fs.readFileSync(Path.join(artifacts, stored[0]!))
+        assert.strictEqual(`${Crypto.createHash("sha256").update(bytes).digest("hex")}.artifact`, stored[0])
+        assert.deepStrictEqual(Fs.readFileSync(Path.join(driverDir, "pi.mjs")), bytes)
+        const executorCopies = ["worker-0", "worker-1"].flatMap((w) => {
+          const workerDir = Path.join(dir, w)
+          return Fs.readdirSync(workerDir).filter((name) => name.startsWith("app-")).flatMap((app) =>
+            Fs.readdirSync(Path.join(workerDir, app)).map((exec) => Path.join(workerDir, app, exec, "pi.mjs"))
+          )
+        })
+        assert.isAbove(executorCopies.length, 0)
+        for (const copy of executorCopies) assert.deepStrictEqual(Fs.readFileSync(copy), bytes)
       }),
     90_000
+  )
+
+  it.scopedLive(
+    "a master refuses an artifact over its size limit, and nothing is submitted",
+    () =>
+      Effect.gen(function*() {
+        const { master } = yield* cluster(0, ["--conf", "kindling.master.artifact.maxSize=1m"])
+        const dir = yield* temporaryDirectory
+        const big = app(
+          dir,
+          "big.ts",
+          `export const padding = "${"x".repeat(2 * 1024 * 1024)}"\nexport default () => {}\n`
+        )
+        const result = yield* run([...clusterSubmit(master.url), big])
+        assert.strictEqual(result.code, 1)
+        assert.match(
+          result.stderr,
+          /The artifact big\.mjs was rejected: it has \d+ bytes; this master takes at most 1048576/
+        )
+        const state = yield* masterState(master.url)
+        assert.deepStrictEqual(state.activeDrivers, [])
+      }),
+    60_000
   )
 
   it.scopedLive("ships exported functions by name and self-contained ones as source", () =>

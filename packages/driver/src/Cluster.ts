@@ -9,7 +9,7 @@
 import type { Conf, Problem } from "@kindling/conf"
 import { KernelConf } from "@kindling/kernel"
 import { Descriptions, ProtocolConf, type RpcAddress, RpcEnv, type Transport } from "@kindling/protocol"
-import { NodeTransport } from "@kindling/protocol/node"
+import { NodeArtifacts, NodeTransport } from "@kindling/protocol/node"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
@@ -17,6 +17,8 @@ import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import * as Os from "node:os"
+import * as Path from "node:path"
+import * as Url from "node:url"
 import * as AppClient from "./AppClient.js"
 import type * as AppModule from "./AppModule.js"
 import * as ConsoleProgress from "./ConsoleProgress.js"
@@ -37,7 +39,10 @@ export interface Options {
   readonly masterUrl: string
   /** Where the driver listens: executors on other hosts must reach it there. */
   readonly host: string
-  /** The app's artifact (a `file:` URL), which executors import. */
+  /**
+   * The app's artifact, which executors import: a `file:` URL is served to them on the driver's data plane (they
+   * are given its artifact URL); any other URL is passed on as it is.
+   */
   readonly appUrl: string
   readonly appExports?: Readonly<Record<string, unknown>>
   readonly driver: DriverCore.Config
@@ -109,6 +114,7 @@ export const make = (options: Options): Effect.Effect<Kindling.Kindling["Type"],
       onExit: (code, reason) => (code === 0 ? Effect.void : Effect.logError(`The driver stopped: ${reason}`))
     }).pipe(Effect.orDie)
     const driverUrl = `kindling://CoarseGrainedScheduler@${driver.address.hostPort}`
+    const appUrl = yield* servedToExecutors(options.appUrl, driver.address)
     const granted = new Map<number, number>()
     const appClient = yield* AppClient.make({
       masters: options.masters,
@@ -117,7 +123,7 @@ export const make = (options: Options): Effect.Effect<Kindling.Kindling["Type"],
         name: options.appName,
         maxCores: Option.fromNullable(options.maxCores),
         memoryPerExecutorMB: options.executorMemoryMB,
-        command: executorCommand(driverUrl, options.appUrl),
+        command: executorCommand(driverUrl, appUrl),
         appUiUrl: "",
         eventLogDir: Option.none(),
         eventLogCodec: Option.none(),
@@ -179,6 +185,21 @@ export const make = (options: Options): Effect.Effect<Kindling.Kindling["Type"],
       }
     })
   })
+
+// The driver serves its app to its executors, as Spark's driver serves jars from its file server: executors on
+// other hosts cannot read the driver's files.
+const servedToExecutors = (appUrl: string, driver: RpcAddress.RpcAddress) =>
+  Effect.gen(function*() {
+    if (!appUrl.startsWith("file:")) return appUrl
+    const path = Url.fileURLToPath(appUrl)
+    const digest = yield* NodeArtifacts.digestFile(path)
+    const rpc = yield* RpcEnv.RpcEnv
+    yield* NodeArtifacts.serve(
+      rpc.data,
+      (sha256) => Effect.succeed(sha256 === digest.sha256 ? Option.some(path) : Option.none())
+    )
+    return NodeArtifacts.url({ address: driver, sha256: digest.sha256, name: Path.basename(path) })
+  }).pipe(Effect.orDie)
 
 /**
  * The runtime of an app on the masters given, with everything else from its configuration: the layer each

@@ -42,17 +42,26 @@ const packageRoot = (name: string): string | undefined => {
 }
 
 /**
+ * The installation's packages an artifact imports, each with the directory it is installed in.
+ *
+ * @since 0.1.0
+ */
+export const packages = (): ReadonlyArray<{ readonly name: string; readonly root: string }> =>
+  provided.flatMap((name) => {
+    const root = packageRoot(name)
+    return root === undefined ? [] : [{ name, root: Fs.realpathSync(root) }]
+  })
+
+/**
  * Links the installation's `effect`, `@effect/platform` and `@kindling/*` packages into `dir/node_modules`.
  *
  * @since 0.1.0
  */
 export const link = (dir: string): void => {
-  for (const name of provided) {
-    const root = packageRoot(name)
-    if (root === undefined) continue
+  for (const { name, root } of packages()) {
     const target = Path.join(dir, "node_modules", name)
     Fs.mkdirSync(Path.dirname(target), { recursive: true })
     Fs.rmSync(target, { force: true, recursive: true })
-    Fs.symlinkSync(Fs.realpathSync(root), target, "dir")
+    Fs.symlinkSync(root, target, "dir")
   }
 }

@@ -1,6 +1,7 @@
 /**
  * What an executor process does from its command line on (Spark's `CoarseGrainedExecutorBackend` main): it reads
- * its arguments, starts its task runner, fetches the app's settings from the driver, registers and runs tasks
+ * its arguments, fetches the app from the driver, starts its task runner on it, fetches the app's settings from
+ * the driver, registers and runs tasks
  * until it is told to stop or loses its driver. `@kindling/executor/main` runs it on TCP with task threads; the
  * simulated cluster runs it on its own network with inline tasks.
  *
@@ -8,11 +9,15 @@
  */
 import type { Shell } from "@kindling/kernel"
 import { ClusterMessages, Endpoints, type Errors, Ids, RpcAddress, RpcEnv } from "@kindling/protocol"
+import { NodeArtifacts } from "@kindling/protocol/node"
 import * as Data from "effect/Data"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
+import * as Path from "node:path"
+import * as Url from "node:url"
 import * as Executor from "./Executor.js"
 import type * as TaskThreads from "./TaskThreads.js"
 
@@ -80,6 +85,34 @@ export const parseArguments = (argv: ReadonlyArray<string>): Effect.Effect<Argum
   })
 
 /**
+ * The app could not be fetched from the driver.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class AppUnavailable
+  extends Data.TaggedError("AppUnavailable")<{ readonly url: string; readonly reason: string }>
+{
+  override get message() {
+    return `Cannot fetch the app ${this.url}: ${this.reason}`
+  }
+}
+
+// An artifact URL (the driver serves its app) is fetched into the executor's working directory, its work dir on
+// the worker, which links the installation's packages there; any other URL is imported as it is.
+const localArtifact = (appUrl: string): Effect.Effect<string, AppUnavailable, RpcEnv.RpcEnv> =>
+  Option.match(NodeArtifacts.parseUrl(appUrl), {
+    onNone: () => Effect.succeed(appUrl),
+    onSome: (location) =>
+      Effect.gen(function*() {
+        const rpc = yield* RpcEnv.RpcEnv
+        const path = Path.resolve(location.name)
+        yield* NodeArtifacts.fetchTo(rpc.data, location, path)
+        return Url.pathToFileURL(path).href
+      }).pipe(Effect.mapError((error) => new AppUnavailable({ url: appUrl, reason: error.message })))
+  })
+
+/**
  * @since 0.1.0
  * @category models
  */
@@ -103,17 +136,17 @@ export const run = <E, NE, R>(
   environment: Environment<E, NE, R>
 ): Effect.Effect<
   number,
-  E | NE | InvalidArguments | Errors.RpcError | Shell.NotListening | RpcEnv.EndpointAlreadyRegistered,
+  E | NE | InvalidArguments | AppUnavailable | Errors.RpcError | Shell.NotListening | RpcEnv.EndpointAlreadyRegistered,
   R | Scope.Scope
 > =>
   Effect.gen(function*() {
     const args = yield* parseArguments(argv)
     const exit = yield* Deferred.make<number>()
     yield* Effect.logInfo(`Started executor ${args.executorId} of ${args.appId} with ${args.cores} cores`)
-    const threads = yield* environment.tasks(args.cores, args.appUrl)
     // Built in the process's scope: the executor's network lives as long as the executor.
     const network = yield* Layer.build(environment.network(args.hostname))
     yield* Effect.gen(function*() {
+      const threads = yield* environment.tasks(args.cores, yield* localArtifact(args.appUrl))
       // The app's settings for its executors, as Spark's executors fetch them before registering.
       const rpc = yield* RpcEnv.RpcEnv
       const config = yield* rpc.ask(

@@ -13,8 +13,10 @@
  *
  * @since 0.1.0
  */
+import { Registry } from "@kindling/conf"
+import { NodeLoader } from "@kindling/conf/node"
 import { NodeLogging } from "@kindling/kernel"
-import { RpcEnv } from "@kindling/protocol"
+import { ProtocolConf, RpcEnv } from "@kindling/protocol"
 import { NodeTransport } from "@kindling/protocol/node"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
@@ -22,9 +24,14 @@ import * as Layer from "effect/Layer"
 import * as ExecutorProcess from "./ExecutorProcess.js"
 import * as TaskThreads from "./TaskThreads.js"
 
-const main = ExecutorProcess.run(process.argv.slice(2), {
-  tasks: (size, appUrl) => TaskThreads.make({ size, appUrl }),
-  network: (host) => RpcEnv.layer({ host, port: 0 }).pipe(Layer.provide(NodeTransport.layer))
+// The network settings (the cluster's secret above all) come from the environment the worker gives executors.
+const main = Effect.gen(function*() {
+  const conf = yield* NodeLoader.load(Registry.make(ProtocolConf.group), { unknownKeys: "ignore" })
+  const rpc = yield* ProtocolConf.rpcOptions(conf)
+  return yield* ExecutorProcess.run(process.argv.slice(2), {
+    tasks: (size, appUrl) => TaskThreads.make({ size, appUrl }),
+    network: (host) => RpcEnv.layer({ ...rpc, host, port: 0 }).pipe(Layer.provide(NodeTransport.layer))
+  })
 })
 
 Effect.runPromiseExit(Effect.scoped(main).pipe(Effect.provide(NodeLogging.layer))).then((exit) => {

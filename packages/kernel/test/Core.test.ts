@@ -73,6 +73,7 @@ describe("the core contract", () => {
       RequestDriverStatus: () => {},
       RequestKillAllDrivers: () => {},
       RequestClearCompletedDriversAndApps: () => {},
+      RequestUploadArtifact: () => {},
       RequestReadyz: (out, _, ask) => Core.reply(out, ask, Exit.succeed(true))
     })
     const out: Core.Out<never, never> = { now: 0, commands: [] }

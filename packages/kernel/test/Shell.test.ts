@@ -35,7 +35,8 @@ const receive = Core.dispatch<Inbound, Core.Out<Local, Command> & { readonly sta
     out.commands.push({ _tag: "Fail" })
     Core.reply(out, ask, Exit.fail(new Errors.MasterNotAlive({ state: "STANDBY" })))
   },
-  RequestSubmitDriver: () => {}
+  RequestSubmitDriver: () => {},
+  RequestUploadArtifact: () => {}
 })
 
 const core: Core.Core<State, Inbound, Local, Command> = {

@@ -1,7 +1,7 @@
 /**
  * The master as a running role: its core (`MasterCore`) in the kernel's shell on the RpcEnv in context, with
- * the master's own commands carried out here — records persisted and removed — and leadership fed in from the
- * election.
+ * the master's own commands carried out here — records persisted and removed, uploaded artifacts stored — and
+ * leadership fed in from the election.
  *
  * @since 0.1.0
  */
@@ -9,6 +9,7 @@ import { Shell } from "@kindling/kernel"
 import { Endpoints, type QueryMessages, type RpcAddress, type RpcEnv } from "@kindling/protocol"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
+import { ArtifactStore } from "./ArtifactStore.js"
 import { LeaderElection } from "./LeaderElection.js"
 import * as MasterCore from "./MasterCore.js"
 import { Persistence } from "./Persistence.js"
@@ -48,11 +49,12 @@ export const make = (
 ): Effect.Effect<
   Master,
   Shell.NotListening | RpcEnv.EndpointAlreadyRegistered,
-  RpcEnv.RpcEnv | Persistence | LeaderElection | Scope.Scope
+  RpcEnv.RpcEnv | Persistence | ArtifactStore | LeaderElection | Scope.Scope
 > =>
   Effect.gen(function*() {
     const persistence = yield* Persistence
     const election = yield* LeaderElection
+    const artifacts = yield* ArtifactStore
     const { onExit, validateState, ...config } = options
     const address = yield* Shell.listeningAddress(Endpoints.master)
     const shell = yield* Shell.make({
@@ -61,12 +63,32 @@ export const make = (
       // A master that cannot keep its recovery state stops rather than go on with state it would lose: the shell
       // sends nothing more and answers no ask of the step with success, and a restarted master recovers from
       // what is on disk.
-      interpret: (command) =>
-        Effect.orDie(
-          command._tag === "Persist"
-            ? persistence.persist(command.record)
-            : persistence.unpersist(command.kind, command.id)
-        ),
+      interpret: (command, host) => {
+        switch (command._tag) {
+          case "Persist":
+            return Effect.orDie(persistence.persist(command.record)).pipe(
+              Effect.zipRight(
+                command.record.kind === "driver" ? artifacts.driverPersisted(command.record.value) : Effect.void
+              )
+            )
+          case "Unpersist":
+            return Effect.orDie(persistence.unpersist(command.kind, command.id)).pipe(
+              Effect.zipRight(command.kind === "driver" ? artifacts.driverRemoved(command.id) : Effect.void)
+            )
+          case "StoreArtifact": {
+            // Fetching takes a while: the master goes on meanwhile and answers the upload when it is stored.
+            const { request } = command.ask
+            const upload = { from: command.from, name: request.name, sha256: request.sha256, size: request.size }
+            return Effect.sync(() =>
+              host.fork(
+                Effect.exit(artifacts.store(upload)).pipe(
+                  Effect.map((exit) => host.feed({ _tag: "ArtifactStored", ask: command.ask, exit }))
+                )
+              )
+            )
+          }
+        }
+      },
       validateState: validateState ?? false,
       onExit: (code) => onExit(code)
     })
@@ -76,7 +98,10 @@ export const make = (
       elected: persistence.readAll.pipe(
         Effect.matchEffect({
           onFailure: (error) => Effect.logError(`${error.message}; the master stops`).pipe(Effect.zipRight(onExit(1))),
-          onSuccess: (stored) => Effect.sync(() => shell.feed({ _tag: "ElectedLeader", stored }))
+          onSuccess: (stored) =>
+            artifacts.recovered(stored.drivers).pipe(
+              Effect.zipRight(Effect.sync(() => shell.feed({ _tag: "ElectedLeader", stored })))
+            )
         })
       ),
       revoked: Effect.sync(() => shell.feed({ _tag: "RevokedLeadership" }))

@@ -1,6 +1,6 @@
 /**
- * The configuration the master reads: how long it keeps dead workers and finished work, recovery, scheduling and
- * its web UI and REST ports.
+ * The configuration the master reads: how long it keeps dead workers and finished work, recovery, scheduling,
+ * its web UI and REST ports, and uploaded artifacts.
  *
  * @since 0.1.0
  */
@@ -59,6 +59,19 @@ export const keys = {
   restPort: Key.make("kindling.master.rest.port", ValueType.port, {
     default: "6066",
     description: "Port of the REST submission server."
+  }),
+  artifactDirectory: Key.make("kindling.master.artifact.dir", ValueType.string, {
+    default: "",
+    description: "Where uploaded app artifacts are kept; empty: `artifacts` in the recovery directory with " +
+      "FILESYSTEM recovery (so recovered drivers can be relaunched), otherwise a temporary directory."
+  }),
+  artifactMaxSize: Key.make("kindling.master.artifact.maxSize", ValueType.memory, {
+    default: "256m",
+    description: "The largest app artifact a submission client may upload."
+  }),
+  artifactRetention: Key.make("kindling.master.artifact.retention", ValueType.duration("s"), {
+    default: "10min",
+    description: "How long an uploaded artifact is kept once no driver the master remembers uses it."
   })
 }
 

@@ -93,6 +93,12 @@ export type Local =
   | { readonly _tag: "RevokedLeadership" }
   | { readonly _tag: "CheckForWorkerTimeOut" }
   | { readonly _tag: "CompleteRecovery" }
+  /** The artifact store has stored an upload, or rejected it. */
+  | {
+    readonly _tag: "ArtifactStored"
+    readonly ask: Core.Ask<SubmissionMessages.RequestUploadArtifact>
+    readonly exit: Exit.Exit<SubmissionMessages.UploadArtifactResponse, Errors.ArtifactRejected>
+  }
 
 /**
  * @since 0.1.0
@@ -120,6 +126,12 @@ export type Record =
 export type MasterCommand =
   | { readonly _tag: "Persist"; readonly record: Record }
   | { readonly _tag: "Unpersist"; readonly kind: Record["kind"]; readonly id: string }
+  /** Pull an uploaded artifact from `from` into the artifact store, then feed `ArtifactStored`. */
+  | {
+    readonly _tag: "StoreArtifact"
+    readonly ask: Core.Ask<SubmissionMessages.RequestUploadArtifact>
+    readonly from: RpcAddress.RpcAddress
+  }
 
 /**
  * @since 0.1.0
@@ -163,7 +175,8 @@ export const step = (state: State, input: Input): ReadonlyArray<Command> => {
     now: input.now,
     commands: [],
     wants: { schedule: false, recoveryCheck: false },
-    connection: input._tag === "Receive" ? input.connection : undefined
+    connection: input._tag === "Receive" ? input.connection : undefined,
+    sender: input._tag === "Receive" ? input.sender : undefined
   }
   switch (input._tag) {
     case "Start":
@@ -196,6 +209,9 @@ export const step = (state: State, input: Input): ReadonlyArray<Command> => {
       break
     case "CompleteRecovery":
       completeRecovery(current)
+      break
+    case "ArtifactStored":
+      Core.reply(current, input.ask, input.exit)
       break
   }
   if (current.wants.recoveryCheck && canCompleteRecovery(state)) completeRecovery(current)
@@ -266,6 +282,15 @@ const receive = Core.dispatch<Inbound, Step>({
     Core.reply(step, ask, Exit.succeed(true))
   },
   RequestReadyz: (step, _, ask) => Core.reply(step, ask, Exit.succeed(step.state.status !== "STANDBY")),
+  RequestUploadArtifact: (step, message, ask) => {
+    if (step.state.status !== "ALIVE") return Core.reply(step, ask, notAlive(step.state, "accept artifacts"))
+    // The artifact is pulled from the uploader's data plane: it must be a node that listens.
+    if (step.sender === undefined) {
+      const reason = "the uploading node does not listen, so its artifact cannot be fetched"
+      return Core.reply(step, ask, Exit.fail(new Errors.ArtifactRejected({ name: message.name, reason })))
+    }
+    step.commands.push({ _tag: "StoreArtifact", ask, from: step.sender })
+  },
   RegisterApplication: (step, message) => registerApplicationRequest(step, message),
   UnregisterApplication: (step, message) => {
     const app = step.state.apps.get(message.appId)

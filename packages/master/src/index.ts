@@ -6,6 +6,8 @@
  */
 
 /** @since 0.1.0 */
+export * as ArtifactStore from "./ArtifactStore.js"
+/** @since 0.1.0 */
 export * as LeaderElection from "./LeaderElection.js"
 /** @since 0.1.0 */
 export * as Master from "./Master.js"

@@ -2,7 +2,7 @@
 // order, with persistence before replies, and a master that cannot persist stops.
 import { assert, describe, it } from "@effect/vitest"
 import { Simulation } from "@kindling/kernel/testing"
-import { LeaderElection, Master, Persistence } from "@kindling/master"
+import { ArtifactStore, LeaderElection, Master, Persistence } from "@kindling/master"
 import {
   Descriptions,
   Endpoints,
@@ -13,6 +13,7 @@ import {
   WorkerMessages
 } from "@kindling/protocol"
 import { Cause, Effect, Exit, Layer } from "effect"
+import { masterOptions } from "./fixtures/options.js"
 
 const masterAddress = RpcAddress.make("master", 7077)
 
@@ -45,29 +46,15 @@ const world = (options: { readonly refuseDrivers: boolean }) => {
   sim.start(
     "master",
     Effect.gen(function*() {
-      yield* Master.make({
-        webUiUrl: "",
-        webUiPort: 8080,
-        restPort: undefined,
-        workerTimeoutMillis: 60_000,
-        deadWorkerPersistence: 15,
-        recoveryTimeoutMillis: 60_000,
-        retainedApplications: 10,
-        retainedDrivers: 10,
-        spreadOut: true,
-        defaultCores: Infinity,
-        maxExecutorRetries: 10,
-        seed: 1,
-        validateState: true,
-        onExit: (code) => Effect.sync(() => exits.push(code))
-      })
+      yield* Master.make(masterOptions((code) => Effect.sync(() => exits.push(code))))
       return yield* Simulation.forever
     }).pipe(
       Effect.provide(
         Layer.mergeAll(
           RpcEnv.layer({ host: masterAddress.host, port: masterAddress.port }),
           slowStore(store, 200, options.refuseDrivers),
-          LeaderElection.layerSingle
+          LeaderElection.layerSingle,
+          ArtifactStore.layerNone
         )
       )
     )

@@ -91,6 +91,25 @@ export class DriverLaunchFailed extends Schema.TaggedError<DriverLaunchFailed>()
 }
 
 /**
+ * A master would not store an uploaded artifact: too large, a malformed digest or name, or the bytes fetched
+ * from the uploader were not the ones announced.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ArtifactRejected extends Schema.TaggedError<ArtifactRejected>()("ArtifactRejected", {
+  name: Schema.String,
+  reason: Schema.String
+}, {
+  description: "A master would not store an uploaded artifact: too large, a malformed digest or name, or the " +
+    "bytes fetched from the uploader were not the ones announced."
+}) {
+  override get message(): string {
+    return `The artifact ${this.name} was rejected: ${this.reason}`
+  }
+}
+
+/**
  * A worker could not start an executor process.
  *
  * @since 0.1.0
@@ -365,6 +384,7 @@ export const all = {
   ExecutorRegistrationRejected,
   DriverLaunchFailed,
   ExecutorLaunchFailed,
+  ArtifactRejected,
   AuthenticationFailed,
   ProtocolVersionMismatch,
   MalformedFrame,

@@ -11,7 +11,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { DriverDescription } from "./Descriptions.js"
 import * as Endpoints from "./Endpoints.js"
-import type { DriverNotFound, MasterNotAlive, RpcError } from "./Errors.js"
+import type { ArtifactRejected, DriverNotFound, MasterNotAlive, RpcError } from "./Errors.js"
 import type { DriverId } from "./Ids.js"
 import * as MasterUrl from "./MasterUrl.js"
 import { type MasterStateResponse, RequestMasterState } from "./QueryMessages.js"
@@ -23,7 +23,9 @@ import {
   RequestDriverStatus,
   RequestKillDriver,
   RequestSubmitDriver,
-  type SubmitDriverResponse
+  RequestUploadArtifact,
+  type SubmitDriverResponse,
+  type UploadArtifactResponse
 } from "./SubmissionMessages.js"
 
 /**
@@ -41,6 +43,14 @@ export interface MasterClient {
   readonly driverStatus: (
     driverId: DriverId
   ) => Effect.Effect<DriverStatusResponse, MasterNotAlive | DriverNotFound | RpcError>
+  /**
+   * Has the leading master pull an artifact from this node, which must serve it meanwhile
+   * (`NodeArtifacts.serve`). The ask waits as long as the RpcEnv's default ask timeout, as the master answers
+   * once it has the bytes.
+   */
+  readonly uploadArtifact: (
+    artifact: { readonly name: string; readonly sha256: string; readonly size: number }
+  ) => Effect.Effect<UploadArtifactResponse, MasterNotAlive | ArtifactRejected | RpcError>
   /** The state of the first ALIVE master, or of the first master that answered when none is ALIVE. */
   readonly masterState: Effect.Effect<MasterStateResponse, RpcError>
 }
@@ -105,6 +115,7 @@ export const make = (
         firstAnswer((master) => rpc.ask(ref(master), new RequestKillDriver({ driverId }), { timeout })),
       driverStatus: (driverId) =>
         firstAnswer((master) => rpc.ask(ref(master), new RequestDriverStatus({ driverId }), { timeout })),
+      uploadArtifact: (artifact) => firstAnswer((master) => rpc.ask(ref(master), new RequestUploadArtifact(artifact))),
       masterState: Effect.gen(function*() {
         let fallback: MasterStateResponse | undefined
         let lastError: RpcError | undefined

@@ -6,7 +6,7 @@
  */
 import * as Schema from "effect/Schema"
 import { DriverDescription, RemoteException } from "./Descriptions.js"
-import { DriverNotFound, MasterNotAlive } from "./Errors.js"
+import { ArtifactRejected, DriverNotFound, MasterNotAlive } from "./Errors.js"
 import { DriverId, WorkerId } from "./Ids.js"
 import { RefTo } from "./RpcAddress.js"
 import { DriverState } from "./States.js"
@@ -133,6 +133,36 @@ export class RequestReadyz extends Schema.TaggedRequest<RequestReadyz>()("Reques
 }, { description: "Is the master ready (not STANDBY)?" }) {}
 
 /**
+ * @since 0.1.0
+ * @category replies
+ */
+export class UploadArtifactResponse extends Schema.TaggedClass<UploadArtifactResponse>()("UploadArtifactResponse", {
+  url: Schema.String
+}, {
+  description: "The artifact is stored on the master; `url` is what a driver description's `appUrl` names it by"
+}) {}
+
+/**
+ * Store an app artifact on the master, which pulls it from the asking node's data plane (the block
+ * `artifact/<sha256>`), checks its size and digest, and serves it to workers until no driver uses it.
+ *
+ * @since 0.1.0
+ * @category submission client → master
+ */
+export class RequestUploadArtifact extends Schema.TaggedRequest<RequestUploadArtifact>()("RequestUploadArtifact", {
+  payload: {
+    /** The file name workers store it under (one path segment). */
+    name: Schema.String,
+    /** The SHA-256 of its bytes, as 64 lowercase hex digits. */
+    sha256: Schema.String,
+    /** Its size in bytes. */
+    size: Schema.NonNegativeInt
+  },
+  success: UploadArtifactResponse,
+  failure: Schema.Union(MasterNotAlive, ArtifactRejected)
+}, { description: "Pull an app artifact from the asking node and serve it to workers" }) {}
+
+/**
  * Everything a submission client asks a master.
  *
  * @since 0.1.0
@@ -144,7 +174,8 @@ export const SubmissionRequest = Schema.Union(
   RequestDriverStatus,
   RequestKillAllDrivers,
   RequestClearCompletedDriversAndApps,
-  RequestReadyz
+  RequestReadyz,
+  RequestUploadArtifact
 )
 /**
  * @since 0.1.0
@@ -162,7 +193,8 @@ export const SubmissionReply = Schema.Union(
   SubmitDriverResponse,
   KillDriverResponse,
   DriverStatusResponse,
-  KillAllDriversResponse
+  KillAllDriversResponse,
+  UploadArtifactResponse
 )
 /**
  * @since 0.1.0

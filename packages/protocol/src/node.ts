@@ -13,3 +13,8 @@ export * as NodeDataPlane from "./NodeDataPlane.js"
  * @since 0.1.0
  */
 export * as NodeTransport from "./NodeTransport.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as NodeArtifacts from "./NodeArtifacts.js"

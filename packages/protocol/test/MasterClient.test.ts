@@ -61,7 +61,9 @@ const fakeMaster = (rpc: RpcEnv.RpcEnv, state: States.RecoveryState) =>
           ),
         RequestKillAllDrivers: () => Effect.fail(new Errors.MasterNotAlive({ state })),
         RequestClearCompletedDriversAndApps: () => Effect.succeed(true),
-        RequestReadyz: () => Effect.succeed(state !== "STANDBY")
+        RequestReadyz: () => Effect.succeed(state !== "STANDBY"),
+        RequestUploadArtifact: ({ name }) =>
+          Effect.fail(new Errors.ArtifactRejected({ name, reason: "this fake stores nothing" }))
       }
     })
     return { address: rpc.address!, asked: Ref.get(asked), known }

@@ -22,7 +22,7 @@
 import { Cluster as AppCluster, JobFailed, type KindlingContext } from "@kindling/driver"
 import { ExecutorProcess, InlineTasks } from "@kindling/executor"
 import { Simulation } from "@kindling/kernel/testing"
-import { LeaderElection, Master, Persistence } from "@kindling/master"
+import { ArtifactStore, LeaderElection, Master, Persistence } from "@kindling/master"
 import {
   AppClientMessages,
   Codec,
@@ -148,7 +148,8 @@ export const run = (options: Options): Outcome => {
           Layer.mergeAll(
             RpcEnv.layer({ host: masterAddress.host, port: masterAddress.port }),
             Persistence.layerMemory(store),
-            LeaderElection.layerSingle
+            LeaderElection.layerSingle,
+            ArtifactStore.layerNone
           )
         )
       )
@@ -186,8 +187,7 @@ export const run = (options: Options): Outcome => {
         return yield* Simulation.forever
       }).pipe(
         Effect.provide(
-          Layer.mergeAll(
-            RpcEnv.layer({ host: name, port: workerPort }),
+          Layer.provideMerge(
             Runners.layerProcesses({
               workDir: `/sim/${name}`,
               localDir: `/sim/${name}/local`,
@@ -200,7 +200,8 @@ export const run = (options: Options): Outcome => {
                 Layer.succeed(ProcessLauncher.ProcessLauncher, SimProcesses.launcher(name, ledger, programs))
               ),
               Layer.provide(SimProcesses.fileSystem)
-            )
+            ),
+            RpcEnv.layer({ host: name, port: workerPort })
           )
         )
       )
@@ -385,7 +386,8 @@ export const run = (options: Options): Outcome => {
         masters: [masterAddress],
         masterUrl: `kindling://${masterAddress.host}:${masterAddress.port}`,
         host: app.name,
-        appUrl: "file:///sim/app.mjs",
+        // Simulated executors run inline tasks and import nothing.
+        appUrl: "sim:app",
         driver: {
           scheduler: {
             maxFailures: 4,

@@ -225,5 +225,6 @@ export const launcher = (
 export const fileSystem: Layer.Layer<FileSystem.FileSystem> = FileSystem.layerNoop({
   makeDirectory: () => Effect.void,
   copyFile: () => Effect.void,
-  remove: () => Effect.void
+  remove: () => Effect.void,
+  symlink: () => Effect.void
 })

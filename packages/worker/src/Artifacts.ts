@@ -1,12 +1,17 @@
 /**
- * Fetching an app artifact into a driver's work dir, as Spark's DriverRunner downloads the user jar: `file://`
- * URLs and absolute paths are copied, `http://` and `https://` URLs are downloaded.
+ * Fetching an app artifact into a driver's work dir, as Spark's DriverRunner downloads the user jar: artifact
+ * URLs (`kindling://host:port/artifact/<sha256>/<name>`, an upload the master serves) are fetched on the data
+ * plane and checked against their digest, `file://` URLs and absolute paths are copied, `http://` and `https://`
+ * URLs are downloaded.
  *
  * @since 0.1.0
  */
 import { FileSystem } from "@effect/platform"
+import { RpcEnv } from "@kindling/protocol"
+import { NodeArtifacts } from "@kindling/protocol/node"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Sink from "effect/Sink"
 import * as Stream from "effect/Stream"
 import * as Path from "node:path"
@@ -28,6 +33,7 @@ export class ArtifactFetchFailed
 }
 
 type Source =
+  | { readonly _tag: "Artifact"; readonly location: NodeArtifacts.Location }
   | { readonly _tag: "File"; readonly path: string }
   | { readonly _tag: "Http"; readonly url: URL; readonly name: string }
 
@@ -38,6 +44,11 @@ const parse = (url: string): Effect.Effect<Source, ArtifactFetchFailed> =>
     if (!URL.canParse(url)) return fail("not an absolute path or a URL")
     const parsed = new URL(url)
     switch (parsed.protocol) {
+      case "kindling:":
+        return Option.match(NodeArtifacts.parseUrl(url), {
+          onNone: () => fail("not an artifact URL (kindling://host:port/artifact/<sha256>/<name>)"),
+          onSome: (location) => Effect.succeed({ _tag: "Artifact", location } as const)
+        })
       case "file:":
         return Effect.try({
           try: () => ({ _tag: "File", path: fileURLToPath(parsed) } as const),
@@ -56,13 +67,16 @@ const parse = (url: string): Effect.Effect<Source, ArtifactFetchFailed> =>
           Effect.map((name) => ({ _tag: "Http", url: parsed, name } as const))
         )
       default:
-        return fail(`unsupported scheme "${parsed.protocol}" (use file://, http://, https:// or an absolute path)`)
+        return fail(
+          `unsupported scheme "${parsed.protocol}" (use kindling://, file://, http://, https:// or an absolute path)`
+        )
     }
   })
 
 /**
  * Fetches `url` into `intoDir` (created if missing) and returns the local path, which is named after the last
- * segment of the URL's path. Files are copied through the `FileSystem` in context, downloads streamed into it.
+ * segment of the URL's path. Artifacts are fetched on the data plane of the RpcEnv in context, files copied
+ * through the `FileSystem` in context, downloads streamed into it.
  *
  * @since 0.1.0
  * @category fetching
@@ -70,12 +84,18 @@ const parse = (url: string): Effect.Effect<Source, ArtifactFetchFailed> =>
 export const fetchArtifact = (
   url: string,
   intoDir: string
-): Effect.Effect<string, ArtifactFetchFailed, FileSystem.FileSystem> =>
+): Effect.Effect<string, ArtifactFetchFailed, FileSystem.FileSystem | RpcEnv.RpcEnv> =>
   Effect.gen(function*() {
     const source = yield* parse(url)
     const fs = yield* FileSystem.FileSystem
     const failed = (error: unknown) => new ArtifactFetchFailed({ url, reason: reasonOf(error) })
     yield* Effect.mapError(fs.makeDirectory(intoDir, { recursive: true }), failed)
+    if (source._tag === "Artifact") {
+      const target = Path.join(intoDir, source.location.name)
+      const rpc = yield* RpcEnv.RpcEnv
+      yield* Effect.mapError(NodeArtifacts.fetchTo(rpc.data, source.location, target), failed)
+      return target
+    }
     if (source._tag === "File") {
       const target = Path.join(intoDir, Path.basename(source.path))
       yield* Effect.mapError(fs.copyFile(source.path, target), failed)

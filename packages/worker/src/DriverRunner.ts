@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import type { FileSystem } from "@effect/platform"
-import { Descriptions, Errors, type Ids, type States } from "@kindling/protocol"
+import { Descriptions, Errors, type Ids, type RpcEnv, type States } from "@kindling/protocol"
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
@@ -35,6 +35,8 @@ export interface Options {
   readonly initialBackoff: Duration.DurationInput
   /** Turns the command's `mainModule` specifier into the absolute path of the file to run. */
   readonly resolveModule: (specifier: string) => string
+  /** The cluster's secret, handed to the process in its environment (never on its command line). */
+  readonly secret?: string | undefined
 }
 
 /**
@@ -74,7 +76,7 @@ export interface DriverHandle {
  */
 export const start = (
   options: Options
-): Effect.Effect<DriverHandle, never, ProcessLauncher | FileSystem.FileSystem | Scope.Scope> =>
+): Effect.Effect<DriverHandle, never, ProcessLauncher | FileSystem.FileSystem | RpcEnv.RpcEnv | Scope.Scope> =>
   Effect.gen(function*() {
     const { command, supervise } = options.description
     const killRequest = yield* Deferred.make<void>()
@@ -93,6 +95,7 @@ export const start = (
         args,
         memoryMB: options.description.mem,
         resolveModule: options.resolveModule,
+        secret: options.secret,
         dir
       })
     })

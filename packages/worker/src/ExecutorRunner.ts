@@ -13,7 +13,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as Path from "node:path"
-import { makeWorkDir, nodeSpawnSpec, runProcess, unlessKilled } from "./internal/runner.js"
+import { linkInstallation, makeWorkDir, nodeSpawnSpec, runProcess, unlessKilled } from "./internal/runner.js"
 import type { ProcessLauncher } from "./ProcessLauncher.js"
 import { executorFinalState, ExecutorOutcome, type ExecutorResult, exitCode, substitute } from "./Supervision.js"
 
@@ -37,6 +37,8 @@ export interface Options {
   readonly terminateTimeout: Duration.DurationInput
   /** Turns the command's `mainModule` specifier into the absolute path of the file to run. */
   readonly resolveModule: (specifier: string) => string
+  /** The cluster's secret, handed to the process in its environment (never on its command line). */
+  readonly secret?: string | undefined
 }
 
 /**
@@ -75,7 +77,8 @@ export const start = (
     const dir = Path.join(options.workDir, options.appId, String(options.execId))
 
     const prepare = Effect.zipRight(
-      makeWorkDir(dir),
+      // The executor fetches its app into its work dir; the app imports this installation's packages from there.
+      Effect.zipRight(makeWorkDir(dir), linkInstallation(dir)),
       nodeSpawnSpec({
         command,
         args: substitute(command.arguments, {
@@ -87,6 +90,7 @@ export const start = (
         }),
         memoryMB: options.memory,
         resolveModule: options.resolveModule,
+        secret: options.secret,
         dir
       })
     )

@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import { FileSystem } from "@effect/platform"
-import { Descriptions, type Ids } from "@kindling/protocol"
+import { Descriptions, type Ids, RpcEnv } from "@kindling/protocol"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
@@ -104,6 +104,8 @@ export interface ProcessOptions {
   readonly driverTerminateTimeoutMillis: number
   readonly executorTerminateTimeoutMillis: number
   readonly superviseInitialBackoffMillis: number
+  /** The cluster's secret, handed to drivers and executors in their environment. */
+  readonly secret?: string | undefined
   /** Turns a command's module specifier into the file to run (default: Node's resolution from here). */
   readonly resolveModule?: (specifier: string) => string
 }
@@ -132,12 +134,14 @@ const newestChange = async (path: string): Promise<number> => {
  */
 export const makeProcesses = (
   options: ProcessOptions
-): Effect.Effect<RunnersService, WorkDirUnusable, ProcessLauncher | FileSystem.FileSystem> =>
+): Effect.Effect<RunnersService, WorkDirUnusable, ProcessLauncher | FileSystem.FileSystem | RpcEnv.RpcEnv> =>
   Effect.gen(function*() {
     const launcher = yield* ProcessLauncher
     const fs = yield* FileSystem.FileSystem
     const machine = Effect.provideService(ProcessLauncher, launcher)
     const files = Effect.provideService(FileSystem.FileSystem, fs)
+    // Artifacts are fetched on the worker's own network.
+    const network = Effect.provideService(RpcEnv.RpcEnv, yield* RpcEnv.RpcEnv)
     const resolveModule = options.resolveModule ?? defaultResolveModule
     yield* Effect.mapError(
       fs.makeDirectory(options.workDir, { recursive: true }),
@@ -154,8 +158,9 @@ export const makeProcesses = (
         workerUrl: worker.workerUrl,
         terminateTimeout: options.driverTerminateTimeoutMillis,
         initialBackoff: options.superviseInitialBackoffMillis,
-        resolveModule
-      }).pipe(machine, files)
+        resolveModule,
+        secret: options.secret
+      }).pipe(machine, files, network)
 
     const executor: RunnersService["executor"] = (launch, worker) =>
       Effect.gen(function*() {
@@ -182,8 +187,9 @@ export const makeProcesses = (
           workDir: options.workDir,
           workerUrl: worker.workerUrl,
           terminateTimeout: options.executorTerminateTimeoutMillis,
-          resolveModule
-        }).pipe(machine, files)
+          resolveModule,
+          secret: options.secret
+        }).pipe(machine, files, network)
       })
 
     const cleanupApplication = (appId: Ids.AppId) =>
@@ -220,5 +226,5 @@ export const makeProcesses = (
  */
 export const layerProcesses = (
   options: ProcessOptions
-): Layer.Layer<Runners, WorkDirUnusable, ProcessLauncher | FileSystem.FileSystem> =>
+): Layer.Layer<Runners, WorkDirUnusable, ProcessLauncher | FileSystem.FileSystem | RpcEnv.RpcEnv> =>
   Layer.effect(Runners, makeProcesses(options))

@@ -155,6 +155,7 @@ export const make = (config: Config): State => ({
   masterWebUiUrl: undefined,
   registrationAttempts: 0,
   registrationTimer: "none",
+  lastHeardAt: undefined,
   decommissioned: false,
   coresUsed: 0,
   memoryUsed: 0,

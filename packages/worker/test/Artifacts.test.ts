@@ -1,7 +1,9 @@
 import { NodeFileSystem } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
+import { RpcEnv } from "@kindling/protocol"
+import { NodeArtifacts, NodeTransport } from "@kindling/protocol/node"
 import { Artifacts } from "@kindling/worker"
-import { Effect } from "effect"
+import { Effect, Layer, Option } from "effect"
 import * as Fs from "node:fs"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
@@ -11,8 +13,24 @@ import { readText, tempDir } from "./fixtures/support.js"
 
 const body = "export default () => {}\n".repeat(10_000)
 
+// The worker's side: a node on 127.0.0.1 with a file system.
 const fetchArtifact = (url: string, intoDir: string) =>
-  Artifacts.fetchArtifact(url, intoDir).pipe(Effect.provide(NodeFileSystem.layer))
+  Artifacts.fetchArtifact(url, intoDir).pipe(
+    Effect.provide(NodeFileSystem.layer),
+    Effect.provide(RpcEnv.layer({ host: "127.0.0.1", port: 0 }).pipe(Layer.provide(NodeTransport.layer)))
+  )
+
+// A node (a master, a driver) serving the artifact at `path`; answers its URL under `name`.
+const artifactServer = (path: string, name: string) =>
+  Effect.gen(function*() {
+    const rpc = yield* RpcEnv.make({ host: "127.0.0.1", port: 0 }).pipe(Effect.provide(NodeTransport.layer))
+    const digest = yield* NodeArtifacts.digestFile(path)
+    yield* NodeArtifacts.serve(
+      rpc.data,
+      (sha256) => Effect.succeed(sha256 === digest.sha256 ? Option.some(path) : Option.none())
+    )
+    return NodeArtifacts.url({ address: rpc.address!, sha256: digest.sha256, name })
+  })
 
 // Serves `body` at /dist/app.js and 404 everywhere else.
 const server = Effect.acquireRelease(
@@ -37,6 +55,36 @@ const source = Effect.gen(function*() {
 })
 
 describe("fetchArtifact", () => {
+  it.scopedLive("fetches an artifact URL on the data plane and checks its digest", () =>
+    Effect.gen(function*() {
+      const url = yield* artifactServer(yield* source, "app.mjs")
+      const into = Path.join(yield* tempDir, "driver-1")
+      const local = yield* fetchArtifact(url, into)
+      assert.strictEqual(local, Path.join(into, "app.mjs"))
+      assert.strictEqual(yield* readText(local), body)
+      assert.deepStrictEqual(Fs.readdirSync(into), ["app.mjs"])
+    }))
+
+  it.scopedLive("refuses bytes that are not the artifact its URL names, and keeps nothing of them", () =>
+    Effect.gen(function*() {
+      const path = yield* source
+      const url = yield* artifactServer(path, "app.mjs")
+      // The server's file changes after its digest was taken: what arrives no longer matches the URL.
+      yield* Effect.promise(() => Fs.promises.writeFile(path, body.replace("default", "DEFAULT")))
+      const into = yield* tempDir
+      const error = yield* Effect.flip(fetchArtifact(url, into))
+      assert.include(error.reason, "its SHA-256 is")
+      assert.deepStrictEqual(Fs.readdirSync(into), [])
+    }))
+
+  it.scopedLive("fails on an artifact the node does not serve", () =>
+    Effect.gen(function*() {
+      const url = yield* artifactServer(yield* source, "app.mjs")
+      const other = url.replace(/artifact\/[0-9a-f]{64}/, `artifact/${"0".repeat(64)}`)
+      const error = yield* Effect.flip(fetchArtifact(other, yield* tempDir))
+      assert.include(error.reason, `Block artifact/${"0".repeat(64)} not found`)
+    }))
+
   it.scopedLive("copies a file:// URL into the directory, creating it", () =>
     Effect.gen(function*() {
       const from = yield* source
@@ -92,8 +140,13 @@ describe("fetchArtifact", () => {
       const ftp = yield* Effect.flip(fetchArtifact("ftp://host/app.js", "/nowhere"))
       assert.strictEqual(
         ftp.message,
-        "Cannot fetch ftp://host/app.js: unsupported scheme \"ftp:\" (use file://, http://, https:// or an absolute path)"
+        "Cannot fetch ftp://host/app.js: unsupported scheme \"ftp:\" (use kindling://, file://, http://, https:// or an " +
+          "absolute path)"
       )
+      const notArtifact = yield* Effect.flip(fetchArtifact("kindling://host:7077/app.js", "/nowhere"))
+      assert.strictEqual(notArtifact.reason, "not an artifact URL (kindling://host:port/artifact/<sha256>/<name>)")
+      const escaping = yield* Effect.flip(fetchArtifact(`kindling://host:7077/artifact/${"a".repeat(64)}/..`, "/x"))
+      assert.strictEqual(escaping.reason, "not an artifact URL (kindling://host:port/artifact/<sha256>/<name>)")
       const relative = yield* Effect.flip(fetchArtifact("dist/app.js", "/nowhere"))
       assert.strictEqual(relative.reason, "not an absolute path or a URL")
       const noName = yield* Effect.flip(fetchArtifact("https://example.com/", "/nowhere"))

@@ -1,9 +1,10 @@
 import { NodeFileSystem } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { Ids } from "@kindling/protocol"
+import { Ids, RpcEnv } from "@kindling/protocol"
+import { NodeTransport } from "@kindling/protocol/node"
 import { Polling } from "@kindling/protocol/testing"
 import { DriverRunner, ProcessLauncher } from "@kindling/worker"
-import { Chunk, Deferred, Duration, Effect, Exit, Fiber, Option, Ref, Scope, TestClock } from "effect"
+import { Chunk, Deferred, Duration, Effect, Exit, Fiber, Layer, Option, Ref, Scope, TestClock } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { pathToFileURL } from "node:url"
@@ -17,6 +18,9 @@ import {
   resolveFixture,
   tempDir
 } from "./fixtures/support.js"
+
+// A client-only node: these drivers' artifacts are files, never fetched on the network.
+const clientNetwork = RpcEnv.layer({}).pipe(Layer.provide(NodeTransport.layer))
 
 const driverId = Ids.DriverId.make("driver-20240101000000-0001")
 const workerUrl = "kindling://Worker@127.0.0.1:7078"
@@ -255,7 +259,8 @@ describe("DriverRunner supervision under TestClock", () => {
       const description = driverDescription({ appUrl, supervise: true, command: command("exit") })
       const driver = yield* DriverRunner.start(options(workDir, description, { initialBackoff: "1 second" })).pipe(
         Effect.provideService(ProcessLauncher.ProcessLauncher, launcher),
-        Effect.provide(NodeFileSystem.layer)
+        Effect.provide(NodeFileSystem.layer),
+        Effect.provide(clientNetwork)
       )
       const launches = (n: number) => Polling.eventually(driver.launches, (k) => k === n)
       yield* launches(1)
@@ -291,7 +296,8 @@ describe("DriverRunner supervision under TestClock", () => {
       const description = driverDescription({ appUrl, supervise: true, command: command("exit") })
       const driver = yield* DriverRunner.start(options(workDir, description, { initialBackoff: "1 second" })).pipe(
         Effect.provideService(ProcessLauncher.ProcessLauncher, launcher),
-        Effect.provide(NodeFileSystem.layer)
+        Effect.provide(NodeFileSystem.layer),
+        Effect.provide(clientNetwork)
       )
       yield* Polling.eventually(driver.launches, (n) => n === 1)
       assert.deepStrictEqual(yield* sleepsAt(1), [1000])
@@ -316,7 +322,8 @@ describe("DriverRunner supervision under TestClock", () => {
       const description = driverDescription({ appUrl, command: command("exit") })
       const driver = yield* DriverRunner.start(options(workDir, description)).pipe(
         Effect.provideService(ProcessLauncher.ProcessLauncher, launcher),
-        Effect.provide(NodeFileSystem.layer)
+        Effect.provide(NodeFileSystem.layer),
+        Effect.provide(clientNetwork)
       )
       yield* driver.kill
       assert.deepStrictEqual(yield* driver.result, { state: "KILLED", exception: Option.none() })

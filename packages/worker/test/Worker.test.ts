@@ -107,14 +107,14 @@ const startWorker = (
       masters: [master],
       onExit: (code) => onExit(code)
     }).pipe(
-      Effect.provideService(RpcEnv.RpcEnv, rpc),
       Effect.provide(Runners.layerProcesses({
         workDir,
         localDir: Path.join(workDir, "local"),
         driverTerminateTimeoutMillis: 10_000,
         executorTerminateTimeoutMillis: 10_000,
         superviseInitialBackoffMillis: 1000
-      }))
+      })),
+      Effect.provideService(RpcEnv.RpcEnv, rpc)
     )
     return { worker, workDir, localDir: Path.join(workDir, "local") }
   })

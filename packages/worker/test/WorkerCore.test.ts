@@ -22,12 +22,12 @@ type Given =
   | { readonly _tag: "Receive"; readonly message: WorkerCore.Inbound }
 
 // One step; a message arrives from master A as a one-way send (none of these is an ask).
-const stepWith = (state: WorkerCore.State, input: Given) =>
+const stepWith = (state: WorkerCore.State, input: Given, now = 0) =>
   WorkerCore.step(
     state,
     input._tag === "Receive"
-      ? { ...input, ask: undefined, sender: masterA.address, peer: masterA.address, connection: 1, now: 0 }
-      : { ...input, now: 0 }
+      ? { ...input, ask: undefined, sender: masterA.address, peer: masterA.address, connection: 1, now }
+      : { ...input, now }
   )
 
 const config = (fuzz = 1): WorkerCore.Config => ({
@@ -294,6 +294,45 @@ describe("WorkerCore runners and accounting", () => {
     assert.deepStrictEqual(tags(ended), ["SyncState DriverStateChanged 10.0.0.1"])
     assert.strictEqual(state.coresUsed, 0)
     assert.strictEqual(state.memoryUsed, 0)
+  })
+
+  it("a launch that finds the worker silent past the worker timeout (paused) is refused and reported, not run", () => {
+    const state = registered()
+    stepWith(state, { _tag: "SendHeartbeat" }, 10_000)
+    const desc = new Descriptions.DriverDescription({
+      appUrl: "file:///a.js",
+      mem: 512,
+      cores: 1,
+      supervise: true,
+      command,
+      resourceReqs: []
+    })
+    // Within the timeout of the last heartbeat a launch runs; past it, the master has given the worker up.
+    const driver = (id: string) =>
+      new WorkerMessages.LaunchDriver({ driverId: Ids.DriverId.make(id), driverDesc: desc, resources: {} })
+    assert.deepStrictEqual(tags(stepWith(state, { _tag: "Receive", message: driver("driver-1") }, 70_000)), [
+      "LaunchDriver"
+    ])
+    const late = stepWith(state, { _tag: "Receive", message: driver("driver-2") }, 70_001)
+    assert.deepStrictEqual(tags(late), ["SyncState DriverStateChanged 10.0.0.1"])
+    const report = late.find((c) => c._tag === "SyncState")!.message as WorkerMessages.DriverStateChanged
+    assert.strictEqual(report.state, "ERROR")
+    const executor = new WorkerMessages.LaunchExecutor({
+      masterUrl: masterA.address.url,
+      appId,
+      execId: 7,
+      appDesc,
+      cores: 1,
+      memory: 512,
+      resources: {}
+    })
+    const lateExecutor = stepWith(state, { _tag: "Receive", message: executor }, 70_002)
+    assert.deepStrictEqual(tags(lateExecutor), ["SyncState ExecutorStateChanged 10.0.0.1"])
+    assert.deepStrictEqual([state.coresUsed, state.memoryUsed, state.drivers.size], [1, 512, 1])
+    assert.deepStrictEqual(WorkerCore.validate(state), [])
+    // Once heartbeats go out again, launches run again.
+    stepWith(state, { _tag: "SendHeartbeat" }, 80_000)
+    assert.deepStrictEqual(tags(stepWith(state, { _tag: "Receive", message: executor }, 80_001)), ["LaunchExecutor"])
   })
 
   it("tells a driver's end again to every new master until one acknowledges it", () => {

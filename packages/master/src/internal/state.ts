@@ -97,6 +97,8 @@ export interface Step extends Core.Out<Local, MasterCommand> {
   readonly wants: { schedule: boolean; recoveryCheck: boolean }
   /** The connection the message being handled came on, if the input is a message. */
   readonly connection: RpcEnv.ConnectionId | undefined
+  /** The listening address of the node that sent the message being handled, when it has one. */
+  readonly sender: RpcAddress.RpcAddress | undefined
 }
 
 export const wantSchedule = (step: Step) => {
@@ -126,7 +128,12 @@ export const masterUrl = (state: State) => state.config.self.address.url
 // The refusal of a master that is not ALIVE, worded for what was asked (Spark says "submissions" for everything).
 export const notAlive = (
   state: State,
-  action: "accept driver submissions" | "kill drivers" | "report driver status" | "clear completed drivers and apps"
+  action:
+    | "accept driver submissions"
+    | "accept artifacts"
+    | "kill drivers"
+    | "report driver status"
+    | "clear completed drivers and apps"
 ): Exit.Exit<never, Errors.MasterNotAlive> => Exit.fail(new Errors.MasterNotAlive({ state: state.status, action }))
 
 export const attachDriver = (driver: DriverEntry, worker: WorkerEntry) => {

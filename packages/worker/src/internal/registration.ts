@@ -86,6 +86,7 @@ export const registered = (step: Step, message: WorkerMessages.RegisteredWorker)
   if (message.duplicate) log(step, "Warning", `Duplicate registration at master ${message.master.address.url}`)
   log(step, "Info", `Successfully registered with master ${message.master.address.url}`)
   state.registered = true
+  state.lastHeardAt = step.now
   changeMaster(step, message.master, message.masterWebUiUrl)
   const heartbeat = Math.floor(state.config.workerTimeoutMillis / 4)
   Core.startTimer(step, "heartbeat", { _tag: "SendHeartbeat" }, 0, heartbeat)
@@ -144,6 +145,7 @@ export const masterChanged = (step: Step, message: WorkerMessages.MasterChanged)
 export const sendHeartbeat = (step: Step) => {
   const { state } = step
   if (!state.connected || state.master === undefined) return
+  state.lastHeardAt = step.now
   Core.send(
     step,
     state.master,

@@ -1,6 +1,7 @@
 // What DriverRunner and ExecutorRunner share: preparing the work dir and the node command line, and running one
 // process so that a kill, or the runner's own interruption, terminates it.
 import { FileSystem } from "@effect/platform"
+import { Installation } from "@kindling/driver"
 import { ModuleLoading } from "@kindling/kernel"
 import type { Descriptions } from "@kindling/protocol"
 import * as Data from "effect/Data"
@@ -43,6 +44,21 @@ export const makeWorkDir = (path: string): Effect.Effect<void, WorkDirFailed, Fi
       (error) => new WorkDirFailed({ path, reason: error.message })
     ))
 
+/**
+ * Links the installation's packages into `dir/node_modules` (`Installation`), through the file system in
+ * context, so that an app artifact put in `dir` imports them from the installation that runs it.
+ */
+export const linkInstallation = (dir: string): Effect.Effect<void, WorkDirFailed, FileSystem.FileSystem> =>
+  Effect.flatMap(FileSystem.FileSystem, (fs) =>
+    Effect.forEach(Installation.packages(), ({ name, root }) => {
+      const target = Path.join(dir, "node_modules", name)
+      return fs.makeDirectory(Path.dirname(target), { recursive: true }).pipe(
+        Effect.zipRight(fs.remove(target, { recursive: true, force: true })),
+        Effect.zipRight(fs.symlink(root, target)),
+        Effect.mapError((error) => new WorkDirFailed({ path: target, reason: error.message }))
+      )
+    }, { discard: true }))
+
 const inheritedEnv = (): Record<string, string> => {
   const env: Record<string, string> = {}
   for (const [key, value] of Object.entries(process.env)) {
@@ -58,6 +74,7 @@ export const nodeSpawnSpec = (options: {
   readonly args: ReadonlyArray<string>
   readonly memoryMB: number
   readonly resolveModule: (specifier: string) => string
+  readonly secret: string | undefined
   readonly dir: string
 }): Effect.Effect<SpawnSpec, ModuleNotResolved> =>
   Effect.try({
@@ -75,7 +92,15 @@ export const nodeSpawnSpec = (options: {
       main,
       ...options.args
     ],
-    env: { ...inheritedEnv(), ...options.command.environment },
+    // The worker's secret wins over whatever the command asks for: drivers and executors authenticate with it,
+    // as Spark's workers hand theirs to the processes they start.
+    env: {
+      ...inheritedEnv(),
+      ...options.command.environment,
+      ...(options.secret === undefined
+        ? {}
+        : { KINDLING_AUTHENTICATE: "true", KINDLING_AUTHENTICATE_SECRET: options.secret })
+    },
     cwd: options.dir,
     stdoutFile: Path.join(options.dir, "stdout"),
     stderrFile: Path.join(options.dir, "stderr")

@@ -2,11 +2,11 @@
 // directories of finished apps.
 import { Retention } from "@kindling/kernel"
 import type { Ids, RpcAddress } from "@kindling/protocol"
-import { Ids as IdsOf, States, WorkerMessages } from "@kindling/protocol"
+import { Descriptions, Ids as IdsOf, States, WorkerMessages } from "@kindling/protocol"
 import * as Option from "effect/Option"
 import type { Local } from "../WorkerCore.js"
 import type { DriverEntry, ExecutorEntry, Step } from "./state.js"
-import { log, masterUrl } from "./state.js"
+import { log, masterUrl, takenForDead } from "./state.js"
 
 export const launchExecutor = (step: Step, message: WorkerMessages.LaunchExecutor) => {
   const { state } = step
@@ -19,6 +19,22 @@ export const launchExecutor = (step: Step, message: WorkerMessages.LaunchExecuto
     return
   }
   const fullId = IdsOf.fullExecutorId(message.appId, message.execId)
+  if (takenForDead(step)) {
+    const reason = "the worker was unresponsive past the worker timeout when the launch arrived"
+    log(step, "Warning", `Not launching executor ${fullId}: ${reason}`)
+    step.commands.push({
+      _tag: "SyncState",
+      to: state.master!,
+      message: new WorkerMessages.ExecutorStateChanged({
+        appId: message.appId,
+        execId: message.execId,
+        state: "FAILED",
+        message: Option.some(reason),
+        exitStatus: Option.none()
+      })
+    })
+    return
+  }
   // A launch delivered twice (a resent or duplicated message) must not start or charge the executor twice, nor
   // start again one that already ended here.
   if (state.executors.has(fullId)) {
@@ -79,8 +95,23 @@ export const launchDriver = (step: Step, message: WorkerMessages.LaunchDriver) =
     reportDriver(step, ended)
     return
   }
-  log(step, "Info", `Asked to launch driver ${message.driverId}`)
   const desc = message.driverDesc
+  // The master has given this driver up (relaunched it elsewhere, if supervised, where it may even have ended):
+  // running it now could run it twice. It ends here, and the master ignores the end of a driver it removed.
+  if (takenForDead(step)) {
+    const reason = "the worker was unresponsive past the worker timeout when the launch arrived"
+    log(step, "Warning", `Not launching driver ${message.driverId}: ${reason}`)
+    const driver: DriverEntry = {
+      id: message.driverId,
+      desc,
+      state: "ERROR",
+      exception: new Descriptions.RemoteException({ name: "DriverLaunchFailed", message: reason })
+    }
+    reportDriver(step, driver)
+    Retention.append(state.finishedDrivers, driver, state.config.retainedDrivers)
+    return
+  }
+  log(step, "Info", `Asked to launch driver ${message.driverId}`)
   state.drivers.set(message.driverId, { id: message.driverId, desc, state: "RUNNING", exception: undefined })
   state.coresUsed += desc.cores
   state.memoryUsed += desc.mem

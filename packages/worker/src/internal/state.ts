@@ -28,6 +28,8 @@ export interface State {
   masterWebUiUrl: string | undefined
   registrationAttempts: number
   registrationTimer: "none" | "initial" | "prolonged"
+  /** When this worker last registered or sent its master a heartbeat (undefined before it ever registered). */
+  lastHeardAt: number | undefined
   decommissioned: boolean
   coresUsed: number
   memoryUsed: number
@@ -49,3 +51,11 @@ export interface Step extends Core.Out<Local, WorkerCommand> {
 export const log = (step: Step, level: Core.LogLevel, message: string) => Core.log(step, level, message)
 
 export const masterUrl = (state: State) => state.master?.address.url
+
+/**
+ * Whether the master has surely taken this worker for dead: it has not heard from the worker for longer than the
+ * worker timeout (the worker was paused, or its heartbeats could not go out). A launch that arrives now was sent
+ * before that, and the master has since given the driver or executor up, or is about to.
+ */
+export const takenForDead = (step: Step) =>
+  step.state.lastHeardAt !== undefined && step.now - step.state.lastHeardAt > step.state.config.workerTimeoutMillis

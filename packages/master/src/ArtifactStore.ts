@@ -1,0 +1,211 @@
+/**
+ * Where a master keeps the app artifacts submission clients upload for cluster deploy mode, and serves them to
+ * workers on its data plane (`NodeArtifacts`). An upload is pulled from the uploading node, checked against the
+ * size and digest it announced, and stored under its digest, so the same app uploaded twice is stored once. An
+ * artifact is kept while a driver that the master has not forgotten refers to it, and for the retention time
+ * after the last one went (a fresh upload, before its driver is submitted, counts as just released).
+ *
+ * @since 0.1.0
+ */
+import { Errors, type QueryMessages, type RpcAddress, RpcEnv, SubmissionMessages } from "@kindling/protocol"
+import { NodeArtifacts } from "@kindling/protocol/node"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schedule from "effect/Schedule"
+import type * as Scope from "effect/Scope"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+
+/**
+ * An upload to store: what the uploader announced, and where it listens.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Upload {
+  readonly from: RpcAddress.RpcAddress
+  readonly name: string
+  readonly sha256: string
+  readonly size: number
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface ArtifactStoreService {
+  /** Pulls the artifact from its uploader, checks and stores it; answers with the URL drivers name it by. */
+  readonly store: (upload: Upload) => Effect.Effect<SubmissionMessages.UploadArtifactResponse, Errors.ArtifactRejected>
+  /** A driver record was written: the driver now refers to the artifact its description names, if any. */
+  readonly driverPersisted: (driver: QueryMessages.DriverInfo) => Effect.Effect<void>
+  /** A driver was forgotten: it refers to nothing any more. */
+  readonly driverRemoved: (driverId: string) => Effect.Effect<void>
+  /** The drivers a newly elected master recovered: exactly those refer to artifacts now. */
+  readonly recovered: (drivers: ReadonlyArray<QueryMessages.DriverInfo>) => Effect.Effect<void>
+}
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export class ArtifactStore extends Context.Tag("@kindling/master/ArtifactStore")<
+  ArtifactStore,
+  ArtifactStoreService
+>() {}
+
+/**
+ * A master that keeps no artifacts (the simulated cluster's): uploads are rejected.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerNone: Layer.Layer<ArtifactStore> = Layer.succeed(ArtifactStore, {
+  store: (upload) =>
+    Effect.fail(new Errors.ArtifactRejected({ name: upload.name, reason: "this master does not store artifacts" })),
+  driverPersisted: () => Effect.void,
+  driverRemoved: () => Effect.void,
+  recovered: () => Effect.void
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /** Where artifacts are stored; undefined: a fresh temporary directory, removed when the master stops. */
+  readonly directory: string | undefined
+  /** The largest artifact accepted, in bytes. */
+  readonly maxSize: number
+  /** How long an artifact no driver refers to is kept. */
+  readonly retentionMillis: number
+}
+
+const fileName = (sha256: string) => `${sha256}.artifact`
+
+/**
+ * Artifacts in a directory, served on the data plane of the RpcEnv in context for the lifetime of the scope.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (
+  options: Options
+): Effect.Effect<ArtifactStoreService, never, RpcEnv.RpcEnv | Scope.Scope> =>
+  Effect.gen(function*() {
+    const rpc = yield* RpcEnv.RpcEnv
+    const directory = options.directory ?? (yield* Effect.acquireRelease(
+      Effect.sync(() => Fs.mkdtempSync(Path.join(Os.tmpdir(), "kindling-master-artifacts-"))),
+      (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
+    ))
+    yield* Effect.sync(() => Fs.mkdirSync(directory, { recursive: true }))
+    const pathOf = (sha256: string) => Path.join(directory, fileName(sha256))
+
+    // The artifact each driver refers to, and since when each stored artifact has had no driver.
+    const driverArtifact = new Map<string, string>()
+    const unreferencedSince = new Map<string, number>()
+    const startedAt = yield* Clock.currentTimeMillis
+    for (const entry of Fs.readdirSync(directory)) {
+      const sha256 = entry.endsWith(".artifact") ? entry.slice(0, -".artifact".length) : undefined
+      if (sha256 !== undefined && NodeArtifacts.isSha256(sha256)) unreferencedSince.set(sha256, startedAt)
+      // Pieces of uploads a stopped master did not finish.
+      else if (entry.endsWith(".part")) Fs.rmSync(Path.join(directory, entry), { force: true })
+    }
+    const isReferenced = (sha256: string) => [...driverArtifact.values()].includes(sha256)
+    const release = (sha256: string | undefined, now: number) => {
+      if (sha256 !== undefined && !isReferenced(sha256) && Fs.existsSync(pathOf(sha256))) {
+        unreferencedSince.set(sha256, now)
+      }
+    }
+    const ownArtifact = (appUrl: string): string | undefined => {
+      const location = NodeArtifacts.parseUrl(appUrl)
+      return Option.isSome(location) && rpc.address !== undefined &&
+          location.value.address.hostPort === rpc.address.hostPort
+        ? location.value.sha256
+        : undefined
+    }
+
+    yield* NodeArtifacts.serve(
+      rpc.data,
+      (sha256) => Effect.sync(() => (Fs.existsSync(pathOf(sha256)) ? Option.some(pathOf(sha256)) : Option.none()))
+    ).pipe(Effect.orDie)
+
+    // Unreferenced artifacts past their retention are deleted, at most a minute late.
+    const sweep = Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      for (const [sha256, since] of unreferencedSince) {
+        if (now - since < options.retentionMillis || isReferenced(sha256)) continue
+        unreferencedSince.delete(sha256)
+        yield* Effect.sync(() => Fs.rmSync(pathOf(sha256), { force: true }))
+        yield* Effect.logInfo(`Removed artifact ${sha256}: no driver has used it for ${options.retentionMillis} ms`)
+      }
+    })
+    yield* Effect.forkScoped(
+      Effect.repeat(sweep, Schedule.spaced(Math.max(1, Math.min(options.retentionMillis, 60_000))))
+    )
+
+    const store: ArtifactStoreService["store"] = (upload) =>
+      Effect.gen(function*() {
+        const reject = (reason: string) => new Errors.ArtifactRejected({ name: upload.name, reason })
+        if (!NodeArtifacts.isSha256(upload.sha256)) {
+          return yield* reject("its digest is not a SHA-256 in lowercase hex")
+        }
+        if (upload.size > options.maxSize) {
+          return yield* reject(`it has ${upload.size} bytes; this master takes at most ${options.maxSize}`)
+        }
+        const location = { address: rpc.address!, sha256: upload.sha256, name: upload.name }
+        const url = NodeArtifacts.url(location)
+        if (Option.isNone(NodeArtifacts.parseUrl(url))) return yield* reject("its name is not a plain file name")
+        if (!Fs.existsSync(pathOf(upload.sha256))) {
+          yield* NodeArtifacts.fetchTo(
+            rpc.data,
+            { ...location, address: upload.from },
+            pathOf(upload.sha256),
+            upload.size
+          ).pipe(
+            Effect.mapError((error) => reject(`fetching it from ${upload.from.hostPort} failed: ${error.message}`))
+          )
+          yield* Effect.logInfo(`Stored artifact ${upload.name} (${upload.size} bytes, ${upload.sha256})`)
+        }
+        release(upload.sha256, yield* Clock.currentTimeMillis)
+        return new SubmissionMessages.UploadArtifactResponse({ url })
+      })
+
+    return {
+      store,
+      driverPersisted: (driver) =>
+        Effect.sync(() => {
+          const sha256 = ownArtifact(driver.desc.appUrl)
+          if (sha256 === undefined) return
+          driverArtifact.set(driver.id, sha256)
+          unreferencedSince.delete(sha256)
+        }),
+      driverRemoved: (driverId) =>
+        Clock.currentTimeMillis.pipe(Effect.map((now) => {
+          const sha256 = driverArtifact.get(driverId)
+          driverArtifact.delete(driverId)
+          release(sha256, now)
+        })),
+      recovered: (drivers) =>
+        Clock.currentTimeMillis.pipe(Effect.map((now) => {
+          const previous = new Set(driverArtifact.values())
+          driverArtifact.clear()
+          for (const driver of drivers) {
+            const sha256 = ownArtifact(driver.desc.appUrl)
+            if (sha256 !== undefined) driverArtifact.set(driver.id, sha256)
+          }
+          for (const sha256 of previous) release(sha256, now)
+          for (const sha256 of driverArtifact.values()) unreferencedSince.delete(sha256)
+        }))
+    }
+  })
+
+/**
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (options: Options): Layer.Layer<ArtifactStore, never, RpcEnv.RpcEnv> =>
+  Layer.scoped(ArtifactStore, make(options))
