@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { NodeFileSystem } from "@effect/platform-node"
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import { type Conf, ValueType } from "@kindling/conf"
 import { NodeLoader } from "@kindling/conf/node"
 import { KernelConf } from "@kindling/kernel"

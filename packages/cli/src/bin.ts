@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 import * as ValidationError from "@effect/cli/ValidationError"
-import { NodeContext, NodeRuntime } from "@effect/platform-node"
+// The modules, not the barrel: the barrel loads HTTP, sockets and workers too, a good part of the start-up time.
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { NodeLogging } from "@kindling/kernel"
 import * as Effect from "effect/Effect"
 import { run } from "./Cli.js"

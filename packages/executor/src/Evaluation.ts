@@ -12,7 +12,12 @@ import * as Path from "node:path"
 import { lines } from "./TextSplits.js"
 
 // What a thread receives: the MessagePack form of a task, plain objects tagged as the schemas describe.
-type Task = typeof TaskPlan.Task.Encoded
+/**
+ * A task as it is decoded from `LaunchTask.serializedTask`.
+ *
+ * @since 0.1.0
+ */
+export type Task = typeof TaskPlan.Task.Encoded
 type PlanNode = Task["plan"]
 type FunctionRef = typeof TaskPlan.FunctionRef.Encoded
 
@@ -76,19 +81,60 @@ export const run = (task: Task, functions: Functions): Outcome => {
 }
 
 /**
- * Runs an encoded `TaskPlan.Task` and encodes its outcome: a `TaskResult`, or a `TaskFailure` with what the
- * user's functions threw. It never throws, so every runner of tasks (a task thread, or the simulated cluster's
- * executors) reports outcomes alike.
+ * Runs a task and encodes its outcome: a `TaskResult`, or a `TaskFailure` with what the user's functions threw.
+ * It never throws.
+ *
+ * @since 0.1.0
+ */
+export const outcomeOf = (task: Task, functions: Functions): Uint8Array => {
+  try {
+    const { recordsRead, value } = run(task, functions)
+    return Records.encode({ _tag: "TaskResult", value, recordsRead })
+  } catch (error) {
+    return failureOutcome(error)
+  }
+}
+
+/**
+ * The encoded `TaskFailure` of a task that could not run, with what was thrown.
+ *
+ * @since 0.1.0
+ */
+export const failureOutcome = (error: unknown): Uint8Array =>
+  Records.encode({ _tag: "TaskFailure", ...describeError(error) })
+
+/**
+ * Runs an encoded `TaskPlan.Task` and encodes its outcome (`outcomeOf`); bytes that are not a task are its
+ * failure. It never throws, so every runner of tasks (a task thread, or the simulated cluster's executors)
+ * reports outcomes alike.
  *
  * @since 0.1.0
  */
 export const runEncoded = (task: Uint8Array, functions: Functions): Uint8Array => {
+  let decoded: Task
   try {
-    const { recordsRead, value } = run(Records.decode(task) as Task, functions)
-    return Records.encode({ _tag: "TaskResult", value, recordsRead })
+    decoded = Records.decode(task) as Task
   } catch (error) {
-    return Records.encode({ _tag: "TaskFailure", ...describeError(error) })
+    return failureOutcome(error)
   }
+  return outcomeOf(decoded, functions)
+}
+
+/**
+ * Whether the task names a function of the app module (`NamedFunction`), which must then be imported before it
+ * runs. A plan is a chain from its result operation down to one source.
+ *
+ * @since 0.1.0
+ */
+export const namesAppFunction = (task: Task): boolean => {
+  type Step = { readonly fn?: FunctionRef; readonly seqOp?: FunctionRef; readonly child?: Step }
+  const named = (ref: FunctionRef | undefined) => ref?._tag === "NamedFunction"
+  const result = task.result as Step
+  if (named(result.fn) || named(result.seqOp)) return true
+  for (let node: Step | undefined = task.plan as Step; node !== undefined; node = node.child) {
+    if (named(node.fn)) return true
+  }
+  return false
 }
 
 /**

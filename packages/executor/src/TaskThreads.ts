@@ -1,6 +1,6 @@
 /**
- * The executor's pool of task threads: one `worker_threads` thread per core, each with the app module imported
- * once. A task runs on an idle thread; interrupting its run terminates that thread (a task stuck in a loop
+ * The executor's pool of task threads: one `worker_threads` thread per core, each importing the app module once,
+ * when a task first names one of its functions. A task runs on an idle thread; interrupting its run terminates that thread (a task stuck in a loop
  * cannot be stopped any other way) and a fresh one takes its place. A thread that dies under a task — the task
  * exhausted memory, or called `process.exit` — fails that task and is replaced; the executor carries on.
  *
@@ -18,7 +18,7 @@ import { Worker } from "node:worker_threads"
 import type { Failure, FromThread } from "./internal/threadMessages.js"
 
 /**
- * A task thread could not start: the app module failed to load in it, or the thread itself failed.
+ * A task thread could not start.
  *
  * @since 0.1.0
  * @category errors
@@ -59,7 +59,7 @@ export interface TaskThreads {
 export interface Options {
   /** How many tasks run at once. */
   readonly size: number
-  /** The app module every thread imports first (a `file:` URL), if there is one. */
+  /** The app module (a `file:` URL), if there is one: a thread imports it when a task first needs it. */
   readonly appUrl?: string | undefined
 }
 
@@ -98,8 +98,7 @@ interface Thread {
 }
 
 /**
- * Starts `size` threads and waits until each has imported the app module. The threads are terminated when the
- * scope closes.
+ * Starts `size` threads and waits until each is ready. The threads are terminated when the scope closes.
  *
  * @since 0.1.0
  * @category constructors
@@ -129,9 +128,6 @@ export const make = (options: Options): Effect.Effect<TaskThreads, ThreadStartFa
               ready = true
               threads.add(thread)
               return resume(Effect.succeed(thread))
-            case "LoadFailed":
-              void worker.terminate()
-              return resume(Effect.fail(new ThreadStartFailed({ failure: message.failure })))
             case "Done": {
               const current = thread.current
               if (current === undefined || current.taskId !== message.taskId) return

@@ -1,14 +1,17 @@
 /**
- * The body of a task thread: imports the app module once (its exported and registered functions are what named
- * function references name), then runs the tasks it is given one at a time and answers each with its encoded
- * outcome. A task that never ends is dealt with from outside: the thread is terminated.
+ * The body of a task thread: it runs the tasks it is given one at a time and answers each with its encoded
+ * outcome. The app module is imported the first time a task names one of its functions (exported or registered
+ * by name), not before: most tasks carry their functions as source, and importing the app — with `effect` and
+ * the driver's package — is most of what it costs to start a thread. A task that never ends is dealt with from
+ * outside: the thread is terminated.
  *
  * Running this module is the point of importing it, so the package barrel does not re-export it.
  *
  * @since 0.1.0
  */
+import * as Records from "@kindling/protocol/records"
 import { parentPort, workerData } from "node:worker_threads"
-import { describeError, Functions, runEncoded } from "./Evaluation.js"
+import { failureOutcome, Functions, namesAppFunction, outcomeOf, type Task } from "./Evaluation.js"
 import type { FromThread, ToThread } from "./internal/threadMessages.js"
 
 const port = parentPort!
@@ -22,22 +25,42 @@ const registered = (): Map<string, unknown> | undefined =>
 const post = (message: FromThread, transfer: ReadonlyArray<ArrayBuffer> = []) =>
   port.postMessage(message, transfer as Array<ArrayBuffer>)
 
-const start = async () => {
-  let app: Record<string, unknown> = {}
-  try {
-    if (appUrl !== undefined) app = await import(appUrl) as Record<string, unknown>
-  } catch (error) {
-    return post({ _tag: "LoadFailed", failure: describeError(error) })
-  }
-  const functions = new Functions((name) => registered()?.get(name) ?? app[name])
-  port.on("message", (message: ToThread) => {
-    const outcome = runEncoded(message.task, functions)
-    const bytes = outcome.byteOffset === 0 && outcome.byteLength === outcome.buffer.byteLength
-      ? outcome
-      : outcome.slice()
-    post({ _tag: "Done", taskId: message.taskId, outcome: bytes }, [bytes.buffer as ArrayBuffer])
-  })
-  post({ _tag: "Ready" })
+// The app module once imported; a failed import fails every task that needs it, with the import's error.
+let app: Promise<Record<string, unknown>> | undefined
+let loaded: Record<string, unknown> | undefined
+const functions = new Functions((name) => registered()?.get(name) ?? loaded?.[name])
+
+const answer = (taskId: number, outcome: Uint8Array) => {
+  const bytes = outcome.byteOffset === 0 && outcome.byteLength === outcome.buffer.byteLength
+    ? outcome
+    : outcome.slice()
+  post({ _tag: "Done", taskId, outcome: bytes }, [bytes.buffer as ArrayBuffer])
 }
 
-void start()
+const run = async (message: ToThread) => {
+  let task: Task
+  try {
+    task = Records.decode(message.task) as Task
+    if (loaded === undefined && appUrl !== undefined && namesAppFunction(task)) {
+      app ??= import(appUrl) as Promise<Record<string, unknown>>
+      loaded = await app
+    }
+  } catch (error) {
+    return answer(message.taskId, failureOutcome(error))
+  }
+  answer(message.taskId, outcomeOf(task, functions))
+}
+
+// One task at a time, in the order given: a task that waits for the app holds back the ones behind it.
+const queue: Array<ToThread> = []
+let draining = false
+const drain = async () => {
+  draining = true
+  while (queue.length > 0) await run(queue.shift()!)
+  draining = false
+}
+port.on("message", (message: ToThread) => {
+  queue.push(message)
+  if (!draining) void drain()
+})
+post({ _tag: "Ready" })

@@ -14,6 +14,5 @@ export interface Failure {
 
 export type FromThread =
   | { readonly _tag: "Ready" }
-  | { readonly _tag: "LoadFailed"; readonly failure: Failure }
   /** `outcome` is a `TaskPlan.TaskOutcome` encoded with `Records`. */
   | { readonly _tag: "Done"; readonly taskId: number; readonly outcome: Uint8Array }
