@@ -295,7 +295,10 @@ export const renderMarkdown = (): string => {
           ? fieldTable(fieldsOf({ fields }))
           : literal !== undefined && literal.indexSignatures.length === 0
           ? fieldTable(
-            literal.propertySignatures.map((p) => ({ name: String(p.name), type: typeOf(p.type), note: "" }))
+            literal.propertySignatures.map((p) => {
+              const note = descriptionOf(p.type)
+              return { name: String(p.name), type: typeOf(p.type), note: isOwnDescription(note) ? note : "" }
+            })
           )
           : [structureOf(ast)]),
         ""

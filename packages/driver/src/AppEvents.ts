@@ -1,6 +1,6 @@
 /**
  * What happens in an app, as its driver sees it (Spark's listener bus): jobs and their stages start and end,
- * tasks start and end, executors come and go. The console progress bar (and, later, the app's web UI and event
+ * tasks start and end, executors come and go and report how they and their tasks are doing. The console progress bar (and, later, the app's web UI and event
  * log) are built on this stream, never on the schedulers' state.
  *
  * @since 0.1.0
@@ -55,5 +55,17 @@ export type AppEvent =
     readonly _tag: "ExecutorLaunchFailed"
     readonly executorId: string
     readonly reason: string
+    readonly time: number
+  }
+  /**
+   * An executor's heartbeat (Spark's `SparkListenerExecutorMetricsUpdate`): its process's memory
+   * (`processRss`, `heapUsed`, `heapTotal`, `external`, `arrayBuffers`, in bytes) and how far each of its running
+   * tasks has got (`executorRunTime` in ms, `recordsRead`).
+   */
+  | {
+    readonly _tag: "ExecutorMetricsUpdate"
+    readonly executorId: string
+    readonly executorMetrics: Readonly<Record<string, number>>
+    readonly tasks: ReadonlyArray<{ readonly taskId: number; readonly metrics: Readonly<Record<string, number>> }>
     readonly time: number
   }

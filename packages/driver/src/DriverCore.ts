@@ -476,7 +476,16 @@ const handlers: Core.Handlers<Inbound, Step> = {
   RemoveExecutor: (step, message) => executorLost(step, message.executorId, message.reason.message),
   ExecutorHeartbeat: (step, message, ask) => {
     const executor = step.state.executors.get(message.executorId)
-    if (executor !== undefined) executor.lastHeard = step.now
+    if (executor !== undefined) {
+      executor.lastHeard = step.now
+      event(step, {
+        _tag: "ExecutorMetricsUpdate",
+        executorId: executor.id,
+        executorMetrics: message.executorMetrics,
+        tasks: message.taskMetrics.map(({ metrics, taskId }) => ({ taskId, metrics })),
+        time: step.now
+      })
+    }
     Core.reply(
       step,
       ask,

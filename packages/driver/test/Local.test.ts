@@ -191,3 +191,48 @@ describe("functions", () => {
 
 const referenceHere = (fn: UserFunctions.AnyFunction, env: unknown, transformation: string) =>
   UserFunctions.reference(fn, env, transformation, {})
+
+describe("local[2] heartbeats", () => {
+  it.scopedLive(
+    "report the executor's memory and how many records each running task has read",
+    () =>
+      Effect.gen(function*() {
+        const kc = yield* Kindling
+        const events = yield* kc.subscribe
+        // One task that reads its records slowly, so that heartbeats see it at work.
+        const job = yield* Effect.fork(
+          kc.range(0, 200_000, 1, 1).map((x) => {
+            const until = performance.now() + 0.005
+            while (performance.now() < until) {
+              // a little work per record
+            }
+            return x
+          }).count()
+        )
+        const update = yield* events.pipe(
+          Stream.filterMap((event) =>
+            event._tag === "ExecutorMetricsUpdate" && event.tasks.some((task) => (task.metrics.recordsRead ?? 0) > 0)
+              ? Option.some(event)
+              : Option.none()
+          ),
+          Stream.runHead,
+          Effect.map(Option.getOrThrow)
+        )
+        assert.isAbove(update.executorMetrics.processRss!, 0)
+        assert.isAbove(update.executorMetrics.heapUsed!, 0)
+        const [task] = update.tasks
+        assert.isAbove(task!.metrics.executorRunTime!, 0)
+        assert.isBelow(task!.metrics.recordsRead!, 200_000)
+        assert.strictEqual(yield* Fiber.join(job), 200_000)
+      }).pipe(
+        Effect.provide(Local.layer({
+          appName: "test",
+          threads: 2,
+          driver: driverConfig(1),
+          heartbeatIntervalMillis: 100,
+          validateState: true
+        }))
+      ),
+    60_000
+  )
+})

@@ -69,12 +69,22 @@ export interface Outcome {
 }
 
 /**
- * Runs the task against `functions`; throws whatever the user's functions throw.
+ * Where a running task counts the records it has read from its sources; a task thread's is in memory its pool
+ * can read while the task runs.
  *
  * @since 0.1.0
  */
-export const run = (task: Task, functions: Functions): Outcome => {
-  const counter = { read: 0 }
+export interface Counter {
+  read: number
+}
+
+/**
+ * Runs the task against `functions`, counting what it reads in `counter`; throws whatever the user's functions
+ * throw.
+ *
+ * @since 0.1.0
+ */
+export const run = (task: Task, functions: Functions, counter: Counter = { read: 0 }): Outcome => {
   const records = evaluate(task.plan, functions, counter)
   const value = apply(task.result, records, functions)
   return { value, recordsRead: counter.read }
@@ -86,9 +96,9 @@ export const run = (task: Task, functions: Functions): Outcome => {
  *
  * @since 0.1.0
  */
-export const outcomeOf = (task: Task, functions: Functions): Uint8Array => {
+export const outcomeOf = (task: Task, functions: Functions, counter?: Counter): Uint8Array => {
   try {
-    const { recordsRead, value } = run(task, functions)
+    const { recordsRead, value } = run(task, functions, counter)
     return Records.encode({ _tag: "TaskResult", value, recordsRead })
   } catch (error) {
     return failureOutcome(error)
@@ -149,14 +159,14 @@ export const describeError = (
     ? { className: error.name, message: error.message, stack: error.stack ?? `${error.name}: ${error.message}` }
     : { className: typeof error, message: String(error), stack: String(error) }
 
-function* counted<A>(source: Iterable<A>, counter: { read: number }): Generator<A> {
+function* counted<A>(source: Iterable<A>, counter: Counter): Generator<A> {
   for (const record of source) {
     counter.read++
     yield record
   }
 }
 
-const evaluate = (node: PlanNode, functions: Functions, counter: { read: number }): Iterable<unknown> => {
+const evaluate = (node: PlanNode, functions: Functions, counter: Counter): Iterable<unknown> => {
   switch (node._tag) {
     case "Slice":
       return counted(node.items, counter)

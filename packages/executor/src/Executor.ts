@@ -6,7 +6,16 @@
  * @since 0.1.0
  */
 import { Shell } from "@kindling/kernel"
-import { type DataPlane, Endpoints, Errors, type Ids, Records, type RpcAddress, RpcEnv } from "@kindling/protocol"
+import {
+  ClusterMessages,
+  type DataPlane,
+  Endpoints,
+  Errors,
+  type Ids,
+  Records,
+  type RpcAddress,
+  RpcEnv
+} from "@kindling/protocol"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -38,6 +47,32 @@ const resultPrefix = "task-result/"
 
 const failure = (className: string, message: string) =>
   Records.encode({ _tag: "TaskFailure", className, message, stack: `${className}: ${message}` })
+
+// What the core cannot know, added to its heartbeat as it leaves: how far each running task has read, and this
+// process's memory (Spark's executor metrics, in Node's terms).
+const withMeasurements = (
+  heartbeat: ClusterMessages.ExecutorHeartbeat,
+  threads: TaskThreads.TaskThreads
+): ClusterMessages.ExecutorHeartbeat => {
+  const memory = process.memoryUsage()
+  return new ClusterMessages.ExecutorHeartbeat({
+    executorId: heartbeat.executorId,
+    taskMetrics: heartbeat.taskMetrics.map((update) => {
+      const progress = threads.progress(update.taskId)
+      return progress === undefined ? update : new ClusterMessages.TaskMetricsUpdate({
+        taskId: update.taskId,
+        metrics: { ...update.metrics, recordsRead: progress.recordsRead }
+      })
+    }),
+    executorMetrics: {
+      processRss: memory.rss,
+      heapUsed: memory.heapUsed,
+      heapTotal: memory.heapTotal,
+      external: memory.external,
+      arrayBuffers: memory.arrayBuffers
+    }
+  })
+}
 
 /**
  * A running executor.
@@ -138,7 +173,9 @@ export const make = (
         case "Heartbeat":
           return Effect.sync(() =>
             host.fork(
-              rpc.ask(driver, command.message, { timeout: options.askTimeoutMillis }).pipe(
+              rpc.ask(driver, withMeasurements(command.message, options.threads), {
+                timeout: options.askTimeoutMillis
+              }).pipe(
                 Effect.catchAll((error) =>
                   Effect.sync(() => host.feed({ _tag: "HeartbeatFailed", reason: error.message }))
                 )

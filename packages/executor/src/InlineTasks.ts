@@ -32,6 +32,8 @@ export const make = (options: Options): Effect.Effect<TaskThreads.TaskThreads> =
     const functions = new Functions(() => undefined)
     return {
       size: options.size,
+      // Inline tasks run in one go: there is nothing to see while they run.
+      progress: () => undefined,
       run: (_taskId, task) =>
         slots.withPermits(1)(
           Effect.zipRight(

@@ -50,6 +50,8 @@ export interface TaskThreads {
   /** Runs an encoded `TaskPlan.Task`; succeeds with its encoded `TaskPlan.TaskOutcome`. */
   readonly run: (taskId: number, task: Uint8Array) => Effect.Effect<Uint8Array, ThreadDied | ThreadStartFailed>
   readonly size: number
+  /** How far a running task has got: the records it has read so far, if this runner can tell. */
+  readonly progress: (taskId: number) => { readonly recordsRead: number } | undefined
 }
 
 /**
@@ -80,17 +82,19 @@ const tsxLoader = (): string => {
   return pathToFileURL(Path.join(Path.dirname(manifestPath), manifest.exports["./esm/api"]!.import.default)).href
 }
 
-const spawn = (appUrl: string | undefined): Worker =>
+const spawn = (appUrl: string | undefined, progress: SharedArrayBuffer): Worker =>
   fromSources
     ? new Worker(boot, {
       eval: true,
-      workerData: { appUrl, entry, loader: tsxLoader() },
+      workerData: { appUrl, progress, entry, loader: tsxLoader() },
       execArgv: [...ModuleLoading.flags(), "--conditions=@kindling/source"]
     })
-    : new Worker(new URL(entry), { workerData: { appUrl }, execArgv: [...ModuleLoading.flags()] })
+    : new Worker(new URL(entry), { workerData: { appUrl, progress }, execArgv: [...ModuleLoading.flags()] })
 
 interface Thread {
   readonly worker: Worker
+  /** The records its running task has read, which the thread writes as it goes. */
+  readonly progress: Float64Array
   /** The task it runs, with what to call when it is done. */
   current:
     | { readonly taskId: number; readonly done: (result: Effect.Effect<Uint8Array, ThreadDied>) => void }
@@ -119,8 +123,9 @@ export const make = (options: Options): Effect.Effect<TaskThreads, ThreadStartFa
     // A thread ready for work, or the reason it could not start.
     const start = (): Effect.Effect<Thread, ThreadStartFailed> =>
       Effect.async<Thread, ThreadStartFailed>((resume) => {
-        const worker = spawn(options.appUrl)
-        const thread: Thread = { worker, current: undefined }
+        const progress = new SharedArrayBuffer(Float64Array.BYTES_PER_ELEMENT)
+        const worker = spawn(options.appUrl, progress)
+        const thread: Thread = { worker, progress: new Float64Array(progress), current: undefined }
         let ready = false
         worker.on("message", (message: FromThread) => {
           switch (message._tag) {
@@ -201,5 +206,12 @@ export const make = (options: Options): Effect.Effect<TaskThreads, ThreadStartFa
         })
       })
 
-    return { run, size: options.size }
+    const progress = (taskId: number) => {
+      for (const thread of threads) {
+        if (thread.current?.taskId === taskId) return { recordsRead: thread.progress[0]! }
+      }
+      return undefined
+    }
+
+    return { run, size: options.size, progress }
   })

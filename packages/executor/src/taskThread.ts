@@ -11,11 +11,22 @@
  */
 import * as Records from "@kindling/protocol/records"
 import { parentPort, workerData } from "node:worker_threads"
-import { failureOutcome, Functions, namesAppFunction, outcomeOf, type Task } from "./Evaluation.js"
+import { type Counter, failureOutcome, Functions, namesAppFunction, outcomeOf, type Task } from "./Evaluation.js"
 import type { FromThread, ToThread } from "./internal/threadMessages.js"
 
 const port = parentPort!
-const { appUrl } = workerData as { readonly appUrl: string | undefined }
+const { appUrl, progress } = workerData as { readonly appUrl: string | undefined; readonly progress: SharedArrayBuffer }
+
+// The records the running task has read, where the pool reads them for heartbeats.
+const shared = new Float64Array(progress)
+const counter: Counter = {
+  get read() {
+    return shared[0]!
+  },
+  set read(value) {
+    shared[0] = value
+  }
+}
 
 // Where `App.register` (in @kindling/driver) keeps functions registered by name; shared through the global
 // object because this package must not import the driver's.
@@ -48,7 +59,8 @@ const run = async (message: ToThread) => {
   } catch (error) {
     return answer(message.taskId, failureOutcome(error))
   }
-  answer(message.taskId, outcomeOf(task, functions))
+  counter.read = 0
+  answer(message.taskId, outcomeOf(task, functions, counter))
 }
 
 // One task at a time, in the order given: a task that waits for the app holds back the ones behind it.

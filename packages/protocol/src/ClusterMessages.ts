@@ -177,7 +177,10 @@ export class RemoveExecutor extends Schema.TaggedClass<RemoveExecutor>()("Remove
  */
 export class TaskMetricsUpdate extends Schema.Class<TaskMetricsUpdate>("TaskMetricsUpdate")({
   taskId: Count,
-  metrics: Schema.Record({ key: Schema.String, value: Schema.Finite })
+  metrics: Schema.Record({ key: Schema.String, value: Schema.Finite }).annotations({
+    description: "`executorRunTime`: ms since the task started; `recordsRead`: records read from its sources so " +
+      "far (when the executor can tell). A receiver ignores keys it does not know."
+  })
 }, { description: "Metrics of one running task" }) {}
 
 /**
@@ -199,7 +202,10 @@ export class ExecutorHeartbeat extends Schema.TaggedRequest<ExecutorHeartbeat>()
   payload: {
     executorId: ExecutorId,
     taskMetrics: Schema.Array(TaskMetricsUpdate),
-    executorMetrics: Schema.Record({ key: Schema.String, value: Schema.Finite })
+    executorMetrics: Schema.Record({ key: Schema.String, value: Schema.Finite }).annotations({
+      description: "The executor process's memory in bytes: `processRss`, `heapUsed`, `heapTotal`, `external`, " +
+        "`arrayBuffers`. A receiver ignores keys it does not know."
+    })
   },
   success: HeartbeatResponse,
   failure: Schema.Never
