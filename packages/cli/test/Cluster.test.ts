@@ -17,6 +17,7 @@ import {
   recoverableCluster,
   run,
   startMaster,
+  startWorker,
   submitArgs,
   temporaryDirectory
 } from "./fixtures/cluster.js"
@@ -177,6 +178,44 @@ describe("a cluster of real processes on 127.0.0.1", () => {
         // The same driver process, never restarted.
         assert.strictEqual(pidsIn(pids).length, 1)
         assert.isTrue(isRunning(pidsIn(pids)[0]!))
+      }),
+    90_000
+  )
+
+  it.scopedLive(
+    "an uploaded app outlives a master restart: a supervised driver relaunched afterwards fetches it from the new master",
+    () =>
+      Effect.gen(function*() {
+        const { dir, first, port, recovery, worker } = yield* recoverableCluster
+        const pids = Path.join(dir, "pids")
+        const submitted = yield* run(
+          submitArgs(
+            first.url,
+            "--supervise",
+            "--conf",
+            "kindling.driver.host=127.0.0.1",
+            app(dir, "forever.mjs", forever),
+            pids
+          )
+        )
+        assert.strictEqual(submitted.code, 0, submitted.stderr)
+        yield* eventually(first.url, () => pidsIn(pids).length === 1 || undefined)
+
+        yield* first.node.kill("SIGKILL")
+        yield* first.node.exited
+        const second = yield* startMaster(recovery, port)
+        yield* eventually(second.url, (state) => state.status === "ALIVE" || undefined)
+        // The driver's worker dies; the driver goes to a worker that joined after the restart, which has the app
+        // only from the new master (the submission's own copy is long gone).
+        yield* startWorker(second.url, Path.join(dir, "worker-2"))
+        yield* worker.node.kill("SIGKILL")
+        yield* eventually(second.url, () => pidsIn(pids).length === 2 || undefined)
+        assert.isTrue(isRunning(pidsIn(pids)[1]!))
+        const relaunched = Fs.readdirSync(Path.join(dir, "worker-2")).filter((name) => name.startsWith("driver-"))
+        assert.deepStrictEqual(
+          relaunched.map((driverDir) => Fs.readdirSync(Path.join(dir, "worker-2", driverDir)).includes("forever.mjs")),
+          [true]
+        )
       }),
     90_000
   )
