@@ -78,6 +78,8 @@ const changeMaster = (step: Step, master: RpcAddress.RefOf<"Master">, webUiUrl: 
   state.master = master
   state.masterWebUiUrl = webUiUrl
   state.connected = true
+  // The new master has just heard from this worker (its registration, or its answer to MasterChanged).
+  state.lastHeardAt = step.now
   cancelRegistrationTimer(step)
 }
 
@@ -86,7 +88,6 @@ export const registered = (step: Step, message: WorkerMessages.RegisteredWorker)
   if (message.duplicate) log(step, "Warning", `Duplicate registration at master ${message.master.address.url}`)
   log(step, "Info", `Successfully registered with master ${message.master.address.url}`)
   state.registered = true
-  state.lastHeardAt = step.now
   changeMaster(step, message.master, message.masterWebUiUrl)
   const heartbeat = Math.floor(state.config.workerTimeoutMillis / 4)
   Core.startTimer(step, "heartbeat", { _tag: "SendHeartbeat" }, 0, heartbeat)
