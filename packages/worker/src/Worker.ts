@@ -110,6 +110,11 @@ export const make = (
             if (message._tag === "DriverStateChanged") {
               return yield* Effect.logWarning(`${reason}; it is told again when the worker next registers`)
             }
+            // Spark's worker exits here. While it has no master at all, that would only lose what it runs: the
+            // master it registers with next learns what still runs from it, and drops the rest.
+            if (!(yield* shell.read(WorkerCore.isConnected))) {
+              return yield* Effect.logWarning(`${reason}; the master reconciles it when the worker next registers`)
+            }
             yield* Effect.logError(reason)
             return yield* options.onExit(1, reason)
           }
