@@ -14,20 +14,14 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import type * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
-import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { pathToFileURL } from "node:url"
 import * as Artifact from "./Artifact.js"
+import { temporaryDirectory } from "./internal/temporaryDirectory.js"
 import * as MasterCommand from "./MasterCommand.js"
 import type * as Settings from "./Settings.js"
 import * as WorkerCommand from "./WorkerCommand.js"
-
-const temporaryDirectory = (prefix: string) =>
-  Effect.acquireRelease(
-    Effect.sync(() => Fs.mkdtempSync(Path.join(Os.tmpdir(), prefix))),
-    (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
-  )
 
 type Runtime = (app: AppModule.Loaded) => Layer.Layer<Kindling, Settings.Failure>
 

@@ -25,6 +25,7 @@ import * as Path from "node:path"
 import * as Url from "node:url"
 import * as AppRunner from "./AppRunner.js"
 import * as Artifact from "./Artifact.js"
+import { temporaryDirectory } from "./internal/temporaryDirectory.js"
 import * as Settings from "./Settings.js"
 
 /**
@@ -187,11 +188,7 @@ const driverCommand = (
       }
     }
     const path = Url.fileURLToPath(yield* appUrl(args.app))
-    const dir = yield* Effect.acquireRelease(
-      Effect.sync(() => Fs.mkdtempSync(Path.join(Os.tmpdir(), "kindling-submit-"))),
-      (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
-    )
-    const artifact = yield* Artifact.build(path, dir)
+    const artifact = yield* Artifact.build(path, yield* temporaryDirectory("kindling-submit-"))
     const uploaded = yield* upload(client, artifact, `${Path.parse(path).name}.mjs`)
     // The keys a driver reads, as set for this submission. Secrets are not passed on the command line: the
     // driver has them from its worker's environment.
