@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { DriverCore } from "@kindling/driver"
 import { ClusterMessages, Endpoints, Ids, Records, RpcAddress } from "@kindling/protocol"
-import { FastCheck as fc } from "effect"
+import { Exit, FastCheck as fc } from "effect"
 
 const config: DriverCore.Config = {
   scheduler: {
@@ -72,10 +72,13 @@ class World {
     })
   }
 
+  // An executor process registering on a connection of its own; one the driver refuses (a duplicate id) exits,
+  // and the connection the driver knows executor n by stays the one it accepted.
   register(n: number, cores: number) {
+    const accepted = this.connections.get(n)
     this.connections.set(n, 100 + n + this.nextAsk)
     const executorId = Ids.ExecutorId.make(String(n))
-    this.receive(
+    const answered = this.receive(
       n,
       new ClusterMessages.RegisterExecutor({
         executorId,
@@ -88,6 +91,11 @@ class World {
         resourceProfileId: 0
       })
     )
+    if (!answered.some((command) => command._tag === "Reply" && Exit.isSuccess(command.exit))) {
+      if (accepted === undefined) this.connections.delete(n)
+      else this.connections.set(n, accepted)
+      return
+    }
     this.receive(n, new ClusterMessages.LaunchedExecutor({ executorId }))
   }
 
