@@ -8,7 +8,7 @@
  */
 import type { Conf } from "@kindling/conf"
 import { AppModule, Cluster, DriverConf, type Kindling, Local, type MasterSpec } from "@kindling/driver"
-import { KernelConf } from "@kindling/kernel"
+import { KernelConf, TemporaryDirectory } from "@kindling/kernel"
 import { MasterUrl, type RpcAddress } from "@kindling/protocol"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -18,7 +18,6 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import { pathToFileURL } from "node:url"
 import * as Artifact from "./Artifact.js"
-import { temporaryDirectory } from "./internal/temporaryDirectory.js"
 import * as MasterCommand from "./MasterCommand.js"
 import type * as Settings from "./Settings.js"
 import * as WorkerCommand from "./WorkerCommand.js"
@@ -39,7 +38,7 @@ export const run = (options: {
   readonly conf: Conf.Conf<Settings.Keys>
 }): Effect.Effect<number, Settings.Failure> =>
   Effect.gen(function*() {
-    const dir = yield* temporaryDirectory("kindling-app-")
+    const dir = yield* TemporaryDirectory.make("kindling-app-")
     const artifact = yield* Artifact.build(options.app, dir)
     const name = options.conf.get(DriverConf.keys.appName) ?? Path.basename(options.app)
     const runtime = yield* runtimeFor(options.spec, options.conf, name)
@@ -74,7 +73,7 @@ const runtimeFor = (
       case "LocalCluster": {
         // A master and its workers on 127.0.0.1, as Spark's tests run them: real nodes, in this process.
         const master = yield* MasterCommand.start({ conf, host: "127.0.0.1", port: 0, onExit: () => Effect.void })
-        const workDir = yield* temporaryDirectory("kindling-local-cluster-")
+        const workDir = yield* TemporaryDirectory.make("kindling-local-cluster-")
         for (let i = 0; i < spec.workers; i++) {
           yield* WorkerCommand.start({
             conf,

@@ -5,6 +5,7 @@
  */
 import type { Conf } from "@kindling/conf"
 import { DriverConf, MasterSpec } from "@kindling/driver"
+import { TemporaryDirectory } from "@kindling/kernel"
 import {
   Descriptions,
   Ids,
@@ -25,7 +26,6 @@ import * as Path from "node:path"
 import * as Url from "node:url"
 import * as AppRunner from "./AppRunner.js"
 import * as Artifact from "./Artifact.js"
-import { temporaryDirectory } from "./internal/temporaryDirectory.js"
 import * as Settings from "./Settings.js"
 
 /**
@@ -188,7 +188,7 @@ const driverCommand = (
       }
     }
     const path = Url.fileURLToPath(yield* appUrl(args.app))
-    const artifact = yield* Artifact.build(path, yield* temporaryDirectory("kindling-submit-"))
+    const artifact = yield* Artifact.build(path, yield* TemporaryDirectory.make("kindling-submit-"))
     const uploaded = yield* upload(client, artifact, `${Path.parse(path).name}.mjs`)
     // The keys a driver reads, as set for this submission. Secrets are not passed on the command line: the
     // driver has them from its worker's environment.

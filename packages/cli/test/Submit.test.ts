@@ -5,7 +5,7 @@ import { Effect, Fiber } from "effect"
 import * as Crypto from "node:crypto"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { app, cluster, isRunning, masterState, run, temporaryDirectory } from "./fixtures/cluster.js"
+import { app, cluster, isRunning, masterState, run, submitArgs, temporaryDirectory } from "./fixtures/cluster.js"
 
 // Uses an exported function (it travels by name: the task threads import the bundled app) and one that does
 // not capture anything (it travels as source text).
@@ -72,16 +72,8 @@ export default App.make(() => Effect.gen(function*() {
 }))
 `
 
-// `kindling submit` in cluster deploy mode, reachable by the master on 127.0.0.1 (it pulls the artifact from it).
-const clusterSubmit = (masterUrl: string) => [
-  "submit",
-  "--master",
-  masterUrl,
-  "--deploy-mode",
-  "cluster",
-  "--conf",
-  "kindling.driver.host=127.0.0.1"
-]
+// The master pulls a cluster submission's artifact from `kindling submit`: it must listen where the master reaches it.
+const reachable = ["--conf", "kindling.driver.host=127.0.0.1"]
 
 describe("kindling submit", () => {
   it.live("runs examples/pi.ts in local[2]: Pi is roughly 3.1", () =>
@@ -224,7 +216,7 @@ describe("kindling submit", () => {
           secret
         )
         const result = yield* run([
-          ...clusterSubmit(master.url),
+          ...submitArgs(master.url, ...reachable),
           "--wait",
           ...secret,
           "--executor-memory",
@@ -267,7 +259,7 @@ describe("kindling submit", () => {
           "big.ts",
           `export const padding = "${"x".repeat(2 * 1024 * 1024)}"\nexport default () => {}\n`
         )
-        const result = yield* run([...clusterSubmit(master.url), big])
+        const result = yield* run(submitArgs(master.url, ...reachable, big))
         assert.strictEqual(result.code, 1)
         assert.match(
           result.stderr,

@@ -17,3 +17,8 @@ export * as NodeLogging from "./NodeLogging.js"
 export * as Retention from "./Retention.js"
 /** @since 0.1.0 */
 export * as Shell from "./Shell.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as TemporaryDirectory from "./TemporaryDirectory.js"

@@ -7,6 +7,7 @@
  *
  * @since 0.1.0
  */
+import { TemporaryDirectory } from "@kindling/kernel"
 import { Errors, type QueryMessages, type RpcAddress, RpcEnv, SubmissionMessages } from "@kindling/protocol"
 import { NodeArtifacts } from "@kindling/protocol/node"
 import * as Clock from "effect/Clock"
@@ -17,7 +18,6 @@ import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import * as Fs from "node:fs"
-import * as Os from "node:os"
 import * as Path from "node:path"
 
 /**
@@ -84,7 +84,8 @@ export interface Options {
   readonly retentionMillis: number
 }
 
-const fileName = (sha256: string) => `${sha256}.artifact`
+const suffix = ".artifact"
+const fileName = (sha256: string) => `${sha256}${suffix}`
 
 /**
  * Artifacts in a directory, served on the data plane of the RpcEnv in context for the lifetime of the scope.
@@ -97,10 +98,7 @@ export const make = (
 ): Effect.Effect<ArtifactStoreService, never, RpcEnv.RpcEnv | Scope.Scope> =>
   Effect.gen(function*() {
     const rpc = yield* RpcEnv.RpcEnv
-    const directory = options.directory ?? (yield* Effect.acquireRelease(
-      Effect.sync(() => Fs.mkdtempSync(Path.join(Os.tmpdir(), "kindling-master-artifacts-"))),
-      (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
-    ))
+    const directory = options.directory ?? (yield* TemporaryDirectory.make("kindling-master-artifacts-"))
     yield* Effect.sync(() => Fs.mkdirSync(directory, { recursive: true }))
     const pathOf = (sha256: string) => Path.join(directory, fileName(sha256))
 
@@ -109,7 +107,7 @@ export const make = (
     const unreferencedSince = new Map<string, number>()
     const startedAt = yield* Clock.currentTimeMillis
     for (const entry of Fs.readdirSync(directory)) {
-      const sha256 = entry.endsWith(".artifact") ? entry.slice(0, -".artifact".length) : undefined
+      const sha256 = entry.endsWith(suffix) ? entry.slice(0, -suffix.length) : undefined
       if (sha256 !== undefined && NodeArtifacts.isSha256(sha256)) unreferencedSince.set(sha256, startedAt)
       // Pieces of uploads a stopped master did not finish.
       else if (entry.endsWith(".part")) Fs.rmSync(Path.join(directory, entry), { force: true })
