@@ -14,22 +14,35 @@ export type AppEvent =
   | {
     readonly _tag: "JobStart"
     readonly jobId: number
-    readonly stageId: number
-    readonly tasks: number
+    /** Every stage the job needs, parents first; those never submitted for it were skipped (done before). */
+    readonly stageIds: ReadonlyArray<number>
     /** The scheduler pool it runs in (`SchedulerPool.within`). */
     readonly pool: string
     readonly time: number
   }
+  | { readonly _tag: "JobEnd"; readonly jobId: number; readonly succeeded: boolean; readonly time: number }
+  /** An attempt of a stage starts: `tasks` of its partitions are missing and run. */
   | {
-    readonly _tag: "JobEnd"
-    readonly jobId: number
+    readonly _tag: "StageSubmitted"
     readonly stageId: number
-    readonly succeeded: boolean
+    readonly stageAttempt: number
+    readonly name: string
+    readonly tasks: number
+    readonly parentIds: ReadonlyArray<number>
+    readonly time: number
+  }
+  /** An attempt of a stage ended: all its partitions done, or failed for `failureReason`. */
+  | {
+    readonly _tag: "StageCompleted"
+    readonly stageId: number
+    readonly stageAttempt: number
+    readonly failureReason?: string
     readonly time: number
   }
   | {
     readonly _tag: "TaskStart"
     readonly stageId: number
+    readonly stageAttempt: number
     readonly taskId: number
     readonly index: number
     readonly executorId: string
@@ -38,6 +51,7 @@ export type AppEvent =
   | {
     readonly _tag: "TaskEnd"
     readonly stageId: number
+    readonly stageAttempt: number
     readonly taskId: number
     readonly succeeded: boolean
     readonly time: number

@@ -26,7 +26,6 @@ import * as Driver from "./Driver.js"
 import * as DriverConf from "./DriverConf.js"
 import type * as DriverCore from "./DriverCore.js"
 import * as Kindling from "./Kindling.js"
-import * as UserFunctions from "./UserFunctions.js"
 
 /**
  * @since 0.1.0
@@ -172,17 +171,12 @@ export const make = (options: Options): Effect.Effect<Kindling.Kindling["Type"],
         Effect.timeoutOption(options.maxRegisteredWaitMillis)
       )
     }
-    const exports = options.appExports ?? {}
     return Kindling.make({
       appName: options.appName,
       master: options.masterUrl,
       defaultParallelism: () => Math.max(2, [...granted.values()].reduce((a, b) => a + b, 0)),
-      events: driver.events,
-      subscribe: driver.subscribe,
-      runtime: {
-        runJob: driver.runJob,
-        reference: (fn, env, transformation) => UserFunctions.reference(fn, env, transformation, exports)
-      }
+      driver,
+      appExports: options.appExports
     })
   })
 

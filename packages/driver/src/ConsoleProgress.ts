@@ -73,10 +73,19 @@ export const run = (options: {
       options.write(`\r${" ".repeat(options.width())}\r`)
       last = ""
     }
+    const attempts = new Map<number, number>()
+    const jobStages = new Map<number, ReadonlyArray<number>>()
     const apply = (event: AppEvent) => {
-      const stage = "stageId" in event ? stages.get(event.stageId) : undefined
+      // Tasks of an attempt other than the stage's latest do not move its bar.
+      const stage = "stageId" in event && (!("stageAttempt" in event) || attempts.get(event.stageId) === event.stageAttempt)
+        ? stages.get(event.stageId)
+        : undefined
       switch (event._tag) {
         case "JobStart":
+          jobStages.set(event.jobId, event.stageIds)
+          break
+        case "StageSubmitted":
+          attempts.set(event.stageId, event.stageAttempt)
           stages.set(event.stageId, {
             stageId: event.stageId,
             total: event.tasks,
@@ -84,6 +93,10 @@ export const run = (options: {
             active: 0,
             submittedAt: event.time
           })
+          break
+        case "StageCompleted":
+          stages.delete(event.stageId)
+          attempts.delete(event.stageId)
           break
         case "TaskStart":
           if (stage !== undefined) stages.set(stage.stageId, { ...stage, active: stage.active + 1 })
@@ -98,7 +111,9 @@ export const run = (options: {
           }
           break
         case "JobEnd":
-          stages.delete(event.stageId)
+          // A cancelled job's stages end with it, reported or not.
+          for (const stageId of jobStages.get(event.jobId) ?? []) stages.delete(stageId)
+          jobStages.delete(event.jobId)
           clear()
           break
       }

@@ -15,8 +15,18 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { JobFailed } from "./AppErrors.js"
 import type { AppEvent } from "./AppEvents.js"
+import type * as DagScheduler from "./DagScheduler.js"
 import * as DriverCore from "./DriverCore.js"
 import * as SchedulerPool from "./SchedulerPool.js"
+
+/**
+ * A job as datasets describe it: its result tasks (encoded `TaskPlan.Task`s, one per partition computed), the
+ * shuffles they read, and every shuffle those depend on.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type JobGraph = Omit<DagScheduler.JobSpec, "jobId" | "pool">
 
 /**
  * @since 0.1.0
@@ -25,8 +35,8 @@ import * as SchedulerPool from "./SchedulerPool.js"
 export interface Driver {
   /** Where executors register. */
   readonly address: RpcAddress.RpcAddress
-  /** Runs one task per encoded `TaskPlan.Task`; succeeds with each task's result value, in order. */
-  readonly runJob: (tasks: ReadonlyArray<Uint8Array>) => Effect.Effect<Array<unknown>, JobFailed>
+  /** Runs a job; succeeds with each result task's result value, in order. */
+  readonly runJob: (job: JobGraph) => Effect.Effect<Array<unknown>, JobFailed>
   /** What happens in the app from the moment the stream is run, for each run (Spark's listener bus). */
   readonly events: Stream.Stream<AppEvent>
   /** The same from the moment this is run: a listener that must not miss what happens next. */
@@ -35,6 +45,8 @@ export interface Driver {
   readonly executors: Effect.Effect<ReadonlyArray<string>>
   /** The cores of the executors that are registered and ready. */
   readonly cores: Effect.Effect<number>
+  /** Tells the executors to drop the persisted partitions of a dataset, and forgets where they were. */
+  readonly unpersist: (datasetId: number) => Effect.Effect<void>
   /** Tells the executors to stop: the app is done with them. */
   readonly stop: Effect.Effect<void>
   /** The app cannot go on: every job, running or to come, fails with the reason. */
@@ -143,12 +155,12 @@ export const make = (
       onExit: options.onExit
     })
 
-    const runJob = (tasks: ReadonlyArray<Uint8Array>) =>
+    const runJob = (job: JobGraph) =>
       Effect.gen(function*() {
         const jobId = nextJobId++
         const done = yield* Deferred.make<Array<unknown>, JobFailed>()
-        jobs.set(jobId, { results: new Array(tasks.length), done })
-        shell.feed({ _tag: "SubmitJob", jobId, tasks, pool: yield* FiberRef.get(SchedulerPool.current) })
+        jobs.set(jobId, { results: new Array(job.tasks.length), done })
+        shell.feed({ _tag: "SubmitJob", job: { ...job, jobId, pool: yield* FiberRef.get(SchedulerPool.current) } })
         return yield* Deferred.await(done).pipe(
           Effect.onInterrupt(() =>
             Effect.sync(() => {
@@ -168,6 +180,7 @@ export const make = (
       cores: shell.read((state) =>
         [...state.executors.values()].reduce((sum, e) => sum + (e.launched ? e.cores : 0), 0)
       ),
+      unpersist: (rddId) => Effect.sync(() => shell.feed({ _tag: "Unpersist", rddId })),
       stop: Effect.sync(() => shell.feed({ _tag: "Stop" })),
       abort: (reason) => Effect.sync(() => shell.feed({ _tag: "Abort", reason })),
       executorRemoved: (executorId, reason, started) =>

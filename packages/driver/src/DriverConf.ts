@@ -126,6 +126,19 @@ export const keys = {
   speculationMinTaskRuntime: Key.make("kindling.speculation.minTaskRuntime", ValueType.duration("ms"), {
     default: "100ms",
     description: "Driver: a task is never a straggler before it has run this long."
+  }),
+  stageMaxConsecutiveAttempts: Key.make("kindling.stage.maxConsecutiveAttempts", ValueType.int({ min: 1 }), {
+    default: "4",
+    description: "Driver: a stage whose attempts fail this many times in a row on fetch failures fails its jobs."
+  }),
+  shuffleSpillThreshold: Key.make("kindling.shuffle.spill.threshold", ValueType.memory, {
+    default: "64m",
+    description: "Executor: the memory (as estimated) a task's shuffle write, aggregation or sort holds before it " +
+      "spills to the local dir."
+  }),
+  reducerMaxSizeInFlight: Key.make("kindling.reducer.maxSizeInFlight", ValueType.memory, {
+    default: "48m",
+    description: "Executor: the most shuffle bytes it fetches at once, over all its reduce tasks."
   })
 }
 
@@ -147,6 +160,10 @@ export const group = Registry.group({
  * @category constructors
  */
 export const coreConfig = (conf: Conf.Conf<AppKeys>, maxFailures: number): DriverCore.Config => ({
+  dag: {
+    maxConsecutiveAttempts: conf.get(keys.stageMaxConsecutiveAttempts),
+    resubmitDelayMillis: 200
+  },
   scheduler: {
     maxFailures,
     cpusPerTask: conf.get(keys.taskCpus),
@@ -169,7 +186,10 @@ export const coreConfig = (conf: Conf.Conf<AppKeys>, maxFailures: number): Drive
     [keys.executorHeartbeatInterval.name, String(conf.get(keys.executorHeartbeatInterval))],
     [ProtocolConf.keys.networkTimeout.name, String(conf.get(ProtocolConf.keys.networkTimeout))],
     [ProtocolConf.keys.askTimeout.name, String(conf.get(ProtocolConf.keys.askTimeout))],
-    [keys.maxDirectResultSize.name, String(conf.get(keys.maxDirectResultSize))]
+    [keys.maxDirectResultSize.name, String(conf.get(keys.maxDirectResultSize))],
+    // Sizes in bytes, as numbers.
+    [keys.shuffleSpillThreshold.name, String(conf.get(keys.shuffleSpillThreshold) * 1024 * 1024)],
+    [keys.reducerMaxSizeInFlight.name, String(conf.get(keys.reducerMaxSizeInFlight) * 1024 * 1024)]
   ]
 })
 

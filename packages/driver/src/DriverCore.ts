@@ -1,8 +1,10 @@
 /**
- * The driver's core (Spark's `CoarseGrainedSchedulerBackend` driver endpoint with its `TaskSchedulerImpl`): the
- * executors that registered with this app, and the jobs it runs. A job is one task set over the partitions of a
- * stage; the task scheduler (`TaskScheduler`) decides where each task runs, and this core turns its decisions
- * into messages: `LaunchTask` with the task's bytes, `KillTask`, and the job's results for the shell.
+ * The driver's core (Spark's `CoarseGrainedSchedulerBackend` driver endpoint with its `DAGScheduler` and
+ * `TaskSchedulerImpl`): the executors that registered with this app, and the jobs it runs. The DAG scheduler
+ * (`DagScheduler`) cuts a job into stages and says which stage attempts run, as task sets; the task scheduler
+ * (`TaskScheduler`) decides where each task runs; this core turns their decisions into messages — `LaunchTask`
+ * with the task's bytes, `KillTask`, the map output locations reduce tasks ask for — and the jobs' results for
+ * the shell.
  *
  * The same core serves every mode: in `local` the executor is a role on the same node, on a cluster they are
  * processes that registered over TCP.
@@ -24,6 +26,7 @@ import {
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import type { AppEvent } from "./AppEvents.js"
+import * as DagScheduler from "./DagScheduler.js"
 import * as TaskScheduler from "./TaskScheduler.js"
 
 /**
@@ -32,6 +35,7 @@ import * as TaskScheduler from "./TaskScheduler.js"
  */
 export interface Config {
   readonly scheduler: TaskScheduler.Config
+  readonly dag: DagScheduler.Config
   /** How often offers are made again, besides on every event. */
   readonly reviveIntervalMillis: number
   /** An executor silent for this long is lost. */
@@ -57,12 +61,9 @@ interface Executor {
   lastHeard: number
 }
 
+// What the driver counts of a running job besides what its stages do.
 interface Job {
   readonly id: number
-  readonly stageId: number
-  readonly taskSet: string
-  /** The encoded `TaskPlan.Task` of each of its tasks, by index. */
-  readonly tasks: ReadonlyArray<Uint8Array>
   resultBytes: number
   succeeded: number
   /** Why the job must fail though its tasks may all succeed (its results passed kindling.driver.maxResultSize). */
@@ -76,10 +77,9 @@ interface Job {
 export interface State {
   readonly config: Config
   readonly scheduler: TaskScheduler.State
+  readonly dag: DagScheduler.State
   readonly executors: Map<Ids.ExecutorId, Executor>
   readonly jobs: Map<number, Job>
-  readonly jobOfTaskSet: Map<string, number>
-  nextStageId: number
   stopping: boolean
   aborted: string | undefined
 }
@@ -89,14 +89,15 @@ export interface State {
  * @category models
  */
 export type Local =
-  /** Runs a job: one task per encoded task, in partition order. */
-  /** `pool`: the scheduler pool its tasks share cores in (under FAIR scheduling). */
-  | {
-    readonly _tag: "SubmitJob"
-    readonly jobId: number
-    readonly tasks: ReadonlyArray<Uint8Array>
-    readonly pool: string
-  }
+  /**
+   * Runs a job: its result tasks, in partition order, after the shuffles they depend on; `job.pool` is the
+   * scheduler pool its tasks share cores in (under FAIR scheduling).
+   */
+  | { readonly _tag: "SubmitJob"; readonly job: DagScheduler.JobSpec }
+  /** A fetch failure's delay is over: the failed stages run again. */
+  | { readonly _tag: "ResubmitFailedStages" }
+  /** The app unpersisted a dataset: its executors drop its blocks. */
+  | { readonly _tag: "Unpersist"; readonly rddId: number }
   | { readonly _tag: "CancelJob"; readonly jobId: number; readonly reason: string }
   /**
    * An executor is gone, as its cluster manager tells (its process exited, its worker was lost); `started` is
@@ -160,23 +161,26 @@ type Step = Core.Out<Local, DriverCommand> & {
 export const make = (config: Config): State => ({
   config,
   scheduler: TaskScheduler.make(config.scheduler),
+  dag: DagScheduler.make(config.dag),
   executors: new Map(),
   jobs: new Map(),
-  jobOfTaskSet: new Map(),
-  nextStageId: 0,
   stopping: false,
   aborted: undefined
 })
 
-// The failure a task reported, as Spark prints it: the error's stack (which starts with its class and message).
-const failureText = (data: Uint8Array): string => {
+// What a task that did not finish reported: a fetch failure, or a failure as Spark prints it (the error's
+// stack, which starts with its class and message).
+const failureOf = (
+  data: Uint8Array
+): { readonly text: string; readonly fetchFailed?: typeof TaskPlan.FetchFailed.Encoded } => {
   try {
     const outcome = Records.decode(data) as typeof TaskPlan.TaskOutcome.Encoded
-    if (outcome._tag === "TaskFailure") return outcome.stack
+    if (outcome._tag === "TaskFailure") return { text: outcome.stack }
+    if (outcome._tag === "FetchFailed") return { text: outcome.message, fetchFailed: outcome }
   } catch {
     // an executor that sent no readable failure
   }
-  return "the task failed without saying why"
+  return { text: "the task failed without saying why" }
 }
 
 // Messages built here from the core's own state are valid by construction; checking each one again is most of
@@ -192,7 +196,7 @@ const carryOut = (step: Step, commands: ReadonlyArray<TaskScheduler.Command>) =>
   for (const command of commands) {
     switch (command._tag) {
       case "LaunchTask": {
-        const job = state.jobs.get(state.jobOfTaskSet.get(command.taskSet)!)!
+        const taskSet = state.scheduler.taskSets.get(command.taskSet)!
         const executor = state.executors.get(Ids.ExecutorId.make(command.executorId))!
         Core.send(
           step,
@@ -201,20 +205,21 @@ const carryOut = (step: Step, commands: ReadonlyArray<TaskScheduler.Command>) =>
             taskId: command.taskId,
             attemptNumber: command.attempt,
             executorId: executor.id,
-            name: `task ${command.index}.${command.attempt} in stage ${job.stageId}.0`,
+            name: `task ${command.index}.${command.attempt} in stage ${taskSet.stageId}.${taskSet.stageAttempt}`,
             index: command.index,
             partitionId: command.partition,
-            stageId: job.stageId,
-            stageAttemptId: 0,
+            stageId: taskSet.stageId,
+            stageAttemptId: taskSet.stageAttempt,
             cpus: state.config.scheduler.cpusPerTask,
             properties: {},
             resources: {},
-            serializedTask: job.tasks[command.index]!
+            serializedTask: DagScheduler.taskBytes(state.dag, taskSet.stageId, command.partition)!
           }, trusted)
         )
         event(step, {
           _tag: "TaskStart",
-          stageId: job.stageId,
+          stageId: taskSet.stageId,
+          stageAttempt: taskSet.stageAttempt,
           taskId: command.taskId,
           index: command.index,
           executorId: executor.id,
@@ -241,22 +246,11 @@ const carryOut = (step: Step, commands: ReadonlyArray<TaskScheduler.Command>) =>
         // Its result came with the status update that made it succeed: `statusUpdate` hands it over.
         break
       case "TaskSetFinished":
+        // The DAG scheduler ends stages by their partitions, which it has been told of task by task.
+        break
       case "TaskSetFailed": {
-        const jobId = state.jobOfTaskSet.get(command.taskSet)
-        if (jobId === undefined) break
-        const overLimit = state.jobs.get(jobId)?.failure
-        const succeeded = command._tag === "TaskSetFinished" && overLimit === undefined
-        endJob(step, jobId, succeeded)
-        step.commands.push(
-          succeeded
-            ? { _tag: "JobSucceeded", jobId }
-            : {
-              _tag: "JobFailed",
-              jobId,
-              reason: overLimit ??
-                `Job aborted due to stage failure: ${command._tag === "TaskSetFailed" ? command.reason : ""}`
-            }
-        )
+        const taskSet = command.taskSet.split(".")
+        dag(step, { _tag: "StageAborted", stageId: Number(taskSet[0]), reason: command.reason, now: step.now })
         break
       }
       case "Log":
@@ -266,21 +260,93 @@ const carryOut = (step: Step, commands: ReadonlyArray<TaskScheduler.Command>) =>
   }
 }
 
+// Runs the DAG scheduler on one input and carries out what it decided; `onResult` takes the result tasks it
+// assigns to jobs (only a status update has a result to hand over).
+const dag = (
+  step: Step,
+  input: DagScheduler.Input,
+  onResult?: (jobId: number, index: number) => void
+) => {
+  const { state } = step
+  for (const command of DagScheduler.step(state.dag, input)) {
+    switch (command._tag) {
+      case "SubmitTaskSet":
+        schedule(step, {
+          _tag: "SubmitTaskSet",
+          taskSet: `${command.stageId}.${command.stageAttempt}`,
+          stageId: command.stageId,
+          stageAttempt: command.stageAttempt,
+          jobId: command.jobId,
+          pool: command.pool,
+          partitions: command.partitions,
+          now: step.now
+        })
+        break
+      case "CancelStage":
+        for (const taskSet of TaskScheduler.taskSetsOf(state.scheduler, command.stageId)) {
+          schedule(step, { _tag: "CancelTaskSet", taskSet, reason: command.reason, now: step.now })
+        }
+        break
+      case "StopStageAttempt":
+        schedule(step, { _tag: "StopTaskSet", taskSet: `${command.stageId}.${command.stageAttempt}`, now: step.now })
+        break
+      case "ResultTask":
+        onResult?.(command.jobId, command.index)
+        break
+      case "JobSucceeded":
+      case "JobFailed": {
+        const overLimit = state.jobs.get(command.jobId)?.failure
+        state.jobs.delete(command.jobId)
+        step.commands.push(
+          command._tag === "JobSucceeded" && overLimit === undefined
+            ? command
+            : { _tag: "JobFailed", jobId: command.jobId, reason: command._tag === "JobFailed" ? command.reason : overLimit! }
+        )
+        break
+      }
+      case "ScheduleResubmit":
+        Core.startTimer(step, "resubmitFailedStages", { _tag: "ResubmitFailedStages" }, command.delayMillis)
+        break
+      case "JobStarted":
+        event(step, {
+          _tag: "JobStart",
+          jobId: command.jobId,
+          stageIds: command.stageIds,
+          pool: state.dag.jobs.get(command.jobId)?.pool ?? "default",
+          time: step.now
+        })
+        break
+      case "JobEnded":
+        event(step, { _tag: "JobEnd", jobId: command.jobId, succeeded: command.succeeded, time: step.now })
+        break
+      case "StageSubmitted":
+        event(step, {
+          _tag: "StageSubmitted",
+          stageId: command.stageId,
+          stageAttempt: command.stageAttempt,
+          name: command.name,
+          tasks: command.tasks,
+          parentIds: command.parents,
+          time: step.now
+        })
+        break
+      case "StageCompleted":
+        event(step, {
+          _tag: "StageCompleted",
+          stageId: command.stageId,
+          stageAttempt: command.stageAttempt,
+          ...(command.failureReason === undefined ? {} : { failureReason: command.failureReason }),
+          time: step.now
+        })
+        break
+      case "Log":
+        Core.log(step, command.level, command.message)
+        break
+    }
+  }
+}
+
 const event = (step: Step, appEvent: AppEvent) => step.commands.push({ _tag: "Event", event: appEvent })
-
-const endJob = (step: Step, jobId: number, succeeded: boolean) => {
-  const job = step.state.jobs.get(jobId)
-  if (job === undefined) return
-  forgetJob(step.state, jobId)
-  event(step, { _tag: "JobEnd", jobId, stageId: job.stageId, succeeded, time: step.now })
-}
-
-const forgetJob = (state: State, jobId: number) => {
-  const job = state.jobs.get(jobId)
-  if (job === undefined) return
-  state.jobs.delete(jobId)
-  state.jobOfTaskSet.delete(job.taskSet)
-}
 
 const executorLost = (step: Step, executorId: Ids.ExecutorId, reason: string) => {
   const { state } = step
@@ -291,6 +357,7 @@ const executorLost = (step: Step, executorId: Ids.ExecutorId, reason: string) =>
   else Core.log(step, "Warning", `Lost executor ${executorId} on ${executor.host}: ${reason}`)
   for (const taskId of TaskScheduler.runningOn(state.scheduler, executorId)) taskEnded(step, taskId, false)
   schedule(step, { _tag: "ExecutorLost", executorId, reason, now: step.now })
+  dag(step, { _tag: "ExecutorLost", executorId, now: step.now })
   event(step, { _tag: "ExecutorRemoved", executorId, reason, time: step.now })
 }
 
@@ -309,8 +376,10 @@ const schedulerState = (state: States.TaskState): Extract<TaskScheduler.Input, {
 
 // A running attempt ended (as its executor reports, or with its executor): its stage's listeners hear of it.
 const taskEnded = (step: Step, taskId: number, succeeded: boolean) => {
-  const stageId = TaskScheduler.stageOf(step.state.scheduler, taskId)
-  if (stageId !== undefined) event(step, { _tag: "TaskEnd", stageId, taskId, succeeded, time: step.now })
+  const attempt = step.state.scheduler.attempts.get(taskId)
+  if (attempt === undefined) return
+  const stageAttempt = step.state.scheduler.taskSets.get(attempt.taskSet)?.stageAttempt ?? 0
+  event(step, { _tag: "TaskEnd", stageId: attempt.stageId, stageAttempt, taskId, succeeded, time: step.now })
 }
 
 // A result's size as kindling.driver.maxResultSize counts it: an indirect one (a few bytes) says its own.
@@ -324,78 +393,102 @@ const resultSize = (data: Uint8Array): number => {
   }
 }
 
+// A map task's result value is its `MapStatus`: the bytes it wrote per reduce partition.
+const mapSizes = (data: Uint8Array): ReadonlyArray<number> => {
+  try {
+    const outcome = Records.decode(data) as typeof TaskPlan.TaskResult.Encoded
+    const status = outcome.value as { readonly sizes?: ReadonlyArray<number> } | undefined
+    return Array.isArray(status?.sizes) ? status.sizes : []
+  } catch {
+    return []
+  }
+}
+
 const statusUpdate = (step: Step, message: ClusterMessages.StatusUpdate) => {
   const { state } = step
   const executor = state.executors.get(message.executorId)
   if (executor !== undefined) executor.lastHeard = step.now
   const status = schedulerState(message.state)
   if (status !== "RUNNING") taskEnded(step, message.taskId, status === "FINISHED")
+  const taskSetId = state.scheduler.attempts.get(message.taskId)?.taskSet
+  const failure = status === "FAILED" || status === "KILLED" ? failureOf(message.data) : undefined
   const commands = TaskScheduler.step(state.scheduler, {
     _tag: "StatusUpdate",
     taskId: message.taskId,
     state: status,
-    reason: status === "FAILED" || status === "KILLED" ? failureText(message.data) : "",
+    reason: failure?.text ?? "",
+    ...(failure?.fetchFailed === undefined ? {} : { fetchFailed: true }),
     now: step.now
   })
-  // The result goes to the job only when the scheduler takes this attempt as its task's success.
+  // Everything the task scheduler decided is carried out (launches of other tasks included) before the DAG
+  // scheduler hears of the success or the fetch failure, and before a job over its result limit is cancelled.
+  carryOut(step, commands)
   for (const command of commands) {
     if (command._tag !== "TaskSucceeded") continue
-    const job = state.jobs.get(state.jobOfTaskSet.get(command.taskSet)!)!
-    if (job.failure !== undefined) continue
-    job.succeeded++
-    job.resultBytes += resultSize(message.data)
-    const limit = state.config.maxResultSize
-    if (limit > 0 && job.resultBytes > limit) {
-      job.failure = `Job aborted due to stage failure: Total size of serialized results of ${job.succeeded} tasks ` +
-        `(${job.resultBytes} bytes) is bigger than kindling.driver.maxResultSize (${limit} bytes)`
-      continue
-    }
-    step.commands.push({
-      _tag: "TaskResult",
-      jobId: job.id,
-      index: command.index,
-      outcome: message.data,
-      from: executor?.ref.address
+    const stage = state.dag.stages.get(command.stageId)
+    const isMap = stage?.shuffleId !== undefined
+    dag(step, {
+      _tag: "TaskSucceeded",
+      stageId: command.stageId,
+      stageAttempt: command.stageAttempt,
+      partition: command.partition,
+      executorId: command.executorId,
+      ...(isMap ? { sizes: mapSizes(message.data) } : {}),
+      now: step.now
+    }, (jobId, index) => takeResult(step, jobId, index, message.data, executor?.ref.address))
+  }
+  if (failure?.fetchFailed !== undefined && taskSetId !== undefined) {
+    const [stageId, stageAttempt] = taskSetId.split(".").map(Number) as [number, number]
+    dag(step, {
+      _tag: "FetchFailed",
+      stageId,
+      stageAttempt,
+      shuffleId: failure.fetchFailed.shuffleId,
+      mapIndex: failure.fetchFailed.mapIndex,
+      executorId: failure.fetchFailed.executorId,
+      message: failure.text,
+      now: step.now
     })
   }
-  // Everything the scheduler decided is carried out (launches of other tasks included) before a job that went
-  // over its result limit is cancelled.
-  carryOut(step, commands)
   for (const job of [...state.jobs.values()]) if (job.failure !== undefined) cancelJob(step, job.id, job.failure)
 }
 
-const cancelJob = (step: Step, jobId: number, reason: string) => {
+// A result task's result goes to its job, unless the job's results passed kindling.driver.maxResultSize.
+const takeResult = (
+  step: Step,
+  jobId: number,
+  index: number,
+  data: Uint8Array,
+  from: RpcAddress.RpcAddress | undefined
+) => {
   const job = step.state.jobs.get(jobId)
-  if (job === undefined) return
-  schedule(step, { _tag: "CancelTaskSet", taskSet: job.taskSet, reason, now: step.now })
-  endJob(step, jobId, false)
-  step.commands.push({ _tag: "JobFailed", jobId, reason })
-}
-
-const submitJob = (step: Step, jobId: number, tasks: ReadonlyArray<Uint8Array>, pool: string) => {
-  const { state } = step
-  if (state.aborted !== undefined) {
-    step.commands.push({ _tag: "JobFailed", jobId, reason: state.aborted })
+  if (job === undefined || job.failure !== undefined) return
+  job.succeeded++
+  job.resultBytes += resultSize(data)
+  const limit = step.state.config.maxResultSize
+  if (limit > 0 && job.resultBytes > limit) {
+    job.failure = `Job aborted due to stage failure: Total size of serialized results of ${job.succeeded} tasks ` +
+      `(${job.resultBytes} bytes) is bigger than kindling.driver.maxResultSize (${limit} bytes)`
     return
   }
-  const stageId = state.nextStageId++
-  const taskSet = `${stageId}.0`
-  state.jobs.set(jobId, { id: jobId, stageId, taskSet, tasks, resultBytes: 0, succeeded: 0, failure: undefined })
-  state.jobOfTaskSet.set(taskSet, jobId)
-  Core.log(step, "Info", `Got job ${jobId} with ${tasks.length} output partitions`)
-  event(step, { _tag: "JobStart", jobId, stageId, tasks: tasks.length, pool, time: step.now })
-  schedule(step, {
-    _tag: "SubmitTaskSet",
-    taskSet,
-    stageId,
-    stageAttempt: 0,
-    jobId,
-    pool,
-    partitions: tasks.map((_, i) => i),
-    now: step.now
-  })
-  if (state.executors.size === 0) {
-    Core.log(step, "Info", `Job ${jobId} waits for executors`)
+  step.commands.push({ _tag: "TaskResult", jobId, index, outcome: data, from })
+}
+
+const cancelJob = (step: Step, jobId: number, reason: string) => {
+  if (!step.state.dag.jobs.has(jobId)) return
+  dag(step, { _tag: "CancelJob", jobId, reason, now: step.now })
+}
+
+const submitJob = (step: Step, job: DagScheduler.JobSpec) => {
+  const { state } = step
+  if (state.aborted !== undefined) {
+    step.commands.push({ _tag: "JobFailed", jobId: job.jobId, reason: state.aborted })
+    return
+  }
+  state.jobs.set(job.jobId, { id: job.jobId, resultBytes: 0, succeeded: 0, failure: undefined })
+  dag(step, { _tag: "SubmitJob", job, now: step.now })
+  if (state.executors.size === 0 && state.dag.jobs.has(job.jobId)) {
+    Core.log(step, "Info", `Job ${job.jobId} waits for executors`)
   }
 }
 
@@ -470,6 +563,38 @@ const handlers: Core.Handlers<Inbound, Step> = {
   },
   StatusUpdate: statusUpdate,
   ExecutorDecommissioning: (step, _message, ask) => Core.reply(step, ask, Exit.succeed(true)),
+  GetMapOutputStatuses: (step, message, ask) => {
+    const { state } = step
+    const found = DagScheduler.locations(state.dag, message.shuffleId, message.reduceId)
+    const missing = (mapIndex: number) =>
+      Core.reply(step, ask, Exit.fail(new Errors.MapOutputMissing({ shuffleId: message.shuffleId, mapIndex })))
+    if (found._tag === "Missing") return missing(found.mapIndex)
+    const locations: Array<ClusterMessages.MapOutputLocation> = []
+    for (let mapIndex = 0; mapIndex < found.blocks.length; mapIndex++) {
+      const block = found.blocks[mapIndex]!
+      const executor = state.executors.get(Ids.ExecutorId.make(block.executorId))
+      if (executor === undefined) return missing(mapIndex)
+      locations.push(
+        new ClusterMessages.MapOutputLocation({
+          mapIndex,
+          executorId: executor.id,
+          address: executor.ref.address,
+          size: block.size
+        }, trusted)
+      )
+    }
+    Core.reply(
+      step,
+      ask,
+      Exit.succeed(
+        new ClusterMessages.MapOutputStatuses({
+          shuffleId: message.shuffleId,
+          reduceId: message.reduceId,
+          locations
+        }, trusted)
+      )
+    )
+  },
   ShufflePushCompletion: () => {},
   IsExecutorAlive: (step, message, ask) =>
     Core.reply(step, ask, Exit.succeed(step.state.executors.has(message.executorId))),
@@ -548,7 +673,15 @@ export const step = (state: State, input: Input): ReadonlyArray<Command> => {
       }
       break
     case "SubmitJob":
-      submitJob(step, input.jobId, input.tasks, input.pool)
+      submitJob(step, input.job)
+      break
+    case "ResubmitFailedStages":
+      dag(step, { _tag: "ResubmitFailedStages", now: step.now })
+      break
+    case "Unpersist":
+      for (const executor of state.executors.values()) {
+        Core.send(step, executor.ref, new ClusterMessages.RemoveRdd({ rddId: input.rddId }))
+      }
       break
     case "CancelJob":
       cancelJob(step, input.jobId, input.reason)
@@ -578,7 +711,7 @@ export const step = (state: State, input: Input): ReadonlyArray<Command> => {
       }
       break
     case "CheckStarvation":
-      if (state.jobs.size > 0 && ![...state.executors.values()].some((executor) => executor.launched)) {
+      if (state.dag.jobs.size > 0 && ![...state.executors.values()].some((executor) => executor.launched)) {
         Core.log(
           step,
           "Warning",
@@ -589,7 +722,7 @@ export const step = (state: State, input: Input): ReadonlyArray<Command> => {
       break
     case "Abort":
       state.aborted = input.reason
-      for (const jobId of [...state.jobs.keys()]) cancelJob(step, jobId, input.reason)
+      for (const jobId of [...state.dag.jobs.keys()]) cancelJob(step, jobId, input.reason)
       break
     case "CheckExecutorTimeouts":
       for (const executor of [...state.executors.values()]) {
@@ -609,9 +742,9 @@ export const step = (state: State, input: Input): ReadonlyArray<Command> => {
  * @since 0.1.0
  */
 export const validate = (state: State): ReadonlyArray<string> => {
-  const problems = [...TaskScheduler.validate(state.scheduler)]
-  for (const job of state.jobs.values()) {
-    if (state.jobOfTaskSet.get(job.taskSet) !== job.id) problems.push(`job ${job.id} is not indexed by its task set`)
+  const problems = [...TaskScheduler.validate(state.scheduler), ...DagScheduler.validate(state.dag)]
+  for (const jobId of state.jobs.keys()) {
+    if (!state.dag.jobs.has(jobId)) problems.push(`job ${jobId} is not known to the DAG scheduler`)
   }
   for (const executorId of state.scheduler.executors.keys()) {
     if (!state.executors.has(Ids.ExecutorId.make(executorId))) {

@@ -13,6 +13,8 @@ import * as Path from "node:path"
 import { InputNotReadable, InvalidArgument } from "./AppErrors.js"
 import type { AppEvent } from "./AppEvents.js"
 import { Dataset, type Runtime } from "./Dataset.js"
+import type { Driver } from "./Driver.js"
+import * as UserFunctions from "./UserFunctions.js"
 
 /**
  * @since 0.1.0
@@ -88,7 +90,8 @@ const inputFiles = (path: string): Effect.Effect<Array<{ path: string; size: num
   })
 
 /**
- * Builds the context's sources over a runtime that runs jobs.
+ * Builds the context's sources over the app's driver; functions of `appExports` (the app module's exports)
+ * travel by name.
  *
  * @since 0.1.0
  * @category constructors
@@ -97,16 +100,25 @@ export const make = (options: {
   readonly appName: string
   readonly master: string
   readonly defaultParallelism: () => number
-  readonly events: Stream.Stream<AppEvent>
-  readonly subscribe: Effect.Effect<Stream.Stream<AppEvent>, never, Scope.Scope>
-  readonly runtime: Runtime
+  readonly driver: Driver
+  readonly appExports?: Record<string, unknown> | undefined
 }): KindlingContext => {
-  const { runtime } = options
+  const { driver } = options
+  const exports = options.appExports ?? {}
+  let datasets = 0
+  let shuffles = 0
+  const runtime: Runtime = {
+    runJob: driver.runJob,
+    reference: (fn, env, transformation) => UserFunctions.reference(fn, env, transformation, exports),
+    newDatasetId: () => datasets++,
+    newShuffleId: () => shuffles++,
+    unpersist: driver.unpersist
+  }
   return {
     appName: options.appName,
     master: options.master,
-    events: options.events,
-    subscribe: options.subscribe,
+    events: driver.events,
+    subscribe: driver.subscribe,
     get defaultParallelism() {
       return options.defaultParallelism()
     },
@@ -117,7 +129,7 @@ export const make = (options: {
         const [from, to] = bounds(i, numSlices, all.length)
         return { _tag: "Slice" as const, items: all.slice(from, to) }
       })
-      return new Dataset<A>(runtime, Effect.succeed(plans))
+      return Dataset.of<A>(runtime, Effect.succeed(plans), "ParallelCollectionDataset", "parallelize")
     },
     range: (start, end, step = 1, numSlices = options.defaultParallelism()) => {
       checkSlices(numSlices, "range")
@@ -129,7 +141,7 @@ export const make = (options: {
         const [from, to] = bounds(i, numSlices, length)
         return { _tag: "Range" as const, start: start + from * step, end: start + to * step, step }
       })
-      return new Dataset<number>(runtime, Effect.succeed(plans))
+      return Dataset.of<number>(runtime, Effect.succeed(plans), "RangeDataset", "range")
     },
     textFile: (path, minPartitions = Math.min(options.defaultParallelism(), 2)) => {
       checkSlices(minPartitions, "textFile")
@@ -150,7 +162,7 @@ export const make = (options: {
           return splits
         })
       })
-      return new Dataset<string>(runtime, Effect.runSync(Effect.cached(plans)))
+      return Dataset.of<string>(runtime, Effect.runSync(Effect.cached(plans)), "TextFileDataset", "textFile")
     }
   }
 }

@@ -13,7 +13,6 @@ import * as ConsoleProgress from "./ConsoleProgress.js"
 import * as Driver from "./Driver.js"
 import type * as DriverCore from "./DriverCore.js"
 import * as Kindling from "./Kindling.js"
-import * as UserFunctions from "./UserFunctions.js"
 
 /**
  * @since 0.1.0
@@ -93,17 +92,12 @@ export const layer = (options: Options): Layer.Layer<Kindling.Kindling, StartFai
       if (options.showProgress === true) {
         yield* ConsoleProgress.run(ConsoleProgress.onStderr(yield* driver.subscribe))
       }
-      const exports = options.appExports ?? {}
-      return Kindling.make({
+        return Kindling.make({
         appName: options.appName,
         master: `local[${options.threads}]`,
         defaultParallelism: () => options.threads,
-        events: driver.events,
-        subscribe: driver.subscribe,
-        runtime: {
-          runJob: driver.runJob,
-          reference: (fn, env, transformation) => UserFunctions.reference(fn, env, transformation, exports)
-        }
+        driver,
+        appExports: options.appExports
       })
     })
   )

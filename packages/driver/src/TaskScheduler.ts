@@ -61,6 +61,11 @@ interface TaskSet {
   succeeded: number
   /** How long the successful attempts ran, for speculation. */
   readonly durations: Array<number>
+  /**
+   * Launches nothing more (a fetch failure showed its stage attempt cannot finish): its running attempts go on,
+   * and it is forgotten once none runs.
+   */
+  zombie: boolean
 }
 
 interface Attempt {
@@ -112,6 +117,8 @@ export type Input =
       readonly partitions: ReadonlyArray<number>
     }
     | { readonly _tag: "CancelTaskSet"; readonly taskSet: string; readonly reason: string }
+    /** Make the set a zombie: no further launches. */
+    | { readonly _tag: "StopTaskSet"; readonly taskSet: string }
     | { readonly _tag: "ExecutorAdded"; readonly executorId: string; readonly host: string; readonly cores: number }
     | { readonly _tag: "ExecutorLost"; readonly executorId: string; readonly reason: string }
     | {
@@ -120,6 +127,11 @@ export type Input =
       readonly state: "RUNNING" | "FINISHED" | "FAILED" | "KILLED" | "LOST"
       /** Why it failed or was killed. */
       readonly reason: string
+      /**
+       * It failed to fetch a shuffle block: not its fault, and not worth retrying here — the DAG scheduler
+       * resubmits the stage — so the set becomes a zombie.
+       */
+      readonly fetchFailed?: boolean
     }
     | { readonly _tag: "ReviveOffers" }
     | { readonly _tag: "CheckSpeculation" }
@@ -142,8 +154,17 @@ export type Command =
     readonly speculative: boolean
   }
   | { readonly _tag: "KillTask"; readonly taskId: number; readonly executorId: string; readonly reason: string }
-  /** The result of `taskId` is the result of task `index` of the set: hand it to the job. */
-  | { readonly _tag: "TaskSucceeded"; readonly taskSet: string; readonly index: number; readonly taskId: number }
+  /** The result of `taskId` is the result of task `index` (partition `partition`) of the set. */
+  | {
+    readonly _tag: "TaskSucceeded"
+    readonly taskSet: string
+    readonly stageId: number
+    readonly stageAttempt: number
+    readonly index: number
+    readonly partition: number
+    readonly taskId: number
+    readonly executorId: string
+  }
   /** Every task of the set has succeeded. */
   | { readonly _tag: "TaskSetFinished"; readonly taskSet: string }
   /** The set was aborted; its job fails with the reason. */
@@ -182,6 +203,11 @@ export const step = (state: State, input: Input): Array<Command> => {
     case "CancelTaskSet":
       cancel(state, input.taskSet, input.reason, out)
       break
+    case "StopTaskSet": {
+      const taskSet = state.taskSets.get(input.taskSet)
+      if (taskSet !== undefined) becomeZombie(state, taskSet)
+      break
+    }
     case "ExecutorAdded":
       if (!state.executors.has(input.executorId)) {
         state.executors.set(input.executorId, {
@@ -230,7 +256,8 @@ const submit = (state: State, input: Extract<Input, { _tag: "SubmitTaskSet" }>, 
     pendingQueue: input.partitions.map((_, index) => index),
     pendingHead: 0,
     succeeded: 0,
-    durations: []
+    durations: [],
+    zombie: false
   }
   if (taskSet.tasks.length === 0) {
     out.push({ _tag: "TaskSetFinished", taskSet: input.taskSet })
@@ -276,13 +303,51 @@ const endAttempt = (state: State, attempt: Attempt): TaskEntry | undefined => {
   return task
 }
 
+const becomeZombie = (state: State, taskSet: TaskSet) => {
+  taskSet.zombie = true
+  for (const task of taskSet.tasks) {
+    task.pending = false
+    task.speculatable = false
+  }
+  if (taskSet.tasks.every((task) => task.running.size === 0)) state.taskSets.delete(taskSet.id)
+}
+
 const statusUpdate = (state: State, input: Extract<Input, { _tag: "StatusUpdate" }>, out: Array<Command>) => {
   const attempt = state.attempts.get(input.taskId)
   // An attempt that already ended (a late or repeated report, or one of a lost executor) changes nothing.
   if (attempt === undefined || input.state === "RUNNING") return
   const task = endAttempt(state, attempt)
   const taskSet = state.taskSets.get(attempt.taskSet)
-  if (task === undefined || taskSet === undefined || task.done) return
+  if (task === undefined || taskSet === undefined) return
+  if (input.fetchFailed === true && input.state === "FAILED" && !task.done) {
+    out.push({
+      _tag: "Log",
+      level: "Warning",
+      message: `Lost task ${attempt.index}.${attempt.attempt} in stage ${taskSet.stageId}.${taskSet.stageAttempt} ` +
+        `(TID ${attempt.taskId}): ${input.reason}`
+    })
+    becomeZombie(state, taskSet)
+    return
+  }
+  if (task.done) return
+  if (taskSet.zombie) {
+    finishedAttempt(state, taskSet, task, attempt, input, out)
+    if (taskSet.tasks.every((entry) => entry.running.size === 0)) state.taskSets.delete(taskSet.id)
+    return
+  }
+  finishedAttempt(state, taskSet, task, attempt, input, out)
+}
+
+// A zombie's attempts that end count as they would (a map task's output is still an output), but nothing of
+// it runs again.
+const finishedAttempt = (
+  state: State,
+  taskSet: TaskSet,
+  task: TaskEntry,
+  attempt: Attempt,
+  input: Extract<Input, { _tag: "StatusUpdate" }>,
+  out: Array<Command>
+) => {
   const name = `task ${attempt.index}.${attempt.attempt} in stage ${taskSet.stageId}.${taskSet.stageAttempt} ` +
     `(TID ${attempt.taskId})`
   switch (input.state) {
@@ -292,9 +357,18 @@ const statusUpdate = (state: State, input: Extract<Input, { _tag: "StatusUpdate"
       task.speculatable = false
       taskSet.succeeded++
       taskSet.durations.push(input.now - attempt.startedAt)
-      out.push({ _tag: "TaskSucceeded", taskSet: taskSet.id, index: task.index, taskId: attempt.taskId })
+      out.push({
+        _tag: "TaskSucceeded",
+        taskSet: taskSet.id,
+        stageId: taskSet.stageId,
+        stageAttempt: taskSet.stageAttempt,
+        index: task.index,
+        partition: task.partition,
+        taskId: attempt.taskId,
+        executorId: attempt.executorId
+      })
       for (const other of task.running) killAttempt(state, other, anotherAttemptSucceeded, out)
-      if (taskSet.succeeded === taskSet.tasks.length) {
+      if (taskSet.succeeded === taskSet.tasks.length && !taskSet.zombie) {
         state.taskSets.delete(taskSet.id)
         out.push({ _tag: "TaskSetFinished", taskSet: taskSet.id })
       }
@@ -305,6 +379,7 @@ const statusUpdate = (state: State, input: Extract<Input, { _tag: "StatusUpdate"
       const executor = state.executors.get(attempt.executorId)
       const where = `(${executor?.host ?? "unknown host"} executor ${attempt.executorId})`
       out.push({ _tag: "Log", level: "Warning", message: `Lost ${name} ${where}: ${input.reason}` })
+      if (taskSet.zombie) return
       if (task.failures >= state.config.maxFailures) {
         const reason = `Task ${task.index} in stage ${taskSet.stageId}.${taskSet.stageAttempt} failed ` +
           `${state.config.maxFailures} times, most recent failure: Lost ${name} ${where}: ${input.reason}`
@@ -319,13 +394,13 @@ const statusUpdate = (state: State, input: Extract<Input, { _tag: "StatusUpdate"
     case "LOST":
       // Killed by the scheduler, it lost to another attempt or its set is gone; killed otherwise (its executor
       // is going away), or lost, it is not the task's fault: run it again without counting a failure.
-      if (!attempt.killed) retry(taskSet, task)
+      if (!attempt.killed && !taskSet.zombie) retry(taskSet, task)
       return
   }
 }
 
 const retry = (taskSet: TaskSet, task: TaskEntry) => {
-  if (task.running.size > 0 || task.pending) return
+  if (task.running.size > 0 || task.pending || taskSet.zombie) return
   task.pending = true
   taskSet.pendingQueue.push(task.index)
 }
@@ -346,6 +421,9 @@ const executorLost = (state: State, executorId: string, reason: string, out: Arr
           reason
       })
       retry(taskSet, task)
+    }
+    if (taskSet?.zombie === true && taskSet.tasks.every((entry) => entry.running.size === 0)) {
+      state.taskSets.delete(taskSet.id)
     }
   }
 }
@@ -400,6 +478,7 @@ const shuffled = <A>(state: State, items: Array<A>): Array<A> => {
 
 // The next task of the set for this executor: a pending one, else a straggler to copy onto another executor.
 const nextTask = (state: State, taskSet: TaskSet, executorId: string): TaskEntry | undefined => {
+  if (taskSet.zombie) return undefined
   const queue = taskSet.pendingQueue
   while (taskSet.pendingHead < queue.length && !taskSet.tasks[queue[taskSet.pendingHead]!]!.pending) {
     taskSet.pendingHead++
@@ -490,6 +569,14 @@ export const runningOn = (state: State, executorId: string): Array<number> =>
   [...state.attempts.values()].filter((a) => a.executorId === executorId).map((a) => a.taskId)
 
 /**
+ * The ids of the task sets of a stage (its attempts still known).
+ *
+ * @since 0.1.0
+ */
+export const taskSetsOf = (state: State, stageId: number): Array<string> =>
+  [...state.taskSets.values()].filter((taskSet) => taskSet.stageId === stageId).map((taskSet) => taskSet.id)
+
+/**
  * The stage a running attempt belongs to, while it runs.
  *
  * @since 0.1.0
@@ -530,7 +617,7 @@ export const validate = (state: State): Array<string> => {
       if (task.done && task.pending) problems.push(`task ${taskSet.id}/${task.index} is done and pending`)
       if (task.pending && task.running.size > 0) problems.push(`task ${taskSet.id}/${task.index} pending while running`)
       if (task.running.size > 2) problems.push(`task ${taskSet.id}/${task.index} runs ${task.running.size} times`)
-      if (!task.done && !task.pending && task.running.size === 0) {
+      if (!task.done && !task.pending && task.running.size === 0 && !taskSet.zombie) {
         problems.push(`task ${taskSet.id}/${task.index} is neither pending, running nor done`)
       }
       for (const taskId of task.running) {

@@ -45,15 +45,16 @@ describe("ConsoleProgress.run", () => {
       const written: Array<string> = []
       const events = Stream.fromIterable(
         [
-          { _tag: "JobStart", jobId: 0, stageId: 0, tasks: 4, pool: "default", time: 0 },
-          { _tag: "TaskStart", stageId: 0, taskId: 0, index: 0, executorId: "1", time: 0 },
-          { _tag: "TaskStart", stageId: 0, taskId: 1, index: 1, executorId: "1", time: 0 },
-          { _tag: "TaskEnd", stageId: 0, taskId: 0, succeeded: true, time: 0 }
+          { _tag: "JobStart", jobId: 0, stageIds: [0], pool: "default", time: 0 },
+          { _tag: "StageSubmitted", stageId: 0, stageAttempt: 0, name: "count", tasks: 4, parentIds: [], time: 0 },
+          { _tag: "TaskStart", stageId: 0, stageAttempt: 0, taskId: 0, index: 0, executorId: "1", time: 0 },
+          { _tag: "TaskStart", stageId: 0, stageAttempt: 0, taskId: 1, index: 1, executorId: "1", time: 0 },
+          { _tag: "TaskEnd", stageId: 0, stageAttempt: 0, taskId: 0, succeeded: true, time: 0 }
         ] as const
       ).pipe(
         Stream.concat(Stream.fromEffect(Effect.sleep("300 millis")).pipe(Stream.drain)),
         Stream.concat(
-          Stream.make({ _tag: "JobEnd", jobId: 0, stageId: 0, succeeded: true, time: 0 } as const)
+          Stream.make({ _tag: "JobEnd", jobId: 0, succeeded: true, time: 0 } as const)
         )
       )
       yield* ConsoleProgress.run({ events, write: (text) => written.push(text), width: () => 40, intervalMillis: 50 })

@@ -4,6 +4,7 @@ import { ClusterMessages, Endpoints, Ids, Records, RpcAddress } from "@kindling/
 import { Exit, FastCheck as fc } from "effect"
 
 const config: DriverCore.Config = {
+  dag: { maxConsecutiveAttempts: 4, resubmitDelayMillis: 200 },
   scheduler: {
     maxFailures: 2,
     cpusPerTask: 1,
@@ -122,9 +123,14 @@ const operation: fc.Arbitrary<Op> = fc.oneof(
   fc.integer({ min: 0, max: 12 }).map((tasks): Op => (world) =>
     world.apply({
       _tag: "SubmitJob",
-      jobId: world.nextJob++,
-      tasks: Array.from({ length: tasks }, () => new Uint8Array([tasks])),
-      pool: tasks % 2 === 0 ? "default" : "other",
+      job: {
+        jobId: world.nextJob++,
+        tasks: Array.from({ length: tasks }, () => new Uint8Array([tasks])),
+        parents: [],
+        shuffles: [],
+        pool: tasks % 2 === 0 ? "default" : "other",
+        name: "collect"
+      },
       now: world.now
     })
   ),

@@ -9,6 +9,12 @@ import type { TaskPlan } from "@kindling/protocol"
 import * as Records from "@kindling/protocol/records"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
+import * as Aggregators from "./Aggregators.js"
+import * as Keys from "./Keys.js"
+import * as RecordFiles from "./RecordFiles.js"
+import * as ShuffleWriter from "./ShuffleWriter.js"
+import * as Spill from "./Spill.js"
+import * as TaskContext from "./TaskContext.js"
 import { lines } from "./TextSplits.js"
 
 // What a thread receives: the MessagePack form of a task, plain objects tagged as the schemas describe.
@@ -66,6 +72,7 @@ export class Functions {
 export interface Outcome {
   readonly value: unknown
   readonly recordsRead: number
+  readonly metrics: Readonly<Record<string, number>>
 }
 
 /**
@@ -78,16 +85,33 @@ export interface Counter {
   read: number
 }
 
+// Everything one evaluation needs, passed down the plan.
+interface Run {
+  readonly functions: Functions
+  readonly counter: Counter
+  readonly context: TaskContext.TaskContext
+}
+
 /**
- * Runs the task against `functions`, counting what it reads in `counter`; throws whatever the user's functions
- * throw.
+ * Runs the task against `functions` in `context`, counting what it reads in `counter`; throws whatever the
+ * user's functions throw. The task's scratch files are gone when it returns or throws.
  *
  * @since 0.1.0
  */
-export const run = (task: Task, functions: Functions, counter: Counter = { read: 0 }): Outcome => {
-  const records = evaluate(task.plan, functions, counter)
-  const value = apply(task.result, records, functions)
-  return { value, recordsRead: counter.read }
+export const run = (
+  task: Task,
+  functions: Functions,
+  context: TaskContext.TaskContext,
+  counter: Counter = { read: 0 }
+): Outcome => {
+  const env: Run = { functions, counter, context }
+  try {
+    const records = evaluate(task.plan, env)
+    const value = apply(task.result, records, env)
+    return { value, recordsRead: counter.read, metrics: context.metrics }
+  } finally {
+    TaskContext.cleanUp(context)
+  }
 }
 
 /**
@@ -96,10 +120,15 @@ export const run = (task: Task, functions: Functions, counter: Counter = { read:
  *
  * @since 0.1.0
  */
-export const outcomeOf = (task: Task, functions: Functions, counter?: Counter): Uint8Array => {
+export const outcomeOf = (
+  task: Task,
+  functions: Functions,
+  context: TaskContext.TaskContext,
+  counter?: Counter
+): Uint8Array => {
   try {
-    const { recordsRead, value } = run(task, functions, counter)
-    return Records.encode({ _tag: "TaskResult", value, recordsRead })
+    const { metrics, recordsRead, value } = run(task, functions, context, counter)
+    return Records.encode({ _tag: "TaskResult", value, recordsRead, metrics })
   } catch (error) {
     return failureOutcome(error)
   }
@@ -120,14 +149,14 @@ export const failureOutcome = (error: unknown): Uint8Array =>
  *
  * @since 0.1.0
  */
-export const runEncoded = (task: Uint8Array, functions: Functions): Uint8Array => {
+export const runEncoded = (task: Uint8Array, functions: Functions, context: TaskContext.TaskContext): Uint8Array => {
   let decoded: Task
   try {
     decoded = Records.decode(task) as Task
   } catch (error) {
     return failureOutcome(error)
   }
-  return outcomeOf(decoded, functions)
+  return outcomeOf(decoded, functions, context)
 }
 
 /**
@@ -137,14 +166,51 @@ export const runEncoded = (task: Uint8Array, functions: Functions): Uint8Array =
  * @since 0.1.0
  */
 export const namesAppFunction = (task: Task): boolean => {
-  type Step = { readonly fn?: FunctionRef; readonly seqOp?: FunctionRef; readonly child?: Step }
-  const named = (ref: FunctionRef | undefined) => ref?._tag === "NamedFunction"
-  const result = task.result as Step
-  if (named(result.fn) || named(result.seqOp)) return true
-  for (let node: Step | undefined = task.plan as Step; node !== undefined; node = node.child) {
-    if (named(node.fn)) return true
+  let found = false
+  const visit = (value: unknown): void => {
+    if (found || value === null || typeof value !== "object") return
+    if (Array.isArray(value)) return value.forEach(visit)
+    const node = value as Record<string, unknown>
+    if (node._tag === "NamedFunction") {
+      found = true
+      return
+    }
+    // Records and environments are values, not plan: only the plan's own fields are walked.
+    for (const [field, inner] of Object.entries(node)) {
+      if (field !== "items" && field !== "env" && field !== "zero" && field !== "bounds") visit(inner)
+    }
   }
-  return false
+  visit(task.plan)
+  visit(task.result)
+  return found
+}
+
+/**
+ * The shuffles a task's plan reads, by id, with their tokens.
+ *
+ * @since 0.1.0
+ */
+export const shufflesRead = (
+  plan: PlanNode
+): Array<{ readonly shuffleId: number; readonly token: string; readonly reduceId: number }> => {
+  switch (plan._tag) {
+    case "ShuffleRead":
+      return [{ ...plan.shuffle, reduceId: plan.reduceId }]
+    case "CoGroup":
+      return plan.inputs.flatMap((input) =>
+        input._tag === "Shuffled" ? [{ ...input.shuffle, reduceId: plan.reduceId }] : shufflesRead(input.plan)
+      )
+    case "Concat":
+      return plan.children.flatMap(shufflesRead)
+    case "Cartesian":
+      return [...shufflesRead(plan.left), ...shufflesRead(plan.right)]
+    case "Slice":
+    case "Range":
+    case "TextSplit":
+      return []
+    default:
+      return shufflesRead(plan.child)
+  }
 }
 
 /**
@@ -166,7 +232,8 @@ function* counted<A>(source: Iterable<A>, counter: Counter): Generator<A> {
   }
 }
 
-const evaluate = (node: PlanNode, functions: Functions, counter: Counter): Iterable<unknown> => {
+const evaluate = (node: PlanNode, run: Run): Iterable<unknown> => {
+  const { counter, functions } = run
   switch (node._tag) {
     case "Slice":
       return counted(node.items, counter)
@@ -176,30 +243,155 @@ const evaluate = (node: PlanNode, functions: Functions, counter: Counter): Itera
       return counted(lines(node.path, node.start, node.length), counter)
     case "Map": {
       const fn = functions.bind(node.fn)
-      return mapped(evaluate(node.child, functions, counter), fn)
+      return mapped(evaluate(node.child, run), fn)
     }
     case "Filter": {
       const fn = functions.bind(node.fn)
-      return filtered(evaluate(node.child, functions, counter), fn)
+      return filtered(evaluate(node.child, run), fn)
     }
     case "FlatMap": {
       const fn = functions.bind(node.fn)
-      return flattened(evaluate(node.child, functions, counter), fn)
+      return flattened(evaluate(node.child, run), fn)
     }
     case "MapPartitions":
-      return iterable(functions.bind(node.fn)(evaluate(node.child, functions, counter)), "mapPartitions")
+      return iterable(functions.bind(node.fn)(evaluate(node.child, run)), "mapPartitions")
     case "MapPartitionsWithIndex":
       return iterable(
-        functions.bind(node.fn)(node.partition, evaluate(node.child, functions, counter)),
+        functions.bind(node.fn)(node.partition, evaluate(node.child, run)),
         "mapPartitionsWithIndex"
       )
     case "Glom":
-      return [Array.from(evaluate(node.child, functions, counter))]
+      return [Array.from(evaluate(node.child, run))]
     case "Sample":
-      return sampled(evaluate(node.child, functions, counter), node)
+      return sampled(evaluate(node.child, run), node)
     case "ZipWithIndex":
-      return indexed(evaluate(node.child, functions, counter), node.offset)
+      return indexed(evaluate(node.child, run), node.offset)
+    case "KeyBy": {
+      const fn = functions.bind(node.fn)
+      return mapped(evaluate(node.child, run), (record) => [fn(record), record])
+    }
+    case "MapValues": {
+      const fn = functions.bind(node.fn)
+      return mapped(evaluate(node.child, run), (record) => {
+        const [key, value] = Keys.pair(record, "mapValues")
+        return [key, fn(value)]
+      })
+    }
+    case "FlatMapValues": {
+      const fn = functions.bind(node.fn)
+      return flattened(evaluate(node.child, run), (record) => {
+        const [key, value] = Keys.pair(record, "flatMapValues")
+        return mapped(iterable(fn(value), "flatMapValues"), (inner) => [key, inner])
+      })
+    }
+    case "ShuffleRead":
+      return shuffleRead(node, run)
+    case "CoGroup":
+      return coGroup(node, run)
+    case "Concat":
+      return concatenated(node.children.map((child) => () => evaluate(child, run)))
+    case "Cartesian":
+      return cartesian(evaluate(node.left, run), () => Array.from(evaluate(node.right, run)))
+    case "Cached":
+      return evaluate(node.child, run)
   }
+}
+
+function* concatenated(parts: ReadonlyArray<() => Iterable<unknown>>): Generator<unknown> {
+  for (const part of parts) yield* part()
+}
+
+function* cartesian(left: Iterable<unknown>, right: () => ReadonlyArray<unknown>): Generator<unknown> {
+  let others: ReadonlyArray<unknown> | undefined
+  for (const a of left) {
+    others ??= right()
+    for (const b of others) yield [a, b]
+  }
+}
+
+// The records of a shuffle's blocks for this task, as its executor fetched them.
+function* shuffleRecords(shuffleId: number, run: Run): Generator<unknown> {
+  const segments = run.context.shuffleInputs.get(shuffleId)
+  if (segments === undefined) throw new Error(`The blocks of shuffle ${shuffleId} were not fetched for this task`)
+  for (const segment of segments) {
+    for (const record of RecordFiles.read(segment)) {
+      run.counter.read++
+      run.context.metrics.shuffleRecordsRead = (run.context.metrics.shuffleRecordsRead ?? 0) + 1
+      yield record
+    }
+  }
+}
+
+const shuffleRead = (node: Extract<PlanNode, { _tag: "ShuffleRead" }>, run: Run): Iterable<unknown> => {
+  const records = shuffleRecords(node.shuffle.shuffleId, run)
+  const { read } = node
+  switch (read._tag) {
+    case "Records":
+      return records
+    case "Sort": {
+      const sorter = new Spill.ExternalSorter(run.context, read.ascending)
+      return fromThunk(() => {
+        for (const record of records) sorter.push(record as [Keys.Key, unknown])
+        return sorter.sorted()
+      })
+    }
+    case "Merge": {
+      const merge = run.functions.bind(read.mergeCombiners)
+      const map = new Spill.SpillableMap<unknown>(run.context, merge)
+      return fromThunk(() => {
+        for (const record of records) {
+          const [key, combiner] = record as [Keys.Key, unknown]
+          map.update(key, combiner, identity, merge)
+        }
+        return map.entries()
+      })
+    }
+    case "Combine": {
+      const { add, create, merge } = Aggregators.bind(read.aggregator, run.functions)
+      const map = new Spill.SpillableMap<unknown>(run.context, merge)
+      return fromThunk(() => {
+        for (const record of records) {
+          const [key, value] = record as [Keys.Key, unknown]
+          map.update(key, value, create, add)
+        }
+        return map.entries()
+      })
+    }
+  }
+}
+
+const identity = <A>(a: A): A => a
+
+// Defers the work of an iterable until its records are first asked for.
+function* fromThunk(make: () => Iterable<unknown>): Generator<unknown> {
+  yield* make()
+}
+
+const coGroup = (node: Extract<PlanNode, { _tag: "CoGroup" }>, run: Run): Iterable<unknown> => {
+  const n = node.inputs.length
+  const map = new Spill.SpillableMap<Array<Array<unknown>>>(
+    run.context,
+    (a, b) => a.map((values, i) => values.concat(b[i]!))
+  )
+  return fromThunk(() => {
+    node.inputs.forEach((input, i) => {
+      const records = input._tag === "Shuffled"
+        ? shuffleRecords(input.shuffle.shuffleId, run)
+        : mapped(evaluate(input.plan, run), (record) => Keys.pair(record, "cogroup"))
+      for (const record of records) {
+        const [key, value] = record as [Keys.Key, unknown]
+        map.update(key, value, (first) => {
+          const groups = Array.from({ length: n }, (): Array<unknown> => [])
+          groups[i]!.push(first)
+          return groups
+        }, (groups, next) => {
+          groups[i]!.push(next)
+          return groups
+        })
+      }
+    })
+    return map.entries()
+  })
 }
 
 function* range(start: number, end: number, step: number): Generator<number> {
@@ -272,7 +464,8 @@ const poisson = (mean: number, random: () => number): number => {
   return k
 }
 
-const apply = (result: Task["result"], records: Iterable<unknown>, functions: Functions): unknown => {
+const apply = (result: Task["result"], records: Iterable<unknown>, run: Run): unknown => {
+  const { functions } = run
   switch (result._tag) {
     case "Collect":
       return Array.from(records)
@@ -319,7 +512,51 @@ const apply = (result: Task["result"], records: Iterable<unknown>, functions: Fu
       return null
     case "SaveAsText":
       return saveAsText(records, result.dir, result.partition)
+    case "TakeOrdered":
+      return takeOrdered(records, result.n, result.ascending)
+    case "SampleKeys":
+      return sampleKeys(records, result.size, result.seed)
+    case "ShuffleWrite":
+      return ShuffleWriter.write(records, result, run.context, functions)
   }
+}
+
+// Reservoir sampling of the keys, seeded so that every attempt draws the same sample.
+const sampleKeys = (records: Iterable<unknown>, size: number, seed: number) => {
+  const random = seededRandom(seed, 0)
+  const keys: Array<Keys.Key> = []
+  let count = 0
+  for (const record of records) {
+    const key = Keys.pair(record, "sortByKey")[0]
+    if (keys.length < size) keys.push(key)
+    else {
+      const at = Math.floor(random() * (count + 1))
+      if (at < size) keys[at] = key
+    }
+    count++
+  }
+  return { count, keys }
+}
+
+// The n first records in key order, kept in a sorted array of at most n (binary insertion).
+const takeOrdered = (records: Iterable<unknown>, n: number, ascending: boolean): Array<unknown> => {
+  const order = ascending ? Keys.compare : (a: Keys.Key, b: Keys.Key) => Keys.compare(b, a)
+  const kept: Array<Keys.Key> = []
+  if (n === 0) return kept
+  for (const record of records) {
+    const key = Keys.check(record, ascending ? "takeOrdered" : "top")
+    if (kept.length === n && order(key, kept[n - 1]!) >= 0) continue
+    let low = 0
+    let high = kept.length
+    while (low < high) {
+      const middle = (low + high) >>> 1
+      if (order(kept[middle]!, key) <= 0) low = middle + 1
+      else high = middle
+    }
+    kept.splice(low, 0, key)
+    if (kept.length > n) kept.pop()
+  }
+  return kept
 }
 
 /**

@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { Shell } from "@kindling/kernel"
+import { Shell, TemporaryDirectory } from "@kindling/kernel"
 import {
   ClusterMessages,
   type DataPlane,
@@ -19,8 +19,11 @@ import {
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
-import type * as Scope from "effect/Scope"
+import * as Scope from "effect/Scope"
+import type * as Evaluation from "./Evaluation.js"
+import { shufflesRead } from "./Evaluation.js"
 import * as ExecutorCore from "./ExecutorCore.js"
+import * as ShuffleService from "./ShuffleService.js"
 import type * as TaskThreads from "./TaskThreads.js"
 
 /**
@@ -36,6 +39,15 @@ export interface Options {
   readonly askTimeoutMillis: number
   /** A result of more bytes is left on this node's data plane for the driver to fetch (default 1 MiB). */
   readonly maxDirectResultSize?: number
+  /**
+   * Where shuffle outputs and spills go; it must exist. Without one, the executor makes a temporary directory,
+   * removed when it stops.
+   */
+  readonly localDir?: string
+  /** Bytes a task's aggregation or sort holds in memory before it spills (`kindling.shuffle.spill.threshold`). */
+  readonly spillThreshold?: number
+  /** The most shuffle bytes fetched at once (`kindling.reducer.maxSizeInFlight`, default 48 MiB). */
+  readonly maxBytesInFlight?: number
   readonly validateState?: boolean
   /** Called when the executor must stop: told to, its driver gone, or its registration refused. */
   readonly onExit: (code: number, reason: string) => Effect.Effect<void>
@@ -102,6 +114,15 @@ export const make = (
     const driver = Endpoints.ref(options.driver, Endpoints.scheduler)
     const tasks = new Map<number, Fiber.RuntimeFiber<void>>()
     const maxDirect = options.maxDirectResultSize ?? 1024 * 1024
+    const localDir = options.localDir ?? (yield* TemporaryDirectory.make("kindling-executor-"))
+    const spillThreshold = options.spillThreshold ?? 64 * 1024 * 1024
+    const shuffles = yield* ShuffleService.make({
+      executorId: options.executorId,
+      localDir,
+      driver,
+      askTimeoutMillis: options.askTimeoutMillis,
+      ...(options.maxBytesInFlight === undefined ? {} : { maxBytesInFlight: options.maxBytesInFlight })
+    })
 
     // Large results wait here for the driver, which reads each once; a result read to its end is forgotten.
     const results = new Map<string, Uint8Array>()
@@ -125,15 +146,38 @@ export const make = (
       return Records.encode({ _tag: "IndirectTaskResult", blockId, size: outcome.length })
     }
 
+    // What the task needs before a thread takes it: the shuffle blocks it reads, gathered into its scope.
+    const prepare = (taskId: number, bytes: Uint8Array, scope: Scope.Scope) =>
+      Effect.suspend(() => {
+        let task: Evaluation.Task
+        try {
+          task = Records.decode(bytes) as Evaluation.Task
+        } catch {
+          // Not a task: the thread says so, as the task's failure.
+          return Effect.succeed<ShuffleService.Gathered>({ inputs: [], metrics: {} })
+        }
+        if (task.result._tag === "ShuffleWrite") shuffles.mapTaskStarting(task.result.shuffle)
+        return Scope.extend(shuffles.gather(taskId, shufflesRead(task.plan)), scope)
+      })
+
     const runTask = (taskId: number, task: Uint8Array, host: Host) =>
-      options.threads.run(taskId, task).pipe(
-        Effect.map((outcome) => {
-          const { _tag } = Records.decode(outcome) as { readonly _tag: string }
-          return _tag === "TaskResult"
-            ? { state: "FINISHED" as const, outcome: deliverable(taskId, outcome) }
-            : { state: "FAILED" as const, outcome }
-        }),
-        // The thread died under the task (it ran out of memory, or exited): the task failed, not the executor.
+      Effect.scoped(Effect.gen(function*() {
+        const gathered = yield* prepare(taskId, task, yield* Effect.scope)
+        const outcome = yield* options.threads.run(taskId, task, {
+          localDir,
+          spillThreshold,
+          shuffleInputs: gathered.inputs,
+          metrics: gathered.metrics
+        })
+        const { _tag } = Records.decode(outcome) as { readonly _tag: string }
+        return _tag === "TaskResult"
+          ? { state: "FINISHED" as const, outcome: deliverable(taskId, outcome) }
+          : { state: "FAILED" as const, outcome }
+      })).pipe(
+        Effect.catchTag("ShuffleFetchFailed", (failed) =>
+          Effect.succeed({ state: "FAILED" as const, outcome: Records.encode(failed.outcome) })),
+        // The thread died under the task (it ran out of memory, or exited), or the driver could not say where the
+        // blocks are: the task failed, not the executor.
         Effect.catchAll((error) =>
           Effect.succeed({ state: "FAILED" as const, outcome: failure(error._tag, error.message) })
         ),
@@ -170,6 +214,8 @@ export const make = (
           const fiber = tasks.get(command.taskId)
           return fiber === undefined ? Effect.void : Effect.sync(() => host.fork(Fiber.interrupt(fiber)))
         }
+        case "RemoveRdd":
+          return Effect.void
         case "Heartbeat":
           return Effect.sync(() =>
             host.fork(

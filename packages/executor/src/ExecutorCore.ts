@@ -66,6 +66,8 @@ export type ExecutorCommand =
   | { readonly _tag: "Register"; readonly message: ClusterMessages.RegisterExecutor }
   | { readonly _tag: "RunTask"; readonly taskId: number; readonly task: Uint8Array }
   | { readonly _tag: "KillTask"; readonly taskId: number }
+  /** Drop the blocks of a persisted dataset. */
+  | { readonly _tag: "RemoveRdd"; readonly rddId: number }
   /** Ask the driver; a failed heartbeat comes back as `HeartbeatFailed`. */
   | { readonly _tag: "Heartbeat"; readonly message: ClusterMessages.ExecutorHeartbeat }
 
@@ -131,7 +133,8 @@ const handlers: Core.Handlers<Inbound, Step> = {
   },
   StopExecutor: (step) => stop(step, 0, "Driver commanded a shutdown"),
   DecommissionExecutor: (step) => stop(step, 0, "Decommissioned"),
-  UpdateDelegationTokens: () => {}
+  UpdateDelegationTokens: () => {},
+  RemoveRdd: (step, message) => step.commands.push({ _tag: "RemoveRdd", rddId: message.rddId })
 }
 
 const receive = Core.dispatch(handlers)

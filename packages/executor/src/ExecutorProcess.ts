@@ -16,6 +16,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
+import * as Fs from "node:fs"
 import * as Path from "node:path"
 import * as Url from "node:url"
 import * as Executor from "./Executor.js"
@@ -113,6 +114,23 @@ const localArtifact = (appUrl: string): Effect.Effect<string, AppUnavailable, Rp
   })
 
 /**
+ * The directory of this executor's shuffle files and spills: `blockmgr` in its working directory (its work dir on
+ * the worker, which removes it when the process ends however it ends), removed when the executor stops.
+ *
+ * @since 0.1.0
+ */
+export const blockManagerDirName = "blockmgr"
+
+const blockManagerDir = Effect.acquireRelease(
+  Effect.sync(() => {
+    const dir = Path.resolve(blockManagerDirName)
+    Fs.mkdirSync(dir, { recursive: true })
+    return dir
+  }),
+  (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
+)
+
+/**
  * @since 0.1.0
  * @category models
  */
@@ -166,6 +184,9 @@ export const run = <E, NE, R>(
         heartbeatIntervalMillis: setting("kindling.executor.heartbeatInterval", 10_000),
         askTimeoutMillis: setting("kindling.rpc.askTimeout", 120_000),
         maxDirectResultSize: setting("kindling.task.maxDirectResultSize", 1024 * 1024),
+        spillThreshold: setting("kindling.shuffle.spill.threshold", 64 * 1024 * 1024),
+        maxBytesInFlight: setting("kindling.reducer.maxSizeInFlight", 48 * 1024 * 1024),
+        localDir: yield* blockManagerDir,
         validateState: environment.validateState ?? false,
         onExit: (code, reason) =>
           Effect.zipRight(

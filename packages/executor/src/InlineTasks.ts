@@ -9,6 +9,7 @@
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import { Functions, runEncoded } from "./Evaluation.js"
+import * as TaskContext from "./TaskContext.js"
 import type * as TaskThreads from "./TaskThreads.js"
 
 /**
@@ -34,11 +35,11 @@ export const make = (options: Options): Effect.Effect<TaskThreads.TaskThreads> =
       size: options.size,
       // Inline tasks run in one go: there is nothing to see while they run.
       progress: () => undefined,
-      run: (_taskId, task) =>
+      run: (_taskId, task, inputs) =>
         slots.withPermits(1)(
           Effect.zipRight(
             Effect.flatMap(options.duration, Effect.sleep),
-            Effect.sync(() => runEncoded(task, functions))
+            Effect.sync(() => runEncoded(task, functions, TaskContext.fromInputs(inputs)))
           )
         )
     }

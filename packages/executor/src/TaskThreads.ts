@@ -15,7 +15,8 @@ import { createRequire } from "node:module"
 import * as Path from "node:path"
 import { pathToFileURL } from "node:url"
 import { Worker } from "node:worker_threads"
-import type { Failure, FromThread } from "./internal/threadMessages.js"
+import type { Failure, FromThread, ToThread } from "./internal/threadMessages.js"
+import type { Inputs } from "./TaskContext.js"
 
 /**
  * A task thread could not start.
@@ -47,8 +48,12 @@ export class ThreadDied extends Data.TaggedError("ThreadDied")<{ readonly reason
  * @category models
  */
 export interface TaskThreads {
-  /** Runs an encoded `TaskPlan.Task`; succeeds with its encoded `TaskPlan.TaskOutcome`. */
-  readonly run: (taskId: number, task: Uint8Array) => Effect.Effect<Uint8Array, ThreadDied | ThreadStartFailed>
+  /** Runs an encoded `TaskPlan.Task` with its inputs; succeeds with its encoded `TaskPlan.TaskOutcome`. */
+  readonly run: (
+    taskId: number,
+    task: Uint8Array,
+    inputs: Inputs
+  ) => Effect.Effect<Uint8Array, ThreadDied | ThreadStartFailed>
   readonly size: number
   /** How far a running task has got: the records it has read so far, if this runner can tell. */
   readonly progress: (taskId: number) => { readonly recordsRead: number } | undefined
@@ -182,13 +187,14 @@ export const make = (options: Options): Effect.Effect<TaskThreads, ThreadStartFa
 
     // A task goes to an idle thread, or waits for the next one released; either way it is posted the moment it
     // has a thread, so that no interruption can leave a thread taken and unused.
-    const run = (taskId: number, task: Uint8Array) =>
+    const run = (taskId: number, task: Uint8Array, inputs: Inputs) =>
       Effect.async<Uint8Array, ThreadDied>((resume) => {
         let assigned: Thread | undefined
         const assign = (thread: Thread) => {
           assigned = thread
           thread.current = { taskId, done: resume }
-          thread.worker.postMessage({ taskId, task })
+          const message: ToThread = { taskId, task, inputs }
+          thread.worker.postMessage(message)
         }
         const thread = idle.pop()
         if (thread !== undefined) assign(thread)

@@ -17,6 +17,18 @@ export * as ExecutorProcess from "./ExecutorProcess.js"
 /** @since 0.1.0 */
 export * as InlineTasks from "./InlineTasks.js"
 /** @since 0.1.0 */
+export * as Keys from "./Keys.js"
+/** @since 0.1.0 */
+export * as RecordFiles from "./RecordFiles.js"
+/** @since 0.1.0 */
+export * as ShuffleFiles from "./ShuffleFiles.js"
+/** @since 0.1.0 */
+export * as ShuffleService from "./ShuffleService.js"
+/** @since 0.1.0 */
+export * as Spill from "./Spill.js"
+/** @since 0.1.0 */
+export * as TaskContext from "./TaskContext.js"
+/** @since 0.1.0 */
 export * as TaskThreads from "./TaskThreads.js"
 /** @since 0.1.0 */
 export * as TextSplits from "./TextSplits.js"

@@ -12,6 +12,7 @@
 import * as Records from "@kindling/protocol/records"
 import { parentPort, workerData } from "node:worker_threads"
 import { type Counter, failureOutcome, Functions, namesAppFunction, outcomeOf, type Task } from "./Evaluation.js"
+import * as TaskContext from "./TaskContext.js"
 import type { FromThread, ToThread } from "./internal/threadMessages.js"
 
 const port = parentPort!
@@ -60,7 +61,7 @@ const run = async (message: ToThread) => {
     return answer(message.taskId, failureOutcome(error))
   }
   counter.read = 0
-  answer(message.taskId, outcomeOf(task, functions, counter))
+  answer(message.taskId, outcomeOf(task, functions, TaskContext.fromInputs(message.inputs), counter))
 }
 
 // One task at a time, in the order given: a task that waits for the app holds back the ones behind it.

@@ -6,9 +6,9 @@
  */
 import * as Schema from "effect/Schema"
 import { Count, ResourceRequirement, Resources } from "./Descriptions.js"
-import { ExecutorRegistrationRejected } from "./Errors.js"
+import { ExecutorRegistrationRejected, MapOutputMissing } from "./Errors.js"
 import { ExecutorId } from "./Ids.js"
-import { RefTo } from "./RpcAddress.js"
+import { RefTo, RpcAddress } from "./RpcAddress.js"
 import { TaskState } from "./States.js"
 
 /**
@@ -212,6 +212,45 @@ export class ExecutorHeartbeat extends Schema.TaggedRequest<ExecutorHeartbeat>()
 }, { description: "An executor is alive; carries running tasks' metrics" }) {}
 
 /**
+ * Where one map task's output for a reduce partition is, and its size in bytes: the data plane of executor
+ * `executorId` at `address` serves it as block `shuffle/<token>/<shuffleId>/<mapIndex>/<reduceId>`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class MapOutputLocation extends Schema.Class<MapOutputLocation>("MapOutputLocation")({
+  mapIndex: Count,
+  executorId: ExecutorId,
+  address: RpcAddress,
+  size: Count
+}, { description: "Where one map output block is, and its size in bytes" }) {}
+
+/**
+ * @since 0.1.0
+ * @category replies
+ */
+export class MapOutputStatuses extends Schema.TaggedClass<MapOutputStatuses>()("MapOutputStatuses", {
+  shuffleId: Count,
+  reduceId: Count,
+  /** One per map partition, in map order; empty blocks included (size 0), so a reader knows it has them all. */
+  locations: Schema.Array(MapOutputLocation)
+}, { description: "Where every map output of a shuffle for one reduce partition is" }) {}
+
+/**
+ * Asked by a reduce task's executor before it fetches (Spark's `GetMapOutputStatuses` to the map output
+ * tracker, which lives in the driver's scheduler here). Fails with `MapOutputMissing` while a map partition has
+ * no registered output.
+ *
+ * @since 0.1.0
+ * @category executor → driver
+ */
+export class GetMapOutputStatuses extends Schema.TaggedRequest<GetMapOutputStatuses>()("GetMapOutputStatuses", {
+  payload: { shuffleId: Count, reduceId: Count },
+  success: MapOutputStatuses,
+  failure: MapOutputMissing
+}, { description: "Where are the map outputs of a shuffle for one reduce partition?" }) {}
+
+/**
  * Everything an executor sends to its driver.
  *
  * @since 0.1.0
@@ -226,7 +265,8 @@ export const ExecutorToDriver = Schema.Union(
   ShufflePushCompletion,
   IsExecutorAlive,
   RemoveExecutor,
-  ExecutorHeartbeat
+  ExecutorHeartbeat,
+  GetMapOutputStatuses
 )
 /**
  * @since 0.1.0
@@ -294,6 +334,16 @@ export class UpdateDelegationTokens extends Schema.TaggedClass<UpdateDelegationT
 }, { description: "New delegation tokens for the executor" }) {}
 
 /**
+ * Drop the cached blocks of dataset `rddId` (Spark's `RemoveRdd`): the app unpersisted it.
+ *
+ * @since 0.1.0
+ * @category driver → executor
+ */
+export class RemoveRdd extends Schema.TaggedClass<RemoveRdd>()("RemoveRdd", {
+  rddId: Count
+}, { description: "Drop the cached blocks of a dataset" }) {}
+
+/**
  * Everything a driver sends to its executors.
  *
  * @since 0.1.0
@@ -304,7 +354,8 @@ export const DriverToExecutor = Schema.Union(
   KillTask,
   StopExecutor,
   DecommissionExecutor,
-  UpdateDelegationTokens
+  UpdateDelegationTokens,
+  RemoveRdd
 )
 /**
  * @since 0.1.0
@@ -318,7 +369,7 @@ export type DriverToExecutor = typeof DriverToExecutor.Type
  * @since 0.1.0
  * @category unions
  */
-export const DriverReply = Schema.Union(AppConfig, HeartbeatResponse)
+export const DriverReply = Schema.Union(AppConfig, HeartbeatResponse, MapOutputStatuses)
 /**
  * @since 0.1.0
  * @category unions

@@ -307,6 +307,22 @@ export class BlockCorrupted extends Schema.TaggedError<BlockCorrupted>()("BlockC
 }
 
 /**
+ * A map output a reduce task needs is not registered with the driver (its map task has not run, or ran on an
+ * executor since lost): the reduce task fails with a fetch failure and the map partition runs again.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class MapOutputMissing extends Schema.TaggedError<MapOutputMissing>()("MapOutputMissing", {
+  shuffleId: Schema.NonNegativeInt,
+  mapIndex: Schema.NonNegativeInt
+}, { description: "A map output a reduce task needs is not registered with the driver." }) {
+  override get message(): string {
+    return `Missing an output location for shuffle ${this.shuffleId} partition ${this.mapIndex}`
+  }
+}
+
+/**
  * What the RpcEnv itself may fail an ask or send with, apart from the handler's declared errors.
  *
  * @since 0.1.0
@@ -396,5 +412,6 @@ export const all = {
   BlockNotFound,
   TransferRefused,
   BlockCorrupted,
-  TransferFailed
+  TransferFailed,
+  MapOutputMissing
 } as const

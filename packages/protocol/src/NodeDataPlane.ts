@@ -34,15 +34,17 @@ const failure = (blockId: string, path: string, error: unknown): BlockNotFound |
     : new TransferRefused({ blockId, reason: `cannot read ${path}: ${error instanceof Error ? error.message : error}` })
 
 /**
- * The file at `path` as the block `blockId`, open until the scope closes (for a resolver: until its stream
- * ends). A missing file is `BlockNotFound`; a file that cannot be read is `TransferRefused`.
+ * The file at `path` as the block `blockId` — or only the byte range `range` of it — open until the scope closes
+ * (for a resolver: until its stream ends). A missing file is `BlockNotFound`; a file that cannot be read is
+ * `TransferRefused`.
  *
  * @since 0.1.0
  * @category constructors
  */
 export const fromFile = (
   blockId: string,
-  path: string
+  path: string,
+  range?: { readonly offset: number; readonly length: number }
 ): Effect.Effect<DataPlane.BlockSource, BlockNotFound | TransferRefused, Scope.Scope> =>
   Effect.gen(function*() {
     const attempt = <A>(run: () => Promise<A>) =>
@@ -51,16 +53,17 @@ export const fromFile = (
       attempt(() => Fs.open(path, "r")),
       (handle) => Effect.ignore(Effect.tryPromise(() => handle.close()))
     )
-    const { size } = yield* attempt(() => handle.stat())
+    const start = range?.offset ?? 0
+    const size = range?.length ?? (yield* attempt(() => handle.stat())).size
     return {
       size,
-      read: (offset, length) =>
+      read: (at, length) =>
         attempt(async () => {
           // A fresh buffer per read: the data plane hands it to a socket that may hold on to it.
           const buffer = Buffer.allocUnsafe(length)
           let filled = 0
           while (filled < length) {
-            const { bytesRead } = await handle.read(buffer, filled, length - filled, offset + filled)
+            const { bytesRead } = await handle.read(buffer, filled, length - filled, start + at + filled)
             if (bytesRead === 0) break
             filled += bytesRead
           }

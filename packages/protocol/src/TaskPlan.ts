@@ -93,12 +93,146 @@ export class TextSplit extends Schema.TaggedClass<TextSplit>()("TextSplit", {
 }, { description: "Source: the lines of a byte range of a text file" }) {}
 
 /**
+ * How values combine per key (Spark's `Aggregator`): a key's first value becomes its combiner through
+ * `createCombiner(value, env)` — or, when there is none, `mergeValue(a copy of zero, value, env)` — the next
+ * values are added with `mergeValue(combiner, value, env)`, and combiners of one key made apart (on several map
+ * tasks, or before and after a spill) are merged with `mergeCombiners(a, b, env)`.
+ *
+ * @since 0.1.0
+ * @category shuffle
+ */
+export const Aggregator = Schema.Struct({
+  createCombiner: Schema.optional(FunctionRef),
+  zero: Schema.optional(Value),
+  mergeValue: FunctionRef,
+  mergeCombiners: FunctionRef
+}).annotations({ identifier: "Aggregator", description: "How values combine per key" })
+
+/**
+ * How a shuffle's reduce side makes records of the `[key, value]` pairs its map side wrote:
+ *
+ * - `Records`: the records as written (a repartition writes plain records, not pairs).
+ * - `Merge`: pairs of a shuffle whose map side combined already: `[key, combiner]`, the combiners of each key
+ *   merged with `mergeCombiners(a, b, env)`.
+ * - `Combine`: pairs combined on the reduce side only, by the aggregator: `[key, combiner]`.
+ * - `Sort`: the pairs sorted by key (structural order, `ascending` or not).
+ *
+ * A reduce side whose records pass `kindling.shuffle.spill.threshold` in memory spills sorted runs to disk and
+ * merges them.
+ *
+ * @since 0.1.0
+ * @category shuffle
+ */
+export const ReadMode = Schema.Union(
+  Schema.TaggedStruct("Records", {}),
+  Schema.TaggedStruct("Merge", { mergeCombiners: FunctionRef }),
+  Schema.TaggedStruct("Combine", { aggregator: Aggregator }),
+  Schema.TaggedStruct("Sort", { ascending: Schema.Boolean })
+).annotations({ identifier: "ReadMode", description: "How a reduce side makes records of a shuffle's pairs" })
+/**
+ * @since 0.1.0
+ * @category shuffle
+ */
+export type ReadMode = typeof ReadMode.Type
+
+/**
+ * One shuffle a reduce task reads: its id and token (the capability its blocks are served under).
+ *
+ * @since 0.1.0
+ * @category shuffle
+ */
+export const ShuffleHandle = Schema.Struct({
+  shuffleId: Count,
+  /** Random per shuffle and known only to the app's driver and executors: block ids carry it. */
+  token: Schema.String
+}).annotations({ identifier: "ShuffleHandle" })
+
+/**
  * @since 0.1.0
  * @category operators
  */
 export interface MapOp {
-  readonly _tag: "Map" | "Filter" | "FlatMap" | "MapPartitions"
+  /**
+   * `MapValues`/`FlatMapValues` apply `fn` to the value of each `[key, value]` record and keep the key; `KeyBy`
+   * makes `[fn(record, env), record]` of each record.
+   */
+  readonly _tag: "Map" | "Filter" | "FlatMap" | "MapPartitions" | "MapValues" | "FlatMapValues" | "KeyBy"
   readonly fn: FunctionRef
+  readonly child: PlanNode
+}
+
+/**
+ * Source: reduce partition `reduceId` of a shuffle, read as `read` says.
+ *
+ * @since 0.1.0
+ * @category shuffle
+ */
+export interface ShuffleRead {
+  readonly _tag: "ShuffleRead"
+  readonly shuffle: typeof ShuffleHandle.Type
+  readonly reduceId: number
+  readonly read: ReadMode
+}
+
+/**
+ * One dataset of a cogroup: shuffled into the cogroup's partitions, or — when it is hash-partitioned alike
+ * already — its own partition's plan, read in place.
+ *
+ * @since 0.1.0
+ * @category shuffle
+ */
+export type CoGroupInput =
+  | { readonly _tag: "Shuffled"; readonly shuffle: typeof ShuffleHandle.Type }
+  | { readonly _tag: "InPlace"; readonly plan: PlanNode }
+
+/**
+ * Partition `reduceId` of several datasets of `[key, value]` pairs grouped by key, as
+ * `[key, [values of dataset 0, values of dataset 1, …]]`, one record per key found in any of them.
+ *
+ * @since 0.1.0
+ * @category shuffle
+ */
+export interface CoGroup {
+  readonly _tag: "CoGroup"
+  readonly inputs: ReadonlyArray<CoGroupInput>
+  readonly reduceId: number
+}
+
+/**
+ * The records of several partitions, one after the other (`coalesce` without a shuffle).
+ *
+ * @since 0.1.0
+ * @category operators
+ */
+export interface Concat {
+  readonly _tag: "Concat"
+  readonly children: ReadonlyArray<PlanNode>
+}
+
+/**
+ * Every `[a, b]` with `a` from `left` and `b` from `right` (`right` is read once, into memory).
+ *
+ * @since 0.1.0
+ * @category operators
+ */
+export interface Cartesian {
+  readonly _tag: "Cartesian"
+  readonly left: PlanNode
+  readonly right: PlanNode
+}
+
+/**
+ * A persisted partition (block `rdd_<rddId>_<partition>`): read from the executor's block store when it holds
+ * it, else computed from `child` and stored at `level` as the task's records pass.
+ *
+ * @since 0.1.0
+ * @category operators
+ */
+export interface Cached {
+  readonly _tag: "Cached"
+  readonly rddId: number
+  readonly partition: number
+  readonly level: "MEMORY_ONLY" | "MEMORY_AND_DISK" | "DISK_ONLY"
   readonly child: PlanNode
 }
 
@@ -158,7 +292,20 @@ export interface ZipWithIndex {
  * @since 0.1.0
  * @category operators
  */
-export type PlanNode = Slice | Range | TextSplit | MapOp | MapPartitionsWithIndex | Glom | Sample | ZipWithIndex
+export type PlanNode =
+  | Slice
+  | Range
+  | TextSplit
+  | MapOp
+  | MapPartitionsWithIndex
+  | Glom
+  | Sample
+  | ZipWithIndex
+  | ShuffleRead
+  | CoGroup
+  | Concat
+  | Cartesian
+  | Cached
 
 const child = Schema.suspend((): Schema.Schema<PlanNode, PlanNodeEncoded> => PlanNode)
 
@@ -176,6 +323,18 @@ type PlanNodeEncoded =
   | Omit<Glom, "child"> & { readonly child: PlanNodeEncoded }
   | Omit<Sample, "child"> & { readonly child: PlanNodeEncoded }
   | Omit<ZipWithIndex, "child"> & { readonly child: PlanNodeEncoded }
+  | Omit<ShuffleRead, "read"> & { readonly read: typeof ReadMode.Encoded }
+  | {
+    readonly _tag: "CoGroup"
+    readonly inputs: ReadonlyArray<
+      | { readonly _tag: "Shuffled"; readonly shuffle: typeof ShuffleHandle.Type }
+      | { readonly _tag: "InPlace"; readonly plan: PlanNodeEncoded }
+    >
+    readonly reduceId: number
+  }
+  | { readonly _tag: "Concat"; readonly children: ReadonlyArray<PlanNodeEncoded> }
+  | { readonly _tag: "Cartesian"; readonly left: PlanNodeEncoded; readonly right: PlanNodeEncoded }
+  | Omit<Cached, "child"> & { readonly child: PlanNodeEncoded }
 
 const unit = Schema.Number.pipe(Schema.between(0, Number.MAX_VALUE))
 
@@ -190,7 +349,7 @@ export const PlanNode: Schema.Schema<PlanNode, PlanNodeEncoded> = Schema.Union(
   Range,
   TextSplit,
   Schema.Struct({
-    _tag: Schema.Literal("Map", "Filter", "FlatMap", "MapPartitions"),
+    _tag: Schema.Literal("Map", "Filter", "FlatMap", "MapPartitions", "MapValues", "FlatMapValues", "KeyBy"),
     fn: FunctionRef,
     child
   }),
@@ -204,8 +363,74 @@ export const PlanNode: Schema.Schema<PlanNode, PlanNodeEncoded> = Schema.Union(
     partition: Count,
     child
   }),
-  Schema.Struct({ _tag: Schema.Literal("ZipWithIndex"), offset: Count, child })
+  Schema.Struct({ _tag: Schema.Literal("ZipWithIndex"), offset: Count, child }),
+  Schema.Struct({ _tag: Schema.Literal("ShuffleRead"), shuffle: ShuffleHandle, reduceId: Count, read: ReadMode }),
+  Schema.Struct({
+    _tag: Schema.Literal("CoGroup"),
+    inputs: Schema.Array(Schema.Union(
+      Schema.Struct({ _tag: Schema.Literal("Shuffled"), shuffle: ShuffleHandle }),
+      Schema.Struct({ _tag: Schema.Literal("InPlace"), plan: child })
+    )),
+    reduceId: Count
+  }),
+  Schema.Struct({ _tag: Schema.Literal("Concat"), children: Schema.Array(child) }),
+  Schema.Struct({ _tag: Schema.Literal("Cartesian"), left: child, right: child }),
+  Schema.Struct({
+    _tag: Schema.Literal("Cached"),
+    rddId: Count,
+    partition: Count,
+    level: Schema.Literal("MEMORY_ONLY", "MEMORY_AND_DISK", "DISK_ONLY"),
+    child
+  })
 ).annotations({ identifier: "PlanNode", description: "One partition's plan: operators over a source" })
+
+/**
+ * Which reduce partition a map task's record goes to:
+ *
+ * - `Hash`: the key's structural hash modulo the number of partitions (`Keys.hash`);
+ * - `Range`: the first partition whose upper bound is not below the key, in key order (`ascending` or not); the
+ *   bounds are sampled from the data by the driver, `numReduces − 1` of them at most;
+ * - `RoundRobin`: records (not pairs) dealt in turn, starting at a position drawn from the map index.
+ *
+ * @since 0.1.0
+ * @category shuffle
+ */
+export const Partitioner = Schema.Union(
+  Schema.TaggedStruct("Hash", {}),
+  Schema.TaggedStruct("Range", { bounds: Schema.Array(Value), ascending: Schema.Boolean }),
+  Schema.TaggedStruct("RoundRobin", {})
+).annotations({ identifier: "Partitioner", description: "Which reduce partition a record goes to" })
+/**
+ * @since 0.1.0
+ * @category shuffle
+ */
+export type Partitioner = typeof Partitioner.Type
+
+/**
+ * A map task's shuffle output: its records cut into `numReduces` partitions, combined per key first when
+ * `combine` is given, written to the executor's local dir as one data file and an index. Its result value is
+ * the `MapStatus`.
+ *
+ * @since 0.1.0
+ * @category shuffle
+ */
+export const ShuffleWrite = Schema.TaggedStruct("ShuffleWrite", {
+  shuffle: ShuffleHandle,
+  mapIndex: Count,
+  numReduces: Count,
+  partitioner: Partitioner,
+  combine: Schema.optional(Aggregator)
+}).annotations({ identifier: "ShuffleWrite" })
+
+/**
+ * A map task's result value: the bytes it wrote for each reduce partition.
+ *
+ * @since 0.1.0
+ * @category shuffle
+ */
+export class MapStatus extends Schema.Class<MapStatus>("MapStatus")({
+  sizes: Schema.Array(Count)
+}, { description: "The bytes a map task wrote for each reduce partition" }) {}
 
 /**
  * What a task makes of its partition's records; the driver combines the partitions' results.
@@ -215,6 +440,10 @@ export const PlanNode: Schema.Schema<PlanNode, PlanNodeEncoded> = Schema.Union(
  *   `Aggregate`: `seqOp(acc, record, env)` from `zero` (the driver then merges with `combOp`).
  * - `Foreach`: `fn(record, env)` for each; `ForeachPartition`: `fn(records, env)` once.
  * - `SaveAsText`: writes the records, one per line, to `dir/part-NNNNN` (the partition index, five digits).
+ * - `TakeOrdered`: the `n` smallest records (largest when not `ascending`) in structural order, sorted.
+ * - `SampleKeys`: how many `[key, value]` records there are and a uniform sample of at most `size` of their
+ *   keys, `{ count, keys }` (for a range partitioner's bounds).
+ * - `ShuffleWrite`: the map side of a shuffle; its value is a `MapStatus`.
  *
  * @since 0.1.0
  * @category results
@@ -228,7 +457,10 @@ export const ResultOp = Schema.Union(
   Schema.TaggedStruct("Aggregate", { zero: Value, seqOp: FunctionRef }),
   Schema.TaggedStruct("Foreach", { fn: FunctionRef }),
   Schema.TaggedStruct("ForeachPartition", { fn: FunctionRef }),
-  Schema.TaggedStruct("SaveAsText", { dir: Schema.String, partition: Count })
+  Schema.TaggedStruct("SaveAsText", { dir: Schema.String, partition: Count }),
+  Schema.TaggedStruct("TakeOrdered", { n: Count, ascending: Schema.Boolean }),
+  Schema.TaggedStruct("SampleKeys", { size: Count, seed: Schema.Int }),
+  ShuffleWrite
 ).annotations({ identifier: "ResultOp", description: "What a task makes of its partition's records" })
 /**
  * @since 0.1.0
@@ -256,7 +488,16 @@ export class Task extends Schema.Class<Task>("Task")({
 export class TaskResult extends Schema.TaggedClass<TaskResult>()("TaskResult", {
   value: Value,
   /** Records the task read from its sources. */
-  recordsRead: Count
+  recordsRead: Count,
+  /** The task's updates of the app's accumulators, by accumulator id: the driver merges them once it succeeds. */
+  accumulators: Schema.optional(Schema.Array(Schema.Tuple(Count, Value))),
+  /** Blocks of persisted partitions this task stored on its executor (`rdd_<rddId>_<partition>`). */
+  storedBlocks: Schema.optional(Schema.Array(Schema.String)),
+  /**
+   * What the task did, by metric: `shuffleBytesWritten`, `shuffleRecordsWritten`, `shuffleBytesRead`,
+   * `shuffleRemoteBytesRead`, `shuffleRecordsRead`, `spilledBytes`. A receiver ignores keys it does not know.
+   */
+  metrics: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Finite }))
 }, { description: "A finished task's result" }) {}
 
 /**
@@ -286,12 +527,28 @@ export class IndirectTaskResult extends Schema.TaggedClass<IndirectTaskResult>()
 }, { description: "A large result, to fetch from the executor's data plane" }) {}
 
 /**
+ * A reduce task could not read a map output (its executor is gone, or the driver has no location for it): the
+ * task failed through no fault of its own, and the map partition must run again (Spark's `FetchFailed`).
+ * `executorId` is where the output was said to be, if the driver said so.
+ *
+ * @since 0.1.0
+ * @category results
+ */
+export class FetchFailed extends Schema.TaggedClass<FetchFailed>()("FetchFailed", {
+  shuffleId: Count,
+  mapIndex: Count,
+  reduceId: Count,
+  executorId: Schema.optional(Schema.String),
+  message: Schema.String
+}, { description: "A reduce task could not read a map output" }) {}
+
+/**
  * What `StatusUpdate.data` holds once a task has ended.
  *
  * @since 0.1.0
  * @category results
  */
-export const TaskOutcome = Schema.Union(TaskResult, IndirectTaskResult, TaskFailure)
+export const TaskOutcome = Schema.Union(TaskResult, IndirectTaskResult, TaskFailure, FetchFailed)
 /**
  * @since 0.1.0
  * @category results

@@ -389,6 +389,7 @@ export const run = (options: Options): Outcome => {
         // Simulated executors run inline tasks and import nothing.
         appUrl: "sim:app",
         driver: {
+          dag: { maxConsecutiveAttempts: 4, resubmitDelayMillis: 200 },
           scheduler: {
             maxFailures: 4,
             cpusPerTask: 1,

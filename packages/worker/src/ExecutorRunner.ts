@@ -12,6 +12,8 @@ import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
+import { ExecutorProcess } from "@kindling/executor"
+import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
 import { linkInstallation, makeWorkDir, nodeSpawnSpec, runProcess, unlessKilled } from "./internal/runner.js"
 import type { ProcessLauncher } from "./ProcessLauncher.js"
@@ -105,6 +107,11 @@ export const start = (
           terminateTimeout: options.terminateTimeout,
           onStarted: Deferred.succeed(running, undefined)
         })
+      )
+      // Its shuffle files and spills go with it, however it ended (a SIGKILL leaves them behind otherwise); its
+      // logs stay.
+      yield* Effect.promise(() =>
+        Fs.rm(Path.join(dir, ExecutorProcess.blockManagerDirName), { recursive: true, force: true })
       )
       return (yield* Deferred.isDone(killRequest))
         ? ExecutorOutcome.Killed({ exitCode: Option.some(code) })

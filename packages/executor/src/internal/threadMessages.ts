@@ -1,9 +1,11 @@
 // What a task thread and its pool say to each other.
+import type { Inputs } from "../TaskContext.js"
 
 /** A task for the thread: a `TaskPlan.Task` encoded with `Records`. */
 export interface ToThread {
   readonly taskId: number
   readonly task: Uint8Array
+  readonly inputs: Inputs
 }
 
 export interface Failure {

@@ -1,0 +1,108 @@
+/**
+ * What a dataset computes, as jobs need it: the plan of each of its partitions (leaves are sources or shuffle
+ * reads) and the shuffles those plans depend on — the ones they read directly (`parents`) and every one further
+ * up, each with its map tasks. The DAG scheduler cuts jobs into stages along the shuffles.
+ *
+ * @since 0.1.0
+ */
+import { Records, type TaskPlan } from "@kindling/protocol"
+import type * as DagScheduler from "./DagScheduler.js"
+
+type PlanNode = typeof TaskPlan.PlanNode.Encoded
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Lineage {
+  readonly plans: ReadonlyArray<PlanNode>
+  /** Every shuffle the plans depend on, at any depth, each once. */
+  readonly shuffles: ReadonlyArray<DagScheduler.ShuffleSpec>
+  /** The shuffles the plans read directly. */
+  readonly parents: ReadonlyArray<number>
+}
+
+/**
+ * The lineage of plans that read no shuffle.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const fromPlans = (plans: ReadonlyArray<PlanNode>): Lineage => ({ plans, shuffles: [], parents: [] })
+
+/**
+ * The same shuffles under other plans (a narrow transformation).
+ *
+ * @since 0.1.0
+ */
+export const withPlans = (lineage: Lineage, plans: ReadonlyArray<PlanNode>): Lineage => ({ ...lineage, plans })
+
+/**
+ * The shuffles of several lineages together, under the plans given.
+ *
+ * @since 0.1.0
+ */
+export const combine = (lineages: ReadonlyArray<Lineage>, plans: ReadonlyArray<PlanNode>): Lineage => {
+  const shuffles = new Map<number, DagScheduler.ShuffleSpec>()
+  const parents = new Set<number>()
+  for (const lineage of lineages) {
+    for (const shuffle of lineage.shuffles) shuffles.set(shuffle.shuffleId, shuffle)
+    for (const parent of lineage.parents) parents.add(parent)
+  }
+  return { plans, shuffles: [...shuffles.values()], parents: [...parents] }
+}
+
+/**
+ * A task's bytes: its partition's plan and what to make of the records.
+ *
+ * @since 0.1.0
+ */
+export const encodeTask = (plan: PlanNode, result: typeof TaskPlan.ResultOp.Encoded): Uint8Array =>
+  Records.encode({ plan, result })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface ShuffleOptions {
+  readonly shuffleId: number
+  readonly token: string
+  readonly numReduces: number
+  readonly partitioner: typeof TaskPlan.Partitioner.Encoded
+  readonly combine?: typeof TaskPlan.Aggregator.Encoded
+  /** The operation that shuffles, for the stage's name. */
+  readonly name: string
+}
+
+/**
+ * The lineage's records shuffled: its plans become the map tasks of a new shuffle, which the result depends on.
+ *
+ * @since 0.1.0
+ */
+export const shuffled = (
+  lineage: Lineage,
+  options: ShuffleOptions
+): { readonly shuffle: typeof TaskPlan.ShuffleHandle.Type; readonly lineage: Lineage } => {
+  const shuffle = { shuffleId: options.shuffleId, token: options.token }
+  const mapTasks = lineage.plans.map((plan, mapIndex) =>
+    encodeTask(plan, {
+      _tag: "ShuffleWrite",
+      shuffle,
+      mapIndex,
+      numReduces: options.numReduces,
+      partitioner: options.partitioner,
+      ...(options.combine === undefined ? {} : { combine: options.combine })
+    })
+  )
+  const spec: DagScheduler.ShuffleSpec = {
+    shuffleId: options.shuffleId,
+    numReduces: options.numReduces,
+    mapTasks,
+    parents: lineage.parents,
+    name: options.name
+  }
+  return {
+    shuffle,
+    lineage: { plans: [], shuffles: [...lineage.shuffles.filter((s) => s.shuffleId !== spec.shuffleId), spec], parents: [spec.shuffleId] }
+  }
+}

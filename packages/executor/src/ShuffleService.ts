@@ -1,0 +1,236 @@
+/**
+ * The executor's side of shuffles that is not a task's own work: it serves the map outputs written here to the
+ * app's other executors on the data plane, and before a reduce task runs it gathers the blocks the task reads —
+ * asking the driver where the map outputs are, reading its own from disk where they lie, fetching the others
+ * (small ones into memory, large ones into a file of the local dir), a few at once, within the data plane's
+ * bounds on bytes in flight. A block that cannot be had is the task's `FetchFailed`, which tells the driver to
+ * run that map task again.
+ *
+ * @since 0.1.0
+ */
+import {
+  ClusterMessages,
+  Errors,
+  type Ids,
+  type RpcAddress,
+  RpcEnv,
+  type TaskPlan
+} from "@kindling/protocol"
+import { NodeDataPlane } from "@kindling/protocol/node"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
+import type * as Scope from "effect/Scope"
+import * as Fs from "node:fs/promises"
+import * as Path from "node:path"
+import type * as RecordFiles from "./RecordFiles.js"
+import * as ShuffleFiles from "./ShuffleFiles.js"
+
+/**
+ * A map output a task needs cannot be had: the task's outcome is a `TaskPlan.FetchFailed` with these fields.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ShuffleFetchFailed extends Data.TaggedError("ShuffleFetchFailed")<{
+  readonly shuffleId: number
+  readonly mapIndex: number
+  readonly reduceId: number
+  readonly executorId: string | undefined
+  readonly reason: string
+}> {
+  override get message() {
+    return `Failed to fetch map output ${this.mapIndex} of shuffle ${this.shuffleId} for reduce partition ` +
+      `${this.reduceId}${this.executorId === undefined ? "" : ` from executor ${this.executorId}`}: ${this.reason}`
+  }
+
+  /** The encoded outcome a task that met this reports. */
+  get outcome(): typeof TaskPlan.FetchFailed.Encoded {
+    return {
+      _tag: "FetchFailed",
+      shuffleId: this.shuffleId,
+      mapIndex: this.mapIndex,
+      reduceId: this.reduceId,
+      ...(this.executorId === undefined ? {} : { executorId: this.executorId }),
+      message: this.message
+    }
+  }
+}
+
+/**
+ * The blocks a task reads, by shuffle, and what gathering them took.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Gathered {
+  readonly inputs: ReadonlyArray<readonly [number, ReadonlyArray<RecordFiles.Segment>]>
+  readonly metrics: Readonly<Record<string, number>>
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface ShuffleService {
+  /** A map task of this shuffle runs here: its blocks are served under its token from now on. */
+  readonly mapTaskStarting: (shuffle: { readonly shuffleId: number; readonly token: string }) => void
+  /**
+   * Gathers the blocks of the shuffles a task reads; files fetched for it are removed when the scope closes
+   * (when the task has ended).
+   */
+  readonly gather: (
+    taskId: number,
+    reads: ReadonlyArray<{ readonly shuffleId: number; readonly token: string; readonly reduceId: number }>
+  ) => Effect.Effect<Gathered, ShuffleFetchFailed | Errors.RpcError, Scope.Scope>
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  readonly executorId: Ids.ExecutorId
+  readonly localDir: string
+  readonly driver: RpcAddress.Ref<ClusterMessages.ExecutorToDriver>
+  readonly askTimeoutMillis: number
+  /** A remote block up to this size is kept in memory; a larger one goes to a file (default 1 MiB). */
+  readonly maxInMemoryBlock?: number
+  /** How many blocks one task fetches at once. */
+  readonly fetchConcurrency?: number
+  /** The most bytes of blocks being fetched at once, over all tasks (default 48 MiB). */
+  readonly maxBytesInFlight?: number
+}
+
+const readIndex = (localDir: string, shuffleId: number, mapIndex: number) =>
+  Fs.readFile(ShuffleFiles.indexFile(localDir, shuffleId, mapIndex))
+
+/**
+ * Serves this executor's map outputs for the lifetime of the scope.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (options: Options): Effect.Effect<ShuffleService, never, RpcEnv.RpcEnv | Scope.Scope> =>
+  Effect.gen(function*() {
+    const rpc = yield* RpcEnv.RpcEnv
+    const tokens = new Map<number, string>()
+    const maxInMemory = options.maxInMemoryBlock ?? 1024 * 1024
+    const maxInFlight = options.maxBytesInFlight ?? 48 * 1024 * 1024
+    const inFlight = yield* Effect.makeSemaphore(maxInFlight)
+    // A block larger than the bound takes all of it: it is fetched alone.
+    const withinBound = (size: number) => inFlight.withPermits(Math.min(size, maxInFlight))
+    let fetched = 0
+
+    yield* rpc.data.serve(ShuffleFiles.blockPrefix, (blockId) =>
+      Effect.gen(function*() {
+        const name = ShuffleFiles.parseBlockId(blockId)
+        // An unknown shuffle and a wrong token look alike: nothing tells a stranger which blocks exist.
+        if (name === undefined || tokens.get(name.shuffleId) !== name.token) {
+          return yield* new Errors.TransferRefused({ blockId, reason: "not a shuffle block of this app" })
+        }
+        const index = yield* Effect.tryPromise({
+          try: () => readIndex(options.localDir, name.shuffleId, name.mapIndex),
+          catch: () => new Errors.BlockNotFound({ blockId })
+        })
+        const range = yield* Effect.try({
+          try: () => ShuffleFiles.rangeOf(index, name.reduceId),
+          catch: () => new Errors.BlockNotFound({ blockId })
+        })
+        return yield* NodeDataPlane.fromFile(
+          blockId,
+          ShuffleFiles.dataFile(options.localDir, name.shuffleId, name.mapIndex),
+          range
+        )
+      })).pipe(Effect.orDie)
+
+    const gatherOne = (
+      taskId: number,
+      read: { readonly shuffleId: number; readonly token: string; readonly reduceId: number },
+      metrics: Record<string, number>
+    ) =>
+      Effect.gen(function*() {
+        const { reduceId, shuffleId } = read
+        const statuses = yield* rpc.ask(
+          options.driver,
+          new ClusterMessages.GetMapOutputStatuses({ shuffleId, reduceId }),
+          { timeout: options.askTimeoutMillis }
+        ).pipe(
+          Effect.catchTag("MapOutputMissing", (missing) =>
+            new ShuffleFetchFailed({
+              shuffleId,
+              mapIndex: missing.mapIndex,
+              reduceId,
+              executorId: undefined,
+              reason: missing.message
+            }))
+        )
+        const segments = yield* Effect.forEach(
+          statuses.locations.filter((location) => location.size > 0),
+          (location) => {
+            const failed = (reason: string) =>
+              new ShuffleFetchFailed({
+                shuffleId,
+                mapIndex: location.mapIndex,
+                reduceId,
+                executorId: location.executorId,
+                reason
+              })
+            metrics.shuffleBytesRead = (metrics.shuffleBytesRead ?? 0) + location.size
+            if (location.executorId === options.executorId) {
+              return Effect.tryPromise({
+                try: async (): Promise<RecordFiles.Segment> => {
+                  const index = await readIndex(options.localDir, shuffleId, location.mapIndex)
+                  const range = ShuffleFiles.rangeOf(index, reduceId)
+                  const path = ShuffleFiles.dataFile(options.localDir, shuffleId, location.mapIndex)
+                  return { _tag: "File", path, ...range }
+                },
+                catch: (error) => failed(`its local output is unreadable: ${String(error)}`)
+              })
+            }
+            metrics.shuffleRemoteBytesRead = (metrics.shuffleRemoteBytesRead ?? 0) + location.size
+            const blockId = ShuffleFiles.blockId({ ...read, mapIndex: location.mapIndex })
+            if (location.size <= maxInMemory) {
+              return rpc.data.fetchBytes(location.address, blockId).pipe(
+                Effect.map((bytes): RecordFiles.Segment => ({ _tag: "Bytes", bytes })),
+                Effect.mapError((error) => failed(error.message)),
+                withinBound(location.size)
+              )
+            }
+            return toFile(taskId, location.address, blockId, location.size).pipe(
+              Effect.mapError((error) => failed(error.message)),
+              withinBound(location.size)
+            )
+          },
+          { concurrency: options.fetchConcurrency ?? 4 }
+        )
+        return [shuffleId, segments] as const
+      })
+
+    // A large block goes to a file of the local dir as it arrives, removed with the task's scope.
+    const toFile = (taskId: number, from: RpcAddress.RpcAddress, blockId: string, size: number) =>
+      Effect.gen(function*() {
+        const path = Path.join(options.localDir, `fetched-${taskId}-${fetched++}`)
+        const handle = yield* Effect.acquireRelease(
+          Effect.tryPromise({ try: () => Fs.open(path, "w"), catch: (error) => new Error(String(error)) }),
+          (handle) =>
+            Effect.promise(() => handle.close().catch(() => undefined).then(() => Fs.rm(path, { force: true })))
+        )
+        yield* rpc.data.fetch(from, blockId).pipe(
+          Stream.runForEach((chunk) =>
+            Effect.tryPromise({ try: () => handle.write(chunk), catch: (error) => new Error(String(error)) })
+          )
+        )
+        return { _tag: "File", path, offset: 0, length: size } as RecordFiles.Segment
+      })
+
+    return {
+      mapTaskStarting: (shuffle) => void tokens.set(shuffle.shuffleId, shuffle.token),
+      gather: (taskId, reads) =>
+        Effect.gen(function*() {
+          const metrics: Record<string, number> = {}
+          const inputs = yield* Effect.forEach(reads, (read) => gatherOne(taskId, read, metrics))
+          return { inputs, metrics }
+        })
+    }
+  })

@@ -1,0 +1,90 @@
+/**
+ * What a running task has besides its plan: its executor's local dir (for shuffle output and spills), the
+ * spill threshold, the shuffle blocks its executor fetched for it, the cached blocks and broadcast values it
+ * reads, and where it records what it did. Files a task makes for its own use are listed in `scratch` and
+ * removed when it ends, however it ends.
+ *
+ * @since 0.1.0
+ */
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+import type { Segment } from "./RecordFiles.js"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface TaskContext {
+  readonly localDir: string
+  /** Bytes of records (as estimated in memory) an aggregation or sort holds before it spills to disk. */
+  readonly spillThreshold: number
+  /** The blocks of each shuffle this task reads (its reduce partition's, from every map task), by shuffle id. */
+  readonly shuffleInputs: ReadonlyMap<number, ReadonlyArray<Segment>>
+  /** Files this task made for itself, removed when it ends. */
+  readonly scratch: Array<string>
+  /** What the task did, by metric (`TaskPlan.TaskResult.metrics`). */
+  readonly metrics: Record<string, number>
+}
+
+/**
+ * What an executor hands a task besides its bytes; a task thread builds its context from it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Inputs {
+  readonly localDir: string
+  readonly spillThreshold: number
+  readonly shuffleInputs: ReadonlyArray<readonly [number, ReadonlyArray<Segment>]>
+  /** What gathering the inputs took (`shuffleBytesRead`, …): the task's metrics start from it. */
+  readonly metrics?: Readonly<Record<string, number>>
+}
+
+/**
+ * A fresh context for a task with these inputs.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const fromInputs = (inputs: Inputs): TaskContext => ({
+  localDir: inputs.localDir,
+  spillThreshold: inputs.spillThreshold,
+  shuffleInputs: new Map(inputs.shuffleInputs),
+  scratch: [],
+  metrics: { ...inputs.metrics }
+})
+
+let counter = 0
+
+/**
+ * A fresh path in the local dir for a file of the task's own, removed when the task ends.
+ *
+ * @since 0.1.0
+ */
+export const scratchFile = (context: TaskContext, kind: string): string => {
+  const path = Path.join(
+    context.localDir,
+    `${kind}-${process.pid}-${Date.now().toString(36)}-${(counter++).toString(36)}-` +
+      Math.random().toString(36).slice(2, 8)
+  )
+  context.scratch.push(path)
+  return path
+}
+
+/**
+ * Adds `amount` to a metric.
+ *
+ * @since 0.1.0
+ */
+export const count = (context: TaskContext, metric: string, amount: number): void => {
+  context.metrics[metric] = (context.metrics[metric] ?? 0) + amount
+}
+
+/**
+ * Removes the task's scratch files.
+ *
+ * @since 0.1.0
+ */
+export const cleanUp = (context: TaskContext): void => {
+  for (const path of context.scratch.splice(0)) Fs.rmSync(path, { force: true })
+}
