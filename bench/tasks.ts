@@ -4,35 +4,15 @@
 // starting `kindling submit` to its first task finished in local[2], and the executors' resident memory at rest
 // and under the throughput run. Targets: ≥ 10,000 tasks/s on local-cluster; the first task within 1 s.
 import { spawn } from "node:child_process"
-import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
+import { children, rss } from "./processes.js"
 import { format, row } from "./stats.js"
 
 const root = fileURLToPath(new URL("../", import.meta.url))
 const app = Path.join(root, "bench/apps/empty-tasks.ts")
 const runs = 3
 const tasks = 10_000
-
-// Direct children of `pid` (the executors of local-cluster are children of the submit process).
-const children = (pid: number): Array<number> =>
-  Fs.readdirSync("/proc").filter((name) => /^\d+$/.test(name)).flatMap((name) => {
-    try {
-      const stat = Fs.readFileSync(`/proc/${name}/stat`, "utf8")
-      return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === pid ? [Number(name)] : []
-    } catch {
-      return []
-    }
-  })
-
-const rss = (pid: number): number => {
-  try {
-    const line = Fs.readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((l) => l.startsWith("VmRSS:"))
-    return Number(line?.split(/\s+/)[1] ?? 0) * 1024
-  } catch {
-    return 0
-  }
-}
 
 interface Outcome {
   readonly firstTaskMillis: number

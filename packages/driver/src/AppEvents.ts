@@ -54,6 +54,11 @@ export type AppEvent =
     readonly stageAttempt: number
     readonly taskId: number
     readonly succeeded: boolean
+    /**
+     * What the task did, by metric: `duration` (ms from launch to end, as the driver saw it) and, for a task that
+     * succeeded, those its executor reported (`shuffleBytesWritten`, `shuffleBytesRead`, `spilledBytes`, …).
+     */
+    readonly metrics: Readonly<Record<string, number>>
     readonly time: number
   }
   | {

@@ -77,9 +77,10 @@ export const run = (options: {
     const jobStages = new Map<number, ReadonlyArray<number>>()
     const apply = (event: AppEvent) => {
       // Tasks of an attempt other than the stage's latest do not move its bar.
-      const stage = "stageId" in event && (!("stageAttempt" in event) || attempts.get(event.stageId) === event.stageAttempt)
-        ? stages.get(event.stageId)
-        : undefined
+      const stage =
+        "stageId" in event && (!("stageAttempt" in event) || attempts.get(event.stageId) === event.stageAttempt)
+          ? stages.get(event.stageId)
+          : undefined
       switch (event._tag) {
         case "JobStart":
           jobStages.set(event.jobId, event.stageIds)

@@ -295,7 +295,14 @@ const shuffleStage = (state: State, spec: ShuffleSpec, specs: Map<number, Shuffl
   if (existing !== undefined) return state.stages.get(existing)!
   // Parents first, so that they get the lower ids.
   const parents = spec.parents.map((id) => shuffleStage(state, specs.get(id)!, specs, jobId).id)
-  const stage = newStage(state, `${spec.name} (shuffle ${spec.shuffleId})`, spec.shuffleId, spec.mapTasks, parents, jobId)
+  const stage = newStage(
+    state,
+    `${spec.name} (shuffle ${spec.shuffleId})`,
+    spec.shuffleId,
+    spec.mapTasks,
+    parents,
+    jobId
+  )
   state.shuffleStages.set(spec.shuffleId, stage.id)
   if (!state.shuffles.has(spec.shuffleId)) {
     state.shuffles.set(spec.shuffleId, { numReduces: spec.numReduces, outputs: spec.mapTasks.map(() => undefined) })
@@ -603,7 +610,11 @@ const endJob = (state: State, job: Job, failure: string | undefined, out: Array<
     }
   }
   out.push({ _tag: "JobEnded", jobId: job.id, succeeded: failure === undefined })
-  out.push(failure === undefined ? { _tag: "JobSucceeded", jobId: job.id } : { _tag: "JobFailed", jobId: job.id, reason: failure })
+  out.push(
+    failure === undefined
+      ? { _tag: "JobSucceeded", jobId: job.id }
+      : { _tag: "JobFailed", jobId: job.id, reason: failure }
+  )
 }
 
 /**

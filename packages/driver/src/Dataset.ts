@@ -134,7 +134,12 @@ export class Dataset<A> {
   }
 
   /** @internal */
-  static of<A>(runtime: Runtime, plans: Effect.Effect<ReadonlyArray<PlanNode>, DatasetError>, kind: string, operation: string) {
+  static of<A>(
+    runtime: Runtime,
+    plans: Effect.Effect<ReadonlyArray<PlanNode>, DatasetError>,
+    kind: string,
+    operation: string
+  ) {
     return new Dataset<A>(runtime, Effect.map(plans, Lineage.fromPlans), { kind, operation, narrow: [], shuffled: [] })
   }
 
@@ -146,7 +151,13 @@ export class Dataset<A> {
       return Effect.map(this.computed, (lineage) =>
         Lineage.withPlans(
           lineage,
-          lineage.plans.map((child, partition) => ({ _tag: "Cached" as const, rddId: this.id, partition, level, child }))
+          lineage.plans.map((child, partition) => ({
+            _tag: "Cached" as const,
+            rddId: this.id,
+            partition,
+            level,
+            child
+          }))
         ))
     })
   }
@@ -267,7 +278,12 @@ export class Dataset<A> {
       const lineage = yield* this.lineage
       const counts = lineage.plans.length <= 1
         ? []
-        : yield* this.runJob(lineage, () => ({ _tag: "Count" }), "zipWithIndex", lineage.plans.slice(0, -1).map((_, i) => i))
+        : yield* this.runJob(
+          lineage,
+          () => ({ _tag: "Count" }),
+          "zipWithIndex",
+          lineage.plans.slice(0, -1).map((_, i) => i)
+        )
       let offset = 0
       return Lineage.withPlans(
         lineage,
@@ -559,7 +575,11 @@ export class Dataset<A> {
     numPartitions?: number
   ): Dataset<[K, V]> {
     const fn = this.ref(f, env, "reduceByKey")
-    return this.aggregated("reduceByKey", { createCombiner: Builtins.identity, mergeValue: fn, mergeCombiners: fn }, numPartitions)
+    return this.aggregated(
+      "reduceByKey",
+      { createCombiner: Builtins.identity, mergeValue: fn, mergeCombiners: fn },
+      numPartitions
+    )
   }
 
   /** Folds the values of each key from (a copy of) `zero` with `f`. @since 0.1.0 */
@@ -711,7 +731,10 @@ export class Dataset<A> {
           lineage,
           Array.from({ length: numPartitions }, (_, i) => ({
             _tag: "Concat" as const,
-            children: lineage.plans.slice(Math.floor((i * parents) / numPartitions), Math.floor(((i + 1) * parents) / numPartitions))
+            children: lineage.plans.slice(
+              Math.floor((i * parents) / numPartitions),
+              Math.floor(((i + 1) * parents) / numPartitions)
+            )
           }))
         )
       }),
@@ -730,7 +753,11 @@ export class Dataset<A> {
     other: Dataset<readonly [K, W]>,
     numPartitions?: number
   ): Dataset<[K, [Array<V>, Array<W>]]> {
-    return Dataset.cogroupAll<K>([this, other] as Array<Dataset<readonly [K, unknown]>>, "cogroup", numPartitions) as never
+    return Dataset.cogroupAll<K>(
+      [this, other] as Array<Dataset<readonly [K, unknown]>>,
+      "cogroup",
+      numPartitions
+    ) as never
   }
 
   private static cogroupAll<K>(
@@ -807,7 +834,11 @@ export class Dataset<A> {
   }
 
   /** For each key in both, every pair of its values: `[key, [v, w]]`. @since 0.1.0 */
-  join<K, V, W>(this: Dataset<readonly [K, V]>, other: Dataset<readonly [K, W]>, numPartitions?: number): Dataset<[K, [V, W]]> {
+  join<K, V, W>(
+    this: Dataset<readonly [K, V]>,
+    other: Dataset<readonly [K, W]>,
+    numPartitions?: number
+  ): Dataset<[K, [V, W]]> {
     return this.joinWith(other, "join", { left: false, right: false }, numPartitions)
   }
 
@@ -839,7 +870,11 @@ export class Dataset<A> {
   }
 
   /** `f` applied to each value; keys (and the partitioning) stay. @since 0.1.0 */
-  mapValues<K, V, B, E = undefined>(this: Dataset<readonly [K, V]>, f: (value: V, env: E) => B, env?: E): Dataset<[K, B]> {
+  mapValues<K, V, B, E = undefined>(
+    this: Dataset<readonly [K, V]>,
+    f: (value: V, env: E) => B,
+    env?: E
+  ): Dataset<[K, B]> {
     const fn = this.ref(f, env, "mapValues")
     return this.derive("mapValues", (child) => ({ _tag: "MapValues", fn, child }), true)
   }
@@ -911,7 +946,12 @@ export class Dataset<A> {
           [mine, theirs],
           mine.plans.flatMap((left) => theirs.plans.map((right): PlanNode => ({ _tag: "Cartesian", left, right })))
         )),
-      { kind: "CartesianDataset", operation: "cartesian", narrow: [this, other] as Array<Dataset<unknown>>, shuffled: [] }
+      {
+        kind: "CartesianDataset",
+        operation: "cartesian",
+        narrow: [this, other] as Array<Dataset<unknown>>,
+        shuffled: []
+      }
     )
   }
 
@@ -1012,7 +1052,9 @@ const shuffleLines = (
     const partitions = `(${yield* dataset.numPartitions})`
     const offset = Math.floor((partitions.length - 1) / 2)
     const thisPrefix = prefix.replace(/\|\s+$/, "")
-    const nextPrefix = `${thisPrefix}${last ? "  " : "| "}${" ".repeat(offset)}|${" ".repeat(partitions.length - offset)}`
+    const nextPrefix = `${thisPrefix}${last ? "  " : "| "}${" ".repeat(offset)}|${
+      " ".repeat(partitions.length - offset)
+    }`
     return [`${thisPrefix}+-${partitions} ${describe(dataset)}`, ...(yield* childLines(dataset, nextPrefix))]
   })
 

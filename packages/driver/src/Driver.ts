@@ -108,7 +108,7 @@ export const make = (
         if (job === undefined) return Effect.void
         const outcome = Records.decode(command.outcome) as typeof TaskPlan.TaskOutcome.Encoded
         if (outcome._tag === "TaskResult") {
-          job.results[command.index] = outcome.value
+          job.results[command.index] = Records.decode(outcome.value)
           return Effect.void
         }
         if (outcome._tag !== "IndirectTaskResult" || command.from === undefined) {
@@ -117,7 +117,7 @@ export const make = (
         return rpc.data.fetchBytes(command.from, outcome.blockId).pipe(
           Effect.map((bytes) => Records.decode(bytes) as typeof TaskPlan.TaskResult.Encoded),
           Effect.matchEffect({
-            onSuccess: (result) => Effect.sync(() => (job.results[command.index] = result.value)),
+            onSuccess: (result) => Effect.sync(() => (job.results[command.index] = Records.decode(result.value))),
             onFailure: (error) => resultLost(command.jobId, job, command.index, error.message, host)
           })
         )

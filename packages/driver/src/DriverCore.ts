@@ -300,7 +300,11 @@ const dag = (
         step.commands.push(
           command._tag === "JobSucceeded" && overLimit === undefined
             ? command
-            : { _tag: "JobFailed", jobId: command.jobId, reason: command._tag === "JobFailed" ? command.reason : overLimit! }
+            : {
+              _tag: "JobFailed",
+              jobId: command.jobId,
+              reason: command._tag === "JobFailed" ? command.reason : overLimit!
+            }
         )
         break
       }
@@ -375,11 +379,24 @@ const schedulerState = (state: States.TaskState): Extract<TaskScheduler.Input, {
 }
 
 // A running attempt ended (as its executor reports, or with its executor): its stage's listeners hear of it.
-const taskEnded = (step: Step, taskId: number, succeeded: boolean) => {
+const taskEnded = (
+  step: Step,
+  taskId: number,
+  succeeded: boolean,
+  metrics: Readonly<Record<string, number>> = {}
+) => {
   const attempt = step.state.scheduler.attempts.get(taskId)
   if (attempt === undefined) return
   const stageAttempt = step.state.scheduler.taskSets.get(attempt.taskSet)?.stageAttempt ?? 0
-  event(step, { _tag: "TaskEnd", stageId: attempt.stageId, stageAttempt, taskId, succeeded, time: step.now })
+  event(step, {
+    _tag: "TaskEnd",
+    stageId: attempt.stageId,
+    stageAttempt,
+    taskId,
+    succeeded,
+    metrics: { ...metrics, duration: step.now - attempt.startedAt },
+    time: step.now
+  })
 }
 
 // A result's size as kindling.driver.maxResultSize counts it: an indirect one (a few bytes) says its own.
@@ -393,11 +410,20 @@ const resultSize = (data: Uint8Array): number => {
   }
 }
 
-// A map task's result value is its `MapStatus`: the bytes it wrote per reduce partition.
-const mapSizes = (data: Uint8Array): ReadonlyArray<number> => {
+// A finished task's result, but its value (left encoded): a few fields, cheap to read.
+const finishedOutcome = (data: Uint8Array): typeof TaskPlan.TaskOutcome.Encoded | undefined => {
   try {
-    const outcome = Records.decode(data) as typeof TaskPlan.TaskResult.Encoded
-    const status = outcome.value as { readonly sizes?: ReadonlyArray<number> } | undefined
+    return Records.decode(data) as typeof TaskPlan.TaskOutcome.Encoded
+  } catch {
+    return undefined // unreadable: the shell fails the job when it reads it
+  }
+}
+
+// A map task's result value is its `MapStatus`: the bytes it wrote per reduce partition.
+const mapSizes = (outcome: typeof TaskPlan.TaskOutcome.Encoded | undefined): ReadonlyArray<number> => {
+  if (outcome?._tag !== "TaskResult") return []
+  try {
+    const status = Records.decode(outcome.value) as { readonly sizes?: ReadonlyArray<number> } | undefined
     return Array.isArray(status?.sizes) ? status.sizes : []
   } catch {
     return []
@@ -409,7 +435,15 @@ const statusUpdate = (step: Step, message: ClusterMessages.StatusUpdate) => {
   const executor = state.executors.get(message.executorId)
   if (executor !== undefined) executor.lastHeard = step.now
   const status = schedulerState(message.state)
-  if (status !== "RUNNING") taskEnded(step, message.taskId, status === "FINISHED")
+  const finished = status === "FINISHED" ? finishedOutcome(message.data) : undefined
+  if (status !== "RUNNING") {
+    taskEnded(
+      step,
+      message.taskId,
+      status === "FINISHED",
+      finished?._tag === "TaskResult" ? finished.metrics : undefined
+    )
+  }
   const taskSetId = state.scheduler.attempts.get(message.taskId)?.taskSet
   const failure = status === "FAILED" || status === "KILLED" ? failureOf(message.data) : undefined
   const commands = TaskScheduler.step(state.scheduler, {
@@ -433,7 +467,7 @@ const statusUpdate = (step: Step, message: ClusterMessages.StatusUpdate) => {
       stageAttempt: command.stageAttempt,
       partition: command.partition,
       executorId: command.executorId,
-      ...(isMap ? { sizes: mapSizes(message.data) } : {}),
+      ...(isMap ? { sizes: mapSizes(finished) } : {}),
       now: step.now
     }, (jobId, index) => takeResult(step, jobId, index, message.data, executor?.ref.address))
   }

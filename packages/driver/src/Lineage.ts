@@ -103,6 +103,10 @@ export const shuffled = (
   }
   return {
     shuffle,
-    lineage: { plans: [], shuffles: [...lineage.shuffles.filter((s) => s.shuffleId !== spec.shuffleId), spec], parents: [spec.shuffleId] }
+    lineage: {
+      plans: [],
+      shuffles: [...lineage.shuffles.filter((s) => s.shuffleId !== spec.shuffleId), spec],
+      parents: [spec.shuffleId]
+    }
   }
 }

@@ -92,7 +92,7 @@ export const layer = (options: Options): Layer.Layer<Kindling.Kindling, StartFai
       if (options.showProgress === true) {
         yield* ConsoleProgress.run(ConsoleProgress.onStderr(yield* driver.subscribe))
       }
-        return Kindling.make({
+      return Kindling.make({
         appName: options.appName,
         master: `local[${options.threads}]`,
         defaultParallelism: () => options.threads,

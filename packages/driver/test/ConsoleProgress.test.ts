@@ -49,7 +49,7 @@ describe("ConsoleProgress.run", () => {
           { _tag: "StageSubmitted", stageId: 0, stageAttempt: 0, name: "count", tasks: 4, parentIds: [], time: 0 },
           { _tag: "TaskStart", stageId: 0, stageAttempt: 0, taskId: 0, index: 0, executorId: "1", time: 0 },
           { _tag: "TaskStart", stageId: 0, stageAttempt: 0, taskId: 1, index: 1, executorId: "1", time: 0 },
-          { _tag: "TaskEnd", stageId: 0, stageAttempt: 0, taskId: 0, succeeded: true, time: 0 }
+          { _tag: "TaskEnd", stageId: 0, stageAttempt: 0, taskId: 0, succeeded: true, metrics: {}, time: 0 }
         ] as const
       ).pipe(
         Stream.concat(Stream.fromEffect(Effect.sleep("300 millis")).pipe(Stream.drain)),

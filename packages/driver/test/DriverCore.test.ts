@@ -21,7 +21,7 @@ const config: DriverCore.Config = {
 }
 
 const executorAddress = (n: number) => RpcAddress.make(`exec-${n}`, 5000)
-const result = Records.encode({ _tag: "TaskResult", value: 1, recordsRead: 1 })
+const result = Records.encode({ _tag: "TaskResult", value: Records.encode(1), recordsRead: 1 })
 const failure = Records.encode({ _tag: "TaskFailure", className: "Error", message: "boom", stack: "Error: boom" })
 
 // Drives the core as the driver's shell and its executors would, and checks after every step: the core's

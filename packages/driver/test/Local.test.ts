@@ -181,13 +181,18 @@ layer(local(1, 1024), { timeout: 60_000 })("local[2] with large results", (it) =
 
 describe("functions", () => {
   it("a function that captures a variable is rejected when declared, naming it; passed in the environment it works", () => {
-    const ds = Dataset.of<number>({
-      runJob: () => Effect.succeed([]),
-      reference: referenceHere,
-      newDatasetId: () => 0,
-      newShuffleId: () => 0,
-      unpersist: () => Effect.void
-    }, Effect.succeed([]), "ParallelCollectionDataset", "parallelize")
+    const ds = Dataset.of<number>(
+      {
+        runJob: () => Effect.succeed([]),
+        reference: referenceHere,
+        newDatasetId: () => 0,
+        newShuffleId: () => 0,
+        unpersist: () => Effect.void
+      },
+      Effect.succeed([]),
+      "ParallelCollectionDataset",
+      "parallelize"
+    )
     const k = 3
     assert.throws(() => ds.map((x) => x * k), /The function given to map refers to `k`/)
     assert.doesNotThrow(() => ds.map((x, env) => x * env.k, { k }))

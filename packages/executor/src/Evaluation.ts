@@ -128,7 +128,7 @@ export const outcomeOf = (
 ): Uint8Array => {
   try {
     const { metrics, recordsRead, value } = run(task, functions, context, counter)
-    return Records.encode({ _tag: "TaskResult", value, recordsRead, metrics })
+    return Records.encode({ _tag: "TaskResult", value: Records.encode(value), recordsRead, metrics })
   } catch (error) {
     return failureOutcome(error)
   }

@@ -187,7 +187,9 @@ export const make = (
           )
         ),
         Effect.flatMap(({ outcome, state }) =>
-          Effect.sync(() => host.feed({ _tag: "TaskEnded", taskId, state, outcome }))
+          Effect.sync(() =>
+            host.feed({ _tag: "TaskEnded", taskId, state, outcome })
+          )
         ),
         Effect.ensuring(Effect.sync(() => tasks.delete(taskId)))
       )

@@ -8,19 +8,12 @@
  *
  * @since 0.1.0
  */
-import {
-  ClusterMessages,
-  Errors,
-  type Ids,
-  type RpcAddress,
-  RpcEnv,
-  type TaskPlan
-} from "@kindling/protocol"
+import { ClusterMessages, Errors, type Ids, type RpcAddress, RpcEnv, type TaskPlan } from "@kindling/protocol"
 import { NodeDataPlane } from "@kindling/protocol/node"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
-import * as Stream from "effect/Stream"
 import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
 import type * as RecordFiles from "./RecordFiles.js"

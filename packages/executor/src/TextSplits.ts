@@ -7,12 +7,13 @@
  */
 import * as Fs from "node:fs"
 
-const chunkSize = 64 * 1024
+const chunkSize = 1024 * 1024
 const newline = 0x0a
 
 /**
  * The lines that start in `(start, start + length]` (or `[0, length]` when `start` is 0), without `\n` or
- * `\r\n`, decoded as UTF-8.
+ * `\r\n`, decoded as UTF-8. The file is read a chunk at a time and each chunk's complete lines are decoded in
+ * one go; a line cut by a chunk's end waits, as bytes, for the rest.
  *
  * @since 0.1.0
  */
@@ -20,42 +21,60 @@ export function* lines(path: string, start: number, length: number): Generator<s
   const fd = Fs.openSync(path, "r")
   try {
     const end = start + length
-    const buffer = Buffer.alloc(chunkSize)
-    // Bytes of the line being assembled, and where it started in the file.
-    let pending: Array<Buffer> = []
-    let lineStart = start
+    const buffer = Buffer.allocUnsafe(chunkSize)
+    // The start of a line cut by the previous chunk's end.
+    let carry: Buffer | undefined
     let position = start
     // A split after the first skips the line it starts inside of (or at: that one is the previous split's).
     let skipping = start > 0
     for (;;) {
       const read = Fs.readSync(fd, buffer, 0, chunkSize, position)
       if (read === 0) break
+      const chunk = buffer.subarray(0, read)
       let from = 0
-      for (let i = 0; i < read; i++) {
-        if (buffer[i] !== newline) continue
-        const lineEnd = position + i
-        if (skipping) {
-          skipping = false
-        } else {
-          pending.push(Buffer.from(buffer.subarray(from, i)))
-          yield decode(pending)
+      if (skipping) {
+        const skipped = chunk.indexOf(newline)
+        if (skipped < 0) {
+          position += read
+          continue
         }
-        pending = []
-        from = i + 1
-        lineStart = lineEnd + 1
-        if (lineStart > end) return
+        skipping = false
+        from = skipped + 1
+        if (position + skipped >= end) return
       }
-      if (!skipping) pending.push(Buffer.from(buffer.subarray(from, read)))
+      // Past the split's end, the line that ends at the first newline at or after it is the last one read.
+      let stop = read
+      let last = false
+      if (position + read > end) {
+        const cut = chunk.indexOf(newline, Math.max(from, end - position))
+        if (cut >= 0) {
+          stop = cut + 1
+          last = true
+        }
+      }
+      const lastNewline = stop > from ? chunk.lastIndexOf(newline, stop - 1) : -1
+      if (lastNewline < from) {
+        carry = carry === undefined
+          ? Buffer.from(chunk.subarray(from, stop))
+          : Buffer.concat([carry, chunk.subarray(from, stop)])
+        position += read
+        continue
+      }
+      const text = carry === undefined
+        ? chunk.toString("utf8", from, lastNewline)
+        : Buffer.concat([carry, chunk.subarray(from, lastNewline)]).toString("utf8")
+      carry = undefined
+      for (const line of text.split("\n")) yield line.endsWith("\r") ? line.slice(0, -1) : line
+      if (last) return
+      if (lastNewline + 1 < read) carry = Buffer.from(chunk.subarray(lastNewline + 1, read))
       position += read
     }
     // The last line of a file without a final newline.
-    if (!skipping && lineStart <= end && pending.some((piece) => piece.length > 0)) yield decode(pending)
+    if (!skipping && carry !== undefined && carry.length > 0) {
+      const text = carry.toString("utf8")
+      yield text.endsWith("\r") ? text.slice(0, -1) : text
+    }
   } finally {
     Fs.closeSync(fd)
   }
-}
-
-const decode = (pieces: ReadonlyArray<Buffer>): string => {
-  const text = Buffer.concat(pieces).toString("utf8")
-  return text.endsWith("\r") ? text.slice(0, -1) : text
 }

@@ -12,8 +12,8 @@
 import * as Records from "@kindling/protocol/records"
 import { parentPort, workerData } from "node:worker_threads"
 import { type Counter, failureOutcome, Functions, namesAppFunction, outcomeOf, type Task } from "./Evaluation.js"
-import * as TaskContext from "./TaskContext.js"
 import type { FromThread, ToThread } from "./internal/threadMessages.js"
+import * as TaskContext from "./TaskContext.js"
 
 const port = parentPort!
 const { appUrl, progress } = workerData as { readonly appUrl: string | undefined; readonly progress: SharedArrayBuffer }

@@ -486,7 +486,13 @@ export class Task extends Schema.Class<Task>("Task")({
  * @category results
  */
 export class TaskResult extends Schema.TaggedClass<TaskResult>()("TaskResult", {
-  value: Value,
+  /**
+   * The value of the result operation, encoded on its own (MessagePack with `Records`' extensions), so that a
+   * receiver reads the rest — metrics, accumulators — without decoding a large value.
+   */
+  value: Schema.Uint8ArrayFromSelf.annotations({
+    jsonSchema: { type: "string", contentEncoding: "binary", description: "MessagePack bin: the encoded value" }
+  }),
   /** Records the task read from its sources. */
   recordsRead: Count,
   /** The task's updates of the app's accumulators, by accumulator id: the driver merges them once it succeeds. */

@@ -6,13 +6,13 @@
  * @since 0.1.0
  */
 import type { FileSystem } from "@effect/platform"
+import { ExecutorProcess } from "@kindling/executor"
 import { type Descriptions, Errors, type Ids } from "@kindling/protocol"
 import * as Deferred from "effect/Deferred"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
-import { ExecutorProcess } from "@kindling/executor"
 import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
 import { linkInstallation, makeWorkDir, nodeSpawnSpec, runProcess, unlessKilled } from "./internal/runner.js"
