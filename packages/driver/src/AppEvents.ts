@@ -46,6 +46,8 @@ export type AppEvent =
     readonly taskId: number
     readonly index: number
     readonly executorId: string
+    /** How close to what it reads it runs: `PROCESS_LOCAL`, `NODE_LOCAL` or `ANY`. */
+    readonly locality: "PROCESS_LOCAL" | "NODE_LOCAL" | "ANY"
     readonly time: number
   }
   | {

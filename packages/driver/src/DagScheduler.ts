@@ -39,6 +39,8 @@ export interface ShuffleSpec {
   readonly shuffleId: number
   readonly numReduces: number
   readonly mapTasks: ReadonlyArray<Uint8Array>
+  /** The persisted partition each map task reads, if any (where it would rather run). */
+  readonly preferredBlocks: ReadonlyArray<string | undefined>
   readonly parents: ReadonlyArray<number>
   /** The operation that shuffles, for the stage's name (`reduceByKey`, …). */
   readonly name: string
@@ -54,6 +56,8 @@ export interface ShuffleSpec {
 export interface JobSpec {
   readonly jobId: number
   readonly tasks: ReadonlyArray<Uint8Array>
+  /** The persisted partition each result task reads, if any. */
+  readonly preferredBlocks: ReadonlyArray<string | undefined>
   readonly parents: ReadonlyArray<number>
   readonly shuffles: ReadonlyArray<ShuffleSpec>
   readonly pool: string
@@ -77,6 +81,7 @@ interface Stage {
   /** The shuffle it writes; undefined for a result stage. */
   readonly shuffleId: number | undefined
   readonly tasks: ReadonlyArray<Uint8Array>
+  readonly preferredBlocks: ReadonlyArray<string | undefined>
   readonly parents: ReadonlyArray<number>
   readonly jobIds: Set<number>
   readonly firstJobId: number
@@ -165,6 +170,8 @@ export type Command =
     readonly jobId: number
     readonly pool: string
     readonly partitions: ReadonlyArray<number>
+    /** The persisted partition each of those tasks reads, if any. */
+    readonly preferredBlocks: ReadonlyArray<string | undefined>
   }
   /** Kill what runs of every attempt of the stage: no job needs it any more. */
   | { readonly _tag: "CancelStage"; readonly stageId: number; readonly reason: string }
@@ -295,14 +302,14 @@ const shuffleStage = (state: State, spec: ShuffleSpec, specs: Map<number, Shuffl
   if (existing !== undefined) return state.stages.get(existing)!
   // Parents first, so that they get the lower ids.
   const parents = spec.parents.map((id) => shuffleStage(state, specs.get(id)!, specs, jobId).id)
-  const stage = newStage(
-    state,
-    `${spec.name} (shuffle ${spec.shuffleId})`,
-    spec.shuffleId,
-    spec.mapTasks,
+  const stage = newStage(state, {
+    name: `${spec.name} (shuffle ${spec.shuffleId})`,
+    shuffleId: spec.shuffleId,
+    tasks: spec.mapTasks,
+    preferredBlocks: spec.preferredBlocks,
     parents,
     jobId
-  )
+  })
   state.shuffleStages.set(spec.shuffleId, stage.id)
   if (!state.shuffles.has(spec.shuffleId)) {
     state.shuffles.set(spec.shuffleId, { numReduces: spec.numReduces, outputs: spec.mapTasks.map(() => undefined) })
@@ -312,20 +319,24 @@ const shuffleStage = (state: State, spec: ShuffleSpec, specs: Map<number, Shuffl
 
 const newStage = (
   state: State,
-  name: string,
-  shuffleId: number | undefined,
-  tasks: ReadonlyArray<Uint8Array>,
-  parents: ReadonlyArray<number>,
-  jobId: number
+  spec: {
+    readonly name: string
+    readonly shuffleId: number | undefined
+    readonly tasks: ReadonlyArray<Uint8Array>
+    readonly preferredBlocks: ReadonlyArray<string | undefined>
+    readonly parents: ReadonlyArray<number>
+    readonly jobId: number
+  }
 ): Stage => {
   const stage: Stage = {
     id: state.nextStageId++,
-    name,
-    shuffleId,
-    tasks,
-    parents,
+    name: spec.name,
+    shuffleId: spec.shuffleId,
+    tasks: spec.tasks,
+    preferredBlocks: spec.preferredBlocks,
+    parents: spec.parents,
     jobIds: new Set(),
-    firstJobId: jobId,
+    firstJobId: spec.jobId,
     nextAttempt: 0,
     pending: new Set(),
     failedAttempts: new Set(),
@@ -353,7 +364,14 @@ const submitJob = (state: State, spec: JobSpec, out: Array<Command>) => {
   }
   const specs = new Map(spec.shuffles.map((shuffle) => [shuffle.shuffleId, shuffle]))
   const parents = spec.parents.map((id) => shuffleStage(state, specs.get(id)!, specs, spec.jobId).id)
-  const finalStage = newStage(state, `${spec.name} (job ${spec.jobId})`, undefined, spec.tasks, parents, spec.jobId)
+  const finalStage = newStage(state, {
+    name: `${spec.name} (job ${spec.jobId})`,
+    shuffleId: undefined,
+    tasks: spec.tasks,
+    preferredBlocks: spec.preferredBlocks,
+    parents,
+    jobId: spec.jobId
+  })
   const stageIds = lineage(state, finalStage.id)
   for (const stageId of stageIds) state.stages.get(stageId)!.jobIds.add(spec.jobId)
   state.jobs.set(spec.jobId, {
@@ -433,7 +451,8 @@ const submitMissingTasks = (state: State, stage: Stage, job: Job, out: Array<Com
     stageAttempt: attempt,
     jobId: job.id,
     pool: job.pool,
-    partitions
+    partitions,
+    preferredBlocks: partitions.map((partition) => stage.preferredBlocks[partition])
   })
 }
 

@@ -313,6 +313,7 @@ export class Dataset<A> {
     const which = partitions ?? lineage.plans.map((_, i) => i)
     return this.runtime.runJob({
       tasks: which.map((i) => Lineage.encodeTask(lineage.plans[i]!, result(i))),
+      preferredBlocks: which.map((i) => Lineage.preferredBlock(lineage.plans[i]!)),
       parents: lineage.parents,
       shuffles: lineage.shuffles,
       name: action

@@ -136,6 +136,11 @@ export const keys = {
     description: "Executor: the memory (as estimated) a task's shuffle write, aggregation or sort holds before it " +
       "spills to the local dir."
   }),
+  localityWait: Key.make("kindling.locality.wait", ValueType.duration("ms"), {
+    default: "3s",
+    description: "Driver: how long a task that would rather run where its persisted partition is waits for a core " +
+      "there (then on that host) before it runs anywhere."
+  }),
   reducerMaxSizeInFlight: Key.make("kindling.reducer.maxSizeInFlight", ValueType.memory, {
     default: "48m",
     description: "Executor: the most shuffle bytes it fetches at once, over all its reduce tasks."
@@ -174,7 +179,8 @@ export const coreConfig = (conf: Conf.Conf<AppKeys>, maxFailures: number): Drive
       quantile: conf.get(keys.speculationQuantile),
       minTaskRuntimeMillis: conf.get(keys.speculationMinTaskRuntime)
     },
-    seed: Math.floor(Math.random() * 2 ** 31)
+    seed: Math.floor(Math.random() * 2 ** 31),
+    localityWaitMillis: conf.get(keys.localityWait)
   },
   reviveIntervalMillis: conf.get(keys.reviveInterval),
   executorTimeoutMillis: conf.get(ProtocolConf.keys.networkTimeout),

@@ -80,6 +80,8 @@ export interface State {
   readonly dag: DagScheduler.State
   readonly executors: Map<Ids.ExecutorId, Executor>
   readonly jobs: Map<number, Job>
+  /** Where the persisted partitions are (Spark's block manager master): executors by block id. */
+  readonly blocks: Map<string, Set<Ids.ExecutorId>>
   stopping: boolean
   aborted: string | undefined
 }
@@ -164,6 +166,7 @@ export const make = (config: Config): State => ({
   dag: DagScheduler.make(config.dag),
   executors: new Map(),
   jobs: new Map(),
+  blocks: new Map(),
   stopping: false,
   aborted: undefined
 })
@@ -223,6 +226,7 @@ const carryOut = (step: Step, commands: ReadonlyArray<TaskScheduler.Command>) =>
           taskId: command.taskId,
           index: command.index,
           executorId: executor.id,
+          locality: command.locality,
           time: step.now
         })
         break
@@ -279,6 +283,7 @@ const dag = (
           jobId: command.jobId,
           pool: command.pool,
           partitions: command.partitions,
+          preferences: command.preferredBlocks.map((blockId) => locationsOf(state, blockId)),
           now: step.now
         })
         break
@@ -350,6 +355,13 @@ const dag = (
   }
 }
 
+// The executors holding a block, with their hosts: where a task reading it would rather run.
+const locationsOf = (state: State, blockId: string | undefined): Array<TaskScheduler.Location> =>
+  blockId === undefined ? [] : [...state.blocks.get(blockId) ?? []].flatMap((executorId) => {
+    const executor = state.executors.get(executorId)
+    return executor === undefined ? [] : [{ executorId, host: executor.host }]
+  })
+
 const event = (step: Step, appEvent: AppEvent) => step.commands.push({ _tag: "Event", event: appEvent })
 
 const executorLost = (step: Step, executorId: Ids.ExecutorId, reason: string) => {
@@ -362,6 +374,10 @@ const executorLost = (step: Step, executorId: Ids.ExecutorId, reason: string) =>
   for (const taskId of TaskScheduler.runningOn(state.scheduler, executorId)) taskEnded(step, taskId, false)
   schedule(step, { _tag: "ExecutorLost", executorId, reason, now: step.now })
   dag(step, { _tag: "ExecutorLost", executorId, now: step.now })
+  // Its persisted partitions went with it: later tasks compute them again, from their lineage.
+  for (const [blockId, holders] of state.blocks) {
+    if (holders.delete(executorId) && holders.size === 0) state.blocks.delete(blockId)
+  }
   event(step, { _tag: "ExecutorRemoved", executorId, reason, time: step.now })
 }
 
@@ -597,6 +613,12 @@ const handlers: Core.Handlers<Inbound, Step> = {
   },
   StatusUpdate: statusUpdate,
   ExecutorDecommissioning: (step, _message, ask) => Core.reply(step, ask, Exit.succeed(true)),
+  UpdateBlockInfo: (step, message) => {
+    if (!step.state.executors.has(message.executorId)) return
+    const holders = step.state.blocks.get(message.blockId) ?? new Set()
+    holders.add(message.executorId)
+    step.state.blocks.set(message.blockId, holders)
+  },
   GetMapOutputStatuses: (step, message, ask) => {
     const { state } = step
     const found = DagScheduler.locations(state.dag, message.shuffleId, message.reduceId)
@@ -713,6 +735,9 @@ export const step = (state: State, input: Input): ReadonlyArray<Command> => {
       dag(step, { _tag: "ResubmitFailedStages", now: step.now })
       break
     case "Unpersist":
+      for (const blockId of [...state.blocks.keys()]) {
+        if (blockId.startsWith(`rdd_${input.rddId}_`)) state.blocks.delete(blockId)
+      }
       for (const executor of state.executors.values()) {
         Core.send(step, executor.ref, new ClusterMessages.RemoveRdd({ rddId: input.rddId }))
       }

@@ -5,6 +5,7 @@
  *
  * @since 0.1.0
  */
+import { Evaluation } from "@kindling/executor"
 import { Records, type TaskPlan } from "@kindling/protocol"
 import type * as DagScheduler from "./DagScheduler.js"
 
@@ -61,6 +62,18 @@ export const encodeTask = (plan: PlanNode, result: typeof TaskPlan.ResultOp.Enco
   Records.encode({ plan, result })
 
 /**
+ * The persisted partition a task over `plan` reads, if any: the task would rather run where that block is.
+ *
+ * @since 0.1.0
+ */
+export const preferredBlock = (plan: PlanNode): string | undefined => {
+  for (const node of Evaluation.nodes(plan)) {
+    if (node._tag === "Cached") return `rdd_${node.rddId}_${node.partition}`
+  }
+  return undefined
+}
+
+/**
  * @since 0.1.0
  * @category models
  */
@@ -98,6 +111,7 @@ export const shuffled = (
     shuffleId: options.shuffleId,
     numReduces: options.numReduces,
     mapTasks,
+    preferredBlocks: lineage.plans.map(preferredBlock),
     parents: lineage.parents,
     name: options.name
   }

@@ -31,7 +31,30 @@ export interface Config {
   }
   /** Seeds the shuffle of offers. */
   readonly seed: number
+  /**
+   * How long a task set with location preferences waits for a free core at a better level (PROCESS_LOCAL, then
+   * NODE_LOCAL) before it takes one further away (`kindling.locality.wait`; 3 s in Spark).
+   */
+  readonly localityWaitMillis?: number
 }
+
+/**
+ * Where a task would rather run: the executors holding what it reads (and their hosts).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Location {
+  readonly executorId: string
+  readonly host: string
+}
+
+/**
+ * Locality levels, best first: on an executor holding what the task reads, on its host, anywhere.
+ *
+ * @since 0.1.0
+ */
+export const localityLevels = ["PROCESS_LOCAL", "NODE_LOCAL", "ANY"] as const
 
 interface TaskEntry {
   readonly index: number
@@ -46,6 +69,7 @@ interface TaskEntry {
   pending: boolean
   /** Marked as a straggler: one speculative copy is to be launched. */
   speculatable: boolean
+  readonly preferred: ReadonlyArray<Location>
 }
 
 interface TaskSet {
@@ -66,6 +90,11 @@ interface TaskSet {
    * and it is forgotten once none runs.
    */
   zombie: boolean
+  /** Some task has a preferred location: offers follow delay scheduling. */
+  readonly localityAware: boolean
+  /** The best level it may still insist on (an index of `localityLevels`), and since when. */
+  level: number
+  levelSince: number
 }
 
 interface Attempt {
@@ -115,6 +144,8 @@ export type Input =
       readonly jobId: number
       readonly pool: string
       readonly partitions: ReadonlyArray<number>
+      /** Where each task would rather run (by index), if anywhere. */
+      readonly preferences?: ReadonlyArray<ReadonlyArray<Location>>
     }
     | { readonly _tag: "CancelTaskSet"; readonly taskSet: string; readonly reason: string }
     /** Make the set a zombie: no further launches. */
@@ -152,6 +183,8 @@ export type Command =
     readonly attempt: number
     readonly executorId: string
     readonly speculative: boolean
+    /** The locality level it was launched at. */
+    readonly locality: typeof localityLevels[number]
   }
   | { readonly _tag: "KillTask"; readonly taskId: number; readonly executorId: string; readonly reason: string }
   /** The result of `taskId` is the result of task `index` (partition `partition`) of the set. */
@@ -251,13 +284,17 @@ const submit = (state: State, input: Extract<Input, { _tag: "SubmitTaskSet" }>, 
       done: false,
       running: new Set(),
       pending: true,
-      speculatable: false
+      speculatable: false,
+      preferred: input.preferences?.[index] ?? []
     })),
     pendingQueue: input.partitions.map((_, index) => index),
     pendingHead: 0,
     succeeded: 0,
     durations: [],
-    zombie: false
+    zombie: false,
+    localityAware: input.preferences?.some((locations) => locations.length > 0) ?? false,
+    level: 0,
+    levelSince: input.now
   }
   if (taskSet.tasks.length === 0) {
     out.push({ _tag: "TaskSetFinished", taskSet: input.taskSet })
@@ -476,22 +513,92 @@ const shuffled = <A>(state: State, items: Array<A>): Array<A> => {
   return items
 }
 
+// The level a locality-aware set may launch at now: levels no pending task can use on a live executor are
+// skipped, and a level is given up after the locality wait without a launch at it.
+const allowedLevel = (state: State, taskSet: TaskSet, now: number): number => {
+  const wait = state.config.localityWaitMillis ?? 3000
+  const hosts = new Set([...state.executors.values()].map((executor) => executor.host))
+  const usable = (level: number) =>
+    taskSet.tasks.some((task) =>
+      task.pending &&
+      task.preferred.some((location) =>
+        level === 0 ? state.executors.has(location.executorId) : hosts.has(location.host)
+      )
+    )
+  while (taskSet.level < 2) {
+    if (!usable(taskSet.level)) {
+      taskSet.level++
+      taskSet.levelSince = now
+    } else if (now - taskSet.levelSince >= wait) {
+      taskSet.level++
+      taskSet.levelSince += wait
+    } else {
+      break
+    }
+  }
+  return taskSet.level
+}
+
+// A pending task for this executor under delay scheduling, and the level it would launch at: one preferring the
+// executor, then its host, then one with no preference, then — once the set may — any.
+const localTask = (
+  state: State,
+  taskSet: TaskSet,
+  executor: Executor,
+  now: number
+): { readonly task: TaskEntry; readonly level: number } | undefined => {
+  const allowed = allowedLevel(state, taskSet, now)
+  let onHost: TaskEntry | undefined
+  let unplaced: TaskEntry | undefined
+  let any: TaskEntry | undefined
+  for (const task of taskSet.tasks) {
+    if (!task.pending) continue
+    if (task.preferred.some((location) => location.executorId === executor.id)) return { task, level: 0 }
+    if (onHost === undefined && task.preferred.some((location) => location.host === executor.host)) onHost = task
+    if (unplaced === undefined && task.preferred.length === 0) unplaced = task
+    any ??= task
+  }
+  if (onHost !== undefined && allowed >= 1) return { task: onHost, level: 1 }
+  if (unplaced !== undefined) return { task: unplaced, level: 2 }
+  if (any !== undefined && allowed >= 2) return { task: any, level: 2 }
+  return undefined
+}
+
 // The next task of the set for this executor: a pending one, else a straggler to copy onto another executor.
-const nextTask = (state: State, taskSet: TaskSet, executorId: string): TaskEntry | undefined => {
+const nextTask = (
+  state: State,
+  taskSet: TaskSet,
+  executor: Executor,
+  now: number
+): { readonly task: TaskEntry; readonly level: number } | undefined => {
   if (taskSet.zombie) return undefined
+  if (taskSet.localityAware) {
+    const found = localTask(state, taskSet, executor, now)
+    if (found !== undefined) return found
+    return speculatableTask(state, taskSet, executor.id)
+  }
   const queue = taskSet.pendingQueue
   while (taskSet.pendingHead < queue.length && !taskSet.tasks[queue[taskSet.pendingHead]!]!.pending) {
     taskSet.pendingHead++
   }
-  if (taskSet.pendingHead < queue.length) return taskSet.tasks[queue[taskSet.pendingHead]!]
+  if (taskSet.pendingHead < queue.length) return { task: taskSet.tasks[queue[taskSet.pendingHead]!]!, level: 2 }
   // Drained: start the queue afresh so that it does not grow with every retry.
   queue.length = 0
   taskSet.pendingHead = 0
+  return speculatableTask(state, taskSet, executor.id)
+}
+
+const speculatableTask = (
+  state: State,
+  taskSet: TaskSet,
+  executorId: string
+): { readonly task: TaskEntry; readonly level: number } | undefined => {
   if (!state.config.speculation.enabled) return undefined
-  return taskSet.tasks.find((task) =>
+  const task = taskSet.tasks.find((task) =>
     task.speculatable && !task.done && task.running.size === 1 &&
     state.attempts.get([...task.running][0]!)!.executorId !== executorId
   )
+  return task === undefined ? undefined : { task, level: 2 }
 }
 
 const offer = (state: State, now: number, out: Array<Command>) => {
@@ -505,9 +612,14 @@ const offer = (state: State, now: number, out: Array<Command>) => {
     for (const executor of executors) {
       if (executor.freeCores < cpus) continue
       for (const taskSet of sets) {
-        const task = nextTask(state, taskSet, executor.id)
-        if (task === undefined) continue
-        launch(state, taskSet, task, executor, now, out)
+        const next = nextTask(state, taskSet, executor, now)
+        if (next === undefined) continue
+        // A launch at a preferred level is where the set stands now; its wait starts again.
+        if (taskSet.localityAware && next.level < 2 && !next.task.speculatable) {
+          taskSet.level = next.level
+          taskSet.levelSince = now
+        }
+        launch(state, taskSet, next.task, executor, now, localityLevels[next.level]!, out)
         launched = true
         break
       }
@@ -521,6 +633,7 @@ const launch = (
   task: TaskEntry,
   executor: Executor,
   now: number,
+  locality: typeof localityLevels[number],
   out: Array<Command>
 ) => {
   const speculative = !task.pending
@@ -556,7 +669,8 @@ const launch = (
     partition: task.partition,
     attempt: attempt.attempt,
     executorId: executor.id,
-    speculative
+    speculative,
+    locality
   })
 }
 

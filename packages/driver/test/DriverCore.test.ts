@@ -126,6 +126,7 @@ const operation: fc.Arbitrary<Op> = fc.oneof(
       job: {
         jobId: world.nextJob++,
         tasks: Array.from({ length: tasks }, () => new Uint8Array([tasks])),
+        preferredBlocks: [],
         parents: [],
         shuffles: [],
         pool: tasks % 2 === 0 ? "default" : "other",

@@ -10,6 +10,7 @@ import * as Records from "@kindling/protocol/records"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import * as Aggregators from "./Aggregators.js"
+import * as BlockStore from "./BlockStore.js"
 import * as Keys from "./Keys.js"
 import * as RecordFiles from "./RecordFiles.js"
 import * as ShuffleWriter from "./ShuffleWriter.js"
@@ -186,32 +187,56 @@ export const namesAppFunction = (task: Task): boolean => {
 }
 
 /**
- * The shuffles a task's plan reads, by id, with their tokens.
+ * Every node of a plan, the plan's root first.
+ *
+ * @since 0.1.0
+ */
+export function* nodes(plan: PlanNode): Generator<PlanNode> {
+  yield plan
+  switch (plan._tag) {
+    case "Slice":
+    case "Range":
+    case "TextSplit":
+    case "ShuffleRead":
+      return
+    case "CoGroup":
+      for (const input of plan.inputs) if (input._tag === "InPlace") yield* nodes(input.plan)
+      return
+    case "Concat":
+      for (const child of plan.children) yield* nodes(child)
+      return
+    case "Cartesian":
+      yield* nodes(plan.left)
+      yield* nodes(plan.right)
+      return
+    default:
+      yield* nodes(plan.child)
+  }
+}
+
+/**
+ * The shuffles a task's plan reads, with their tokens and the reduce partition it reads of each.
  *
  * @since 0.1.0
  */
 export const shufflesRead = (
   plan: PlanNode
-): Array<{ readonly shuffleId: number; readonly token: string; readonly reduceId: number }> => {
-  switch (plan._tag) {
-    case "ShuffleRead":
-      return [{ ...plan.shuffle, reduceId: plan.reduceId }]
-    case "CoGroup":
-      return plan.inputs.flatMap((input) =>
-        input._tag === "Shuffled" ? [{ ...input.shuffle, reduceId: plan.reduceId }] : shufflesRead(input.plan)
-      )
-    case "Concat":
-      return plan.children.flatMap(shufflesRead)
-    case "Cartesian":
-      return [...shufflesRead(plan.left), ...shufflesRead(plan.right)]
-    case "Slice":
-    case "Range":
-    case "TextSplit":
-      return []
-    default:
-      return shufflesRead(plan.child)
-  }
-}
+): Array<{ readonly shuffleId: number; readonly token: string; readonly reduceId: number }> =>
+  [...nodes(plan)].flatMap((node) => {
+    if (node._tag === "ShuffleRead") return [{ ...node.shuffle, reduceId: node.reduceId }]
+    if (node._tag !== "CoGroup") return []
+    return node.inputs.flatMap((input) =>
+      input._tag === "Shuffled" ? [{ ...input.shuffle, reduceId: node.reduceId }] : []
+    )
+  })
+
+/**
+ * The blocks of persisted partitions a task's plan may read.
+ *
+ * @since 0.1.0
+ */
+export const blocksRead = (plan: PlanNode): Array<string> =>
+  [...nodes(plan)].flatMap((node) => (node._tag === "Cached" ? [BlockStore.blockId(node.rddId, node.partition)] : []))
 
 /**
  * What a thrown value says of itself, as a task failure reports it.
@@ -292,9 +317,29 @@ const evaluate = (node: PlanNode, run: Run): Iterable<unknown> => {
       return concatenated(node.children.map((child) => () => evaluate(child, run)))
     case "Cartesian":
       return cartesian(evaluate(node.left, run), () => Array.from(evaluate(node.right, run)))
-    case "Cached":
-      return evaluate(node.child, run)
+    case "Cached": {
+      const blockId = BlockStore.blockId(node.rddId, node.partition)
+      const held = run.context.cached.get(blockId)
+      if (held !== undefined) return counted(RecordFiles.read(held), counter)
+      return storing(evaluate(node.child, run), { blockId, level: node.level }, run.context)
+    }
   }
+}
+
+// The records pass through, and are kept as the block's frames; a block is kept only once read to its end.
+function* storing(
+  records: Iterable<unknown>,
+  block: { readonly blockId: string; readonly level: BlockStore.StorageLevel },
+  context: TaskContext.TaskContext
+): Generator<unknown> {
+  const frames: Array<Uint8Array> = []
+  const batcher = new RecordFiles.Batcher((frame) => frames.push(frame))
+  for (const record of records) {
+    batcher.push(record)
+    yield record
+  }
+  batcher.flush()
+  context.stored.push({ ...block, bytes: Buffer.concat(frames) })
 }
 
 function* concatenated(parts: ReadonlyArray<() => Iterable<unknown>>): Generator<unknown> {

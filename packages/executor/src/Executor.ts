@@ -20,10 +20,13 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Scope from "effect/Scope"
+import * as V8 from "node:v8"
+import { BlockStore } from "./BlockStore.js"
 import type * as Evaluation from "./Evaluation.js"
-import { shufflesRead } from "./Evaluation.js"
+import { blocksRead, shufflesRead } from "./Evaluation.js"
 import * as ExecutorCore from "./ExecutorCore.js"
 import * as ShuffleService from "./ShuffleService.js"
+import type * as TaskContext from "./TaskContext.js"
 import type * as TaskThreads from "./TaskThreads.js"
 
 /**
@@ -48,6 +51,11 @@ export interface Options {
   readonly spillThreshold?: number
   /** The most shuffle bytes fetched at once (`kindling.reducer.maxSizeInFlight`, default 48 MiB). */
   readonly maxBytesInFlight?: number
+  /**
+   * Bytes of persisted partitions kept in memory (default: 60% of what the heap may grow to beyond 300 MiB, as
+   * Spark's unified memory, storage's half of it).
+   */
+  readonly storageMemory?: number
   readonly validateState?: boolean
   /** Called when the executor must stop: told to, its driver gone, or its registration refused. */
   readonly onExit: (code: number, reason: string) => Effect.Effect<void>
@@ -86,6 +94,12 @@ const withMeasurements = (
   })
 }
 
+// Spark's unified memory: 60% of the heap beyond 300 MiB reserved, half of it for storage by default.
+const defaultStorageMemory = () => {
+  const heap = V8.getHeapStatistics().heap_size_limit
+  return Math.max(32 * 1024 * 1024, Math.floor(0.3 * (heap - 300 * 1024 * 1024)))
+}
+
 /**
  * A running executor.
  *
@@ -116,6 +130,7 @@ export const make = (
     const maxDirect = options.maxDirectResultSize ?? 1024 * 1024
     const localDir = options.localDir ?? (yield* TemporaryDirectory.make("kindling-executor-"))
     const spillThreshold = options.spillThreshold ?? 64 * 1024 * 1024
+    const blocks = new BlockStore(localDir, options.storageMemory ?? defaultStorageMemory())
     const shuffles = yield* ShuffleService.make({
       executorId: options.executorId,
       localDir,
@@ -146,33 +161,49 @@ export const make = (
       return Records.encode({ _tag: "IndirectTaskResult", blockId, size: outcome.length })
     }
 
-    // What the task needs before a thread takes it: the shuffle blocks it reads, gathered into its scope.
-    const prepare = (taskId: number, bytes: Uint8Array, scope: Scope.Scope) =>
+    // What the task needs before a thread takes it: the shuffle blocks it reads, gathered into its scope, and the
+    // persisted partitions it reads that are held here.
+    const prepare = (
+      taskId: number,
+      bytes: Uint8Array,
+      scope: Scope.Scope
+    ): Effect.Effect<TaskContext.Inputs, ShuffleService.ShuffleFetchFailed | Errors.RpcError> =>
       Effect.suspend(() => {
         let task: Evaluation.Task
         try {
           task = Records.decode(bytes) as Evaluation.Task
         } catch {
           // Not a task: the thread says so, as the task's failure.
-          return Effect.succeed<ShuffleService.Gathered>({ inputs: [], metrics: {} })
+          return Effect.succeed<TaskContext.Inputs>({ localDir, spillThreshold, shuffleInputs: [], cached: [] })
         }
         if (task.result._tag === "ShuffleWrite") shuffles.mapTaskStarting(task.result.shuffle)
-        return Scope.extend(shuffles.gather(taskId, shufflesRead(task.plan)), scope)
+        const cached = blocksRead(task.plan).flatMap((id) => {
+          const segment = blocks.get(id)
+          return segment === undefined ? [] : [[id, segment] as const]
+        })
+        return Effect.map(
+          Scope.extend(shuffles.gather(taskId, shufflesRead(task.plan)), scope),
+          (gathered): TaskContext.Inputs => ({
+            localDir,
+            spillThreshold,
+            shuffleInputs: gathered.inputs,
+            metrics: gathered.metrics,
+            cached
+          })
+        )
       })
 
     const runTask = (taskId: number, task: Uint8Array, host: Host) =>
       Effect.scoped(Effect.gen(function*() {
-        const gathered = yield* prepare(taskId, task, yield* Effect.scope)
-        const outcome = yield* options.threads.run(taskId, task, {
-          localDir,
-          spillThreshold,
-          shuffleInputs: gathered.inputs,
-          metrics: gathered.metrics
-        })
+        const inputs = yield* prepare(taskId, task, yield* Effect.scope)
+        const { outcome, stored } = yield* options.threads.run(taskId, task, inputs)
         const { _tag } = Records.decode(outcome) as { readonly _tag: string }
-        return _tag === "TaskResult"
-          ? { state: "FINISHED" as const, outcome: deliverable(taskId, outcome) }
-          : { state: "FAILED" as const, outcome }
+        if (_tag !== "TaskResult") return { state: "FAILED" as const, outcome }
+        return {
+          state: "FINISHED" as const,
+          outcome: deliverable(taskId, outcome),
+          stored: stored.flatMap((block) => blocks.put(block) ?? [])
+        }
       })).pipe(
         Effect.catchTag("ShuffleFetchFailed", (failed) =>
           Effect.succeed({ state: "FAILED" as const, outcome: Records.encode(failed.outcome) })),
@@ -186,11 +217,7 @@ export const make = (
             host.feed({ _tag: "TaskEnded", taskId, state: "KILLED", outcome: failure("TaskKilled", "killed") })
           )
         ),
-        Effect.flatMap(({ outcome, state }) =>
-          Effect.sync(() =>
-            host.feed({ _tag: "TaskEnded", taskId, state, outcome })
-          )
-        ),
+        Effect.flatMap((ended) => Effect.sync(() => host.feed({ _tag: "TaskEnded", taskId, ...ended }))),
         Effect.ensuring(Effect.sync(() => tasks.delete(taskId)))
       )
 
@@ -217,7 +244,7 @@ export const make = (
           return fiber === undefined ? Effect.void : Effect.sync(() => host.fork(Fiber.interrupt(fiber)))
         }
         case "RemoveRdd":
-          return Effect.void
+          return Effect.sync(() => blocks.removeDataset(command.rddId))
         case "Heartbeat":
           return Effect.sync(() =>
             host.fork(

@@ -45,12 +45,21 @@ export interface State {
 export type Local =
   | { readonly _tag: "Registered" }
   | { readonly _tag: "RegistrationFailed"; readonly reason: string }
-  /** A task ended on its thread: `outcome` is its encoded `TaskPlan.TaskOutcome`. */
+  /**
+   * A task ended on its thread: `outcome` is its encoded `TaskPlan.TaskOutcome`; `stored`, the persisted
+   * partitions it computed that this executor now holds.
+   */
   | {
     readonly _tag: "TaskEnded"
     readonly taskId: number
     readonly state: "FINISHED" | "FAILED" | "KILLED"
     readonly outcome: Uint8Array
+    readonly stored?: ReadonlyArray<{
+      readonly blockId: string
+      readonly level: "MEMORY_ONLY" | "MEMORY_AND_DISK" | "DISK_ONLY"
+      readonly memSize: number
+      readonly diskSize: number
+    }>
   }
   | { readonly _tag: "SendHeartbeat" }
   | { readonly _tag: "HeartbeatFailed"; readonly reason: string }
@@ -189,6 +198,20 @@ export const step = (state: State, input: Input): ReadonlyArray<Command> => {
       break
     case "TaskEnded":
       if (!state.running.delete(input.taskId)) break
+      // The driver learns of the blocks before the task's end, so the next job finds them.
+      for (const block of input.stored ?? []) {
+        Core.send(
+          step,
+          config.driver,
+          new ClusterMessages.UpdateBlockInfo({
+            executorId: config.executorId,
+            blockId: block.blockId,
+            storageLevel: block.level,
+            memSize: block.memSize,
+            diskSize: block.diskSize
+          }, trusted)
+        )
+      }
       Core.send(
         step,
         config.driver,

@@ -39,7 +39,10 @@ export const make = (options: Options): Effect.Effect<TaskThreads.TaskThreads> =
         slots.withPermits(1)(
           Effect.zipRight(
             Effect.flatMap(options.duration, Effect.sleep),
-            Effect.sync(() => runEncoded(task, functions, TaskContext.fromInputs(inputs)))
+            Effect.sync(() => {
+              const context = TaskContext.fromInputs(inputs)
+              return { outcome: runEncoded(task, functions, context), stored: context.stored }
+            })
           )
         )
     }

@@ -8,6 +8,7 @@
  */
 import * as Fs from "node:fs"
 import * as Path from "node:path"
+import type { NewBlock } from "./BlockStore.js"
 import type { Segment } from "./RecordFiles.js"
 
 /**
@@ -20,6 +21,10 @@ export interface TaskContext {
   readonly spillThreshold: number
   /** The blocks of each shuffle this task reads (its reduce partition's, from every map task), by shuffle id. */
   readonly shuffleInputs: ReadonlyMap<number, ReadonlyArray<Segment>>
+  /** The persisted partitions its executor holds that the task reads, by block id. */
+  readonly cached: ReadonlyMap<string, Segment>
+  /** Persisted partitions the task computed, for its executor to keep. */
+  readonly stored: Array<NewBlock>
   /** Files this task made for itself, removed when it ends. */
   readonly scratch: Array<string>
   /** What the task did, by metric (`TaskPlan.TaskResult.metrics`). */
@@ -36,6 +41,7 @@ export interface Inputs {
   readonly localDir: string
   readonly spillThreshold: number
   readonly shuffleInputs: ReadonlyArray<readonly [number, ReadonlyArray<Segment>]>
+  readonly cached: ReadonlyArray<readonly [string, Segment]>
   /** What gathering the inputs took (`shuffleBytesRead`, …): the task's metrics start from it. */
   readonly metrics?: Readonly<Record<string, number>>
 }
@@ -50,6 +56,8 @@ export const fromInputs = (inputs: Inputs): TaskContext => ({
   localDir: inputs.localDir,
   spillThreshold: inputs.spillThreshold,
   shuffleInputs: new Map(inputs.shuffleInputs),
+  cached: new Map(inputs.cached),
+  stored: [],
   scratch: [],
   metrics: { ...inputs.metrics }
 })

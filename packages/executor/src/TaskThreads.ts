@@ -16,6 +16,7 @@ import * as Path from "node:path"
 import { pathToFileURL } from "node:url"
 import { Worker } from "node:worker_threads"
 import type { Failure, FromThread, ToThread } from "./internal/threadMessages.js"
+import type { NewBlock } from "./BlockStore.js"
 import type { Inputs } from "./TaskContext.js"
 
 /**
@@ -44,16 +45,27 @@ export class ThreadDied extends Data.TaggedError("ThreadDied")<{ readonly reason
 }
 
 /**
+ * What running a task gave: its encoded `TaskPlan.TaskOutcome`, and the persisted partitions it computed.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface TaskOutput {
+  readonly outcome: Uint8Array
+  readonly stored: ReadonlyArray<NewBlock>
+}
+
+/**
  * @since 0.1.0
  * @category models
  */
 export interface TaskThreads {
-  /** Runs an encoded `TaskPlan.Task` with its inputs; succeeds with its encoded `TaskPlan.TaskOutcome`. */
+  /** Runs an encoded `TaskPlan.Task` with its inputs. */
   readonly run: (
     taskId: number,
     task: Uint8Array,
     inputs: Inputs
-  ) => Effect.Effect<Uint8Array, ThreadDied | ThreadStartFailed>
+  ) => Effect.Effect<TaskOutput, ThreadDied | ThreadStartFailed>
   readonly size: number
   /** How far a running task has got: the records it has read so far, if this runner can tell. */
   readonly progress: (taskId: number) => { readonly recordsRead: number } | undefined
@@ -102,7 +114,7 @@ interface Thread {
   readonly progress: Float64Array
   /** The task it runs, with what to call when it is done. */
   current:
-    | { readonly taskId: number; readonly done: (result: Effect.Effect<Uint8Array, ThreadDied>) => void }
+    | { readonly taskId: number; readonly done: (result: Effect.Effect<TaskOutput, ThreadDied>) => void }
     | undefined
 }
 
@@ -143,7 +155,7 @@ export const make = (options: Options): Effect.Effect<TaskThreads, ThreadStartFa
               if (current === undefined || current.taskId !== message.taskId) return
               thread.current = undefined
               release(thread)
-              return current.done(Effect.succeed(message.outcome))
+              return current.done(Effect.succeed({ outcome: message.outcome, stored: message.stored }))
             }
           }
         })
@@ -188,7 +200,7 @@ export const make = (options: Options): Effect.Effect<TaskThreads, ThreadStartFa
     // A task goes to an idle thread, or waits for the next one released; either way it is posted the moment it
     // has a thread, so that no interruption can leave a thread taken and unused.
     const run = (taskId: number, task: Uint8Array, inputs: Inputs) =>
-      Effect.async<Uint8Array, ThreadDied>((resume) => {
+      Effect.async<TaskOutput, ThreadDied>((resume) => {
         let assigned: Thread | undefined
         const assign = (thread: Thread) => {
           assigned = thread

@@ -13,6 +13,7 @@ import * as Records from "@kindling/protocol/records"
 import { parentPort, workerData } from "node:worker_threads"
 import { type Counter, failureOutcome, Functions, namesAppFunction, outcomeOf, type Task } from "./Evaluation.js"
 import type { FromThread, ToThread } from "./internal/threadMessages.js"
+import type { NewBlock } from "./BlockStore.js"
 import * as TaskContext from "./TaskContext.js"
 
 const port = parentPort!
@@ -42,11 +43,17 @@ let app: Promise<Record<string, unknown>> | undefined
 let loaded: Record<string, unknown> | undefined
 const functions = new Functions((name) => registered()?.get(name) ?? loaded?.[name])
 
-const answer = (taskId: number, outcome: Uint8Array) => {
-  const bytes = outcome.byteOffset === 0 && outcome.byteLength === outcome.buffer.byteLength
-    ? outcome
-    : outcome.slice()
-  post({ _tag: "Done", taskId, outcome: bytes }, [bytes.buffer as ArrayBuffer])
+// Whole buffers, so that they can be handed over rather than copied.
+const own = (bytes: Uint8Array) =>
+  bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice()
+
+const answer = (taskId: number, outcome: Uint8Array, blocks: ReadonlyArray<NewBlock> = []) => {
+  const bytes = own(outcome)
+  const stored = blocks.map((block) => ({ ...block, bytes: own(block.bytes) }))
+  post({ _tag: "Done", taskId, outcome: bytes, stored }, [
+    bytes.buffer as ArrayBuffer,
+    ...stored.map((block) => block.bytes.buffer as ArrayBuffer)
+  ])
 }
 
 const run = async (message: ToThread) => {
@@ -61,7 +68,8 @@ const run = async (message: ToThread) => {
     return answer(message.taskId, failureOutcome(error))
   }
   counter.read = 0
-  answer(message.taskId, outcomeOf(task, functions, TaskContext.fromInputs(message.inputs), counter))
+  const context = TaskContext.fromInputs(message.inputs)
+  answer(message.taskId, outcomeOf(task, functions, context, counter), context.stored)
 }
 
 // One task at a time, in the order given: a task that waits for the app holds back the ones behind it.

@@ -251,6 +251,23 @@ export class GetMapOutputStatuses extends Schema.TaggedRequest<GetMapOutputStatu
 }, { description: "Where are the map outputs of a shuffle for one reduce partition?" }) {}
 
 /**
+ * An executor stored a block of a persisted dataset (Spark's `UpdateBlockInfo` to the block manager master, which
+ * lives in the driver's scheduler here): where it is, at what level, and its bytes in memory and on disk. Sent
+ * before the status update of the task that stored it, so a job submitted after that task prefers this
+ * executor for the block.
+ *
+ * @since 0.1.0
+ * @category executor → driver
+ */
+export class UpdateBlockInfo extends Schema.TaggedClass<UpdateBlockInfo>()("UpdateBlockInfo", {
+  executorId: ExecutorId,
+  blockId: Schema.String,
+  storageLevel: Schema.Literal("MEMORY_ONLY", "MEMORY_AND_DISK", "DISK_ONLY"),
+  memSize: Count,
+  diskSize: Count
+}, { description: "An executor stored a block of a persisted dataset" }) {}
+
+/**
  * Everything an executor sends to its driver.
  *
  * @since 0.1.0
@@ -266,7 +283,8 @@ export const ExecutorToDriver = Schema.Union(
   IsExecutorAlive,
   RemoveExecutor,
   ExecutorHeartbeat,
-  GetMapOutputStatuses
+  GetMapOutputStatuses,
+  UpdateBlockInfo
 )
 /**
  * @since 0.1.0
