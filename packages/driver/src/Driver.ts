@@ -6,7 +6,17 @@
  * @since 0.1.0
  */
 import { Shell } from "@kindling/kernel"
-import { Endpoints, Ids, Records, type RpcAddress, RpcEnv, type TaskPlan } from "@kindling/protocol"
+import {
+  DataPlane,
+  Endpoints,
+  Errors,
+  Ids,
+  Records,
+  type RpcAddress,
+  RpcEnv,
+  type SharedVariables,
+  type TaskPlan
+} from "@kindling/protocol"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
@@ -18,6 +28,7 @@ import type { AppEvent } from "./AppEvents.js"
 import type * as DagScheduler from "./DagScheduler.js"
 import * as DriverCore from "./DriverCore.js"
 import * as SchedulerPool from "./SchedulerPool.js"
+import * as SharedVariableRegistry from "./SharedVariableRegistry.js"
 
 /**
  * A job as datasets describe it: its result tasks (encoded `TaskPlan.Task`s, one per partition computed), the
@@ -45,6 +56,13 @@ export interface Driver {
   readonly executors: Effect.Effect<ReadonlyArray<string>>
   /** The cores of the executors that are registered and ready. */
   readonly cores: Effect.Effect<number>
+  /** A value sent once to each executor that runs a task reading it (`SharedVariables.Broadcast`). */
+  readonly broadcast: <T>(value: T) => SharedVariables.Broadcast<T>
+  /** A variable tasks add to, merged on the driver from the tasks that succeed. */
+  readonly accumulator: <In, Out>(
+    kind: SharedVariables.AccumulatorKind,
+    name: string
+  ) => SharedVariables.Accumulator<In, Out>
   /** Tells the executors to drop the persisted partitions of a dataset, and forgets where they were. */
   readonly unpersist: (datasetId: number) => Effect.Effect<void>
   /** Tells the executors to stop: the app is done with them. */
@@ -142,10 +160,25 @@ export const make = (
           case "JobFailed":
             jobs.delete(command.jobId)
             return job === undefined ? Effect.void : Deferred.fail(job.done, new JobFailed({ reason: command.reason }))
+          case "AccumulatorUpdates":
+            return Effect.sync(() => SharedVariableRegistry.merge(command.updates))
           case "Event":
             return PubSub.publish(events, command.event)
         }
       })
+
+    // This app's broadcasts are served to its executors, and forgotten with the driver.
+    const broadcasts: Array<number> = []
+    const accumulators: Array<number> = []
+    yield* Effect.addFinalizer(() => Effect.sync(() => SharedVariableRegistry.destroy({ broadcasts, accumulators })))
+    yield* rpc.data.serve("broadcast/", (blockId) =>
+      Effect.suspend(() => {
+        const [token = "", id = ""] = blockId.slice("broadcast/".length).split("/")
+        const bytes = SharedVariableRegistry.broadcastBytes(Number(id), token)
+        return bytes === undefined || !broadcasts.includes(Number(id))
+          ? Effect.fail(new Errors.BlockNotFound({ blockId }))
+          : Effect.succeed(DataPlane.fromBytes(bytes))
+      })).pipe(Effect.orDie)
 
     const shell = yield* Shell.make({
       core: DriverCore.core,
@@ -181,6 +214,16 @@ export const make = (
         [...state.executors.values()].reduce((sum, e) => sum + (e.launched ? e.cores : 0), 0)
       ),
       unpersist: (rddId) => Effect.sync(() => shell.feed({ _tag: "Unpersist", rddId })),
+      broadcast: (value) => {
+        const made = SharedVariableRegistry.broadcast(value)
+        broadcasts.push(made.id)
+        return made
+      },
+      accumulator: (kind, name) => {
+        const made = SharedVariableRegistry.accumulator<any, any>(kind, name)
+        accumulators.push(made.id)
+        return made
+      },
       stop: Effect.sync(() => shell.feed({ _tag: "Stop" })),
       abort: (reason) => Effect.sync(() => shell.feed({ _tag: "Abort", reason })),
       executorRemoved: (executorId, reason, started) =>

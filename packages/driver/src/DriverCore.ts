@@ -140,6 +140,8 @@ export type DriverCommand =
   }
   | { readonly _tag: "JobSucceeded"; readonly jobId: number }
   | { readonly _tag: "JobFailed"; readonly jobId: number; readonly reason: string }
+  /** A task succeeded having added these values to accumulators (by id): they count now, once. */
+  | { readonly _tag: "AccumulatorUpdates"; readonly updates: ReadonlyArray<readonly [number, unknown]> }
   /** Something the app's listeners hear of. */
   | { readonly _tag: "Event"; readonly event: AppEvent }
 
@@ -475,6 +477,9 @@ const statusUpdate = (step: Step, message: ClusterMessages.StatusUpdate) => {
   carryOut(step, commands)
   for (const command of commands) {
     if (command._tag !== "TaskSucceeded") continue
+    if (finished?._tag === "TaskResult" && finished.accumulators !== undefined && finished.accumulators.length > 0) {
+      step.commands.push({ _tag: "AccumulatorUpdates", updates: finished.accumulators })
+    }
     const stage = state.dag.stages.get(command.stageId)
     const isMap = stage?.shuffleId !== undefined
     dag(step, {

@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+import type { SharedVariables } from "@kindling/protocol"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
@@ -45,6 +46,18 @@ export interface KindlingContext {
    * ranges of at least `minPartitions` partitions altogether, cut where lines start.
    */
   readonly textFile: (path: string, minPartitions?: number) => Dataset<string>
+  /**
+   * `value`, sent to each executor once (when a task first reads it) and shared by its task threads: pass it in
+   * a function's environment and read `.value` there. It is encoded now; later changes are not seen by tasks.
+   */
+  readonly broadcast: <T>(value: T) => SharedVariables.Broadcast<T>
+  /**
+   * A sum tasks `add` numbers to (passed in a function's environment); `.value` on the driver is the total of
+   * the tasks that succeeded (each counted once), after the action that ran them.
+   */
+  readonly longAccumulator: (name?: string) => SharedVariables.LongAccumulator
+  /** As `longAccumulator`, gathering the values added into an array (in no particular order). */
+  readonly collectionAccumulator: <T>(name?: string) => SharedVariables.CollectionAccumulator<T>
 }
 
 /**
@@ -122,6 +135,9 @@ export const make = (options: {
     get defaultParallelism() {
       return options.defaultParallelism()
     },
+    broadcast: driver.broadcast,
+    longAccumulator: (name = "") => driver.accumulator<number, number>("long", name),
+    collectionAccumulator: <T>(name = "") => driver.accumulator<T, Array<T>>("collection", name),
     parallelize: <A>(items: Iterable<A>, numSlices = options.defaultParallelism()) => {
       checkSlices(numSlices, "parallelize")
       const all = Array.from(items)

@@ -54,12 +54,16 @@ export const combine = (lineages: ReadonlyArray<Lineage>, plans: ReadonlyArray<P
 }
 
 /**
- * A task's bytes: its partition's plan and what to make of the records.
+ * A task's bytes: its partition's plan, what to make of the records, and the broadcasts it reads.
  *
  * @since 0.1.0
  */
-export const encodeTask = (plan: PlanNode, result: typeof TaskPlan.ResultOp.Encoded): Uint8Array =>
-  Records.encode({ plan, result })
+export const encodeTask = (plan: PlanNode, result: typeof TaskPlan.ResultOp.Encoded): Uint8Array => {
+  const { broadcasts, bytes } = Records.encodeCollecting({ plan, result })
+  if (broadcasts.length === 0) return bytes
+  // The executor must know which broadcasts to fetch before the task runs: they are listed.
+  return Records.encode({ plan, result, broadcasts: broadcasts.map(({ id, token }) => ({ id, token })) })
+}
 
 /**
  * The persisted partition a task over `plan` reads, if any: the task would rather run where that block is.

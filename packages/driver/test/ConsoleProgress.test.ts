@@ -47,8 +47,26 @@ describe("ConsoleProgress.run", () => {
         [
           { _tag: "JobStart", jobId: 0, stageIds: [0], pool: "default", time: 0 },
           { _tag: "StageSubmitted", stageId: 0, stageAttempt: 0, name: "count", tasks: 4, parentIds: [], time: 0 },
-          { _tag: "TaskStart", stageId: 0, stageAttempt: 0, taskId: 0, index: 0, executorId: "1", locality: "ANY", time: 0 },
-          { _tag: "TaskStart", stageId: 0, stageAttempt: 0, taskId: 1, index: 1, executorId: "1", locality: "ANY", time: 0 },
+          {
+            _tag: "TaskStart",
+            stageId: 0,
+            stageAttempt: 0,
+            taskId: 0,
+            index: 0,
+            executorId: "1",
+            locality: "ANY",
+            time: 0
+          },
+          {
+            _tag: "TaskStart",
+            stageId: 0,
+            stageAttempt: 0,
+            taskId: 1,
+            index: 1,
+            executorId: "1",
+            locality: "ANY",
+            time: 0
+          },
           { _tag: "TaskEnd", stageId: 0, stageAttempt: 0, taskId: 0, succeeded: true, metrics: {}, time: 0 }
         ] as const
       ).pipe(

@@ -7,6 +7,7 @@
  */
 import type { TaskPlan } from "@kindling/protocol"
 import * as Records from "@kindling/protocol/records"
+import { SharedVariables } from "@kindling/protocol/records"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import * as Aggregators from "./Aggregators.js"
@@ -107,13 +108,39 @@ export const run = (
 ): Outcome => {
   const env: Run = { functions, counter, context }
   try {
-    const records = evaluate(task.plan, env)
-    const value = apply(task.result, records, env)
-    return { value, recordsRead: counter.read, metrics: context.metrics }
+    return SharedVariables.withinTask(variablesOf(context), () => {
+      const records = evaluate(task.plan, env)
+      const value = apply(task.result, records, env)
+      return { value, recordsRead: counter.read, metrics: context.metrics }
+    })
   } finally {
     TaskContext.cleanUp(context)
   }
 }
+
+// Broadcast values, decoded once per thread (each thread has its own copy of this module).
+const decodedBroadcasts = new Map<number, unknown>()
+
+// Shared variables as a task sees them: broadcasts from what its executor fetched, accumulators its own.
+const variablesOf = (context: TaskContext.TaskContext): SharedVariables.VariableScope => ({
+  broadcastValue: (broadcast) => {
+    if (decodedBroadcasts.has(broadcast.id)) return decodedBroadcasts.get(broadcast.id)
+    const bytes = context.broadcasts.get(broadcast.id)
+    if (bytes === undefined) throw new Error(`Broadcast ${broadcast.id} was not fetched for this task`)
+    const value = Records.decode(bytes)
+    decodedBroadcasts.set(broadcast.id, value)
+    return value
+  },
+  add: (accumulator, value) => {
+    const entry = context.accumulators.get(accumulator.id) ??
+      { kind: accumulator.kind, value: SharedVariables.zero(accumulator.kind) }
+    entry.value = SharedVariables.added(accumulator.kind, entry.value, value)
+    context.accumulators.set(accumulator.id, entry)
+  },
+  // In a task, an accumulator's value is what this task has added.
+  accumulatorValue: (accumulator) =>
+    context.accumulators.get(accumulator.id)?.value ?? SharedVariables.zero(accumulator.kind)
+})
 
 /**
  * Runs a task and encodes its outcome: a `TaskResult`, or a `TaskFailure` with what the user's functions threw.
@@ -129,7 +156,14 @@ export const outcomeOf = (
 ): Uint8Array => {
   try {
     const { metrics, recordsRead, value } = run(task, functions, context, counter)
-    return Records.encode({ _tag: "TaskResult", value: Records.encode(value), recordsRead, metrics })
+    const accumulators = [...context.accumulators].map(([id, entry]) => [id, entry.value])
+    return Records.encode({
+      _tag: "TaskResult",
+      value: Records.encode(value),
+      recordsRead,
+      metrics,
+      ...(accumulators.length === 0 ? {} : { accumulators })
+    })
   } catch (error) {
     return failureOutcome(error)
   }

@@ -131,6 +131,26 @@ export const make = (
     const localDir = options.localDir ?? (yield* TemporaryDirectory.make("kindling-executor-"))
     const spillThreshold = options.spillThreshold ?? 64 * 1024 * 1024
     const blocks = new BlockStore(localDir, options.storageMemory ?? defaultStorageMemory())
+    // Each broadcast is fetched once, into memory every task thread can read without a copy.
+    const broadcasts = new Map<number, Effect.Effect<Uint8Array, Errors.TransferError>>()
+    const broadcastValue = (broadcast: { readonly id: number; readonly token: string }) => {
+      let value = broadcasts.get(broadcast.id)
+      if (value === undefined) {
+        value = Effect.runSync(Effect.cached(
+          rpc.data.fetchBytes(options.driver, `broadcast/${broadcast.token}/${broadcast.id}`).pipe(
+            Effect.map((bytes) => {
+              const shared = new Uint8Array(new SharedArrayBuffer(bytes.length))
+              shared.set(bytes)
+              return shared
+            }),
+            // A fetch that failed is tried again by the next task that needs the value.
+            Effect.tapError(() => Effect.sync(() => broadcasts.delete(broadcast.id)))
+          )
+        ))
+        broadcasts.set(broadcast.id, value)
+      }
+      return Effect.map(value, (bytes) => [broadcast.id, bytes] as const)
+    }
     const shuffles = yield* ShuffleService.make({
       executorId: options.executorId,
       localDir,
@@ -167,7 +187,7 @@ export const make = (
       taskId: number,
       bytes: Uint8Array,
       scope: Scope.Scope
-    ): Effect.Effect<TaskContext.Inputs, ShuffleService.ShuffleFetchFailed | Errors.RpcError> =>
+    ): Effect.Effect<TaskContext.Inputs, ShuffleService.ShuffleFetchFailed | Errors.RpcError | Errors.TransferError> =>
       Effect.suspend(() => {
         let task: Evaluation.Task
         try {
@@ -181,14 +201,16 @@ export const make = (
           const segment = blocks.get(id)
           return segment === undefined ? [] : [[id, segment] as const]
         })
-        return Effect.map(
+        return Effect.zipWith(
           Scope.extend(shuffles.gather(taskId, shufflesRead(task.plan)), scope),
-          (gathered): TaskContext.Inputs => ({
+          Effect.forEach(task.broadcasts ?? [], broadcastValue),
+          (gathered, broadcasts): TaskContext.Inputs => ({
             localDir,
             spillThreshold,
             shuffleInputs: gathered.inputs,
             metrics: gathered.metrics,
-            cached
+            cached,
+            broadcasts
           })
         )
       })
@@ -217,7 +239,9 @@ export const make = (
             host.feed({ _tag: "TaskEnded", taskId, state: "KILLED", outcome: failure("TaskKilled", "killed") })
           )
         ),
-        Effect.flatMap((ended) => Effect.sync(() => host.feed({ _tag: "TaskEnded", taskId, ...ended }))),
+        Effect.flatMap((ended) =>
+          Effect.sync(() => host.feed({ _tag: "TaskEnded", taskId, ...ended }))
+        ),
         Effect.ensuring(Effect.sync(() => tasks.delete(taskId)))
       )
 

@@ -25,6 +25,10 @@ export interface TaskContext {
   readonly cached: ReadonlyMap<string, Segment>
   /** Persisted partitions the task computed, for its executor to keep. */
   readonly stored: Array<NewBlock>
+  /** The values of the broadcasts the task reads, encoded, by id. */
+  readonly broadcasts: ReadonlyMap<number, Uint8Array>
+  /** What the task added to accumulators, by id. */
+  readonly accumulators: Map<number, { readonly kind: "long" | "collection"; value: unknown }>
   /** Files this task made for itself, removed when it ends. */
   readonly scratch: Array<string>
   /** What the task did, by metric (`TaskPlan.TaskResult.metrics`). */
@@ -42,6 +46,8 @@ export interface Inputs {
   readonly spillThreshold: number
   readonly shuffleInputs: ReadonlyArray<readonly [number, ReadonlyArray<Segment>]>
   readonly cached: ReadonlyArray<readonly [string, Segment]>
+  /** The encoded values of the broadcasts it reads (in memory its executor shares with its threads). */
+  readonly broadcasts?: ReadonlyArray<readonly [number, Uint8Array]>
   /** What gathering the inputs took (`shuffleBytesRead`, …): the task's metrics start from it. */
   readonly metrics?: Readonly<Record<string, number>>
 }
@@ -57,6 +63,8 @@ export const fromInputs = (inputs: Inputs): TaskContext => ({
   spillThreshold: inputs.spillThreshold,
   shuffleInputs: new Map(inputs.shuffleInputs),
   cached: new Map(inputs.cached),
+  broadcasts: new Map(inputs.broadcasts ?? []),
+  accumulators: new Map(),
   stored: [],
   scratch: [],
   metrics: { ...inputs.metrics }

@@ -15,8 +15,8 @@ import { createRequire } from "node:module"
 import * as Path from "node:path"
 import { pathToFileURL } from "node:url"
 import { Worker } from "node:worker_threads"
-import type { Failure, FromThread, ToThread } from "./internal/threadMessages.js"
 import type { NewBlock } from "./BlockStore.js"
+import type { Failure, FromThread, ToThread } from "./internal/threadMessages.js"
 import type { Inputs } from "./TaskContext.js"
 
 /**

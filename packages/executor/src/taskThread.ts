@@ -11,9 +11,9 @@
  */
 import * as Records from "@kindling/protocol/records"
 import { parentPort, workerData } from "node:worker_threads"
+import type { NewBlock } from "./BlockStore.js"
 import { type Counter, failureOutcome, Functions, namesAppFunction, outcomeOf, type Task } from "./Evaluation.js"
 import type { FromThread, ToThread } from "./internal/threadMessages.js"
-import type { NewBlock } from "./BlockStore.js"
 import * as TaskContext from "./TaskContext.js"
 
 const port = parentPort!

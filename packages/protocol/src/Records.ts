@@ -8,14 +8,59 @@
  *
  * @since 0.1.0
  */
-import { Packr } from "msgpackr"
+import { addExtension, Packr } from "msgpackr"
+import { Accumulator, Broadcast } from "./SharedVariables.js"
 
 const packr = new Packr({ moreTypes: true, structuredClone: true })
+
+// Broadcasts met while encoding, when someone is collecting them (`encodeCollecting`).
+let collecting: Map<number, Broadcast<unknown>> | undefined
+
+// Shared variables travel as references: a broadcast as [id, token], an accumulator as [id, kind, name].
+addExtension({
+  Class: Broadcast,
+  type: 0x21,
+  write: (broadcast: Broadcast<unknown>) => {
+    collecting?.set(broadcast.id, broadcast)
+    return [broadcast.id, broadcast.token]
+  },
+  read: ([id, token]: [number, string]) => new Broadcast(id, token)
+})
+addExtension({
+  Class: Accumulator,
+  type: 0x22,
+  write: (accumulator: Accumulator<unknown, unknown>) => [accumulator.id, accumulator.kind, accumulator.name],
+  read: ([id, kind, name]: [number, "long" | "collection", string]) => new Accumulator(id, kind, name)
+})
+
+/**
+ * The shared variables, for a task thread that loads this entry alone.
+ *
+ * @since 0.1.0
+ */
+export * as SharedVariables from "./SharedVariables.js"
 
 /**
  * @since 0.1.0
  */
 export const encode = (value: unknown): Uint8Array => packr.pack(value)
+
+/**
+ * Encodes `value`, and says which broadcast variables it refers to.
+ *
+ * @since 0.1.0
+ */
+export const encodeCollecting = (
+  value: unknown
+): { readonly bytes: Uint8Array; readonly broadcasts: ReadonlyArray<Broadcast<unknown>> } => {
+  collecting = new Map()
+  try {
+    const bytes = packr.pack(value)
+    return { bytes, broadcasts: [...collecting.values()] }
+  } finally {
+    collecting = undefined
+  }
+}
 
 /**
  * Throws on bytes that are not such an encoding.

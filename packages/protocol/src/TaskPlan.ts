@@ -476,7 +476,12 @@ export type ResultOp = typeof ResultOp.Type
  */
 export class Task extends Schema.Class<Task>("Task")({
   plan: PlanNode,
-  result: ResultOp
+  result: ResultOp,
+  /**
+   * The broadcast variables its functions' environments refer to: the executor fetches each (once) from the
+   * driver's data plane as block `broadcast/<token>/<id>` before the task runs.
+   */
+  broadcasts: Schema.optional(Schema.Array(Schema.Struct({ id: Count, token: Schema.String })))
 }, { description: "A partition's plan and what to make of its records" }) {}
 
 /**

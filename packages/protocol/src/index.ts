@@ -46,6 +46,8 @@ export * as RpcAddress from "./RpcAddress.js"
 /** @since 0.1.0 */
 export * as RpcEnv from "./RpcEnv.js"
 /** @since 0.1.0 */
+export * as SharedVariables from "./SharedVariables.js"
+/** @since 0.1.0 */
 export * as States from "./States.js"
 /** @since 0.1.0 */
 export * as SubmissionMessages from "./SubmissionMessages.js"
