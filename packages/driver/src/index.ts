@@ -24,6 +24,8 @@ export * as Cluster from "./Cluster.js"
 /** @since 0.1.0 */
 export { Dataset, type DatasetError } from "./Dataset.js"
 /** @since 0.1.0 */
+export * as DagScheduler from "./DagScheduler.js"
+/** @since 0.1.0 */
 export * as Driver from "./Driver.js"
 /** @since 0.1.0 */
 export * as DriverConf from "./DriverConf.js"
@@ -39,6 +41,7 @@ export * as Local from "./Local.js"
 export * as MasterSpec from "./MasterSpec.js"
 /** @since 0.1.0 */
 export * as SchedulerPool from "./SchedulerPool.js"
+/** @since 0.1.0 */
 export * as TaskScheduler from "./TaskScheduler.js"
 /** @since 0.1.0 */
 export * as UserFunctions from "./UserFunctions.js"

@@ -1,0 +1,257 @@
+import { assert, describe, it } from "@effect/vitest"
+import { DagScheduler } from "@kindling/driver"
+import { FastCheck as fc } from "effect"
+
+const config: DagScheduler.Config = { maxConsecutiveAttempts: 4, resubmitDelayMillis: 200 }
+
+// A random DAG: shuffles whose parents are earlier shuffles, and jobs reading some of them.
+interface Shape {
+  readonly shuffles: ReadonlyArray<{ readonly maps: number; readonly reduces: number; readonly parents: Array<number> }>
+}
+
+const shape: fc.Arbitrary<Shape> = fc.integer({ min: 0, max: 5 }).chain((n) =>
+  fc.tuple(
+    ...Array.from({ length: n }, (_, i) =>
+      fc.record({
+        maps: fc.integer({ min: 1, max: 3 }),
+        reduces: fc.integer({ min: 1, max: 3 }),
+        parents: fc.subarray(Array.from({ length: i }, (_, j) => j), { maxLength: Math.min(2, i) })
+      }))
+  ).map((shuffles) => ({ shuffles }))
+)
+
+const task = new Uint8Array([0])
+
+// Drives the core as the driver does, standing in for the task scheduler: task sets run task by task, in an
+// order the test picks; checks the invariants after every step.
+class World {
+  readonly state = DagScheduler.make(config)
+  now = 0
+  nextJob = 0
+  /** Running task sets: stage, attempt, partitions not yet reported. */
+  readonly taskSets: Array<{ stageId: number; attempt: number; pending: Array<number>; stopped: boolean }> = []
+  readonly ended = new Map<number, Array<string>>()
+  readonly results = new Map<number, Set<number>>()
+  readonly jobTasks = new Map<number, number>()
+  resubmitDue = false
+  readonly executors = ["exec-0", "exec-1", "exec-2"]
+
+  constructor(readonly shape: Shape) {}
+
+  apply(input: DagScheduler.Input) {
+    for (const command of DagScheduler.step(this.state, input)) {
+      switch (command._tag) {
+        case "SubmitTaskSet": {
+          // No stage runs before its parents' outputs are all there.
+          const stage = this.state.stages.get(command.stageId)!
+          for (const parent of stage.parents) {
+            const shuffleId = this.state.stages.get(parent)!.shuffleId!
+            assert.isTrue(DagScheduler.isAvailable(this.state, shuffleId), `stage ${stage.id} before its parent ${parent}`)
+          }
+          assert.isAbove(command.partitions.length, 0)
+          this.taskSets.push({
+            stageId: command.stageId,
+            attempt: command.stageAttempt,
+            pending: [...command.partitions],
+            stopped: false
+          })
+          break
+        }
+        case "CancelStage":
+          for (const set of this.taskSets) if (set.stageId === command.stageId) set.pending = []
+          break
+        case "StopStageAttempt":
+          for (const set of this.taskSets) {
+            if (set.stageId === command.stageId && set.attempt === command.stageAttempt) set.stopped = true
+          }
+          break
+        case "ResultTask": {
+          const done = this.results.get(command.jobId) ?? new Set()
+          assert.isFalse(done.has(command.index), `job ${command.jobId} got result ${command.index} twice`)
+          done.add(command.index)
+          this.results.set(command.jobId, done)
+          break
+        }
+        case "JobSucceeded":
+        case "JobFailed": {
+          const ends = this.ended.get(command.jobId) ?? []
+          ends.push(command._tag)
+          this.ended.set(command.jobId, ends)
+          assert.strictEqual(ends.length, 1, `job ${command.jobId} ended ${ends.join(", ")}`)
+          if (command._tag === "JobSucceeded") {
+            assert.strictEqual(this.results.get(command.jobId)?.size ?? 0, this.jobTasks.get(command.jobId))
+          }
+          break
+        }
+        case "ScheduleResubmit":
+          this.resubmitDue = true
+          break
+      }
+    }
+    assert.deepStrictEqual(DagScheduler.validate(this.state), [])
+  }
+
+  // Every shuffle of the shape the job needs, parents included.
+  submit(reads: Array<number>, tasks: number) {
+    const needed = new Set<number>()
+    const visit = (id: number) => {
+      if (needed.has(id)) return
+      needed.add(id)
+      this.shape.shuffles[id]!.parents.forEach(visit)
+    }
+    reads.forEach(visit)
+    const jobId = this.nextJob++
+    this.jobTasks.set(jobId, tasks)
+    this.apply({
+      _tag: "SubmitJob",
+      job: {
+        jobId,
+        tasks: Array.from({ length: tasks }, () => task),
+        preferredBlocks: [],
+        parents: reads,
+        shuffles: [...needed].map((id) => {
+          const spec = this.shape.shuffles[id]!
+          return {
+            shuffleId: id,
+            numReduces: spec.reduces,
+            mapTasks: Array.from({ length: spec.maps }, () => task),
+            preferredBlocks: [],
+            parents: spec.parents,
+            name: "shuffle"
+          }
+        }),
+        pool: "default",
+        name: "collect"
+      },
+      now: this.now
+    })
+  }
+
+  // A task of a running set ends: success on an executor, or (for a stage reading a shuffle) a fetch failure.
+  finishTask(pick: number, executor: number, fetchFails: boolean) {
+    const live = this.taskSets.filter((set) => set.pending.length > 0)
+    if (live.length === 0) return
+    const set = live[pick % live.length]!
+    const partition = set.pending.splice(pick % set.pending.length, 1)[0]!
+    const stage = this.state.stages.get(set.stageId)
+    if (stage === undefined) return
+    const executorId = this.executors[executor % this.executors.length]!
+    if (fetchFails && stage.parents.length > 0) {
+      const shuffleId = this.state.stages.get(stage.parents[0]!)!.shuffleId!
+      this.apply({
+        _tag: "FetchFailed",
+        stageId: stage.id,
+        stageAttempt: set.attempt,
+        shuffleId,
+        mapIndex: 0,
+        executorId: this.state.shuffles.get(shuffleId)?.outputs[0]?.executorId,
+        message: "connection refused",
+        now: this.now
+      })
+      set.pending = []
+      return
+    }
+    this.apply({
+      _tag: "TaskSucceeded",
+      stageId: set.stageId,
+      stageAttempt: set.attempt,
+      partition,
+      executorId,
+      ...(stage.shuffleId === undefined
+        ? {}
+        : { sizes: Array.from({ length: this.state.shuffles.get(stage.shuffleId)!.numReduces }, () => 10) }),
+      now: this.now
+    })
+  }
+}
+
+type Op = (world: World) => void
+
+const operation: fc.Arbitrary<Op> = fc.oneof(
+  { weight: 2, arbitrary: fc.tuple(fc.array(fc.nat(), { maxLength: 2 }), fc.integer({ min: 0, max: 3 })).map(
+    ([reads, tasks]): Op => (world) => {
+      const n = world.shape.shuffles.length
+      world.submit(n === 0 ? [] : [...new Set(reads.map((r) => r % n))], tasks)
+    }
+  ) },
+  { weight: 6, arbitrary: fc.tuple(fc.nat(), fc.nat(), fc.integer({ min: 0, max: 3 })).map(
+    ([pick, executor, roll]): Op => (world) => world.finishTask(pick, executor, roll === 0)
+  ) },
+  { weight: 1, arbitrary: fc.nat().map((n): Op => (world) =>
+    world.apply({ _tag: "ExecutorLost", executorId: world.executors[n % 3]!, now: world.now })
+  ) },
+  { weight: 1, arbitrary: fc.constant<Op>((world) => {
+    world.now += 200
+    if (world.resubmitDue) {
+      world.resubmitDue = false
+      world.apply({ _tag: "ResubmitFailedStages", now: world.now })
+    }
+  }) },
+  { weight: 1, arbitrary: fc.nat().map((n): Op => (world) => {
+    const open = [...world.state.jobs.keys()]
+    if (open.length > 0) world.apply({ _tag: "CancelJob", jobId: open[n % open.length]!, reason: "cancelled", now: world.now })
+  }) },
+  { weight: 1, arbitrary: fc.nat().map((n): Op => (world) => {
+    const stages = [...world.state.running]
+    if (stages.length > 0) world.apply({ _tag: "StageAborted", stageId: stages[n % stages.length]!, reason: "boom", now: world.now })
+  }) }
+)
+
+describe("DagScheduler", () => {
+  it("model: random DAGs, completions, fetch failures and executor losses keep every invariant; every job ends exactly once", () => {
+    fc.assert(
+      fc.property(shape, fc.array(operation, { minLength: 20, maxLength: 150 }), (dag, ops) => {
+        const world = new World(dag)
+        for (const op of ops) op(world)
+        // Then nothing fails any more: every task set runs to its end, resubmissions happen, until all is done.
+        for (let rounds = 0; world.state.jobs.size > 0; rounds++) {
+          assert.isBelow(rounds, 10_000, "jobs never ended")
+          if (world.taskSets.some((set) => set.pending.length > 0)) world.finishTask(rounds, rounds, false)
+          else {
+            world.now += 200
+            world.resubmitDue = false
+            world.apply({ _tag: "ResubmitFailedStages", now: world.now })
+            if (world.taskSets.every((set) => set.pending.length === 0) && world.state.jobs.size > 0) {
+              assert.fail(`stuck with jobs ${[...world.state.jobs.keys()]}: ${JSON.stringify([...world.state.waiting])}`)
+            }
+          }
+        }
+        for (let jobId = 0; jobId < world.nextJob; jobId++) assert.strictEqual(world.ended.get(jobId)?.length, 1)
+        assert.strictEqual(world.state.running.size + world.state.waiting.size + world.state.failed.size, 0)
+      }),
+      { numRuns: 300 }
+    )
+  })
+
+  it("a shuffle done by one job is skipped by the next: only the result stage runs", () => {
+    const world = new World({ shuffles: [{ maps: 2, reduces: 2, parents: [] }] })
+    world.submit([0], 2)
+    for (let i = 0; i < 4; i++) world.finishTask(0, i, false)
+    assert.deepStrictEqual(world.ended.get(0), ["JobSucceeded"])
+    const before = world.taskSets.length
+    world.submit([0], 2)
+    assert.strictEqual(world.taskSets.length, before + 1, "one task set: the result stage's")
+    const resultSet = world.taskSets.at(-1)!
+    assert.isUndefined(world.state.stages.get(resultSet.stageId)!.shuffleId)
+  })
+
+  it("a fetch failure resubmits the map partition after the delay; four in a row abort the job", () => {
+    const world = new World({ shuffles: [{ maps: 2, reduces: 1, parents: [] }] })
+    world.submit([0], 1)
+    world.finishTask(0, 0, false)
+    world.finishTask(0, 1, false)
+    for (let attempt = 0; attempt < 4; attempt++) {
+      assert.isFalse(world.ended.has(0))
+      world.finishTask(0, 0, true)
+      assert.isTrue(world.state.failed.size > 0 || world.ended.has(0))
+      world.apply({ _tag: "ResubmitFailedStages", now: world.now })
+      // The lost map partition runs again, alone.
+      const mapSet = world.taskSets.at(-1)!
+      if (!world.ended.has(0)) {
+        assert.deepStrictEqual(mapSet.pending, [0])
+        world.finishTask(world.taskSets.indexOf(mapSet), 0, false)
+      }
+    }
+    assert.deepStrictEqual(world.ended.get(0), ["JobFailed"])
+  })
+})
