@@ -67,6 +67,7 @@ const runtimeFor = (
             driver: DriverConf.coreConfig(conf, spec.maxFailures),
             heartbeatIntervalMillis: conf.get(DriverConf.keys.executorHeartbeatInterval),
             maxDirectResultSize: conf.get(DriverConf.keys.maxDirectResultSize),
+            spillThreshold: conf.get(DriverConf.keys.shuffleSpillThreshold) * 1024 * 1024,
             validateState,
             showProgress
           })

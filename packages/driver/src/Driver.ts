@@ -171,13 +171,16 @@ export const make = (
     const broadcasts: Array<number> = []
     const accumulators: Array<number> = []
     yield* Effect.addFinalizer(() => Effect.sync(() => SharedVariableRegistry.destroy({ broadcasts, accumulators })))
-    yield* rpc.data.serve("broadcast/", (blockId) =>
+    yield* rpc.data.serve("broadcast/", (blockId, requester) =>
       Effect.suspend(() => {
         const [token = "", id = ""] = blockId.slice("broadcast/".length).split("/")
         const bytes = SharedVariableRegistry.broadcastBytes(Number(id), token)
         return bytes === undefined || !broadcasts.includes(Number(id))
           ? Effect.fail(new Errors.BlockNotFound({ blockId }))
-          : Effect.succeed(DataPlane.fromBytes(bytes))
+          : Effect.as(
+            Effect.logInfo(`Sending broadcast ${id} (${bytes.length} bytes) to ${requester.host}:${requester.port}`),
+            DataPlane.fromBytes(bytes)
+          )
       })).pipe(Effect.orDie)
 
     const shell = yield* Shell.make({

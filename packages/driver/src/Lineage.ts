@@ -108,6 +108,7 @@ export const shuffled = (
       mapIndex,
       numReduces: options.numReduces,
       partitioner: options.partitioner,
+      operation: options.name,
       ...(options.combine === undefined ? {} : { combine: options.combine })
     })
   )

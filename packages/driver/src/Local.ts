@@ -30,6 +30,8 @@ export interface Options {
   readonly heartbeatIntervalMillis: number
   /** Results of more bytes go through the data plane (`kindling.task.maxDirectResultSize`). */
   readonly maxDirectResultSize?: number
+  /** Bytes a task's shuffle or sort holds in memory before it spills (`kindling.shuffle.spill.threshold`). */
+  readonly spillThreshold?: number
   readonly validateState?: boolean
   /** Draw the console progress bar on stderr. */
   readonly showProgress?: boolean
@@ -80,6 +82,7 @@ export const layer = (options: Options): Layer.Layer<Kindling.Kindling, StartFai
           heartbeatIntervalMillis: options.heartbeatIntervalMillis,
           askTimeoutMillis: 120_000,
           ...(options.maxDirectResultSize === undefined ? {} : { maxDirectResultSize: options.maxDirectResultSize }),
+          ...(options.spillThreshold === undefined ? {} : { spillThreshold: options.spillThreshold }),
           validateState: options.validateState ?? false,
           onExit: onExit("executor")
         })

@@ -46,7 +46,10 @@ class World {
           const stage = this.state.stages.get(command.stageId)!
           for (const parent of stage.parents) {
             const shuffleId = this.state.stages.get(parent)!.shuffleId!
-            assert.isTrue(DagScheduler.isAvailable(this.state, shuffleId), `stage ${stage.id} before its parent ${parent}`)
+            assert.isTrue(
+              DagScheduler.isAvailable(this.state, shuffleId),
+              `stage ${stage.id} before its parent ${parent}`
+            )
           }
           assert.isAbove(command.partitions.length, 0)
           this.taskSets.push({
@@ -168,33 +171,65 @@ class World {
 type Op = (world: World) => void
 
 const operation: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 2, arbitrary: fc.tuple(fc.array(fc.nat(), { maxLength: 2 }), fc.integer({ min: 0, max: 3 })).map(
-    ([reads, tasks]): Op => (world) => {
-      const n = world.shape.shuffles.length
-      world.submit(n === 0 ? [] : [...new Set(reads.map((r) => r % n))], tasks)
-    }
-  ) },
-  { weight: 6, arbitrary: fc.tuple(fc.nat(), fc.nat(), fc.integer({ min: 0, max: 3 })).map(
-    ([pick, executor, roll]): Op => (world) => world.finishTask(pick, executor, roll === 0)
-  ) },
-  { weight: 1, arbitrary: fc.nat().map((n): Op => (world) =>
-    world.apply({ _tag: "ExecutorLost", executorId: world.executors[n % 3]!, now: world.now })
-  ) },
-  { weight: 1, arbitrary: fc.constant<Op>((world) => {
-    world.now += 200
-    if (world.resubmitDue) {
-      world.resubmitDue = false
-      world.apply({ _tag: "ResubmitFailedStages", now: world.now })
-    }
-  }) },
-  { weight: 1, arbitrary: fc.nat().map((n): Op => (world) => {
-    const open = [...world.state.jobs.keys()]
-    if (open.length > 0) world.apply({ _tag: "CancelJob", jobId: open[n % open.length]!, reason: "cancelled", now: world.now })
-  }) },
-  { weight: 1, arbitrary: fc.nat().map((n): Op => (world) => {
-    const stages = [...world.state.running]
-    if (stages.length > 0) world.apply({ _tag: "StageAborted", stageId: stages[n % stages.length]!, reason: "boom", now: world.now })
-  }) }
+  {
+    weight: 2,
+    arbitrary: fc.tuple(fc.array(fc.nat(), { maxLength: 2 }), fc.integer({ min: 0, max: 3 })).map(
+      ([reads, tasks]): Op => (world) => {
+        const n = world.shape.shuffles.length
+        world.submit(n === 0 ? [] : [...new Set(reads.map((r) => r % n))], tasks)
+      }
+    )
+  },
+  {
+    weight: 6,
+    arbitrary: fc.tuple(fc.nat(), fc.nat(), fc.integer({ min: 0, max: 3 })).map(
+      ([pick, executor, roll]): Op => (world) => world.finishTask(pick, executor, roll === 0)
+    )
+  },
+  {
+    weight: 1,
+    arbitrary: fc.nat().map((n): Op => (world) =>
+      world.apply({ _tag: "ExecutorLost", executorId: world.executors[n % 3]!, now: world.now })
+    )
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constant<Op>((world) => {
+      world.now += 200
+      if (world.resubmitDue) {
+        world.resubmitDue = false
+        world.apply({ _tag: "ResubmitFailedStages", now: world.now })
+      }
+    })
+  },
+  {
+    weight: 1,
+    arbitrary: fc.nat().map((n): Op => (world) => {
+      const open = [...world.state.jobs.keys()]
+      if (open.length > 0) {
+        world.apply({
+          _tag: "CancelJob",
+          jobId: open[n % open.length]!,
+          reason: "cancelled",
+          now: world.now
+        })
+      }
+    })
+  },
+  {
+    weight: 1,
+    arbitrary: fc.nat().map((n): Op => (world) => {
+      const stages = [...world.state.running]
+      if (stages.length > 0) {
+        world.apply({
+          _tag: "StageAborted",
+          stageId: stages[n % stages.length]!,
+          reason: "boom",
+          now: world.now
+        })
+      }
+    })
+  }
 )
 
 describe("DagScheduler", () => {
@@ -212,7 +247,9 @@ describe("DagScheduler", () => {
             world.resubmitDue = false
             world.apply({ _tag: "ResubmitFailedStages", now: world.now })
             if (world.taskSets.every((set) => set.pending.length === 0) && world.state.jobs.size > 0) {
-              assert.fail(`stuck with jobs ${[...world.state.jobs.keys()]}: ${JSON.stringify([...world.state.waiting])}`)
+              assert.fail(
+                `stuck with jobs ${[...world.state.jobs.keys()]}: ${JSON.stringify([...world.state.waiting])}`
+              )
             }
           }
         }

@@ -127,7 +127,8 @@ const variablesOf = (context: TaskContext.TaskContext): SharedVariables.Variable
     if (decodedBroadcasts.has(broadcast.id)) return decodedBroadcasts.get(broadcast.id)
     const bytes = context.broadcasts.get(broadcast.id)
     if (bytes === undefined) throw new Error(`Broadcast ${broadcast.id} was not fetched for this task`)
-    const value = Records.decode(bytes)
+    // A copy out of the memory the executor shares with its threads, which the decoder does not read.
+    const value = Records.decode(bytes.buffer instanceof SharedArrayBuffer ? new Uint8Array(bytes) : bytes)
     decodedBroadcasts.set(broadcast.id, value)
     return value
   },
@@ -389,9 +390,11 @@ function* cartesian(left: Iterable<unknown>, right: () => ReadonlyArray<unknown>
 }
 
 // The records of a shuffle's blocks for this task, as its executor fetched them.
-function* shuffleRecords(shuffleId: number, run: Run): Generator<unknown> {
-  const segments = run.context.shuffleInputs.get(shuffleId)
-  if (segments === undefined) throw new Error(`The blocks of shuffle ${shuffleId} were not fetched for this task`)
+function* shuffleRecords(shuffleId: number, reduceId: number, run: Run): Generator<unknown> {
+  const segments = run.context.shuffleInputs.get(TaskContext.inputKey(shuffleId, reduceId))
+  if (segments === undefined) {
+    throw new Error(`The blocks of partition ${reduceId} of shuffle ${shuffleId} were not fetched for this task`)
+  }
   for (const segment of segments) {
     for (const record of RecordFiles.read(segment)) {
       run.counter.read++
@@ -402,7 +405,7 @@ function* shuffleRecords(shuffleId: number, run: Run): Generator<unknown> {
 }
 
 const shuffleRead = (node: Extract<PlanNode, { _tag: "ShuffleRead" }>, run: Run): Iterable<unknown> => {
-  const records = shuffleRecords(node.shuffle.shuffleId, run)
+  const records = shuffleRecords(node.shuffle.shuffleId, node.reduceId, run)
   const { read } = node
   switch (read._tag) {
     case "Records":
@@ -455,7 +458,7 @@ const coGroup = (node: Extract<PlanNode, { _tag: "CoGroup" }>, run: Run): Iterab
   return fromThunk(() => {
     node.inputs.forEach((input, i) => {
       const records = input._tag === "Shuffled"
-        ? shuffleRecords(input.shuffle.shuffleId, run)
+        ? shuffleRecords(input.shuffle.shuffleId, node.reduceId, run)
         : mapped(evaluate(input.plan, run), (record) => Keys.pair(record, "cogroup"))
       for (const record of records) {
         const [key, value] = record as [Keys.Key, unknown]
@@ -596,7 +599,7 @@ const apply = (result: Task["result"], records: Iterable<unknown>, run: Run): un
     case "SampleKeys":
       return sampleKeys(records, result.size, result.seed)
     case "ShuffleWrite":
-      return ShuffleWriter.write(records, result, run.context, functions)
+      return ShuffleWriter.write(records, result, run.context, functions, result.operation)
   }
 }
 

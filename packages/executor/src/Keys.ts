@@ -24,9 +24,9 @@ export type Key = string | number | bigint | boolean | ReadonlyArray<Key>
  * @since 0.1.0
  * @category errors
  */
-export class InvalidKey extends Error {
-  override readonly name = "InvalidKey"
-}
+export class InvalidKey extends Error {}
+// On the prototype, so that the stack, taken when the error is made, starts with it.
+InvalidKey.prototype.name = "InvalidKey"
 
 const describe = (value: unknown): string => {
   if (value === null) return "null"

@@ -18,6 +18,7 @@ import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
 import type * as RecordFiles from "./RecordFiles.js"
 import * as ShuffleFiles from "./ShuffleFiles.js"
+import * as TaskContext from "./TaskContext.js"
 
 /**
  * A map output a task needs cannot be had: the task's outcome is a `TaskPlan.FetchFailed` with these fields.
@@ -57,7 +58,8 @@ export class ShuffleFetchFailed extends Data.TaggedError("ShuffleFetchFailed")<{
  * @category models
  */
 export interface Gathered {
-  readonly inputs: ReadonlyArray<readonly [number, ReadonlyArray<RecordFiles.Segment>]>
+  /** By `TaskContext.inputKey`. */
+  readonly inputs: ReadonlyArray<readonly [string, ReadonlyArray<RecordFiles.Segment>]>
   readonly metrics: Readonly<Record<string, number>>
 }
 
@@ -197,7 +199,7 @@ export const make = (options: Options): Effect.Effect<ShuffleService, never, Rpc
           },
           { concurrency: options.fetchConcurrency ?? 4 }
         )
-        return [shuffleId, segments] as const
+        return [TaskContext.inputKey(shuffleId, reduceId), segments] as const
       })
 
     // A large block goes to a file of the local dir as it arrives, removed with the task's scope.

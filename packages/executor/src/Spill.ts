@@ -31,7 +31,13 @@ class SizeEstimate {
   }
 }
 
-const writeRun = <X>(context: TaskContext.TaskContext, sorted: Iterable<Entry<X>>): string => {
+// A sorted run on disk: its file and size.
+interface Run {
+  readonly path: string
+  readonly length: number
+}
+
+const writeRun = <X>(context: TaskContext.TaskContext, sorted: Iterable<Entry<X>>): Run => {
   const path = TaskContext.scratchFile(context, "spill")
   const appender = new RecordFiles.Appender(path)
   try {
@@ -42,11 +48,10 @@ const writeRun = <X>(context: TaskContext.TaskContext, sorted: Iterable<Entry<X>
     appender.close()
   }
   TaskContext.count(context, "spilledBytes", appender.position)
-  return path
+  return { path, length: appender.position }
 }
 
-const readRun = <X>(path: string) =>
-  RecordFiles.read({ _tag: "File", path, offset: 0, length: Number.MAX_SAFE_INTEGER }) as Generator<Entry<X>>
+const readRun = <X>(run: Run) => RecordFiles.read({ _tag: "File", offset: 0, ...run }) as Generator<Entry<X>>
 
 /**
  * The entries of sorted sources merged in key order (`order` is `Keys.compare`, or its reverse); equal keys are
@@ -98,7 +103,7 @@ const next = <X>(source: Iterator<Entry<X>>): Entry<X> | undefined => {
 export class SpillableMap<C> {
   private readonly map = new Keys.KeyMap<C>()
   private readonly size = new SizeEstimate()
-  private readonly runs: Array<string> = []
+  private readonly runs: Array<Run> = []
 
   constructor(
     private readonly context: TaskContext.TaskContext,
@@ -130,7 +135,7 @@ export class SpillableMap<C> {
     const inMemory = [...this.map.entries()].sort((a, b) => Keys.compare(a[0], b[0]))
     this.map.clear()
     yield* merge<C>(
-      [...this.runs.map((path) => readRun<C>(path)), inMemory[Symbol.iterator]()],
+      [...this.runs.map((run) => readRun<C>(run)), inMemory[Symbol.iterator]()],
       Keys.compare,
       this.mergeCombiners
     )
@@ -146,7 +151,7 @@ export class SpillableMap<C> {
 export class ExternalSorter {
   private records: Array<Entry<unknown>> = []
   private readonly size = new SizeEstimate()
-  private readonly runs: Array<string> = []
+  private readonly runs: Array<Run> = []
   private readonly order: (a: Keys.Key, b: Keys.Key) => number
 
   constructor(private readonly context: TaskContext.TaskContext, ascending: boolean) {
@@ -173,6 +178,6 @@ export class ExternalSorter {
       yield* inMemory
       return
     }
-    yield* merge([...this.runs.map((path) => readRun<unknown>(path)), inMemory[Symbol.iterator]()], this.order)
+    yield* merge([...this.runs.map((run) => readRun<unknown>(run)), inMemory[Symbol.iterator]()], this.order)
   }
 }

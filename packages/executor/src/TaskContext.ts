@@ -19,8 +19,8 @@ export interface TaskContext {
   readonly localDir: string
   /** Bytes of records (as estimated in memory) an aggregation or sort holds before it spills to disk. */
   readonly spillThreshold: number
-  /** The blocks of each shuffle this task reads (its reduce partition's, from every map task), by shuffle id. */
-  readonly shuffleInputs: ReadonlyMap<number, ReadonlyArray<Segment>>
+  /** The blocks of each reduce partition this task reads (from every map task), by `inputKey`. */
+  readonly shuffleInputs: ReadonlyMap<string, ReadonlyArray<Segment>>
   /** The persisted partitions its executor holds that the task reads, by block id. */
   readonly cached: ReadonlyMap<string, Segment>
   /** Persisted partitions the task computed, for its executor to keep. */
@@ -44,7 +44,7 @@ export interface TaskContext {
 export interface Inputs {
   readonly localDir: string
   readonly spillThreshold: number
-  readonly shuffleInputs: ReadonlyArray<readonly [number, ReadonlyArray<Segment>]>
+  readonly shuffleInputs: ReadonlyArray<readonly [string, ReadonlyArray<Segment>]>
   readonly cached: ReadonlyArray<readonly [string, Segment]>
   /** The encoded values of the broadcasts it reads (in memory its executor shares with its threads). */
   readonly broadcasts?: ReadonlyArray<readonly [number, Uint8Array]>
@@ -69,6 +69,13 @@ export const fromInputs = (inputs: Inputs): TaskContext => ({
   scratch: [],
   metrics: { ...inputs.metrics }
 })
+
+/**
+ * How a task's inputs name the blocks of one reduce partition of a shuffle (a coalesced task reads several).
+ *
+ * @since 0.1.0
+ */
+export const inputKey = (shuffleId: number, reduceId: number): string => `${shuffleId}/${reduceId}`
 
 let counter = 0
 

@@ -419,7 +419,9 @@ export const ShuffleWrite = Schema.TaggedStruct("ShuffleWrite", {
   mapIndex: Count,
   numReduces: Count,
   partitioner: Partitioner,
-  combine: Schema.optional(Aggregator)
+  combine: Schema.optional(Aggregator),
+  /** The app's operation that shuffles (`reduceByKey`, …), which errors about its records name. */
+  operation: Schema.optional(Schema.String)
 }).annotations({ identifier: "ShuffleWrite" })
 
 /**
