@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import type { FileSystem } from "@effect/platform"
+import { FileSystem } from "@effect/platform"
 import { ExecutorProcess } from "@kindling/executor"
 import { type Descriptions, Errors, type Ids } from "@kindling/protocol"
 import * as Deferred from "effect/Deferred"
@@ -13,7 +13,6 @@ import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
-import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
 import { linkInstallation, makeWorkDir, nodeSpawnSpec, runProcess, unlessKilled } from "./internal/runner.js"
 import type { ProcessLauncher } from "./ProcessLauncher.js"
@@ -110,9 +109,8 @@ export const start = (
       )
       // Its shuffle files and spills go with it, however it ended (a SIGKILL leaves them behind otherwise); its
       // logs stay.
-      yield* Effect.promise(() =>
-        Fs.rm(Path.join(dir, ExecutorProcess.blockManagerDirName), { recursive: true, force: true })
-      )
+      const fs = yield* FileSystem.FileSystem
+      yield* Effect.ignore(fs.remove(Path.join(dir, ExecutorProcess.blockManagerDirName), { recursive: true }))
       return (yield* Deferred.isDone(killRequest))
         ? ExecutorOutcome.Killed({ exitCode: Option.some(code) })
         : ExecutorOutcome.Exited({ exitCode: code })
