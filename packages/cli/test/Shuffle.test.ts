@@ -1,0 +1,173 @@
+// Shuffles, persisted datasets and shared variables on local-cluster: executors are real processes, shuffle
+// blocks and broadcasts cross TCP between them, and an executor can die for real.
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { app, run, temporaryDirectory } from "./fixtures/cluster.js"
+
+// The first attempt of the first reduce task SIGKILLs its own executor: the map outputs it held are lost, the
+// reduce stage meets a fetch failure, and the lost map partitions run again. Prints the answer and how many
+// attempts the map stage took.
+const reduceKillsExecutor = `import { App, Kindling } from "@kindling/driver"
+import { Console, Effect, Stream } from "effect"
+export default App.make(([marker]) =>
+  Effect.scoped(Effect.gen(function*() {
+    const kc = yield* Kindling
+    const attempts = new Set()
+    const events = yield* kc.subscribe
+    yield* Effect.forkScoped(Stream.runForEach(events, (event) => Effect.sync(() => {
+      if (event._tag === "StageSubmitted" && event.name.startsWith("reduceByKey")) attempts.add(event.stageAttempt)
+    })))
+    const counts = yield* kc.range(0, 20000, 1, 4)
+      .map((x): [number, number] => [x % 100, 1])
+      .reduceByKey((a, b) => a + b, undefined, 4)
+      .mapPartitions((records, env) => {
+        const fs = process.getBuiltinModule("node:fs")
+        if (!fs.existsSync(env.marker)) {
+          fs.writeFileSync(env.marker, String(process.pid))
+          process.kill(process.pid, "SIGKILL")
+        }
+        return records
+      }, { marker })
+      .collect()
+    const right = counts.length === 100 && counts.every(([, n]) => n === 200)
+    yield* Console.log(\`\${right ? "right" : "wrong"} \${counts.length} keys; map stage attempts \${attempts.size}\`)
+  })))
+`
+
+// A cached dataset counts its computations; after the first job, the executor of one of its partitions SIGKILLs
+// itself; the second job's answer is still right, and only the lost partitions were computed again.
+const cacheSurvivesExecutorLoss = `import { App, Kindling } from "@kindling/driver"
+import { Console, Effect } from "effect"
+export default App.make(([marker]) =>
+  Effect.gen(function*() {
+    const kc = yield* Kindling
+    const calls = kc.longAccumulator("calls")
+    const cached = kc.range(0, 4000, 1, 4).map((x, env) => {
+      env.calls.add(1)
+      return x * 2
+    }, { calls }).cache()
+    const first = yield* cached.reduce((a, b) => a + b)
+    const afterFirst = calls.value
+    const again = yield* cached.reduce((a, b) => a + b)
+    const afterSecond = calls.value
+    // One task of this job kills its executor, with the cached partitions it holds.
+    yield* kc.range(0, 2, 1, 2).foreach((x, env) => {
+      const fs = process.getBuiltinModule("node:fs")
+      if (x === 0 && !fs.existsSync(env.marker)) {
+        fs.writeFileSync(env.marker, String(process.pid))
+        process.kill(process.pid, "SIGKILL")
+      }
+    }, { marker })
+    const third = yield* cached.reduce((a, b) => a + b)
+    yield* Console.log(\`sums \${first} \${again} \${third}; calls \${afterFirst} \${afterSecond} \${calls.value}\`)
+  }))
+`
+
+// A broadcast table read by 24 tasks over two executors, and an accumulator over a task whose first attempt
+// throws (it counts once, for the attempt that succeeded).
+const sharedVariables = `import { App, Kindling } from "@kindling/driver"
+import { Console, Effect } from "effect"
+export default App.make(([marker]) =>
+  Effect.gen(function*() {
+    const kc = yield* Kindling
+    const table = kc.broadcast(Object.fromEntries(Array.from({ length: 5000 }, (_, i) => ["k" + i, i])))
+    const total = yield* kc.range(0, 24, 1, 24).map((x, env) => env.table.value["k" + x * 100], { table }).reduce((a, b) => a + b)
+    const seen = kc.longAccumulator("seen")
+    yield* kc.range(0, 100, 1, 4).foreach((x, env) => {
+      env.seen.add(1)
+      const fs = process.getBuiltinModule("node:fs")
+      if (x === 99 && !fs.existsSync(env.marker)) {
+        fs.writeFileSync(env.marker, "")
+        throw new Error("the first attempt of the last task fails")
+      }
+    }, { seen, marker })
+    yield* Console.log(\`total \${total}; seen \${seen.value}\`)
+  }))
+`
+
+describe("shuffles on local-cluster", () => {
+  it.live(
+    "on local-cluster[2,1,1024], random pipelines of narrow and shuffle operations give the model's results",
+    () =>
+      Effect.gen(function*() {
+        const result = yield* run([
+          "submit",
+          "--master",
+          "local-cluster[2,1,1024]",
+          "packages/cli/test/fixtures/pipelines-app.ts",
+          "12"
+        ])
+        assert.strictEqual(result.code, 0, result.stderr)
+        assert.strictEqual(result.stdout, "ok 12\n")
+      }),
+    90_000
+  )
+
+  it.scopedLive(
+    "an executor SIGKILLed while the reduce stage runs: fetch failure, the map partitions run again, the answer is right",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* temporaryDirectory
+        const result = yield* run([
+          "submit",
+          "--master",
+          "local-cluster[2,1,1024]",
+          app(dir, "reduce-kills.ts", reduceKillsExecutor),
+          `${dir}/killed`
+        ])
+        assert.strictEqual(result.code, 0, result.stderr)
+        assert.match(result.stdout, /^right 100 keys; map stage attempts ([2-9])\n$/)
+        assert.match(result.stderr, /Lost executor \d+ on 127\.0\.0\.1/)
+      }),
+    90_000
+  )
+
+  it.scopedLive(
+    "a cached dataset serves the next job without computing again; after its executor dies it is recomputed, still right",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* temporaryDirectory
+        const result = yield* run([
+          "submit",
+          "--master",
+          "local-cluster[2,1,1024]",
+          app(dir, "cache.ts", cacheSurvivesExecutorLoss),
+          `${dir}/killed`
+        ])
+        assert.strictEqual(result.code, 0, result.stderr)
+        const match = /^sums (\d+) (\d+) (\d+); calls (\d+) (\d+) (\d+)\n$/.exec(result.stdout)
+        assert.isNotNull(match, result.stdout)
+        const [, first, again, third, afterFirst, afterSecond, afterThird] = match!.map(Number)
+        assert.deepStrictEqual([first, again, third], [15_996_000, 15_996_000, 15_996_000])
+        assert.strictEqual(afterFirst, 4000)
+        assert.strictEqual(afterSecond, 4000, "the second job read the cached partitions")
+        assert.isAbove(afterThird!, 4000, "the lost partitions were computed again")
+        assert.isBelow(afterThird!, 8000, "only the lost ones")
+      }),
+    90_000
+  )
+
+  it.scopedLive(
+    "a broadcast is fetched once per executor; an accumulator counts a retried task once",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* temporaryDirectory
+        const result = yield* run([
+          "submit",
+          "--master",
+          "local-cluster[2,1,1024]",
+          app(dir, "shared.ts", sharedVariables),
+          `${dir}/failed`
+        ])
+        assert.strictEqual(result.code, 0, result.stderr)
+        assert.strictEqual(
+          result.stdout,
+          `total ${Array.from({ length: 24 }, (_, x) => x * 100).reduce((a, b) => a + b)}; seen 100\n`
+        )
+        const sends = result.stderr.split("\n").filter((line) => line.includes("Sending broadcast 0"))
+        assert.isAtLeast(sends.length, 1)
+        assert.isAtMost(sends.length, 2, "once per executor, not once per task")
+      }),
+    90_000
+  )
+})
