@@ -2,7 +2,9 @@
 // blocks and broadcasts cross TCP between them, and an executor can die for real.
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { app, run, temporaryDirectory } from "./fixtures/cluster.js"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+import { app, root, run, temporaryDirectory } from "./fixtures/cluster.js"
 
 // The first attempt of the first reduce task SIGKILLs its own executor: the map outputs it held are lost, the
 // reduce stage meets a fetch failure, and the lost map partitions run again. Prints the answer and how many
@@ -84,6 +86,68 @@ export default App.make(([marker]) =>
     yield* Console.log(\`total \${total}; seen \${seen.value}\`)
   }))
 `
+
+describe("the examples", () => {
+  it.scopedLive(
+    "examples/wordcount.ts writes every word with its count, most frequent first, then by word",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* temporaryDirectory
+        const output = Path.join(dir, "counts")
+        const result = yield* run([
+          "submit",
+          "--master",
+          "local-cluster[2,1,1024]",
+          "examples/wordcount.ts",
+          "README.md",
+          output
+        ])
+        assert.strictEqual(result.code, 0, result.stderr)
+        const counts = new Map<string, number>()
+        for (const word of Fs.readFileSync(Path.join(root, "README.md"), "utf8").split(/\s+/)) {
+          if (word.length > 0) counts.set(word, (counts.get(word) ?? 0) + 1)
+        }
+        const expected = [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+        const parts = Fs.readdirSync(output).filter((name) => name.startsWith("part-")).sort()
+        const written = parts.map((name) => Fs.readFileSync(Path.join(output, name), "utf8")).join("")
+        assert.strictEqual(written, expected.map(([word, count]) => `${word}\t${count}\n`).join(""))
+        assert.include(result.stdout, `${String(expected[0]![1]).padStart(10)}  ${expected[0]![0]}`)
+      }),
+    60_000
+  )
+
+  it.live(
+    "examples/pagerank.ts ranks the pages of its sample graph as Spark's SparkPageRank does",
+    () =>
+      Effect.gen(function*() {
+        const result = yield* run([
+          "submit",
+          "--master",
+          "local[2]",
+          "examples/pagerank.ts",
+          "examples/data/links.txt",
+          "10"
+        ])
+        assert.strictEqual(result.code, 0, result.stderr)
+        // The same iterations computed directly on the sample graph.
+        assert.strictEqual(
+          result.stdout,
+          "url_1 has rank 1.5833\nurl_4 has rank 1.5360\nurl_3 has rank 0.8052\nurl_2 has rank 0.5040\n"
+        )
+      }),
+    60_000
+  )
+
+  it.live("examples/join.ts joins orders to customers", () =>
+    Effect.gen(function*() {
+      const result = yield* run(["submit", "--master", "local[2]", "examples/join.ts", "100000"])
+      assert.strictEqual(result.code, 0, result.stderr)
+      assert.match(
+        result.stdout,
+        /^customer-981 spent 5610\n(customer-\d+ spent 5600\n){4}10 customers ordered nothing\n$/
+      )
+    }), 60_000)
+})
 
 describe("shuffles on local-cluster", () => {
   it.live(
