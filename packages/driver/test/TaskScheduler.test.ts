@@ -221,4 +221,43 @@ describe("TaskScheduler", () => {
     }])
     assert.isTrue(done.some((c) => c._tag === "TaskSetFinished"))
   })
+
+  it("delay scheduling: a task waits for the executor holding its block, then for its host, then runs anywhere", () => {
+    const launches = (commands: ReadonlyArray<TaskScheduler.Command>) =>
+      commands.flatMap((c) => (c._tag === "LaunchTask" ? [[c.index, c.executorId, c.locality]] : []))
+    const submit = (world: World) =>
+      world.apply({
+        _tag: "SubmitTaskSet",
+        taskSet: "s",
+        stageId: 0,
+        stageAttempt: 0,
+        jobId: 0,
+        pool: "default",
+        partitions: [0, 1, 2],
+        // Tasks 0 and 1 read blocks on executor a (host h1); task 2 reads none.
+        preferences: [[{ executorId: "a", host: "h1" }], [{ executorId: "a", host: "h1" }], []],
+        now: world.now
+      })
+    for (const sameHost of [true, false]) {
+      const world = new World(config({ localityWaitMillis: 3000 }))
+      world.apply({ _tag: "ExecutorAdded", executorId: "a", host: "h1", cores: 1, now: 0 })
+      world.apply({ _tag: "ExecutorAdded", executorId: "c", host: "h2", cores: 1, now: 0 })
+      // a takes task 0 where its block is; c takes task 2, which has no preference; task 1 waits for a.
+      assert.deepStrictEqual(launches(submit(world)).sort(), [[0, "a", "PROCESS_LOCAL"], [2, "c", "ANY"]])
+      for (const [taskId, run] of world.running) if (run.executorId === "c") world.report(taskId, "FINISHED")
+      world.now = 1000
+      if (sameHost) world.apply({ _tag: "ExecutorAdded", executorId: "b", host: "h1", cores: 1, now: world.now })
+      assert.deepStrictEqual(launches(world.apply({ _tag: "ReviveOffers", now: world.now })), [], "within the wait")
+      // Once the wait is over, another executor of its host will do; with none, after one more wait, any.
+      world.now = 3000
+      const afterOneWait = launches(world.apply({ _tag: "ReviveOffers", now: world.now }))
+      if (sameHost) {
+        assert.deepStrictEqual(afterOneWait, [[1, "b", "NODE_LOCAL"]])
+        continue
+      }
+      assert.deepStrictEqual(afterOneWait, [])
+      world.now = 6000
+      assert.deepStrictEqual(launches(world.apply({ _tag: "ReviveOffers", now: world.now })), [[1, "c", "ANY"]])
+    }
+  })
 })
