@@ -10,7 +10,8 @@ export default App.make(([input, output]) =>
     if (input === undefined || output === undefined) {
       return yield* Effect.fail(new Error("usage: wordcount.ts INPUT OUTPUT_DIR"))
     }
-    const counts = kc.textFile(input)
+    // Two partitions per core at least, so that the work spreads evenly over the executors.
+    const counts = kc.textFile(input, 2 * kc.defaultParallelism)
       .flatMap((line) => line.split(/\s+/).filter((word) => word.length > 0))
       .map((word): [string, number] => [word, 1])
       .reduceByKey((a, b) => a + b)

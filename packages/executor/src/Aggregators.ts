@@ -23,8 +23,8 @@ export interface Bound {
  * @since 0.1.0
  */
 export const bind = (aggregator: typeof TaskPlan.Aggregator.Encoded, functions: Functions): Bound => {
-  const add = functions.bind(aggregator.mergeValue)
-  const merge = functions.bind(aggregator.mergeCombiners)
+  const add = functions.bind(aggregator.mergeValue, 2)
+  const merge = functions.bind(aggregator.mergeCombiners, 2)
   if (aggregator.createCombiner !== undefined) return { create: functions.bind(aggregator.createCombiner), add, merge }
   const zero = aggregator.zero
   return { create: (value) => add(structuredClone(zero), value), add, merge }

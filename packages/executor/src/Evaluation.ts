@@ -40,11 +40,16 @@ export class Functions {
 
   constructor(private readonly named: (name: string) => unknown) {}
 
-  /** The function with its environment bound as its last argument. */
-  bind(ref: FunctionRef): (...args: Array<any>) => any {
+  /**
+   * The function with its environment bound as its last argument, for calls with `arity` ordinary arguments
+   * (a wrapper of fixed arity: it is called once per record, and spreading arguments would allocate each time).
+   */
+  bind(ref: FunctionRef, arity: 1 | 2 = 1): (...args: Array<any>) => any {
     const fn = ref._tag === "NamedFunction" ? this.byName(ref.name) : this.compile(ref.source)
     const env = ref.env
-    return (...args) => fn(...args, env)
+    // No environment: called as it is, its last parameter is undefined all the same.
+    if (env === undefined) return fn
+    return arity === 1 ? (a: unknown) => fn(a, env) : (a: unknown, b: unknown) => fn(a, b, env)
   }
 
   private byName(name: string): (...args: Array<any>) => any {
@@ -296,28 +301,37 @@ const evaluate = (node: PlanNode, run: Run): Iterable<unknown> => {
   const { counter, functions } = run
   switch (node._tag) {
     case "Slice":
-      return counted(node.items, counter)
+      return counting(node.items, counter)
     case "Range":
-      return counted(range(node.start, node.end, node.step), counter)
+      return counting(range(node.start, node.end, node.step), counter)
     case "TextSplit":
-      return counted(lines(node.path, node.start, node.length), counter)
+      return counting(lines(node.path, node.start, node.length), counter)
     case "Map": {
       const fn = functions.bind(node.fn)
-      return mapped(evaluate(node.child, run), fn)
+      const child = evaluate(node.child, run)
+      return pushable(() => mapped(child, fn), (sink) => each(child, (record) => sink(fn(record))))
     }
     case "Filter": {
       const fn = functions.bind(node.fn)
-      return filtered(evaluate(node.child, run), fn)
+      const child = evaluate(node.child, run)
+      return pushable(() => filtered(child, fn), (sink) =>
+        each(child, (record) => {
+          if (fn(record)) sink(record)
+        }))
     }
     case "FlatMap": {
       const fn = functions.bind(node.fn)
-      return flattened(evaluate(node.child, run), fn)
+      const child = evaluate(node.child, run)
+      return pushable(
+        () => flattened(child, fn),
+        (sink) => each(child, (record) => eachOf(fn(record), "flatMap", sink))
+      )
     }
     case "MapPartitions":
       return iterable(functions.bind(node.fn)(evaluate(node.child, run)), "mapPartitions")
     case "MapPartitionsWithIndex":
       return iterable(
-        functions.bind(node.fn)(node.partition, evaluate(node.child, run)),
+        functions.bind(node.fn, 2)(node.partition, evaluate(node.child, run)),
         "mapPartitionsWithIndex"
       )
     case "Glom":
@@ -328,21 +342,34 @@ const evaluate = (node: PlanNode, run: Run): Iterable<unknown> => {
       return indexed(evaluate(node.child, run), node.offset)
     case "KeyBy": {
       const fn = functions.bind(node.fn)
-      return mapped(evaluate(node.child, run), (record) => [fn(record), record])
+      const keyed = (record: unknown) => [fn(record), record]
+      const child = evaluate(node.child, run)
+      return pushable(() => mapped(child, keyed), (sink) => each(child, (record) => sink(keyed(record))))
     }
     case "MapValues": {
       const fn = functions.bind(node.fn)
-      return mapped(evaluate(node.child, run), (record) => {
+      const mapValue = (record: unknown) => {
         const [key, value] = Keys.pair(record, "mapValues")
         return [key, fn(value)]
-      })
+      }
+      const child = evaluate(node.child, run)
+      return pushable(() => mapped(child, mapValue), (sink) => each(child, (record) => sink(mapValue(record))))
     }
     case "FlatMapValues": {
       const fn = functions.bind(node.fn)
-      return flattened(evaluate(node.child, run), (record) => {
-        const [key, value] = Keys.pair(record, "flatMapValues")
-        return mapped(iterable(fn(value), "flatMapValues"), (inner) => [key, inner])
-      })
+      const child = evaluate(node.child, run)
+      return pushable(
+        () =>
+          flattened(child, (record) => {
+            const [key, value] = Keys.pair(record, "flatMapValues")
+            return mapped(iterable(fn(value), "flatMapValues"), (inner) => [key, inner])
+          }),
+        (sink) =>
+          each(child, (record) => {
+            const [key, value] = Keys.pair(record, "flatMapValues")
+            eachOf(fn(value), "flatMapValues", (inner) => sink([key, inner]))
+          })
+      )
     }
     case "ShuffleRead":
       return shuffleRead(node, run)
@@ -418,7 +445,7 @@ const shuffleRead = (node: Extract<PlanNode, { _tag: "ShuffleRead" }>, run: Run)
       })
     }
     case "Merge": {
-      const merge = run.functions.bind(read.mergeCombiners)
+      const merge = run.functions.bind(read.mergeCombiners, 2)
       const map = new Spill.SpillableMap<unknown>(run.context, merge)
       return fromThunk(() => {
         for (const record of records) {
@@ -475,6 +502,47 @@ const coGroup = (node: Extract<PlanNode, { _tag: "CoGroup" }>, run: Run): Iterab
     return map.entries()
   })
 }
+
+/**
+ * Records that can also be pushed, one call per record, to a sink: narrow transformations chain their calls
+ * instead of resuming a generator per record and per step, which is most of what a simple pipeline costs. A
+ * consumer that reads everything pushes (`each`); one that may stop early (`take`) or hands the records to the
+ * app (`mapPartitions`) iterates.
+ */
+const pushTo = Symbol("pushTo")
+
+interface Pushable extends Iterable<unknown> {
+  readonly [pushTo]: (sink: (record: unknown) => void) => void
+}
+
+const pushable = (iterate: () => Iterator<unknown>, push: (sink: (record: unknown) => void) => void): Pushable => ({
+  [Symbol.iterator]: iterate,
+  [pushTo]: push
+})
+
+// Every record, pushed when it can be, else iterated.
+const each = (records: Iterable<unknown>, sink: (record: unknown) => void): void => {
+  if (pushTo in records) (records as Pushable)[pushTo](sink)
+  else for (const record of records) sink(record)
+}
+
+// The records a function returned for one record (an array, a generator, …), to the sink.
+const eachOf = (value: unknown, operation: string, sink: (record: unknown) => void): void => {
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) sink(value[i])
+    return
+  }
+  for (const record of iterable(value, operation)) sink(record)
+}
+
+// A source's records, counted as they are read.
+const counting = (source: Iterable<unknown>, counter: Counter): Pushable =>
+  pushable(() => counted(source, counter), (sink) => {
+    for (const record of source) {
+      counter.read++
+      sink(record)
+    }
+  })
 
 function* range(start: number, end: number, step: number): Generator<number> {
   if (step > 0) { for (let i = start; i < end; i += step) yield i }
@@ -549,11 +617,14 @@ const poisson = (mean: number, random: () => number): number => {
 const apply = (result: Task["result"], records: Iterable<unknown>, run: Run): unknown => {
   const { functions } = run
   switch (result._tag) {
-    case "Collect":
-      return Array.from(records)
+    case "Collect": {
+      const all: Array<unknown> = []
+      each(records, (record) => all.push(record))
+      return all
+    }
     case "Count": {
       let n = 0
-      for (const _ of records) n++
+      each(records, () => n++)
       return n
     }
     case "Take": {
@@ -566,27 +637,33 @@ const apply = (result: Task["result"], records: Iterable<unknown>, run: Run): un
       return taken
     }
     case "Reduce": {
-      const fn = functions.bind(result.fn)
+      const fn = functions.bind(result.fn, 2)
       let acc: { value: unknown } | undefined
-      for (const record of records) acc = acc === undefined ? { value: record } : { value: fn(acc.value, record) }
+      each(records, (record) => {
+        acc = acc === undefined ? { value: record } : { value: fn(acc.value, record) }
+      })
       // An empty partition has nothing to contribute: `[]`; otherwise `[value]`.
       return acc === undefined ? [] : [acc.value]
     }
     case "Fold": {
-      const fn = functions.bind(result.fn)
+      const fn = functions.bind(result.fn, 2)
       let acc = structuredClone(result.zero)
-      for (const record of records) acc = fn(acc, record)
+      each(records, (record) => {
+        acc = fn(acc, record)
+      })
       return acc
     }
     case "Aggregate": {
-      const fn = functions.bind(result.seqOp)
+      const fn = functions.bind(result.seqOp, 2)
       let acc = structuredClone(result.zero)
-      for (const record of records) acc = fn(acc, record)
+      each(records, (record) => {
+        acc = fn(acc, record)
+      })
       return acc
     }
     case "Foreach": {
       const fn = functions.bind(result.fn)
-      for (const record of records) fn(record)
+      each(records, fn)
       return null
     }
     case "ForeachPartition":
@@ -599,7 +676,7 @@ const apply = (result: Task["result"], records: Iterable<unknown>, run: Run): un
     case "SampleKeys":
       return sampleKeys(records, result.size, result.seed)
     case "ShuffleWrite":
-      return ShuffleWriter.write(records, result, run.context, functions, result.operation)
+      return ShuffleWriter.write((sink) => each(records, sink), result, run.context, functions, result.operation)
   }
 }
 
@@ -608,7 +685,7 @@ const sampleKeys = (records: Iterable<unknown>, size: number, seed: number) => {
   const random = seededRandom(seed, 0)
   const keys: Array<Keys.Key> = []
   let count = 0
-  for (const record of records) {
+  each(records, (record) => {
     const key = Keys.pair(record, "sortByKey")[0]
     if (keys.length < size) keys.push(key)
     else {
@@ -616,7 +693,7 @@ const sampleKeys = (records: Iterable<unknown>, size: number, seed: number) => {
       if (at < size) keys[at] = key
     }
     count++
-  }
+  })
   return { count, keys }
 }
 
@@ -625,9 +702,9 @@ const takeOrdered = (records: Iterable<unknown>, n: number, ascending: boolean):
   const order = ascending ? Keys.compare : (a: Keys.Key, b: Keys.Key) => Keys.compare(b, a)
   const kept: Array<Keys.Key> = []
   if (n === 0) return kept
-  for (const record of records) {
+  each(records, (record) => {
     const key = Keys.check(record, ascending ? "takeOrdered" : "top")
-    if (kept.length === n && order(key, kept[n - 1]!) >= 0) continue
+    if (kept.length === n && order(key, kept[n - 1]!) >= 0) return
     let low = 0
     let high = kept.length
     while (low < high) {
@@ -637,7 +714,7 @@ const takeOrdered = (records: Iterable<unknown>, n: number, ascending: boolean):
     }
     kept.splice(low, 0, key)
     if (kept.length > n) kept.pop()
-  }
+  })
   return kept
 }
 
@@ -669,13 +746,13 @@ const saveAsText = (records: Iterable<unknown>, dir: string, partition: number):
   const fd = Fs.openSync(temporary, "w")
   try {
     let batch = ""
-    for (const record of records) {
+    each(records, (record) => {
       batch += asLine(record) + "\n"
       if (batch.length >= 64 * 1024) {
         Fs.writeSync(fd, batch)
         batch = ""
       }
-    }
+    })
     Fs.writeSync(fd, batch)
   } finally {
     Fs.closeSync(fd)

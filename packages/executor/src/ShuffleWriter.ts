@@ -64,7 +64,8 @@ export const partitioner = (op: ShuffleWrite, operation: string): (record: unkno
  * @since 0.1.0
  */
 export const write = (
-  records: Iterable<unknown>,
+  /** Pushes every record to the function it is given. */
+  records: (sink: (record: unknown) => void) => void,
   op: ShuffleWrite,
   context: TaskContext.TaskContext,
   functions: Functions,
@@ -107,7 +108,7 @@ export const write = (
   )
 
   if (op.combine === undefined) {
-    for (const record of records) batchers[partitionOf(record)]!.push(record)
+    records((record) => batchers[partitionOf(record)]!.push(record))
   } else {
     const { add: mergeValue, create: createCombiner } = Aggregators.bind(op.combine, functions)
     const combined = new Keys.KeyMap<unknown>()
@@ -118,12 +119,12 @@ export const write = (
     }
     let perEntry = 0
     let updates = 0
-    for (const record of records) {
+    records((record) => {
       const [key, value] = Keys.pair(record, operation)
       const current = combined.get(key)
       const combiner = current === undefined ? createCombiner(value) : mergeValue(current, value)
       combined.set(key, combiner)
-      if (updates++ % 32 !== 0) continue
+      if (updates++ % 32 !== 0) return
       const size = RecordFiles.estimateSize(key) + RecordFiles.estimateSize(combiner) + 16
       perEntry = perEntry === 0 ? size : perEntry * 0.9 + size * 0.1
       if (combined.size * perEntry > context.spillThreshold) {
@@ -131,7 +132,7 @@ export const write = (
         for (const batcher of batchers) batcher.flush()
         spill()
       }
-    }
+    })
     release()
   }
   for (const batcher of batchers) batcher.flush()

@@ -25,21 +25,33 @@ describe("ShuffleService", () => {
       const shuffle = { shuffleId: 3, token: "secret-token" }
       shuffles.mapTaskStarting(shuffle)
       const context = TaskContext.fromInputs({ localDir, spillThreshold: 1 << 20, shuffleInputs: [], cached: [] })
-      const status = Evaluation.run({
-        plan: { _tag: "Slice", items: [["a", 1], ["b", 2], ["a", 3], [["x", 1], 4]] },
-        result: {
-          _tag: "ShuffleWrite",
-          shuffle,
-          mapIndex: 0,
-          numReduces: 2,
-          partitioner: { _tag: "Hash" },
-          combine: { createCombiner: source("(v) => v"), mergeValue: source("(a, b) => a + b"), mergeCombiners: source("(a, b) => a + b") }
-        }
-      }, new Evaluation.Functions(() => undefined), context).value as { readonly sizes: ReadonlyArray<number> }
+      const status = Evaluation.run(
+        {
+          plan: { _tag: "Slice", items: [["a", 1], ["b", 2], ["a", 3], [["x", 1], 4]] },
+          result: {
+            _tag: "ShuffleWrite",
+            shuffle,
+            mapIndex: 0,
+            numReduces: 2,
+            partitioner: { _tag: "Hash" },
+            combine: {
+              createCombiner: source("(v) => v"),
+              mergeValue: source("(a, b) => a + b"),
+              mergeCombiners: source("(a, b) => a + b")
+            }
+          }
+        },
+        new Evaluation.Functions(() => undefined),
+        context
+      ).value as { readonly sizes: ReadonlyArray<number> }
       const blocks = yield* Effect.forEach([0, 1], (reduceId) =>
-        client.data.fetchBytes(server.address!, ShuffleFiles.blockId({ ...shuffle, mapIndex: 0, reduceId }))
+        client.data.fetchBytes(server.address!, ShuffleFiles.blockId({ ...shuffle, mapIndex: 0, reduceId })))
+      assert.deepStrictEqual(
+        blocks.map((bytes) =>
+          bytes.length
+        ),
+        [...status.sizes]
       )
-      assert.deepStrictEqual(blocks.map((bytes) => bytes.length), [...status.sizes])
       const records = blocks.flatMap((bytes) => [...RecordFiles.read({ _tag: "Bytes", bytes })])
       assert.deepStrictEqual(
         records.map((record) => JSON.stringify(record)).sort(),
