@@ -201,8 +201,13 @@ export const make = (
           const segment = blocks.get(id)
           return segment === undefined ? [] : [[id, segment] as const]
         })
+        const reads = shufflesRead(task.plan)
+        // Most tasks read no shuffle and no broadcast: nothing to wait for.
+        if (reads.length === 0 && task.broadcasts === undefined) {
+          return Effect.succeed<TaskContext.Inputs>({ localDir, spillThreshold, shuffleInputs: [], cached })
+        }
         return Effect.zipWith(
-          Scope.extend(shuffles.gather(taskId, shufflesRead(task.plan)), scope),
+          Scope.extend(shuffles.gather(taskId, reads), scope),
           Effect.forEach(task.broadcasts ?? [], broadcastValue),
           (gathered, broadcasts): TaskContext.Inputs => ({
             localDir,

@@ -112,6 +112,8 @@ interface Thread {
   readonly worker: Worker
   /** The records its running task has read, which the thread writes as it goes. */
   readonly progress: Float64Array
+  /** The local dir of the last inputs it was sent, which it uses for tasks sent without inputs. */
+  localDir: string | undefined
   /** The task it runs, with what to call when it is done. */
   current:
     | { readonly taskId: number; readonly done: (result: Effect.Effect<TaskOutput, ThreadDied>) => void }
@@ -142,7 +144,7 @@ export const make = (options: Options): Effect.Effect<TaskThreads, ThreadStartFa
       Effect.async<Thread, ThreadStartFailed>((resume) => {
         const progress = new SharedArrayBuffer(Float64Array.BYTES_PER_ELEMENT)
         const worker = spawn(options.appUrl, progress)
-        const thread: Thread = { worker, progress: new Float64Array(progress), current: undefined }
+        const thread: Thread = { worker, progress: new Float64Array(progress), localDir: undefined, current: undefined }
         let ready = false
         worker.on("message", (message: FromThread) => {
           switch (message._tag) {
@@ -205,7 +207,10 @@ export const make = (options: Options): Effect.Effect<TaskThreads, ThreadStartFa
         const assign = (thread: Thread) => {
           assigned = thread
           thread.current = { taskId, done: resume }
-          const message: ToThread = { taskId, task, inputs }
+          const plain = inputs.shuffleInputs.length === 0 && inputs.cached.length === 0 &&
+            inputs.broadcasts === undefined && inputs.metrics === undefined && thread.localDir === inputs.localDir
+          const message: ToThread = plain ? { taskId, task } : { taskId, task, inputs }
+          thread.localDir = inputs.localDir
           thread.worker.postMessage(message)
         }
         const thread = idle.pop()

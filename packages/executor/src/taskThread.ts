@@ -56,6 +56,9 @@ const answer = (taskId: number, outcome: Uint8Array, blocks: ReadonlyArray<NewBl
   ])
 }
 
+// What a task sent without inputs reads: the local dir and spill threshold of the last inputs sent.
+let plainInputs: TaskContext.Inputs | undefined
+
 const run = async (message: ToThread) => {
   let task: Task
   try {
@@ -68,7 +71,11 @@ const run = async (message: ToThread) => {
     return answer(message.taskId, failureOutcome(error))
   }
   counter.read = 0
-  const context = TaskContext.fromInputs(message.inputs)
+  if (message.inputs !== undefined) {
+    const { localDir, spillThreshold } = message.inputs
+    plainInputs = { localDir, spillThreshold, shuffleInputs: [], cached: [] }
+  }
+  const context = TaskContext.fromInputs(message.inputs ?? plainInputs!)
   answer(message.taskId, outcomeOf(task, functions, context, counter), context.stored)
 }
 

@@ -6,7 +6,11 @@ import type { Inputs } from "../TaskContext.js"
 export interface ToThread {
   readonly taskId: number
   readonly task: Uint8Array
-  readonly inputs: Inputs
+  /**
+   * Left out when the task reads nothing but its plan and the thread was sent the same local dir before: the
+   * thread uses that one (a structured clone per task is a good part of what a small task costs).
+   */
+  readonly inputs?: Inputs
 }
 
 export interface Failure {
