@@ -1,6 +1,6 @@
 import { assert, layer } from "@effect/vitest"
 import { type AppEvents, JobFailed, Kindling, Local } from "@kindling/driver"
-import { Chunk, Effect, Option, Stream, TestServices } from "effect"
+import { Chunk, Effect, Fiber, Option, Stream, TestServices } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
@@ -241,5 +241,39 @@ layer(local(4), { timeout: 120_000 })("local[2] shuffles", (it) => {
       assert.strictEqual(submitted.length, 1, "only the result stage ran")
       const chunk = yield* Effect.succeed(Chunk.fromIterable(submitted))
       assert.isTrue(Option.isSome(Chunk.head(chunk)))
+    }))
+
+  it.effect("interrupting an action cancels the stages no other job needs; a shared map stage runs on", () =>
+    Effect.gen(function*() {
+      const kc = yield* Kindling
+      const slowCounts = () =>
+        kc.range(0, 8, 1, 4).map((x) => {
+          const until = Date.now() + 300
+          while (Date.now() < until) { /* a slow map task */ }
+          return [x % 2, x] as [number, number]
+        }).reduceByKey((a, b) => a + b, undefined, 2)
+      const counts = slowCounts()
+      const { events, result } = yield* eventsOf(Effect.gen(function*() {
+        const first = yield* Effect.fork(counts.collect())
+        const second = yield* Effect.fork(counts.count())
+        yield* TestServices.provideLive(Effect.sleep("150 millis"))
+        yield* Fiber.interrupt(first)
+        return yield* Fiber.join(second)
+      }))
+      assert.strictEqual(result, 2)
+      const ends = events.flatMap((e) => (e._tag === "JobEnd" ? [[e.jobId, e.succeeded]] : []))
+      assert.strictEqual(ends.filter(([, succeeded]) => succeeded === false).length, 1)
+      const completed = events.filter((e) => e._tag === "StageCompleted")
+      assert.isTrue(
+        completed.length > 0 && completed.every((e) => e._tag === "StageCompleted" && e.failureReason === undefined)
+      )
+      // Alone, the interrupted job's running map stage is cancelled with it.
+      const alone = yield* eventsOf(Effect.gen(function*() {
+        const fiber = yield* Effect.fork(slowCounts().collect())
+        yield* TestServices.provideLive(Effect.sleep("150 millis"))
+        yield* Fiber.interrupt(fiber)
+      }))
+      const cancelled = alone.events.filter((e) => e._tag === "StageCompleted")
+      assert.isTrue(cancelled.some((e) => e._tag === "StageCompleted" && e.failureReason !== undefined))
     }))
 })
