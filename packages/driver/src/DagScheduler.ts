@@ -290,7 +290,7 @@ export const locations = (
 }
 
 /**
- * The stage a job's result stage or a shuffle's map stage is, for the shell's naming of task sets.
+ * The encoded task of a stage's partition, for its launch.
  *
  * @since 0.1.0
  */

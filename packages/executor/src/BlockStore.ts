@@ -98,9 +98,4 @@ export class BlockStore {
       Fs.rmSync(file.path, { force: true })
     }
   }
-
-  /** Bytes held in memory. */
-  get used(): number {
-    return this.memoryUsed
-  }
 }
