@@ -637,9 +637,9 @@ const endJob = (state: State, job: Job, failure: string | undefined, out: Array<
 }
 
 /**
- * What is wrong with the state, if anything: a stage in more than one of the waiting, running and failed sets;
- * a stage no job needs, or a job whose stages are gone; a waiting stage whose parents are all available while
- * none of them runs or waits to be resubmitted.
+ * What is wrong with the state, if anything: a stage in more than one of the waiting, running and failed sets,
+ * or a result stage in none (each stage is in exactly one of waiting, running, failed and — map stages only —
+ * done); a stage no job needs, or a job whose stages are gone; a shuffle mapped to a stage of another.
  *
  * @since 0.1.0
  */
@@ -648,6 +648,9 @@ export const validate = (state: State): Array<string> => {
   for (const stage of state.stages.values()) {
     const sets = [state.waiting, state.running, state.failed].filter((set) => set.has(stage.id)).length
     if (sets > 1) problems.push(`stage ${stage.id} is in ${sets} of the waiting, running and failed sets`)
+    // A map stage in none of them is done (its outputs may since have been lost); a result stage is done only
+    // with its job, which forgets it.
+    if (sets === 0 && stage.shuffleId === undefined) problems.push(`result stage ${stage.id} is in no set`)
     if (stage.jobIds.size === 0) problems.push(`stage ${stage.id} is kept for no job`)
     for (const jobId of stage.jobIds) {
       if (!state.jobs.has(jobId)) problems.push(`stage ${stage.id} is kept for ended job ${jobId}`)
