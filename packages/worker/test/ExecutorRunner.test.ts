@@ -1,7 +1,9 @@
 import { assert, describe } from "@effect/vitest"
+import { ExecutorProcess } from "@kindling/executor"
 import { Descriptions, Ids } from "@kindling/protocol"
 import { ExecutorRunner, ProcessLauncher } from "@kindling/worker"
 import { Effect, Exit, Option, Scope } from "effect"
+import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { command, isAlive, live, readText, readyPid, resolveFixture, tempDir } from "./fixtures/support.js"
 
@@ -95,8 +97,14 @@ describe("ExecutorRunner", () => {
         options(workDir, command("hang", ["ignore-term"]), { terminateTimeout: "200 millis" })
       )
       yield* readyPid(Path.join(workDir, appId, "2", "stdout"))
+      // Shuffle output it wrote, which it can no longer remove itself.
+      const blocks = Path.join(workDir, appId, "2", ExecutorProcess.blockManagerDirName)
+      Fs.mkdirSync(blocks, { recursive: true })
+      Fs.writeFileSync(Path.join(blocks, "shuffle_0_0.data"), "map output")
       yield* executor.kill
       assert.deepStrictEqual((yield* executor.result).exitStatus, Option.some(137))
+      assert.isFalse(Fs.existsSync(blocks), "its shuffle files went with it")
+      assert.isTrue(Fs.existsSync(Path.join(workDir, appId, "2", "stdout")), "its logs stay")
     }))
 
   live("a launch failure is FAILED with the failure's text", () =>
