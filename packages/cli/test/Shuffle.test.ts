@@ -165,6 +165,22 @@ describe("the examples", () => {
     }), 60_000)
 })
 
+// Submits an app written to a fresh directory on local-cluster[2,1,1024], with a marker path in that directory as
+// its argument (its tasks create it, so that what they do happens once); fails unless it exits 0.
+const submitWithMarker = (name: string, source: string) =>
+  Effect.gen(function*() {
+    const dir = yield* temporaryDirectory
+    const result = yield* run([
+      "submit",
+      "--master",
+      "local-cluster[2,1,1024]",
+      app(dir, name, source),
+      `${dir}/marker`
+    ])
+    assert.strictEqual(result.code, 0, result.stderr)
+    return result
+  })
+
 describe("shuffles on local-cluster", () => {
   it.live(
     "on local-cluster[2,1,1024], random pipelines of narrow and shuffle operations give the model's results",
@@ -187,15 +203,7 @@ describe("shuffles on local-cluster", () => {
     "an executor SIGKILLed while the reduce stage runs: fetch failure, the map partitions run again, the answer is right",
     () =>
       Effect.gen(function*() {
-        const dir = yield* temporaryDirectory
-        const result = yield* run([
-          "submit",
-          "--master",
-          "local-cluster[2,1,1024]",
-          app(dir, "reduce-kills.ts", reduceKillsExecutor),
-          `${dir}/killed`
-        ])
-        assert.strictEqual(result.code, 0, result.stderr)
+        const result = yield* submitWithMarker("reduce-kills.ts", reduceKillsExecutor)
         assert.match(result.stdout, /^right 100 keys; map stage attempts ([2-9])\n$/)
         assert.match(result.stderr, /Lost executor \d+ on 127\.0\.0\.1/)
       }),
@@ -206,15 +214,7 @@ describe("shuffles on local-cluster", () => {
     "a cached dataset serves the next job without computing again; after its executor dies it is recomputed, still right",
     () =>
       Effect.gen(function*() {
-        const dir = yield* temporaryDirectory
-        const result = yield* run([
-          "submit",
-          "--master",
-          "local-cluster[2,1,1024]",
-          app(dir, "cache.ts", cacheSurvivesExecutorLoss),
-          `${dir}/killed`
-        ])
-        assert.strictEqual(result.code, 0, result.stderr)
+        const result = yield* submitWithMarker("cache.ts", cacheSurvivesExecutorLoss)
         const match = /^sums (\d+) (\d+) (\d+); calls (\d+) (\d+) (\d+); lost (\d+)\n$/.exec(result.stdout)
         assert.isNotNull(match, result.stdout)
         const [, first, again, third, afterFirst, afterSecond, afterThird, lost] = match!.map(Number)
@@ -233,15 +233,7 @@ describe("shuffles on local-cluster", () => {
     "a broadcast is fetched once per executor; an accumulator counts a retried task once",
     () =>
       Effect.gen(function*() {
-        const dir = yield* temporaryDirectory
-        const result = yield* run([
-          "submit",
-          "--master",
-          "local-cluster[2,1,1024]",
-          app(dir, "shared.ts", sharedVariables),
-          `${dir}/failed`
-        ])
-        assert.strictEqual(result.code, 0, result.stderr)
+        const result = yield* submitWithMarker("shared.ts", sharedVariables)
         assert.strictEqual(
           result.stdout,
           `total ${Array.from({ length: 24 }, (_, x) => x * 100).reduce((a, b) => a + b)}; seen 100\n`

@@ -230,7 +230,7 @@ export const step = (state: State, input: Input): Array<Command> => {
       break
     case "CancelJob": {
       const job = state.jobs.get(input.jobId)
-      if (job !== undefined) failJob(state, job, input.reason, out)
+      if (job !== undefined) endJob(state, job, input.reason, out)
       break
     }
     case "TaskSucceeded":
@@ -603,11 +603,9 @@ const resubmitFailedStages = (state: State, out: Array<Command>) => {
 const abortStage = (state: State, stage: Stage, reason: string, out: Array<Command>) => {
   const jobs = [...stage.jobIds].map((id) => state.jobs.get(id)).filter((job) => job !== undefined)
   for (const job of jobs.sort((a, b) => a.id - b.id)) {
-    failJob(state, job, `Job aborted due to stage failure: ${reason}`, out)
+    endJob(state, job, `Job aborted due to stage failure: ${reason}`, out)
   }
 }
-
-const failJob = (state: State, job: Job, reason: string, out: Array<Command>) => endJob(state, job, reason, out)
 
 // The job is over: stages no other job needs are cancelled (when they run) and forgotten.
 const endJob = (state: State, job: Job, failure: string | undefined, out: Array<Command>) => {

@@ -124,7 +124,8 @@ export const make = (
       Effect.suspend(() => {
         const job = jobs.get(command.jobId)
         if (job === undefined) return Effect.void
-        const outcome = Records.decode(command.outcome) as typeof TaskPlan.TaskOutcome.Encoded
+        const { outcome } = command
+        if (outcome === undefined) return resultLost(command.jobId, job, command.index, "it is unreadable", host)
         if (outcome._tag === "TaskResult") {
           job.results[command.index] = Records.decode(outcome.value)
           return Effect.void

@@ -128,14 +128,14 @@ export type Local =
  */
 export type DriverCommand =
   /**
-   * One task of the job succeeded; `outcome` is its encoded `TaskPlan.TaskResult`, or an `IndirectTaskResult`
-   * to fetch from `from`, the executor's address.
+   * One task of the job succeeded; `outcome` is its `TaskPlan.TaskResult` (its value still encoded), or an
+   * `IndirectTaskResult` to fetch from `from`, the executor's address — undefined when its bytes were unreadable.
    */
   | {
     readonly _tag: "TaskResult"
     readonly jobId: number
     readonly index: number
-    readonly outcome: Uint8Array
+    readonly outcome: typeof TaskPlan.TaskOutcome.Encoded | undefined
     readonly from: RpcAddress.RpcAddress | undefined
   }
   | { readonly _tag: "JobSucceeded"; readonly jobId: number }
@@ -418,22 +418,15 @@ const taskEnded = (
 }
 
 // A result's size as kindling.driver.maxResultSize counts it: an indirect one (a few bytes) says its own.
-const resultSize = (data: Uint8Array): number => {
-  if (data.length > 256) return data.length
-  try {
-    const outcome = Records.decode(data) as { readonly _tag?: string; readonly size?: number }
-    return outcome._tag === "IndirectTaskResult" && typeof outcome.size === "number" ? outcome.size : data.length
-  } catch {
-    return data.length // unreadable: the shell fails the job when it reads it
-  }
-}
+const resultSize = (data: Uint8Array, outcome: typeof TaskPlan.TaskOutcome.Encoded | undefined): number =>
+  outcome?._tag === "IndirectTaskResult" ? outcome.size : data.length
 
 // A finished task's result, but its value (left encoded): a few fields, cheap to read.
 const finishedOutcome = (data: Uint8Array): typeof TaskPlan.TaskOutcome.Encoded | undefined => {
   try {
     return Records.decode(data) as typeof TaskPlan.TaskOutcome.Encoded
   } catch {
-    return undefined // unreadable: the shell fails the job when it reads it
+    return undefined // unreadable: the shell fails the job
   }
 }
 
@@ -490,7 +483,7 @@ const statusUpdate = (step: Step, message: ClusterMessages.StatusUpdate) => {
       executorId: command.executorId,
       ...(isMap ? { sizes: mapSizes(finished) } : {}),
       now: step.now
-    }, (jobId, index) => takeResult(step, jobId, index, message.data, executor?.ref.address))
+    }, (jobId, index) => takeResult(step, jobId, index, message.data, finished, executor?.ref.address))
   }
   if (failure?.fetchFailed !== undefined && taskSetId !== undefined) {
     const [stageId, stageAttempt] = taskSetId.split(".").map(Number) as [number, number]
@@ -514,19 +507,20 @@ const takeResult = (
   jobId: number,
   index: number,
   data: Uint8Array,
+  outcome: typeof TaskPlan.TaskOutcome.Encoded | undefined,
   from: RpcAddress.RpcAddress | undefined
 ) => {
   const job = step.state.jobs.get(jobId)
   if (job === undefined || job.failure !== undefined) return
   job.succeeded++
-  job.resultBytes += resultSize(data)
+  job.resultBytes += resultSize(data, outcome)
   const limit = step.state.config.maxResultSize
   if (limit > 0 && job.resultBytes > limit) {
     job.failure = `Job aborted due to stage failure: Total size of serialized results of ${job.succeeded} tasks ` +
       `(${job.resultBytes} bytes) is bigger than kindling.driver.maxResultSize (${limit} bytes)`
     return
   }
-  step.commands.push({ _tag: "TaskResult", jobId, index, outcome: data, from })
+  step.commands.push({ _tag: "TaskResult", jobId, index, outcome, from })
 }
 
 const cancelJob = (step: Step, jobId: number, reason: string) => {

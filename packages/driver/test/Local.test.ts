@@ -16,23 +16,7 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import * as Chains from "./fixtures/chains.js"
-
-const driverConfig = (maxFailures: number) => ({
-  dag: { maxConsecutiveAttempts: 4, resubmitDelayMillis: 200 },
-  scheduler: {
-    maxFailures,
-    cpusPerTask: 1,
-    mode: "FIFO" as const,
-    speculation: { enabled: false, multiplier: 1.5, quantile: 0.75, minTaskRuntimeMillis: 100 },
-    seed: 7
-  },
-  reviveIntervalMillis: 1000,
-  executorTimeoutMillis: 120_000,
-  speculationIntervalMillis: 100,
-  maxResultSize: 1 << 30,
-  starvationWarningMillis: 30_000,
-  properties: []
-})
+import { driverConfig } from "./fixtures/driverConfig.js"
 
 const local = (maxFailures: number, maxDirectResultSize?: number) =>
   Local.layer({

@@ -4,25 +4,8 @@ import { Effect, Fiber, Stream, TestServices } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
+import { driverConfig } from "./fixtures/driverConfig.js"
 import * as Pipelines from "./fixtures/pipelines.js"
-
-const driver = (maxFailures: number) => ({
-  dag: { maxConsecutiveAttempts: 4, resubmitDelayMillis: 200 },
-  scheduler: {
-    maxFailures,
-    cpusPerTask: 1,
-    mode: "FIFO" as const,
-    speculation: { enabled: false, multiplier: 1.5, quantile: 0.75, minTaskRuntimeMillis: 100 },
-    seed: 11,
-    localityWaitMillis: 3000
-  },
-  reviveIntervalMillis: 1000,
-  executorTimeoutMillis: 120_000,
-  speculationIntervalMillis: 100,
-  maxResultSize: 1 << 30,
-  starvationWarningMillis: 30_000,
-  properties: []
-})
 
 const spillThreshold = 1024 * 1024
 
@@ -30,7 +13,7 @@ const local = (maxFailures: number) =>
   Local.layer({
     appName: "shuffle-test",
     threads: 2,
-    driver: driver(maxFailures),
+    driver: driverConfig(maxFailures),
     heartbeatIntervalMillis: 10_000,
     spillThreshold,
     validateState: true
