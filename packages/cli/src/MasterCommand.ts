@@ -4,8 +4,8 @@
  * @since 0.1.0
  */
 import { type Conf, Problem } from "@kindling/conf"
-import { KernelConf } from "@kindling/kernel"
-import { ArtifactStore, LeaderElection, Master, MasterConf, Persistence } from "@kindling/master"
+import { KernelConf, WebServer } from "@kindling/kernel"
+import { ArtifactStore, LeaderElection, Master, MasterConf, MasterUi, Persistence } from "@kindling/master"
 import { ProtocolConf, RpcEnv } from "@kindling/protocol"
 import { NodeTransport } from "@kindling/protocol/node"
 import * as Effect from "effect/Effect"
@@ -70,10 +70,16 @@ export const start = (options: {
       maxSize: conf.get(MasterConf.keys.artifactMaxSize) * 2 ** 20,
       retentionMillis: conf.get(MasterConf.keys.artifactRetention)
     })
-    const uiPort = conf.get(MasterConf.keys.uiPort)
+    // The UI's port is bound first: the master tells workers and tools where its pages are.
+    const ui = yield* WebServer.bind({
+      name: "master UI",
+      host,
+      port: conf.get(MasterConf.keys.uiPort),
+      maxRetries: conf.get(KernelConf.keys.portMaxRetries)
+    })
     const master = yield* Master.make({
-      webUiUrl: `http://${host}:${uiPort}`,
-      webUiPort: uiPort,
+      webUiUrl: ui.url,
+      webUiPort: ui.port,
       restPort: conf.get(MasterConf.keys.restEnabled) ? conf.get(MasterConf.keys.restPort) : undefined,
       workerTimeoutMillis: conf.get(ProtocolConf.keys.workerTimeout),
       deadWorkerPersistence: conf.get(MasterConf.keys.deadWorkerPersistence),
@@ -95,7 +101,8 @@ export const start = (options: {
         )
       )
     )
-    yield* Effect.logInfo(`Starting Kindling master at ${master.url} (recovery mode ${recoveryMode})`)
+    yield* ui.serve(MasterUi.routes({ master, killEnabled: conf.get(KernelConf.keys.uiKillEnabled) }))
+    yield* Effect.logInfo(`Starting Kindling master at ${master.url} (recovery mode ${recoveryMode}), UI at ${ui.url}`)
     return master
   })
 

@@ -7,10 +7,10 @@
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import { type Conf, ValueType } from "@kindling/conf"
 import { NodeLoader } from "@kindling/conf/node"
-import { KernelConf } from "@kindling/kernel"
+import { KernelConf, WebServer } from "@kindling/kernel"
 import { Ids, MasterUrl, ProtocolConf, type RpcAddress, RpcEnv } from "@kindling/protocol"
 import { NodeTransport } from "@kindling/protocol/node"
-import { ProcessLauncher, Runners, Worker, WorkerConf } from "@kindling/worker"
+import { ProcessLauncher, Runners, Worker, WorkerConf, WorkerUi } from "@kindling/worker"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -67,12 +67,18 @@ export const start = (options: {
     yield* Effect.gen(function*() {
       const address = (yield* RpcEnv.RpcEnv).address!
       const workerId = Ids.makeWorkerId(new Date(yield* Clock.currentTimeMillis), address.host, address.port)
-      yield* Worker.make({
+      const ui = yield* WebServer.bind({
+        name: "worker UI",
+        host,
+        port: conf.get(WorkerConf.keys.uiPort),
+        maxRetries: conf.get(KernelConf.keys.portMaxRetries)
+      })
+      const worker = yield* Worker.make({
         workerId,
         cores: options.cores,
         memory: options.memory,
         masters: options.masters,
-        webUiUrl: `http://${host}:${conf.get(WorkerConf.keys.uiPort)}`,
+        webUiUrl: ui.url,
         workDir,
         workerTimeoutMillis: conf.get(ProtocolConf.keys.workerTimeout),
         registration: {
@@ -93,6 +99,7 @@ export const start = (options: {
         validateState: conf.get(KernelConf.keys.validateState),
         onExit: options.onExit
       })
+      yield* ui.serve(WorkerUi.routes(worker))
     }).pipe(
       // Built in the caller's scope: the worker's network and runners live as long as it does.
       Effect.provide(

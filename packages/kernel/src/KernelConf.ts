@@ -14,6 +14,14 @@ export const keys = {
     default: "false",
     description: "Run each role core's validate(state) after every step and stop the node on a violation (for " +
       "debugging and tests)."
+  }),
+  portMaxRetries: Key.make("kindling.port.maxRetries", ValueType.int({ min: 0 }), {
+    default: "16",
+    description: "A web UI whose port is taken tries the next ports, this many (as Spark's spark.port.maxRetries)."
+  }),
+  uiKillEnabled: Key.make("kindling.ui.killEnabled", ValueType.boolean, {
+    default: "true",
+    description: "The master UI shows kill buttons for apps and drivers (and accepts their POSTs from its own pages)."
   })
 }
 

@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import { Shell } from "@kindling/kernel"
-import { Endpoints, type QueryMessages, type RpcAddress, type RpcEnv } from "@kindling/protocol"
+import { Endpoints, type Ids, type QueryMessages, type RpcAddress, type RpcEnv } from "@kindling/protocol"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import { ArtifactStore } from "./ArtifactStore.js"
@@ -36,6 +36,10 @@ export interface Master {
   readonly url: string
   /** The master's whole state, as `RequestMasterState` answers it. */
   readonly state: Effect.Effect<QueryMessages.MasterStateResponse>
+  /** Kills an app, as the kill button of the master's web UI does (ignored unless the master leads). */
+  readonly killApplication: (appId: Ids.AppId) => Effect.Effect<void>
+  /** Kills a driver, as the kill button of the master's web UI does (ignored unless the master leads). */
+  readonly killDriver: (driverId: Ids.DriverId) => Effect.Effect<void>
 }
 
 /**
@@ -108,5 +112,11 @@ export const make = (
     })
     yield* Effect.logInfo(`Kindling master at ${address.url}`)
 
-    return { address, url: address.url, state: shell.read(MasterCore.masterState) }
+    return {
+      address,
+      url: address.url,
+      state: shell.read(MasterCore.masterState),
+      killApplication: (appId) => Effect.sync(() => shell.feed({ _tag: "KillApplicationFromUi", appId })),
+      killDriver: (driverId) => Effect.sync(() => shell.feed({ _tag: "KillDriverFromUi", driverId }))
+    }
   })

@@ -93,6 +93,10 @@ export type Local =
   | { readonly _tag: "RevokedLeadership" }
   | { readonly _tag: "CheckForWorkerTimeOut" }
   | { readonly _tag: "CompleteRecovery" }
+  /** Someone pressed an app's kill button in the master's web UI. */
+  | { readonly _tag: "KillApplicationFromUi"; readonly appId: Ids.AppId }
+  /** Someone pressed a driver's kill button in the master's web UI. */
+  | { readonly _tag: "KillDriverFromUi"; readonly driverId: Ids.DriverId }
   /** The artifact store has stored an upload, or rejected it. */
   | {
     readonly _tag: "ArtifactStored"
@@ -213,6 +217,17 @@ export const step = (state: State, input: Input): ReadonlyArray<Command> => {
     case "ArtifactStored":
       Core.reply(current, input.ask, input.exit)
       break
+    case "KillApplicationFromUi": {
+      // As Spark's master page: only a leading master acts, on an app it has; anything else is ignored.
+      const app = state.status === "ALIVE" ? state.apps.get(input.appId) : undefined
+      if (app !== undefined) removeApplication(current, app, "KILLED")
+      break
+    }
+    case "KillDriverFromUi": {
+      const outcome = killDriverRequest(current, input.driverId)
+      if (Exit.isFailure(outcome)) log(current, "Warning", `Kill of driver ${input.driverId} from the UI refused`)
+      break
+    }
   }
   if (current.wants.recoveryCheck && canCompleteRecovery(state)) completeRecovery(current)
   if (current.wants.schedule) schedule(current)

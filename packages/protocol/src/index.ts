@@ -48,6 +48,8 @@ export * as RpcEnv from "./RpcEnv.js"
 /** @since 0.1.0 */
 export * as SharedVariables from "./SharedVariables.js"
 /** @since 0.1.0 */
+export * as SparkJson from "./SparkJson.js"
+/** @since 0.1.0 */
 export * as States from "./States.js"
 /** @since 0.1.0 */
 export * as SubmissionMessages from "./SubmissionMessages.js"

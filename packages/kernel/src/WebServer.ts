@@ -1,0 +1,196 @@
+/**
+ * The HTTP port of a node (its web UI, JSON and metrics), started by the node like its RPC port: bound first, so
+ * the node can tell others its address, and serving the node's routes once the node is up. Every node answers
+ * the same few routes besides its own: `/healthz`, `/readyz`, `/metrics/prometheus` and the shared assets under
+ * `/static/`.
+ *
+ * @since 0.1.0
+ */
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import type * as HttpServer from "@effect/platform/HttpServer"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+import * as Http from "node:http"
+import * as NodeMetrics from "./NodeMetrics.js"
+import * as WebAssets from "./WebAssets.js"
+
+/**
+ * No port could be bound: `port` and the `tries - 1` after it were all taken (or the host is not this machine's).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class WebPortUnavailable extends Data.TaggedError("WebPortUnavailable")<{
+  readonly server: string
+  readonly host: string
+  readonly port: number
+  readonly tries: number
+  readonly reason: string
+}> {
+  override get message() {
+    const ports = this.tries > 1 ? `ports ${this.port}–${this.port + this.tries - 1}` : `port ${this.port}`
+    return `The ${this.server} could not listen on ${this.host}, ${ports}: ${this.reason}`
+  }
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /** What the port serves, for messages: "master UI", "app UI". */
+  readonly name: string
+  readonly host: string
+  /** 0 picks a free port. */
+  readonly port: number
+  /** When `port` is taken, the next ports tried (`kindling.port.maxRetries`, 16 as Spark's). */
+  readonly maxRetries: number
+}
+
+/**
+ * What a node adds to the common routes.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface NodeRoutes<E> {
+  readonly routes: HttpRouter.HttpRouter<E, never>
+  /** Whether the node is ready for work (`/readyz` answers 200, or 503). */
+  readonly ready: Effect.Effect<boolean>
+  /** Its metrics, for `/metrics/prometheus`. */
+  readonly metrics: NodeMetrics.Selection
+  /** Where else its metrics are served (Spark's PrometheusServlet paths: `/metrics/master/prometheus`, …). */
+  readonly metricsPaths?: ReadonlyArray<HttpRouter.PathInput>
+  /** Records the figures read off the node's state, before a scrape renders them. */
+  readonly beforeScrape?: Effect.Effect<void>
+}
+
+/**
+ * A bound port.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface WebServer {
+  readonly port: number
+  /** `http://host:port`. */
+  readonly url: string
+  /** Serves the node's routes (and the common ones) until the scope closes. */
+  readonly serve: <E>(node: NodeRoutes<E>) => Effect.Effect<void, never, Scope.Scope>
+}
+
+const listen = (host: string, port: number) =>
+  NodeHttpServer.make(() => Http.createServer(), { host, port }).pipe(
+    Effect.mapError((error) => (error.cause instanceof Error ? error.cause.message : String(error.cause)))
+  )
+
+const tryPorts = (
+  options: Options,
+  attempt: number
+): Effect.Effect<HttpServer.HttpServer, WebPortUnavailable, Scope.Scope> =>
+  listen(options.host, options.port === 0 ? 0 : options.port + attempt).pipe(
+    Effect.catchAll((reason) =>
+      options.port !== 0 && attempt < options.maxRetries && reason.includes("EADDRINUSE")
+        ? tryPorts(options, attempt + 1)
+        : Effect.fail(
+          new WebPortUnavailable({
+            server: options.name,
+            host: options.host,
+            port: options.port,
+            tries: attempt + 1,
+            reason
+          })
+        )
+    )
+  )
+
+const common = <E>(node: NodeRoutes<E>) => {
+  const scrape = Effect.zipRight(
+    node.beforeScrape ?? Effect.void,
+    Effect.map(
+      NodeMetrics.prometheusText(node.metrics),
+      (text) => HttpServerResponse.text(text, { contentType: "text/plain; version=0.0.4; charset=utf-8" })
+    )
+  )
+  const withMetrics = ["/metrics/prometheus" as const, ...(node.metricsPaths ?? [])].reduce(
+    (routes: HttpRouter.HttpRouter<E, never>, path) => HttpRouter.get(routes, path, scrape),
+    node.routes
+  )
+  return withMetrics.pipe(
+    HttpRouter.get("/healthz", HttpServerResponse.text("ok")),
+    HttpRouter.get(
+      "/readyz",
+      Effect.map(
+        node.ready,
+        (ready) => ready ? HttpServerResponse.text("ready") : HttpServerResponse.text("not ready", { status: 503 })
+      )
+    ),
+    HttpRouter.get(
+      "/static/kindling.css",
+      HttpServerResponse.text(WebAssets.stylesheet, { contentType: "text/css; charset=utf-8" })
+    ),
+    HttpRouter.get(
+      "/static/kindling.js",
+      HttpServerResponse.text(WebAssets.script, { contentType: "text/javascript; charset=utf-8" })
+    )
+  )
+}
+
+// A route that fails answers 500 with the reason, on one line; the node goes on.
+const failure = (error: unknown) =>
+  HttpServerResponse.text(
+    `Internal error: ${error instanceof Error ? error.message : String(error)}`,
+    { status: 500 }
+  )
+
+/**
+ * Binds the port (or the next free one, as Spark's UIs do); it is released when the scope closes.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const bind = (options: Options): Effect.Effect<WebServer, WebPortUnavailable, Scope.Scope> =>
+  Effect.gen(function*() {
+    const server = yield* tryPorts(options, 0)
+    const port = server.address._tag === "TcpAddress" ? server.address.port : options.port
+    const url = `http://${options.host.includes(":") ? `[${options.host}]` : options.host}:${port}`
+    yield* Effect.logInfo(`The ${options.name} is at ${url}`)
+    return {
+      port,
+      url,
+      serve: (node) =>
+        server.serve(
+          common(node).pipe(
+            Effect.catchAllCause((cause) =>
+              cause._tag === "Fail" && (cause.error as { _tag?: string } | undefined)?._tag === "RouteNotFound"
+                ? Effect.succeed(HttpServerResponse.text("Not found", { status: 404 }))
+                : Effect.succeed(
+                  failure(cause._tag === "Fail" ? cause.error : cause._tag === "Die" ? cause.defect : cause)
+                )
+            )
+          )
+        )
+    }
+  })
+
+/**
+ * Whether a request that changes something (a kill button's POST) comes from one of the node's own pages: its
+ * `Origin` (or, without one, its `Referer`) is the address the request was sent to. A page elsewhere cannot
+ * make a browser send it.
+ *
+ * @since 0.1.0
+ */
+export const isSameOrigin = (headers: Readonly<Record<string, string | undefined>>): boolean => {
+  const host = headers["host"]
+  if (host === undefined) return false
+  const from = headers["origin"] ?? headers["referer"]
+  if (from === undefined) return false
+  try {
+    return new URL(from).host === host
+  } catch {
+    return false
+  }
+}
