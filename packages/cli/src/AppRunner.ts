@@ -69,7 +69,8 @@ const runtimeFor = (
             maxDirectResultSize: conf.get(DriverConf.keys.maxDirectResultSize),
             spillThreshold: conf.get(DriverConf.keys.shuffleSpillThreshold) * 1024 * 1024,
             validateState,
-            showProgress
+            showProgress,
+            ui: DriverConf.uiOptions(conf, conf.get(DriverConf.keys.driverHost) ?? "127.0.0.1")
           })
       case "LocalCluster": {
         // A master and its workers on 127.0.0.1, as Spark's tests run them: real nodes, in this process.

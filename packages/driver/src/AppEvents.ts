@@ -1,10 +1,44 @@
 /**
  * What happens in an app, as its driver sees it (Spark's listener bus): jobs and their stages start and end,
- * tasks start and end, executors come and go and report how they and their tasks are doing. The console progress bar (and, later, the app's web UI and event
- * log) are built on this stream, never on the schedulers' state.
+ * tasks start and end, executors come and go and report how they and their tasks are doing, persisted
+ * partitions are stored and dropped. The console progress bar, the app's web UI and its metrics (and, later, the
+ * event log) are built on this stream, never on the schedulers' state.
  *
  * @since 0.1.0
  */
+
+/**
+ * A dataset as a stage computes it (Spark's `RDDInfo`): the operation that made it and the datasets it is made
+ * from — in the same stage, or the shuffled one before a shuffle.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface DatasetInfo {
+  readonly id: number
+  /** Its kind: `MapPartitionsDataset`, `ShuffledDataset`, … */
+  readonly name: string
+  readonly operation: string
+  readonly parentIds: ReadonlyArray<number>
+  readonly numPartitions: number
+  /** Its storage level, when persisted. */
+  readonly storageLevel?: string
+}
+
+/**
+ * A stage as a job lists it (Spark's `StageInfo`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface StageInfo {
+  readonly stageId: number
+  readonly name: string
+  /** Its partitions: the tasks of an attempt that computes them all. */
+  readonly numTasks: number
+  readonly parentIds: ReadonlyArray<number>
+  readonly datasets: ReadonlyArray<DatasetInfo>
+}
 
 /**
  * @since 0.1.0
@@ -16,6 +50,8 @@ export type AppEvent =
     readonly jobId: number
     /** Every stage the job needs, parents first; those never submitted for it were skipped (done before). */
     readonly stageIds: ReadonlyArray<number>
+    /** The same stages, described. */
+    readonly stages: ReadonlyArray<StageInfo>
     /** The scheduler pool it runs in (`SchedulerPool.within`). */
     readonly pool: string
     readonly time: number
@@ -56,6 +92,8 @@ export type AppEvent =
     readonly stageAttempt: number
     readonly taskId: number
     readonly succeeded: boolean
+    /** Why it did not succeed: the executor's error, `TaskKilled (…)`, or its executor's loss. */
+    readonly reason?: string
     /**
      * What the task did, by metric: `duration` (ms from launch to end, as the driver saw it) and, for a task that
      * succeeded, those its executor reported (`shuffleBytesWritten`, `shuffleBytesRead`, `spilledBytes`, …).
@@ -80,7 +118,8 @@ export type AppEvent =
   }
   /**
    * An executor's heartbeat (Spark's `SparkListenerExecutorMetricsUpdate`): its process's memory
-   * (`processRss`, `heapUsed`, `heapTotal`, `external`, `arrayBuffers`, in bytes) and how far each of its running
+   * (`processRss`, `heapUsed`, `heapTotal`, `external`, `arrayBuffers`, in bytes), its event loop's delay
+   * (`eventLoopDelayP99`, ms, since the last heartbeat) and how far each of its running
    * tasks has got (`executorRunTime` in ms, `recordsRead`).
    */
   | {
@@ -90,3 +129,16 @@ export type AppEvent =
     readonly tasks: ReadonlyArray<{ readonly taskId: number; readonly metrics: Readonly<Record<string, number>> }>
     readonly time: number
   }
+  /** An executor stored a partition of a persisted dataset (Spark's `SparkListenerBlockUpdated`). */
+  | {
+    readonly _tag: "BlockUpdated"
+    readonly executorId: string
+    /** `rdd_<datasetId>_<partition>`. */
+    readonly blockId: string
+    readonly storageLevel: string
+    readonly memSize: number
+    readonly diskSize: number
+    readonly time: number
+  }
+  /** The app dropped a dataset's persisted partitions (Spark's `SparkListenerUnpersistRDD`). */
+  | { readonly _tag: "DatasetUnpersisted"; readonly datasetId: number; readonly time: number }

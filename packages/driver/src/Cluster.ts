@@ -10,6 +10,7 @@ import type { Conf, Problem } from "@kindling/conf"
 import { KernelConf } from "@kindling/kernel"
 import { Descriptions, ProtocolConf, type RpcAddress, RpcEnv, type Transport } from "@kindling/protocol"
 import { NodeArtifacts, NodeTransport } from "@kindling/protocol/node"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
@@ -21,6 +22,7 @@ import * as Path from "node:path"
 import * as Url from "node:url"
 import * as AppClient from "./AppClient.js"
 import type * as AppModule from "./AppModule.js"
+import * as AppUi from "./AppUi.js"
 import * as ConsoleProgress from "./ConsoleProgress.js"
 import * as Driver from "./Driver.js"
 import * as DriverConf from "./DriverConf.js"
@@ -55,6 +57,8 @@ export interface Options {
   readonly validateState?: boolean
   /** Draw the console progress bar on stderr. */
   readonly showProgress?: boolean
+  /** Serve the app's web UI (`kindling.ui.*`). */
+  readonly ui?: AppUi.Options | undefined
 }
 
 /**
@@ -114,6 +118,13 @@ export const make = (options: Options): Effect.Effect<Kindling.Kindling["Type"],
     }).pipe(Effect.orDie)
     const driverUrl = `kindling://CoarseGrainedScheduler@${driver.address.hostPort}`
     const appUrl = yield* servedToExecutors(options.appUrl, driver.address)
+    // The UI starts first: the master lists its address with the app.
+    const ui = yield* AppUi.startIfEnabled(options.ui, {
+      name: options.appName,
+      master: options.masterUrl,
+      user: Os.userInfo().username,
+      startTime: yield* Clock.currentTimeMillis
+    }, driver.subscribe)
     const granted = new Map<number, number>()
     const appClient = yield* AppClient.make({
       masters: options.masters,
@@ -123,7 +134,7 @@ export const make = (options: Options): Effect.Effect<Kindling.Kindling["Type"],
         maxCores: Option.fromNullable(options.maxCores),
         memoryPerExecutorMB: options.executorMemoryMB,
         command: executorCommand(driverUrl, appUrl),
-        appUiUrl: "",
+        appUiUrl: ui?.url ?? "",
         eventLogDir: Option.none(),
         eventLogCodec: Option.none(),
         coresPerExecutor: Option.fromNullable(options.executorCores),
@@ -134,7 +145,7 @@ export const make = (options: Options): Effect.Effect<Kindling.Kindling["Type"],
       tell: (command) => {
         switch (command._tag) {
           case "AppRegistered":
-            return Effect.void
+            return Effect.sync(() => ui?.setAppId(command.appId))
           case "ExecutorGranted":
             return Effect.sync(() => granted.set(command.executorId, command.cores))
           case "ExecutorGone":
@@ -224,5 +235,6 @@ export const fromConf = (conf: Conf.Conf<DriverConf.AppKeys>, options: {
       minRegisteredRatio: conf.get(DriverConf.keys.minRegisteredResourcesRatio),
       maxRegisteredWaitMillis: conf.get(DriverConf.keys.maxRegisteredResourcesWaitingTime),
       rpc,
-      validateState: conf.get(KernelConf.keys.validateState)
+      validateState: conf.get(KernelConf.keys.validateState),
+      ui: DriverConf.uiOptions(conf, options.host)
     }))

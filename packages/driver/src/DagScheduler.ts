@@ -16,6 +16,7 @@
  *
  * @since 0.1.0
  */
+import type { DatasetInfo, StageInfo } from "./AppEvents.js"
 
 /**
  * @since 0.1.0
@@ -44,6 +45,8 @@ export interface ShuffleSpec {
   readonly parents: ReadonlyArray<number>
   /** The operation that shuffles, for the stage's name (`reduceByKey`, …). */
   readonly name: string
+  /** The datasets its map tasks compute, for the app's UI. */
+  readonly datasets?: ReadonlyArray<DatasetInfo>
 }
 
 /**
@@ -63,6 +66,8 @@ export interface JobSpec {
   readonly pool: string
   /** The action, for the result stage's name (`collect`, …). */
   readonly name: string
+  /** The datasets its result tasks compute, for the app's UI. */
+  readonly datasets?: ReadonlyArray<DatasetInfo>
 }
 
 interface MapOutput {
@@ -83,6 +88,8 @@ interface Stage {
   readonly tasks: ReadonlyArray<Uint8Array>
   readonly preferredBlocks: ReadonlyArray<string | undefined>
   readonly parents: ReadonlyArray<number>
+  /** What its tasks compute, for the app's UI. */
+  readonly datasets: ReadonlyArray<DatasetInfo>
   readonly jobIds: Set<number>
   readonly firstJobId: number
   nextAttempt: number
@@ -183,7 +190,12 @@ export type Command =
   | { readonly _tag: "JobFailed"; readonly jobId: number; readonly reason: string }
   /** Feed `ResubmitFailedStages` after the delay. */
   | { readonly _tag: "ScheduleResubmit"; readonly delayMillis: number }
-  | { readonly _tag: "JobStarted"; readonly jobId: number; readonly stageIds: ReadonlyArray<number> }
+  | {
+    readonly _tag: "JobStarted"
+    readonly jobId: number
+    readonly stageIds: ReadonlyArray<number>
+    readonly stages: ReadonlyArray<StageInfo>
+  }
   | { readonly _tag: "JobEnded"; readonly jobId: number; readonly succeeded: boolean }
   | {
     readonly _tag: "StageSubmitted"
@@ -308,7 +320,8 @@ const shuffleStage = (state: State, spec: ShuffleSpec, specs: Map<number, Shuffl
     tasks: spec.mapTasks,
     preferredBlocks: spec.preferredBlocks,
     parents,
-    jobId
+    jobId,
+    datasets: spec.datasets ?? []
   })
   state.shuffleStages.set(spec.shuffleId, stage.id)
   if (!state.shuffles.has(spec.shuffleId)) {
@@ -326,6 +339,7 @@ const newStage = (
     readonly preferredBlocks: ReadonlyArray<string | undefined>
     readonly parents: ReadonlyArray<number>
     readonly jobId: number
+    readonly datasets: ReadonlyArray<DatasetInfo>
   }
 ): Stage => {
   const stage: Stage = {
@@ -335,6 +349,7 @@ const newStage = (
     tasks: spec.tasks,
     preferredBlocks: spec.preferredBlocks,
     parents: spec.parents,
+    datasets: spec.datasets,
     jobIds: new Set(),
     firstJobId: spec.jobId,
     nextAttempt: 0,
@@ -345,6 +360,14 @@ const newStage = (
   state.stages.set(stage.id, stage)
   return stage
 }
+
+const stageInfo = (stage: Stage): StageInfo => ({
+  stageId: stage.id,
+  name: stage.name,
+  numTasks: stage.tasks.length,
+  parentIds: stage.parents,
+  datasets: stage.datasets
+})
 
 // Every stage the stage needs, itself included, parents before children.
 const lineage = (state: State, stageId: number, into: Array<number> = []): Array<number> => {
@@ -357,7 +380,7 @@ const lineage = (state: State, stageId: number, into: Array<number> = []): Array
 const submitJob = (state: State, spec: JobSpec, out: Array<Command>) => {
   if (spec.tasks.length === 0) {
     // Nothing to compute: the job is done at once, with no stage (as Spark's runJob of no partitions).
-    out.push({ _tag: "JobStarted", jobId: spec.jobId, stageIds: [] })
+    out.push({ _tag: "JobStarted", jobId: spec.jobId, stageIds: [], stages: [] })
     out.push({ _tag: "JobEnded", jobId: spec.jobId, succeeded: true })
     out.push({ _tag: "JobSucceeded", jobId: spec.jobId })
     return
@@ -370,7 +393,8 @@ const submitJob = (state: State, spec: JobSpec, out: Array<Command>) => {
     tasks: spec.tasks,
     preferredBlocks: spec.preferredBlocks,
     parents,
-    jobId: spec.jobId
+    jobId: spec.jobId,
+    datasets: spec.datasets ?? []
   })
   const stageIds = lineage(state, finalStage.id)
   for (const stageId of stageIds) state.stages.get(stageId)!.jobIds.add(spec.jobId)
@@ -383,7 +407,12 @@ const submitJob = (state: State, spec: JobSpec, out: Array<Command>) => {
     stageIds
   })
   out.push({ _tag: "Log", level: "Info", message: `Got job ${spec.jobId} with ${spec.tasks.length} output partitions` })
-  out.push({ _tag: "JobStarted", jobId: spec.jobId, stageIds })
+  out.push({
+    _tag: "JobStarted",
+    jobId: spec.jobId,
+    stageIds,
+    stages: stageIds.map((id) => stageInfo(state.stages.get(id)!))
+  })
   submitStage(state, finalStage, out)
 }
 

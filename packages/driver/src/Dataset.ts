@@ -147,9 +147,17 @@ export class Dataset<A> {
   get lineage(): Effect.Effect<Lineage.Lineage, DatasetError> {
     return Effect.suspend(() => {
       const level = this.storage
-      if (level === undefined) return this.computed
-      return Effect.map(this.computed, (lineage) =>
-        Lineage.withPlans(
+      return Effect.map(this.computed, (computed) => {
+        const lineage = Lineage.withDataset(computed, {
+          id: this.id,
+          name: this.origin.kind,
+          operation: this.origin.operation,
+          parentIds: [...this.origin.narrow, ...this.origin.shuffled].map((parent) => parent.id),
+          numPartitions: computed.plans.length,
+          ...(level === undefined ? {} : { storageLevel: level })
+        })
+        if (level === undefined) return lineage
+        return Lineage.withPlans(
           lineage,
           lineage.plans.map((child, partition) => ({
             _tag: "Cached" as const,
@@ -158,7 +166,8 @@ export class Dataset<A> {
             level,
             child
           }))
-        ))
+        )
+      })
     })
   }
 
@@ -316,7 +325,8 @@ export class Dataset<A> {
       preferredBlocks: which.map((i) => Lineage.preferredBlock(lineage.plans[i]!)),
       parents: lineage.parents,
       shuffles: lineage.shuffles,
-      name: action
+      name: action,
+      datasets: lineage.datasets
     })
   }
 

@@ -7,6 +7,7 @@
 import { type Conf, Key, Registry, ValueType } from "@kindling/conf"
 import { KernelConf } from "@kindling/kernel"
 import { ProtocolConf } from "@kindling/protocol"
+import type * as AppUi from "./AppUi.js"
 import type * as DriverCore from "./DriverCore.js"
 
 /**
@@ -87,6 +88,27 @@ export const keys = {
         "job that has had no executor for this long makes the app warn that it has no resources."
     }
   ),
+  uiEnabled: Key.make("kindling.ui.enabled", ValueType.boolean, {
+    default: "true",
+    description: "Driver: serve the app's web UI (jobs, stages, storage, environment, executors, /api/v1, metrics)."
+  }),
+  uiPort: Key.make("kindling.ui.port", ValueType.port, {
+    default: "4040",
+    description: "Driver: the app UI's port; when taken, the next free one (up to kindling.port.maxRetries); 0 " +
+      "picks any."
+  }),
+  uiRetainedJobs: Key.make("kindling.ui.retainedJobs", ValueType.int({ min: 1 }), {
+    default: "1000",
+    description: "Driver: finished jobs the app UI remembers."
+  }),
+  uiRetainedStages: Key.make("kindling.ui.retainedStages", ValueType.int({ min: 1 }), {
+    default: "1000",
+    description: "Driver: finished stage attempts the app UI remembers."
+  }),
+  uiRetainedTasks: Key.make("kindling.ui.retainedTasks", ValueType.int({ min: 1 }), {
+    default: "100000",
+    description: "Driver: tasks per stage attempt the app UI remembers (finished ones are forgotten first)."
+  }),
   showConsoleProgress: Key.make("kindling.ui.showConsoleProgress", ValueType.boolean, {
     description: "Driver: draw the console progress bar on stderr; unset, when stderr is a terminal."
   }),
@@ -198,6 +220,33 @@ export const coreConfig = (conf: Conf.Conf<AppKeys>, maxFailures: number): Drive
     [keys.reducerMaxSizeInFlight.name, String(conf.get(keys.reducerMaxSizeInFlight) * 1024 * 1024)]
   ]
 })
+
+// Spark's default `spark.redaction.regex`: values of keys like these are not shown.
+const redacted = /secret|password|token|access[.]?key/i
+
+/**
+ * The app UI's settings, or undefined when it is off (`kindling.ui.enabled=false`); it listens on `host`. The
+ * configuration it shows has secrets redacted, as Spark's.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const uiOptions = (conf: Conf.Conf<AppKeys>, host: string): AppUi.Options | undefined =>
+  conf.get(keys.uiEnabled)
+    ? {
+      host,
+      port: conf.get(keys.uiPort),
+      maxRetries: conf.get(KernelConf.keys.portMaxRetries),
+      retention: {
+        jobs: conf.get(keys.uiRetainedJobs),
+        stages: conf.get(keys.uiRetainedStages),
+        tasks: conf.get(keys.uiRetainedTasks)
+      },
+      properties: conf.entries
+        .map((entry) => [entry.key, redacted.test(entry.key) ? "*********(redacted)" : entry.value] as const)
+        .sort(([a], [b]) => a.localeCompare(b))
+    }
+    : undefined
 
 /**
  * Every key a driver reads: the app's, the protocol's and the kernel's.

@@ -323,6 +323,7 @@ const dag = (
           _tag: "JobStart",
           jobId: command.jobId,
           stageIds: command.stageIds,
+          stages: command.stages,
           pool: state.dag.jobs.get(command.jobId)?.pool ?? "default",
           time: step.now
         })
@@ -373,7 +374,9 @@ const executorLost = (step: Step, executorId: Ids.ExecutorId, reason: string) =>
   state.executors.delete(executorId)
   if (state.stopping) Core.log(step, "Info", `Executor ${executorId} on ${executor.host} stopped`)
   else Core.log(step, "Warning", `Lost executor ${executorId} on ${executor.host}: ${reason}`)
-  for (const taskId of TaskScheduler.runningOn(state.scheduler, executorId)) taskEnded(step, taskId, false)
+  for (const taskId of TaskScheduler.runningOn(state.scheduler, executorId)) {
+    taskEnded(step, taskId, false, {}, `ExecutorLostFailure (executor ${executorId} exited: ${reason})`)
+  }
   schedule(step, { _tag: "ExecutorLost", executorId, reason, now: step.now })
   dag(step, { _tag: "ExecutorLost", executorId, now: step.now })
   // Its persisted partitions went with it: later tasks compute them again, from their lineage.
@@ -401,7 +404,8 @@ const taskEnded = (
   step: Step,
   taskId: number,
   succeeded: boolean,
-  metrics: Readonly<Record<string, number>> = {}
+  metrics: Readonly<Record<string, number>> = {},
+  reason?: string
 ) => {
   const attempt = step.state.scheduler.attempts.get(taskId)
   if (attempt === undefined) return
@@ -412,6 +416,7 @@ const taskEnded = (
     stageAttempt,
     taskId,
     succeeded,
+    ...(reason === undefined ? {} : { reason }),
     metrics: { ...metrics, duration: step.now - attempt.startedAt },
     time: step.now
   })
@@ -447,16 +452,17 @@ const statusUpdate = (step: Step, message: ClusterMessages.StatusUpdate) => {
   if (executor !== undefined) executor.lastHeard = step.now
   const status = schedulerState(message.state)
   const finished = status === "FINISHED" ? finishedOutcome(message.data) : undefined
+  const failure = status === "FAILED" || status === "KILLED" ? failureOf(message.data) : undefined
   if (status !== "RUNNING") {
     taskEnded(
       step,
       message.taskId,
       status === "FINISHED",
-      finished?._tag === "TaskResult" ? finished.metrics : undefined
+      finished?._tag === "TaskResult" ? finished.metrics : undefined,
+      status === "FINISHED" ? undefined : failure?.text ?? status
     )
   }
   const taskSetId = state.scheduler.attempts.get(message.taskId)?.taskSet
-  const failure = status === "FAILED" || status === "KILLED" ? failureOf(message.data) : undefined
   const commands = TaskScheduler.step(state.scheduler, {
     _tag: "StatusUpdate",
     taskId: message.taskId,
@@ -617,6 +623,15 @@ const handlers: Core.Handlers<Inbound, Step> = {
     const holders = step.state.blocks.get(message.blockId) ?? new Set()
     holders.add(message.executorId)
     step.state.blocks.set(message.blockId, holders)
+    event(step, {
+      _tag: "BlockUpdated",
+      executorId: message.executorId,
+      blockId: message.blockId,
+      storageLevel: message.storageLevel,
+      memSize: message.memSize,
+      diskSize: message.diskSize,
+      time: step.now
+    })
   },
   GetMapOutputStatuses: (step, message, ask) => {
     const { state } = step
@@ -740,6 +755,7 @@ export const step = (state: State, input: Input): ReadonlyArray<Command> => {
       for (const executor of state.executors.values()) {
         Core.send(step, executor.ref, new ClusterMessages.RemoveRdd({ rddId: input.rddId }))
       }
+      event(step, { _tag: "DatasetUnpersisted", datasetId: input.rddId, time: step.now })
       break
     case "CancelJob":
       cancelJob(step, input.jobId, input.reason)

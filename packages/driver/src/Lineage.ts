@@ -7,6 +7,7 @@
  */
 import { Evaluation } from "@kindling/executor"
 import { Records, type TaskPlan } from "@kindling/protocol"
+import type { DatasetInfo } from "./AppEvents.js"
 import type * as DagScheduler from "./DagScheduler.js"
 
 type PlanNode = typeof TaskPlan.PlanNode.Encoded
@@ -21,6 +22,8 @@ export interface Lineage {
   readonly shuffles: ReadonlyArray<DagScheduler.ShuffleSpec>
   /** The shuffles the plans read directly. */
   readonly parents: ReadonlyArray<number>
+  /** The datasets the plans compute since the shuffles they read (what their stage draws). */
+  readonly datasets: ReadonlyArray<DatasetInfo>
 }
 
 /**
@@ -29,7 +32,22 @@ export interface Lineage {
  * @since 0.1.0
  * @category constructors
  */
-export const fromPlans = (plans: ReadonlyArray<PlanNode>): Lineage => ({ plans, shuffles: [], parents: [] })
+export const fromPlans = (plans: ReadonlyArray<PlanNode>): Lineage => ({
+  plans,
+  shuffles: [],
+  parents: [],
+  datasets: []
+})
+
+/**
+ * The lineage with the dataset that computes it (once, however many ways it is reached).
+ *
+ * @since 0.1.0
+ */
+export const withDataset = (lineage: Lineage, dataset: DatasetInfo): Lineage =>
+  lineage.datasets.some((known) => known.id === dataset.id)
+    ? lineage
+    : { ...lineage, datasets: [...lineage.datasets, dataset] }
 
 /**
  * The same shuffles under other plans (a narrow transformation).
@@ -46,11 +64,13 @@ export const withPlans = (lineage: Lineage, plans: ReadonlyArray<PlanNode>): Lin
 export const combine = (lineages: ReadonlyArray<Lineage>, plans: ReadonlyArray<PlanNode>): Lineage => {
   const shuffles = new Map<number, DagScheduler.ShuffleSpec>()
   const parents = new Set<number>()
+  const datasets = new Map<number, DatasetInfo>()
   for (const lineage of lineages) {
     for (const shuffle of lineage.shuffles) shuffles.set(shuffle.shuffleId, shuffle)
     for (const parent of lineage.parents) parents.add(parent)
+    for (const dataset of lineage.datasets) datasets.set(dataset.id, dataset)
   }
-  return { plans, shuffles: [...shuffles.values()], parents: [...parents] }
+  return { plans, shuffles: [...shuffles.values()], parents: [...parents], datasets: [...datasets.values()] }
 }
 
 /**
@@ -118,14 +138,16 @@ export const shuffled = (
     mapTasks,
     preferredBlocks: lineage.plans.map(preferredBlock),
     parents: lineage.parents,
-    name: options.name
+    name: options.name,
+    datasets: lineage.datasets
   }
   return {
     shuffle,
     lineage: {
       plans: [],
       shuffles: [...lineage.shuffles.filter((s) => s.shuffleId !== spec.shuffleId), spec],
-      parents: [spec.shuffleId]
+      parents: [spec.shuffleId],
+      datasets: []
     }
   }
 }

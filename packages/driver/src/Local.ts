@@ -7,8 +7,11 @@
  */
 import { Executor, TaskThreads } from "@kindling/executor"
 import { Ids, RpcAddress, RpcEnv, Transport } from "@kindling/protocol"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Os from "node:os"
+import * as AppUi from "./AppUi.js"
 import * as ConsoleProgress from "./ConsoleProgress.js"
 import * as Driver from "./Driver.js"
 import type * as DriverCore from "./DriverCore.js"
@@ -35,6 +38,8 @@ export interface Options {
   readonly validateState?: boolean
   /** Draw the console progress bar on stderr. */
   readonly showProgress?: boolean
+  /** Serve the app's web UI (`kindling.ui.*`). */
+  readonly ui?: AppUi.Options | undefined
 }
 
 /**
@@ -95,6 +100,15 @@ export const layer = (options: Options): Layer.Layer<Kindling.Kindling, StartFai
       if (options.showProgress === true) {
         yield* ConsoleProgress.run(ConsoleProgress.onStderr(yield* driver.subscribe))
       }
+      const startTime = yield* Clock.currentTimeMillis
+      const ui = yield* AppUi.startIfEnabled(options.ui, {
+        name: options.appName,
+        master: `local[${options.threads}]`,
+        user: Os.userInfo().username,
+        startTime
+      }, driver.subscribe)
+      // Spark's local app id: `local-<start time>`.
+      ui?.setAppId(`local-${startTime}`)
       return Kindling.make({
         appName: options.appName,
         master: `local[${options.threads}]`,

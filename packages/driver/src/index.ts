@@ -14,6 +14,12 @@ export * as AppModule from "./AppModule.js"
 /** @since 0.1.0 */
 export * as AppEvents from "./AppEvents.js"
 /** @since 0.1.0 */
+export * as AppMetrics from "./AppMetrics.js"
+/** @since 0.1.0 */
+export * as AppStatus from "./AppStatus.js"
+/** @since 0.1.0 */
+export * as AppUi from "./AppUi.js"
+/** @since 0.1.0 */
 export * as ConsoleProgress from "./ConsoleProgress.js"
 /** @since 0.1.0 */
 export * as AppClient from "./AppClient.js"
@@ -25,6 +31,8 @@ export * as Cluster from "./Cluster.js"
 export { Dataset, type DatasetError } from "./Dataset.js"
 /** @since 0.1.0 */
 export * as DagScheduler from "./DagScheduler.js"
+/** @since 0.1.0 */
+export * as DagSvg from "./DagSvg.js"
 /** @since 0.1.0 */
 export * as Driver from "./Driver.js"
 /** @since 0.1.0 */
@@ -39,6 +47,8 @@ export { Kindling, type KindlingContext } from "./Kindling.js"
 export * as Local from "./Local.js"
 /** @since 0.1.0 */
 export * as MasterSpec from "./MasterSpec.js"
+/** @since 0.1.0 */
+export * as MonitoringApi from "./MonitoringApi.js"
 /** @since 0.1.0 */
 export * as SchedulerPool from "./SchedulerPool.js"
 /** @since 0.1.0 */

@@ -45,7 +45,7 @@ describe("ConsoleProgress.run", () => {
       const written: Array<string> = []
       const events = Stream.fromIterable(
         [
-          { _tag: "JobStart", jobId: 0, stageIds: [0], pool: "default", time: 0 },
+          { _tag: "JobStart", jobId: 0, stageIds: [0], stages: [], pool: "default", time: 0 },
           { _tag: "StageSubmitted", stageId: 0, stageAttempt: 0, name: "count", tasks: 4, parentIds: [], time: 0 },
           {
             _tag: "TaskStart",

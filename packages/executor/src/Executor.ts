@@ -20,6 +20,7 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Scope from "effect/Scope"
+import * as PerfHooks from "node:perf_hooks"
 import * as V8 from "node:v8"
 import { BlockStore } from "./BlockStore.js"
 import type * as Evaluation from "./Evaluation.js"
@@ -68,13 +69,24 @@ const resultPrefix = "task-result/"
 const failure = (className: string, message: string) =>
   Records.encode({ _tag: "TaskFailure", className, message, stack: `${className}: ${message}` })
 
+// How late this process's event loop runs its callbacks: a busy or blocked loop delays heartbeats and fetches.
+// One monitor per process, sampled (and reset) by each heartbeat.
+let loopDelay: PerfHooks.IntervalHistogram | undefined
+
 // What the core cannot know, added to its heartbeat as it leaves: how far each running task has read, and this
-// process's memory (Spark's executor metrics, in Node's terms).
+// process's memory and event-loop delay (Spark's executor metrics, in Node's terms).
 const withMeasurements = (
   heartbeat: ClusterMessages.ExecutorHeartbeat,
   threads: TaskThreads.TaskThreads
 ): ClusterMessages.ExecutorHeartbeat => {
   const memory = process.memoryUsage()
+  if (loopDelay === undefined) {
+    loopDelay = PerfHooks.monitorEventLoopDelay({ resolution: 10 })
+    loopDelay.enable()
+  }
+  // In milliseconds; 0 until the monitor has a sample.
+  const delayP99 = loopDelay.count === 0 ? 0 : loopDelay.percentile(99) / 1e6
+  loopDelay.reset()
   return new ClusterMessages.ExecutorHeartbeat({
     executorId: heartbeat.executorId,
     taskMetrics: heartbeat.taskMetrics.map((update) => {
@@ -89,7 +101,8 @@ const withMeasurements = (
       heapUsed: memory.heapUsed,
       heapTotal: memory.heapTotal,
       external: memory.external,
-      arrayBuffers: memory.arrayBuffers
+      arrayBuffers: memory.arrayBuffers,
+      eventLoopDelayP99: delayP99
     }
   })
 }

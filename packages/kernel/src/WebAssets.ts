@@ -31,7 +31,7 @@ th { background: var(--bg); font-weight: 600; color: var(--muted); }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 tbody tr:hover { background: #f1f5f9; }
 p.empty { color: var(--muted); font-style: italic; }
-.state-ALIVE, .state-RUNNING, .state-SUCCEEDED, .state-FINISHED, .state-COMPLETE { color: var(--ok); font-weight: 600; }
+.state-ALIVE, .state-RUNNING, .state-SUCCEEDED, .state-SUCCESS, .state-FINISHED, .state-COMPLETE { color: var(--ok); font-weight: 600; }
 .state-DEAD, .state-FAILED, .state-KILLED, .state-ERROR, .state-LOST { color: var(--bad); font-weight: 600; }
 .state-ACTIVE, .state-WAITING, .state-SUBMITTED, .state-LAUNCHING, .state-PENDING { color: var(--run); font-weight: 600; }
 .state-SKIPPED { color: var(--muted); }

@@ -60,8 +60,8 @@ export interface NodeRoutes<E> {
   readonly routes: HttpRouter.HttpRouter<E, never>
   /** Whether the node is ready for work (`/readyz` answers 200, or 503). */
   readonly ready: Effect.Effect<boolean>
-  /** Its metrics, for `/metrics/prometheus`. */
-  readonly metrics: NodeMetrics.Selection
+  /** Its metrics, for `/metrics/prometheus` (asked at each scrape: a node may learn its id late). */
+  readonly metrics: () => NodeMetrics.Selection
   /** Where else its metrics are served (Spark's PrometheusServlet paths: `/metrics/master/prometheus`, …). */
   readonly metricsPaths?: ReadonlyArray<HttpRouter.PathInput>
   /** Records the figures read off the node's state, before a scrape renders them. */
@@ -111,7 +111,7 @@ const common = <E>(node: NodeRoutes<E>) => {
   const scrape = Effect.zipRight(
     node.beforeScrape ?? Effect.void,
     Effect.map(
-      NodeMetrics.prometheusText(node.metrics),
+      Effect.suspend(() => NodeMetrics.prometheusText(node.metrics())),
       (text) => HttpServerResponse.text(text, { contentType: "text/plain; version=0.0.4; charset=utf-8" })
     )
   )

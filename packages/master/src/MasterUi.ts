@@ -296,7 +296,7 @@ export const routes = (options: Options): WebServer.NodeRoutes<unknown> => {
       kill("/driver/kill/", (id) => master.killDriver(Ids.DriverId.make(id)))
     ),
     ready: Effect.map(master.state, (snapshot) => snapshot.status === "ALIVE"),
-    metrics: { prefix: "kindling_master_", tags: { master: master.url } },
+    metrics: () => ({ prefix: "kindling_master_", tags: { master: master.url } }),
     metricsPaths: ["/metrics/master/prometheus"],
     beforeScrape: Effect.flatMap(master.state, (snapshot) => recordMetrics(master.url, snapshot))
   }

@@ -210,7 +210,7 @@ export const routes = (worker: Worker): WebServer.NodeRoutes<unknown> => {
       HttpRouter.get("/log", withLog((_, range) => HttpServerResponse.text(range.text)))
     ),
     ready: Effect.map(worker.state, (s) => Option.isSome(s.masterUrl)),
-    metrics: { prefix: "kindling_worker_", tags: { worker: worker.id } },
+    metrics: () => ({ prefix: "kindling_worker_", tags: { worker: worker.id } }),
     metricsPaths: ["/metrics/worker/prometheus"],
     beforeScrape: Effect.flatMap(worker.state, recordMetrics)
   }
