@@ -72,6 +72,8 @@ export interface StageAttempt {
   readonly name: string
   readonly numTasks: number
   readonly parentIds: ReadonlyArray<number>
+  /** The datasets its tasks compute. */
+  readonly datasetIds: ReadonlyArray<number>
   readonly jobIds: ReadonlyArray<number>
   readonly pool: string
   status: StageStatus
@@ -269,6 +271,7 @@ export const apply = (status: AppStatus, event: AppEvent): void => {
         name: event.name,
         numTasks: event.tasks,
         parentIds: event.parentIds,
+        datasetIds: info?.datasets.map((dataset) => dataset.id) ?? [],
         jobIds: [...jobIds],
         pool: jobIds.length === 0 ? "default" : status.jobs.get(jobIds[0]!)?.pool ?? "default",
         status: "ACTIVE",

@@ -238,15 +238,10 @@ const jobsPage = (status: AppStatus.AppStatus, app: AppDescription, appId: strin
   const running = jobs.filter((j) => j.status === "RUNNING")
   const succeeded = jobs.filter((j) => j.status === "SUCCEEDED")
   const failed = jobs.filter((j) => j.status === "FAILED")
-  const executorLane = {
-    label: "Executors",
-    spans: [...status.executors.values()].map((e) => ({
-      start: e.addTime,
-      end: e.removeTime,
-      kind: "executor",
-      text: `executor ${e.executorId}`
-    }))
-  }
+  const executorLanes = [...status.executors.values()].slice(-20).map((e) => ({
+    label: `Executor ${e.executorId}`,
+    spans: [{ start: e.addTime, end: e.removeTime, kind: "executor", text: e.host }]
+  }))
   const jobLanes = [...status.jobs.values()].slice(-20).map((j) => ({
     label: link(`/jobs/job/?id=${j.jobId}`, `Job ${j.jobId}`),
     spans: [{ start: j.submissionTime, end: j.completionTime, kind: j.status, text: j.name }]
@@ -265,7 +260,7 @@ const jobsPage = (status: AppStatus.AppStatus, app: AppDescription, appId: strin
 <li><strong>Completed Jobs:</strong>${succeeded.length}</li>
 <li><strong>Failed Jobs:</strong>${failed.length}</li>
 </ul>
-<h2>Event Timeline</h2>${timeline([executorLane, ...jobLanes], now)}
+<h2>Event Timeline</h2>${timeline([...executorLanes, ...jobLanes], now)}
 <h2>Active Jobs (${running.length})</h2>${jobsTable(status, running, now, "active-jobs")}
 <h2>Completed Jobs (${succeeded.length})</h2>${jobsTable(status, succeeded, now, "completed-jobs")}
 <h2>Failed Jobs (${failed.length})</h2>${jobsTable(status, failed, now, "failed-jobs")}`
@@ -873,7 +868,7 @@ const routes = (
       "/api/v1/applications/:appId/storage/rdd/:rddId",
       api((params) => {
         const storage = status.storage.get(Number(params["rddId"]))
-        return storage === undefined ? undefined : MonitoringApi.storage(storage)
+        return storage === undefined ? undefined : MonitoringApi.storageDetails(status, storage)
       })
     ),
     HttpRouter.get("/api/v1/applications/:appId/environment", api(() => MonitoringApi.environment(info())))

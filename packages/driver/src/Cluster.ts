@@ -187,7 +187,8 @@ export const make = (options: Options): Effect.Effect<Kindling.Kindling["Type"],
       master: options.masterUrl,
       defaultParallelism: () => Math.max(2, [...granted.values()].reduce((a, b) => a + b, 0)),
       driver,
-      appExports: options.appExports
+      appExports: options.appExports,
+      uiWebUrl: ui?.url
     })
   })
 

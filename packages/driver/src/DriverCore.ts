@@ -601,19 +601,20 @@ const handlers: Core.Handlers<Inbound, Step> = {
     const executor = step.state.executors.get(message.executorId)
     if (executor === undefined || executor.launched) return
     executor.launched = true
-    schedule(step, {
-      _tag: "ExecutorAdded",
-      executorId: executor.id,
-      host: executor.host,
-      cores: executor.cores,
-      now: step.now
-    })
+    // Listeners hear of the executor before of the tasks offered to it.
     event(step, {
       _tag: "ExecutorAdded",
       executorId: executor.id,
       host: executor.host,
       cores: executor.cores,
       time: step.now
+    })
+    schedule(step, {
+      _tag: "ExecutorAdded",
+      executorId: executor.id,
+      host: executor.host,
+      cores: executor.cores,
+      now: step.now
     })
   },
   StatusUpdate: statusUpdate,

@@ -30,6 +30,8 @@ export interface KindlingContext {
    * of the app's executors at the time, and at least 2, as Spark.
    */
   readonly defaultParallelism: number
+  /** Where the app's web UI is (Spark's `uiWebUrl`), unless it is off (`kindling.ui.enabled=false`). */
+  readonly uiWebUrl: string | undefined
   /** What happens in the app from the moment it is run: jobs, stages, tasks, executors (Spark's listener bus). */
   readonly events: Stream.Stream<AppEvent>
   /**
@@ -115,6 +117,7 @@ export const make = (options: {
   readonly defaultParallelism: () => number
   readonly driver: Driver
   readonly appExports?: Record<string, unknown> | undefined
+  readonly uiWebUrl?: string | undefined
 }): KindlingContext => {
   const { driver } = options
   const exports = options.appExports ?? {}
@@ -130,6 +133,7 @@ export const make = (options: {
   return {
     appName: options.appName,
     master: options.master,
+    uiWebUrl: options.uiWebUrl,
     events: driver.events,
     subscribe: driver.subscribe,
     get defaultParallelism() {

@@ -114,7 +114,8 @@ export const layer = (options: Options): Layer.Layer<Kindling.Kindling, StartFai
         master: `local[${options.threads}]`,
         defaultParallelism: () => options.threads,
         driver,
-        appExports: options.appExports
+        appExports: options.appExports,
+        uiWebUrl: ui?.url
       })
     })
   )

@@ -104,7 +104,18 @@ const stageSums = (totals: Readonly<Record<string, number>>) => ({
   shuffleReadRecords: 0,
   shuffleWriteBytes: metric(totals, "shuffleBytesWritten"),
   shuffleWriteTime: 0,
-  shuffleWriteRecords: metric(totals, "shuffleRecordsWritten")
+  shuffleWriteRecords: metric(totals, "shuffleRecordsWritten"),
+  // Push-based shuffle (Spark 3.2+): Kindling has none.
+  shuffleRemoteReqsDuration: 0,
+  shuffleCorruptMergedBlockChunks: 0,
+  shuffleMergedFetchFallbackCount: 0,
+  shuffleMergedRemoteBlocksFetched: 0,
+  shuffleMergedLocalBlocksFetched: 0,
+  shuffleMergedRemoteChunksFetched: 0,
+  shuffleMergedLocalChunksFetched: 0,
+  shuffleMergedRemoteBytesRead: 0,
+  shuffleMergedLocalBytesRead: 0,
+  shuffleMergedRemoteReqsDuration: 0
 })
 
 /**
@@ -130,7 +141,7 @@ export const stage = (stage: AppStatus.StageAttempt) => ({
   name: stage.name,
   details: "",
   schedulingPool: stage.pool,
-  rddIds: [],
+  rddIds: [...stage.datasetIds],
   accumulatorUpdates: [],
   killedTasksSummary: {},
   resourceProfileId: 0,
@@ -180,7 +191,18 @@ export const task = (task: AppStatus.Task, now: number) => {
         remoteBytesReadToDisk: 0,
         localBytesRead: metric(m, "shuffleBytesRead") - metric(m, "shuffleRemoteBytesRead"),
         recordsRead: 0,
-        remoteReqsDuration: 0
+        remoteReqsDuration: 0,
+        shufflePushReadMetrics: {
+          corruptMergedBlockChunks: 0,
+          mergedFetchFallbackCount: 0,
+          remoteMergedBlocksFetched: 0,
+          localMergedBlocksFetched: 0,
+          remoteMergedChunksFetched: 0,
+          localMergedChunksFetched: 0,
+          remoteMergedBytesRead: 0,
+          localMergedBytesRead: 0,
+          remoteMergedReqsDuration: 0
+        }
       },
       shuffleWriteMetrics: {
         bytesWritten: metric(m, "shuffleBytesWritten"),
@@ -252,11 +274,46 @@ export const executor = (status: AppStatus.AppStatus, executor: AppStatus.Execut
 }
 
 /**
+ * `…/storage/rdd/{id}`: a persisted dataset with where each of its partitions is (Spark's `dataDistribution` by
+ * executor and `partitions` by block).
+ *
+ * @since 0.1.0
+ */
+export const storageDetails = (status: AppStatus.AppStatus, storage: AppStatus.Storage) => {
+  const byExecutor = new Map<string, { memoryUsed: number; diskUsed: number }>()
+  const partitions = [...storage.blocks].map(([blockName, holders]) => {
+    let memoryUsed = 0
+    let diskUsed = 0
+    for (const [executorId, held] of holders) {
+      memoryUsed += held.memSize
+      diskUsed += held.diskSize
+      const sum = byExecutor.get(executorId) ?? { memoryUsed: 0, diskUsed: 0 }
+      sum.memoryUsed += held.memSize
+      sum.diskUsed += held.diskSize
+      byExecutor.set(executorId, sum)
+    }
+    return { blockName, storageLevel: storage.storageLevel, memoryUsed, diskUsed, executors: [...holders.keys()] }
+  })
+  return {
+    ...summary(storage),
+    dataDistribution: [...byExecutor].map(([executorId, sum]) => ({
+      address: status.executors.get(executorId)?.host ?? executorId,
+      memoryUsed: sum.memoryUsed,
+      memoryRemaining: 0,
+      diskUsed: sum.diskUsed
+    })),
+    partitions
+  }
+}
+
+/**
  * `…/storage/rdd`: each persisted dataset and what of it is stored.
  *
  * @since 0.1.0
  */
-export const storage = (storage: AppStatus.Storage) => {
+export const storage = (storage: AppStatus.Storage) => summary(storage)
+
+const summary = (storage: AppStatus.Storage) => {
   let memoryUsed = 0
   let diskUsed = 0
   for (const holders of storage.blocks.values()) {

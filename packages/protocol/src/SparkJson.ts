@@ -119,12 +119,13 @@ export const driverInfo = (driver: DriverInfo) => ({
 })
 
 /**
- * What Spark shows as a driver's main class (its command's third argument): for a Kindling driver, the app it
- * runs.
+ * What Spark shows as a driver's main class: for a Kindling driver, whose "main class" is its app, the name of
+ * the app's file (the last part of its URL).
  *
  * @since 0.1.0
  */
-export const mainClass = (desc: DriverDescription): string => desc.command.arguments[2] ?? desc.appUrl
+export const mainClass = (desc: DriverDescription): string =>
+  desc.appUrl.split(/[/\\]/).filter(Boolean).at(-1) ?? desc.appUrl
 
 /**
  * The master's `/json`: `url` is the master's `kindling://` URL.
