@@ -3,66 +3,12 @@
 // in-process executor with two task threads), each run by the built `kindling submit`. Also: the time from
 // starting `kindling submit` to its first task finished in local[2], and the executors' resident memory at rest
 // and under the throughput run. Targets: ≥ 10,000 tasks/s on local-cluster; the first task within 1 s.
-import { spawn } from "node:child_process"
-import * as Path from "node:path"
-import { fileURLToPath } from "node:url"
-import { children, rss } from "./processes.js"
+import { emptyTasks, type Outcome } from "./emptyTasks.js"
 import { format, row } from "./stats.js"
 
-const root = fileURLToPath(new URL("../", import.meta.url))
-const app = Path.join(root, "bench/apps/empty-tasks.ts")
 const runs = 3
 const tasks = 10_000
-
-interface Outcome {
-  readonly firstTaskMillis: number
-  readonly runMillis: Array<number>
-  readonly restRss: number
-  readonly peakRss: number
-}
-
-const submit = (master: string) =>
-  new Promise<Outcome>((resolve, reject) => {
-    const started = Date.now()
-    const child = spawn(
-      process.execPath,
-      [Path.join(root, "packages/cli/dist/bin.js"), "submit", "--master", master, app, String(runs), String(tasks)],
-      { stdio: ["ignore", "pipe", "pipe"] }
-    )
-    const outcome = { firstTaskMillis: 0, runMillis: [] as Array<number>, restRss: 0, peakRss: 0 }
-    let phase: "starting" | "rest" | "running" = "starting"
-    // In local[N] the executor is the submit process itself.
-    const executors = () => (master.startsWith("local-cluster") ? children(child.pid!) : [child.pid!])
-    const sampler = setInterval(() => {
-      if (phase !== "running") return
-      outcome.peakRss = Math.max(outcome.peakRss, ...executors().map(rss))
-    }, 20)
-    let stderr = ""
-    child.stderr.on("data", (chunk) => (stderr += chunk))
-    let buffered = ""
-    child.stdout.on("data", (chunk: Buffer) => {
-      buffered += chunk
-      const lines = buffered.split("\n")
-      buffered = lines.pop()!
-      for (const line of lines) {
-        const [event, value] = line.split(" ")
-        if (event === "first") {
-          outcome.firstTaskMillis = Number(value) - started
-          phase = "rest"
-        } else if (event === "rest") {
-          outcome.restRss = Math.max(...executors().map(rss))
-          phase = "running"
-        } else if (event === "run") {
-          outcome.runMillis.push(Number(value))
-        }
-      }
-    })
-    child.once("exit", (code) => {
-      clearInterval(sampler)
-      if (code === 0) resolve(outcome)
-      else reject(new Error(`kindling submit --master ${master} exited with ${code}:\n${stderr}`))
-    })
-  })
+const submit = (master: string) => emptyTasks({ master, runs, tasks })
 
 const mib = (bytes: number) => `${format(bytes / 2 ** 20, 1)} MiB`
 

@@ -56,15 +56,20 @@ export interface AppMetrics {
  * @category constructors
  */
 export const make = (appId: () => string): AppMetrics => {
-  // Tags are built once per app id and result: recording happens for every task.
+  // Tags are built once per app id and label: recording happens for every task.
+  let cachedFor: string | undefined
   const tagsCache = new Map<string, ReadonlyArray<MetricLabel.MetricLabel>>()
-  const tags = (...pairs: ReadonlyArray<string>) => {
+  const tags = (name?: string, value?: string) => {
     const id = appId()
-    const key = `${id}\u0000${pairs.join("\u0000")}`
+    if (id !== cachedFor) {
+      cachedFor = id
+      tagsCache.clear()
+    }
+    const key = name === undefined ? "" : `${name}=${value}`
     const cached = tagsCache.get(key)
     if (cached !== undefined) return cached
     const labels = [MetricLabel.make("app", id)]
-    for (let i = 0; i < pairs.length; i += 2) labels.push(MetricLabel.make(pairs[i]!, pairs[i + 1]!))
+    if (name !== undefined) labels.push(MetricLabel.make(name, value!))
     tagsCache.set(key, labels)
     return labels
   }

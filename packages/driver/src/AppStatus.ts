@@ -87,6 +87,8 @@ export interface StageAttempt {
   numKilledTasks: number
   /** Partitions that succeeded, once each (a partition may take several tasks). */
   readonly completedIndices: Set<number>
+  /** How many tasks each partition has had launched: the next one's attempt number. */
+  readonly launches: Map<number, number>
   /** Sums over its tasks' metrics. */
   readonly totals: Record<string, number>
   /** Its tasks in launch order (the oldest finished ones forgotten past `retainedTasks`). */
@@ -284,6 +286,7 @@ export const apply = (status: AppStatus, event: AppEvent): void => {
         numFailedTasks: 0,
         numKilledTasks: 0,
         completedIndices: new Set(),
+        launches: new Map(),
         totals: {},
         tasks: []
       }
@@ -320,13 +323,8 @@ export const apply = (status: AppStatus, event: AppEvent): void => {
       stage.firstTaskLaunchedTime ??= event.time
       stage.numActiveTasks++
       if (executor !== undefined) executor.activeTasks++
-      let attempt = 0
-      for (let i = stage.tasks.length - 1; i >= 0; i--) {
-        if (stage.tasks[i]!.index === event.index) {
-          attempt = stage.tasks[i]!.attempt + 1
-          break
-        }
-      }
+      const attempt = stage.launches.get(event.index) ?? 0
+      stage.launches.set(event.index, attempt + 1)
       stage.tasks.push({
         taskId: event.taskId,
         index: event.index,

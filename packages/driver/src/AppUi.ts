@@ -111,15 +111,16 @@ export const start = (
     let appId = "app"
     const changes = yield* PubSub.sliding<number>(1)
     const metrics = AppMetrics.make(() => appId)
+    // Folded a chunk at a time (the events that arrived together), with one change told for the chunk.
     yield* Effect.forkScoped(
-      Stream.runForEach(events, (event) =>
-        Effect.zipRight(
-          Effect.sync(() => {
+      Stream.runForEachChunk(events, (chunk) =>
+        Effect.suspend(() => {
+          for (const event of chunk) {
             AppStatus.apply(status, event)
             metrics.record(status, event)
-          }),
-          PubSub.publish(changes, status.version)
-        ))
+          }
+          return PubSub.publish(changes, status.version)
+        }))
     )
     const info = (): MonitoringApi.AppInfo => ({
       id: appId,

@@ -321,6 +321,20 @@ const kill = (n: number): Op => (world) => {
   assert.isTrue(reply.value instanceof SubmissionMessages.KillDriverResponse)
 }
 
+// The kill buttons of the master's web UI: a driver or an app, known or not.
+const killFromUi = (n: number, app: boolean): Op => (world) => {
+  if (app) {
+    const appId = appOf(world, n) ?? Ids.AppId.make("app-unknown")
+    world.apply({ _tag: "KillApplicationFromUi", appId, now: world.now })
+    assert.isFalse(
+      world.core.status === "ALIVE" && MasterCore.masterState(world.core).activeApps.some((a) => a.id === appId)
+    )
+  } else {
+    const driverId = pick(world.driverIds, n) ?? Ids.DriverId.make("driver-unknown")
+    world.apply({ _tag: "KillDriverFromUi", driverId, now: world.now })
+  }
+}
+
 const driverEnds = (n: number, state: "FINISHED" | "FAILED" | "KILLED" | "ERROR"): Op => (world) => {
   const worker = pick(world.workers.filter((w) => w.drivers.size > 0), n)
   const driverId = worker && pick([...worker.drivers], n)
@@ -496,6 +510,7 @@ const operation: fc.Arbitrary<Op> = fc.oneof(
     weight: 4
   },
   { arbitrary: fc.nat().map(kill), weight: 2 },
+  { arbitrary: fc.tuple(fc.nat(), fc.boolean()).map(([n, app]) => killFromUi(n, app)), weight: 1 },
   {
     arbitrary: fc.tuple(
       fc.nat(),
