@@ -5,12 +5,12 @@
 // from an app UI fed the events of such a stage, next to a stage of 100 tasks; target < 1 s.
 import { type AppEvents, AppUi } from "@kindling/driver"
 import * as Effect from "effect/Effect"
-import * as Stream from "effect/Stream"
+import * as Queue from "effect/Queue"
 import { emptyTasks } from "./emptyTasks.js"
 import { format, row } from "./stats.js"
 
 const tasks = 10_000
-const rounds = 5
+const rounds = 3
 
 const throughput = async (master: string) => {
   const best = { on: Number.POSITIVE_INFINITY, off: Number.POSITIVE_INFINITY }
@@ -85,6 +85,8 @@ const renderTimes = (n: number) =>
     Effect.scoped(
       Effect.gen(function*() {
         const events = stageEvents(n)
+        const queue = yield* Queue.unbounded<AppEvents.AppEvent>()
+        yield* Queue.offerAll(queue, events)
         const ui = yield* AppUi.start(
           {
             host: "127.0.0.1",
@@ -94,7 +96,7 @@ const renderTimes = (n: number) =>
             properties: []
           },
           { name: "bench", master: "local[8]", user: "bench", startTime: 0 },
-          Stream.fromIterable(events)
+          queue
         )
         while (ui.status.version < events.length) yield* Effect.sleep("10 millis")
         return yield* Effect.promise(async () => {

@@ -13,6 +13,7 @@ import { Html, WebServer } from "@kindling/kernel"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as PubSub from "effect/PubSub"
+import * as Queue from "effect/Queue"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
@@ -67,6 +68,9 @@ export interface AppUi {
 
 const version = "0.1.0"
 
+// How long the fold lets events gather before it takes them: what the pages may lag behind the app.
+const batchMillis = 100
+
 const tabs: ReadonlyArray<Html.Tab> = [
   { label: "Jobs", href: "/jobs/" },
   { label: "Stages", href: "/stages/" },
@@ -98,7 +102,7 @@ const durationOf = (start: number | undefined, end: number | undefined, now: num
 export const start = (
   options: Options,
   app: AppDescription,
-  events: Stream.Stream<AppEvent>
+  events: Queue.Dequeue<AppEvent>
 ): Effect.Effect<AppUi, WebServer.WebPortUnavailable, Scope.Scope> =>
   Effect.gen(function*() {
     const server = yield* WebServer.bind({
@@ -111,17 +115,20 @@ export const start = (
     let appId = "app"
     const changes = yield* PubSub.sliding<number>(1)
     const metrics = AppMetrics.make(() => appId)
-    // Folded a chunk at a time (the events that arrived together), with one change told for the chunk.
-    yield* Effect.forkScoped(
-      Stream.runForEachChunk(events, (chunk) =>
-        Effect.suspend(() => {
-          for (const event of chunk) {
-            AppStatus.apply(status, event)
-            metrics.record(status, event)
-          }
-          return PubSub.publish(changes, status.version)
-        }))
-    )
+    // Folded in batches: woken by an event, the fold waits a moment for those that follow and takes them all, so
+    // that a busy app costs it a few wake-ups a second rather than one per event.
+    yield* Effect.forkScoped(Effect.forever(Effect.gen(function*() {
+      const first = yield* Queue.take(events)
+      yield* Effect.sleep(batchMillis)
+      const rest = yield* Queue.takeAll(events)
+      AppStatus.apply(status, first)
+      metrics.record(status, first)
+      for (const event of rest) {
+        AppStatus.apply(status, event)
+        metrics.record(status, event)
+      }
+      yield* PubSub.publish(changes, status.version)
+    })))
     const info = (): MonitoringApi.AppInfo => ({
       id: appId,
       name: app.name,
@@ -156,11 +163,11 @@ export const start = (
 export const startIfEnabled = (
   options: Options | undefined,
   app: AppDescription,
-  subscribe: Effect.Effect<Stream.Stream<AppEvent>, never, Scope.Scope>
+  listen: Effect.Effect<Queue.Dequeue<AppEvent>, never, Scope.Scope>
 ): Effect.Effect<AppUi | undefined, never, Scope.Scope> =>
   options === undefined ?
     Effect.succeed(undefined) :
-    Effect.flatMap(subscribe, (events) =>
+    Effect.flatMap(listen, (events) =>
       start(options, app, events).pipe(
         Effect.catchAll((error) =>
           Effect.as(Effect.logWarning(`${error.message}; the app runs without its UI`), undefined)

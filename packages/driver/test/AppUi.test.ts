@@ -2,6 +2,7 @@
 // Spark app's API answers with), the pages, live updates and the app's Prometheus metrics.
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Kindling, Local } from "@kindling/driver"
+import { Polling } from "@kindling/protocol/testing"
 import { Effect } from "effect"
 import parsePrometheus from "parse-prometheus-text-format"
 import { driverConfig } from "./fixtures/driverConfig.js"
@@ -28,6 +29,24 @@ const get = (url: string) =>
     return { status: response.status, type: response.headers.get("content-type") ?? "", text: await response.text() }
   })
 const getJson = (url: string) => Effect.map(get(url), (response) => JSON.parse(response.text))
+
+// The UI folds events in batches, a moment behind the app: it is read once its jobs have all ended and stayed so
+// for longer than a batch.
+const settled = (base: string) => {
+  const jobs = Effect.flatMap(
+    getJson(`${base}/api/v1/applications`),
+    ([application]) => get(`${base}/api/v1/applications/${application.id}/jobs`)
+  )
+  return Polling.eventually(
+    Effect.gen(function*() {
+      const first = (yield* jobs).text
+      yield* Effect.sleep("300 millis")
+      return { first, second: (yield* jobs).text }
+    }),
+    ({ first, second }) => first === second && !first.includes("\"RUNNING\""),
+    { timeout: "15 seconds" }
+  ).pipe(Effect.map(({ second }) => JSON.parse(second) as Array<{ jobId: number; stageIds: Array<number> }>))
+}
 
 // Every field we write is one Spark writes; every field Spark always writes, we write too.
 const sameFields = (kind: keyof typeof sparkKeys.fields, ours: object) => {
@@ -65,6 +84,7 @@ layer(app, { timeout: 60_000, excludeTestServices: true })("the app UI of a loca
         13
       )
 
+      yield* settled(base)
       const [application] = yield* getJson(`${base}/api/v1/applications`)
       sameFields("ApplicationInfo", application)
       sameFields("ApplicationAttemptInfo", application.attempts[0])
@@ -133,10 +153,7 @@ layer(app, { timeout: 60_000, excludeTestServices: true })("the app UI of a loca
         undefined,
         2
       ).collect()
-      const jobs = yield* getJson(
-        `${base}/api/v1/applications/${(yield* getJson(`${base}/api/v1/applications`))[0].id}/jobs`
-      )
-      const job = jobs[0]
+      const [job] = yield* settled(base)
 
       const jobsPage = yield* get(`${base}/jobs/`)
       assert.strictEqual(jobsPage.status, 200)
@@ -193,10 +210,12 @@ layer(app, { timeout: 60_000, excludeTestServices: true })("the app UI of a loca
       const kc = yield* Kindling
       const base = kc.uiWebUrl!
       yield* kc.range(0, 10, 1, 2).count()
+      yield* settled(base)
       const before = yield* scrape(base)
       const appId = (yield* getJson(`${base}/api/v1/applications`))[0].id
       const tasksBefore = before.value("kindling_app_tasks_ended_total", { app: appId, result: "succeeded" })
       yield* kc.range(0, 100, 1, 5).map((x): [number, number] => [x % 3, x]).reduceByKey((a, b) => a + b).count()
+      yield* settled(base)
       const after = yield* scrape(base)
       assert.strictEqual(
         after.value("kindling_app_tasks_ended_total", { app: appId, result: "succeeded" }),
