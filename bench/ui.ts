@@ -93,7 +93,8 @@ const renderTimes = (n: number) =>
             port: 0,
             maxRetries: 0,
             retention: { jobs: 1000, stages: 1000, tasks: 100_000 },
-            properties: []
+            properties: [],
+            killEnabled: false
           },
           { name: "bench", master: "local[8]", user: "bench", startTime: 0 },
           queue

@@ -1,7 +1,7 @@
 // The web UIs in a real browser (Debian's chromium driven by playwright-core): a master and two workers, an app
 // with a shuffle, a supervised driver. Clicking through from the master page reaches a worker, an executor's
-// log and the app's UI (its job, two stages, the DAG, the task table); the app UI follows a new job without a
-// reload; the master page's kill button stops the driver. Screenshots of each page go to
+// log and the app's UI (its job, two stages, the DAG, the task table, its executors' logs); the app UI follows a
+// new job without a reload; the master page's kill button stops the driver. Screenshots of each page go to
 // test-output/browser/.
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
@@ -131,6 +131,12 @@ describe("the web UIs in a browser", () => {
           yield* step(page, (p) => p.locator("header nav").getByRole("link", { name: tab }).click())
           yield* shoot(page, `app-${tab.toLowerCase()}`)
         }
+        // The Executors tab links each executor's logs on its worker.
+        yield* step(page, (p) => p.locator("#executors").getByRole("link", { name: "stderr" }).first().click())
+        assert.include(
+          yield* step(page, (p) => p.locator("pre.log").innerText()),
+          "Successfully registered with driver"
+        )
 
         // The kill button (confirmed in its dialog) stops the driver.
         yield* step(page, (p) => p.goto(masterUi))

@@ -106,6 +106,8 @@ export type AppEvent =
     readonly executorId: string
     readonly host: string
     readonly cores: number
+    /** Where its `stdout` and `stderr` can be read (its worker's log pages), when it said. */
+    readonly logUrls?: Readonly<Record<string, string>>
     readonly time: number
   }
   | { readonly _tag: "ExecutorRemoved"; readonly executorId: string; readonly reason: string; readonly time: number }

@@ -103,6 +103,8 @@ export interface Executor {
   readonly executorId: string
   readonly host: string
   readonly totalCores: number
+  /** Its log pages, by log type. */
+  readonly logUrls: Readonly<Record<string, string>>
   readonly addTime: number
   removeTime: number | undefined
   removeReason: string | undefined
@@ -254,7 +256,7 @@ export const apply = (status: AppStatus, event: AppEvent): void => {
         stageIds: event.stageIds,
         stages: event.stages
       })
-      forget(status.jobs, status.retention.jobs, (job) => job.status !== "RUNNING")
+      forget(status.jobs, status.retention.jobs, (job) => job.status !== "RUNNING", (job) => forgetJob(status, job))
       break
     }
     case "JobEnd": {
@@ -382,6 +384,7 @@ export const apply = (status: AppStatus, event: AppEvent): void => {
         executorId: event.executorId,
         host: event.host,
         totalCores: event.cores,
+        logUrls: event.logUrls ?? {},
         addTime: event.time,
         removeTime: undefined,
         removeReason: undefined,
@@ -439,6 +442,29 @@ export const apply = (status: AppStatus, event: AppEvent): void => {
     case "DatasetUnpersisted":
       status.storage.delete(event.datasetId)
       break
+  }
+}
+
+// A forgotten job's stages are forgotten with it unless another retained job lists them, and so are the datasets
+// no retained stage computes and none persists: a long-running app's status stays within its limits.
+const forgetJob = (status: AppStatus, job: Job) => {
+  const dropped: Array<StageInfo> = []
+  for (const stageId of job.stageIds) {
+    const info = status.stageInfos.get(stageId)
+    if (info === undefined) continue
+    const left = info.jobIds.filter((jobId) => jobId !== job.jobId && status.jobs.has(jobId))
+    if (left.length > 0) {
+      info.jobIds.splice(0, info.jobIds.length, ...left)
+      continue
+    }
+    status.stageInfos.delete(stageId)
+    dropped.push(info)
+  }
+  if (dropped.length === 0) return
+  const inUse = new Set<number>(status.storage.keys())
+  for (const info of status.stageInfos.values()) for (const dataset of info.datasets) inUse.add(dataset.id)
+  for (const info of dropped) {
+    for (const dataset of info.datasets) if (!inUse.has(dataset.id)) status.datasets.delete(dataset.id)
   }
 }
 

@@ -21,6 +21,7 @@ import type { AppEvent } from "./AppEvents.js"
 import * as AppMetrics from "./AppMetrics.js"
 import * as AppStatus from "./AppStatus.js"
 import * as DagSvg from "./DagSvg.js"
+import type { Driver } from "./Driver.js"
 import * as MonitoringApi from "./MonitoringApi.js"
 
 const { html, link } = Html
@@ -37,6 +38,8 @@ export interface Options {
   readonly retention: AppStatus.Retention
   /** The app's configuration, shown on the Environment tab. */
   readonly properties: ReadonlyArray<readonly [string, string]>
+  /** Show kill buttons for running jobs and accept their POSTs from the UI's own pages (`kindling.ui.killEnabled`). */
+  readonly killEnabled: boolean
 }
 
 /**
@@ -102,7 +105,8 @@ const durationOf = (start: number | undefined, end: number | undefined, now: num
 export const start = (
   options: Options,
   app: AppDescription,
-  events: Queue.Dequeue<AppEvent>
+  events: Queue.Dequeue<AppEvent>,
+  cancelJob: (jobId: number, reason: string) => Effect.Effect<void> = () => Effect.void
 ): Effect.Effect<AppUi, WebServer.WebPortUnavailable, Scope.Scope> =>
   Effect.gen(function*() {
     const server = yield* WebServer.bind({
@@ -138,7 +142,10 @@ export const start = (
       properties: options.properties
     })
     yield* server.serve({
-      routes: routes(status, app, info, Stream.fromPubSub(changes)),
+      routes: routes(status, app, info, Stream.fromPubSub(changes), {
+        enabled: options.killEnabled,
+        cancelJob
+      }),
       ready: Effect.succeed(true),
       metrics: () => ({ prefix: "kindling_app_", tags: { app: appId } }),
       metricsPaths: ["/metrics/applications/prometheus"],
@@ -163,16 +170,37 @@ export const start = (
 export const startIfEnabled = (
   options: Options | undefined,
   app: AppDescription,
-  listen: Effect.Effect<Queue.Dequeue<AppEvent>, never, Scope.Scope>
+  driver: Pick<Driver, "listen" | "cancelJob">
 ): Effect.Effect<AppUi | undefined, never, Scope.Scope> =>
   options === undefined ?
     Effect.succeed(undefined) :
-    Effect.flatMap(listen, (events) =>
-      start(options, app, events).pipe(
+    Effect.flatMap(driver.listen, (events) =>
+      start(options, app, events, driver.cancelJob).pipe(
         Effect.catchAll((error) =>
           Effect.as(Effect.logWarning(`${error.message}; the app runs without its UI`), undefined)
         )
       ))
+
+const KillForm = Schema.Struct({ id: Schema.NumberFromString, terminate: Schema.optional(Schema.String) })
+
+// A running job's kill button: its action fails, as Spark's "killed via the Web UI".
+interface Kill {
+  readonly enabled: boolean
+  readonly cancelJob: (jobId: number, reason: string) => Effect.Effect<void>
+}
+
+const killJob = ({ cancelJob, enabled }: Kill) =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    if (!enabled) return HttpServerResponse.text("Killing is disabled (kindling.ui.killEnabled)", { status: 405 })
+    if (!WebServer.isSameOrigin(request.headers)) {
+      return HttpServerResponse.text("Refused: the request does not come from this UI's pages", { status: 403 })
+    }
+    const form = yield* Effect.either(HttpServerRequest.schemaBodyUrlParams(KillForm))
+    if (form._tag === "Left") return HttpServerResponse.text("Give the job's id", { status: 400 })
+    if (form.right.terminate === "true") yield* cancelJob(form.right.id, `Job ${form.right.id} killed via the web UI`)
+    return HttpServerResponse.redirect("/jobs/", { status: 303 })
+  })
 
 // ---- pages --------------------------------------------------------------------------------------------------
 
@@ -207,11 +235,25 @@ const timeline = (
   }</tbody></table><p class="empty">${Html.time(from)} – ${Html.time(to)}</p>`
 }
 
-const jobsTable = (status: AppStatus.AppStatus, jobs: ReadonlyArray<AppStatus.Job>, now: number, id: string) =>
+const killButton = (jobId: number) =>
+  html`<form class="inline" method="post" action="/jobs/job/kill/" data-confirm="Kill job ${jobId}?"><input type="hidden" name="id" value="${jobId}"><input type="hidden" name="terminate" value="true"><button class="kill" type="submit">kill</button></form>`
+
+const jobsTable = (
+  status: AppStatus.AppStatus,
+  jobs: ReadonlyArray<AppStatus.Job>,
+  now: number,
+  id: string,
+  killable = false
+) =>
   Html.table<AppStatus.Job>(
     [
       { header: "Job Id", cell: (j) => link(`/jobs/job/?id=${j.jobId}`, j.jobId), numeric: true },
-      { header: "Description", cell: (j) => link(`/jobs/job/?id=${j.jobId}`, j.name) },
+      {
+        header: "Description",
+        cell: (
+          j
+        ) => [link(`/jobs/job/?id=${j.jobId}`, j.name), killable && j.status === "RUNNING" ? killButton(j.jobId) : ""]
+      },
       { header: "Submitted", cell: (j) => Html.time(j.submissionTime) },
       { header: "Duration", cell: (j) => durationOf(j.submissionTime, j.completionTime, now), numeric: true },
       {
@@ -241,7 +283,7 @@ const jobsTable = (status: AppStatus.AppStatus, jobs: ReadonlyArray<AppStatus.Jo
     { id, empty: "No jobs." }
   )
 
-const jobsPage = (status: AppStatus.AppStatus, app: AppDescription, appId: string, now: number) => {
+const jobsPage = (status: AppStatus.AppStatus, app: AppDescription, appId: string, now: number, killable: boolean) => {
   const jobs = [...status.jobs.values()].reverse()
   const running = jobs.filter((j) => j.status === "RUNNING")
   const succeeded = jobs.filter((j) => j.status === "SUCCEEDED")
@@ -269,7 +311,7 @@ const jobsPage = (status: AppStatus.AppStatus, app: AppDescription, appId: strin
 <li><strong>Failed Jobs:</strong>${failed.length}</li>
 </ul>
 <h2>Event Timeline</h2>${timeline([...executorLanes, ...jobLanes], now)}
-<h2>Active Jobs (${running.length})</h2>${jobsTable(status, running, now, "active-jobs")}
+<h2>Active Jobs (${running.length})</h2>${jobsTable(status, running, now, "active-jobs", killable)}
 <h2>Completed Jobs (${succeeded.length})</h2>${jobsTable(status, succeeded, now, "completed-jobs")}
 <h2>Failed Jobs (${failed.length})</h2>${jobsTable(status, failed, now, "failed-jobs")}`
   )
@@ -674,6 +716,10 @@ const executorsPage = (status: AppStatus.AppStatus, app: AppDescription) => {
           { header: "Task Time", cell: (r) => Html.duration(r.e.totalDuration), numeric: true },
           { header: "Shuffle Read", cell: (r) => Html.bytes(r.e.shuffleRead), numeric: true },
           { header: "Shuffle Write", cell: (r) => Html.bytes(r.e.shuffleWrite), numeric: true },
+          {
+            header: "Logs",
+            cell: (r) => Object.entries(r.e.logUrls).map(([logType, url], i) => [i > 0 ? " " : "", link(url, logType)])
+          },
           { header: "Removed", cell: (r) => r.e.removeReason ?? "" }
         ],
         rows,
@@ -711,7 +757,8 @@ const routes = (
   status: AppStatus.AppStatus,
   app: AppDescription,
   info: () => MonitoringApi.AppInfo,
-  changes: Stream.Stream<number>
+  changes: Stream.Stream<number>,
+  kill: Kill
 ): HttpRouter.HttpRouter<unknown, never> => {
   const now = Clock.currentTimeMillis
   const query = <A, I extends Readonly<Record<string, string | ReadonlyArray<string> | undefined>>>(
@@ -744,7 +791,8 @@ const routes = (
   ).pipe(Stream.encodeText)
   const pageRoutes = HttpRouter.empty.pipe(
     HttpRouter.get("/", Effect.succeed(HttpServerResponse.redirect("/jobs/", { status: 302 }))),
-    HttpRouter.get("/jobs/", Effect.map(now, (t) => jobsPage(status, app, info().id, t))),
+    HttpRouter.get("/jobs/", Effect.map(now, (t) => jobsPage(status, app, info().id, t, kill.enabled))),
+    HttpRouter.post("/jobs/job/kill/", killJob(kill)),
     HttpRouter.get(
       "/jobs/job/",
       query(IdQuery, ({ id }, t) => {
@@ -831,7 +879,11 @@ const routes = (
         if (attempt === undefined) return undefined
         return {
           ...MonitoringApi.stage(attempt),
-          tasks: Object.fromEntries(attempt.tasks.map((task) => [String(task.taskId), MonitoringApi.task(task, t)]))
+          tasks: Object.fromEntries(
+            attempt.tasks.map((
+              task
+            ) => [String(task.taskId), MonitoringApi.task(task, t, status.executors.get(task.executorId)?.logUrls)])
+          )
         }
       })
     ),
@@ -853,7 +905,7 @@ const routes = (
             const wanted = q.right.status?.toUpperCase()
             return sorted.filter((task) => wanted === undefined || task.status === wanted)
               .slice(offset, offset + length)
-              .map((task) => MonitoringApi.task(task, t))
+              .map((task) => MonitoringApi.task(task, t, status.executors.get(task.executorId)?.logUrls))
           }))
     ),
     HttpRouter.get(

@@ -124,7 +124,7 @@ export const make = (options: Options): Effect.Effect<Kindling.Kindling["Type"],
       master: options.masterUrl,
       user: Os.userInfo().username,
       startTime: yield* Clock.currentTimeMillis
-    }, driver.listen)
+    }, driver)
     const granted = new Map<number, number>()
     const appClient = yield* AppClient.make({
       masters: options.masters,

@@ -69,6 +69,8 @@ export interface Driver {
     kind: SharedVariables.AccumulatorKind,
     name: string
   ) => SharedVariables.Accumulator<In, Out>
+  /** Cancels a running job (its action fails with `reason`), as the app UI's kill button does. */
+  readonly cancelJob: (jobId: number, reason: string) => Effect.Effect<void>
   /** Tells the executors to drop the persisted partitions of a dataset, and forgets where they were. */
   readonly unpersist: (datasetId: number) => Effect.Effect<void>
   /** Tells the executors to stop: the app is done with them. */
@@ -225,6 +227,7 @@ export const make = (
         [...state.executors.values()].reduce((sum, e) => sum + (e.launched ? e.cores : 0), 0)
       ),
       unpersist: (rddId) => Effect.sync(() => shell.feed({ _tag: "Unpersist", rddId })),
+      cancelJob: (jobId, reason) => Effect.sync(() => shell.feed({ _tag: "CancelJob", jobId, reason })),
       broadcast: (value) => {
         const made = SharedVariableRegistry.broadcast(value)
         broadcasts.push(made.id)

@@ -237,6 +237,7 @@ export const uiOptions = (conf: Conf.Conf<AppKeys>, host: string): AppUi.Options
       host,
       port: conf.get(keys.uiPort),
       maxRetries: conf.get(KernelConf.keys.portMaxRetries),
+      killEnabled: conf.get(KernelConf.keys.uiKillEnabled),
       retention: {
         jobs: conf.get(keys.uiRetainedJobs),
         stages: conf.get(keys.uiRetainedStages),

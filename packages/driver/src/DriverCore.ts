@@ -55,6 +55,8 @@ interface Executor {
   readonly ref: RpcAddress.Ref<ClusterMessages.DriverToExecutor>
   readonly host: string
   readonly cores: number
+  /** Where its logs can be read, as it said when it registered. */
+  readonly logUrls: Readonly<Record<string, string>>
   readonly connection: RpcEnv.ConnectionId
   /** Offered tasks once it said it is ready (`LaunchedExecutor`). */
   launched: boolean
@@ -584,6 +586,7 @@ const handlers: Core.Handlers<Inbound, Step> = {
       ref: message.executorRef,
       host: message.hostname,
       cores: message.cores,
+      logUrls: message.logUrls,
       connection: step.connection,
       launched: false,
       lastHeard: step.now
@@ -607,6 +610,7 @@ const handlers: Core.Handlers<Inbound, Step> = {
       executorId: executor.id,
       host: executor.host,
       cores: executor.cores,
+      logUrls: executor.logUrls,
       time: step.now
     })
     schedule(step, {

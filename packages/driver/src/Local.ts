@@ -106,7 +106,7 @@ export const layer = (options: Options): Layer.Layer<Kindling.Kindling, StartFai
         master: `local[${options.threads}]`,
         user: Os.userInfo().username,
         startTime
-      }, driver.listen)
+      }, driver)
       // Spark's local app id: `local-<start time>`.
       ui?.setAppId(`local-${startTime}`)
       return Kindling.make({

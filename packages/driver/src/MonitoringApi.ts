@@ -154,7 +154,7 @@ export const stage = (stage: AppStatus.StageAttempt) => ({
  *
  * @since 0.1.0
  */
-export const task = (task: AppStatus.Task, now: number) => {
+export const task = (task: AppStatus.Task, now: number, executorLogs: Readonly<Record<string, string>> = {}) => {
   const m = task.metrics
   return {
     taskId: task.taskId,
@@ -210,7 +210,7 @@ export const task = (task: AppStatus.Task, now: number) => {
         recordsWritten: metric(m, "shuffleRecordsWritten")
       }
     },
-    executorLogs: {},
+    executorLogs: { ...executorLogs },
     schedulerDelay: 0,
     gettingResultTime: 0
   }
@@ -257,7 +257,7 @@ export const executor = (status: AppStatus.AppStatus, executor: AppStatus.Execut
     addTime: date(executor.addTime),
     ...(executor.removeTime === undefined ? {} : { removeTime: date(executor.removeTime) }),
     ...(executor.removeReason === undefined ? {} : { removeReason: executor.removeReason }),
-    executorLogs: {},
+    executorLogs: { ...executor.logUrls },
     memoryMetrics: {
       usedOnHeapStorageMemory: memoryUsed,
       usedOffHeapStorageMemory: 0,

@@ -189,6 +189,8 @@ describe("AppStatus", () => {
     }
     const status = fold(events, { jobs: 2, stages: 2, tasks: 10 })
     assert.deepStrictEqual([...status.jobs.keys()], [3, 4])
+    assert.deepStrictEqual([...status.stageInfos.keys()], [3, 4])
+    assert.deepStrictEqual([...status.datasets.keys()], [3, 4])
     assert.deepStrictEqual([...status.stages.keys()], ["3.0", "4.0"])
     const running = status.stages.get("4.0")!
     assert.isAtMost(running.tasks.length, 11)

@@ -3,7 +3,7 @@
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Kindling, Local } from "@kindling/driver"
 import { Polling } from "@kindling/protocol/testing"
-import { Effect } from "effect"
+import { Effect, Fiber } from "effect"
 import parsePrometheus from "parse-prometheus-text-format"
 import { driverConfig } from "./fixtures/driverConfig.js"
 import sparkKeys from "./fixtures/spark-api-v1-keys.json" with { type: "json" }
@@ -19,7 +19,8 @@ const app = Local.layer({
     port: 0,
     maxRetries: 0,
     retention: { jobs: 1000, stages: 1000, tasks: 100_000 },
-    properties: [["kindling.app.name", "ui-test"], ["kindling.master", "local[2]"]]
+    properties: [["kindling.app.name", "ui-test"], ["kindling.master", "local[2]"]],
+    killEnabled: true
   }
 })
 
@@ -45,7 +46,9 @@ const settled = (base: string) => {
     }),
     ({ first, second }) => first === second && !first.includes("\"RUNNING\""),
     { timeout: "15 seconds" }
-  ).pipe(Effect.map(({ second }) => JSON.parse(second) as Array<{ jobId: number; stageIds: Array<number> }>))
+  ).pipe(
+    Effect.map(({ second }) => JSON.parse(second) as Array<{ jobId: number; stageIds: Array<number>; status: string }>)
+  )
 }
 
 // Every field we write is one Spark writes; every field Spark always writes, we write too.
@@ -203,6 +206,41 @@ layer(app, { timeout: 60_000, excludeTestServices: true })("the app UI of a loca
       yield* read.pipe(Effect.timeout("10 seconds"))
       controller.abort()
       assert.isAbove(versions[1]!, versions[0]!)
+    }))
+
+  it.effect("a running job's kill button fails its action; a kill from another site is refused", () =>
+    Effect.gen(function*() {
+      const kc = yield* Kindling
+      const base = kc.uiWebUrl!
+      // Twenty tasks of 200 ms on two threads: two seconds, unless killed.
+      const running = yield* Effect.fork(
+        kc.range(0, 20, 1, 20).map((x) => {
+          const until = Date.now() + 200
+          while (Date.now() < until) {
+            // busy
+          }
+          return x
+        }).count()
+      )
+      const [application] = yield* getJson(`${base}/api/v1/applications`)
+      const [job] = yield* Polling.eventually(
+        getJson(`${base}/api/v1/applications/${application.id}/jobs?status=running`),
+        (jobs: Array<{ jobId: number }>) => jobs.length === 1
+      )
+      const form = { method: "POST", body: new URLSearchParams({ id: String(job.jobId), terminate: "true" }) }
+      const forged = yield* Effect.promise(() =>
+        fetch(`${base}/jobs/job/kill/`, { ...form, headers: { origin: "http://evil.example" } })
+      )
+      assert.strictEqual(forged.status, 403)
+      const killed = yield* Effect.promise(() =>
+        fetch(`${base}/jobs/job/kill/`, { ...form, headers: { origin: base }, redirect: "manual" })
+      )
+      assert.strictEqual(killed.status, 303)
+      const failure = yield* Effect.flip(Fiber.join(running))
+      assert.strictEqual(failure._tag, "JobFailed")
+      assert.include(failure.message, `Job ${job.jobId} killed via the web UI`)
+      const ended = yield* settled(base)
+      assert.strictEqual(ended.find((j) => j.jobId === job.jobId)?.status, "FAILED")
     }))
 
   it.effect("/metrics/prometheus parses as Prometheus text, and its counters move as a job runs", () =>

@@ -38,6 +38,8 @@ export interface Options {
   readonly executorId: Ids.ExecutorId
   readonly driver: RpcAddress.RpcAddress
   readonly hostname: string
+  /** Where its logs can be read (`stdout`, `stderr`), told to the driver when it registers. */
+  readonly logUrls?: Readonly<Record<string, string>>
   readonly threads: TaskThreads.TaskThreads
   readonly heartbeatIntervalMillis: number
   readonly askTimeoutMillis: number
@@ -310,6 +312,7 @@ export const make = (
         self: Endpoints.ref(address, Endpoints.executor),
         driver,
         hostname: options.hostname,
+        ...(options.logUrls === undefined ? {} : { logUrls: options.logUrls }),
         cores: options.threads.size,
         heartbeatIntervalMillis: options.heartbeatIntervalMillis
       }),

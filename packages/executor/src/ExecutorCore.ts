@@ -19,6 +19,8 @@ export interface Config {
   readonly hostname: string
   readonly cores: number
   readonly heartbeatIntervalMillis: number
+  /** Where its stdout and stderr can be read (its worker's log pages), for the app's UI. */
+  readonly logUrls?: Readonly<Record<string, string>>
 }
 
 /**
@@ -164,7 +166,7 @@ export const step = (state: State, input: Input): ReadonlyArray<Command> => {
           executorRef: config.self,
           hostname: config.hostname,
           cores: config.cores,
-          logUrls: {},
+          logUrls: config.logUrls ?? {},
           attributes: {},
           resources: {},
           resourceProfileId: 0

@@ -130,6 +130,16 @@ const blockManagerDir = Effect.acquireRelease(
   (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
 )
 
+// Where the worker that started this executor serves its logs (Spark's SPARK_LOG_URL_STDOUT/STDERR).
+const logUrlsFromEnvironment = (): Record<string, string> => {
+  const urls: Record<string, string> = {}
+  for (const logType of ["stdout", "stderr"]) {
+    const url = process.env[`KINDLING_LOG_URL_${logType.toUpperCase()}`]
+    if (url !== undefined && url !== "") urls[logType] = url
+  }
+  return urls
+}
+
 /**
  * @since 0.1.0
  * @category models
@@ -180,6 +190,7 @@ export const run = <E, NE, R>(
         executorId: args.executorId,
         driver: args.driver,
         hostname: args.hostname,
+        logUrls: logUrlsFromEnvironment(),
         threads,
         heartbeatIntervalMillis: setting("kindling.executor.heartbeatInterval", 10_000),
         askTimeoutMillis: setting("kindling.rpc.askTimeout", 120_000),

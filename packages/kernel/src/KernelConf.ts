@@ -21,7 +21,8 @@ export const keys = {
   }),
   uiKillEnabled: Key.make("kindling.ui.killEnabled", ValueType.boolean, {
     default: "true",
-    description: "The master UI shows kill buttons for apps and drivers (and accepts their POSTs from its own pages)."
+    description: "The master UI shows kill buttons for apps and drivers, an app's UI for its running jobs (and " +
+      "they accept the kills from their own pages only)."
   })
 }
 

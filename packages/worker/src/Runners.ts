@@ -21,7 +21,7 @@ import * as ExecutorRunner from "./ExecutorRunner.js"
 import { ProcessLauncher } from "./ProcessLauncher.js"
 
 /**
- * Who is asking: the worker's endpoint URL (`{{WORKER_URL}}`) and host (`{{HOSTNAME}}`).
+ * Who is asking: the worker's endpoint URL (`{{WORKER_URL}}`), host (`{{HOSTNAME}}`) and web UI.
  *
  * @since 0.1.0
  * @category models
@@ -29,7 +29,16 @@ import { ProcessLauncher } from "./ProcessLauncher.js"
 export interface WorkerIdentity {
   readonly workerUrl: string
   readonly hostname: string
+  /** The worker's web UI, whose log pages show what its drivers and executors write. */
+  readonly webUiUrl: string
 }
+
+// The worker UI's log pages of a process, as environment variables; none when the worker has no UI.
+const logUrls = (webUiUrl: string, query: string): Record<string, string> =>
+  webUiUrl === "" ? {} : {
+    KINDLING_LOG_URL_STDOUT: `${webUiUrl}/logPage/?${query}&logType=stdout`,
+    KINDLING_LOG_URL_STDERR: `${webUiUrl}/logPage/?${query}&logType=stderr`
+  }
 
 /**
  * The work directory cannot be created.
@@ -174,7 +183,12 @@ export const makeProcesses = (
           ...launch.appDesc,
           command: new Descriptions.Command({
             ...launch.appDesc.command,
-            environment: { ...launch.appDesc.command.environment, KINDLING_EXECUTOR_DIRS: localDirs }
+            environment: {
+              ...launch.appDesc.command.environment,
+              KINDLING_EXECUTOR_DIRS: localDirs,
+              // Where the executor's logs can be read, which it tells its driver (Spark's SPARK_LOG_URL_*).
+              ...logUrls(worker.webUiUrl, `appId=${launch.appId}&executorId=${launch.execId}`)
+            }
           })
         })
         return yield* ExecutorRunner.start({

@@ -79,7 +79,7 @@ export const make = (
     const runners = yield* Runners
     const address = yield* Shell.listeningAddress(Endpoints.worker)
     const self = Endpoints.ref(address, Endpoints.worker)
-    const identity = { workerUrl: self.toString(), hostname: address.host }
+    const identity = { workerUrl: self.toString(), hostname: address.host, webUiUrl: options.webUiUrl }
     const drivers = new Map<Ids.DriverId, DriverRunner.DriverHandle>()
     const executors = new Map<string, ExecutorRunner.ExecutorHandle>()
 
