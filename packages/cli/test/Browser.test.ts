@@ -20,7 +20,7 @@ import {
   submitArgs,
   temporaryDirectory
 } from "./fixtures/cluster.js"
-import { uiApp, uiUrl } from "./fixtures/ui.js"
+import { executorsRegistered, uiApp, uiUrl } from "./fixtures/ui.js"
 
 // The Debian package's browser (`.ci/run` installs it); never a downloaded one.
 const executablePath = process.env["KINDLING_CHROMIUM"] ?? "/usr/bin/chromium"
@@ -55,6 +55,8 @@ describe("the web UIs in a browser", () => {
         const client = yield* start(["submit", "--master", master.url, ...uiApp.conf, uiApp.path(dir), done])
         const appUi = yield* uiUrl(client, "app")
         yield* client.waitFor(/shuffled: 13 keys/, 60_000)
+        // Both workers run one of its executors (the driver takes a core of one): both registered.
+        yield* executorsRegistered(appUi, 2)
         yield* eventually(
           master.url,
           (state) => state.activeDrivers.find((d) => d.id === driverId && d.state === "RUNNING")

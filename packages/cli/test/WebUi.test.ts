@@ -2,6 +2,7 @@
 // killed from the master's page (and a forged kill refused), executor logs read in byte ranges, and metrics
 // that Prometheus can read.
 import { assert, describe, it } from "@effect/vitest"
+import { Polling } from "@kindling/protocol/testing"
 import { Effect } from "effect"
 import * as Fs from "node:fs"
 import parsePrometheus from "parse-prometheus-text-format"
@@ -165,8 +166,12 @@ describe("the master's and workers' web UIs", () => {
         assert.deepStrictEqual(keysOf(executor.appdesc), sorted(appDescKeys))
         assert.strictEqual(states[index].masterwebuiurl, masterUi)
         const log = `${workerUis[index]}/log?appId=${executor.appid}&executorId=${executor.id}&logType=stderr`
-        const whole = (yield* get(`${log}&offset=0&byteLength=1000000`)).text
-        assert.include(whole, "Successfully registered with driver")
+        // An executor may still be starting (the job did not need it): its log is read once it has registered.
+        const { text: whole } = yield* Polling.eventually(
+          get(`${log}&offset=0&byteLength=1000000`),
+          (response) => response.text.includes("Successfully registered with driver"),
+          { timeout: "30 seconds" }
+        )
         assert.strictEqual((yield* get(`${log}&offset=5&byteLength=20`)).text, whole.slice(5, 25))
         const logPage = yield* get(
           `${workerUis[index]}/logPage/?appId=${executor.appid}&executorId=${executor.id}&logType=stderr`
