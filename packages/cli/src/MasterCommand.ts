@@ -4,7 +4,8 @@
  * @since 0.1.0
  */
 import { type Conf, Problem } from "@kindling/conf"
-import { KernelConf, WebServer } from "@kindling/kernel"
+import { KernelConf } from "@kindling/kernel"
+import { WebServer } from "@kindling/kernel/web"
 import { ArtifactStore, LeaderElection, Master, MasterConf, MasterUi, Persistence } from "@kindling/master"
 import { ProtocolConf, RpcEnv } from "@kindling/protocol"
 import { NodeTransport } from "@kindling/protocol/node"

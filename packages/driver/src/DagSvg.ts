@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import * as dagre from "@dagrejs/dagre"
-import { Html } from "@kindling/kernel"
+import { Html } from "@kindling/kernel/web"
 import type { StageInfo } from "./AppEvents.js"
 import type * as AppStatus from "./AppStatus.js"
 

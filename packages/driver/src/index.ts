@@ -16,6 +16,8 @@ export * as AppEvents from "./AppEvents.js"
 /** @since 0.1.0 */
 export * as AppMetrics from "./AppMetrics.js"
 /** @since 0.1.0 */
+export * as AppPages from "./AppPages.js"
+/** @since 0.1.0 */
 export * as AppStatus from "./AppStatus.js"
 /** @since 0.1.0 */
 export * as AppUi from "./AppUi.js"

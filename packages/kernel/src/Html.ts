@@ -111,6 +111,15 @@ export const table = <A>(
 export const link = (href: string, text: Content): Markup => html`<a href="${href}">${text}</a>`
 
 /**
+ * A kill button: a form that POSTs Spark's `id` and `terminate=true` to `action` once the user confirms.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const killButton = (action: string, id: string | number, what: string): Markup =>
+  html`<form class="inline" method="post" action="${action}" data-confirm="Kill ${what} ${id}?"><input type="hidden" name="id" value="${id}"><input type="hidden" name="terminate" value="true"><button class="kill" type="submit">kill</button></form>`
+
+/**
  * @since 0.1.0
  * @category models
  */

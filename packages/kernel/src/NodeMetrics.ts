@@ -6,9 +6,7 @@
  *
  * @since 0.1.0
  */
-import * as Metrics from "@effect/opentelemetry/Metrics"
-import * as Resource from "@effect/opentelemetry/Resource"
-import { PrometheusSerializer } from "@opentelemetry/exporter-prometheus"
+import type { PrometheusSerializer } from "@opentelemetry/exporter-prometheus"
 import type { MetricProducer } from "@opentelemetry/sdk-metrics"
 import * as Effect from "effect/Effect"
 
@@ -23,17 +21,26 @@ export interface Selection {
   readonly tags?: Readonly<Record<string, string>>
 }
 
-let producer: MetricProducer | undefined
-// The producer reads Effect's global metric registry; one serves the whole process.
-const theProducer = Effect.suspend(() =>
-  producer !== undefined ? Effect.succeed(producer) : Metrics.makeProducer.pipe(
-    Effect.provide(Resource.layer({ serviceName: "kindling" })),
-    Effect.tap((made) => Effect.sync(() => (producer = made)))
-  )
-)
+interface Exporter {
+  readonly producer: MetricProducer
+  readonly serializer: PrometheusSerializer
+}
 
-// No `target_info` or `otel_scope_info` series: a scrape shows the node's own metrics only.
-const serializer = new PrometheusSerializer(undefined, false, undefined, true, true)
+// Loaded at the first scrape, not with the node: the exporter takes a quarter of a second to import, and most
+// processes are never scraped. One producer reads Effect's global metric registry for the whole process.
+let exporter: Promise<Exporter> | undefined
+const theExporter = () => (exporter ??= (async () => {
+  const [Metrics, Resource, Prometheus] = await Promise.all([
+    import("@effect/opentelemetry/Metrics"),
+    import("@effect/opentelemetry/Resource"),
+    import("@opentelemetry/exporter-prometheus")
+  ])
+  const producer = await Effect.runPromise(
+    Metrics.makeProducer.pipe(Effect.provide(Resource.layer({ serviceName: "kindling" })))
+  )
+  // No `target_info` or `otel_scope_info` series: a scrape shows the node's own metrics only.
+  return { producer, serializer: new Prometheus.PrometheusSerializer(undefined, false, undefined, true, true) }
+})())
 
 /**
  * The selected metrics, as Prometheus text.
@@ -42,8 +49,8 @@ const serializer = new PrometheusSerializer(undefined, false, undefined, true, t
  */
 export const prometheusText = (selection: Selection): Effect.Effect<string> =>
   Effect.gen(function*() {
-    const metricProducer = yield* theProducer
-    const collected = yield* Effect.promise(() => metricProducer.collect())
+    const { producer, serializer } = yield* Effect.promise(theExporter)
+    const collected = yield* Effect.promise(() => producer.collect())
     const tags = Object.entries(selection.tags ?? {})
     const { resourceMetrics } = collected
     return serializer.serialize({

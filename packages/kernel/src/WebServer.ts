@@ -83,9 +83,21 @@ export interface WebServer {
 }
 
 const listen = (host: string, port: number) =>
-  NodeHttpServer.make(() => Http.createServer(), { host, port }).pipe(
-    Effect.mapError((error) => (error.cause instanceof Error ? error.cause.message : String(error.cause)))
-  )
+  Effect.gen(function*() {
+    const nodeServer = Http.createServer()
+    const server = yield* NodeHttpServer.make(() => nodeServer, { host, port }).pipe(
+      Effect.mapError((error) => (error.cause instanceof Error ? error.cause.message : String(error.cause)))
+    )
+    // Runs before the server's own release, which would wait for every connection to end: a page's events
+    // stream never does, and a node must stop when told however many browsers watch it.
+    yield* Effect.addFinalizer(() =>
+      Effect.sync(() => {
+        nodeServer.close()
+        nodeServer.closeAllConnections()
+      })
+    )
+    return server
+  })
 
 const tryPorts = (
   options: Options,

@@ -8,15 +8,11 @@
 /** @since 0.1.0 */
 export * as Core from "./Core.js"
 /** @since 0.1.0 */
-export * as Html from "./Html.js"
-/** @since 0.1.0 */
 export * as KernelConf from "./KernelConf.js"
 /** @since 0.1.0 */
 export * as ModuleLoading from "./ModuleLoading.js"
 /** @since 0.1.0 */
 export * as NodeLogging from "./NodeLogging.js"
-/** @since 0.1.0 */
-export * as NodeMetrics from "./NodeMetrics.js"
 /** @since 0.1.0 */
 export * as Retention from "./Retention.js"
 /** @since 0.1.0 */
@@ -26,8 +22,3 @@ export * as Shell from "./Shell.js"
  * @since 0.1.0
  */
 export * as TemporaryDirectory from "./TemporaryDirectory.js"
-
-/** @since 0.1.0 */
-export * as WebAssets from "./WebAssets.js"
-/** @since 0.1.0 */
-export * as WebServer from "./WebServer.js"

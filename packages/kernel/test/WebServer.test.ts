@@ -3,8 +3,8 @@
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { assert, describe, it } from "@effect/vitest"
-import { Html, WebServer } from "@kindling/kernel"
-import { Effect, Metric } from "effect"
+import { Html, WebServer } from "@kindling/kernel/web"
+import { Effect, Metric, Stream } from "effect"
 import * as Net from "node:net"
 
 const get = (url: string, init?: RequestInit) =>
@@ -69,6 +69,25 @@ describe("WebServer", () => {
       assert.include(scrape.text, "kindling_test_visits_total{node=\"a\"} 1")
       assert.notInclude(scrape.text, "effect_fiber")
     }))
+
+  it.live("stops at once when its scope closes, even with a response streaming to a client", () =>
+    Effect.gen(function*() {
+      const stopped = yield* Effect.scoped(Effect.gen(function*() {
+        const server = yield* WebServer.bind({ name: "test UI", host: "127.0.0.1", port: 0, maxRetries: 0 })
+        yield* server.serve({
+          ...routes,
+          routes: HttpRouter.get(
+            "/forever",
+            Effect.succeed(
+              HttpServerResponse.stream(Stream.tick("50 millis").pipe(Stream.as(": tick\n\n"), Stream.encodeText))
+            )
+          )(HttpRouter.empty)
+        })
+        yield* Effect.promise(() => fetch(`${server.url}/forever`).then(() => undefined))
+        return Date.now()
+      }))
+      assert.isBelow(Date.now() - stopped, 1000)
+    }).pipe(Effect.timeout("5 seconds")))
 })
 
 describe("Html", () => {

@@ -8,7 +8,7 @@
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Html, WebServer } from "@kindling/kernel"
+import { Html, WebServer } from "@kindling/kernel/web"
 import { Ids, type QueryMessages, SparkJson } from "@kindling/protocol"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -32,9 +32,7 @@ export interface Options {
 const state = (cell: string) => html`<span class="state-${cell}">${cell}</span>`
 
 const killButton = (options: Options, path: string, id: string, what: string) =>
-  options.killEnabled
-    ? html`<form class="inline" method="post" action="${path}" data-confirm="Kill ${what} ${id}?"><input type="hidden" name="id" value="${id}"><input type="hidden" name="terminate" value="true"><button class="kill" type="submit">kill</button></form>`
-    : ""
+  options.killEnabled ? Html.killButton(path, id, what) : ""
 
 const workersTable = (workers: ReadonlyArray<QueryMessages.WorkerInfo>) =>
   Html.table<QueryMessages.WorkerInfo>(

@@ -8,7 +8,7 @@
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Html, type WebServer } from "@kindling/kernel"
+import { Html, type WebServer } from "@kindling/kernel/web"
 import { type QueryMessages, SparkJson } from "@kindling/protocol"
 import * as Effect from "effect/Effect"
 import * as Metric from "effect/Metric"
