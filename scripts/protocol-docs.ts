@@ -321,6 +321,7 @@ export const renderMarkdown = (): string => {
     "- [Messages](#messages), by conversation",
     "- [Replies](#replies)",
     "- [Artifacts](#artifacts): how an app reaches drivers and executors",
+    "- [Web UIs and HTTP](#web-uis-and-http): what each node answers over HTTP",
     "- [Tasks](#tasks): what `LaunchTask.serializedTask` holds",
     "- [Payload types](#payload-types)",
     "- [State enums](#state-enums)",
@@ -462,6 +463,42 @@ export const renderMarkdown = (): string => {
     "With a shared secret, data connections pass the same handshake as control connections, so only nodes that",
     "know the secret get an artifact; workers hand their secret to the drivers and executors they start in the",
     "environment (`KINDLING_AUTHENTICATE_SECRET`), never on a command line.",
+    "",
+    "## Web UIs and HTTP",
+    "",
+    "Besides its RPC port every node serves HTTP (plain JSON and HTML; no authentication, as Spark's UIs by",
+    "default: bind it to an address only operators reach). A node binds its UI port before it registers and",
+    "tells others the bound address: a worker in `RegisterWorker.workerWebUiUrl`, a master in",
+    "`RegisteredWorker.masterWebUiUrl` (and `MasterChanged`) and `BoundPortsResponse.webUIPort`, an app in",
+    "`ApplicationDescription.appUiUrl`. Executors tell their driver where their logs are in",
+    "`RegisterExecutor.logUrls` (`stdout`, `stderr`: pages of their worker's UI, which workers hand them in",
+    "`KINDLING_LOG_URL_STDOUT`/`KINDLING_LOG_URL_STDERR`).",
+    "",
+    "| Node (default port) | Endpoints |",
+    "|---|---|",
+    "| every node | `GET /healthz` (200 `ok`), `GET /readyz` (200, or 503 while not ready: a master not ALIVE, a " +
+      "worker not registered), `GET /metrics/prometheus` (Prometheus text format 0.0.4; series named " +
+      "`kindling_<role>_…`, tagged `master`, `worker` or `app`) |",
+    "| master (8080, `kindling.master.ui.port`) | `GET /json` (Spark's `writeMasterState` keys), " +
+      "`GET /app/json/?appId=` (`writeApplicationInfo`), `POST /app/kill/` and `POST /driver/kill/` (form " +
+      "fields `id`, `terminate=true`; 303 to `/`, 403 unless the request's `Origin` or `Referer` is the UI " +
+      "itself, 405 with `kindling.ui.killEnabled=false`), `GET /metrics/master/prometheus`; pages `/`, " +
+      "`/app/?appId=` |",
+    "| worker (8081, `kindling.worker.ui.port`) | `GET /json` (`writeWorkerState` keys), `GET /log` and " +
+      "`GET /logPage/` with `logType=stdout|stderr` and `driverId`, or `appId` and `executorId` (`offset`, " +
+      "`byteLength` in bytes; by default the last 100 KiB; 400 for bad parameters, 404 for an unknown " +
+      "runner), `GET /metrics/worker/prometheus`; page `/` |",
+    "| app (4040, `kindling.ui.port`) | Spark's monitoring API under `/api/v1/applications` (`/{id}`, `/jobs`, " +
+      "`/jobs/{id}`, `/stages`, `/stages/{id}`, `/stages/{id}/{attempt}`, `/stages/{id}/{attempt}/taskList` " +
+      "with `offset`, `length`, `sortBy`, `status`, `/executors`, `/allexecutors`, `/storage/rdd`, " +
+      "`/storage/rdd/{id}`, `/environment`) with Spark's field names; `GET /events` (server-sent events: " +
+      "`data: <version>` whenever the app's status changed, at most twice a second); `POST /jobs/job/kill/` " +
+      "(as the master's kills); `GET /metrics/applications/prometheus`; pages `/jobs/`, `/jobs/job/?id=`, " +
+      "`/stages/`, `/stages/stage/?id=&attempt=&task.page=&task.pageSize=&task.sort=`, `/storage/`, " +
+      "`/storage/rdd/?id=`, `/environment/`, `/executors/` |",
+    "",
+    "A port that is taken makes a UI try the next ones (`kindling.port.maxRetries`, 16); 0 picks a free port.",
+    "An app's UI is up while the app runs (`kindling.ui.enabled=false` turns it off).",
     "",
     "## Tasks",
     "",
