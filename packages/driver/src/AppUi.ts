@@ -144,25 +144,18 @@ export const startIfEnabled = (
         )
       ))
 
-const KillForm = Schema.Struct({ id: Schema.NumberFromString, terminate: Schema.optional(Schema.String) })
-
-// A running job's kill button: its action fails, as Spark's "killed via the Web UI".
 interface Kill {
   readonly enabled: boolean
   readonly cancelJob: (jobId: number, reason: string) => Effect.Effect<void>
 }
 
+// A running job's kill button: its action fails, as Spark's "killed via the Web UI" (an id that is no running
+// job's is ignored).
 const killJob = ({ cancelJob, enabled }: Kill) =>
-  Effect.gen(function*() {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    if (!enabled) return HttpServerResponse.text("Killing is disabled (kindling.ui.killEnabled)", { status: 405 })
-    if (!WebServer.isSameOrigin(request.headers)) {
-      return HttpServerResponse.text("Refused: the request does not come from this UI's pages", { status: 403 })
-    }
-    const form = yield* Effect.either(HttpServerRequest.schemaBodyUrlParams(KillForm))
-    if (form._tag === "Left") return HttpServerResponse.text("Give the job's id", { status: 400 })
-    if (form.right.terminate === "true") yield* cancelJob(form.right.id, `Job ${form.right.id} killed via the web UI`)
-    return HttpServerResponse.redirect("/jobs/", { status: 303 })
+  WebServer.killHandler({
+    enabled,
+    redirectTo: "/jobs/",
+    kill: (id) => /^\d+$/.test(id) ? cancelJob(Number(id), `Job ${id} killed via the web UI`) : Effect.void
   })
 
 // ---- routes -------------------------------------------------------------------------------------------------

@@ -9,9 +9,11 @@
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import type * as HttpServer from "@effect/platform/HttpServer"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Http from "node:http"
 import * as NodeMetrics from "./NodeMetrics.js"
@@ -186,6 +188,34 @@ export const bind = (options: Options): Effect.Effect<WebServer, WebPortUnavaila
           )
         )
     }
+  })
+
+const KillForm = Schema.Struct({ id: Schema.String, terminate: Schema.optional(Schema.String) })
+
+/**
+ * What a kill button posts to (Spark's form: `id` and `terminate=true`): refused with 405 when kills are off and
+ * 403 unless the request comes from the node's own pages (`isSameOrigin`), 400 without an `id`; otherwise `kill`
+ * runs and the browser goes back to `redirectTo`.
+ *
+ * @since 0.1.0
+ */
+export const killHandler = (options: {
+  readonly enabled: boolean
+  readonly redirectTo: string
+  readonly kill: (id: string) => Effect.Effect<void>
+}) =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    if (!options.enabled) {
+      return HttpServerResponse.text("Killing is disabled (kindling.ui.killEnabled)", { status: 405 })
+    }
+    if (!isSameOrigin(request.headers)) {
+      return HttpServerResponse.text("Refused: the request does not come from this UI's pages", { status: 403 })
+    }
+    const form = yield* Effect.either(HttpServerRequest.schemaBodyUrlParams(KillForm))
+    if (form._tag === "Left") return HttpServerResponse.text("Give the id of what to kill", { status: 400 })
+    if (form.right.terminate === "true") yield* options.kill(form.right.id)
+    return HttpServerResponse.redirect(options.redirectTo, { status: 303 })
   })
 
 /**

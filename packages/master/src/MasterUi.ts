@@ -208,7 +208,6 @@ ${
 }
 
 const AppQuery = Schema.Struct({ appId: Schema.String })
-const KillForm = Schema.Struct({ id: Schema.String, terminate: Schema.optional(Schema.String) })
 
 const workersAlive = Metric.gauge("kindling_master_workers_alive", { description: "Workers registered and alive" })
 const workersDead = Metric.gauge("kindling_master_workers_dead", { description: "Workers timed out or lost" })
@@ -248,21 +247,7 @@ export const routes = (options: Options): WebServer.NodeRoutes<unknown> => {
   })
   const notFound = (what: string) => Html.respond(Html.page({ title: "Not found", body: html`<p>${what}</p>` }), 404)
   const kill = (path: HttpRouter.PathInput, act: (id: string) => Effect.Effect<void>) =>
-    HttpRouter.post(
-      path,
-      Effect.gen(function*() {
-        const request = yield* HttpServerRequest.HttpServerRequest
-        if (!options.killEnabled) {
-          return HttpServerResponse.text("Killing is disabled (kindling.ui.killEnabled)", { status: 405 })
-        }
-        if (!WebServer.isSameOrigin(request.headers)) {
-          return HttpServerResponse.text("Refused: the request does not come from this UI's pages", { status: 403 })
-        }
-        const form = yield* HttpServerRequest.schemaBodyUrlParams(KillForm)
-        if (form.terminate === "true") yield* act(form.id)
-        return HttpServerResponse.redirect("/", { status: 303 })
-      })
-    )
+    HttpRouter.post(path, WebServer.killHandler({ enabled: options.killEnabled, redirectTo: "/", kill: act }))
   const appRoute = (
     render: (
       snapshot: QueryMessages.MasterStateResponse,
