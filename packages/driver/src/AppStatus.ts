@@ -358,7 +358,8 @@ export const apply = (status: AppStatus, event: AppEvent): void => {
       stage.numActiveTasks--
       if (event.succeeded) {
         stage.numCompleteTasks++
-        stage.completedIndices.add(task?.index ?? -1)
+        // Only finished tasks are forgotten, so a task that ends is still known.
+        if (task !== undefined) stage.completedIndices.add(task.index)
       } else if (killed) stage.numKilledTasks++
       else stage.numFailedTasks++
       addTo(stage.totals, event.metrics)
