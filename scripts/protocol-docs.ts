@@ -486,7 +486,7 @@ export const renderMarkdown = (): string => {
       "`/app/?appId=` |",
     "| worker (8081, `kindling.worker.ui.port`) | `GET /json` (`writeWorkerState` keys), `GET /log` and " +
       "`GET /logPage/` with `logType=stdout|stderr` and `driverId`, or `appId` and `executorId` (`offset`, " +
-      "`byteLength` in bytes; by default the last 100 KiB; 400 for bad parameters, 404 for an unknown " +
+      "`byteLength` in bytes, at most 16 MiB; by default the last 100 KiB; 400 for bad parameters, 404 for an unknown " +
       "runner), `GET /metrics/worker/prometheus`; page `/` |",
     "| app (4040, `kindling.ui.port`) | Spark's monitoring API under `/api/v1/applications` (`/{id}`, `/jobs`, " +
       "`/jobs/{id}`, `/stages`, `/stages/{id}`, `/stages/{id}/{attempt}`, `/stages/{id}/{attempt}/taskList` " +

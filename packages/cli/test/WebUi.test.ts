@@ -179,6 +179,7 @@ describe("the master's and workers' web UIs", () => {
         assert.strictEqual(logPage.status, 200)
         assert.include(logPage.text, "Successfully registered with driver")
         assert.strictEqual((yield* get(`${log.replace("stderr", "syslog")}`)).status, 400)
+        assert.strictEqual((yield* get(`${log}&byteLength=99999999999`)).status, 400)
         assert.strictEqual((yield* get(`${workerUis[index]}/log?appId=nope&executorId=0&logType=stdout`)).status, 404)
 
         // Metrics: the master's and a worker's, as Prometheus reads them.

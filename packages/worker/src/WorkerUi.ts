@@ -22,6 +22,8 @@ const { html, link } = Html
 
 /** Spark's log page shows the last 100 KiB unless asked for another range. */
 const defaultBytes = 100 * 1024
+/** The most one request reads: a range is read into memory, and a worker must not run out of it for a page. */
+const maxBytes = 16 * 1024 * 1024
 
 const LogQuery = Schema.Struct({
   appId: Schema.optional(Schema.String),
@@ -29,7 +31,7 @@ const LogQuery = Schema.Struct({
   driverId: Schema.optional(Schema.String),
   logType: Schema.Literal("stdout", "stderr"),
   offset: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.nonNegative())),
-  byteLength: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.positive()))
+  byteLength: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, maxBytes)))
 })
 type LogQuery = typeof LogQuery.Type
 
@@ -192,7 +194,8 @@ export const routes = (worker: Worker): WebServer.NodeRoutes<unknown> => {
       const query = yield* HttpServerRequest.schemaSearchParams(LogQuery).pipe(Effect.either)
       if (query._tag === "Left") {
         return HttpServerResponse.text(
-          "Give logType (stdout or stderr) and driverId, or appId and executorId; offset and byteLength are bytes",
+          "Give logType (stdout or stderr) and driverId, or appId and executorId; offset and byteLength are bytes " +
+            `(byteLength at most ${maxBytes})`,
           { status: 400 }
         )
       }
