@@ -98,44 +98,39 @@ const jobsTable = (
   id: string,
   killable = false
 ) =>
-  Html.table<AppStatus.Job>(
+  Html.table<{ readonly j: AppStatus.Job; readonly p: ReturnType<typeof AppStatus.jobProgress> }>(
     [
-      { header: "Job Id", cell: (j) => link(`/jobs/job/?id=${j.jobId}`, j.jobId), numeric: true },
+      { header: "Job Id", cell: ({ j }) => link(`/jobs/job/?id=${j.jobId}`, j.jobId), numeric: true },
       {
         header: "Description",
-        cell: (
-          j
-        ) => [
+        cell: ({ j }) => [
           link(`/jobs/job/?id=${j.jobId}`, j.name),
           killable && j.status === "RUNNING" ? Html.killButton("/jobs/job/kill/", j.jobId, "job") : ""
         ]
       },
-      { header: "Submitted", cell: (j) => Html.time(j.submissionTime) },
-      { header: "Duration", cell: (j) => durationOf(j.submissionTime, j.completionTime, now), numeric: true },
+      { header: "Submitted", cell: ({ j }) => Html.time(j.submissionTime) },
+      { header: "Duration", cell: ({ j }) => durationOf(j.submissionTime, j.completionTime, now), numeric: true },
       {
         header: "Stages: Succeeded/Total",
-        cell: (j) => {
-          const p = AppStatus.jobProgress(status, j)
-          return `${p.numCompletedStages}/${j.stageIds.length - p.numSkippedStages}${
+        cell: ({ j, p }) =>
+          `${p.numCompletedStages}/${j.stageIds.length - p.numSkippedStages}${
             p.numSkippedStages > 0 ? ` (${p.numSkippedStages} skipped)` : ""
           }${p.numFailedStages > 0 ? ` (${p.numFailedStages} failed)` : ""}`
-        }
       },
       {
         header: "Tasks (for all stages): Succeeded/Total",
-        cell: (j) => {
-          const p = AppStatus.jobProgress(status, j)
-          return progressBar(
+        cell: ({ p }) =>
+          progressBar(
             p.numCompletedTasks,
             p.numActiveTasks,
             p.numTasks - p.numSkippedTasks,
             p.numFailedTasks > 0 ? ` (${p.numFailedTasks} failed)` : ""
           )
-        }
       },
-      { header: "Status", cell: (j) => state(j.status) }
+      { header: "Status", cell: ({ j }) => state(j.status) }
     ],
-    jobs,
+    // Each job's progress is worked out once for its row.
+    jobs.map((j) => ({ j, p: AppStatus.jobProgress(status, j) })),
     { id, empty: "No jobs." }
   )
 

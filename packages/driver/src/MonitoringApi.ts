@@ -64,18 +64,21 @@ export const application = (app: AppInfo, lastUpdated: number) => {
  *
  * @since 0.1.0
  */
-export const job = (status: AppStatus.AppStatus, job: AppStatus.Job) => ({
-  jobId: job.jobId,
-  name: job.name,
-  submissionTime: date(job.submissionTime),
-  ...(job.completionTime === undefined ? {} : { completionTime: date(job.completionTime) }),
-  stageIds: [...job.stageIds],
-  jobTags: [],
-  status: job.status,
-  ...AppStatus.jobProgress(status, job),
-  numCompletedIndices: AppStatus.jobProgress(status, job).numCompletedTasks,
-  killedTasksSummary: {}
-})
+export const job = (status: AppStatus.AppStatus, job: AppStatus.Job) => {
+  const progress = AppStatus.jobProgress(status, job)
+  return {
+    jobId: job.jobId,
+    name: job.name,
+    submissionTime: date(job.submissionTime),
+    ...(job.completionTime === undefined ? {} : { completionTime: date(job.completionTime) }),
+    stageIds: [...job.stageIds],
+    jobTags: [],
+    status: job.status,
+    ...progress,
+    numCompletedIndices: progress.numCompletedTasks,
+    killedTasksSummary: {}
+  }
+}
 
 const metric = (metrics: Readonly<Record<string, number>>, name: string) => metrics[name] ?? 0
 
