@@ -135,6 +135,8 @@ describe("Codec", () => {
       fc.array(fc.nat())
     ],
     ([envelope, cuts]) => {
+      // msgpackr renames a map key `__proto__` (see docs/protocol.md), so such bodies do not come back equal.
+      fc.pre(!JSON.stringify(Schema.encodeSync(Envelope.Envelope)(envelope)).includes(`"__proto__"`))
       const payloads = deframe(Either.getOrThrow(Codec.encodeFrame(envelope, maxFrameSize)), cuts)
       assert.strictEqual(payloads.length, 1)
       const decoded = Either.getOrThrow(Codec.decodePayload(payloads[0]!))
