@@ -70,7 +70,8 @@ const runtimeFor = (
             spillThreshold: conf.get(DriverConf.keys.shuffleSpillThreshold) * 1024 * 1024,
             validateState,
             showProgress,
-            ui: DriverConf.uiOptions(conf, conf.get(DriverConf.keys.driverHost) ?? "127.0.0.1")
+            ui: DriverConf.uiOptions(conf, conf.get(DriverConf.keys.driverHost) ?? "127.0.0.1"),
+            eventLog: DriverConf.eventLogOptions(conf)
           })
       case "LocalCluster": {
         // A master and its workers on 127.0.0.1, as Spark's tests run them: real nodes, in this process.

@@ -1,5 +1,5 @@
 /**
- * The `kindling` command: `master`, `worker`, `submit`, `status` and `kill`, with Spark's flags.
+ * The `kindling` command: `master`, `worker`, `submit`, `status`, `kill` and `history`, with Spark's flags.
  *
  * @since 0.1.0
  */
@@ -11,6 +11,7 @@ import * as Effect from "effect/Effect"
 import type * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
 import packageJson from "../package.json" with { type: "json" }
+import * as HistoryCommand from "./HistoryCommand.js"
 import * as MasterCommand from "./MasterCommand.js"
 import * as Settings from "./Settings.js"
 import * as SubmitCommands from "./SubmitCommands.js"
@@ -61,6 +62,24 @@ const master = Command.make(
   },
   (args) => exitCode(MasterCommand.run({ ...args, conf: confList(args.conf) }))
 ).pipe(Command.withDescription("Start a master"))
+
+const history = Command.make(
+  "history",
+  {
+    host,
+    port: Options.integer("port").pipe(
+      Options.withDescription("The port of the UI and API (default: kindling.history.ui.port, 18080; 0: any)"),
+      Options.optional
+    ),
+    propertiesFile,
+    conf,
+    logDirectory: Args.text({ name: "log-dir" }).pipe(
+      Args.withDescription("The folder of event logs (default: kindling.history.fs.logDirectory)"),
+      Args.optional
+    )
+  },
+  (args) => exitCode(HistoryCommand.run({ ...args, conf: confList(args.conf) }))
+).pipe(Command.withDescription("Start a history server over a folder of event logs"))
 
 const worker = Command.make(
   "worker",
@@ -175,7 +194,8 @@ export const kindling = Command.make(
     worker,
     submit,
     driverCommand("status", "Print a driver's status as JSON", SubmitCommands.status),
-    driverCommand("kill", "Kill a driver", SubmitCommands.kill)
+    driverCommand("kill", "Kill a driver", SubmitCommands.kill),
+    history
   ])
 )
 

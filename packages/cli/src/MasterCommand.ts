@@ -102,7 +102,11 @@ export const start = (options: {
         )
       )
     )
-    yield* ui.serve(MasterUi.routes({ master, killEnabled: conf.get(KernelConf.keys.uiKillEnabled) }))
+    yield* ui.serve(MasterUi.routes({
+      master,
+      killEnabled: conf.get(KernelConf.keys.uiKillEnabled),
+      historyUrl: conf.get(MasterConf.keys.historyUiUrl)
+    }))
     yield* Effect.logInfo(`Starting Kindling master at ${master.url} (recovery mode ${recoveryMode}), UI at ${ui.url}`)
     return master
   })

@@ -6,7 +6,7 @@
  */
 import { type Conf, type Key, type Problem, Registry } from "@kindling/conf"
 import { NodeLoader } from "@kindling/conf/node"
-import { DriverConf } from "@kindling/driver"
+import { DriverConf, HistoryConf } from "@kindling/driver"
 import { KernelConf } from "@kindling/kernel"
 import { MasterConf } from "@kindling/master"
 import { ProtocolConf } from "@kindling/protocol"
@@ -41,6 +41,7 @@ const groups = [
   MasterConf.group,
   WorkerConf.group,
   DriverConf.group,
+  HistoryConf.group,
   KernelConf.group
 ] as const satisfies ReadonlyArray<Registry.Group<Key.Any>>
 

@@ -105,6 +105,8 @@ export type AppEvent =
     readonly _tag: "ExecutorAdded"
     readonly executorId: string
     readonly host: string
+    /** The port it serves its blocks on (its RPC port: the data plane shares it). */
+    readonly port?: number
     readonly cores: number
     /** Where its `stdout` and `stderr` can be read (its worker's log pages), when it said. */
     readonly logUrls?: Readonly<Record<string, string>>

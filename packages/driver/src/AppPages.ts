@@ -24,6 +24,8 @@ export interface AppDescription {
   readonly master: string
   readonly user: string
   readonly startTime: number
+  /** Where the UI's pages are, which their links are relative to: `/` live, `/history/<appId>/` in the history server. */
+  readonly uiRoot?: string
 }
 
 /**
@@ -39,11 +41,11 @@ export interface TaskPaging {
 }
 
 const tabs: ReadonlyArray<Html.Tab> = [
-  { label: "Jobs", href: "/jobs/" },
-  { label: "Stages", href: "/stages/" },
-  { label: "Storage", href: "/storage/" },
-  { label: "Environment", href: "/environment/" },
-  { label: "Executors", href: "/executors/" }
+  { label: "Jobs", href: "jobs/" },
+  { label: "Stages", href: "stages/" },
+  { label: "Storage", href: "storage/" },
+  { label: "Environment", href: "environment/" },
+  { label: "Executors", href: "executors/" }
 ]
 
 const state = (cell: string) => html`<span class="state-${cell}">${cell}</span>`
@@ -61,7 +63,14 @@ const durationOf = (start: number | undefined, end: number | undefined, now: num
   start === undefined ? "" : Html.duration((end ?? now) - start)
 
 const page = (app: AppDescription, activeTab: string, body: Html.Markup) =>
-  Html.respond(Html.page({ title: `${app.name} application UI`, tabs, activeTab, liveFrom: "/events", body }))
+  Html.respond(Html.page({
+    title: `${app.name} application UI`,
+    base: app.uiRoot ?? "/",
+    tabs,
+    activeTab,
+    liveFrom: "events",
+    body
+  }))
 
 const timeline = (
   lanes: ReadonlyArray<
@@ -100,12 +109,12 @@ const jobsTable = (
 ) =>
   Html.table<{ readonly j: AppStatus.Job; readonly p: ReturnType<typeof AppStatus.jobProgress> }>(
     [
-      { header: "Job Id", cell: ({ j }) => link(`/jobs/job/?id=${j.jobId}`, j.jobId), numeric: true },
+      { header: "Job Id", cell: ({ j }) => link(`jobs/job/?id=${j.jobId}`, j.jobId), numeric: true },
       {
         header: "Description",
         cell: ({ j }) => [
-          link(`/jobs/job/?id=${j.jobId}`, j.name),
-          killable && j.status === "RUNNING" ? Html.killButton("/jobs/job/kill/", j.jobId, "job") : ""
+          link(`jobs/job/?id=${j.jobId}`, j.name),
+          killable && j.status === "RUNNING" ? Html.killButton("jobs/job/kill/", j.jobId, "job") : ""
         ]
       },
       { header: "Submitted", cell: ({ j }) => Html.time(j.submissionTime) },
@@ -154,12 +163,12 @@ export const jobsPage = (
     spans: [{ start: e.addTime, end: e.removeTime, kind: "executor", text: e.host }]
   }))
   const jobLanes = [...status.jobs.values()].slice(-20).map((j) => ({
-    label: link(`/jobs/job/?id=${j.jobId}`, `Job ${j.jobId}`),
+    label: link(`jobs/job/?id=${j.jobId}`, `Job ${j.jobId}`),
     spans: [{ start: j.submissionTime, end: j.completionTime, kind: j.status, text: j.name }]
   }))
   return page(
     app,
-    "/jobs/",
+    "jobs/",
     html`<h1>Spark Jobs</h1>
 <ul class="summary">
 <li><strong>App:</strong>${app.name} (${appId})</li>
@@ -194,7 +203,7 @@ const stagesTable = (rows: ReadonlyArray<StageRow>, now: number, id: string) =>
       {
         header: "Description",
         cell: (s) =>
-          s.attempt === undefined ? s.name : link(`/stages/stage/?id=${s.stageId}&attempt=${s.attemptId}`, s.name)
+          s.attempt === undefined ? s.name : link(`stages/stage/?id=${s.stageId}&attempt=${s.attemptId}`, s.name)
       },
       { header: "Attempt", cell: (s) => s.attemptId, numeric: true },
       { header: "Submitted", cell: (s) => s.attempt === undefined ? "" : Html.time(s.attempt.submissionTime) },
@@ -271,7 +280,7 @@ export const stagesPage = (status: AppStatus.AppStatus, app: AppDescription, now
   ]
   return page(
     app,
-    "/stages/",
+    "stages/",
     html`<h1>Stages for All Jobs</h1>${
       sections.map(([title, rows, id]) => html`<h2>${title} (${rows.length})</h2>${stagesTable(rows, now, id)}`)
     }`
@@ -299,7 +308,7 @@ export const jobPage = (status: AppStatus.AppStatus, app: AppDescription, job: A
   const drawn = job.stages.map((info) => ({ info, status: AppStatus.stageStatusFor(status, job, info.stageId) }))
   return page(
     app,
-    "/jobs/",
+    "jobs/",
     html`<h1>Details for Job ${job.jobId}</h1>
 <ul class="summary">
 <li><strong>Status:</strong>${state(job.status)}</li>
@@ -427,7 +436,7 @@ export const stagePage = (
     { id: "summary-metrics", empty: "No task has succeeded yet." }
   )
   const info = status.stageInfos.get(attempt.stageId)
-  const base = `/stages/stage/?id=${attempt.stageId}&attempt=${attempt.attemptId}&task.pageSize=${pageSize}`
+  const base = `stages/stage/?id=${attempt.stageId}&attempt=${attempt.attemptId}&task.pageSize=${pageSize}`
   const sortLink = (key: string, header: string) =>
     link(
       `${base}&task.sort=${sort === key ? `-${key}` : key}`,
@@ -468,7 +477,7 @@ export const stagePage = (
   }))
   return page(
     app,
-    "/stages/",
+    "stages/",
     html`<h1>Details for Stage ${attempt.stageId} (Attempt ${attempt.attemptId})</h1>
 <ul class="summary">
 <li><strong>Name:</strong>${attempt.name}</li>
@@ -478,7 +487,7 @@ export const stagePage = (
 <li><strong>Shuffle read:</strong>${Html.bytes(attempt.totals["shuffleBytesRead"] ?? 0)}</li>
 <li><strong>Shuffle write:</strong>${Html.bytes(attempt.totals["shuffleBytesWritten"] ?? 0)}</li>
 <li><strong>Associated jobs:</strong>${
-      attempt.jobIds.map((id, i) => [i > 0 ? ", " : "", link(`/jobs/job/?id=${id}`, id)])
+      attempt.jobIds.map((id, i) => [i > 0 ? ", " : "", link(`jobs/job/?id=${id}`, id)])
     }</li>
 ${attempt.failureReason === undefined ? "" : html`<li><strong>Failure reason:</strong>${attempt.failureReason}</li>`}
 </ul>
@@ -499,12 +508,12 @@ export const storagePage = (status: AppStatus.AppStatus, app: AppDescription) =>
   const rows = [...status.storage.values()].map(MonitoringApi.storage)
   return page(
     app,
-    "/storage/",
+    "storage/",
     html`<h1>Storage</h1><h2>Cached Datasets (${rows.length})</h2>${
       Html.table<(typeof rows)[number]>(
         [
           { header: "ID", cell: (r) => r.id, numeric: true },
-          { header: "Dataset Name", cell: (r) => link(`/storage/rdd/?id=${r.id}`, r.name) },
+          { header: "Dataset Name", cell: (r) => link(`storage/rdd/?id=${r.id}`, r.name) },
           { header: "Storage Level", cell: (r) => r.storageLevel },
           { header: "Cached Partitions", cell: (r) => r.numCachedPartitions, numeric: true },
           {
@@ -533,7 +542,7 @@ export const datasetPage = (status: AppStatus.AppStatus, app: AppDescription, st
   const summary = MonitoringApi.storage(storage)
   return page(
     app,
-    "/storage/",
+    "storage/",
     html`<h1>Dataset Storage Info for ${storage.name}</h1>
 <ul class="summary"><li><strong>Storage Level:</strong>${storage.storageLevel}</li><li><strong>Cached Partitions:</strong>${summary.numCachedPartitions} of ${summary.numPartitions}</li><li><strong>Memory Size:</strong>${
       Html.bytes(summary.memoryUsed)
@@ -567,7 +576,7 @@ export const environmentPage = (app: AppDescription, info: MonitoringApi.AppInfo
     )
   return page(
     app,
-    "/environment/",
+    "environment/",
     html`<h1>Environment</h1>
 <h2>Runtime Information</h2>${
       pairs(
@@ -588,7 +597,7 @@ export const executorsPage = (status: AppStatus.AppStatus, app: AppDescription) 
   const rows = [...status.executors.values()].map((e) => ({ e, summary: MonitoringApi.executor(status, e) }))
   return page(
     app,
-    "/executors/",
+    "executors/",
     html`<h1>Executors</h1>${
       Html.table<(typeof rows)[number]>(
         [

@@ -54,8 +54,6 @@ export interface AppUi {
   readonly status: AppStatus.AppStatus
 }
 
-const version = "0.1.0"
-
 // How long the fold lets events gather before it takes them: what the pages may lag behind the app.
 const batchMillis = 100
 
@@ -101,7 +99,7 @@ export const start = (
       name: app.name,
       user: app.user,
       startTime: app.startTime,
-      version,
+      version: MonitoringApi.version,
       properties: options.properties
     })
     yield* server.serve({
@@ -144,7 +142,13 @@ export const startIfEnabled = (
         )
       ))
 
-interface Kill {
+/**
+ * Whether running jobs can be killed from the UI, and how.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Kill {
   readonly enabled: boolean
   readonly cancelJob: (jobId: number, reason: string) => Effect.Effect<void>
 }
@@ -182,7 +186,14 @@ const badRequest = (what: string) => HttpServerResponse.text(what, { status: 400
 // Spark's taskList sorts: ID, -ID, runtime, -runtime (and the default, by index).
 const apiSorts: Record<string, string> = { ID: "id", "-ID": "-id", runtime: "duration", "-runtime": "-duration" }
 
-const routes = (
+/**
+ * The UI's pages and API over `status` (kept up to date by whoever feeds it: the live app's fold, or the history
+ * server's replay); `changes` says when it changed, for the pages' live updates.
+ *
+ * @since 0.1.0
+ * @category routes
+ */
+export const routes = (
   status: AppStatus.AppStatus,
   app: AppPages.AppDescription,
   info: () => MonitoringApi.AppInfo,

@@ -21,12 +21,14 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import * as Url from "node:url"
 import * as AppClient from "./AppClient.js"
+import * as AppListeners from "./AppListeners.js"
 import type * as AppModule from "./AppModule.js"
-import * as AppUi from "./AppUi.js"
+import type * as AppUi from "./AppUi.js"
 import * as ConsoleProgress from "./ConsoleProgress.js"
 import * as Driver from "./Driver.js"
 import * as DriverConf from "./DriverConf.js"
 import type * as DriverCore from "./DriverCore.js"
+import type * as EventLogWriter from "./EventLogWriter.js"
 import * as Kindling from "./Kindling.js"
 
 /**
@@ -59,6 +61,8 @@ export interface Options {
   readonly showProgress?: boolean
   /** Serve the app's web UI (`kindling.ui.*`). */
   readonly ui?: AppUi.Options | undefined
+  /** Write the app's event log (`kindling.eventLog.*`). */
+  readonly eventLog?: EventLogWriter.Options | undefined
 }
 
 /**
@@ -119,7 +123,7 @@ export const make = (options: Options): Effect.Effect<Kindling.Kindling["Type"],
     const driverUrl = `kindling://CoarseGrainedScheduler@${driver.address.hostPort}`
     const appUrl = yield* servedToExecutors(options.appUrl, driver.address)
     // The UI starts first: the master lists its address with the app.
-    const ui = yield* AppUi.startIfEnabled(options.ui, {
+    const listeners = yield* AppListeners.start(options, {
       name: options.appName,
       master: options.masterUrl,
       user: Os.userInfo().username,
@@ -134,9 +138,13 @@ export const make = (options: Options): Effect.Effect<Kindling.Kindling["Type"],
         maxCores: Option.fromNullable(options.maxCores),
         memoryPerExecutorMB: options.executorMemoryMB,
         command: executorCommand(driverUrl, appUrl),
-        appUiUrl: ui?.url ?? "",
-        eventLogDir: Option.none(),
-        eventLogCodec: Option.none(),
+        appUiUrl: listeners.uiUrl ?? "",
+        // As Spark's app description says where its log goes, for the master to show.
+        eventLogDir: Option.map(Option.fromNullable(options.eventLog), (log) => log.dir),
+        eventLogCodec: Option.flatMap(
+          Option.fromNullable(options.eventLog),
+          (log) => log.compress ? Option.some("gzip") : Option.none()
+        ),
         coresPerExecutor: Option.fromNullable(options.executorCores),
         initialExecutorLimit: Option.none(),
         user: Os.userInfo().username,
@@ -145,7 +153,7 @@ export const make = (options: Options): Effect.Effect<Kindling.Kindling["Type"],
       tell: (command) => {
         switch (command._tag) {
           case "AppRegistered":
-            return Effect.sync(() => ui?.setAppId(command.appId))
+            return Effect.sync(() => listeners.setAppId(command.appId))
           case "ExecutorGranted":
             return Effect.sync(() => granted.set(command.executorId, command.cores))
           case "ExecutorGone":
@@ -188,7 +196,7 @@ export const make = (options: Options): Effect.Effect<Kindling.Kindling["Type"],
       defaultParallelism: () => Math.max(2, [...granted.values()].reduce((a, b) => a + b, 0)),
       driver,
       appExports: options.appExports,
-      uiWebUrl: ui?.url
+      uiWebUrl: listeners.uiUrl
     })
   })
 
@@ -237,5 +245,6 @@ export const fromConf = (conf: Conf.Conf<DriverConf.AppKeys>, options: {
       maxRegisteredWaitMillis: conf.get(DriverConf.keys.maxRegisteredResourcesWaitingTime),
       rpc,
       validateState: conf.get(KernelConf.keys.validateState),
-      ui: DriverConf.uiOptions(conf, options.host)
+      ui: DriverConf.uiOptions(conf, options.host),
+      eventLog: DriverConf.eventLogOptions(conf)
     }))

@@ -9,6 +9,7 @@ import { KernelConf } from "@kindling/kernel"
 import { ProtocolConf } from "@kindling/protocol"
 import type * as AppUi from "./AppUi.js"
 import type * as DriverCore from "./DriverCore.js"
+import type * as EventLogWriter from "./EventLogWriter.js"
 
 /**
  * @since 0.1.0
@@ -108,6 +109,27 @@ export const keys = {
   uiRetainedTasks: Key.make("kindling.ui.retainedTasks", ValueType.int({ min: 1 }), {
     default: "100000",
     description: "Driver: tasks per stage attempt the app UI remembers (finished ones are forgotten first)."
+  }),
+  eventLogEnabled: Key.make("kindling.eventLog.enabled", ValueType.boolean, {
+    default: "false",
+    description: "Driver: write the app's events to a log in Spark's event-log format, for the history server."
+  }),
+  eventLogDir: Key.make("kindling.eventLog.dir", ValueType.string, {
+    default: "file:/tmp/kindling-events",
+    description: "Driver: the folder event logs are written to (a path or a file: URL); it must exist."
+  }),
+  eventLogCompress: Key.make("kindling.eventLog.compress", ValueType.boolean, {
+    default: "false",
+    description: "Driver: gzip the event log (`.gz`; Kindling's history server reads it, Spark's does not)."
+  }),
+  eventLogRollingEnabled: Key.make("kindling.eventLog.rolling.enabled", ValueType.boolean, {
+    default: "false",
+    description: "Driver: write the event log as a folder of files of about kindling.eventLog.rolling.maxFileSize " +
+      "each (Spark's `eventlog_v2_<appId>` layout) instead of one file."
+  }),
+  eventLogRollingMaxFileSize: Key.make("kindling.eventLog.rolling.maxFileSize", ValueType.memory, {
+    default: "128m",
+    description: "Driver: the size past which a rolling event log goes on in a new file."
   }),
   showConsoleProgress: Key.make("kindling.ui.showConsoleProgress", ValueType.boolean, {
     description: "Driver: draw the console progress bar on stderr; unset, when stderr is a terminal."
@@ -243,9 +265,31 @@ export const uiOptions = (conf: Conf.Conf<AppKeys>, host: string): AppUi.Options
         stages: conf.get(keys.uiRetainedStages),
         tasks: conf.get(keys.uiRetainedTasks)
       },
-      properties: conf.entries
-        .map((entry) => [entry.key, redacted.test(entry.key) ? "*********(redacted)" : entry.value] as const)
-        .sort(([a], [b]) => a.localeCompare(b))
+      properties: shownProperties(conf)
+    }
+    : undefined
+
+// The configuration as the UI and the event log show it: secrets redacted, in key order.
+const shownProperties = (conf: Conf.Conf<AppKeys>) =>
+  conf.entries
+    .map((entry) => [entry.key, redacted.test(entry.key) ? "*********(redacted)" : entry.value] as const)
+    .sort(([a], [b]) => a.localeCompare(b))
+
+/**
+ * The event log's settings, or undefined when it is off (`kindling.eventLog.enabled=false`).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const eventLogOptions = (conf: Conf.Conf<AppKeys>): EventLogWriter.Options | undefined =>
+  conf.get(keys.eventLogEnabled)
+    ? {
+      dir: conf.get(keys.eventLogDir),
+      compress: conf.get(keys.eventLogCompress),
+      rollingMaxFileSize: conf.get(keys.eventLogRollingEnabled)
+        ? conf.get(keys.eventLogRollingMaxFileSize) * 2 ** 20
+        : undefined,
+      properties: shownProperties(conf)
     }
     : undefined
 

@@ -609,6 +609,7 @@ const handlers: Core.Handlers<Inbound, Step> = {
       _tag: "ExecutorAdded",
       executorId: executor.id,
       host: executor.host,
+      port: executor.ref.address.port,
       cores: executor.cores,
       logUrls: executor.logUrls,
       time: step.now

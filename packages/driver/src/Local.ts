@@ -11,10 +11,12 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Os from "node:os"
-import * as AppUi from "./AppUi.js"
+import * as AppListeners from "./AppListeners.js"
+import type * as AppUi from "./AppUi.js"
 import * as ConsoleProgress from "./ConsoleProgress.js"
 import * as Driver from "./Driver.js"
 import type * as DriverCore from "./DriverCore.js"
+import type * as EventLogWriter from "./EventLogWriter.js"
 import * as Kindling from "./Kindling.js"
 
 /**
@@ -40,6 +42,8 @@ export interface Options {
   readonly showProgress?: boolean
   /** Serve the app's web UI (`kindling.ui.*`). */
   readonly ui?: AppUi.Options | undefined
+  /** Write the app's event log (`kindling.eventLog.*`). */
+  readonly eventLog?: EventLogWriter.Options | undefined
 }
 
 /**
@@ -76,6 +80,16 @@ export const layer = (options: Options): Layer.Layer<Kindling.Kindling, StartFai
         driverHost,
         Driver.make({ config: options.driver, validateState: options.validateState ?? false, onExit: onExit("driver") })
       ).pipe(Effect.orDie)
+      // The UI and the event log follow the app from before its executor registers.
+      const startTime = yield* Clock.currentTimeMillis
+      const listeners = yield* AppListeners.start(options, {
+        name: options.appName,
+        master: `local[${options.threads}]`,
+        user: Os.userInfo().username,
+        startTime
+      }, driver)
+      // Spark's local app id: `local-<start time>`.
+      listeners.setAppId(`local-${startTime}`)
       const threads = yield* TaskThreads.make({ size: options.threads, appUrl: options.appUrl })
       const executor = yield* onRpc(
         executorHost,
@@ -100,22 +114,13 @@ export const layer = (options: Options): Layer.Layer<Kindling.Kindling, StartFai
       if (options.showProgress === true) {
         yield* ConsoleProgress.run(ConsoleProgress.onStderr(yield* driver.subscribe))
       }
-      const startTime = yield* Clock.currentTimeMillis
-      const ui = yield* AppUi.startIfEnabled(options.ui, {
-        name: options.appName,
-        master: `local[${options.threads}]`,
-        user: Os.userInfo().username,
-        startTime
-      }, driver)
-      // Spark's local app id: `local-<start time>`.
-      ui?.setAppId(`local-${startTime}`)
       return Kindling.make({
         appName: options.appName,
         master: `local[${options.threads}]`,
         defaultParallelism: () => options.threads,
         driver,
         appExports: options.appExports,
-        uiWebUrl: ui?.url
+        uiWebUrl: listeners.uiUrl
       })
     })
   )

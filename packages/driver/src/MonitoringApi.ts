@@ -9,6 +9,14 @@
 import * as AppStatus from "./AppStatus.js"
 
 /**
+ * The version an app reports (`appSparkVersion`) and writes at the head of its event log.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const version = "0.1.0"
+
+/**
  * What the API says about the app itself.
  *
  * @since 0.1.0

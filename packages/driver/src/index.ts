@@ -14,6 +14,8 @@ export * as AppModule from "./AppModule.js"
 /** @since 0.1.0 */
 export * as AppEvents from "./AppEvents.js"
 /** @since 0.1.0 */
+export * as AppListeners from "./AppListeners.js"
+/** @since 0.1.0 */
 export * as AppMetrics from "./AppMetrics.js"
 /** @since 0.1.0 */
 export * as AppPages from "./AppPages.js"
@@ -42,6 +44,16 @@ export * as DriverConf from "./DriverConf.js"
 /** @since 0.1.0 */
 export * as DriverCore from "./DriverCore.js"
 /** @since 0.1.0 */
+export * as EventLogCodec from "./EventLogCodec.js"
+/** @since 0.1.0 */
+export * as EventLogReader from "./EventLogReader.js"
+/** @since 0.1.0 */
+export * as EventLogWriter from "./EventLogWriter.js"
+/** @since 0.1.0 */
+export * as HistoryConf from "./HistoryConf.js"
+/** @since 0.1.0 */
+export * as HistoryServer from "./HistoryServer.js"
+/** @since 0.1.0 */
 export * as Installation from "./Installation.js"
 /** @since 0.1.0 */
 export { Kindling, type KindlingContext } from "./Kindling.js"
@@ -53,6 +65,8 @@ export * as MasterSpec from "./MasterSpec.js"
 export * as MonitoringApi from "./MonitoringApi.js"
 /** @since 0.1.0 */
 export * as SchedulerPool from "./SchedulerPool.js"
+/** @since 0.1.0 */
+export * as SparkEvents from "./SparkEvents.js"
 /** @since 0.1.0 */
 export * as TaskScheduler from "./TaskScheduler.js"
 /** @since 0.1.0 */

@@ -6,6 +6,7 @@ import { Polling } from "@kindling/protocol/testing"
 import { Effect, Fiber } from "effect"
 import parsePrometheus from "parse-prometheus-text-format"
 import { driverConfig } from "./fixtures/driverConfig.js"
+import { get, getJson, settled } from "./fixtures/http.js"
 import sparkKeys from "./fixtures/spark-api-v1-keys.json" with { type: "json" }
 
 const app = Local.layer({
@@ -23,33 +24,6 @@ const app = Local.layer({
     killEnabled: true
   }
 })
-
-const get = (url: string) =>
-  Effect.promise(async () => {
-    const response = await fetch(url)
-    return { status: response.status, type: response.headers.get("content-type") ?? "", text: await response.text() }
-  })
-const getJson = (url: string) => Effect.map(get(url), (response) => JSON.parse(response.text))
-
-// The UI folds events in batches, a moment behind the app: it is read once its jobs have all ended and stayed so
-// for longer than a batch.
-const settled = (base: string) => {
-  const jobs = Effect.flatMap(
-    getJson(`${base}/api/v1/applications`),
-    ([application]) => get(`${base}/api/v1/applications/${application.id}/jobs`)
-  )
-  return Polling.eventually(
-    Effect.gen(function*() {
-      const first = (yield* jobs).text
-      yield* Effect.sleep("300 millis")
-      return { first, second: (yield* jobs).text }
-    }),
-    ({ first, second }) => first === second && !first.includes("\"RUNNING\""),
-    { timeout: "15 seconds" }
-  ).pipe(
-    Effect.map(({ second }) => JSON.parse(second) as Array<{ jobId: number; stageIds: Array<number>; status: string }>)
-  )
-}
 
 // Every field we write is one Spark writes; every field Spark always writes, we write too.
 const sameFields = (kind: keyof typeof sparkKeys.fields, ours: object) => {
@@ -161,7 +135,7 @@ layer(app, { timeout: 60_000, excludeTestServices: true })("the app UI of a loca
       const jobsPage = yield* get(`${base}/jobs/`)
       assert.strictEqual(jobsPage.status, 200)
       assert.include(jobsPage.type, "text/html")
-      assert.include(jobsPage.text, `href="/jobs/job/?id=${job.jobId}"`)
+      assert.include(jobsPage.text, `href="jobs/job/?id=${job.jobId}"`)
       assert.include(jobsPage.text, "data-live=\"/events\"")
 
       const jobPage = (yield* get(`${base}/jobs/job/?id=${job.jobId}`)).text

@@ -135,6 +135,8 @@ export interface Tab {
 export interface PageOptions {
   /** Shown in the header, after the Kindling mark: "Master at kindling://…", "my-app application UI". */
   readonly title: string
+  /** What the page's relative links are relative to (its `<base>`), when not the page itself. */
+  readonly base?: string
   readonly tabs?: ReadonlyArray<Tab>
   /** The href of the tab shown as selected. */
   readonly activeTab?: string
@@ -152,7 +154,9 @@ export interface PageOptions {
 export const page = (options: PageOptions): Markup =>
   html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${options.title}</title><link rel="stylesheet" href="/static/kindling.css"><script src="/static/kindling.js" defer></script></head>
+<title>${options.title}</title>${
+    options.base === undefined ? "" : html`<base href="${options.base}">`
+  }<link rel="stylesheet" href="/static/kindling.css"><script src="/static/kindling.js" defer></script></head>
 <body${options.liveFrom === undefined ? "" : html` data-live="${options.liveFrom}"`}>
 <header><span class="brand">Kindling</span><span class="title">${options.title}</span><nav>${
     (options.tabs ?? []).map((tab) =>

@@ -48,6 +48,11 @@ export const keys = {
     default: "10",
     description: "An app with no running executor fails after this many executor failures; negative disables."
   }),
+  historyUiUrl: Key.make("kindling.history.ui.url", ValueType.string, {
+    default: "",
+    description: "The history server's address (http://host:18080): the master UI links finished apps to their " +
+      "pages there."
+  }),
   uiPort: Key.make("kindling.master.ui.port", ValueType.port, {
     default: "8080",
     description: "Port of the web UI."

@@ -27,7 +27,15 @@ export interface Options {
   readonly master: Master
   /** Show kill buttons and accept their POSTs (`kindling.ui.killEnabled`). */
   readonly killEnabled: boolean
+  /** The history server finished apps link to (`kindling.history.ui.url`). */
+  readonly historyUrl?: string | undefined
 }
+
+// A finished app's page in the history server, when there is one to link to (it has the app once its log is read).
+const historyPage = (options: Options, app: QueryMessages.ApplicationInfo) =>
+  options.historyUrl === undefined || options.historyUrl === ""
+    ? undefined
+    : `${options.historyUrl.replace(/\/+$/, "")}/history/${encodeURIComponent(app.id)}/jobs/`
 
 const state = (cell: string) => html`<span class="state-${cell}">${cell}</span>`
 
@@ -51,6 +59,9 @@ const workersTable = (workers: ReadonlyArray<QueryMessages.WorkerInfo>) =>
     { empty: "No workers have registered.", id: "workers" }
   )
 
+const historyLine = (url: string | undefined) =>
+  url === undefined ? "" : html`<li><strong>History:</strong>${link(url, url)}</li>`
+
 const appsTable = (
   options: Options,
   apps: ReadonlyArray<QueryMessages.ApplicationInfo>,
@@ -66,7 +77,10 @@ const appsTable = (
       },
       {
         header: "Name",
-        cell: (a) => a.desc.appUiUrl !== "" && active ? link(a.desc.appUiUrl, a.desc.name) : a.desc.name
+        cell: (a) => {
+          const ui = active ? (a.desc.appUiUrl === "" ? undefined : a.desc.appUiUrl) : historyPage(options, a)
+          return ui === undefined ? a.desc.name : link(ui, a.desc.name)
+        }
       },
       { header: "Cores", cell: (a) => a.coresGranted, numeric: true },
       { header: "Memory per Executor", cell: (a) => Html.megabytes(a.desc.memoryPerExecutorMB), numeric: true },
@@ -157,7 +171,12 @@ ${
 const findApp = (snapshot: QueryMessages.MasterStateResponse, appId: string) =>
   [...snapshot.activeApps, ...snapshot.completedApps].find((app) => app.id === appId)
 
-const appPage = (snapshot: QueryMessages.MasterStateResponse, app: QueryMessages.ApplicationInfo, now: number) => {
+const appPage = (
+  options: Options,
+  snapshot: QueryMessages.MasterStateResponse,
+  app: QueryMessages.ApplicationInfo,
+  now: number
+) => {
   const workerUi = (workerId: string) => snapshot.workers.find((w) => w.id === workerId)?.webUiAddress ?? ""
   const executors = Html.table<QueryMessages.ExecutorInfo>(
     [
@@ -198,7 +217,9 @@ const appPage = (snapshot: QueryMessages.MasterStateResponse, app: QueryMessages
 <li><strong>State:</strong>${state(app.state)}</li>
 <li><strong>Duration:</strong>${Html.duration(Option.getOrElse(app.endTime, () => now) - app.startTime)}</li>
 ${
-      app.desc.appUiUrl === ""
+      Option.isSome(app.endTime)
+        ? historyLine(historyPage(options, app))
+        : app.desc.appUiUrl === ""
         ? ""
         : html`<li><strong>Application Detail UI:</strong>${link(app.desc.appUiUrl, app.desc.appUiUrl)}</li>`
     }
@@ -270,7 +291,7 @@ export const routes = (options: Options): WebServer.NodeRoutes<unknown> => {
         })
       ),
       HttpRouter.get("/json", json),
-      HttpRouter.get("/app/", appRoute((snapshot, app, now) => Html.respond(appPage(snapshot, app, now)))),
+      HttpRouter.get("/app/", appRoute((snapshot, app, now) => Html.respond(appPage(options, snapshot, app, now)))),
       HttpRouter.get(
         "/app/json/",
         appRoute((_, app, now) => HttpServerResponse.unsafeJson(SparkJson.applicationInfo(app, now)))

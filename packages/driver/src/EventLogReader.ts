@@ -1,0 +1,151 @@
+/**
+ * Reading event logs back (Kindling's or Spark's, plain or gzip, one file or rolling): each log folded into the
+ * app's description and an `AppStatus`, and read again as it grows — only the lines not yet folded are.
+ *
+ * A log is read up to its last complete line: a line cut short by a crash, or by a writer still at work, is left
+ * for the next read. A log still named `.inprogress` (or whose rolling status marker is) is incomplete: its app
+ * is running, or crashed before it could end its log.
+ *
+ * @since 0.1.0
+ */
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+import * as Zlib from "node:zlib"
+import * as AppStatus from "./AppStatus.js"
+import * as EventLogCodec from "./EventLogCodec.js"
+import { inProgressSuffix, rollingPrefix } from "./EventLogWriter.js"
+import * as SparkEvents from "./SparkEvents.js"
+
+/**
+ * One app's log, as read so far.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface AppLog {
+  /** The log's name in its folder, without `.inprogress`. */
+  readonly key: string
+  readonly replay: EventLogCodec.Replay
+  readonly status: AppStatus.AppStatus
+  /** The log was ended by its app. */
+  complete: boolean
+  /** Lines that are neither JSON nor an event of a known kind in the shape Spark writes it. */
+  badLines: number
+  /** By file: how many of its lines are folded in, and its size then (a file that has not changed is not read). */
+  readonly files: Map<string, { lines: number; size: number }>
+}
+
+const decodeEvent = Schema.decodeUnknownEither(SparkEvents.SparkEvent)
+
+/**
+ * The log's key for a name in the log folder, or undefined for a name that is not a log.
+ *
+ * @since 0.1.0
+ */
+export const keyOf = (name: string): string | undefined => {
+  if (name.startsWith(".")) return undefined
+  return name.endsWith(inProgressSuffix) ? name.slice(0, -inProgressSuffix.length) : name
+}
+
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (key: string, retention?: AppStatus.Retention): AppLog => ({
+  key,
+  replay: EventLogCodec.makeReplay(),
+  status: AppStatus.make(retention),
+  complete: false,
+  badLines: 0,
+  files: new Map()
+})
+
+// A file's text; a gzip file read as far as its data goes (a member cut short gives what it has).
+const readText = (path: string): string => {
+  const bytes = Fs.readFileSync(path)
+  return path.endsWith(".gz") || path.endsWith(`.gz${inProgressSuffix}`)
+    ? Zlib.gunzipSync(bytes, { finishFlush: Zlib.constants.Z_SYNC_FLUSH }).toString("utf8")
+    : bytes.toString("utf8")
+}
+
+/**
+ * Folds one line in (a blank line, or an event of a kind Kindling does not read, changes nothing).
+ *
+ * @since 0.1.0
+ */
+export const foldLine = (log: AppLog, line: string): void => {
+  if (line.trim() === "") return
+  let json: unknown
+  try {
+    json = JSON.parse(line)
+  } catch {
+    log.badLines++
+    return
+  }
+  const name = typeof json === "object" && json !== null ? (json as { Event?: unknown }).Event : undefined
+  // Spark's other events (SQL, resource profiles, …) are skipped, as Spark's reader skips what it does not know.
+  if (typeof name !== "string" || !SparkEvents.knownEvents.has(name)) return
+  const decoded = decodeEvent(json)
+  if (Either.isLeft(decoded)) {
+    log.badLines++
+    return
+  }
+  for (const event of EventLogCodec.replay(log.replay, decoded.right)) AppStatus.apply(log.status, event)
+}
+
+// Folds what a file has gained since it was last read.
+const foldFile = (log: AppLog, path: string, size: number) => {
+  const known = log.files.get(path)
+  if (known !== undefined && known.size === size) return
+  const lines = readText(path).split("\n")
+  // The last piece is a line not yet ended (or "" after the last newline): it waits for the next read.
+  const whole = lines.length - 1
+  for (let i = known?.lines ?? 0; i < whole; i++) foldLine(log, lines[i]!)
+  log.files.set(path, { lines: Math.max(whole, known?.lines ?? 0), size })
+}
+
+// A rolling log's event files, in order.
+const rolledFiles = (folder: string): ReadonlyArray<string> =>
+  Fs.readdirSync(folder)
+    .filter((name) => name.startsWith("events_"))
+    .map((name) => ({ name, index: Number(name.split("_")[1]) }))
+    .filter((file) => Number.isInteger(file.index))
+    .sort((a, b) => a.index - b.index)
+    .map((file) => file.name)
+
+/**
+ * Reads what `entry` (a file or a rolling log's folder in the log folder, by its current name) has gained.
+ *
+ * @since 0.1.0
+ */
+export const refresh = (log: AppLog, dir: string, entry: string): void => {
+  const path = Path.join(dir, entry)
+  if (entry.startsWith(rollingPrefix)) {
+    const names = Fs.readdirSync(path)
+    for (const name of rolledFiles(path)) foldFile(log, Path.join(path, name), Fs.statSync(Path.join(path, name)).size)
+    log.complete = names.some((name) => name.startsWith("appstatus_") && !name.endsWith(inProgressSuffix))
+    return
+  }
+  // A log renamed when its app ended is the same file: what was read of it under its old name stays read.
+  const previous = log.files.get(`${path}${inProgressSuffix}`) ?? log.files.get(path.slice(0, -inProgressSuffix.length))
+  if (!log.files.has(path) && previous !== undefined) {
+    log.files.clear()
+    log.files.set(path, { ...previous, size: -1 })
+  }
+  foldFile(log, path, Fs.statSync(path).size)
+  log.complete = !entry.endsWith(inProgressSuffix)
+}
+
+/**
+ * Reads a whole log (a file or a rolling log's folder).
+ *
+ * @since 0.1.0
+ */
+export const read = (path: string, retention?: AppStatus.Retention): AppLog => {
+  const entry = Path.basename(path)
+  const log = make(keyOf(entry) ?? entry, retention)
+  refresh(log, Path.dirname(path), entry)
+  return log
+}

@@ -1,0 +1,271 @@
+/**
+ * The history server (`kindling history`, Spark's History Server on port 18080): every app whose event log is in
+ * the log folder, listed with its duration, each served by the same UI and `/api/v1` code as a live app — its log
+ * replayed into an `AppStatus` — under `/history/<appId>/`. The folder is read again every
+ * `kindling.history.fs.update.interval`: new logs appear, growing ones catch up (only their new lines are read),
+ * and their open pages update live.
+ *
+ * @since 0.1.0
+ */
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServerError from "@effect/platform/HttpServerError"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import { Html, WebServer } from "@kindling/kernel/web"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as PubSub from "effect/PubSub"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import * as Fs from "node:fs"
+import type * as AppStatus from "./AppStatus.js"
+import * as AppUi from "./AppUi.js"
+import * as EventLogCodec from "./EventLogCodec.js"
+import * as EventLogReader from "./EventLogReader.js"
+import { directory } from "./EventLogWriter.js"
+import * as MonitoringApi from "./MonitoringApi.js"
+
+const { html, link } = Html
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /** The folder of event logs: a path or a `file:` URL (`kindling.history.fs.logDirectory`). */
+  readonly dir: string
+  readonly host: string
+  /** 18080 by default; the next free port when taken; 0 picks one. */
+  readonly port: number
+  readonly maxRetries: number
+  /** How often the folder is read again (`kindling.history.fs.update.interval`). */
+  readonly updateIntervalMillis: number
+  readonly retention: AppStatus.Retention
+}
+
+/**
+ * A running history server.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface HistoryServer {
+  readonly url: string
+  /** Reads the folder now (it is read every update interval anyway). */
+  readonly refresh: Effect.Effect<void>
+}
+
+// One log and what serves it.
+interface Loaded {
+  readonly log: EventLogReader.AppLog
+  /** Its current name in the folder (it loses `.inprogress` when its app ends). */
+  entry: string
+  readonly changes: PubSub.PubSub<number>
+  published: number
+  routes: HttpRouter.HttpRouter<unknown, never> | undefined
+}
+
+// What the API says about a logged app. One whose log is incomplete has not ended, whatever its last event says.
+const info = (loaded: Loaded): MonitoringApi.AppInfo => {
+  const { endTime, ...app } = EventLogCodec.appInfo(loaded.log.replay, loaded.log.key)
+  return loaded.log.complete && endTime !== undefined ? { ...app, endTime } : app
+}
+
+// A log is an app's once its start is read.
+const started = (loaded: Loaded) => loaded.log.replay.name !== "" || loaded.log.replay.id !== undefined
+
+const uiRoot = (appId: string) => `/history/${encodeURIComponent(appId)}/`
+
+const notFound = (what: string) => HttpServerResponse.text(what, { status: 404 })
+
+/**
+ * Starts the server on its port, having read the folder once; it stops with the scope.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const start = (options: Options): Effect.Effect<HistoryServer, WebServer.WebPortUnavailable, Scope.Scope> =>
+  Effect.gen(function*() {
+    const dir = directory(options.dir)
+    const server = yield* WebServer.bind({
+      name: "history server",
+      host: options.host,
+      port: options.port,
+      maxRetries: options.maxRetries
+    })
+    const apps = new Map<string, Loaded>()
+    let lastScan = 0
+    let folderProblem: string | undefined
+
+    const refresh = Effect.gen(function*() {
+      const names = yield* Effect.try(() => Fs.readdirSync(dir)).pipe(Effect.either)
+      if (names._tag === "Left") {
+        const problem = `The event log folder ${dir} cannot be read: ${String(names.left.error)}`
+        // Said once, not at every update.
+        if (problem !== folderProblem) yield* Effect.logWarning(problem)
+        folderProblem = problem
+        return
+      }
+      folderProblem = undefined
+      const present = new Set<string>()
+      for (const name of names.right) {
+        const key = EventLogReader.keyOf(name)
+        if (key === undefined) continue
+        present.add(key)
+        let loaded = apps.get(key)
+        if (loaded === undefined) {
+          loaded = {
+            log: EventLogReader.make(key, options.retention),
+            entry: name,
+            changes: yield* PubSub.sliding<number>(1),
+            published: 0,
+            routes: undefined
+          }
+          apps.set(key, loaded)
+        }
+        loaded.entry = name
+        const current = loaded
+        yield* Effect.try(() => EventLogReader.refresh(current.log, dir, name)).pipe(
+          Effect.catchAll((error) => Effect.logWarning(`The event log ${name} cannot be read: ${String(error.error)}`))
+        )
+        if (current.log.status.version !== current.published) {
+          current.published = current.log.status.version
+          yield* PubSub.publish(current.changes, current.published)
+        }
+      }
+      for (const key of [...apps.keys()]) if (!present.has(key)) apps.delete(key)
+      lastScan = yield* Clock.currentTimeMillis
+    })
+
+    const listed = () =>
+      [...apps.values()].filter(started).sort((a, b) => b.log.replay.startTime - a.log.replay.startTime)
+    const byId = (appId: string) => listed().find((loaded) => info(loaded).id === appId)
+    const routesOf = (loaded: Loaded) => {
+      if (loaded.routes !== undefined) return loaded.routes
+      const app = info(loaded)
+      loaded.routes = AppUi.routes(
+        loaded.log.status,
+        {
+          name: app.name,
+          master: app.properties.find(([key]) => key === "kindling.master")?.[1] ?? "",
+          user: app.user,
+          startTime: app.startTime,
+          uiRoot: uiRoot(app.id)
+        },
+        () => info(loaded),
+        Stream.fromPubSub(loaded.changes),
+        { enabled: false, cancelJob: () => Effect.void }
+      )
+      return loaded.routes
+    }
+    // An app's own routes answer the request, given the path they know it by.
+    const dispatch = (appId: string, path: string) =>
+      Effect.gen(function*() {
+        const loaded = byId(appId)
+        if (loaded === undefined) return notFound(`No app ${appId} in ${dir}`)
+        const request = yield* HttpServerRequest.HttpServerRequest
+        return yield* routesOf(loaded).pipe(
+          Effect.provideService(HttpServerRequest.HttpServerRequest, request.modify({ url: path })),
+          Effect.catchIf(
+            (error) => error instanceof HttpServerError.RouteNotFound,
+            () => Effect.succeed(notFound(`No page ${path} for ${appId}`))
+          )
+        )
+      })
+    const appPath = Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const appId = (yield* HttpRouter.params)["appId"] ?? ""
+      const rest = request.url.slice(uiRoot(appId).length - 1)
+      return yield* dispatch(appId, rest === "" || rest === "/" ? "/jobs/" : rest)
+    })
+    const apiPath = Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      return yield* dispatch((yield* HttpRouter.params)["appId"] ?? "", request.url)
+    })
+
+    const ListQuery = Schema.Struct({
+      status: Schema.optional(Schema.Literal("completed", "running")),
+      limit: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.positive()))
+    })
+    const routes = HttpRouter.empty.pipe(
+      HttpRouter.get("/", Effect.map(Clock.currentTimeMillis, (now) => listPage(dir, listed(), lastScan, now))),
+      HttpRouter.get("/history/:appId", appPath),
+      HttpRouter.get("/history/:appId/*", appPath),
+      HttpRouter.get(
+        "/api/v1/applications",
+        Effect.gen(function*() {
+          const query = yield* Effect.either(HttpServerRequest.schemaSearchParams(ListQuery))
+          if (query._tag === "Left") {
+            return HttpServerResponse.text("status must be completed or running; limit a positive integer", {
+              status: 400
+            })
+          }
+          const { limit, status } = query.right
+          const apps = listed().filter((loaded) =>
+            status === undefined || (status === "completed") === loaded.log.complete
+          )
+          return HttpServerResponse.unsafeJson(
+            apps.slice(0, limit ?? apps.length).map((loaded) =>
+              MonitoringApi.application(info(loaded), loaded.log.status.lastUpdated)
+            )
+          )
+        })
+      ),
+      HttpRouter.get("/api/v1/applications/:appId", apiPath),
+      HttpRouter.get("/api/v1/applications/:appId/*", apiPath)
+    )
+
+    yield* refresh
+    yield* Effect.forkScoped(Effect.forever(Effect.zipRight(Effect.sleep(options.updateIntervalMillis), refresh)))
+    yield* server.serve({
+      routes,
+      ready: Effect.succeed(true),
+      metrics: () => ({ prefix: "kindling_history_", tags: {} })
+    })
+    yield* Effect.logInfo(`Reading event logs from ${dir}`)
+    return { url: server.url, refresh }
+  })
+
+const listPage = (dir: string, apps: ReadonlyArray<Loaded>, lastScan: number, now: number) => {
+  const table = (rows: ReadonlyArray<Loaded>, empty: string) =>
+    Html.table<Loaded>(
+      [
+        { header: "App ID", cell: (a) => link(`${uiRoot(info(a).id)}jobs/`, info(a).id) },
+        { header: "App Name", cell: (a) => info(a).name },
+        { header: "Started", cell: (a) => Html.time(info(a).startTime) },
+        {
+          header: "Completed",
+          cell: (a) => {
+            const end = info(a).endTime
+            return end === undefined ? "" : Html.time(end)
+          }
+        },
+        {
+          header: "Duration",
+          cell: (a) => Html.duration((info(a).endTime ?? a.log.replay.lastTime) - info(a).startTime),
+          numeric: true
+        },
+        { header: "User", cell: (a) => info(a).user },
+        { header: "Last Updated", cell: (a) => Html.time(a.log.status.lastUpdated || info(a).startTime) },
+        { header: "Event Log", cell: (a) => a.entry }
+      ],
+      rows,
+      { empty }
+    )
+  const complete = apps.filter((a) => a.log.complete)
+  const incomplete = apps.filter((a) => !a.log.complete)
+  return Html.respond(Html.page({
+    title: "History Server",
+    body: html`<ul class="summary">
+<li><strong>Event log directory:</strong>${dir}</li>
+<li><strong>Last updated:</strong>${lastScan === 0 ? "never" : Html.time(lastScan)} (${
+      Html.duration(now - lastScan)
+    } ago)</li>
+</ul>
+<h2>Completed Applications (${complete.length})</h2>${table(complete, "No completed applications.")}
+<h2>Incomplete Applications (${incomplete.length})</h2>
+<p>Apps still running, or that ended without closing their log (a crash): shown up to their last complete event.</p>
+${table(incomplete, "No incomplete applications.")}`
+  }))
+}

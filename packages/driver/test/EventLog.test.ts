@@ -1,0 +1,272 @@
+// Event logs in Spark's format: a real Spark log reads with Kindling's schemas; a local app's log reads line by
+// line with them, and the history server replays it into the same /api/v1 answers the live app UI gave; gzip and
+// rolling logs read the same as plain ones; a log cut short reads up to its last whole line, as incomplete; and
+// the history server follows a growing log.
+import { assert, describe, it } from "@effect/vitest"
+import type { AppEvents } from "@kindling/driver"
+import {
+  EventLogCodec,
+  EventLogReader,
+  EventLogWriter,
+  HistoryServer,
+  Kindling,
+  Local,
+  SparkEvents
+} from "@kindling/driver"
+import { Effect, Either, Queue, Schema } from "effect"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import * as Url from "node:url"
+import * as Zlib from "node:zlib"
+import { driverConfig } from "./fixtures/driverConfig.js"
+import { get, getJson, settled } from "./fixtures/http.js"
+
+const retention = { jobs: 1000, stages: 1000, tasks: 100_000 }
+const sparkLog = Url.fileURLToPath(new URL("./fixtures/spark-4.3.0-event-log.jsonl", import.meta.url))
+const temporary = (prefix: string) => Fs.mkdtempSync(Path.join(Os.tmpdir(), prefix))
+const lines = (text: string) => text.split("\n").filter((line) => line !== "")
+const decode = Schema.decodeUnknownEither(SparkEvents.SparkEvent)
+
+// What a history server shows of a log, as the monitoring API says it.
+const served = (dir: string) =>
+  Effect.gen(function*() {
+    const server = yield* HistoryServer.start({
+      dir,
+      host: "127.0.0.1",
+      port: 0,
+      maxRetries: 0,
+      updateIntervalMillis: 60_000,
+      retention
+    })
+    const apps = yield* getJson(`${server.url}/api/v1/applications`)
+    return {
+      server,
+      apps,
+      api: (appId: string, path: string) => getJson(`${server.url}/api/v1/applications/${appId}/${path}`)
+    }
+  })
+
+describe("Spark's event-log format", () => {
+  it("every event of a real Spark 4.3 log that Kindling reads decodes with its schemas, and replays", () => {
+    const events = lines(Fs.readFileSync(sparkLog, "utf8")).map((line) => JSON.parse(line) as { Event: string })
+    const known = events.filter((event) => SparkEvents.knownEvents.has(event.Event))
+    for (const event of known) {
+      const decoded = decode(event)
+      assert.isTrue(Either.isRight(decoded), `${event.Event}: ${Either.isLeft(decoded) ? decoded.left.message : ""}`)
+    }
+    assert.includeMembers([...new Set(known.map((event) => event.Event))], [
+      "SparkListenerApplicationStart",
+      "SparkListenerJobStart",
+      "SparkListenerStageSubmitted",
+      "SparkListenerTaskStart",
+      "SparkListenerTaskEnd",
+      "SparkListenerStageCompleted",
+      "SparkListenerJobEnd",
+      "SparkListenerExecutorAdded",
+      "SparkListenerApplicationEnd"
+    ])
+    // The Python job behind it: a reduceByKey (two stages), a count of the cached input, a job that fails.
+    const log = EventLogReader.read(sparkLog, retention)
+    assert.strictEqual(log.badLines, 0)
+    assert.isTrue(log.complete)
+    assert.strictEqual(log.replay.name, "oracle")
+    assert.deepStrictEqual([...log.status.jobs.values()].map((job) => job.status), ["SUCCEEDED", "SUCCEEDED", "FAILED"])
+    assert.strictEqual(log.status.stages.size, 4)
+    const failed = [...log.status.stages.values()].find((stage) => stage.status === "FAILED")
+    assert.match(failed?.failureReason ?? "", /ZeroDivisionError|PYTHON_EXCEPTION/)
+  })
+})
+
+describe("a local app's event log", () => {
+  it.live(
+    "reads line by line with Spark's schemas, and the history server answers /api/v1 as the live UI did",
+    () =>
+      Effect.gen(function*() {
+        const dir = temporary("kindling-events-")
+        const app = Local.layer({
+          appName: "logged",
+          threads: 2,
+          driver: driverConfig(1),
+          heartbeatIntervalMillis: 200,
+          ui: {
+            host: "127.0.0.1",
+            port: 0,
+            maxRetries: 0,
+            retention,
+            properties: [["kindling.app.name", "logged"]],
+            killEnabled: false
+          },
+          eventLog: { dir, compress: false, properties: [["kindling.app.name", "logged"]] }
+        })
+        const live = yield* Effect.gen(function*() {
+          const kc = yield* Kindling
+          const words = kc.parallelize(Array.from({ length: 600 }, (_, i) => `w${i % 11}`), 4).cache()
+          yield* words.map((w): [string, number] => [w, 1]).reduceByKey((a, b) => a + b, undefined, 3).collect()
+          yield* words.count()
+          const failing = kc.parallelize([1, 2, 3, 4], 2).map((n) => {
+            if (n === 4) throw new Error("four is right out")
+            return n
+          })
+          yield* Effect.either(failing.collect())
+          yield* settled(kc.uiWebUrl!)
+          const [application] = yield* getJson(`${kc.uiWebUrl}/api/v1/applications`)
+          const api = (path: string) => getJson(`${kc.uiWebUrl}/api/v1/applications/${application.id}/${path}`)
+          return {
+            appId: application.id as string,
+            jobs: yield* api("jobs"),
+            stages: yield* api("stages"),
+            tasks: yield* api("stages/0/0/taskList?length=100"),
+            storage: yield* api("storage/rdd")
+          }
+        }).pipe(Effect.provide(app))
+
+        // The app has ended: its log is complete, and each line is one of Spark's events, in Spark's shape.
+        assert.deepStrictEqual(Fs.readdirSync(dir), [live.appId])
+        const written = lines(Fs.readFileSync(Path.join(dir, live.appId), "utf8"))
+        for (const line of written) assert.isTrue(Either.isRight(decode(JSON.parse(line))), line)
+        const kinds = written.map((line) => (JSON.parse(line) as { Event: string }).Event)
+        assert.strictEqual(kinds[0], "SparkListenerLogStart")
+        assert.strictEqual(kinds.at(-1), "SparkListenerApplicationEnd")
+        assert.strictEqual(kinds.filter((kind) => kind === "SparkListenerJobStart").length, 3)
+
+        const history = yield* served(dir)
+        assert.strictEqual(history.apps.length, 1)
+        assert.strictEqual(history.apps[0].id, live.appId)
+        assert.isTrue(history.apps[0].attempts[0].completed)
+        assert.deepStrictEqual(yield* history.api(live.appId, "jobs"), live.jobs)
+        assert.deepStrictEqual(yield* history.api(live.appId, "stages"), live.stages)
+        assert.deepStrictEqual(yield* history.api(live.appId, "stages/0/0/taskList?length=100"), live.tasks)
+        // The log goes on to the app's end, when its executor went and its cached partitions with it.
+        assert.deepStrictEqual(
+          yield* history.api(live.appId, "storage/rdd"),
+          live.storage.map((dataset: object) => ({ ...dataset, numCachedPartitions: 0, memoryUsed: 0, diskUsed: 0 }))
+        )
+        const [executor] = yield* history.api(live.appId, "allexecutors")
+        assert.strictEqual(executor.id, "driver")
+        assert.strictEqual(executor.hostPort, "localhost")
+        assert.isFalse(executor.isActive)
+        assert.deepStrictEqual(
+          live.jobs.map((job: { status: string }) => job.status),
+          ["FAILED", "SUCCEEDED", "SUCCEEDED"]
+        )
+
+        // Its pages, under the history server's path for it.
+        const jobsPage = yield* get(`${history.server.url}/history/${live.appId}/jobs/`)
+        assert.strictEqual(jobsPage.status, 200)
+        assert.include(jobsPage.text, `<base href="/history/${live.appId}/">`)
+        assert.include(jobsPage.text, "Failed Jobs (1)")
+        const stagePage = yield* get(`${history.server.url}/history/${live.appId}/stages/stage/?id=0&attempt=0`)
+        assert.strictEqual(stagePage.status, 200)
+        const list = yield* get(history.server.url)
+        assert.include(list.text, live.appId)
+        assert.include(list.text, "Completed Applications (1)")
+        assert.strictEqual((yield* get(`${history.server.url}/history/app-none/jobs/`)).status, 404)
+        assert.strictEqual((yield* get(`${history.server.url}/api/v1/applications/app-none/jobs`)).status, 404)
+
+        // The same events written gzip'd and rolling (small files) read back the same.
+        const events = replayed(Path.join(dir, live.appId))
+        for (
+          const options of [{ compress: true }, { compress: false, rollingMaxFileSize: 2048 }, {
+            compress: true,
+            rollingMaxFileSize: 2048
+          }]
+        ) {
+          const other = temporary("kindling-events-")
+          yield* rewrite(events, other, live.appId, options)
+          const names = Fs.readdirSync(other)
+          if (options.rollingMaxFileSize !== undefined) {
+            assert.deepStrictEqual(names, [`eventlog_v2_${live.appId}`])
+            const files = Fs.readdirSync(Path.join(other, names[0]!))
+            assert.include(files, `appstatus_${live.appId}`)
+            assert.isAbove(files.filter((name) => name.startsWith("events_")).length, 2)
+          } else {
+            assert.deepStrictEqual(names, [`${live.appId}.gz`])
+          }
+          const again = yield* served(other)
+          assert.strictEqual(again.apps[0].id, live.appId, JSON.stringify(options))
+          assert.deepStrictEqual(yield* again.api(live.appId, "jobs"), live.jobs)
+          assert.deepStrictEqual(yield* again.api(live.appId, "stages"), live.stages)
+        }
+      }).pipe(Effect.scoped),
+    60_000
+  )
+})
+
+// A log's events as the app emitted them, and its description.
+const replayed = (path: string) => {
+  const replay = EventLogCodec.makeReplay()
+  const events: Array<AppEvents.AppEvent> = []
+  for (const line of lines(Fs.readFileSync(path, "utf8"))) {
+    const decoded = decode(JSON.parse(line))
+    if (Either.isRight(decoded)) events.push(...EventLogCodec.replay(replay, decoded.right))
+  }
+  return { replay, events }
+}
+
+// Writes the same events again, with other options, as the app's writer would.
+const rewrite = (
+  { events, replay }: ReturnType<typeof replayed>,
+  dir: string,
+  appId: string,
+  options: { readonly compress: boolean; readonly rollingMaxFileSize?: number }
+) =>
+  Effect.gen(function*() {
+    const queue = yield* Queue.unbounded<AppEvents.AppEvent>()
+    yield* Queue.offerAll(queue, events)
+    yield* Effect.gen(function*() {
+      const log = yield* EventLogWriter.start(
+        { dir, properties: replay.properties, ...options },
+        { name: replay.name, user: replay.user, startTime: replay.startTime, version: replay.version },
+        queue
+      )
+      log.setAppId(appId)
+    }).pipe(Effect.scoped)
+  })
+
+describe("a log cut short", () => {
+  const whole = lines(Fs.readFileSync(sparkLog, "utf8"))
+  // Cut in the middle of a line past the second job's start: what a crash leaves.
+  const cutAt = whole.slice(0, whole.findIndex((line) => line.includes("\"Job ID\":1,")) + 3).join("\n").length + 40
+  const text = `${whole.join("\n")}\n`.slice(0, cutAt)
+
+  it("reads up to its last whole line, as incomplete, plain or gzip'd", () => {
+    for (
+      const [name, bytes] of [["local-1.inprogress", Buffer.from(text)], [
+        "local-2.gz.inprogress",
+        Zlib.gzipSync(text)
+      ]] as const
+    ) {
+      const dir = temporary("kindling-cut-")
+      // A gzip stream cut short too: its last bytes missing.
+      Fs.writeFileSync(Path.join(dir, name), name.includes(".gz") ? bytes.subarray(0, bytes.length - 6) : bytes)
+      const log = EventLogReader.read(Path.join(dir, name), retention)
+      assert.isFalse(log.complete, name)
+      assert.strictEqual(log.badLines, 0, name)
+      assert.strictEqual(log.status.jobs.size, 2, name)
+      assert.strictEqual(log.status.jobs.get(1)?.status, "RUNNING", name)
+    }
+  })
+
+  it.live(
+    "the history server lists it as incomplete, and follows it as it grows and ends",
+    () =>
+      Effect.gen(function*() {
+        const dir = temporary("kindling-growing-")
+        Fs.writeFileSync(Path.join(dir, "local-1796383708124.inprogress"), text)
+        const history = yield* served(dir)
+        assert.isFalse(history.apps[0].attempts[0].completed)
+        assert.strictEqual((yield* history.api("local-1796383708124", "jobs")).length, 2)
+        assert.include((yield* get(history.server.url)).text, "Incomplete Applications (1)")
+        // The rest of the log arrives, and its app ends it.
+        Fs.appendFileSync(Path.join(dir, "local-1796383708124.inprogress"), `${whole.join("\n")}\n`.slice(cutAt))
+        Fs.renameSync(Path.join(dir, "local-1796383708124.inprogress"), Path.join(dir, "local-1796383708124"))
+        yield* history.server.refresh
+        const [app] = yield* getJson(`${history.server.url}/api/v1/applications?status=completed`)
+        assert.strictEqual(app.id, "local-1796383708124")
+        const jobs = yield* history.api("local-1796383708124", "jobs")
+        assert.deepStrictEqual(jobs.map((job: { status: string }) => job.status), ["FAILED", "SUCCEEDED", "SUCCEEDED"])
+      }).pipe(Effect.scoped),
+    30_000
+  )
+})
