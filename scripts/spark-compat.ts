@@ -1,0 +1,197 @@
+/**
+ * `pnpm test:spark-compat`: do Spark's own tools work with Kindling? Opt-in (not part of `pnpm test`): it
+ * installs Spark from PyPI (`pyspark`, which bundles Spark's jars and scripts) when it is missing, and needs Java
+ * 17. It checks, printing one PASS/FAIL line each (and what the tool printed):
+ *
+ * - Spark's History Server lists a Kindling event log and answers `/api/v1/applications/<id>/jobs` and `…/stages`
+ *   for it with the same jobs and stages as Kindling's own history server;
+ * - `spark-submit --status` and `--kill` against a Kindling master's REST port.
+ *
+ * The exit code is the number of failed checks.
+ */
+import * as ChildProcess from "node:child_process"
+import * as Fs from "node:fs"
+import * as Net from "node:net"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import * as Url from "node:url"
+
+const root = Path.resolve(Path.dirname(Url.fileURLToPath(import.meta.url)), "..")
+const pysparkVersion = "4.3.0"
+const work = Fs.mkdtempSync(Path.join(Os.tmpdir(), "kindling-spark-compat-"))
+const children: Array<ChildProcess.ChildProcess> = []
+let failures = 0
+
+const check = (name: string, ok: boolean, detail: string) => {
+  if (!ok) failures++
+  console.log(`${ok ? "PASS" : "FAIL"} ${name}`)
+  if (detail !== "") console.log(detail.trim().split("\n").map((line) => `    ${line}`).join("\n"))
+}
+
+// The `kindling` command from this checkout's sources, as `pnpm demo` runs it.
+const kindlingArgs = (args: ReadonlyArray<string>) => [
+  ...process.execArgv,
+  "--conditions=@kindling/source",
+  Path.join(root, "packages/cli/src/bin.ts"),
+  ...args
+]
+const kindling = (args: ReadonlyArray<string>) =>
+  ChildProcess.spawnSync(process.execPath, kindlingArgs(args), { cwd: root, encoding: "utf8", timeout: 120_000 })
+const startKindling = (args: ReadonlyArray<string>, env: Record<string, string> = {}) =>
+  background(process.execPath, kindlingArgs(args), env)
+
+const background = (command: string, args: ReadonlyArray<string>, env: Record<string, string> = {}) => {
+  const child = ChildProcess.spawn(command, args, {
+    cwd: work,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true
+  })
+  let output = ""
+  child.stdout!.on("data", (chunk) => (output += chunk))
+  child.stderr!.on("data", (chunk) => (output += chunk))
+  children.push(child)
+  return { child, output: () => output }
+}
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const server = Net.createServer()
+    server.listen(0, "127.0.0.1", () => {
+      const port = (server.address() as Net.AddressInfo).port
+      server.close(() => resolve(port))
+    })
+  })
+
+const eventually = async <A>(probe: () => Promise<A | undefined>, seconds: number): Promise<A | undefined> => {
+  const deadline = Date.now() + seconds * 1000
+  while (Date.now() < deadline) {
+    const value = await probe().catch(() => undefined)
+    if (value !== undefined) return value
+    await new Promise((resolve) => setTimeout(resolve, 500))
+  }
+  return undefined
+}
+
+const json = async (url: string) => {
+  const response = await fetch(url)
+  return response.ok ? (await response.json()) as any : undefined
+}
+
+// Spark's home: pyspark's package folder, installed from PyPI when missing.
+const sparkHome = (): string => {
+  const find = () =>
+    ChildProcess.spawnSync("python3", ["-c", "import pyspark, os; print(os.path.dirname(pyspark.__file__))"], {
+      encoding: "utf8"
+    })
+  let found = find()
+  if (found.status !== 0) {
+    console.log(`Installing pyspark ${pysparkVersion} from PyPI…`)
+    ChildProcess.spawnSync("python3", ["-m", "pip", "install", "--quiet", `pyspark==${pysparkVersion}`], {
+      stdio: "inherit"
+    })
+    found = find()
+  }
+  if (found.status !== 0) throw new Error(`pyspark cannot be imported:\n${found.stderr}`)
+  return found.stdout.trim()
+}
+
+const summary = (jobs: ReadonlyArray<any>, stages: ReadonlyArray<any>) =>
+  JSON.stringify({
+    jobs: jobs.map((j) => [j.jobId, j.status, j.numTasks, j.numCompletedTasks, j.numFailedTasks, j.numSkippedTasks])
+      .sort(),
+    stages: stages.map((s) => [s.stageId, s.attemptId, s.status, s.numTasks, s.numCompleteTasks, s.shuffleWriteBytes])
+      .sort()
+  })
+
+const historyServer = async (home: string) => {
+  const logs = Path.join(work, "events")
+  Fs.mkdirSync(logs)
+  const app = Path.join(work, "compat-app.ts")
+  Fs.writeFileSync(
+    app,
+    `import { App, Kindling } from "@kindling/driver"
+import { Effect } from "effect"
+export default App.make(() =>
+  Effect.gen(function*() {
+    const kc = yield* Kindling
+    const pairs = kc.range(0, 1000, 1, 4).map((n): [number, number] => [n % 7, n]).cache()
+    yield* pairs.reduceByKey((a, b) => a + b, undefined, 3).collect()
+    yield* pairs.count()
+    yield* Effect.either(kc.range(0, 4, 1, 2).map((n) => { if (n === 3) throw new Error("three"); return n }).collect())
+  })
+)
+`
+  )
+  const run = kindling([
+    "submit",
+    "--master",
+    "local[2]",
+    "--conf",
+    "kindling.eventLog.enabled=true",
+    "--conf",
+    `kindling.eventLog.dir=${logs}`,
+    "--conf",
+    "kindling.ui.enabled=false",
+    app
+  ])
+  const [appId] = Fs.readdirSync(logs)
+  if (run.status !== 0 || appId === undefined) {
+    check("a Kindling app writes an event log", false, run.stderr)
+    return
+  }
+  const sparkPort = await freePort()
+  const ours = await freePort()
+  background(Path.join(home, "bin", "spark-class"), ["org.apache.spark.deploy.history.HistoryServer"], {
+    SPARK_HOME: home,
+    SPARK_HISTORY_OPTS: `-Dspark.history.fs.logDirectory=file:${logs} -Dspark.history.ui.port=${sparkPort} ` +
+      "-Dspark.history.fs.update.interval=1s"
+  })
+  startKindling(["history", "--host", "127.0.0.1", "--port", String(ours), logs])
+  const spark = `http://127.0.0.1:${sparkPort}/api/v1/applications`
+  const listed = await eventually(async () => {
+    const apps = await json(spark)
+    return Array.isArray(apps) && apps.length > 0 ? apps : undefined
+  }, 120)
+  check(
+    "Spark's History Server lists a Kindling event log",
+    listed?.[0]?.id === appId && listed?.[0]?.attempts?.[0]?.completed === true,
+    `GET ${spark}\n${JSON.stringify(listed, null, 1)}`
+  )
+  if (listed === undefined) return
+  const sparkJobs = await eventually(() => json(`${spark}/${appId}/jobs`), 60)
+  const sparkStages = await json(`${spark}/${appId}/stages`)
+  const kindlingApi = `http://127.0.0.1:${ours}/api/v1/applications/${appId}`
+  const ourJobs = await eventually(() => json(`${kindlingApi}/jobs`), 30)
+  const ourStages = await json(`${kindlingApi}/stages`)
+  const theirs = summary(sparkJobs ?? [], sparkStages ?? [])
+  check(
+    "Spark's History Server answers /jobs and /stages for it as Kindling's does",
+    sparkJobs !== undefined && theirs === summary(ourJobs ?? [], ourStages ?? []),
+    `GET ${spark}/${appId}/jobs (jobId, status, numTasks, completed, failed, skipped) and /stages:\n${theirs}\n` +
+      `Kindling's history server:\n${summary(ourJobs ?? [], ourStages ?? [])}`
+  )
+}
+
+const main = async () => {
+  const home = sparkHome()
+  console.log(`Spark ${pysparkVersion} from ${home}; working in ${work}`)
+  await historyServer(home)
+}
+
+main()
+  .catch((error) => {
+    failures++
+    console.log(`FAIL ${String(error)}`)
+  })
+  .finally(() => {
+    for (const child of children) {
+      try {
+        process.kill(-child.pid!, "SIGTERM")
+      } catch {
+        // Already gone.
+      }
+    }
+    console.log(failures === 0 ? "All checks passed." : `${failures} check(s) failed.`)
+    process.exit(failures)
+  })
