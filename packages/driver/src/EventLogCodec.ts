@@ -163,6 +163,7 @@ export const makeEncoder = (): Encoder => ({
  */
 export const header = (app: MonitoringApi.AppInfo): ReadonlyArray<SparkEvent> => [
   { Event: "SparkListenerLogStart", "Spark Version": app.version },
+  // Spark's reader requires every section; the runtime's facts stand where Spark puts the JVM's.
   {
     Event: "SparkListenerEnvironmentUpdate",
     "JVM Information": { "Java Version": process.version, "Java Home": process.execPath, "Scala Version": "none" },

@@ -129,7 +129,7 @@ export const refresh = (log: AppLog, dir: string, entry: string): void => {
     return
   }
   // A log renamed when its app ended is the same file: what was read of it under its old name stays read.
-  const previous = log.files.get(`${path}${inProgressSuffix}`) ?? log.files.get(path.slice(0, -inProgressSuffix.length))
+  const previous = log.files.get(`${path}${inProgressSuffix}`)
   if (!log.files.has(path) && previous !== undefined) {
     log.files.clear()
     log.files.set(path, { ...previous, size: -1 })

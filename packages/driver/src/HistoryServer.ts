@@ -64,6 +64,8 @@ interface Loaded {
   readonly changes: PubSub.PubSub<number>
   published: number
   routes: HttpRouter.HttpRouter<unknown, never> | undefined
+  /** Why it could not be read the last time, if it could not. */
+  problem: string | undefined
 }
 
 // What the API says about a logged app. One whose log is incomplete has not ended, whatever its last event says.
@@ -120,15 +122,20 @@ export const start = (options: Options): Effect.Effect<HistoryServer, WebServer.
             entry: name,
             changes: yield* PubSub.sliding<number>(1),
             published: 0,
-            routes: undefined
+            routes: undefined,
+            problem: undefined
           }
           apps.set(key, loaded)
         }
         loaded.entry = name
         const current = loaded
-        yield* Effect.try(() => EventLogReader.refresh(current.log, dir, name)).pipe(
-          Effect.catchAll((error) => Effect.logWarning(`The event log ${name} cannot be read: ${String(error.error)}`))
-        )
+        const read = yield* Effect.either(Effect.try(() => EventLogReader.refresh(current.log, dir, name)))
+        const problem = read._tag === "Left"
+          ? `The event log ${name} cannot be read: ${String(read.left.error)}`
+          : undefined
+        // Said once, not at every update.
+        if (problem !== undefined && problem !== current.problem) yield* Effect.logWarning(problem)
+        current.problem = problem
         if (current.log.status.version !== current.published) {
           current.published = current.log.status.version
           yield* PubSub.publish(current.changes, current.published)

@@ -136,7 +136,7 @@ layer(app, { timeout: 60_000, excludeTestServices: true })("the app UI of a loca
       assert.strictEqual(jobsPage.status, 200)
       assert.include(jobsPage.type, "text/html")
       assert.include(jobsPage.text, `href="jobs/job/?id=${job.jobId}"`)
-      assert.include(jobsPage.text, "data-live=\"/events\"")
+      assert.include(jobsPage.text, "data-live=\"events\"")
 
       const jobPage = (yield* get(`${base}/jobs/job/?id=${job.jobId}`)).text
       assert.strictEqual(jobPage.match(/<g class="cluster[^"]*" data-stage-id=/g)?.length, 2)
