@@ -78,6 +78,26 @@ export const rollingPrefix = "eventlog_v2_"
  */
 export const directory = (dir: string): string => dir.startsWith("file:") ? Url.fileURLToPath(dir) : Path.resolve(dir)
 
+const gzip = (text: Buffer) =>
+  Effect.async<Buffer, Error>((resume) =>
+    Zlib.gzip(text, (error, bytes) => resume(error === null ? Effect.succeed(bytes) : Effect.fail(error)))
+  )
+
+const append = (fd: number, bytes: Uint8Array) =>
+  Effect.async<void, Error>((resume) =>
+    Fs.write(fd, bytes, (error, written) =>
+      resume(
+        error !== null
+          ? Effect.fail(error)
+          : written < bytes.length
+          ? append(fd, bytes.subarray(written))
+          : Effect.void
+      ))
+  )
+
+// The most events written at once.
+const batchSize = 256
+
 // The files one log is written to, and how far the current one has got.
 interface Files {
   readonly appId: string
@@ -137,18 +157,17 @@ export const start = (
     let files: Files | undefined
     let failed = false
 
-    // One write per batch (per file, when a rolling log moves on to the next one mid-batch); a write that fails
-    // stops the log (said once) and leaves the app alone.
-    const write = (sparkEvents: ReadonlyArray<SparkEvent>) => {
-      if (files === undefined || failed || sparkEvents.length === 0) return Effect.void
-      return Effect.try(() => {
+    // One write per batch (per file, when a rolling log moves on to the next one mid-batch), compressed and written
+    // off the driver's thread; a write that fails stops the log (said once) and leaves the app alone.
+    const write = (sparkEvents: ReadonlyArray<SparkEvent>) =>
+      Effect.suspend(() => {
+        if (files === undefined || failed || sparkEvents.length === 0) return Effect.void
+        const pieces: Array<{ readonly files: Files; readonly text: Buffer; readonly last: boolean }> = []
         let pending: Array<string> = []
         let pendingBytes = 0
-        const flush = () => {
-          if (pending.length === 0) return
-          const text = Buffer.from(pending.join(""))
-          Fs.writeSync(files!.fd, options.compress ? Zlib.gzipSync(text) : text)
-          files!.bytes += text.length
+        const flush = (last: boolean) => {
+          if (pending.length > 0 || last) pieces.push({ files: files!, text: Buffer.from(pending.join("")), last })
+          files!.bytes += pendingBytes
           pending = []
           pendingBytes = 0
         }
@@ -157,20 +176,32 @@ export const start = (
           pending.push(line)
           pendingBytes += Buffer.byteLength(line)
           const max = options.rollingMaxFileSize
-          if (max !== undefined && files!.bytes + pendingBytes >= max) {
-            flush()
-            Fs.closeSync(files!.fd)
-            files = openRolled(Path.dirname(files!.path), files!.appId, files!.index + 1, options)
+          if (max !== undefined && files.bytes + pendingBytes >= max) {
+            flush(true)
+            files = openRolled(Path.dirname(files.path), files.appId, files.index + 1, options)
           }
         }
-        flush()
-      }).pipe(Effect.catchAll((error) => {
-        failed = true
-        return Effect.logError(
-          `The event log ${files?.path} cannot be written (${String(error.error)}); the app goes on without it`
-        )
-      }))
-    }
+        flush(false)
+        return Effect.forEach(pieces, (piece) =>
+          Effect.flatMap(
+            options.compress && piece.text.length > 0 ? gzip(piece.text) : Effect.succeed(piece.text),
+            (bytes) =>
+              Effect.zipRight(
+                bytes.length === 0 ? Effect.void : append(piece.files.fd, bytes),
+                // A rolled-over file is closed once its last bytes are in.
+                piece.last
+                  ? Effect.try(() => Fs.closeSync(piece.files.fd))
+                  : Effect.void
+              )
+          ), { discard: true }).pipe(
+            Effect.catchAll((error) => {
+              failed = true
+              return Effect.logError(
+                `The event log ${files?.path} cannot be written (${error.message}); the app goes on without it`
+              )
+            })
+          )
+      })
     const encodeAll = (batch: Iterable<AppEvent>) => [...batch].flatMap((event) => EventLogCodec.encode(encoder, event))
 
     // Opens the log once the app has its id (by the writing fiber, or by the finalizer of an app that ended at once).
@@ -216,7 +247,14 @@ export const start = (
       yield* Deferred.await(named)
       yield* open
       if (files === undefined) return
-      yield* Effect.forever(Effect.flatMap(Queue.takeBetween(events, 1, 4096), (batch) => write(encodeAll(batch))))
+      // Small batches, and a yield after each: the log shares the driver's thread, whose messages must not wait
+      // behind a long write.
+      yield* Effect.forever(
+        Queue.takeBetween(events, 1, batchSize).pipe(
+          Effect.flatMap((batch) => write(encodeAll(batch))),
+          Effect.zipRight(Effect.yieldNow())
+        )
+      )
     }))
     return {
       setAppId: (id) => {
