@@ -98,6 +98,56 @@ describe("kindling history", () => {
     120_000
   )
 
+  it.scopedLive(
+    "lists the log of an app killed mid-run as incomplete, up to its last whole event",
+    () =>
+      Effect.gen(function*() {
+        const logs = yield* temporaryDirectory
+        const dir = yield* temporaryDirectory
+        const appPath = Path.join(dir, "stuck-app.ts")
+        Fs.writeFileSync(
+          appPath,
+          source.replace(
+            ".collect()\n",
+            ".collect()\n    yield* Effect.log(\"first job done\")\n    yield* Effect.never\n"
+          )
+        )
+        const driver = yield* start([
+          "submit",
+          "--master",
+          "local[2]",
+          "--conf",
+          "kindling.eventLog.enabled=true",
+          "--conf",
+          `kindling.eventLog.dir=${logs}`,
+          "--conf",
+          "kindling.ui.enabled=false",
+          appPath
+        ])
+        yield* driver.waitFor(/first job done/, 60_000)
+        // Its log has the job's end once the writer has caught up; then the driver dies without a word.
+        const [logName] = yield* Polling.eventually(
+          Effect.sync(() => Fs.readdirSync(logs)),
+          (names) =>
+            names.length === 1 && Fs.readFileSync(Path.join(logs, names[0]!), "utf8").includes("SparkListenerJobEnd"),
+          { timeout: "10 seconds" }
+        )
+        assert.match(logName!, /^local-\d+\.inprogress$/)
+        yield* driver.kill("SIGKILL")
+        yield* driver.exited
+
+        const history = yield* start(["history", "--host", "127.0.0.1", "--port", "0", logs])
+        const [, url] = yield* history.waitFor(/The history server is at (http:\/\/\S+)/)
+        const [app] = yield* getJson(`${url}/api/v1/applications`)
+        assert.strictEqual(`${app.id}.inprogress`, logName)
+        assert.isFalse(app.attempts[0].completed)
+        const jobs = yield* getJson(`${url}/api/v1/applications/${app.id}/jobs`)
+        assert.deepStrictEqual(jobs.map((job: { status: string }) => job.status), ["SUCCEEDED"])
+        assert.include((yield* get(url!)).text, "Incomplete Applications (1)")
+      }),
+    120_000
+  )
+
   it.live("refuses a log folder that does not exist", () =>
     Effect.gen(function*() {
       const result = yield* run(["history", "--port", "0", "/nonexistent/kindling-events"])

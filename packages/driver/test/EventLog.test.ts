@@ -14,6 +14,7 @@ import {
   SparkEvents
 } from "@kindling/driver"
 import { Effect, Either, Queue, Schema } from "effect"
+import * as fc from "effect/FastCheck"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
@@ -76,6 +77,46 @@ describe("Spark's event-log format", () => {
     const failed = [...log.status.stages.values()].find((stage) => stage.status === "FAILED")
     assert.match(failed?.failureReason ?? "", /ZeroDivisionError|PYTHON_EXCEPTION/)
   })
+})
+
+describe("reading a log", () => {
+  const whole = lines(Fs.readFileSync(sparkLog, "utf8"))
+  const reference = EventLogReader.read(sparkLog, retention)
+  const junk = fc.oneof(
+    fc.string(),
+    fc.json(),
+    fc.record({ Event: fc.constantFrom(...SparkEvents.knownEvents), "Job ID": fc.anything() }).map((e) =>
+      JSON.stringify(e)
+    )
+  ).filter((line) => !line.includes("\n"))
+
+  // Lines that are not JSON, or events of a known kind in the wrong shape, are counted and skipped; the log's
+  // good events fold as they would alone.
+  it.prop("never fails on lines of junk, and folds the good events around them", [
+    fc.array(fc.tuple(fc.nat(whole.length), junk), { maxLength: 20 })
+  ], ([insertions]) => {
+    const mixed = [...whole]
+    for (const [at, line] of [...insertions].sort(([a], [b]) => b - a)) mixed.splice(at, 0, line)
+    const dir = temporary("kindling-junk-")
+    Fs.writeFileSync(Path.join(dir, "local-1"), `${mixed.join("\n")}\n`)
+    const log = EventLogReader.read(Path.join(dir, "local-1"), retention)
+    Fs.rmSync(dir, { recursive: true })
+    const junkLines = insertions.filter(([, line]) => {
+      if (line.trim() === "") return false
+      try {
+        const json = JSON.parse(line)
+        return SparkEvents.knownEvents.has(json?.Event) && Either.isLeft(decode(json))
+      } catch {
+        return true
+      }
+    }).length
+    assert.strictEqual(log.badLines, junkLines)
+    assert.deepStrictEqual(
+      [...log.status.jobs.values()].map((job) => job.status),
+      [...reference.status.jobs.values()].map((job) => job.status)
+    )
+    assert.strictEqual(log.status.stages.size, reference.status.stages.size)
+  }, { fastCheck: { numRuns: 50 } })
 })
 
 describe("a local app's event log", () => {
