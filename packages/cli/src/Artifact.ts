@@ -50,6 +50,7 @@ export const build = (app: string, dir: string): Effect.Effect<string, AppBuildF
           target: "node20",
           external,
           logLevel: "silent",
+          metafile: true,
           sourcemap: "inline",
           // Bundled CommonJS dependencies may call `require`: give them one.
           banner: {
@@ -68,6 +69,13 @@ export const build = (app: string, dir: string): Effect.Effect<string, AppBuildF
     if (result.errors.length > 0) {
       const reason = Esbuild.formatMessagesSync(result.errors, { kind: "error", color: false }).join("\n")
       return yield* new AppBuildFailed({ app, reason: reason.trim() })
+    }
+    // An app is run by its default export: one without it could only fail once it is running.
+    if (!Object.values(result.metafile.outputs).some((output) => output.exports.includes("default"))) {
+      return yield* new AppBuildFailed({
+        app,
+        reason: "it has no default export (an App, or a driver function (args) => void)"
+      })
     }
     yield* Effect.sync(() => Installation.link(dir))
     return outfile

@@ -107,7 +107,7 @@ const worker = Command.make(
 ).pipe(Command.withDescription("Start a worker and register it with the masters"))
 
 const masterUrl = Options.text("master").pipe(
-  Options.withDescription("kindling://host:port[,host2:port2]"),
+  Options.withDescription("kindling://host:port[,host2:port2], or a REST server's http://host:port"),
   Options.optional
 )
 
@@ -142,6 +142,14 @@ const submitOptions = {
   wait: Options.boolean("wait").pipe(
     Options.withDescription("Follow the driver to its end; exit 0 only if FINISHED")
   ),
+  status: Options.text("status").pipe(
+    Options.withDescription("Print this driver's status instead of submitting (as kindling status)"),
+    Options.optional
+  ),
+  kill: Options.text("kill").pipe(
+    Options.withDescription("Kill this driver instead of submitting (as kindling kill)"),
+    Options.optional
+  ),
   propertiesFile,
   conf
 }
@@ -151,7 +159,8 @@ const submit = Command.make(
   {
     ...submitOptions,
     app: Args.text({ name: "app" }).pipe(
-      Args.withDescription("The app: a path, or a file://, http:// or https:// URL")
+      Args.withDescription("The app: a path, or a file://, http:// or https:// URL"),
+      Args.optional
     ),
     args: Args.text({ name: "args" }).pipe(Args.repeated)
   },

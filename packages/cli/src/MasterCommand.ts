@@ -6,15 +6,18 @@
 import { type Conf, Problem } from "@kindling/conf"
 import { KernelConf } from "@kindling/kernel"
 import { WebServer } from "@kindling/kernel/web"
-import { ArtifactStore, LeaderElection, Master, MasterConf, MasterUi, Persistence } from "@kindling/master"
+import { ArtifactStore, LeaderElection, Master, MasterConf, MasterUi, Persistence, RestServer } from "@kindling/master"
 import { ProtocolConf, RpcEnv } from "@kindling/protocol"
 import { NodeTransport } from "@kindling/protocol/node"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as Os from "node:os"
 import * as Path from "node:path"
+import packageJson from "../package.json" with { type: "json" }
+import * as RestSubmissions from "./RestSubmissions.js"
 import * as Settings from "./Settings.js"
 
 /**
@@ -78,10 +81,16 @@ export const start = (options: {
       port: conf.get(MasterConf.keys.uiPort),
       maxRetries: conf.get(KernelConf.keys.portMaxRetries)
     })
+    const rest = conf.get(MasterConf.keys.restEnabled) ? yield* restServer(conf, host) : undefined
+    // Built in the caller's scope: the master's network and store live as long as it does (providing the layer
+    // to `make` alone would close them as soon as it returned).
+    const context = yield* Layer.build(
+      Layer.mergeAll(persistence, LeaderElection.layerSingle, artifacts).pipe(Layer.provideMerge(rpc))
+    )
     const master = yield* Master.make({
       webUiUrl: ui.url,
       webUiPort: ui.port,
-      restPort: conf.get(MasterConf.keys.restEnabled) ? conf.get(MasterConf.keys.restPort) : undefined,
+      restPort: rest?.port,
       workerTimeoutMillis: conf.get(ProtocolConf.keys.workerTimeout),
       deadWorkerPersistence: conf.get(MasterConf.keys.deadWorkerPersistence),
       recoveryTimeoutMillis: conf.get(MasterConf.keys.recoveryTimeout),
@@ -93,15 +102,14 @@ export const start = (options: {
       seed: Math.floor(Math.random() * 2 ** 31),
       validateState: conf.get(KernelConf.keys.validateState),
       onExit: options.onExit
-    }).pipe(
-      // Built in the caller's scope: the master's network and store live as long as it does (providing the layer
-      // to `make` alone would close them as soon as it returned).
-      Effect.provide(
-        yield* Layer.build(
-          Layer.mergeAll(persistence, LeaderElection.layerSingle, artifacts).pipe(Layer.provideMerge(rpc))
-        )
+    }).pipe(Effect.provide(context))
+    if (rest !== undefined) {
+      const artifactStore = Context.get(context, ArtifactStore.ArtifactStore)
+      yield* rest.serve(master, RestSubmissions.make({ masterUrl: master.url, artifacts: artifactStore })).pipe(
+        Effect.provide(context)
       )
-    )
+      yield* Effect.logInfo(`Started REST server for submitting applications at ${rest.url}`)
+    }
     yield* ui.serve(MasterUi.routes({
       master,
       killEnabled: conf.get(KernelConf.keys.uiKillEnabled),
@@ -109,6 +117,22 @@ export const start = (options: {
     }))
     yield* Effect.logInfo(`Starting Kindling master at ${master.url} (recovery mode ${recoveryMode}), UI at ${ui.url}`)
     return master
+  })
+
+// The REST port, bound before the master starts so that the master advertises the port it got.
+const restServer = (conf: Conf.Conf<Settings.Keys>, host: string) =>
+  RestServer.make({
+    host: conf.get(MasterConf.keys.restHost) ?? host,
+    port: conf.get(MasterConf.keys.restPort),
+    maxRetries: conf.get(KernelConf.keys.portMaxRetries),
+    secret: conf.get(ProtocolConf.keys.authenticateSecret),
+    // Only an explicit kindling.authenticate=false, not the default, opens the port to everyone.
+    allowUnauthenticated: conf.entries.some((entry) =>
+      entry.key === ProtocolConf.keys.authenticate.name && entry.source !== "default"
+    ) && !conf.get(ProtocolConf.keys.authenticate),
+    allowedAppResourcePatterns: conf.get(MasterConf.keys.restAllowedAppResourcePatterns),
+    maxRequestBodySize: conf.get(MasterConf.keys.restMaxRequestBodySize) * 2 ** 20,
+    serverVersion: packageJson.version
   })
 
 /**

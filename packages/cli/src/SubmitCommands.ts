@@ -1,31 +1,44 @@
 /**
- * `kindling submit`, `kindling status` and `kindling kill`: the submission client, on the SDK's MasterClient.
+ * `kindling submit`, `kindling status` and `kindling kill`: the submission client. A master is reached on its RPC
+ * port with the SDK's `MasterClient`, or on its REST port with the SDK's `RestClient` — given as
+ * `http://host:port`, or as a `kindling://` URL whose port turns out to be a REST server — and submitting,
+ * following, querying and killing a driver (`kindling submit --status/--kill`, as with `spark-submit`) work the
+ * same over either.
  *
  * @since 0.1.0
  */
 import type { Conf } from "@kindling/conf"
 import { DriverConf, MasterSpec } from "@kindling/driver"
-import { TemporaryDirectory } from "@kindling/kernel"
 import {
   Descriptions,
+  Endpoints,
+  Errors,
   Ids,
   MasterClient,
+  MasterUrl,
   ProtocolConf,
+  RestClient,
+  RestMessages,
   RpcEnv,
   States,
-  type SubmissionMessages
+  SubmissionMessages
 } from "@kindling/protocol"
 import { NodeArtifacts, NodeTransport } from "@kindling/protocol/node"
 import * as Console from "effect/Console"
+import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import * as Url from "node:url"
+import packageJson from "../package.json" with { type: "json" }
 import * as AppRunner from "./AppRunner.js"
-import * as Artifact from "./Artifact.js"
+import * as ClusterDriver from "./ClusterDriver.js"
 import * as Settings from "./Settings.js"
 
 /**
@@ -35,6 +48,14 @@ import * as Settings from "./Settings.js"
  * @category constants
  */
 export const driverWrapper = "@kindling/worker/DriverWrapper"
+
+/**
+ * The master refused what it was asked; its message says why.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class SubmissionRefused extends Data.TaggedError("SubmissionRefused")<{ readonly message: string }> {}
 
 /**
  * @since 0.1.0
@@ -60,8 +81,35 @@ export interface SubmitArgs extends Common {
   readonly driverMemory: Option.Option<string>
   readonly supervise: boolean
   readonly wait: boolean
-  readonly app: string
+  /** Print this driver's status instead of submitting. */
+  readonly status: Option.Option<string>
+  /** Kill this driver instead of submitting. */
+  readonly kill: Option.Option<string>
+  readonly app: Option.Option<string>
   readonly args: ReadonlyArray<string>
+}
+
+/**
+ * A driver's status as `kindling status` prints it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface DriverStatus {
+  readonly driverId: string
+  readonly state: States.DriverState | null
+  readonly workerId: string | null
+  readonly workerHostPort: string | null
+  readonly exception: { readonly name: string; readonly message: string } | null
+}
+
+// What the commands ask a master, over whichever port it was reached on.
+interface Gateway {
+  /** Submits the app as a cluster deploy mode driver; answers its id. */
+  readonly submit: (app: string, args: ReadonlyArray<string>) => Effect.Effect<string, Settings.Failure>
+  readonly status: (driverId: string) => Effect.Effect<DriverStatus, Settings.Failure>
+  /** Answers the master's message; a refused kill fails with it. */
+  readonly kill: (driverId: string) => Effect.Effect<string, Settings.Failure>
 }
 
 const loadConf = (common: Common, flags: Readonly<Record<string, string | undefined>>) =>
@@ -71,35 +119,61 @@ const loadConf = (common: Common, flags: Readonly<Record<string, string | undefi
     flags: { [DriverConf.keys.master.name]: Option.getOrUndefined(common.master), ...flags }
   })
 
-// The client of one command: a client-only node (it dials out, accepts nothing) and the configured masters —
-// unless it must serve something (an artifact to upload), in which case it listens on `host`.
-const withClient = <A>(
+const isRestUrl = (master: string) => /^https?:\/\//i.test(master)
+
+// Whether `master` names REST ports: an http(s) URL does; a kindling:// URL does when its first master does not
+// answer as an RPC node but answers as a REST server. The RPC try is quiet: being an HTTP server is an answer.
+const restMasters = (conf: Conf.Conf<Settings.Keys>, master: string) =>
+  Effect.gen(function*() {
+    const usage = (error: MasterUrl.InvalidMasterUrl) => new Settings.UsageError({ message: error.message })
+    if (isRestUrl(master)) return Option.some(yield* Effect.mapError(RestClient.masters(master), usage))
+    const addresses = MasterUrl.parse(master)
+    if (Either.isLeft(addresses)) return Option.none()
+    const timeout = conf.get(ProtocolConf.keys.askTimeout)
+    const rpc = yield* Effect.gen(function*() {
+      const env = yield* RpcEnv.RpcEnv
+      return yield* env.ask(
+        Endpoints.ref(addresses.right[0]!, Endpoints.master),
+        new SubmissionMessages.RequestReadyz(),
+        {
+          timeout
+        }
+      )
+    }).pipe(
+      Effect.provide(RpcEnv.layer(yield* ProtocolConf.rpcOptions(conf)).pipe(Layer.provide(NodeTransport.layer))),
+      Effect.either,
+      Logger.withMinimumLogLevel(LogLevel.None)
+    )
+    if (Either.isRight(rpc) || rpc.left._tag !== "ConnectionLost") return Option.none()
+    const bases = yield* Effect.mapError(RestClient.masters(master), usage)
+    const client = yield* RestClient.make(bases, restOptions(conf))
+    const rest = yield* Effect.either(client.send(bases[0]!, "GET", "readyz"))
+    return Either.isRight(rest) ? Option.some(bases) : Option.none()
+  })
+
+const restOptions = (conf: Conf.Conf<Settings.Keys>) => ({
+  secret: conf.get(ProtocolConf.keys.authenticateSecret),
+  timeout: conf.get(ProtocolConf.keys.askTimeout)
+})
+
+// The gateway of one command to `master`. Over RPC this node dials out and accepts nothing, unless it must serve
+// something (an artifact to upload), in which case it listens on `listen.host`.
+const withGateway = <A>(
   conf: Conf.Conf<Settings.Keys>,
   master: string,
-  use: (client: MasterClient.MasterClient) => Effect.Effect<A, Settings.Failure, RpcEnv.RpcEnv>,
+  use: (gateway: Gateway) => Effect.Effect<A, Settings.Failure>,
   listen?: { readonly host: string }
 ) =>
   Effect.gen(function*() {
+    const rest = yield* restMasters(conf, master)
+    if (Option.isSome(rest)) {
+      return yield* use(restGateway(conf, yield* RestClient.make(rest.value, restOptions(conf))))
+    }
     const options = { ...(yield* ProtocolConf.rpcOptions(conf)), ...(listen && { host: listen.host, port: 0 }) }
-    const rpc = RpcEnv.layer(options).pipe(Layer.provide(NodeTransport.layer))
     return yield* Effect.gen(function*() {
       const client = yield* MasterClient.make(master, { timeout: conf.get(ProtocolConf.keys.askTimeout) })
-      return yield* use(client)
-    }).pipe(Effect.scoped, Effect.provide(rpc))
-  })
-
-// `status` and `kill` need a cluster's master.
-const withMaster = <A>(
-  common: Common,
-  use: (client: MasterClient.MasterClient) => Effect.Effect<A, Settings.Failure>
-) =>
-  Effect.gen(function*() {
-    const conf = yield* loadConf(common, {})
-    const master = conf.get(DriverConf.keys.master)
-    if (master === undefined) {
-      return yield* new Settings.UsageError({ message: "No master given: use --master kindling://host:port" })
-    }
-    return yield* withClient(conf, master, use)
+      return yield* use(rpcGateway(conf, master, client, yield* RpcEnv.RpcEnv))
+    }).pipe(Effect.scoped, Effect.provide(RpcEnv.layer(options).pipe(Layer.provide(NodeTransport.layer))))
   })
 
 // The app of a cluster submission, as a URL: a path (which must exist) or a file:// URL is bundled and uploaded,
@@ -117,18 +191,146 @@ const appUrl = (app: string): Effect.Effect<string, Settings.UsageError> => {
     : Effect.fail(new Settings.UsageError({ message: `The app ${app} does not exist (looked for ${path})` }))
 }
 
-const statusJson = (driverId: string, status: SubmissionMessages.DriverStatusResponse) =>
-  JSON.stringify({
-    driverId,
-    state: Option.getOrNull(status.state),
-    workerId: Option.getOrNull(status.workerId),
-    workerHostPort: Option.getOrNull(status.workerHostPort),
-    exception: Option.getOrNull(Option.map(status.exception, (e) => ({ name: e.name, message: e.message })))
-  })
+// Over RPC a worker runs the driver. An app file here is bundled into an artifact and uploaded to the master
+// (which pulls it from this process's data plane and serves it to the worker that runs the driver), and run
+// with the submission's configuration (`ClusterDriver`); an http(s) URL is run as it is by
+// `@kindling/worker/DriverWrapper`, as a plain driver function.
+const rpcGateway = (
+  conf: Conf.Conf<Settings.Keys>,
+  master: string,
+  client: MasterClient.MasterClient,
+  rpc: RpcEnv.RpcEnv
+): Gateway => {
+  const describe = (app: string, args: ReadonlyArray<string>) =>
+    Effect.gen(function*() {
+      if (/^https?:\/\//.test(app)) {
+        const appName = conf.get(DriverConf.keys.appName)
+        return new Descriptions.DriverDescription({
+          appUrl: app,
+          mem: conf.get(DriverConf.keys.driverMemory),
+          cores: conf.get(DriverConf.keys.driverCores),
+          supervise: conf.get(DriverConf.keys.driverSupervise),
+          command: new Descriptions.Command({
+            mainModule: driverWrapper,
+            arguments: ["{{WORKER_URL}}", "{{USER_JAR}}", ...args],
+            environment: appName === undefined ? {} : { KINDLING_APP_NAME: appName },
+            nodeOptions: []
+          }),
+          resourceReqs: []
+        })
+      }
+      const { artifact, name } = yield* ClusterDriver.bundle(Url.fileURLToPath(yield* appUrl(app)))
+      const uploaded = yield* upload(client, artifact, name)
+      return ClusterDriver.description({ appUrl: uploaded, master, conf, args })
+    }).pipe(Effect.scoped, Effect.provideService(RpcEnv.RpcEnv, rpc))
+  return {
+    submit: (app, args) =>
+      Effect.gen(function*() {
+        const response = yield* client.submitDriver(yield* describe(app, args))
+        if (!response.success || Option.isNone(response.driverId)) {
+          return yield* new SubmissionRefused({ message: response.message })
+        }
+        yield* Effect.logInfo(response.message)
+        return response.driverId.value
+      }),
+    status: (driverId) =>
+      client.driverStatus(Ids.DriverId.make(driverId)).pipe(Effect.map((status) => ({
+        driverId,
+        state: Option.getOrNull(status.state),
+        workerId: Option.getOrNull(status.workerId),
+        workerHostPort: Option.getOrNull(status.workerHostPort),
+        exception: Option.getOrNull(Option.map(status.exception, (e) => ({ name: e.name, message: e.message })))
+      }))),
+    kill: (driverId) =>
+      client.killDriver(Ids.DriverId.make(driverId)).pipe(
+        Effect.flatMap((response) =>
+          response.success ? Effect.succeed(response.message) : new SubmissionRefused({ message: response.message })
+        )
+      )
+  }
+}
+
+// Serves the artifact while the master pulls it; answers the URL the master serves it under.
+const upload = (client: MasterClient.MasterClient, artifact: string, name: string) =>
+  Effect.gen(function*() {
+    const rpc = yield* RpcEnv.RpcEnv
+    const digest = yield* NodeArtifacts.digestFile(artifact)
+    yield* NodeArtifacts.serve(
+      rpc.data,
+      (sha256) => Effect.succeed(sha256 === digest.sha256 ? Option.some(artifact) : Option.none())
+    )
+    const response = yield* client.uploadArtifact({ name, ...digest })
+    yield* Effect.logInfo(`Uploaded ${name} (${digest.size} bytes, ${response.url})`)
+    return response.url
+  }).pipe(Effect.scoped)
+
+// The exception a status answer carries in its message, as the REST server writes it.
+const clusterException = (message: string | undefined) => {
+  const prefix = "Exception from the cluster:\n"
+  if (message === undefined || !message.startsWith(prefix)) return null
+  const text = message.slice(prefix.length)
+  const colon = text.indexOf(": ")
+  return colon < 0
+    ? { name: "Exception", message: text }
+    : { name: text.slice(0, colon), message: text.slice(colon + 2) }
+}
+
+// Over REST the master's REST server builds the driver (`RestSubmissions`): the app goes as a file: URL of its
+// path, which must be readable on the master's host, and the configuration as properties.
+const restGateway = (conf: Conf.Conf<Settings.Keys>, client: RestClient.RestClient): Gateway => ({
+  submit: (app, args) =>
+    Effect.gen(function*() {
+      const response = yield* client.create(RestMessages.CreateSubmissionRequest.make({
+        appResource: /^[a-z][a-z0-9+.-]*:/i.test(app) ? app : Url.pathToFileURL(Path.resolve(app)).href,
+        appArgs: args,
+        clientSparkVersion: packageJson.version,
+        environmentVariables: {},
+        sparkProperties: ClusterDriver.settings(conf)
+      }))
+      const message = response.message ?? ""
+      if (!response.success || response.submissionId === undefined) return yield* new SubmissionRefused({ message })
+      yield* Effect.logInfo(message)
+      return response.submissionId
+    }),
+  status: (driverId) =>
+    client.status(driverId).pipe(Effect.flatMap((response): Effect.Effect<DriverStatus, Settings.Failure> => {
+      if (!response.success) {
+        return response.message === undefined
+          ? Effect.fail(new Errors.DriverNotFound({ driverId: Ids.DriverId.make(driverId) }))
+          : Effect.fail(new SubmissionRefused({ message: response.message }))
+      }
+      return Effect.succeed({
+        driverId,
+        state: response.driverState ?? null,
+        workerId: response.workerId ?? null,
+        workerHostPort: response.workerHostPort ?? null,
+        exception: clusterException(response.message)
+      })
+    })),
+  kill: (driverId) =>
+    client.kill(driverId).pipe(Effect.flatMap((response) => {
+      const message = response.message ?? ""
+      return response.success ? Effect.succeed(message) : new SubmissionRefused({ message })
+    }))
+})
+
+const printStatus = (gateway: Gateway, driverId: string) =>
+  gateway.status(driverId).pipe(Effect.flatMap((status) => Console.log(JSON.stringify(status))), Effect.as(0))
+
+const killDriver = (gateway: Gateway, driverId: string) =>
+  gateway.kill(driverId).pipe(Effect.flatMap((message) => Console.log(message)), Effect.as(0))
+
+const requireMaster = (conf: Conf.Conf<Settings.Keys>) => {
+  const master = conf.get(DriverConf.keys.master)
+  return master === undefined
+    ? Effect.fail(new Settings.UsageError({ message: "No master given: use --master kindling://host:port" }))
+    : Effect.succeed(master)
+}
 
 /**
  * Submits the app as a driver; with `--wait`, follows it to its end. The exit code is 0 only when it is
- * submitted (or, waiting, when it FINISHED).
+ * submitted (or, waiting, when it FINISHED). With `--status ID` or `--kill ID` it does that instead, as
+ * `kindling status` and `kindling kill` do.
  *
  * @since 0.1.0
  * @category running
@@ -145,106 +347,63 @@ export const submit = (args: SubmitArgs): Effect.Effect<number, Settings.Failure
       [DriverConf.keys.driverMemory.name]: Option.getOrUndefined(args.driverMemory),
       [DriverConf.keys.driverSupervise.name]: args.supervise ? "true" : undefined
     })
+    const request = Option.orElse(
+      Option.map(args.status, (driverId) => ({ driverId, run: printStatus })),
+      () => Option.map(args.kill, (driverId) => ({ driverId, run: killDriver }))
+    )
+    if (Option.isSome(request)) {
+      if (Option.isSome(args.app) || (Option.isSome(args.status) && Option.isSome(args.kill))) {
+        return yield* new Settings.UsageError({ message: "--status and --kill take a driver id, and no app" })
+      }
+      const { driverId, run } = request.value
+      return yield* withGateway(conf, yield* requireMaster(conf), (gateway) => run(gateway, driverId))
+    }
+    if (Option.isNone(args.app)) {
+      return yield* new Settings.UsageError({ message: "Give the app to submit (or --status/--kill and a driver id)" })
+    }
+    const app = args.app.value
     // Without --master an app runs embedded, on a thread per core, as Spark's default.
     const master = conf.get(DriverConf.keys.master) ?? "local[*]"
+    // A REST server runs drivers on the cluster only.
+    if (isRestUrl(master)) {
+      if (Option.getOrUndefined(args.deployMode) === "client" || conf.get(DriverConf.keys.deployMode) === "client") {
+        const explicit = conf.entries.some((entry) =>
+          entry.key === DriverConf.keys.deployMode.name && entry.source !== "default"
+        )
+        if (explicit) {
+          return yield* new Settings.UsageError({
+            message: `${master} is a REST server, which runs drivers on the cluster: use --deploy-mode cluster`
+          })
+        }
+      }
+      return yield* submitToCluster(args, app, conf, master)
+    }
     const spec = yield* Effect.mapError(
       MasterSpec.parse(master),
       (error) => new Settings.UsageError({ message: error.message })
     )
     // Spark's client deploy mode (the default) runs the driver here; cluster deploy mode asks the master to.
     if (spec._tag === "Cluster" && conf.get(DriverConf.keys.deployMode) === "cluster") {
-      return yield* submitToCluster(args, conf, spec.url)
+      return yield* submitToCluster(args, app, conf, spec.url)
     }
     // The driver runs here: the app must be a file here, which is bundled before anything starts.
-    const path = Path.resolve(args.app)
+    const path = Path.resolve(app)
     if (!Fs.existsSync(path)) {
-      return yield* new Settings.UsageError({ message: `The app ${args.app} does not exist (looked for ${path})` })
+      return yield* new Settings.UsageError({ message: `The app ${app} does not exist (looked for ${path})` })
     }
     return yield* AppRunner.run({ app: path, args: args.args, spec, conf })
   })
 
-// In cluster deploy mode a worker runs the driver. An app file here is bundled into an artifact and uploaded to
-// the master (which pulls it from this process's data plane and serves it to the worker that runs the driver),
-// and run with `@kindling/driver/main`, given the submission's configuration; an http(s) URL is run as it is by
-// `@kindling/worker/DriverWrapper`, as a plain driver function.
-const driverCommand = (
-  args: SubmitArgs,
-  conf: Conf.Conf<Settings.Keys>,
-  master: string,
-  client: MasterClient.MasterClient
-) =>
-  Effect.gen(function*() {
-    const appName = conf.get(DriverConf.keys.appName)
-    const environment: Record<string, string> = appName === undefined ? {} : { KINDLING_APP_NAME: appName }
-    if (/^https?:\/\//.test(args.app)) {
-      return {
-        appUrl: args.app,
-        command: new Descriptions.Command({
-          mainModule: driverWrapper,
-          arguments: ["{{WORKER_URL}}", "{{USER_JAR}}", ...args.args],
-          environment,
-          nodeOptions: []
-        })
-      }
-    }
-    const path = Url.fileURLToPath(yield* appUrl(args.app))
-    const artifact = yield* Artifact.build(path, yield* TemporaryDirectory.make("kindling-submit-"))
-    const uploaded = yield* upload(client, artifact, `${Path.parse(path).name}.mjs`)
-    // The keys a driver reads, as set for this submission. Secrets are not passed on the command line: the
-    // driver has them from its worker's environment.
-    const settings = Object.fromEntries(
-      conf.entries
-        .filter((entry) => entry.source !== "default" && DriverConf.appRegistry.byName.has(entry.key))
-        .filter((entry) => DriverConf.appRegistry.byName.get(entry.key)?.secret !== true)
-        .map((entry) => [entry.key, entry.value])
-    )
-    return {
-      appUrl: uploaded,
-      command: new Descriptions.Command({
-        mainModule: "@kindling/driver/main",
-        arguments: ["{{WORKER_URL}}", "{{USER_JAR}}", master, JSON.stringify(settings), ...args.args],
-        environment,
-        nodeOptions: []
-      })
-    }
-  }).pipe(Effect.scoped)
-
-// Serves the artifact while the master pulls it; answers the URL the master serves it under.
-const upload = (client: MasterClient.MasterClient, artifact: string, name: string) =>
-  Effect.gen(function*() {
-    const rpc = yield* RpcEnv.RpcEnv
-    const digest = yield* NodeArtifacts.digestFile(artifact)
-    yield* NodeArtifacts.serve(
-      rpc.data,
-      (sha256) => Effect.succeed(sha256 === digest.sha256 ? Option.some(artifact) : Option.none())
-    )
-    const response = yield* client.uploadArtifact({ name, ...digest })
-    yield* Effect.logInfo(`Uploaded ${name} (${digest.size} bytes) as ${response.url}`)
-    return response.url
-  }).pipe(Effect.scoped)
-
-const submitToCluster = (args: SubmitArgs, conf: Conf.Conf<Settings.Keys>, master: string) =>
-  withClient(conf, master, (client) =>
+const submitToCluster = (args: SubmitArgs, app: string, conf: Conf.Conf<Settings.Keys>, master: string) =>
+  withGateway(conf, master, (gateway) =>
     Effect.gen(function*() {
-      const { appUrl: url, command } = yield* driverCommand(args, conf, master, client)
-      const description = new Descriptions.DriverDescription({
-        appUrl: url,
-        mem: conf.get(DriverConf.keys.driverMemory),
-        cores: conf.get(DriverConf.keys.driverCores),
-        supervise: conf.get(DriverConf.keys.driverSupervise),
-        command,
-        resourceReqs: []
-      })
-      const response = yield* client.submitDriver(description)
-      const driverId = Option.getOrThrow(response.driverId)
-      yield* Effect.logInfo(response.message)
+      const driverId = yield* gateway.submit(app, args.args)
       yield* Console.log(driverId)
       if (!args.wait) return 0
       // Follow the driver until it ends, as Spark's client does with waitAppCompletion.
       for (;;) {
         yield* Effect.sleep(1000)
-        const status = yield* client.driverStatus(driverId)
-        const state = Option.getOrElse(status.state, (): States.DriverState => "UNKNOWN")
+        const state = (yield* gateway.status(driverId)).state ?? "UNKNOWN"
         if (States.isDriverFinished(state)) {
           yield* Console.log(`${driverId} ${state}`)
           return state === "FINISHED" ? 0 : 1
@@ -259,11 +418,10 @@ const submitToCluster = (args: SubmitArgs, conf: Conf.Conf<Settings.Keys>, maste
  * @category running
  */
 export const status = (args: Common & { readonly driverId: string }): Effect.Effect<number, Settings.Failure> =>
-  withMaster(args, (client) =>
-    client.driverStatus(Ids.DriverId.make(args.driverId)).pipe(
-      Effect.flatMap((response) => Console.log(statusJson(args.driverId, response))),
-      Effect.as(0)
-    ))
+  Effect.gen(function*() {
+    const conf = yield* loadConf(args, {})
+    return yield* withGateway(conf, yield* requireMaster(conf), (gateway) => printStatus(gateway, args.driverId))
+  })
 
 /**
  * Asks the master to kill a driver.
@@ -272,7 +430,7 @@ export const status = (args: Common & { readonly driverId: string }): Effect.Eff
  * @category running
  */
 export const kill = (args: Common & { readonly driverId: string }): Effect.Effect<number, Settings.Failure> =>
-  withMaster(args, (client) =>
-    client.killDriver(Ids.DriverId.make(args.driverId)).pipe(
-      Effect.flatMap((response) => Console.log(response.message).pipe(Effect.as(response.success ? 0 : 1)))
-    ))
+  Effect.gen(function*() {
+    const conf = yield* loadConf(args, {})
+    return yield* withGateway(conf, yield* requireMaster(conf), (gateway) => killDriver(gateway, args.driverId))
+  })

@@ -7,6 +7,7 @@
  * @since 0.1.0
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import type * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import type * as HttpServer from "@effect/platform/HttpServer"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
@@ -82,6 +83,11 @@ export interface WebServer {
   readonly url: string
   /** Serves the node's routes (and the common ones) until the scope closes. */
   readonly serve: <E>(node: NodeRoutes<E>) => Effect.Effect<void, never, Scope.Scope>
+  /**
+   * Serves `app` alone until the scope closes: for a port that speaks a protocol of its own, where the common
+   * routes would answer paths that protocol defines (the master's REST port).
+   */
+  readonly serveApp: <E>(app: HttpApp.Default<E>) => Effect.Effect<void, never, Scope.Scope>
 }
 
 const listen = (host: string, port: number) =>
@@ -172,21 +178,19 @@ export const bind = (options: Options): Effect.Effect<WebServer, WebPortUnavaila
     const port = server.address._tag === "TcpAddress" ? server.address.port : options.port
     const url = `http://${options.host.includes(":") ? `[${options.host}]` : options.host}:${port}`
     yield* Effect.logInfo(`The ${options.name} is at ${url}`)
+    const guarded = <E>(app: HttpApp.Default<E>) =>
+      app.pipe(
+        Effect.catchAllCause((cause) =>
+          cause._tag === "Fail" && (cause.error as { _tag?: string } | undefined)?._tag === "RouteNotFound"
+            ? Effect.succeed(HttpServerResponse.text("Not found", { status: 404 }))
+            : Effect.succeed(failure(cause._tag === "Fail" ? cause.error : cause._tag === "Die" ? cause.defect : cause))
+        )
+      )
     return {
       port,
       url,
-      serve: (node) =>
-        server.serve(
-          common(node).pipe(
-            Effect.catchAllCause((cause) =>
-              cause._tag === "Fail" && (cause.error as { _tag?: string } | undefined)?._tag === "RouteNotFound"
-                ? Effect.succeed(HttpServerResponse.text("Not found", { status: 404 }))
-                : Effect.succeed(
-                  failure(cause._tag === "Fail" ? cause.error : cause._tag === "Die" ? cause.defect : cause)
-                )
-            )
-          )
-        )
+      serve: (node) => server.serve(guarded(common(node))),
+      serveApp: (app) => server.serve(guarded(app))
     }
   })
 

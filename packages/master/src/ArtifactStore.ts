@@ -17,6 +17,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
+import * as Crypto from "node:crypto"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 
@@ -40,6 +41,13 @@ export interface Upload {
 export interface ArtifactStoreService {
   /** Pulls the artifact from its uploader, checks and stores it; answers with the URL drivers name it by. */
   readonly store: (upload: Upload) => Effect.Effect<SubmissionMessages.UploadArtifactResponse, Errors.ArtifactRejected>
+  /** Stores a file of this node as an artifact named `name`; answers with the URL drivers name it by. */
+  readonly storeFile: (
+    path: string,
+    name: string
+  ) => Effect.Effect<SubmissionMessages.UploadArtifactResponse, Errors.ArtifactRejected>
+  /** Whether `appUrl` names an artifact this store holds. */
+  readonly isStored: (appUrl: string) => Effect.Effect<boolean>
   /** A driver record was written: the driver now refers to the artifact its description names, if any. */
   readonly driverPersisted: (driver: QueryMessages.DriverInfo) => Effect.Effect<void>
   /** A driver was forgotten: it refers to nothing any more. */
@@ -66,6 +74,9 @@ export class ArtifactStore extends Context.Tag("@kindling/master/ArtifactStore")
 export const layerNone: Layer.Layer<ArtifactStore> = Layer.succeed(ArtifactStore, {
   store: (upload) =>
     Effect.fail(new Errors.ArtifactRejected({ name: upload.name, reason: "this master does not store artifacts" })),
+  storeFile: (_, name) =>
+    Effect.fail(new Errors.ArtifactRejected({ name, reason: "this master does not store artifacts" })),
+  isStored: () => Effect.succeed(false),
   driverPersisted: () => Effect.void,
   driverRemoved: () => Effect.void,
   recovered: () => Effect.void
@@ -145,35 +156,69 @@ export const make = (
       Effect.repeat(sweep, Schedule.spaced(Math.max(1, Math.min(options.retentionMillis, 60_000))))
     )
 
-    const store: ArtifactStoreService["store"] = (upload) =>
+    // Checks an artifact, has `put` write it to its place unless it is already stored, and names it by its URL.
+    const keep = (
+      artifact: { readonly name: string; readonly sha256: string; readonly size: number },
+      put: (
+        path: string,
+        reject: (reason: string) => Errors.ArtifactRejected
+      ) => Effect.Effect<void, Errors.ArtifactRejected>
+    ) =>
       Effect.gen(function*() {
-        const reject = (reason: string) => new Errors.ArtifactRejected({ name: upload.name, reason })
-        if (!NodeArtifacts.isSha256(upload.sha256)) {
+        const reject = (reason: string) => new Errors.ArtifactRejected({ name: artifact.name, reason })
+        if (!NodeArtifacts.isSha256(artifact.sha256)) {
           return yield* reject("its digest is not a SHA-256 in lowercase hex")
         }
-        if (upload.size > options.maxSize) {
-          return yield* reject(`it has ${upload.size} bytes; this master takes at most ${options.maxSize}`)
+        if (artifact.size > options.maxSize) {
+          return yield* reject(`it has ${artifact.size} bytes; this master takes at most ${options.maxSize}`)
         }
-        const location = { address: rpc.address!, sha256: upload.sha256, name: upload.name }
-        const url = NodeArtifacts.url(location)
+        const url = NodeArtifacts.url({ address: rpc.address!, sha256: artifact.sha256, name: artifact.name })
         if (Option.isNone(NodeArtifacts.parseUrl(url))) return yield* reject("its name is not a plain file name")
-        if (!Fs.existsSync(pathOf(upload.sha256))) {
-          yield* NodeArtifacts.fetchTo(
-            rpc.data,
-            { ...location, address: upload.from },
-            pathOf(upload.sha256),
-            upload.size
-          ).pipe(
-            Effect.mapError((error) => reject(`fetching it from ${upload.from.hostPort} failed: ${error.message}`))
-          )
-          yield* Effect.logInfo(`Stored artifact ${upload.name} (${upload.size} bytes, ${upload.sha256})`)
+        if (!Fs.existsSync(pathOf(artifact.sha256))) {
+          yield* put(pathOf(artifact.sha256), reject)
+          yield* Effect.logInfo(`Stored artifact ${artifact.name} (${artifact.size} bytes, ${artifact.sha256})`)
         }
-        release(upload.sha256, yield* Clock.currentTimeMillis)
+        release(artifact.sha256, yield* Clock.currentTimeMillis)
         return new SubmissionMessages.UploadArtifactResponse({ url })
+      })
+
+    const store: ArtifactStoreService["store"] = (upload) =>
+      keep(upload, (path, reject) =>
+        NodeArtifacts.fetchTo(
+          rpc.data,
+          { address: upload.from, sha256: upload.sha256, name: upload.name },
+          path,
+          upload.size
+        ).pipe(
+          Effect.asVoid,
+          Effect.mapError((error) => reject(`fetching it from ${upload.from.hostPort} failed: ${error.message}`))
+        ))
+
+    const storeFile: ArtifactStoreService["storeFile"] = (file, name) =>
+      Effect.gen(function*() {
+        const digest = yield* NodeArtifacts.digestFile(file).pipe(
+          Effect.mapError((error) => new Errors.ArtifactRejected({ name, reason: error.message }))
+        )
+        return yield* keep({ name, ...digest }, (path, reject) =>
+          // Copied beside its place first, so the store never holds a partial artifact.
+          Effect.try({
+            try: () => {
+              const partial = `${path}.${Crypto.randomBytes(6).toString("hex")}.part`
+              Fs.copyFileSync(file, partial)
+              Fs.renameSync(partial, path)
+            },
+            catch: (error) => reject(`copying it failed: ${error instanceof Error ? error.message : String(error)}`)
+          }))
       })
 
     return {
       store,
+      storeFile,
+      isStored: (appUrl) =>
+        Effect.sync(() => {
+          const sha256 = ownArtifact(appUrl)
+          return sha256 !== undefined && Fs.existsSync(pathOf(sha256))
+        }),
       driverPersisted: (driver) =>
         Effect.sync(() => {
           const sha256 = ownArtifact(driver.desc.appUrl)

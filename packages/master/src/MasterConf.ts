@@ -6,6 +6,23 @@
  */
 import { Key, Registry, ValueType } from "@kindling/conf"
 import { ProtocolConf } from "@kindling/protocol"
+import * as Either from "effect/Either"
+
+// Spark's list of patterns: comma-separated, each matching a whole app resource.
+const appResourcePatterns: ValueType.ValueType<ReadonlyArray<RegExp>> = {
+  _tag: "string",
+  decode: (raw) => {
+    const patterns: Array<RegExp> = []
+    for (const pattern of raw.split(",").map((part) => part.trim()).filter((part) => part !== "")) {
+      try {
+        patterns.push(new RegExp(`^(?:${pattern})$`))
+      } catch (error) {
+        return Either.left(`${JSON.stringify(pattern)} is not a regular expression: ${(error as Error).message}`)
+      }
+    }
+    return Either.right(patterns)
+  }
+}
 
 /**
  * @since 0.1.0
@@ -63,7 +80,20 @@ export const keys = {
   }),
   restPort: Key.make("kindling.master.rest.port", ValueType.port, {
     default: "6066",
-    description: "Port of the REST submission server."
+    description: "Port of the REST submission server; when taken, the next free one (up to kindling.port.maxRetries)."
+  }),
+  restHost: Key.make("kindling.master.rest.host", ValueType.string, {
+    description: "The address the REST submission server listens on; unset, the master's. Without " +
+      "kindling.authenticate.secret it starts only on a loopback address, unless kindling.authenticate=false is set."
+  }),
+  restAllowedAppResourcePatterns: Key.make("kindling.master.rest.allowedAppResourcePatterns", appResourcePatterns, {
+    default: "",
+    description: "Comma-separated regular expressions; when set, the REST server refuses an appResource that fully " +
+      "matches none of them (Spark 4.3). Empty: every app location is allowed."
+  }),
+  restMaxRequestBodySize: Key.make("kindling.master.rest.maxRequestBodySize", ValueType.memory, {
+    default: "100m",
+    description: "The largest REST request body; a larger one is answered with 413 (Spark 4.3)."
   }),
   artifactDirectory: Key.make("kindling.master.artifact.dir", ValueType.string, {
     default: "",

@@ -20,4 +20,6 @@ export * as MasterUi from "./MasterUi.js"
 /** @since 0.1.0 */
 export * as Persistence from "./Persistence.js"
 /** @since 0.1.0 */
+export * as RestServer from "./RestServer.js"
+/** @since 0.1.0 */
 export * as Scheduling from "./Scheduling.js"

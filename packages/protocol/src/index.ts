@@ -42,6 +42,12 @@ export * as QueryMessages from "./QueryMessages.js"
 /** @since 0.1.0 */
 export * as Records from "./Records.js"
 /** @since 0.1.0 */
+export * as RestAuth from "./RestAuth.js"
+/** @since 0.1.0 */
+export * as RestClient from "./RestClient.js"
+/** @since 0.1.0 */
+export * as RestMessages from "./RestMessages.js"
+/** @since 0.1.0 */
 export * as RpcAddress from "./RpcAddress.js"
 /** @since 0.1.0 */
 export * as RpcEnv from "./RpcEnv.js"
