@@ -3,7 +3,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Settings } from "@kindling/cli"
 import { Conf, Reference, Source } from "@kindling/conf"
-import { DriverConf } from "@kindling/driver"
+import { DriverConf, HistoryConf } from "@kindling/driver"
 import { KernelConf } from "@kindling/kernel"
 import { MasterConf } from "@kindling/master"
 import { ProtocolConf } from "@kindling/protocol"
@@ -21,6 +21,7 @@ describe("the kindling command's configuration", () => {
       MasterConf.group.title,
       WorkerConf.group.title,
       DriverConf.group.title,
+      HistoryConf.group.title,
       KernelConf.group.title
     ])
   })
