@@ -173,10 +173,107 @@ export default App.make(() =>
   )
 }
 
+// Spark's client logs the status answer at INFO, which Spark's default log configuration hides.
+const restLogging = `rootLogger.level = warn
+rootLogger.appenderRef.stdout.ref = console
+appender.console.type = Console
+appender.console.name = console
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = %p %c{1}: %m%n%ex
+logger.rest.name = org.apache.spark.deploy.rest
+logger.rest.level = info
+`
+
+const restSubmission = async (home: string) => {
+  const rpcPort = await freePort()
+  const restPort = await freePort()
+  const master = startKindling([
+    "master",
+    "--host",
+    "127.0.0.1",
+    "--port",
+    String(rpcPort),
+    "--webui-port",
+    "0",
+    "--conf",
+    "kindling.master.rest.enabled=true",
+    "--conf",
+    `kindling.master.rest.port=${restPort}`
+  ])
+  const rest = `http://127.0.0.1:${restPort}`
+  const ready = await eventually(() => json(`${rest}/v1/submissions/readyz`), 60)
+  if (ready?.success !== true) {
+    check("a Kindling master serves REST", false, master.output())
+    return
+  }
+  startKindling([
+    "worker",
+    `kindling://127.0.0.1:${rpcPort}`,
+    "--host",
+    "127.0.0.1",
+    "--cores",
+    "2",
+    "--memory",
+    "2g",
+    "--work-dir",
+    Path.join(work, "worker")
+  ])
+  await new Promise((resolve) => setTimeout(resolve, 3000))
+  const submitted = kindling([
+    "submit",
+    "--master",
+    `kindling://127.0.0.1:${restPort}`,
+    "--deploy-mode",
+    "cluster",
+    Path.join(root, "examples/sleepy-driver.mjs"),
+    "120"
+  ])
+  const driverId = submitted.stdout.trim()
+  if (submitted.status !== 0 || !driverId.startsWith("driver-")) {
+    check("kindling submit over REST", false, submitted.stderr)
+    return
+  }
+  const running = await eventually(async () => {
+    const status = await json(`${rest}/v1/submissions/status/${driverId}`)
+    return status?.driverState === "RUNNING" ? status : undefined
+  }, 60)
+  check(`a driver submitted over REST (${driverId}) runs`, running !== undefined, JSON.stringify(running))
+  const conf = Path.join(work, "spark-conf")
+  Fs.mkdirSync(conf)
+  Fs.writeFileSync(Path.join(conf, "log4j2.properties"), restLogging)
+  // spark-submit exits 0 whatever the answer: what it prints is what counts.
+  const sparkSubmit = (...args: Array<string>) => {
+    const result = ChildProcess.spawnSync(
+      Path.join(home, "bin", "spark-submit"),
+      ["--master", `spark://127.0.0.1:${restPort}`, ...args],
+      { encoding: "utf8", env: { ...process.env, SPARK_HOME: home, SPARK_CONF_DIR: conf }, timeout: 120_000 }
+    )
+    return `${result.stdout}${result.stderr}`.split("\n").filter((line) => !line.startsWith("WARNING")).join("\n")
+  }
+  const status = sparkSubmit("--status", driverId)
+  check(
+    "spark-submit --status reads a Kindling driver's state over REST",
+    /"driverState" : "RUNNING"/.test(status) && status.includes(driverId),
+    `spark-submit --master spark://127.0.0.1:${restPort} --status ${driverId}\n${status}`
+  )
+  const kill = sparkSubmit("--kill", driverId)
+  const killed = await eventually(async () => {
+    const answer = await json(`${rest}/v1/submissions/status/${driverId}`)
+    return answer?.driverState === "KILLED" ? answer : undefined
+  }, 30)
+  check(
+    "spark-submit --kill kills a Kindling driver over REST",
+    kill.includes("is killed successfully") && killed !== undefined,
+    `spark-submit --master spark://127.0.0.1:${restPort} --kill ${driverId}\n${kill}\nthen: ${JSON.stringify(killed)}`
+  )
+}
+
 const main = async () => {
   const home = sparkHome()
   console.log(`Spark ${pysparkVersion} from ${home}; working in ${work}`)
   await historyServer(home)
+  await restSubmission(home)
 }
 
 main()
