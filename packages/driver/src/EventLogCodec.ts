@@ -415,6 +415,11 @@ const metricsOf = (end: SparkEventOf<"SparkListenerTaskEnd">): Record<string, nu
   return metrics
 }
 
+// The log's clock moves on to an event's time (events are written in order, so it only ever moves forward).
+const advance = (state: Replay, time: number) => {
+  state.lastTime = Math.max(state.lastTime, time)
+}
+
 /**
  * One event of a log, folded into what is known of the app; answers the `AppEvent`s it stands for.
  *
@@ -430,18 +435,18 @@ export const replay = (state: Replay, event: SparkEvent): ReadonlyArray<AppEvent
       state.name = event["App Name"]
       state.user = event.User
       state.startTime = event.Timestamp
-      state.lastTime = Math.max(state.lastTime, event.Timestamp)
+      advance(state, event.Timestamp)
       return []
     case "SparkListenerApplicationEnd":
       state.endTime = event.Timestamp
       state.exitCode = event.ExitCode
-      state.lastTime = Math.max(state.lastTime, event.Timestamp)
+      advance(state, event.Timestamp)
       return []
     case "SparkListenerEnvironmentUpdate":
       state.properties = Object.entries(event["Spark Properties"]).sort(([a], [b]) => a.localeCompare(b))
       return []
     case "SparkListenerJobStart":
-      state.lastTime = Math.max(state.lastTime, event["Submission Time"])
+      advance(state, event["Submission Time"])
       return [{
         _tag: "JobStart",
         jobId: event["Job ID"],
@@ -457,7 +462,7 @@ export const replay = (state: Replay, event: SparkEvent): ReadonlyArray<AppEvent
         time: event["Submission Time"]
       }]
     case "SparkListenerJobEnd":
-      state.lastTime = Math.max(state.lastTime, event["Completion Time"])
+      advance(state, event["Completion Time"])
       return [{
         _tag: "JobEnd",
         jobId: event["Job ID"],
@@ -467,7 +472,7 @@ export const replay = (state: Replay, event: SparkEvent): ReadonlyArray<AppEvent
     case "SparkListenerStageSubmitted": {
       const info = event["Stage Info"]
       const time = info["Submission Time"] ?? state.lastTime
-      state.lastTime = Math.max(state.lastTime, time)
+      advance(state, time)
       return [{
         _tag: "StageSubmitted",
         stageId: info["Stage ID"],
@@ -481,7 +486,7 @@ export const replay = (state: Replay, event: SparkEvent): ReadonlyArray<AppEvent
     case "SparkListenerStageCompleted": {
       const info = event["Stage Info"]
       const time = info["Completion Time"] ?? state.lastTime
-      state.lastTime = Math.max(state.lastTime, time)
+      advance(state, time)
       return [{
         _tag: "StageCompleted",
         stageId: info["Stage ID"],
@@ -492,7 +497,7 @@ export const replay = (state: Replay, event: SparkEvent): ReadonlyArray<AppEvent
     }
     case "SparkListenerTaskStart": {
       const info = event["Task Info"]
-      state.lastTime = Math.max(state.lastTime, info["Launch Time"])
+      advance(state, info["Launch Time"])
       return [{
         _tag: "TaskStart",
         stageId: event["Stage ID"],
@@ -507,7 +512,7 @@ export const replay = (state: Replay, event: SparkEvent): ReadonlyArray<AppEvent
     case "SparkListenerTaskEnd": {
       const info = event["Task Info"]
       const reason = reasonText(event["Task End Reason"])
-      state.lastTime = Math.max(state.lastTime, info["Finish Time"])
+      advance(state, info["Finish Time"])
       return [{
         _tag: "TaskEnd",
         stageId: event["Stage ID"],
@@ -521,7 +526,7 @@ export const replay = (state: Replay, event: SparkEvent): ReadonlyArray<AppEvent
     }
     case "SparkListenerExecutorAdded": {
       const info = event["Executor Info"]
-      state.lastTime = Math.max(state.lastTime, event.Timestamp)
+      advance(state, event.Timestamp)
       return [{
         _tag: "ExecutorAdded",
         executorId: event["Executor ID"],
@@ -532,7 +537,7 @@ export const replay = (state: Replay, event: SparkEvent): ReadonlyArray<AppEvent
       }]
     }
     case "SparkListenerExecutorRemoved":
-      state.lastTime = Math.max(state.lastTime, event.Timestamp)
+      advance(state, event.Timestamp)
       return [{
         _tag: "ExecutorRemoved",
         executorId: event["Executor ID"],
