@@ -76,12 +76,8 @@ const readText = (path: string): string => {
     : bytes.toString("utf8")
 }
 
-/**
- * Folds one line in (a blank line, or an event of a kind Kindling does not read, changes nothing).
- *
- * @since 0.1.0
- */
-export const foldLine = (log: AppLog, line: string): void => {
+// Folds one line in (a blank line, or an event of a kind Kindling does not read, changes nothing).
+const foldLine = (log: AppLog, line: string): void => {
   if (line.trim() === "") return
   let json: unknown
   try {

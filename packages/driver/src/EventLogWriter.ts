@@ -24,7 +24,6 @@ import * as Path from "node:path"
 import * as Url from "node:url"
 import * as Zlib from "node:zlib"
 import type { AppEvent } from "./AppEvents.js"
-import type { Driver } from "./Driver.js"
 import * as EventLogCodec from "./EventLogCodec.js"
 import type * as MonitoringApi from "./MonitoringApi.js"
 import type { SparkEvent } from "./SparkEvents.js"
@@ -263,18 +262,3 @@ export const start = (
       }
     }
   })
-
-/**
- * Starts the log unless `options` is undefined, subscribing to the driver's events first.
- *
- * @since 0.1.0
- * @category constructors
- */
-export const startIfEnabled = (
-  options: Options | undefined,
-  app: Omit<MonitoringApi.AppInfo, "id" | "properties" | "endTime">,
-  driver: Pick<Driver, "listen">
-): Effect.Effect<EventLog | undefined, never, Scope.Scope> =>
-  options === undefined
-    ? Effect.succeed(undefined)
-    : Effect.flatMap(driver.listen, (events) => start(options, app, events))
