@@ -32,8 +32,11 @@ export interface AppLog {
   complete: boolean
   /** Lines that are neither JSON nor an event of a known kind in the shape Spark writes it. */
   badLines: number
-  /** By file: how many of its lines are folded in, and its size then (a file that has not changed is not read). */
-  readonly files: Map<string, { lines: number; size: number }>
+  /**
+   * By file: how far it is folded in — a plain file to a byte offset (only what follows is read again), a gzip
+   * one to a line (it is read from its start) — and its size then (a file that has not changed is not read).
+   */
+  readonly files: Map<string, { readonly offset: number; readonly lines: number; readonly size: number }>
 }
 
 // By kind: a line is checked against its own event's schema only. The schemas have no transformations (what is
@@ -68,13 +71,7 @@ export const make = (key: string, retention?: AppStatus.Retention): AppLog => ({
   files: new Map()
 })
 
-// A file's text; a gzip file read as far as its data goes (a member cut short gives what it has).
-const readText = (path: string): string => {
-  const bytes = Fs.readFileSync(path)
-  return path.endsWith(".gz") || path.endsWith(`.gz${inProgressSuffix}`)
-    ? Zlib.gunzipSync(bytes, { finishFlush: Zlib.constants.Z_SYNC_FLUSH }).toString("utf8")
-    : bytes.toString("utf8")
-}
+const isGzip = (path: string) => path.endsWith(".gz") || path.endsWith(`.gz${inProgressSuffix}`)
 
 // Folds one line in (a blank line, or an event of a kind Kindling does not read, changes nothing).
 const foldLine = (log: AppLog, line: string): void => {
@@ -97,15 +94,30 @@ const foldLine = (log: AppLog, line: string): void => {
   for (const event of EventLogCodec.replay(log.replay, json)) AppStatus.apply(log.status, event)
 }
 
-// Folds what a file has gained since it was last read.
+// Folds what a file has gained since it was last read. The last piece of what is read is a line not yet ended (or
+// "" after the last newline): it waits for the next read.
 const foldFile = (log: AppLog, path: string, size: number) => {
-  const known = log.files.get(path)
-  if (known !== undefined && known.size === size) return
-  const lines = readText(path).split("\n")
-  // The last piece is a line not yet ended (or "" after the last newline): it waits for the next read.
-  const whole = lines.length - 1
-  for (let i = known?.lines ?? 0; i < whole; i++) foldLine(log, lines[i]!)
-  log.files.set(path, { lines: Math.max(whole, known?.lines ?? 0), size })
+  const known = log.files.get(path) ?? { offset: 0, lines: 0, size: -1 }
+  if (known.size === size) return
+  if (isGzip(path)) {
+    // A gzip file read as far as its data goes (a member cut short gives what it has).
+    const text = Zlib.gunzipSync(Fs.readFileSync(path), { finishFlush: Zlib.constants.Z_SYNC_FLUSH }).toString("utf8")
+    const lines = text.split("\n")
+    const whole = lines.length - 1
+    for (let i = known.lines; i < whole; i++) foldLine(log, lines[i]!)
+    log.files.set(path, { ...known, lines: Math.max(whole, known.lines), size })
+    return
+  }
+  const gained = Buffer.alloc(Math.max(0, size - known.offset))
+  const fd = Fs.openSync(path, "r")
+  try {
+    Fs.readSync(fd, gained, 0, gained.length, known.offset)
+  } finally {
+    Fs.closeSync(fd)
+  }
+  const end = gained.lastIndexOf(0x0a) + 1
+  for (const line of gained.subarray(0, end).toString("utf8").split("\n").slice(0, -1)) foldLine(log, line)
+  log.files.set(path, { ...known, offset: known.offset + end, size })
 }
 
 // A rolling log's event files, in order.
