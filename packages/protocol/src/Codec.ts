@@ -3,7 +3,9 @@
  * length-prefixed frames — and back, where every failure is a typed `MalformedFrame` or `FrameTooLarge`.
  *
  * A frame is a 4-byte big-endian unsigned length followed by that many bytes of one MessagePack-encoded
- * envelope (standard MessagePack, no extensions).
+ * envelope (standard MessagePack, no extensions). Integers are MessagePack integers both ways: whole numbers
+ * beyond 32 bits are written as 64-bit integers, and 64-bit integers are read as numbers when they are safe
+ * integers (|n| ≤ 2^53 − 1); larger ones stay BigInt, which every schema refuses by name.
  *
  * @since 0.1.0
  */
@@ -24,8 +26,55 @@ import { RpcAddress } from "./RpcAddress.js"
  */
 export const headerSize = 4
 
-// Records are msgpackr's own extension; plain maps keep the wire readable by any MessagePack library.
-const packr = new Packr({ useRecords: false, moreTypes: false, mapsAsObjects: true })
+// Records are msgpackr's own extension; plain maps keep the wire readable by any MessagePack library. Other
+// libraries write every integer of 2^32 and above as a 64-bit integer, which msgpackr reads as a BigInt unless
+// told otherwise: "auto" reads one that fits a double exactly as a number. (msgpackr 1.12 has the option; its
+// typings predate it.)
+const packr = new Packr({
+  useRecords: false,
+  moreTypes: false,
+  mapsAsObjects: true,
+  int64AsType: "auto" as unknown as "number"
+})
+
+const isWideInteger = (n: number) => Number.isSafeInteger(n) && (n > 0xffffffff || n < -0x80000000)
+
+const setOwn = (target: Record<string, unknown>, key: string, value: unknown) => {
+  // A plain assignment to `__proto__` would replace the prototype rather than set the key.
+  if (key === "__proto__") Object.defineProperty(target, key, { value, enumerable: true, writable: true })
+  else target[key] = value
+}
+
+/**
+ * msgpackr writes every number that is not a 32-bit integer as a float64, whole or not, and a float is what
+ * other languages then read, where their integer fields refuse it. So a whole number beyond 32 bits (a
+ * timestamp, a byte count) goes out as a BigInt, which msgpackr writes as a 64-bit integer. Containers are
+ * copied only where something changes; bytes are left alone.
+ *
+ * @since 0.1.0
+ * @category encoding
+ */
+export const integersAsInt64 = (value: unknown): unknown => {
+  if (typeof value === "number") return isWideInteger(value) ? BigInt(value) : value
+  if (typeof value !== "object" || value === null || ArrayBuffer.isView(value)) return value
+  if (Array.isArray(value)) {
+    let copy: Array<unknown> | undefined
+    for (let i = 0; i < value.length; i++) {
+      const item = value[i]
+      const converted = integersAsInt64(item)
+      if (converted !== item) (copy ??= value.slice())[i] = converted
+    }
+    return copy ?? value
+  }
+  const record = value as Record<string, unknown>
+  let copy: Record<string, unknown> | undefined
+  for (const key of Object.keys(record)) {
+    const item = record[key]
+    const converted = integersAsInt64(item)
+    if (converted !== item) setOwn(copy ??= { ...record }, key, converted)
+  }
+  return copy ?? value
+}
 
 /**
  * A protocol message: an instance of one of the message classes (its constructor is its schema).
@@ -37,7 +86,37 @@ export interface Message {
   readonly _tag: string
 }
 
-const parseErrorText = (issue: ParseResult.ParseIssue): string => ParseResult.TreeFormatter.formatIssueSync(issue)
+// A reason is one line an operator can read: the first problem and where it is. Effect's tree of every union
+// member tried runs to kilobytes for one wrong field.
+const reasonLimit = 300
+
+const valueAt = (input: unknown, path: ReadonlyArray<PropertyKey>): unknown =>
+  path.reduce<unknown>(
+    (
+      value,
+      key
+    ) => (typeof value === "object" && value !== null ? (value as Record<PropertyKey, unknown>)[key] : undefined),
+    input
+  )
+
+const isUnsafeInteger = (u: unknown) =>
+  typeof u === "bigint" || (typeof u === "number" && Number.isInteger(u) && !Number.isSafeInteger(u))
+
+const parseErrorText = (issue: ParseResult.ParseIssue, input: unknown): string => {
+  const [first, ...others] = ParseResult.ArrayFormatter.formatIssueSync(issue)
+  if (first === undefined) return "invalid value"
+  // The path starts at the message's tag, when it has one: "RequestSubmitDriver.driverDescription.mem".
+  const tag = (input as { readonly _tag?: unknown } | null)?._tag
+  const names = [...(typeof tag === "string" ? [tag.slice(0, 64)] : []), ...first.path.map(String)]
+  const at = names.length === 0 ? "" : `${names.join(".")}: `
+  const actual = valueAt(input, first.path)
+  const problem = isUnsafeInteger(actual)
+    ? `${String(actual)} is not a safe integer (integers must lie within ±(2^53 − 1))`
+    : first.message
+  const more = others.length === 0 ? "" : ` (and ${others.length} more)`
+  const text = `${at}${problem}${more}`
+  return text.length > reasonLimit ? `${text.slice(0, reasonLimit)}…` : text
+}
 
 const schemaOf = (message: Message): Schema.Schema<any, any, never> | undefined => {
   const ctor = (message as { readonly constructor?: unknown }).constructor
@@ -69,7 +148,7 @@ export const encodeWith = <A, I>(schema: Schema.Schema<A, I, never>, value: A): 
   if (fast !== Compiled.Fail) return Either.right(fast as I)
   return Either.mapLeft(
     ParseResult.encodeEither(schema)(value),
-    (error) => new MalformedFrame({ reason: `cannot encode: ${parseErrorText(error)}` })
+    (error) => new MalformedFrame({ reason: `cannot encode ${parseErrorText(error, value)}` })
   )
 }
 
@@ -87,7 +166,7 @@ export const decodeWith = <A, I>(
   if (fast !== Compiled.Fail) return Either.right(fast as A)
   return Either.mapLeft(
     ParseResult.decodeUnknownEither(schema)(body),
-    (error) => new MalformedFrame({ reason: parseErrorText(error) })
+    (error) => new MalformedFrame({ reason: parseErrorText(error, body) })
   )
 }
 
@@ -138,17 +217,19 @@ const checkAddress = (u: unknown, field: string): Checked<RpcAddress | null> => 
     : address as RpcAddress
 }
 
-const checkId = (u: unknown): Checked<number> =>
-  isInt(u) && u >= 0 ? u : notEnvelope("id must be a non-negative integer")
+// What a wrong number was, for the reason: the value itself when it is a number, else its type.
+const shown = (u: unknown) => typeof u === "number" || typeof u === "bigint" ? String(u) : u === null ? "nil" : typeof u
+
+const checkCount = (u: unknown, field: string): Checked<number> =>
+  isInt(u) && u >= 0 ? u : notEnvelope(`${field} must be a non-negative safe integer (≤ 2^53 − 1), got ${shown(u)}`)
+
+const checkId = (u: unknown): Checked<number> => checkCount(u, "id")
 
 const checkBytes = (u: unknown, field: string): Checked<Uint8Array> =>
   u instanceof Uint8Array ? u : notEnvelope(`${field} must be bytes`)
 
 const checkBody = (u: unknown, field: string): Checked<unknown> =>
   u === undefined ? notEnvelope(`${field} is missing`) : u
-
-const checkCount = (u: unknown, field: string): Checked<number> =>
-  isInt(u) && u >= 0 ? u : notEnvelope(`${field} must be a non-negative integer`)
 
 const isPurpose = (u: unknown): u is Purpose => u === "control" || u === "data"
 
@@ -169,14 +250,18 @@ const dataEnvelopeOf = (value: Record<string, unknown>): Checked<DataEnvelope> |
       if (id instanceof MalformedFrame) return id
       const offset = checkCount(value.offset, "offset")
       if (offset instanceof MalformedFrame) return offset
-      if (!isInt(value.crc) || value.crc < 0 || value.crc > 0xffffffff) return notEnvelope("crc must be a uint32")
+      if (!isInt(value.crc) || value.crc < 0 || value.crc > 0xffffffff) {
+        return notEnvelope(`crc must be a uint32, got ${shown(value.crc)}`)
+      }
       const data = checkBytes(value.data, "data")
       return data instanceof MalformedFrame ? data : { _tag: "chunk", id, offset, crc: value.crc, data }
     }
     case "credit": {
       const id = checkId(value.id)
       if (id instanceof MalformedFrame) return id
-      if (!isInt(value.bytes) || value.bytes <= 0) return notEnvelope("bytes must be a positive integer")
+      if (!isInt(value.bytes) || value.bytes <= 0) {
+        return notEnvelope(`bytes must be a positive safe integer, got ${shown(value.bytes)}`)
+      }
       return { _tag: "credit", id, bytes: value.bytes }
     }
     case "end": {
@@ -227,7 +312,7 @@ const envelopeOf = (value: unknown): Checked<Envelope> => {
       return error instanceof MalformedFrame ? error : { _tag: "failure", id, error }
     }
     case "hello": {
-      if (!isInt(value.version)) return notEnvelope("version must be an integer")
+      if (!isInt(value.version)) return notEnvelope(`version must be an integer, got ${shown(value.version)}`)
       const address = checkAddress(value.address, "address")
       if (address instanceof MalformedFrame) return address
       const nonce = value.nonce === null ? null : checkBytes(value.nonce, "nonce")
@@ -247,7 +332,7 @@ const envelopeOf = (value: unknown): Checked<Envelope> => {
       return proof instanceof MalformedFrame ? proof : { _tag: "proof", proof }
     }
     case "welcome": {
-      if (!isInt(value.version)) return notEnvelope("version must be an integer")
+      if (!isInt(value.version)) return notEnvelope(`version must be an integer, got ${shown(value.version)}`)
       const address = checkAddress(value.address, "address")
       return address instanceof MalformedFrame ? address : { _tag: "welcome", version: value.version, address }
     }
@@ -276,7 +361,7 @@ export const encodeFrame = (
   try {
     // msgpackr leaves room for the header in front of the payload, so the frame is never copied. It never
     // reuses the bytes of a buffer it returned, so the frame stays valid while a socket holds on to it.
-    frame = packr.pack(envelopeValue(envelope), RESERVE_START_SPACE | headerSize)
+    frame = packr.pack(integersAsInt64(envelopeValue(envelope)), RESERVE_START_SPACE | headerSize)
   } catch (error) {
     return Either.left(new MalformedFrame({ reason: `cannot pack envelope: ${String(error)}` }))
   }
@@ -293,14 +378,14 @@ const textEncoder = new TextEncoder()
 const fixstr = (text: string) => [0xa0 | text.length, ...textEncoder.encode(text)]
 
 // The layout Kindling writes a chunk's envelope in: a map of 5 entries whose data comes last, with fixed-size
-// encodings for its numbers (float64 holds every safe integer exactly; msgpackr itself encodes integers beyond
-// 32 bits so). Positions are those of each value's type byte, from the start of the payload.
+// encodings for its numbers (uint64 for id and offset, which may pass 32 bits). Positions are those of each
+// value's type byte, from the start of the payload.
 const chunkLayout = (() => {
   const bytes = [0x85, ...fixstr("_tag"), ...fixstr("chunk"), ...fixstr("id")]
   const idAt = bytes.length
-  bytes.push(0xcb, 0, 0, 0, 0, 0, 0, 0, 0, ...fixstr("offset"))
+  bytes.push(0xcf, 0, 0, 0, 0, 0, 0, 0, 0, ...fixstr("offset"))
   const offsetAt = bytes.length
-  bytes.push(0xcb, 0, 0, 0, 0, 0, 0, 0, 0, ...fixstr("crc"))
+  bytes.push(0xcf, 0, 0, 0, 0, 0, 0, 0, 0, ...fixstr("crc"))
   const crcAt = bytes.length
   bytes.push(0xce, 0, 0, 0, 0, ...fixstr("data"))
   const sizeAt = bytes.length
@@ -319,6 +404,13 @@ const chunkLayout = (() => {
     sizeAt
   }
 })()
+
+// A safe non-negative integer as a big-endian uint64, in two halves: no BigInt on the data plane's hot path.
+const setUint64 = (view: DataView, at: number, n: number) => {
+  view.setUint32(at, Math.floor(n / 0x100000000))
+  view.setUint32(at + 4, n >>> 0)
+}
+const getUint64 = (view: DataView, at: number) => view.getUint32(at) * 0x100000000 + view.getUint32(at + 4)
 
 /**
  * What a chunk's frame adds to its data, in bytes: the frame header and the envelope around the data.
@@ -344,8 +436,8 @@ export const encodeChunkFrame = (
   const view = new DataView(header.buffer)
   header.set(template, headerSize)
   view.setUint32(0, template.length + chunk.data.length)
-  view.setFloat64(headerSize + idAt + 1, chunk.id)
-  view.setFloat64(headerSize + offsetAt + 1, chunk.offset)
+  setUint64(view, headerSize + idAt + 1, chunk.id)
+  setUint64(view, headerSize + offsetAt + 1, chunk.offset)
   view.setUint32(headerSize + crcAt + 1, chunk.crc)
   view.setUint32(headerSize + sizeAt + 1, chunk.data.length)
   return [header, chunk.data]
@@ -378,8 +470,8 @@ export const decodeChunkPieces = (pieces: ReadonlyArray<Uint8Array>): ChunkPiece
   if (head === undefined || head.length < template.length) return undefined
   for (const i of fixed) if (head[i] !== template[i]) return undefined
   const view = new DataView(head.buffer, head.byteOffset, template.length)
-  const id = view.getFloat64(idAt + 1)
-  const offset = view.getFloat64(offsetAt + 1)
+  const id = getUint64(view, idAt + 1)
+  const offset = getUint64(view, offsetAt + 1)
   if (!Number.isSafeInteger(id) || id < 0 || !Number.isSafeInteger(offset) || offset < 0) return undefined
   let size = -template.length
   for (const piece of pieces) size += piece.length
@@ -405,21 +497,41 @@ export const decodeEnvelope = (value: unknown): Either.Either<Envelope, Malforme
 }
 
 /**
- * One frame's payload (header removed) back to an envelope.
+ * One frame's payload (header removed) to the MessagePack value it holds, not yet checked as an envelope.
  *
  * @since 0.1.0
  * @category decoding
  */
-export const decodePayload = (payload: Uint8Array): Either.Either<Envelope, MalformedFrame> => {
-  let value: unknown
+export const unpackPayload = (payload: Uint8Array): Either.Either<unknown, MalformedFrame> => {
   try {
-    value = packr.unpack(payload)
+    return Either.right(packr.unpack(payload))
   } catch (error) {
     return Either.left(
       new MalformedFrame({ reason: `not MessagePack: ${error instanceof Error ? error.message : String(error)}` })
     )
   }
-  return decodeEnvelope(value)
+}
+
+/**
+ * One frame's payload (header removed) back to an envelope.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const decodePayload = (payload: Uint8Array): Either.Either<Envelope, MalformedFrame> =>
+  Either.flatMap(unpackPayload(payload), decodeEnvelope)
+
+/**
+ * The id of an `ask` that is not a valid envelope but whose id is readable, so that its asker can be answered
+ * with a `failure` rather than left to wait for its timeout.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const askIdOf = (value: unknown): number | undefined => {
+  if (!isRecord(value) || value._tag !== "ask") return undefined
+  const id = checkId(value.id)
+  return id instanceof MalformedFrame ? undefined : id
 }
 
 /**

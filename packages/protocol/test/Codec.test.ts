@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Catalogue, Codec, Envelope, Errors } from "@kindling/protocol"
+import { Catalogue, Codec, Descriptions, Envelope, Errors, SubmissionMessages } from "@kindling/protocol"
 import { Arbitraries } from "@kindling/protocol/testing"
-import { Arbitrary, Either, FastCheck as fc, ParseResult, Schema } from "effect"
+import { Arbitrary, Either, FastCheck as fc, Option, ParseResult, Schema } from "effect"
 import { Packr } from "msgpackr"
 
 // Two values are the same on the wire when their schema-encoded forms pack to the same bytes.
@@ -10,6 +10,20 @@ const wireBytes = (schema: Schema.Schema<any, any, never>, value: unknown) =>
   packr.pack(Schema.encodeSync(schema)(value))
 
 const maxFrameSize = 1 << 24
+
+const description = new Descriptions.DriverDescription({
+  appUrl: "kindling://127.0.0.1:7077/artifact/app.mjs",
+  mem: 1024,
+  cores: 1,
+  supervise: false,
+  command: new Descriptions.Command({
+    mainModule: "@kindling/driver/main",
+    arguments: [],
+    environment: {},
+    nodeOptions: []
+  }),
+  resourceReqs: []
+})
 
 // Feeds a frame to a decoder in pieces cut at the given points, as a socket would deliver it.
 const deframe = (frame: Uint8Array, cuts: ReadonlyArray<number>) => {
@@ -247,6 +261,104 @@ describe("Codec", () => {
     it("the sender refuses a frame over the limit", () => {
       const result = Codec.encodeFrame({ _tag: "reply", id: 1, body: new Uint8Array(100) }, 64)
       assert.isTrue(Either.isLeft(result) && result.left._tag === "FrameTooLarge")
+    })
+  })
+
+  describe("integers are MessagePack integers both ways", () => {
+    // What another language's MessagePack writes for an integer of 2^32 and above: uint64 (0xcf) or int64 (0xd3).
+    const int64 = (type: 0xcf | 0xd3, n: bigint) => {
+      const bytes = new Uint8Array(9)
+      bytes[0] = type
+      new DataView(bytes.buffer).setBigUint64(1, BigInt.asUintN(64, n))
+      return bytes
+    }
+    const fixstr = (text: string) => [0xa0 | text.length, ...new TextEncoder().encode(text)]
+    // An ask envelope whose id is written as a 64-bit integer, with a body packed as msgpackr packs it.
+    const askWithId = (id: Uint8Array, body: unknown) =>
+      Uint8Array.from([
+        0x85,
+        ...fixstr("_tag"),
+        ...fixstr("ask"),
+        ...fixstr("id"),
+        ...id,
+        ...fixstr("from"),
+        0xc0,
+        ...fixstr("to"),
+        ...fixstr("Master"),
+        ...fixstr("body"),
+        ...packr.pack(body)
+      ])
+    const strict = new Packr({ useRecords: false, moreTypes: false, mapsAsObjects: true })
+
+    it.prop(
+      "64-bit integers that are safe integers decode to numbers",
+      [
+        fc.constantFrom<0xcf | 0xd3>(0xcf, 0xd3),
+        fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }),
+        fc.bigInt({
+          min: -(2n ** 53n) + 1n,
+          max: 2n ** 53n - 1n
+        })
+      ],
+      ([type, id, mem]) => {
+        const driverDescription = { ...Schema.encodeSync(Descriptions.DriverDescription)(description), mem }
+        const envelope = Either.getOrThrow(
+          Codec.decodePayload(askWithId(int64(type, BigInt(id)), { _tag: "RequestSubmitDriver", driverDescription }))
+        )
+        assert.strictEqual((envelope as { id: number }).id, id)
+        const body = (envelope as { body: { driverDescription: { mem: unknown } } }).body
+        assert.strictEqual(body.driverDescription.mem, Number(mem))
+      }
+    )
+
+    it("an integer beyond 2^53 − 1 is refused with a reason that names the field", () => {
+      const driverDescription = { ...Schema.encodeSync(Descriptions.DriverDescription)(description), mem: 2n ** 60n }
+      const envelope = Either.getOrThrow(
+        Codec.decodePayload(askWithId(int64(0xcf, 7n), { _tag: "RequestSubmitDriver", driverDescription }))
+      )
+      const refused = Codec.decodeWith(SubmissionMessages.SubmissionRequest, (envelope as { body: unknown }).body)
+      assert.deepStrictEqual(
+        Either.getLeft(refused).pipe(Option.map((error) => error.reason)),
+        Option.some(
+          "RequestSubmitDriver.driverDescription.mem: 1152921504606846976 is not a safe integer (integers must lie " +
+            "within ±(2^53 − 1))"
+        )
+      )
+      const badId = Codec.decodePayload(askWithId(int64(0xcf, 2n ** 63n), null))
+      assert.include(Either.getLeft(badId).pipe(Option.getOrThrow).reason, "id must be a non-negative safe integer")
+    })
+
+    it.prop("a message's reason is one line naming the field", [Arbitrary.make(SubmissionMessages.SubmissionRequest)], (
+      [message]
+    ) => {
+      const wire = Schema.encodeSync(SubmissionMessages.SubmissionRequest)(message) as Record<string, unknown>
+      for (const broken of [{ ...wire, _tag: "NoSuchMessage" }, { ...wire, driverId: 5, driverDescription: 5 }]) {
+        const refused = Codec.decodeWith(SubmissionMessages.SubmissionRequest, broken)
+        if (Either.isRight(refused)) continue
+        const reason = refused.left.reason
+        assert.isFalse(reason.includes("\n"), reason)
+        assert.isAtMost(reason.length, 301)
+        assert.match(reason, /^\w+\.(_tag|driverId|driverDescription): /)
+      }
+    })
+
+    it.prop("whole numbers beyond 32 bits go out as 64-bit integers, never floats", [
+      fc.oneof(fc.integer(), fc.maxSafeInteger(), fc.integer({ min: Number.MIN_SAFE_INTEGER, max: -1 }))
+    ], ([n]) => {
+      const frame = Either.getOrThrow(
+        Codec.encodeFrame({ _tag: "reply", id: 3, body: { sizes: [n], nested: { n } } }, maxFrameSize)
+      )
+      const payload = frame.subarray(Codec.headerSize)
+      // A reader that keeps 64-bit integers as BigInt shows how each was written: a float would come back a number.
+      const read = strict.unpack(payload) as { body: { sizes: [unknown]; nested: { n: unknown } } }
+      const wide = n > 0xffffffff || n < -0x80000000
+      assert.strictEqual(read.body.nested.n, wide ? BigInt(n) : n)
+      assert.strictEqual(read.body.sizes[0], wide ? BigInt(n) : n)
+      assert.deepStrictEqual(Either.getOrThrow(Codec.decodePayload(payload)), {
+        _tag: "reply",
+        id: 3,
+        body: { sizes: [n], nested: { n } }
+      })
     })
   })
 })

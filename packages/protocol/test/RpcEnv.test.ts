@@ -14,6 +14,7 @@ import { NodeTransport } from "@kindling/protocol/node"
 import { Polling } from "@kindling/protocol/testing"
 import type { Layer } from "effect"
 import { Effect, Option, Queue, type Scope } from "effect"
+import { Packr } from "msgpackr"
 import {
   body,
   driverDescription,
@@ -381,6 +382,42 @@ const suite = (name: string, transport: Layer.Layer<Transport.Transport>) =>
         assert.strictEqual(byId.get(41)?._tag, "reply")
         assert.strictEqual(byId.get(42)?._tag, "failure")
         assert.strictEqual((byId.get(42) as { error: { _tag: string } }).error._tag, "MalformedFrame")
+        assert.isFalse(yield* raw.isClosed)
+      }))
+
+    live("an ask from another MessagePack library is answered: 64-bit ids, and a failure for a malformed one", () =>
+      Effect.gen(function*() {
+        const b = yield* startNode()
+        yield* registerMaster(b.rpc)
+        const raw = yield* rawConnection(b.address)
+        raw.write({ _tag: "hello", version: Envelope.protocolVersion, address: null, nonce: null })
+        assert.strictEqual((yield* raw.next)._tag, "welcome")
+        // Packed as a library that writes integers of 2^32 and above as 64-bit integers: msgpackr packs a BigInt so.
+        const otherLibrary = new Packr({ useRecords: false, mapsAsObjects: true })
+        const frame = (value: unknown) => {
+          const payload = otherLibrary.pack(value)
+          const bytes = new Uint8Array(4 + payload.length)
+          new DataView(bytes.buffer).setUint32(0, payload.length)
+          bytes.set(payload, 4)
+          return bytes
+        }
+        const wideId = 2 ** 40 + 1
+        raw.writeBytes(frame({ _tag: "ask", id: BigInt(wideId), from: null, to: "Master", body: body(status("x")) }))
+        // A readable id, but `from` is no address: the envelope is malformed, and the asker is told so.
+        raw.writeBytes(frame({ _tag: "ask", id: 43, from: 5, to: "Master", body: body(status("y")) }))
+        const answers = new Map<number, Envelope.Envelope>()
+        while (answers.size < 2) {
+          const envelope = yield* raw.next
+          if (envelope._tag === "reply" || envelope._tag === "failure") {
+            answers.set(envelope.id, envelope)
+          }
+        }
+        assert.strictEqual(answers.get(wideId)?._tag, "reply")
+        const failure = answers.get(43) as Extract<Envelope.Envelope, { _tag: "failure" }>
+        assert.deepStrictEqual(failure.error, {
+          _tag: "MalformedFrame",
+          reason: "not an envelope: from must be null or an address { host, port }"
+        })
         assert.isFalse(yield* raw.isClosed)
       }))
 

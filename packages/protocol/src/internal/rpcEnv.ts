@@ -10,14 +10,16 @@ import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import {
+  askIdOf,
   decodeChunkPieces,
-  decodePayload,
+  decodeEnvelope,
   decodeWith,
   encodeFrame,
   encodeMessage,
   encodeWith,
   FrameDecoder,
-  type Message
+  type Message,
+  unpackPayload
 } from "../Codec.js"
 import { defaultMaxFrameSize, type Envelope, protocolVersion, type Purpose } from "../Envelope.js"
 import type { FrameTooLarge, MalformedFrame } from "../Errors.js"
@@ -576,9 +578,16 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
     }
 
     const onFrame = (peer: Peer, payload: Uint8Array) => {
-      const decoded = decodePayload(payload)
+      const value = unpackPayload(payload)
+      const decoded = Either.flatMap(value, decodeEnvelope)
       if (Either.isLeft(decoded)) {
         if (peer.phase !== "open") return authFailed(peer, `malformed handshake: ${bounded(decoded.left.reason)}`)
+        // An ask whose id can be read is answered, so that its asker learns why instead of waiting for its
+        // timeout; the ask is not carried out.
+        const askId = Either.isRight(value) && peer.link === undefined ? askIdOf(value.right) : undefined
+        if (askId !== undefined && peer.answered.add(askId)) {
+          write(peer, { _tag: "failure", id: askId, error: Either.getOrThrow(encodeWith(RpcError, decoded.left)) })
+        }
         peer.malformed++
         if (peer.malformed <= malformedLogged) return warn(decoded.left.message, { peer: peer.identity.hostPort })
         if (peer.malformed === malformedLogged + 1) {
