@@ -188,6 +188,29 @@ const driverCommand = (name: string, description: string, run: typeof SubmitComm
     (args) => exitCode(run({ ...args, conf: confList(args.conf) }))
   ).pipe(Command.withDescription(description))
 
+// `kindling status [DRIVER_ID]`: a driver's status, or without one every master's state.
+const status = Command.make(
+  "status",
+  {
+    master: masterUrl,
+    propertiesFile,
+    conf,
+    driverId: Args.text({ name: "driver-id" }).pipe(Args.optional)
+  },
+  (args) =>
+    exitCode(
+      Option.match(args.driverId, {
+        onNone: () => SubmitCommands.masters({ ...args, conf: confList(args.conf) }),
+        onSome: (driverId) => SubmitCommands.status({ ...args, driverId, conf: confList(args.conf) })
+      })
+    )
+).pipe(
+  Command.withDescription(
+    "Print a driver's status as JSON; without a driver id, the state of each master of --master " +
+      "(ALIVE, STANDBY, RECOVERING, COMPLETING_RECOVERY)"
+  )
+)
+
 /**
  * @since 0.1.0
  * @category commands
@@ -202,7 +225,7 @@ export const kindling = Command.make(
     master,
     worker,
     submit,
-    driverCommand("status", "Print a driver's status as JSON", SubmitCommands.status),
+    status,
     driverCommand("kill", "Kill a driver", SubmitCommands.kill),
     history
   ])

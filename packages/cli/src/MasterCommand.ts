@@ -6,7 +6,16 @@
 import { type Conf, Problem } from "@kindling/conf"
 import { KernelConf } from "@kindling/kernel"
 import { WebServer } from "@kindling/kernel/web"
-import { ArtifactStore, LeaderElection, Master, MasterConf, MasterUi, Persistence, RestServer } from "@kindling/master"
+import {
+  ArtifactStore,
+  LeaderElection,
+  Master,
+  MasterConf,
+  MasterUi,
+  Persistence,
+  RestServer,
+  ZooKeeperRecovery
+} from "@kindling/master"
 import { ProtocolConf, RpcEnv } from "@kindling/protocol"
 import { NodeTransport } from "@kindling/protocol/node"
 import * as Context from "effect/Context"
@@ -49,18 +58,7 @@ export const start = (options: {
     const { conf, host } = options
     const recoveryMode = conf.get(MasterConf.keys.recoveryMode)
     const recoveryDirectory = conf.get(MasterConf.keys.recoveryDirectory)
-    if (recoveryMode === "FILESYSTEM" && recoveryDirectory === "") {
-      return yield* new Problem.InvalidConf({
-        problems: [{
-          _tag: "MissingValue",
-          key: MasterConf.keys.recoveryDirectory.name,
-          reason: `${MasterConf.keys.recoveryMode.name} is FILESYSTEM`
-        }]
-      })
-    }
-    const persistence = recoveryMode === "FILESYSTEM"
-      ? Persistence.layerFileSystem(recoveryDirectory)
-      : Persistence.layerNone
+    const recovery = yield* recoveryLayers(conf)
     const rpc = RpcEnv.layer({ ...(yield* ProtocolConf.rpcOptions(conf)), host, port: options.port }).pipe(
       Layer.provide(NodeTransport.layer)
     )
@@ -84,8 +82,11 @@ export const start = (options: {
     const rest = conf.get(MasterConf.keys.restEnabled) ? yield* restServer(conf, host) : undefined
     // Built in the caller's scope: the master's network and store live as long as it does (providing the layer
     // to `make` alone would close them as soon as it returned).
+    const network = yield* Layer.build(rpc)
     const context = yield* Layer.build(
-      Layer.mergeAll(persistence, LeaderElection.layerSingle, artifacts).pipe(Layer.provideMerge(rpc))
+      Layer.merge(recovery(Context.get(network, RpcEnv.RpcEnv).address!.url), artifacts).pipe(
+        Layer.provideMerge(Layer.succeedContext(network))
+      )
     )
     const master = yield* Master.make({
       webUiUrl: ui.url,
@@ -117,6 +118,48 @@ export const start = (options: {
     }))
     yield* Effect.logInfo(`Starting Kindling master at ${master.url} (recovery mode ${recoveryMode}), UI at ${ui.url}`)
     return master
+  })
+
+// Where the master keeps its records and how it learns that it leads, by recovery mode; given the master's URL,
+// which a ZooKeeper candidate writes into its node.
+const recoveryLayers = (conf: Conf.Conf<Settings.Keys>) =>
+  Effect.gen(function*() {
+    const missing = (key: string, reason: string) =>
+      new Problem.InvalidConf({ problems: [{ _tag: "MissingValue", key, reason }] })
+    switch (conf.get(MasterConf.keys.recoveryMode)) {
+      case "NONE":
+        return (_url: string) => Layer.merge(Persistence.layerNone, LeaderElection.layerSingle)
+      case "FILESYSTEM": {
+        const directory = conf.get(MasterConf.keys.recoveryDirectory)
+        if (directory === "") {
+          return yield* missing(
+            MasterConf.keys.recoveryDirectory.name,
+            `${MasterConf.keys.recoveryMode.name} is FILESYSTEM`
+          )
+        }
+        return (_url: string) => Layer.merge(Persistence.layerFileSystem(directory), LeaderElection.layerSingle)
+      }
+      case "ZOOKEEPER": {
+        const url = conf.get(MasterConf.keys.zooKeeperUrl)
+        if (url === "") {
+          return yield* missing(MasterConf.keys.zooKeeperUrl.name, `${MasterConf.keys.recoveryMode.name} is ZOOKEEPER`)
+        }
+        const directory = conf.get(MasterConf.keys.zooKeeperDirectory).replace(/\/+$/, "")
+        if (!directory.startsWith("/")) {
+          return yield* new Problem.InvalidConf({
+            problems: [{
+              _tag: "InvalidValue",
+              source: conf.entries.find((entry) => entry.key === MasterConf.keys.zooKeeperDirectory.name)?.source ??
+                "default",
+              key: MasterConf.keys.zooKeeperDirectory.name,
+              reason: `${JSON.stringify(directory)} is not a znode path (it starts with /)`
+            }]
+          })
+        }
+        const sessionTimeoutMillis = conf.get(MasterConf.keys.zooKeeperSessionTimeout)
+        return (candidate: string) => ZooKeeperRecovery.layer({ url, directory, sessionTimeoutMillis, candidate })
+      }
+    }
   })
 
 // The REST port, bound before the master starts so that the master advertises the port it got.

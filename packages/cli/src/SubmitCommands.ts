@@ -17,6 +17,7 @@ import {
   MasterClient,
   MasterUrl,
   ProtocolConf,
+  QueryMessages,
   RestClient,
   RestMessages,
   RpcEnv,
@@ -172,9 +173,28 @@ const withGateway = <A>(
     const options = { ...(yield* ProtocolConf.rpcOptions(conf)), ...(listen && { host: listen.host, port: 0 }) }
     return yield* Effect.gen(function*() {
       const client = yield* MasterClient.make(master, { timeout: conf.get(ProtocolConf.keys.askTimeout) })
-      return yield* use(rpcGateway(conf, master, client, yield* RpcEnv.RpcEnv))
+      return yield* use(rpcGateway(conf, master, client, yield* RpcEnv.RpcEnv)).pipe(
+        Effect.catchIf(
+          (error): error is Errors.MasterNotAlive => error._tag === "MasterNotAlive",
+          (error) => new SubmissionRefused({ message: notAliveAdvice(master, client.masters.length, error) })
+        )
+      )
     }).pipe(Effect.scoped, Effect.provide(RpcEnv.layer(options).pipe(Layer.provide(NodeTransport.layer))))
   })
+
+// A refusal from a master that does not lead, said plainly: what the operator can do about it comes first.
+const notAliveAdvice = (master: string, masters: number, error: Errors.MasterNotAlive) => {
+  if (error.state !== "STANDBY") {
+    return `The master is ${error.state}: it takes over as leader once the workers and apps it knew have answered; ` +
+      `try again in a moment. (${error.message})`
+  }
+  return masters === 1
+    ? `The master at ${master} is a standby, which accepts no submissions, kills or queries until it is elected ` +
+      `leader. Give every master of the cluster (kindling://host1:7077,host2:7077) and the leader is found. ` +
+      `(${error.message})`
+    : `No master of ${master} leads right now, every one that answered is a standby (is ZooKeeper reachable?); ` +
+      `try again once one is elected. (${error.message})`
+}
 
 // The app of a cluster submission, as a URL: a path (which must exist) or a file:// URL is bundled and uploaded,
 // an http(s) URL is passed on as it is.
@@ -421,6 +441,50 @@ export const status = (args: Common & { readonly driverId: string }): Effect.Eff
   Effect.gen(function*() {
     const conf = yield* loadConf(args, {})
     return yield* withGateway(conf, yield* requireMaster(conf), (gateway) => printStatus(gateway, args.driverId))
+  })
+
+/**
+ * Each master's recovery state (ALIVE, STANDBY, RECOVERING, COMPLETING_RECOVERY) as JSON, one entry per master of
+ * the URL, in its order: `kindling status` without a driver id. Exits 1 when no master answered.
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const masters = (args: Common): Effect.Effect<number, Settings.Failure> =>
+  Effect.gen(function*() {
+    const conf = yield* loadConf(args, {})
+    const url = yield* requireMaster(conf)
+    if (isRestUrl(url)) {
+      return yield* new Settings.UsageError({
+        message: "Masters' states are read over RPC: give their kindling:// URL"
+      })
+    }
+    const addresses = yield* Effect.mapError(MasterUrl.parse(url), (error) => new Settings.UsageError(error))
+    const timeout = conf.get(ProtocolConf.keys.askTimeout)
+    const states = yield* Effect.gen(function*() {
+      const rpc = yield* RpcEnv.RpcEnv
+      return yield* Effect.forEach(addresses, (address) =>
+        rpc.ask(Endpoints.ref(address, Endpoints.master), new QueryMessages.RequestMasterState(), { timeout }).pipe(
+          Effect.map((state) => ({
+            master: address.url,
+            status: state.status,
+            workers: state.workers.filter((worker) =>
+              worker.state === "ALIVE"
+            ).length,
+            activeApps: state.activeApps.length,
+            activeDrivers: state.activeDrivers.length
+          })),
+          Effect.catchAll((error) => Effect.succeed({ master: address.url, error: error.message }))
+        ), { concurrency: "unbounded" })
+    }).pipe(
+      Effect.provide(RpcEnv.layer(yield* ProtocolConf.rpcOptions(conf)).pipe(Layer.provide(NodeTransport.layer)))
+    )
+    yield* Console.log(JSON.stringify(states, null, 2))
+    return states.some((state) =>
+        "status" in state
+      )
+      ? 0
+      : 1
   })
 
 /**

@@ -58,6 +58,12 @@ export interface Options<
    */
   readonly interpret: (command: C, host: Host<Local>) => Effect.Effect<void, never, R>
   readonly validateState?: boolean
+  /**
+   * Looked at before every input: an input the core must take before that one, if any. A leader whose lease on
+   * leadership lapsed while its process was paused steps down this way before it handles anything the pause held
+   * back, rather than after (its own report of the lapse is queued behind them).
+   */
+  readonly preempt?: (state: S) => Local | undefined
   /** The node must stop with this exit code (an `Exit` command, a failed command, a violated invariant). */
   readonly onExit: (code: number, reason: string) => Effect.Effect<void>
 }
@@ -300,8 +306,13 @@ export const make = <
     const drain: Effect.Effect<void, never, R> = Effect.gen(function*() {
       while (queue.length > 0 && !stopped) {
         const work = queue.shift()!
-        if (work._tag === "Read") work.read(state)
-        else yield* handle(work.input)
+        if (work._tag === "Read") {
+          work.read(state)
+          continue
+        }
+        const first = options.preempt?.(state)
+        if (first !== undefined) yield* handle(first)
+        if (!stopped) yield* handle(work.input)
       }
       draining = false
     })

@@ -1,7 +1,7 @@
 /**
  * How a master learns that it leads. Spark elects a single master at once ("monarchy") in recovery modes NONE
- * and FILESYSTEM, and runs a ZooKeeper latch for standby masters; a coordination service comes later, behind
- * this same port.
+ * and FILESYSTEM, and runs a ZooKeeper latch for standby masters in recovery mode ZOOKEEPER
+ * (`ZooKeeperRecovery`).
  *
  * @since 0.1.0
  */
@@ -26,6 +26,12 @@ export interface Candidate {
 export class LeaderElection extends Context.Tag("@kindling/master/LeaderElection")<LeaderElection, {
   /** Takes part in the election for as long as the scope is open, calling back on each change. */
   readonly join: (candidate: Candidate) => Effect.Effect<void, never, Scope.Scope>
+  /**
+   * Whether this master may act as leader at this instant, by its own clock. It turns false the moment the
+   * election can no longer vouch for the leadership (its lease on it ran out), which may be before the election
+   * has reported the revocation: a master paused past its session's timeout checks this before anything else.
+   */
+  readonly mayLead: () => boolean
 }>() {}
 
 /**
@@ -35,5 +41,6 @@ export class LeaderElection extends Context.Tag("@kindling/master/LeaderElection
  * @category layers
  */
 export const layerSingle: Layer.Layer<LeaderElection> = Layer.succeed(LeaderElection, {
-  join: (candidate) => candidate.elected
+  join: (candidate) => candidate.elected,
+  mayLead: () => true
 })

@@ -94,6 +94,9 @@ export const make = (
         }
       },
       validateState: validateState ?? false,
+      // Fencing: a leader whose lease lapsed steps down before it handles anything else.
+      preempt: (state) =>
+        MasterCore.leads(state) && !election.mayLead() ? { _tag: "RevokedLeadership" as const } : undefined,
       onExit: (code) => onExit(code)
     })
 

@@ -33,9 +33,25 @@ export const keys = {
     default: "15",
     description: "A DEAD worker stays listed until its last heartbeat is (this + 1) worker timeouts old."
   }),
-  recoveryMode: Key.make("kindling.deploy.recoveryMode", ValueType.literal("NONE", "FILESYSTEM"), {
+  recoveryMode: Key.make("kindling.deploy.recoveryMode", ValueType.literal("NONE", "FILESYSTEM", "ZOOKEEPER"), {
     default: "NONE",
-    description: "NONE forgets everything on restart; FILESYSTEM persists apps, drivers and workers."
+    description: "NONE forgets everything on restart; FILESYSTEM persists apps, drivers and workers to a directory; " +
+      "ZOOKEEPER elects a leader among several masters and persists to ZooKeeper."
+  }),
+  zooKeeperUrl: Key.make("kindling.deploy.zookeeper.url", ValueType.string, {
+    default: "",
+    description: "The ZooKeeper ensemble of recovery mode ZOOKEEPER: host:port[,host:port…]."
+  }),
+  zooKeeperDirectory: Key.make("kindling.deploy.zookeeper.dir", ValueType.string, {
+    default: "/kindling",
+    description: "The znode under which ZOOKEEPER recovery keeps its election (leader_election) and records " +
+      "(master_status)."
+  }),
+  zooKeeperSessionTimeout: Key.make("kindling.deploy.zookeeper.sessionTimeout", ValueType.duration("ms"), {
+    default: "4s",
+    description: "The ZooKeeper session timeout a master asks for: a leader that stops answering for this long " +
+      "loses its leadership, and a standby takes over after it. The server bounds it by 2 to 20 of its ticks " +
+      "(4 s to 40 s with Debian's tickTime of 2 s)."
   }),
   recoveryDirectory: Key.make("kindling.deploy.recoveryDirectory", ValueType.string, {
     default: "",

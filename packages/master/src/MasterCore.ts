@@ -26,7 +26,13 @@ import {
 } from "./internal/apps.js"
 import { driverStatus, killDriver, killDriverRequest, removeDriver, submitDriver } from "./internal/drivers.js"
 import { schedule } from "./internal/placement.js"
-import { canCompleteRecovery, completeRecovery, disconnected, electedLeader } from "./internal/recovery.js"
+import {
+  canCompleteRecovery,
+  completeRecovery,
+  disconnected,
+  electedLeader,
+  revokedLeadership
+} from "./internal/recovery.js"
 import * as snapshots from "./internal/snapshots.js"
 import type * as internal from "./internal/state.js"
 import type { Step } from "./internal/state.js"
@@ -205,8 +211,7 @@ export const step = (state: State, input: Input): ReadonlyArray<Command> => {
       electedLeader(current, input.stored)
       break
     case "RevokedLeadership":
-      log(current, "Warning", "Leadership has been revoked; the master exits")
-      Core.exit(current, 0, "leadership revoked")
+      revokedLeadership(current)
       break
     case "CheckForWorkerTimeOut":
       timeOutDeadWorkers(current)
@@ -243,6 +248,9 @@ const receive = Core.dispatch<Inbound, Step>({
     else if (state.workers.has(message.workerId)) {
       log(step, "Warning", `Got heartbeat from unregistered worker ${message.workerId}; asking it to re-register`)
       answer(step, message.worker, new WorkerMessages.ReconnectWorker({ masterUrl: masterUrl(state) }))
+    } else if (state.status === "STANDBY") {
+      // The workers of a leadership this master lost keep beating to it until the next leader claims them.
+      Core.log(step, "Debug", `Got heartbeat from worker ${message.workerId} while STANDBY; ignored`)
     } else {
       log(step, "Warning", `Got heartbeat from unknown worker ${message.workerId}; ignored`)
     }
@@ -374,6 +382,14 @@ export const core: Core.Core<State, Inbound, Local, MasterCommand> = {
   step,
   validate
 }
+
+/**
+ * Whether the master acts as leader (it is not STANDBY).
+ *
+ * @since 0.1.0
+ * @category accessors
+ */
+export const leads = (state: State): boolean => state.status !== "STANDBY"
 
 /**
  * The ids of the drivers waiting for a worker, in order.

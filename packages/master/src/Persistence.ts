@@ -5,15 +5,14 @@
  *
  * @since 0.1.0
  */
-import { QueryMessages } from "@kindling/protocol"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Schema from "effect/Schema"
 import { randomBytes } from "node:crypto"
 import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
+import { decodeRecord, encodeRecord, kindOf, recordName, toStored } from "./internal/records.js"
 import type { Record, Stored } from "./MasterCore.js"
 
 /**
@@ -78,14 +77,7 @@ export type MemoryStore = Map<string, Record>
  * @category constructors
  */
 export const makeMemory = (store: MemoryStore): PersistenceEngine => ({
-  readAll: Effect.sync(() => {
-    const records = [...store.values()]
-    return {
-      apps: records.flatMap((r) => (r.kind === "app" ? [r.value] : [])),
-      drivers: records.flatMap((r) => (r.kind === "driver" ? [r.value] : [])),
-      workers: records.flatMap((r) => (r.kind === "worker" ? [r.value] : []))
-    }
-  }),
+  readAll: Effect.sync(() => toStored([...store.values()])),
   persist: (record) =>
     Effect.sync(() => {
       store.set(`${record.kind}_${record.value.id}`, record)
@@ -102,23 +94,6 @@ export const makeMemory = (store: MemoryStore): PersistenceEngine => ({
  */
 export const layerMemory = (store: MemoryStore): Layer.Layer<Persistence> =>
   Layer.succeed(Persistence, makeMemory(store))
-
-// A record that cannot be read is named with the gist of what is wrong, never with its bytes echoed at length.
-const oneLine = (text: string) => {
-  const line = text.split("\n").find((l) => l.trim() !== "") ?? text
-  return line.length > 200 ? `${line.slice(0, 200)}…` : line
-}
-
-const codecs = {
-  app: Schema.parseJson(QueryMessages.ApplicationInfo),
-  driver: Schema.parseJson(QueryMessages.DriverInfo),
-  worker: Schema.parseJson(QueryMessages.WorkerInfo)
-} as const
-
-const kinds = Object.keys(codecs) as ReadonlyArray<Record["kind"]>
-
-// Ids are ours (`app-…`, `driver-…`, `worker-<host>-<port>`), but a file name must never leave the directory.
-const fileName = (kind: Record["kind"], id: string) => `${kind}_${encodeURIComponent(id)}`
 
 // Temporary files start with a dot, which no record file does, whatever its id.
 const temporaryPrefix = ".tmp-"
@@ -142,7 +117,7 @@ export const makeFileSystem = (directory: string): Effect.Effect<PersistenceEngi
     yield* attempt("create", directory, () => Fs.mkdir(directory, { recursive: true }))
     const recordFile = (kind: Record["kind"], id: string) =>
       Effect.try({
-        try: () => fileName(kind, id),
+        try: () => recordName(kind, id),
         catch: () =>
           new PersistenceError({
             operation: "name",
@@ -165,10 +140,8 @@ export const makeFileSystem = (directory: string): Effect.Effect<PersistenceEngi
         const name = yield* recordFile(record.kind, record.value.id)
         const target = Path.join(directory, name)
         const temporary = Path.join(directory, `${temporaryPrefix}${randomBytes(6).toString("hex")}-${name}`)
-        const json = yield* Schema.encode(codecs[record.kind] as Schema.Schema<typeof record.value, string>)(
-          record.value
-        ).pipe(
-          Effect.mapError((error) => new PersistenceError({ operation: "encode", path: target, reason: error.message }))
+        const json = yield* encodeRecord(record).pipe(
+          Effect.mapError((reason) => new PersistenceError({ operation: "encode", path: target, reason }))
         )
         yield* attempt("write", temporary, async () => {
           const handle = await Fs.open(temporary, "w")
@@ -192,33 +165,23 @@ export const makeFileSystem = (directory: string): Effect.Effect<PersistenceEngi
 
     const readAll = Effect.gen(function*() {
       const names = yield* attempt("list", directory, () => Fs.readdir(directory))
-      const stored = {
-        apps: [] as Array<QueryMessages.ApplicationInfo>,
-        drivers: [] as Array<QueryMessages.DriverInfo>,
-        workers: [] as Array<QueryMessages.WorkerInfo>
-      }
+      const records: Array<Record> = []
       for (const name of names.sort()) {
         const path = Path.join(directory, name)
         if (name.startsWith(temporaryPrefix)) {
           yield* attempt("remove", path, () => Fs.rm(path, { force: true }))
           continue
         }
-        const kind = kinds.find((k) => name.startsWith(`${k}_`))
+        const kind = kindOf(name)
         if (kind === undefined) continue
         const text = yield* attempt("read", path, () => Fs.readFile(path, "utf8"))
-        const decoded = yield* Schema.decodeUnknown(codecs[kind] as Schema.Schema<unknown, string>)(text).pipe(
-          Effect.mapError((error) =>
-            new PersistenceError({ operation: "decode", path, reason: oneLine(error.message) })
+        records.push(
+          yield* decodeRecord(kind, text).pipe(
+            Effect.mapError((reason) => new PersistenceError({ operation: "decode", path, reason }))
           )
         )
-        if (kind === "app") stored.apps.push(decoded as QueryMessages.ApplicationInfo)
-        else if (kind === "driver") stored.drivers.push(decoded as QueryMessages.DriverInfo)
-        else stored.workers.push(decoded as QueryMessages.WorkerInfo)
       }
-      // Registration order matters to scheduling; the ids sort by submission time and counter.
-      stored.apps.sort((a, b) => a.startTime - b.startTime || a.id.localeCompare(b.id))
-      stored.drivers.sort((a, b) => a.startTime - b.startTime || a.id.localeCompare(b.id))
-      return stored satisfies Stored
+      return toStored(records)
     })
 
     return { readAll, persist, unpersist }

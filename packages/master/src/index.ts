@@ -23,3 +23,7 @@ export * as Persistence from "./Persistence.js"
 export * as RestServer from "./RestServer.js"
 /** @since 0.1.0 */
 export * as Scheduling from "./Scheduling.js"
+/** @since 0.1.0 */
+export * as ZooKeeper from "./ZooKeeper.js"
+/** @since 0.1.0 */
+export * as ZooKeeperRecovery from "./ZooKeeperRecovery.js"

@@ -6,6 +6,7 @@ import { ArtifactStore, LeaderElection, Master, Persistence } from "@kindling/ma
 import {
   Descriptions,
   Endpoints,
+  Errors,
   Ids,
   RpcAddress,
   RpcEnv,
@@ -38,8 +39,14 @@ const slowStore = (store: Persistence.MemoryStore, millis: number, refuseDrivers
   })
 }
 
+// An election that elects at once and whose lease lapses when the test says, never reporting it: as a leader
+// paused past its session timeout finds its lease when it wakes, before its election has heard anything.
+const leaseElection = (lease: { valid: boolean }) =>
+  Layer.succeed(LeaderElection.LeaderElection, { join: (candidate) => candidate.elected, mayLead: () => lease.valid })
+
 const world = (options: { readonly refuseDrivers: boolean }) => {
   const sim = Simulation.make({ seed: 1 })
+  const lease = { valid: true }
   const store: Persistence.MemoryStore = new Map()
   const exits: Array<number> = []
   const launched: Array<string> = []
@@ -53,7 +60,7 @@ const world = (options: { readonly refuseDrivers: boolean }) => {
         Layer.mergeAll(
           RpcEnv.layer({ host: masterAddress.host, port: masterAddress.port }),
           slowStore(store, 200, options.refuseDrivers),
-          LeaderElection.layerSingle,
+          leaseElection(lease),
           ArtifactStore.layerNone
         )
       )
@@ -119,7 +126,7 @@ const world = (options: { readonly refuseDrivers: boolean }) => {
     sim.runFor(1_000)
     return { outcome: outcome!, storedAtReply }
   }
-  return { exits, launched, submit }
+  return { exits, launched, lease, store, submit }
 }
 
 describe("Master shell", () => {
@@ -129,6 +136,24 @@ describe("Master shell", () => {
     assert.isTrue(Exit.isSuccess(outcome))
     assert.strictEqual(storedAtReply, 1)
     assert.strictEqual(launched.length, 1)
+    assert.deepStrictEqual(exits, [])
+  })
+
+  it("a leader whose lease lapsed steps down before it handles anything: the submission is refused, unstored", () => {
+    const { exits, launched, lease, store, submit } = world({ refuseDrivers: false })
+    lease.valid = false
+    const { outcome } = submit()
+    assert.isTrue(Exit.isFailure(outcome))
+    const error = Cause.failureOption((outcome as Exit.Failure<unknown, unknown>).cause)
+    assert.deepStrictEqual(
+      error._tag === "Some" && error.value,
+      new Errors.MasterNotAlive({
+        state: "STANDBY",
+        action: "accept driver submissions"
+      })
+    )
+    assert.deepStrictEqual([...store.keys()].filter((key) => !key.startsWith("worker_")), [])
+    assert.deepStrictEqual(launched, [])
     assert.deepStrictEqual(exits, [])
   })
 

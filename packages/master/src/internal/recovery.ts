@@ -24,6 +24,26 @@ export const electedLeader = (step: Step, stored: Stored) => {
   Core.startTimer(step, "completeRecovery", { _tag: "CompleteRecovery" }, state.config.recoveryTimeoutMillis)
 }
 
+// Spark's master exits when it loses leadership; a Kindling master steps down to STANDBY and stays in the election,
+// so a leader cut off from the coordination service for a while comes back as a standby by itself. It forgets
+// everything it led: what it knew may be stale by now, and the leader reads what is stored when it is elected.
+// Nothing it runs is stopped: drivers and executors keep running, and the next leader adopts them.
+export const revokedLeadership = (step: Step) => {
+  const { state } = step
+  if (state.status === "STANDBY") return
+  log(step, "Warning", `Leadership has been revoked (was ${state.status}); the master is STANDBY`)
+  Core.cancelTimer(step, "completeRecovery")
+  state.status = "STANDBY"
+  for (const records of [state.workers, state.idToWorker, state.addressToWorker, state.apps, state.addressToApp]) {
+    records.clear()
+  }
+  state.drivers.clear()
+  state.waitingApps.length = 0
+  state.waitingDrivers.length = 0
+  state.completedApps = []
+  state.completedDrivers = []
+}
+
 export const beginRecovery = (step: Step, stored: Stored) => {
   const { state } = step
   const changed = new WorkerMessages.MasterChanged({ master: state.config.self, masterWebUiUrl: state.config.webUiUrl })

@@ -1,0 +1,203 @@
+// Standby masters on a real ZooKeeper (recovery mode ZOOKEEPER): masters and workers are real processes started
+// through the CLI, ZooKeeper is Debian's server on a free loopback port.
+import { assert, describe, it } from "@effect/vitest"
+import { ZooKeeper } from "@kindling/master"
+import { Descriptions, Errors, MasterClient, MasterUrl, RpcEnv } from "@kindling/protocol"
+import { NodeTransport } from "@kindling/protocol/node"
+import { Effect, Fiber } from "effect"
+import * as Path from "node:path"
+import {
+  activeDriver,
+  app,
+  eventually,
+  forever,
+  isRunning,
+  masterState,
+  pidsIn,
+  run,
+  startMaster,
+  startWorker,
+  submitArgs,
+  temporaryDirectory
+} from "./fixtures/cluster.js"
+import { zooKeeperFlags, type ZooKeeperServer, zooKeeperServer } from "./fixtures/zookeeper.js"
+
+// Two masters on one ZooKeeper (the first one started leads), two workers that know both, and a supervised
+// driver that runs until killed.
+const haCluster = (zk: ZooKeeperServer) =>
+  Effect.gen(function*() {
+    const dir = yield* temporaryDirectory
+    const first = yield* startMaster(zooKeeperFlags(zk))
+    yield* first.node.waitFor(/New state: ALIVE/, 30_000)
+    const second = yield* startMaster(zooKeeperFlags(zk))
+    yield* second.node.waitFor(/Joined the election/, 30_000)
+    const url = `${first.url},${second.url.slice(MasterUrl.scheme.length)}`
+    const workers = [
+      yield* startWorker(url, Path.join(dir, "worker-0")),
+      yield* startWorker(url, Path.join(dir, "worker-1"))
+    ]
+    const pids = Path.join(dir, "driver.pids")
+    const submitted = yield* run(submitArgs(url, "--supervise", app(dir, "forever.mjs", forever), pids))
+    assert.strictEqual(submitted.code, 0, submitted.stderr)
+    const driverId = submitted.stdout.trim()
+    yield* eventually(url, (state) => activeDriver(driverId)(state)?.state === "RUNNING" || undefined)
+    yield* eventually(url, () => pidsIn(pids).length === 1 || undefined)
+    return { dir, first, second, url, workers, driverId, pids }
+  })
+
+// What the leader keeps in ZooKeeper: every record's name and bytes.
+const records = (zk: ZooKeeperServer) =>
+  Effect.gen(function*() {
+    const session = yield* ZooKeeper.connect({ url: zk.url, sessionTimeoutMillis: 4000, connectTimeoutMillis: 10_000 })
+    const status = "/kindling/master_status"
+    const names = [...(yield* session.children(status))].sort()
+    const entries: Array<[string, string]> = []
+    for (const name of names) {
+      entries.push([name, new TextDecoder().decode(yield* session.getData(`${status}/${name}`))])
+    }
+    return entries
+  }).pipe(Effect.scoped)
+
+// One master asked through the SDK, as a tool would, with no other master to fall back on.
+const askOnly = <A, E>(url: string, ask: (client: MasterClient.MasterClient) => Effect.Effect<A, E>) =>
+  Effect.gen(function*() {
+    return yield* ask(yield* MasterClient.make(url, { timeout: "20 seconds" }))
+  }).pipe(Effect.scoped, Effect.provide(RpcEnv.layer({})), Effect.provide(NodeTransport.layer))
+
+// A driver that is never meant to run: the submissions here are all refused.
+const description = new Descriptions.DriverDescription({
+  appUrl: "http://127.0.0.1:1/never.mjs",
+  mem: 256,
+  cores: 1,
+  supervise: false,
+  command: new Descriptions.Command({
+    mainModule: "@kindling/worker/DriverWrapper",
+    arguments: ["{{WORKER_URL}}", "{{USER_JAR}}"],
+    environment: {},
+    nodeOptions: []
+  }),
+  resourceReqs: []
+})
+
+describe("highly available masters on ZooKeeper", () => {
+  it.scopedLive(
+    "the standby takes over from a killed leader; drivers keep running and submissions go on",
+    () =>
+      Effect.gen(function*() {
+        const zk = yield* zooKeeperServer()
+        const { dir, driverId, first, pids, second, url, workers } = yield* haCluster(zk)
+        const statuses = () =>
+          run(["status", "--master", url]).pipe(
+            Effect.map((result) => (JSON.parse(result.stdout) as Array<{ status?: string }>).map((m) => m.status))
+          )
+        assert.deepStrictEqual(yield* statuses(), ["ALIVE", "STANDBY"])
+
+        yield* first.node.kill("SIGKILL")
+        const state = yield* eventually(
+          second.url,
+          (s) => s.status === "ALIVE" && s.workers.filter((w) => w.state === "ALIVE").length === 2 ? s : undefined,
+          30_000
+        )
+        // The driver was adopted where it runs, not relaunched.
+        assert.strictEqual(activeDriver(driverId)(state)?.state, "RUNNING")
+        assert.strictEqual(pidsIn(pids).length, 1)
+        assert.isTrue(isRunning(pidsIn(pids)[0]!))
+        for (const worker of workers) assert.notMatch(worker.node.output(), /Launching driver .* again|Asked to kill/)
+
+        assert.deepStrictEqual(yield* statuses(), [undefined, "ALIVE"])
+        const again = yield* run(submitArgs(url, app(dir, "after.mjs", forever), Path.join(dir, "after.pids")))
+        assert.strictEqual(again.code, 0, again.stderr)
+        const newId = again.stdout.trim()
+        yield* eventually(second.url, (s) => activeDriver(newId)(s)?.state === "RUNNING" || undefined)
+      }),
+    120_000
+  )
+
+  it.scopedLive(
+    "a standby refuses submissions with MasterNotAlive{STANDBY}, and the CLI says so",
+    () =>
+      Effect.gen(function*() {
+        const zk = yield* zooKeeperServer()
+        const dir = yield* temporaryDirectory
+        const leader = yield* startMaster(zooKeeperFlags(zk))
+        yield* leader.node.waitFor(/New state: ALIVE/, 30_000)
+        const standby = yield* startMaster(zooKeeperFlags(zk))
+        yield* standby.node.waitFor(/Joined the election/, 30_000)
+
+        const refused = yield* Effect.flip(askOnly(standby.url, (client) => client.submitDriver(description)))
+        assert.deepStrictEqual(
+          refused,
+          new Errors.MasterNotAlive({ state: "STANDBY", action: "accept driver submissions" })
+        )
+
+        const submitted = yield* run(submitArgs(standby.url, app(dir, "app.mjs", forever), Path.join(dir, "pids")))
+        assert.notStrictEqual(submitted.code, 0)
+        assert.match(submitted.stderr, /The master at kindling:\/\/127\.0\.0\.1:\d+ is a standby/)
+        assert.match(submitted.stderr, /Current state is not alive: STANDBY/)
+        assert.deepStrictEqual((yield* masterState(leader.url)).activeDrivers, [])
+      }),
+    120_000
+  )
+
+  it.scopedLive(
+    "a leader paused past its session steps down on waking, without a launch or a write",
+    () =>
+      Effect.gen(function*() {
+        const zk = yield* zooKeeperServer()
+        const { driverId, first, second } = yield* haCluster(zk)
+        yield* first.node.kill("SIGSTOP")
+        // The session (2 s) expires, the standby leads, and the workers (timeout 2 s) are silent to the paused one.
+        yield* eventually(
+          second.url,
+          (s) => s.status === "ALIVE" && s.workers.filter((w) => w.state === "ALIVE").length === 2 || undefined,
+          30_000
+        )
+        yield* Effect.sleep("3 seconds")
+        const before = yield* records(zk)
+        const seen = first.node.output().length
+        // A submission waits in the paused leader's socket: on waking it must be refused, not taken.
+        const submission = yield* askOnly(first.url, (client) => client.submitDriver(description)).pipe(
+          Effect.flip,
+          Effect.fork
+        )
+        yield* Effect.sleep("500 millis")
+        yield* first.node.kill("SIGCONT")
+        const refused = yield* Fiber.join(submission)
+        assert.strictEqual(refused._tag, "MasterNotAlive")
+        assert.strictEqual((refused as Errors.MasterNotAlive).state, "STANDBY")
+        yield* first.node.waitFor(/Leadership has been revoked/, 10_000)
+        yield* first.node.waitFor(/Joined the election/, 10_000)
+        const woken = first.node.output().slice(seen)
+        assert.notMatch(woken, /Launching|Removing worker|stops:/, woken)
+        assert.deepStrictEqual(yield* records(zk), before)
+        assert.strictEqual((yield* masterState(first.url)).status, "STANDBY")
+        assert.strictEqual(activeDriver(driverId)(yield* masterState(second.url))?.state, "RUNNING")
+      }),
+    120_000
+  )
+
+  it.scopedLive(
+    "while ZooKeeper is down no master leads; when it returns one does, with nothing lost",
+    () =>
+      Effect.gen(function*() {
+        const zk = yield* zooKeeperServer()
+        const { dir, driverId, first, second, url } = yield* haCluster(zk)
+        yield* zk.stop
+        yield* first.node.waitFor(/Leadership has been revoked/, 10_000)
+        // Reads are still served; nothing is accepted.
+        for (const master of [first, second]) assert.strictEqual((yield* masterState(master.url)).status, "STANDBY")
+        const refused = yield* run(submitArgs(url, app(dir, "app.mjs", forever), Path.join(dir, "pids")))
+        assert.notStrictEqual(refused.code, 0)
+        assert.match(refused.stderr, /No master of kindling:.* leads right now/)
+
+        yield* zk.restart
+        const state = yield* eventually(
+          url,
+          (s) => s.status === "ALIVE" && s.workers.filter((w) => w.state === "ALIVE").length === 2 ? s : undefined,
+          30_000
+        )
+        assert.strictEqual(activeDriver(driverId)(state)?.state, "RUNNING")
+      }),
+    120_000
+  )
+})

@@ -1,0 +1,215 @@
+/**
+ * Recovery mode ZOOKEEPER (`kindling.deploy.recoveryMode=ZOOKEEPER`): standby masters elect their leader through
+ * ZooKeeper and the leader keeps its records there, as Spark does with Curator.
+ *
+ * - Election (Curator's LeaderLatch): each master creates an ephemeral sequential node under
+ *   `<dir>/leader_election`; the one with the lowest sequence number leads, each other one watches the node just
+ *   before its own and looks again when it goes.
+ * - Persistence: one znode per app, driver and worker under `<dir>/master_status`, named as the files of recovery
+ *   mode FILESYSTEM (`app_<id>`, …) and holding the same JSON.
+ * - Fencing: leadership is a lease. Every third of the session timeout the master checks that its latch node is
+ *   still there; a successful check sent at `t` proves its session alive until `t` plus the session timeout, and
+ *   the lease runs to two thirds of that. When a check fails, goes unanswered past the lease, or the connection
+ *   drops (Curator's SUSPENDED), the master steps down at once, and `mayLead` is false from the instant the lease
+ *   ends even if the process was paused and has not run a line since. Every write is a transaction that also
+ *   checks the latch node, so ZooKeeper itself refuses a write from a master whose session has expired. A master
+ *   that stepped down closes its session and joins the election again as a new candidate, as a standby.
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schedule from "effect/Schedule"
+import type * as Scope from "effect/Scope"
+import { decodeRecord, encodeRecord, kindOf, recordName, toStored } from "./internal/records.js"
+import { type Candidate, LeaderElection } from "./LeaderElection.js"
+import type { Record } from "./MasterCore.js"
+import { Persistence, PersistenceError } from "./Persistence.js"
+import * as ZooKeeper from "./ZooKeeper.js"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /** The ensemble, `host:port[,host:port…]` (`kindling.deploy.zookeeper.url`). */
+  readonly url: string
+  /** The master's znodes go under this path (`kindling.deploy.zookeeper.dir`, default `/kindling`). */
+  readonly directory: string
+  /** The session timeout to ask for; the server may grant another within its bounds. */
+  readonly sessionTimeoutMillis: number
+  /** Written into this master's latch node (its URL), so that a look at ZooKeeper shows who takes part. */
+  readonly candidate: string
+}
+
+// The lease runs for this share of the session timeout past the last check ZooKeeper answered.
+const leaseShare = 2 / 3
+
+/**
+ * The election and the store of recovery mode ZOOKEEPER, on one session at a time.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (options: Options): Layer.Layer<LeaderElection | Persistence> =>
+  Layer.effectContext(Effect.sync(() => {
+    const electionPath = `${options.directory}/leader_election`
+    const statusPath = `${options.directory}/master_status`
+
+    // The session of the current round of the election, and this master's node in it.
+    let current: { readonly session: ZooKeeper.Session; readonly latch: string } | undefined
+    let leading = false
+    let leaseEnd = 0
+    const mayLead = () => leading && Date.now() < leaseEnd
+
+    const renewLease = (session: ZooKeeper.Session, latch: string) =>
+      Effect.gen(function*() {
+        const sentAt = Date.now()
+        const present = yield* session.exists(latch).pipe(
+          Effect.timeoutFail({
+            duration: Math.max(0, leaseEnd - sentAt),
+            onTimeout: () =>
+              new ZooKeeper.ZooKeeperError({ operation: "check", path: latch, reason: "the leadership lease lapsed" })
+          })
+        )
+        if (!present) {
+          return yield* new ZooKeeper.ZooKeeperError({ operation: "check", path: latch, reason: "the node is gone" })
+        }
+        leaseEnd = sentAt + session.timeoutMillis * leaseShare
+      }).pipe(Effect.repeat(Schedule.spaced(session.timeoutMillis / 3)))
+
+    // Waits for leadership, then holds it until the round ends.
+    const contend = (session: ZooKeeper.Session, latch: string, candidate: Candidate) =>
+      Effect.gen(function*() {
+        const name = latch.slice(electionPath.length + 1)
+        for (;;) {
+          const candidates = [...(yield* session.children(electionPath))].sort((a, b) => sequenceOf(a) - sequenceOf(b))
+          const position = candidates.indexOf(name)
+          if (position === -1) {
+            return yield* new ZooKeeper.ZooKeeperError({ operation: "find", path: latch, reason: "the node is gone" })
+          }
+          if (position === 0) break
+          const deleted = yield* session.watchDeletion(`${electionPath}/${candidates[position - 1]}`)
+          yield* deleted
+        }
+        leading = true
+        yield* Effect.logInfo(`Elected leader through ZooKeeper (${latch})`)
+        yield* candidate.elected
+        return yield* Effect.never
+      })
+
+    const stepDown = (candidate: Candidate) =>
+      Effect.suspend(() => {
+        current = undefined
+        if (!leading) return Effect.void
+        leading = false
+        return Effect.zipRight(Effect.logWarning("Stepping down as leader"), candidate.revoked)
+      })
+
+    // One round: a session, a node in the election, and leadership for as long as both last.
+    const round = (candidate: Candidate) =>
+      Effect.gen(function*() {
+        const session = yield* ZooKeeper.connect({
+          url: options.url,
+          sessionTimeoutMillis: options.sessionTimeoutMillis,
+          connectTimeoutMillis: options.sessionTimeoutMillis
+        })
+        yield* session.ensurePath(electionPath)
+        yield* session.ensurePath(statusPath)
+        const sentAt = Date.now()
+        const latch = yield* session.createEphemeralSequential(
+          `${electionPath}/latch-`,
+          new TextEncoder().encode(options.candidate)
+        )
+        leaseEnd = sentAt + session.timeoutMillis * leaseShare
+        current = { session, latch }
+        yield* Effect.logInfo(
+          `Joined the election at ${options.url} as ${latch} (session 0x${session.id}, timeout ${session.timeoutMillis} ms)`
+        )
+        const lost = Effect.flatMap(
+          session.lost,
+          () => new ZooKeeper.ZooKeeperError({ operation: "keep", path: "the session", reason: "disconnected" })
+        )
+        // Whichever ends first ends the round, a failure included.
+        yield* contend(session, latch, candidate).pipe(
+          Effect.raceFirst(renewLease(session, latch)),
+          Effect.raceFirst(lost)
+        )
+      }).pipe(Effect.scoped, Effect.ensuring(stepDown(candidate)))
+
+    const join = (candidate: Candidate): Effect.Effect<void, never, Scope.Scope> =>
+      round(candidate).pipe(
+        Effect.catchAll((error) => Effect.logWarning(`${error.message}; joining the election again`)),
+        // A short pause between rounds: a lost ensemble is retried about once a second, not in a busy loop.
+        Effect.zipRight(Effect.sleep("500 millis")),
+        Effect.forever,
+        Effect.forkScoped,
+        Effect.asVoid
+      )
+
+    // Every write goes with a check of this master's latch node, in one transaction.
+    const leader = (operation: string, path: string) =>
+      current === undefined
+        ? Effect.fail(
+          new PersistenceError({ operation, path, reason: "this master holds no ZooKeeper session (not leading)" })
+        )
+        : Effect.succeed(current)
+    const failed = (operation: string, path: string) => (error: ZooKeeper.ZooKeeperError) =>
+      new PersistenceError({ operation, path, reason: error.reason })
+
+    const persist = (record: Record) =>
+      Effect.gen(function*() {
+        const path = `${statusPath}/${recordName(record.kind, record.value.id)}`
+        const { latch, session } = yield* leader("write", path)
+        const text = yield* encodeRecord(record).pipe(
+          Effect.mapError((reason) => new PersistenceError({ operation: "encode", path, reason }))
+        )
+        const data = new TextEncoder().encode(text)
+        const check = { _tag: "Check", path: latch } as const
+        yield* session.commit([check, { _tag: "Create", path, data }]).pipe(
+          Effect.catchIf(
+            (error) => error.code === ZooKeeper.codes.nodeExists,
+            () => session.commit([check, { _tag: "SetData", path, data }])
+          ),
+          Effect.mapError(failed("write", path))
+        )
+      })
+
+    const unpersist = (kind: Record["kind"], id: string) =>
+      Effect.gen(function*() {
+        const path = `${statusPath}/${recordName(kind, id)}`
+        const { latch, session } = yield* leader("remove", path)
+        const check = { _tag: "Check", path: latch } as const
+        yield* session.commit([check, { _tag: "Remove", path }]).pipe(
+          // Either the record was gone already (fine) or the latch node is (not fine): the check alone says which.
+          Effect.catchIf((error) => error.code === ZooKeeper.codes.noNode, () => session.commit([check])),
+          Effect.mapError(failed("remove", path))
+        )
+      })
+
+    const readAll = Effect.gen(function*() {
+      const { session } = yield* leader("read", statusPath)
+      const names = yield* Effect.mapError(session.children(statusPath), failed("list", statusPath))
+      const records: Array<Record> = []
+      for (const name of [...names].sort()) {
+        const kind = kindOf(name)
+        if (kind === undefined) continue
+        const path = `${statusPath}/${name}`
+        const data = yield* Effect.mapError(session.getData(path), failed("read", path))
+        records.push(
+          yield* decodeRecord(kind, new TextDecoder().decode(data)).pipe(
+            Effect.mapError((reason) => new PersistenceError({ operation: "decode", path, reason }))
+          )
+        )
+      }
+      return toStored(records)
+    })
+
+    return Context.make(LeaderElection, { join, mayLead }).pipe(
+      Context.add(Persistence, { readAll, persist, unpersist })
+    )
+  }))
+
+// The sequence number ZooKeeper appended to a latch node's name (ten digits).
+const sequenceOf = (name: string): number => Number(name.slice(-10))
