@@ -159,6 +159,17 @@ class World {
 
   restart() {
     this.core = MasterCore.make(config(this.seed + 1))
+    return this.elect()
+  }
+
+  // Leadership lost and, later, won again by the same master (its process never stopped).
+  revoke() {
+    const output = this.apply({ _tag: "RevokedLeadership", now: this.now })
+    this.previous = new Map()
+    return output
+  }
+
+  elect() {
     this.previous = new Map()
     const records = [...this.store.values()]
     const stored: MasterCore.Stored = {
@@ -190,6 +201,15 @@ const check = (world: World, output: Output) => {
       assert.isDefined(target)
       assert.strictEqual(target!.state, "ALIVE")
     }
+  }
+
+  // A standby acts on nothing: it persists nothing and sends nothing but its refusals to register.
+  if (snapshot.status === "STANDBY") {
+    for (const command of output.commands) {
+      assert.notInclude(["Persist", "Unpersist", "StoreArtifact"], command._tag)
+      if (command._tag === "Send") assert.strictEqual(command.message._tag, "MasterInStandby")
+    }
+    assert.deepStrictEqual([snapshot.workers, snapshot.activeApps, snapshot.activeDrivers], [[], [], []])
   }
 
   // State changes follow the enums' legal moves.
@@ -469,6 +489,11 @@ const schedulerState = (worker: SimWorker, runs: SimWorker = worker) =>
 // all have answered or when its timer fires (`recoveryTimeout`), with other operations in between.
 const restart = (answering: number): Op => (world) => {
   world.restart()
+  answerRecovery(world, answering)
+}
+
+// The workers and apps chosen by the bits of `answering` answer MasterChanged.
+const answerRecovery = (world: World, answering: number) => {
   world.workers.forEach((worker, i) => {
     if ((answering >> (i % 8)) & 1) world.receive(schedulerState(worker), worker.address)
   })
@@ -485,6 +510,18 @@ const restart = (answering: number): Op => (world) => {
 const lateAnswer = (n: number, m: number): Op => (world) => {
   const worker = pick(world.workers, n)
   if (worker !== undefined) world.receive(schedulerState(worker, pick(world.workers, m)), worker.address)
+}
+
+// Leadership revoked at a random point (the ZooKeeper session lost), then possibly won back later by this same
+// master, which recovers from what it had stored while some workers and apps answer.
+const revoke: Op = (world) => {
+  world.revoke()
+}
+
+const reelect = (answering: number): Op => (world) => {
+  if (world.core.status !== "STANDBY") return
+  world.elect()
+  answerRecovery(world, answering)
 }
 
 const recoveryTimeout: Op = (world) => {
@@ -558,7 +595,9 @@ const operation: fc.Arbitrary<Op> = fc.oneof(
   { arbitrary: fc.nat().map(acknowledge), weight: 1 },
   { arbitrary: fc.integer({ min: 0, max: 255 }).map(restart), weight: 1 },
   { arbitrary: fc.tuple(fc.nat(), fc.nat()).map(([n, m]) => lateAnswer(n, m)), weight: 1 },
-  { arbitrary: fc.constant(recoveryTimeout), weight: 1 }
+  { arbitrary: fc.constant(recoveryTimeout), weight: 1 },
+  { arbitrary: fc.constant(revoke), weight: 1 },
+  { arbitrary: fc.integer({ min: 0, max: 255 }).map(reelect), weight: 2 }
 )
 
 describe("MasterCore", () => {
