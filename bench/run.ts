@@ -2,7 +2,18 @@
 // what users run. Benchmarks print figures next to a baseline measured in the same
 // run, as ratios; they are not tests and CI does not run them.
 const name = process.argv[2]
-const known = ["eventlog", "hostile", "protocol", "scheduling", "simulation", "tasks", "transfer", "ui", "wordcount"]
+const known = [
+  "eventlog",
+  "failover",
+  "hostile",
+  "protocol",
+  "scheduling",
+  "simulation",
+  "tasks",
+  "transfer",
+  "ui",
+  "wordcount"
+]
 if (name === undefined || !known.includes(name)) {
   console.error(`usage: pnpm bench <${known.join("|")}>`)
   process.exit(2)
