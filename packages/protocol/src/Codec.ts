@@ -103,8 +103,14 @@ const isUnsafeInteger = (u: unknown) =>
   typeof u === "bigint" || (typeof u === "number" && Number.isInteger(u) && !Number.isSafeInteger(u))
 
 const parseErrorText = (issue: ParseResult.ParseIssue, input: unknown): string => {
-  const [first, ...others] = ParseResult.ArrayFormatter.formatIssueSync(issue)
+  const issues = ParseResult.ArrayFormatter.formatIssueSync(issue)
+  // In a union of unions (an endpoint's inbound), each member union whose tags do not match reports `_tag`; the
+  // one the tag chose reports the field that is wrong, which is what the reader needs.
+  const isTag = (candidate: ParseResult.ArrayFormatterIssue) =>
+    candidate.path.length === 1 && candidate.path[0] === "_tag"
+  const first = issues.find((candidate) => !isTag(candidate)) ?? issues[0]
   if (first === undefined) return "invalid value"
+  const others = issues.filter((other) => other !== first && !isTag(other))
   // The path starts at the message's tag, when it has one: "RequestSubmitDriver.driverDescription.mem".
   const tag = (input as { readonly _tag?: unknown } | null)?._tag
   const names = [...(typeof tag === "string" ? [tag.slice(0, 64)] : []), ...first.path.map(String)]

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Catalogue, Codec, Descriptions, Envelope, Errors, SubmissionMessages } from "@kindling/protocol"
+import { Catalogue, Codec, Descriptions, Endpoints, Envelope, Errors, SubmissionMessages } from "@kindling/protocol"
 import { Arbitraries } from "@kindling/protocol/testing"
 import { Arbitrary, Either, FastCheck as fc, Option, ParseResult, Schema } from "effect"
 import { Packr } from "msgpackr"
@@ -340,6 +340,14 @@ describe("Codec", () => {
         assert.isAtMost(reason.length, 301)
         assert.match(reason, /^\w+\.(_tag|driverId|driverDescription): /)
       }
+    })
+
+    it("in an endpoint's union of unions, the reason names the field of the message the tag chose", () => {
+      const refused = Codec.decodeWith(Endpoints.master.inbound, { _tag: "RequestDriverStatus", driverId: 5 })
+      assert.deepStrictEqual(
+        Either.getLeft(refused).pipe(Option.map((error) => error.reason)),
+        Option.some("RequestDriverStatus.driverId: Expected DriverId, actual 5")
+      )
     })
 
     it.prop("whole numbers beyond 32 bits go out as 64-bit integers, never floats", [
