@@ -22,7 +22,7 @@ import * as Artifact from "./Artifact.js"
  * @since 0.1.0
  * @category constants
  */
-export const mainModule = "@kindling/driver/main"
+export const mainModule = Descriptions.mainModules.driver[0]
 
 /**
  * Bundles the app at `path` into a temporary directory of the scope; answers the artifact's path and the name

@@ -48,7 +48,7 @@ import * as Settings from "./Settings.js"
  * @since 0.1.0
  * @category constants
  */
-export const driverWrapper = "@kindling/worker/DriverWrapper"
+export const driverWrapper = Descriptions.mainModules.driver[1]
 
 /**
  * The master refused what it was asked; its message says why.

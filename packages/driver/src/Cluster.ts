@@ -72,7 +72,7 @@ export interface Options {
  */
 export const executorCommand = (driverUrl: string, appUrl: string): Descriptions.Command =>
   new Descriptions.Command({
-    mainModule: "@kindling/executor/main",
+    mainModule: Descriptions.mainModules.executor[0],
     arguments: [
       "--driver-url",
       driverUrl,

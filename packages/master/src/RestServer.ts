@@ -405,7 +405,8 @@ const create = (
       rpc.ask(master, new SubmissionMessages.RequestSubmitDriver({ driverDescription: description }))
     )
     if (Either.isLeft(submitted)) {
-      if (submitted.left._tag === "MasterNotAlive") return answer(false, submitted.left.message)
+      const refused = submitted.left._tag === "MasterNotAlive" || submitted.left._tag === "DriverLaunchFailed"
+      if (refused) return answer(false, submitted.left.message)
       return yield* Effect.fail(submitted.left)
     }
     const response = submitted.right

@@ -23,7 +23,12 @@ const description = new Descriptions.DriverDescription({
   mem: 512,
   cores: 1,
   supervise: false,
-  command: new Descriptions.Command({ mainModule: "m", arguments: [], environment: {}, nodeOptions: [] }),
+  command: new Descriptions.Command({
+    mainModule: "@kindling/driver/main",
+    arguments: [],
+    environment: {},
+    nodeOptions: []
+  }),
   resourceReqs: []
 })
 

@@ -34,7 +34,9 @@ const config = (seed: number): MasterCore.Config => ({
   seed
 })
 
-const command = new Descriptions.Command({ mainModule: "m", arguments: [], environment: {}, nodeOptions: [] })
+const commandOf = (mainModule: string) =>
+  new Descriptions.Command({ mainModule, arguments: [], environment: {}, nodeOptions: [] })
+const command = commandOf("@kindling/driver/main")
 
 const driverDescription = (cores: number, mem: number, supervise: boolean) =>
   new Descriptions.DriverDescription({ appUrl: "file:///a.js", mem, cores, supervise, command, resourceReqs: [] })
@@ -725,6 +727,40 @@ describe("MasterCore, worked examples", () => {
     registerApp(2, 1, 512, undefined)(world)
     const quiet = world.receive(new AppClientMessages.UnregisterApplication({ appId: appOf(world, 1)! }))
     assert.notInclude(sent(quiet), "ApplicationRemoved")
+  })
+
+  it("a submission whose command is not a driver entry of the installation is refused, and nothing is recorded", () => {
+    const world = alive()
+    registerWorker(4, 4096, 1)(world)
+    for (
+      const mainModule of ["kindling://127.0.0.1:7077/artifact/app.mjs", "/tmp/app.mjs", "@kindling/executor/main"]
+    ) {
+      const output = world.receive(
+        new SubmissionMessages.RequestSubmitDriver({
+          driverDescription: new Descriptions.DriverDescription({
+            appUrl: "file:///a.js",
+            mem: 1,
+            cores: 1,
+            supervise: false,
+            command: commandOf(mainModule),
+            resourceReqs: []
+          })
+        })
+      )
+      assert.deepStrictEqual(
+        output.reply,
+        Exit.fail(
+          new Errors.DriverLaunchFailed({
+            reason: `mainModule ${JSON.stringify(mainModule)} is not a driver entry of the Kindling installation; ` +
+              "a worker starts a driver only with @kindling/driver/main or @kindling/worker/DriverWrapper"
+          })
+        )
+      )
+      assert.deepStrictEqual(sent(output), [])
+      assert.isFalse(output.commands.some((c) => c._tag === "Persist"))
+    }
+    const state = MasterCore.masterState(world.core)
+    assert.deepStrictEqual([state.activeDrivers.length, state.completedDrivers.length], [0, 0])
   })
 
   it("recovery: stored workers and apps become UNKNOWN, get MasterChanged, and come back when they answer", () => {

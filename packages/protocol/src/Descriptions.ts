@@ -17,19 +17,62 @@ import { ExecutorState } from "./States.js"
 export const Count = Schema.NonNegativeInt
 
 /**
- * How a worker starts a driver or an executor: `node` on `mainModule` (a module of the Kindling install) with
- * `arguments`, after substituting placeholders (`{{WORKER_URL}}`, `{{USER_JAR}}` for drivers; `{{WORKER_URL}}`,
- * `{{EXECUTOR_ID}}`, `{{HOSTNAME}}`, `{{CORES}}`, `{{APP_ID}}` for executors). Spark's `mainClass` is
- * `mainModule` and its `javaOpts` are `nodeOptions`; class and library paths have no Node counterpart.
+ * The entries of the Kindling installation a worker starts, by what it starts them for. A worker runs nothing
+ * else: a command naming another module would run whatever file or package it names, with the worker's rights,
+ * and (a module that only has a default export) exit 0 as if it had done its work.
+ *
+ * - `@kindling/driver/main`: a cluster-mode driver, `<workerUrl> <artifact> <masterUrl> <settings JSON> [args…]`.
+ * - `@kindling/worker/DriverWrapper`: a plain function driver, `<workerUrl> <appPath> [args…]`: it calls the
+ *   module's default export with the arguments.
+ * - `@kindling/executor/main`: an executor, with the options the driver's executor command gives it.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const mainModules = {
+  driver: ["@kindling/driver/main", "@kindling/worker/DriverWrapper"],
+  executor: ["@kindling/executor/main"]
+} as const
+
+/**
+ * Why a worker will not run `command` for a driver or an executor, or undefined when its `mainModule` is one of
+ * that role's entries (`mainModules`).
+ *
+ * @since 0.1.0
+ * @category validation
+ */
+export const refusedModule = (role: keyof typeof mainModules, command: Command): string | undefined => {
+  const allowed: ReadonlyArray<string> = mainModules[role]
+  if (allowed.includes(command.mainModule)) return undefined
+  const named = command.mainModule.length > 200 ? `${command.mainModule.slice(0, 200)}…` : command.mainModule
+  const what = role === "executor" ? "an executor" : "a driver"
+  return `mainModule ${JSON.stringify(named)} is not ${what} entry of the Kindling installation; ` +
+    `a worker starts ${what} only with ${allowed.join(" or ")}`
+}
+
+/**
+ * How a worker starts a driver or an executor: `node` on `mainModule`, which must be one of the installation's
+ * entries for that role (`mainModules`), with `arguments` after substituting placeholders. For drivers:
+ * `{{WORKER_URL}}` (the worker's endpoint URL, which the driver watches) and `{{USER_JAR}}` (the local path the
+ * worker fetched `appUrl` to). For executors: `{{WORKER_URL}}`, `{{EXECUTOR_ID}}`, `{{HOSTNAME}}` (the
+ * worker's host), `{{CORES}}` and `{{APP_ID}}`. Spark's `mainClass` is `mainModule` and its `javaOpts` are
+ * `nodeOptions`; class and library paths have no Node counterpart.
  *
  * @since 0.1.0
  * @category models
  */
 export class Command extends Schema.Class<Command>("Command")({
-  mainModule: Schema.String,
-  arguments: Schema.Array(Schema.String),
-  environment: Schema.Record({ key: Schema.String, value: Schema.String }),
-  nodeOptions: Schema.Array(Schema.String)
+  mainModule: Schema.String.annotations({
+    description: "@kindling/driver/main or @kindling/worker/DriverWrapper for a driver, @kindling/executor/main " +
+      "for an executor; anything else is refused"
+  }),
+  arguments: Schema.Array(Schema.String).annotations({
+    description: "placeholders {{…}} are substituted by the worker (see Command)"
+  }),
+  environment: Schema.Record({ key: Schema.String, value: Schema.String }).annotations({
+    description: "added to the worker's own environment"
+  }),
+  nodeOptions: Schema.Array(Schema.String).annotations({ description: "options for node, before the module" })
 }, { description: "How a worker starts a driver or executor process" }) {}
 
 /**

@@ -76,17 +76,23 @@ export class ExecutorRegistrationRejected
 }
 
 /**
- * A worker could not prepare or start a driver (bad artifact URL, unstartable command).
+ * A driver cannot be launched: a worker could not prepare or start it (bad artifact URL, unstartable command),
+ * or a master refused the submission at once because no worker would run its command. A refused submission has
+ * no driver id.
  *
  * @since 0.1.0
  * @category errors
  */
 export class DriverLaunchFailed extends Schema.TaggedError<DriverLaunchFailed>()("DriverLaunchFailed", {
-  driverId: DriverId,
+  driverId: Schema.optionalWith(DriverId, { exact: true }),
   reason: Schema.String
-}, { description: "A worker could not prepare or start a driver (bad artifact URL, unstartable command)." }) {
+}, {
+  description: "A driver cannot be launched: a worker could not prepare or start it (bad artifact URL, " +
+    "unstartable command), or the master refused the submission because no worker would run its command " +
+    "(then without driverId)."
+}) {
   override get message(): string {
-    return `Driver ${this.driverId} could not be launched: ${this.reason}`
+    return `Driver ${this.driverId ?? "submission"} could not be launched: ${this.reason}`
   }
 }
 
@@ -110,7 +116,8 @@ export class ArtifactRejected extends Schema.TaggedError<ArtifactRejected>()("Ar
 }
 
 /**
- * A worker could not start an executor process.
+ * A worker could not start an executor process (among other reasons, a command whose `mainModule` is not the
+ * installation's executor entry).
  *
  * @since 0.1.0
  * @category errors
@@ -119,7 +126,7 @@ export class ExecutorLaunchFailed extends Schema.TaggedError<ExecutorLaunchFaile
   appId: AppId,
   execId: Schema.Int,
   reason: Schema.String
-}, { description: "A worker could not start an executor process." }) {
+}, { description: "A worker could not start an executor process (e.g. a mainModule that is not an executor entry)." }) {
   override get message(): string {
     return `Executor ${this.appId}/${this.execId} could not be launched: ${this.reason}`
   }

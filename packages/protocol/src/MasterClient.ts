@@ -11,7 +11,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { DriverDescription } from "./Descriptions.js"
 import * as Endpoints from "./Endpoints.js"
-import type { ArtifactRejected, DriverNotFound, MasterNotAlive, RpcError } from "./Errors.js"
+import type { ArtifactRejected, DriverLaunchFailed, DriverNotFound, MasterNotAlive, RpcError } from "./Errors.js"
 import type { DriverId } from "./Ids.js"
 import * as MasterUrl from "./MasterUrl.js"
 import { type MasterStateResponse, RequestMasterState } from "./QueryMessages.js"
@@ -36,7 +36,7 @@ export interface MasterClient {
   readonly masters: ReadonlyArray<RpcAddress>
   readonly submitDriver: (
     description: DriverDescription
-  ) => Effect.Effect<SubmitDriverResponse, MasterNotAlive | RpcError>
+  ) => Effect.Effect<SubmitDriverResponse, MasterNotAlive | DriverLaunchFailed | RpcError>
   readonly killDriver: (
     driverId: DriverId
   ) => Effect.Effect<KillDriverResponse, MasterNotAlive | DriverNotFound | RpcError>

@@ -6,7 +6,7 @@
  */
 import * as Schema from "effect/Schema"
 import { DriverDescription, RemoteException } from "./Descriptions.js"
-import { ArtifactRejected, DriverNotFound, MasterNotAlive } from "./Errors.js"
+import { ArtifactRejected, DriverLaunchFailed, DriverNotFound, MasterNotAlive } from "./Errors.js"
 import { DriverId, WorkerId } from "./Ids.js"
 import { RefTo } from "./RpcAddress.js"
 import { DriverState } from "./States.js"
@@ -23,7 +23,9 @@ export class SubmitDriverResponse extends Schema.TaggedClass<SubmitDriverRespons
 }, { description: "The master recorded the driver (success) and scheduled it" }) {}
 
 /**
- * Record a driver, persist it, and schedule it.
+ * Record a driver, persist it, and schedule it. A description whose command no worker would run (a
+ * `mainModule` that is not a driver entry of the installation) is refused with `DriverLaunchFailed`, without a
+ * driver id.
  *
  * @since 0.1.0
  * @category submission client → master
@@ -31,8 +33,11 @@ export class SubmitDriverResponse extends Schema.TaggedClass<SubmitDriverRespons
 export class RequestSubmitDriver extends Schema.TaggedRequest<RequestSubmitDriver>()("RequestSubmitDriver", {
   payload: { driverDescription: DriverDescription },
   success: SubmitDriverResponse,
-  failure: MasterNotAlive
-}, { description: "Record, persist and schedule a driver" }) {}
+  failure: Schema.Union(MasterNotAlive, DriverLaunchFailed)
+}, {
+  description: "Record, persist and schedule a driver; a command that is not a driver entry of the installation " +
+    "is refused"
+}) {}
 
 /**
  * @since 0.1.0

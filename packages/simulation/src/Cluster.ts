@@ -2,7 +2,8 @@
  * A whole Kindling cluster in the simulated world: a master (with recovery from a store that outlives it), N
  * workers running simulated processes, and a client that submits and kills drivers — all real nodes (RpcEnv,
  * shells, cores) — under a seeded schedule of faults: workers killed and restarted, nodes paused, the master
- * killed and recovered, partitions, broken connections, duplicated and delayed frames. After the faults heal,
+ * killed and recovered, leadership revoked and won back (as a ZooKeeper session lost and a new one elected),
+ * partitions, broken connections, duplicated and delayed frames. After the faults heal,
  * the cluster is checked:
  *
  * - no node stopped on a violated invariant (every master and worker validates its state after every step);
@@ -81,6 +82,8 @@ export interface Outcome {
   readonly simulatedMillis: number
   /** The faults injected, in order (the spoofer's visit is no fault of the network's and is not listed). */
   readonly faults: ReadonlyArray<Simulation.Fault>
+  /** Times the master lost its leadership and won it back. */
+  readonly leaderChanges: number
   /** Jobs the computing apps ran, and how many of those that should have succeeded failed (typed) instead. */
   readonly jobs: number
   readonly jobsFailed: number
@@ -118,6 +121,40 @@ export const run = (options: Options): Outcome => {
   let masterGeneration = 0
   let master: Master.Master | undefined
 
+  // The master's election. It leads from the start; a leader change revokes its leadership for a while (its
+  // lease ends at once, whether or not the master hears of it: a paused master learns it when it wakes) and then
+  // elects it again, when it recovers from its store as any newly elected master does.
+  const election = { candidate: undefined as LeaderElection.Candidate | undefined, leads: false, changes: 0 }
+  const electionLayer = Layer.succeed(LeaderElection.LeaderElection, {
+    join: (candidate) =>
+      Effect.suspend(() => {
+        election.candidate = candidate
+        election.leads = true
+        return candidate.elected
+      }),
+    mayLead: () => election.leads
+  })
+  const onMaster = (effect: (candidate: LeaderElection.Candidate) => Effect.Effect<void>) => {
+    const candidate = election.candidate
+    if (candidate !== undefined) sim.node("master")?.evaluate(effect(candidate))
+  }
+  const revokeLeadership = () => {
+    if (!election.leads) return
+    election.leads = false
+    election.changes++
+    sim.note(`${sim.now()} the master's leadership is revoked`)
+    onMaster((candidate) => candidate.revoked)
+  }
+  // A paused master is elected once it runs again; a killed one joins the election anew when it restarts.
+  const electMaster = () => {
+    const node = sim.node("master")
+    if (election.leads || node?.status === "killed") return
+    if (node?.status !== "running") return sim.at(500, electMaster)
+    sim.note(`${sim.now()} the master is elected again`)
+    election.leads = true
+    onMaster((candidate) => candidate.elected)
+  }
+
   // ---- nodes ---------------------------------------------------------------------------------------------
 
   const startMaster = () => {
@@ -148,7 +185,7 @@ export const run = (options: Options): Outcome => {
           Layer.mergeAll(
             RpcEnv.layer({ host: masterAddress.host, port: masterAddress.port }),
             Persistence.layerMemory(store),
-            LeaderElection.layerSingle,
+            electionLayer,
             ArtifactStore.layerNone
           )
         )
@@ -307,7 +344,7 @@ export const run = (options: Options): Outcome => {
         maxCores: Option.some(app.maxCores),
         memoryPerExecutorMB: 1024,
         command: new Descriptions.Command({
-          mainModule: "@kindling/executor",
+          mainModule: "@kindling/executor/main",
           arguments: [
             "{{EXECUTOR_ID}}",
             SimProcesses.behaviourArg({
@@ -499,10 +536,15 @@ export const run = (options: Options): Outcome => {
           sim.node("master")?.pause()
           sim.at(length, () => sim.node("master")?.resume())
         })
-      } else if (kind < 0.9) {
+      } else if (kind < 0.85) {
         sim.at(at, () => {
           sim.node("master")?.kill()
           sim.at(length, () => sim.node("master")?.status === "killed" && startMaster())
+        })
+      } else if (kind < 0.93) {
+        sim.at(at, () => {
+          revokeLeadership()
+          sim.at(length, electMaster)
         })
       } else {
         sim.at(at, () => sim.start(`spoofer-${i}`, spoof(worker)))
@@ -552,6 +594,7 @@ export const run = (options: Options): Outcome => {
     if (name === "master") startMaster()
     else startWorker(name)
   }
+  electMaster()
   const masterState = () => {
     const read = master === undefined ? undefined : sim.node("master")?.evaluate(master.state)
     return read !== undefined && Exit.isSuccess(read) ? read.value : undefined
@@ -627,6 +670,7 @@ export const run = (options: Options): Outcome => {
     simulatedMillis: sim.now() - start,
     // An executor killed with its worker, or by its worker, is no fault of the schedule's.
     faults: sim.faults.filter((fault) => !fault.nodes.every((node) => node.includes(".pid"))),
+    leaderChanges: election.changes,
     jobs: computing.reduce((sum, app) => sum + app.jobs.length, 0),
     jobsFailed,
     problems,

@@ -115,15 +115,14 @@ export interface ProcessOptions {
   readonly superviseInitialBackoffMillis: number
   /** The cluster's secret, handed to drivers and executors in their environment. */
   readonly secret?: string | undefined
-  /** Turns a command's module specifier into the file to run (default: Node's resolution from here). */
+  /**
+   * Turns a command's module specifier, one of the installation's entries (`Descriptions.mainModules`, checked
+   * before), into the file to run (default: Node's resolution from here, i.e. this installation's files).
+   */
   readonly resolveModule?: (specifier: string) => string
 }
 
-const defaultResolveModule = (specifier: string): string => {
-  if (specifier.startsWith("file:")) return fileURLToPath(specifier)
-  if (Path.isAbsolute(specifier)) return specifier
-  return fileURLToPath(import.meta.resolve(specifier))
-}
+const defaultResolveModule = (specifier: string): string => fileURLToPath(import.meta.resolve(specifier))
 
 // The newest modification time of anything under `path`. Links are not followed, which the platform's FileSystem
 // cannot promise (it has no lstat), so the periodic cleanup reads the disk directly.

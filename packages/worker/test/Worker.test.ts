@@ -19,6 +19,8 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 
+const exitScript = fileURLToPath(new URL("./fixtures/exit.mjs", import.meta.url))
+
 // A test master: what it does on registration is the test's; everything else is acknowledged and ignored.
 const masterHandlers = (
   onRegister: (message: WorkerMessages.RegisterWorker) => Effect.Effect<unknown>,
@@ -112,7 +114,9 @@ const startWorker = (
         localDir: Path.join(workDir, "local"),
         driverTerminateTimeoutMillis: 10_000,
         executorTerminateTimeoutMillis: 10_000,
-        superviseInitialBackoffMillis: 1000
+        superviseInitialBackoffMillis: 1000,
+        // Every entry of the installation runs the exit fixture: `exit.mjs <code>`.
+        resolveModule: () => exitScript
       })),
       Effect.provideService(RpcEnv.RpcEnv, rpc)
     )
@@ -211,7 +215,6 @@ describe("Worker directories", () => {
         const { localDir } = yield* startWorker(master.address, () => Effect.void)
         const worker = yield* master.worker
         const appId = Ids.AppId.make("app-20200101000000-0002")
-        const exitScript = fileURLToPath(new URL("./fixtures/exit.mjs", import.meta.url))
         yield* master.rpc.send(
           worker,
           new WorkerMessages.LaunchExecutor({
@@ -223,7 +226,7 @@ describe("Worker directories", () => {
               maxCores: Option.none(),
               memoryPerExecutorMB: 64,
               command: new Descriptions.Command({
-                mainModule: exitScript,
+                mainModule: "@kindling/executor/main",
                 arguments: ["0"],
                 environment: {},
                 nodeOptions: []

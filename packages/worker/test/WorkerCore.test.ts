@@ -51,20 +51,24 @@ const config = (fuzz = 1): WorkerCore.Config => ({
   workDir: "/work"
 })
 
-const command = new Descriptions.Command({ mainModule: "m", arguments: [], environment: {}, nodeOptions: [] })
-const appDesc = new Descriptions.ApplicationDescription({
-  name: "app",
-  maxCores: Option.none(),
-  memoryPerExecutorMB: 1024,
-  command,
-  appUiUrl: "",
-  eventLogDir: Option.none(),
-  eventLogCodec: Option.none(),
-  coresPerExecutor: Option.none(),
-  initialExecutorLimit: Option.none(),
-  user: "u",
-  resourceReqsPerExecutor: []
-})
+const commandOf = (mainModule: string) =>
+  new Descriptions.Command({ mainModule, arguments: [], environment: {}, nodeOptions: [] })
+const command = commandOf("@kindling/driver/main")
+const appDescOf = (executorCommand: Descriptions.Command) =>
+  new Descriptions.ApplicationDescription({
+    name: "app",
+    maxCores: Option.none(),
+    memoryPerExecutorMB: 1024,
+    command: executorCommand,
+    appUiUrl: "",
+    eventLogDir: Option.none(),
+    eventLogCodec: Option.none(),
+    coresPerExecutor: Option.none(),
+    initialExecutorLimit: Option.none(),
+    user: "u",
+    resourceReqsPerExecutor: []
+  })
+const appDesc = appDescOf(commandOf("@kindling/executor/main"))
 const appId = Ids.AppId.make("app-20260101000000-0000")
 
 const tags = (commands: ReadonlyArray<WorkerCore.Command>) =>
@@ -333,6 +337,63 @@ describe("WorkerCore runners and accounting", () => {
     // Once heartbeats go out again, launches run again.
     stepWith(state, { _tag: "SendHeartbeat" }, 80_000)
     assert.deepStrictEqual(tags(stepWith(state, { _tag: "Receive", message: executor }, 80_001)), ["LaunchExecutor"])
+  })
+
+  it("runs only the installation's entries: any other module is refused and reported, never launched", () => {
+    const state = registered()
+    for (const mainModule of ["file:///tmp/app.mjs", "/tmp/app.mjs", "@kindling/executor/main", "node:fs"]) {
+      const refused = stepWith(state, {
+        _tag: "Receive",
+        message: new WorkerMessages.LaunchDriver({
+          driverId: Ids.DriverId.make(`driver-${mainModule}`),
+          driverDesc: new Descriptions.DriverDescription({
+            appUrl: "file:///a.js",
+            mem: 512,
+            cores: 1,
+            supervise: false,
+            command: commandOf(mainModule),
+            resourceReqs: []
+          }),
+          resources: {}
+        })
+      })
+      assert.deepStrictEqual(tags(refused), ["SyncState DriverStateChanged 10.0.0.1"])
+      const report = refused.find((c) => c._tag === "SyncState")!.message as WorkerMessages.DriverStateChanged
+      assert.strictEqual(report.state, "ERROR")
+      assert.deepStrictEqual(
+        Option.map(report.exception, (e) => e.name),
+        Option.some("DriverLaunchFailed")
+      )
+      assert.include(
+        Option.getOrThrow(report.exception).message,
+        `mainModule ${JSON.stringify(mainModule)} is not a driver entry of the Kindling installation; a worker ` +
+          "starts a driver only with @kindling/driver/main or @kindling/worker/DriverWrapper"
+      )
+    }
+    const executor = stepWith(state, {
+      _tag: "Receive",
+      message: new WorkerMessages.LaunchExecutor({
+        masterUrl: masterA.address.url,
+        appId,
+        execId: 3,
+        appDesc: appDescOf(commandOf("@kindling/worker/DriverWrapper")),
+        cores: 1,
+        memory: 512,
+        resources: {}
+      })
+    })
+    assert.deepStrictEqual(tags(executor), ["SyncState ExecutorStateChanged 10.0.0.1"])
+    const report = executor.find((c) => c._tag === "SyncState")!.message as WorkerMessages.ExecutorStateChanged
+    assert.strictEqual(report.state, "FAILED")
+    assert.deepStrictEqual(
+      report.message,
+      Option.some(
+        `Executor ${appId}/3 could not be launched: mainModule "@kindling/worker/DriverWrapper" is not an executor ` +
+          "entry of the Kindling installation; a worker starts an executor only with @kindling/executor/main"
+      )
+    )
+    assert.deepStrictEqual([state.coresUsed, state.memoryUsed, state.drivers.size, state.executors.size], [0, 0, 0, 0])
+    assert.deepStrictEqual(WorkerCore.validate(state), [])
   })
 
   it("tells a driver's end again to every new master until one acknowledges it", () => {

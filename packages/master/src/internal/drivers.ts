@@ -1,7 +1,7 @@
 // Drivers: submission, kill, status, launch, removal and relaunch.
 import { Retention } from "@kindling/kernel"
-import type { Descriptions, States } from "@kindling/protocol"
-import { Errors, Ids, SubmissionMessages, WorkerMessages } from "@kindling/protocol"
+import type { States } from "@kindling/protocol"
+import { Descriptions, Errors, Ids, SubmissionMessages, WorkerMessages } from "@kindling/protocol"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import { persistDriver } from "./snapshots.js"
@@ -25,9 +25,16 @@ export const createDriver = (step: Step, desc: Descriptions.DriverDescription): 
 export const submitDriver = (
   step: Step,
   desc: Descriptions.DriverDescription
-): Exit.Exit<SubmissionMessages.SubmitDriverResponse, Errors.MasterNotAlive> => {
+): Exit.Exit<SubmissionMessages.SubmitDriverResponse, Errors.MasterNotAlive | Errors.DriverLaunchFailed> => {
   const { state } = step
   if (state.status !== "ALIVE") return notAlive(state, "accept driver submissions")
+  // Refused here rather than by the worker that would get it: the submitter learns why at once, and nothing is
+  // recorded for a driver that could never run.
+  const refused = Descriptions.refusedModule("driver", desc.command)
+  if (refused !== undefined) {
+    log(step, "Warning", `Refused a driver submission: ${refused}`)
+    return Exit.fail(new Errors.DriverLaunchFailed({ reason: refused }))
+  }
   const driver = createDriver(step, desc)
   persistDriver(step, driver)
   // Logged once it is on disk: commands are carried out in order, and a failed write stops the master first.

@@ -2,7 +2,7 @@
 // directories of finished apps.
 import { Retention } from "@kindling/kernel"
 import type { Ids, RpcAddress } from "@kindling/protocol"
-import { Descriptions, Ids as IdsOf, States, WorkerMessages } from "@kindling/protocol"
+import { Descriptions, Errors, Ids as IdsOf, States, WorkerMessages } from "@kindling/protocol"
 import * as Option from "effect/Option"
 import type { Local } from "../WorkerCore.js"
 import type { DriverEntry, ExecutorEntry, Step } from "./state.js"
@@ -20,20 +20,7 @@ export const launchExecutor = (step: Step, message: WorkerMessages.LaunchExecuto
   }
   const fullId = IdsOf.fullExecutorId(message.appId, message.execId)
   if (takenForDead(step)) {
-    const reason = "the worker was unresponsive past the worker timeout when the launch arrived"
-    log(step, "Warning", `Not launching executor ${fullId}: ${reason}`)
-    step.commands.push({
-      _tag: "SyncState",
-      to: state.master!,
-      message: new WorkerMessages.ExecutorStateChanged({
-        appId: message.appId,
-        execId: message.execId,
-        state: "FAILED",
-        message: Option.some(reason),
-        exitStatus: Option.none()
-      })
-    })
-    return
+    return refuseExecutor(step, message, "the worker was unresponsive past the worker timeout when the launch arrived")
   }
   // A launch delivered twice (a resent or duplicated message) must not start or charge the executor twice, nor
   // start again one that already ended here.
@@ -44,6 +31,11 @@ export const launchExecutor = (step: Step, message: WorkerMessages.LaunchExecuto
   if (state.finishedExecutors.some((e) => e.appId === message.appId && e.execId === message.execId)) {
     log(step, "Warning", `Asked to launch executor ${fullId} again; it has already ended here`)
     return
+  }
+  const refused = Descriptions.refusedModule("executor", message.appDesc.command)
+  if (refused !== undefined) {
+    const failure = new Errors.ExecutorLaunchFailed({ appId: message.appId, execId: message.execId, reason: refused })
+    return refuseExecutor(step, message, failure.message)
   }
   log(step, "Info", `Asked to launch executor ${fullId} for ${message.appDesc.name}`)
   const executor: ExecutorEntry = {
@@ -64,6 +56,22 @@ export const launchExecutor = (step: Step, message: WorkerMessages.LaunchExecuto
     appDesc: message.appDesc,
     cores: message.cores,
     memory: message.memory
+  })
+}
+
+// An executor this worker will not start ends FAILED at once; the master frees what it allotted to it.
+const refuseExecutor = (step: Step, message: WorkerMessages.LaunchExecutor, reason: string) => {
+  log(step, "Warning", `Not launching executor ${IdsOf.fullExecutorId(message.appId, message.execId)}: ${reason}`)
+  step.commands.push({
+    _tag: "SyncState",
+    to: step.state.master!,
+    message: new WorkerMessages.ExecutorStateChanged({
+      appId: message.appId,
+      execId: message.execId,
+      state: "FAILED",
+      message: Option.some(reason),
+      exitStatus: Option.none()
+    })
   })
 }
 
@@ -99,23 +107,35 @@ export const launchDriver = (step: Step, message: WorkerMessages.LaunchDriver) =
   // The master has given this driver up (relaunched it elsewhere, if supervised, where it may even have ended):
   // running it now could run it twice. It ends here, and the master ignores the end of a driver it removed.
   if (takenForDead(step)) {
-    const reason = "the worker was unresponsive past the worker timeout when the launch arrived"
-    log(step, "Warning", `Not launching driver ${message.driverId}: ${reason}`)
-    const driver: DriverEntry = {
-      id: message.driverId,
-      desc,
-      state: "ERROR",
-      exception: new Descriptions.RemoteException({ name: "DriverLaunchFailed", message: reason })
-    }
-    reportDriver(step, driver)
-    Retention.append(state.finishedDrivers, driver, state.config.retainedDrivers)
-    return
+    return refuseDriver(step, message, "the worker was unresponsive past the worker timeout when the launch arrived")
+  }
+  // A master checks this at submission; a worker does not take another node's word for what it runs.
+  const refused = Descriptions.refusedModule("driver", desc.command)
+  if (refused !== undefined) {
+    return refuseDriver(
+      step,
+      message,
+      new Errors.DriverLaunchFailed({ driverId: message.driverId, reason: refused }).message
+    )
   }
   log(step, "Info", `Asked to launch driver ${message.driverId}`)
   state.drivers.set(message.driverId, { id: message.driverId, desc, state: "RUNNING", exception: undefined })
   state.coresUsed += desc.cores
   state.memoryUsed += desc.mem
   step.commands.push({ _tag: "LaunchDriver", driverId: message.driverId, desc })
+}
+
+// A driver this worker will not run ends ERROR at once, with the reason as its exception.
+const refuseDriver = (step: Step, message: WorkerMessages.LaunchDriver, reason: string) => {
+  log(step, "Warning", `Not launching driver ${message.driverId}: ${reason}`)
+  const driver: DriverEntry = {
+    id: message.driverId,
+    desc: message.driverDesc,
+    state: "ERROR",
+    exception: new Descriptions.RemoteException({ name: "DriverLaunchFailed", message: reason })
+  }
+  reportDriver(step, driver)
+  Retention.append(step.state.finishedDrivers, driver, step.state.config.retainedDrivers)
 }
 
 export const killDriver = (step: Step, message: WorkerMessages.KillDriver) => {
