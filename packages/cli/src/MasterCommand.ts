@@ -17,7 +17,7 @@ import {
   ZooKeeperRecovery
 } from "@kindling/master"
 import { ProtocolConf, RpcEnv } from "@kindling/protocol"
-import { NodeTransport } from "@kindling/protocol/node"
+import { NodeExposure, NodeTransport } from "@kindling/protocol/node"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -59,9 +59,9 @@ export const start = (options: {
     const recoveryMode = conf.get(MasterConf.keys.recoveryMode)
     const recoveryDirectory = conf.get(MasterConf.keys.recoveryDirectory)
     const recovery = yield* recoveryLayers(conf)
-    const rpc = RpcEnv.layer({ ...(yield* ProtocolConf.rpcOptions(conf)), host, port: options.port }).pipe(
-      Layer.provide(NodeTransport.layer)
-    )
+    const rpcOptions = yield* ProtocolConf.rpcOptions(conf)
+    yield* Settings.checkRpcExposure(conf, "The master", host, rpcOptions.secret)
+    const rpc = RpcEnv.layer({ ...rpcOptions, host, port: options.port }).pipe(Layer.provide(NodeTransport.layer))
     const artifactDirectory = conf.get(MasterConf.keys.artifactDirectory)
     const artifacts = ArtifactStore.layer({
       directory: artifactDirectory !== ""
@@ -169,10 +169,7 @@ const restServer = (conf: Conf.Conf<Settings.Keys>, host: string) =>
     port: conf.get(MasterConf.keys.restPort),
     maxRetries: conf.get(KernelConf.keys.portMaxRetries),
     secret: conf.get(ProtocolConf.keys.authenticateSecret),
-    // Only an explicit kindling.authenticate=false, not the default, opens the port to everyone.
-    allowUnauthenticated: conf.entries.some((entry) =>
-      entry.key === ProtocolConf.keys.authenticate.name && entry.source !== "default"
-    ) && !conf.get(ProtocolConf.keys.authenticate),
+    allowUnauthenticated: NodeExposure.optedOut(conf),
     allowedAppResourcePatterns: conf.get(MasterConf.keys.restAllowedAppResourcePatterns),
     maxRequestBodySize: conf.get(MasterConf.keys.restMaxRequestBodySize) * 2 ** 20,
     serverVersion: packageJson.version

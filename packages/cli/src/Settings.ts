@@ -10,6 +10,7 @@ import { DriverConf, HistoryConf } from "@kindling/driver"
 import { KernelConf } from "@kindling/kernel"
 import { MasterConf } from "@kindling/master"
 import { ProtocolConf } from "@kindling/protocol"
+import { NodeExposure } from "@kindling/protocol/node"
 import { WorkerConf } from "@kindling/worker"
 import * as Data from "effect/Data"
 import type * as Effect from "effect/Effect"
@@ -89,3 +90,25 @@ export const load = (options: {
  */
 export const confFlags = (map: HashMap.HashMap<string, string>): ReadonlyArray<string> =>
   [...HashMap.entries(map)].map(([key, value]) => `${key}=${value}`)
+
+/**
+ * Refuses to open the RPC port of `service` (a master, a worker) on `host` beyond loopback without `secret`,
+ * the one the RpcEnv will use, unless `kindling.authenticate=false` was set explicitly (`NodeExposure`).
+ *
+ * @since 0.1.0
+ * @category checks
+ */
+export const checkRpcExposure = (
+  conf: Conf.Conf<Keys>,
+  service: string,
+  host: string,
+  secret: string | undefined
+): Effect.Effect<void, NodeExposure.Unprotected> =>
+  NodeExposure.check({
+    service,
+    host,
+    hostSetting: "--host",
+    secret,
+    secretSetting: `${ProtocolConf.keys.authenticate.name}=true with ${ProtocolConf.keys.authenticateSecret.name}`,
+    optedOut: NodeExposure.optedOut(conf)
+  })

@@ -62,6 +62,7 @@ export const start = (options: {
   Effect.gen(function*() {
     const { conf, host, workDir } = options
     const rpcOptions = yield* ProtocolConf.rpcOptions(conf)
+    yield* Settings.checkRpcExposure(conf, "The worker", host, rpcOptions.secret)
     const rpc = RpcEnv.layer({ ...rpcOptions, host, port: options.port }).pipe(
       Layer.provide(NodeTransport.layer)
     )

@@ -5,7 +5,7 @@ import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"
 import * as Net from "node:net"
 import * as Path from "node:path"
-import { freePort, isRunning, kindling, root, run, startMaster, temporaryDirectory } from "./fixtures/cluster.js"
+import { freePort, isRunning, kindling, root, run, start, startMaster, temporaryDirectory } from "./fixtures/cluster.js"
 
 interface Outcome {
   readonly code: number | null
@@ -191,6 +191,48 @@ describe("kindling on bad input", () => {
       Effect.gen(function*() {
         expectRejected(yield* run(["worker", "kindling://127.0.0.1:1", "--memory", "2x"]), 1, "--memory", "2x")
       }))
+  })
+
+  describe("secure by default", () => {
+    const everywhere = ["--host", "0.0.0.0", "--port", "0", "--conf", "kindling.master.ui.port=0"]
+
+    it.live("a master or worker on an address other than loopback without a secret refuses to start", () =>
+      Effect.gen(function*() {
+        expectRejected(
+          yield* run(["master", ...everywhere]),
+          1,
+          "The master would listen on 0.0.0.0 (0.0.0.0), not a loopback address, without a secret",
+          "kindling.authenticate=true with kindling.authenticate.secret"
+        )
+        expectRejected(
+          yield* run(["worker", "kindling://127.0.0.1:1", "--host", "0.0.0.0", "--conf", "kindling.worker.ui.port=0"]),
+          1,
+          "The worker would listen on 0.0.0.0 (0.0.0.0), not a loopback address, without a secret"
+        )
+      }))
+
+    it.scopedLive(
+      "starts there with a secret, or with kindling.authenticate=false and a warning",
+      () =>
+        Effect.gen(function*() {
+          const secured = yield* start([
+            "master",
+            ...everywhere,
+            "--conf",
+            "kindling.authenticate=true",
+            "--conf",
+            "kindling.authenticate.secret=a secret long enough"
+          ])
+          yield* secured.waitFor(/Starting Kindling master at kindling:\/\/0\.0\.0\.0:\d+/)
+          assert.notInclude(secured.output(), "without authentication")
+          const open = yield* start(["master", ...everywhere, "--conf", "kindling.authenticate=false"])
+          yield* open.waitFor(
+            /The master listens on 0\.0\.0\.0 without authentication \(kindling\.authenticate=false\)/
+          )
+          yield* open.waitFor(/Starting Kindling master at kindling:\/\/0\.0\.0\.0:\d+/)
+        }),
+      60_000
+    )
   })
 
   describe("submit, status, kill", () => {

@@ -28,13 +28,13 @@ import {
   RpcEnv,
   SubmissionMessages
 } from "@kindling/protocol"
+import { NodeExposure } from "@kindling/protocol/node"
 import * as Cause from "effect/Cause"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
-import * as Dns from "node:dns/promises"
 
 /**
  * @since 0.1.0
@@ -91,25 +91,6 @@ export interface Submissions {
 }
 
 /**
- * The server would accept submissions from anyone who reaches it.
- *
- * @since 0.1.0
- * @category errors
- */
-export class RestServerUnprotected extends Data.TaggedError("RestServerUnprotected")<{
-  readonly host: string
-  readonly addresses: ReadonlyArray<string>
-}> {
-  override get message() {
-    const where = this.addresses.length === 0 ? "which resolves to no address" : `(${this.addresses.join(", ")})`
-    return `The REST server would listen on ${this.host} ${where}, not a loopback address, without a secret: ` +
-      "anyone who reaches it could run code on the cluster. Set kindling.authenticate.secret (clients then sign " +
-      "a token with it), listen on a loopback address (kindling.master.rest.host), or set " +
-      "kindling.authenticate=false to run it without authentication."
-  }
-}
-
-/**
  * A bound REST port.
  *
  * @since 0.1.0
@@ -125,8 +106,6 @@ export interface RestServer {
     submissions: Submissions
   ) => Effect.Effect<void, never, RpcEnv.RpcEnv | Scope.Scope>
 }
-
-const isLoopback = (address: string) => address === "::1" || /^(::ffff:)?127\./i.test(address)
 
 const actions = ["create", "kill", "killall", "status", "clear", "readyz"] as const
 type Action = (typeof actions)[number]
@@ -163,16 +142,16 @@ const decode = (segment: string) => {
  */
 export const make = (
   options: Options
-): Effect.Effect<RestServer, RestServerUnprotected | WebServer.WebPortUnavailable, Scope.Scope> =>
+): Effect.Effect<RestServer, NodeExposure.Unprotected | WebServer.WebPortUnavailable, Scope.Scope> =>
   Effect.gen(function*() {
-    if (options.secret === undefined && !options.allowUnauthenticated) {
-      const addresses = yield* Effect.promise(() =>
-        Dns.lookup(options.host, { all: true }).then((found) => found.map((entry) => entry.address), () => [])
-      )
-      if (addresses.length === 0 || !addresses.every(isLoopback)) {
-        return yield* new RestServerUnprotected({ host: options.host, addresses })
-      }
-    }
+    yield* NodeExposure.check({
+      service: "The REST server",
+      host: options.host,
+      hostSetting: "kindling.master.rest.host",
+      secret: options.secret,
+      secretSetting: "kindling.authenticate.secret (clients then sign a token with it)",
+      optedOut: options.allowUnauthenticated
+    })
     if (options.secret !== undefined && RestAuth.key(options.secret).length < 32) {
       yield* Effect.logWarning(
         `kindling.authenticate.secret has ${RestAuth.key(options.secret).length} bytes; an HS256 key should have at ` +

@@ -18,3 +18,8 @@ export * as NodeTransport from "./NodeTransport.js"
  * @since 0.1.0
  */
 export * as NodeArtifacts from "./NodeArtifacts.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as NodeExposure from "./NodeExposure.js"
