@@ -1,5 +1,6 @@
 /**
- * The `kindling` command: `master`, `worker`, `submit`, `status`, `kill` and `history`, with Spark's flags.
+ * The `kindling` command: `master`, `worker`, `submit`, `status`, `kill` and `history`, with Spark's flags, and
+ * `conformance`, which checks a node against the wire protocol.
  *
  * @since 0.1.0
  */
@@ -11,6 +12,7 @@ import * as Effect from "effect/Effect"
 import type * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
 import packageJson from "../package.json" with { type: "json" }
+import * as ConformanceCommand from "./ConformanceCommand.js"
 import * as HistoryCommand from "./HistoryCommand.js"
 import * as MasterCommand from "./MasterCommand.js"
 import * as Settings from "./Settings.js"
@@ -211,6 +213,31 @@ const status = Command.make(
   )
 )
 
+const conformance = Command.make(
+  "conformance",
+  {
+    target: Options.text("target").pipe(Options.withDescription("The node to check, as kindling://host:port")),
+    role: Options.choice("role", ["master", "worker"]).pipe(Options.withDescription("What the node is")),
+    secret: Options.text("secret").pipe(
+      Options.withDescription("The cluster's shared secret (default: kindling.authenticate.secret, when on)"),
+      Options.optional
+    ),
+    timeout: Options.integer("timeout").pipe(
+      Options.withDescription("Seconds to wait for each answer"),
+      Options.withDefault(5)
+    ),
+    propertiesFile,
+    conf
+  },
+  (args) => exitCode(ConformanceCommand.run({ ...args, conf: confList(args.conf) }))
+).pipe(
+  Command.withDescription(
+    "Check that a master or worker speaks the wire protocol: the handshake, every ask of its role, framing and " +
+      "dropped peers, a line per check (exit 1 if any fails). Use a node set aside for it: on a master it submits " +
+      "and kills drivers."
+  )
+)
+
 /**
  * @since 0.1.0
  * @category commands
@@ -227,7 +254,8 @@ export const kindling = Command.make(
     submit,
     status,
     driverCommand("kill", "Kill a driver", SubmitCommands.kill),
-    history
+    history,
+    conformance
   ])
 )
 
