@@ -1,6 +1,6 @@
 // Renders docs/protocol.md and docs/protocol.schema.json from the schemas of @kindling/protocol, so the
 // reference can never drift from the code (a test compares the committed files with a fresh rendering).
-import { Catalogue, Envelope, Errors, States, TaskPlan } from "@kindling/protocol"
+import { Catalogue, Descriptions, Envelope, Errors, States, TaskPlan } from "@kindling/protocol"
 import { JSONSchema, Option, Schema, SchemaAST as AST } from "effect"
 
 type AnySchema = Schema.Schema<any, any, never>
@@ -30,6 +30,8 @@ const named = new Map<string, { readonly ast: AST.AST; readonly fields: MessageC
 const primitiveNames: Record<string, string> = {
   Int: "int",
   NonNegativeInt: "int ≥ 0",
+  Megabytes: "int ≥ 0, MB",
+  ByteCount: "int ≥ 0, bytes",
   Finite: "number",
   NonNegative: "int ≥ 0",
   Bytes: "bytes",
@@ -321,6 +323,8 @@ export const renderMarkdown = (): string => {
     "- [Messages](#messages), by conversation",
     "- [Replies](#replies)",
     "- [Artifacts](#artifacts): how an app reaches drivers and executors",
+    "- [Commands](#commands): what a worker runs for a driver or an executor",
+    "- [Securing a cluster](#securing-a-cluster)",
     "- [Web UIs and HTTP](#web-uis-and-http): what each node answers over HTTP",
     "- [Tasks](#tasks): what `LaunchTask.serializedTask` holds",
     "- [Payload types](#payload-types)",
@@ -335,22 +339,57 @@ export const renderMarkdown = (): string => {
     `maximum (default ${Envelope.defaultMaxFrameSize} bytes, 128 MiB): a sender fails the send or ask with`,
     "`FrameTooLarge` without writing; a receiver answers `reject` with `FrameTooLarge` and closes, since the",
     "stream cannot be resynchronised. A frame that is not a valid envelope is logged as `MalformedFrame` and",
-    "dropped; the connection goes on.",
+    "dropped; the connection goes on. If it is an `ask` whose `id` can be read, the node also answers it with a",
+    "`failure` carrying the `MalformedFrame` (the ask is not carried out), so the asker does not wait for its",
+    "timeout. A `MalformedFrame` reason is one line naming the first problem and where it is:",
+    "`RequestSubmitDriver.driverDescription.mem: Expected number, actual \"x\"`, or for an envelope",
+    "`not an envelope: id must be a non-negative safe integer (≤ 2^53 − 1), got -1`.",
+    "",
+    "**Integers** are MessagePack integers of any width (positive and negative fixint, int8 to int64, uint8 to",
+    "uint64): a reader accepts a 64-bit integer wherever an integer is expected. Kindling reads one as a number",
+    "when it is a safe integer (|n| ≤ 2^53 − 1), and refuses a larger one with `MalformedFrame` (\"… is not a safe",
+    "integer\"). It writes every whole number as an integer, never as a float: beyond 32 bits as int64. Floats",
+    "(float32 or float64) appear only in fields of type `number`, and a whole number there may come as an",
+    "integer.",
     "",
     "Every envelope is a map whose `_tag` says its kind. Message bodies are the messages' schema encodings:",
     "maps with the message's `_tag` and its fields, optional values as `nil`. A map key `__proto__` is read",
     "as `__proto_` (the decoder refuses to touch object prototypes), so no key of a record may be `__proto__`.",
     "",
-    "- `send`: a one-way message to the endpoint `to`.",
+    "- `send`: a one-way message to the endpoint `to`. A `send` to an endpoint the node does not have, or whose",
+    "  body does not decode as one of that endpoint's messages, is dropped with a warning in the receiving",
+    "  node's log; the sender is told nothing (a one-way message has nowhere to put an answer).",
     "- `ask`: a request with an `id` unique on its connection; answered by exactly one `reply` (encoded with",
     "  the request's reply type) or `failure` (one of the request's errors, or an RpcEnv error such as",
-    "  `EndpointNotFound` or `MalformedFrame`). An asker that gives up (`AskTimeout`) ignores a late answer.",
+    "  `EndpointNotFound` or `MalformedFrame`). An asker that gives up (`AskTimeout`) ignores a late answer. A",
+    "  repeated `id` on the same connection (among its last 4096 asks) is ignored, so a duplicated frame is",
+    "  carried out once.",
+    "- A `reply` body is encoded with the request's reply type like any message: when that type is a message",
+    "  (`SubmitDriverResponse`, `MasterStateResponse`, …; see [Replies](#replies)) it is a map **with its",
+    "  `_tag`**; when it is a plain value (a boolean, say) it is that value; an ask with no reply type gets `nil`.",
     "- `from` is the sender's listening address, or `nil` for a node that accepts no connections; replies to",
     "  such a node go back over the connection it opened.",
     "",
-    "Nodes keep one connection per pair and use it in both directions. Endpoints are told when a peer connects",
-    "(after the handshake) and when its connection closes. Bulk bytes travel on connections of their own, with",
-    "envelopes of their own: see [Data connections](#data-connections).",
+    "Nodes keep one connection per pair and use it in both directions. A connection's peer is who its `hello`",
+    "says it is: the listener takes the dialler's identity from `hello.address` (the socket's own address only",
+    "when that is `nil`), and the dialler knows the listener as the address it dialled. The claim is not",
+    "checked beyond the handshake: with a shared secret only members of the cluster can make one. To send to an",
+    "address, a node uses the open control connection whose peer is that address, whichever side dialled it,",
+    "and dials one only when there is none: so a master answers a worker over the worker's own connection, and",
+    "dials back to an advertised address (`RegisterWorker.worker`, an app's driver) only when that connection",
+    "has closed or the address is not the one its `hello` gave. A node that advertises an address must",
+    "therefore accept connections there. Endpoints are told when a peer connects (after the handshake) and",
+    "when its connection closes. Bulk bytes travel on connections of their own, with envelopes of their own:",
+    "see [Data connections](#data-connections).",
+    "",
+    "Ids (`DriverId`, `AppId`, `WorkerId`, `ExecutorId`, endpoint names) are strings. Kindling generates them",
+    "in Spark's formats (`driver-<yyyyMMddHHmmss>-<nnnn>`, `app-<yyyyMMddHHmmss>-<nnnn>`,",
+    "`worker-<yyyyMMddHHmmss>-<host>-<port>`), but no receiver checks a format: any string decodes, and an id",
+    "a node does not know is answered as unknown (`DriverNotFound`, `AppNotFound`, a worker's log lines).",
+    "",
+    "For debugging a client of your own, `--conf kindling.rpc.traceDir=<dir>` makes masters, workers and the",
+    "submit, status and kill commands write every frame they send or receive to `<dir>/<pid>.jsonl`, with its",
+    "MessagePack payload in base64: compare them with what your client writes.",
     "",
     ...envelope,
     "## Handshake",
@@ -369,6 +408,12 @@ export const renderMarkdown = (): string => {
     "   \"kindling-client\" ‖ Ns ‖ Nc) }`; the listener checks it and answers `welcome`. A wrong proof on either",
     "   side ends in `reject` with `AuthenticationFailed`, reported by both nodes. The labels differ, so one",
     "   side's proof is useless as the other's.",
+    "",
+    "   The bytes: the HMAC key is the secret's UTF-8 encoding, as it is (no hashing, trimming or padding). The",
+    "   HMAC message is the plain concatenation of the label's UTF-8 bytes (`kindling-server` or",
+    "   `kindling-client`, 15 bytes, no terminator) and the two 32-byte nonces in the order shown, with no",
+    "   separators or lengths: 79 bytes. A proof is the 32-byte HMAC-SHA256 output, as `bin`; the two sides",
+    "   compare proofs in constant time.",
     "5. A listener drops a connection whose handshake does not complete within its handshake timeout",
     "   (default 10 s).",
     "",
@@ -414,7 +459,7 @@ export const renderMarkdown = (): string => {
     "`crc` is the CRC-32 of the chunk's `data` (IEEE 802.3, the one zlib computes). The fetcher checks it, that",
     "the chunk starts where the verified bytes end and stays within the credit, and at `end` that `size` is the",
     "offset it reached. A failed check is `BlockCorrupted`: the fetcher cancels the stream and fetches again from",
-    "its last verified offset. Kindling writes a chunk with `data` last, `id` and `offset` as float64, `crc` as",
+    "its last verified offset. Kindling writes a chunk with `data` last, `id` and `offset` as uint64, `crc` as",
     "uint32 and `data` as bin32, which a fetcher can read without copying the data; it accepts any other valid",
     "encoding too.",
     "",
@@ -463,6 +508,63 @@ export const renderMarkdown = (): string => {
     "With a shared secret, data connections pass the same handshake as control connections, so only nodes that",
     "know the secret get an artifact; workers hand their secret to the drivers and executors they start in the",
     "environment (`KINDLING_AUTHENTICATE_SECRET`), never on a command line.",
+    "",
+    "## Commands",
+    "",
+    "A `Command` (in `DriverDescription.command` and `ApplicationDescription.command`) says how a worker starts",
+    "a driver or an executor: `node [nodeOptions…] <mainModule> [arguments…]`, in the runner's own directory,",
+    "with `environment` added to the worker's own, stdout and stderr to files there, and",
+    "`--max-old-space-size=<mem>` when the description asks for memory.",
+    "",
+    "`mainModule` must be one of the Kindling installation's entries for that role, resolved from the",
+    "worker's installation; a worker runs nothing else, so a description cannot make it run a file or package",
+    "of its choosing:",
+    "",
+    `- driver: ${Descriptions.mainModules.driver.map((m) => `\`${m}\``).join(" or ")}. \`@kindling/driver/main\``,
+    "  takes `{{WORKER_URL}} {{USER_JAR}} <masterUrl> <settings JSON> [app args…]` (what `kindling submit",
+    "  --deploy-mode cluster` sends: the app artifact runs as a Kindling app with those settings);",
+    "  `@kindling/worker/DriverWrapper` takes `{{WORKER_URL}} {{USER_JAR}} [app args…]` and calls the default",
+    "  export of the module at `{{USER_JAR}}` with the app arguments (a plain function driver).",
+    `- executor: ${Descriptions.mainModules.executor.map((m) => `\`${m}\``).join(" or ")}, with the arguments`,
+    "  the driver's application description gives it.",
+    "",
+    "A master refuses a `RequestSubmitDriver` naming any other module with `DriverLaunchFailed` (no `driverId`:",
+    "nothing is recorded). A worker checks again: a `LaunchDriver` naming another module ends the driver `ERROR`",
+    "with a `DriverLaunchFailed` exception, a `LaunchExecutor` ends the executor `FAILED` with the",
+    "`ExecutorLaunchFailed` text, and either message says which modules are allowed.",
+    "",
+    "Before starting the process the worker replaces these placeholders in `arguments`, anywhere in an",
+    "argument; a placeholder without a value for the role (`{{EXECUTOR_ID}}` for a driver) is left as it is:",
+    "",
+    "| placeholder | driver | executor |",
+    "|---|---|---|",
+    "| `{{WORKER_URL}}` | the worker's endpoint URL (`kindling://Worker@host:port`), which the process watches | same |",
+    "| `{{USER_JAR}}` | the local path the worker fetched `appUrl` to | — |",
+    "| `{{EXECUTOR_ID}}` | — | the executor's id within its app (`execId`) |",
+    "| `{{HOSTNAME}}` | — | the worker's host |",
+    "| `{{CORES}}` | — | the cores granted (`LaunchExecutor.cores`) |",
+    "| `{{APP_ID}}` | — | the application's id |",
+    "",
+    "Sizes: every memory field of the deploy messages (`mem`, `memory`, `memoryUsed`, `memoryPerExecutorMB`,",
+    "`executorMemoryMb`) is a whole number of megabytes (MiB, 2^20 bytes; type `int ≥ 0, MB` below), as in",
+    "Spark; sizes of blocks and artifacts are bytes (`int ≥ 0, bytes`); `cores` counts cores.",
+    "",
+    "## Securing a cluster",
+    "",
+    "Whoever can send `RequestSubmitDriver` to a master, or `LaunchDriver` and `LaunchExecutor` to a worker, can",
+    "make the cluster run an app of their choosing (Spark's CVE-2018-11770 and CVE-2020-9480). So:",
+    "",
+    "- Give every process of the cluster one shared secret: `--conf kindling.authenticate=true --conf",
+    "  kindling.authenticate.secret=<secret>` (or `KINDLING_AUTHENTICATE` and `KINDLING_AUTHENTICATE_SECRET`).",
+    "  Every connection, control or data, then passes the handshake above before anything is delivered; the",
+    "  REST server wants a bearer token signed with the same secret. Workers hand the secret to the drivers",
+    "  and executors they start in the environment, never on a command line.",
+    "- A master, worker or REST server that would listen on an address other than loopback without a secret",
+    "  refuses to start, with a message saying so. `--conf kindling.authenticate=false`, set explicitly, starts",
+    "  it anyway (a trusted network, a firewall in front) and logs a warning. On loopback (`--host 127.0.0.1`,",
+    "  a host name that resolves only to loopback) nothing is asked for, for quick starts on one machine.",
+    "- The web UIs and metrics are not authenticated (as Spark's by default): bind them to addresses only",
+    "  operators reach. Workers only ever start the installation's own entries (see [Commands](#commands)).",
     "",
     "## Web UIs and HTTP",
     "",
@@ -536,8 +638,13 @@ export const renderMarkdown = (): string => {
   return out.join("\n").replace(/\n{3,}/g, "\n\n")
 }
 
+type JsonSchema = Record<string, any>
+
 export const renderJsonSchema = (): string => {
   const messages = Catalogue.conversations.map((c) => c.union)
+  // Every named schema lands in $defs under its identifier, the envelope union as `Envelope` and each envelope
+  // as its own (`Send`, `Reply`, …). The unions of bodies are added under names of their own, never over one
+  // of those: a $def replaced by a $ref to itself sends validators into a loop.
   const schema = JSONSchema.make(
     Schema.Struct({
       envelope: Envelope.Envelope,
@@ -545,20 +652,40 @@ export const renderJsonSchema = (): string => {
       reply: Schema.Union(...Catalogue.replies),
       error: Schema.Union(...Object.values(Errors.all))
     })
-  ) as { $defs: Record<string, unknown>; properties: Record<string, unknown> }
+  ) as { $defs: Record<string, JsonSchema>; properties: Record<string, JsonSchema> }
+  const defs: Record<string, JsonSchema> = { ...schema.$defs }
+  const define = (name: string, definition: JsonSchema) => {
+    if (name in defs) throw new Error(`$defs.${name} is a schema of the protocol already`)
+    defs[name] = definition
+  }
+  define("Message", schema.properties.message!)
+  define("ReplyMessage", schema.properties.reply!)
+  define("Error", schema.properties.error!)
+  if (schema.properties.envelope!.$ref !== "#/$defs/Envelope") throw new Error("the Envelope union is not in $defs")
+  // What the envelopes carry, by kind: messages in `send` and `ask`, errors in `failure`, `reject` and
+  // `fetchFailed`. A reply's body is the request's reply type, which the envelope alone does not tell.
+  for (
+    const [envelope, field, body] of [
+      ["Send", "body", "Message"],
+      ["Ask", "body", "Message"],
+      ["Failure", "error", "Error"],
+      ["Reject", "error", "Error"],
+      ["FetchFailed", "error", "Error"]
+    ] as const
+  ) {
+    defs[envelope]!.properties[field] = { $ref: `#/$defs/${body}` }
+  }
+  // Effect writes `unknown` with an $id of its own, which a validator would take for a second schema to load.
+  defs.Reply!.properties.body = { description: "the reply, encoded with the request's reply type" }
   const document = {
     $schema: "http://json-schema.org/draft-07/schema#",
     title: `Kindling wire protocol, version ${Envelope.protocolVersion}`,
-    description: "A frame's payload is an Envelope (MessagePack). Message bodies are Message values, replies " +
-      "are Reply values or the reply types in docs/protocol.md, failures are Error values.",
+    description: "A frame's payload is an Envelope (MessagePack; bin values are strings here, of " +
+      "contentEncoding binary). `send` and `ask` bodies are Message values, `failure`, `reject` and " +
+      "`fetchFailed` errors are Error values, and a `reply` body is the reply type of its request: a " +
+      "ReplyMessage or one of the types docs/protocol.md lists.",
     $ref: "#/$defs/Envelope",
-    $defs: {
-      ...schema.$defs,
-      Envelope: schema.properties.envelope,
-      Message: schema.properties.message,
-      Reply: schema.properties.reply,
-      Error: schema.properties.error
-    }
+    $defs: defs
   }
   return `${JSON.stringify(document, null, 2)}\n`
 }

@@ -61,7 +61,9 @@ export const start = (options: {
     const recovery = yield* recoveryLayers(conf)
     const rpcOptions = yield* ProtocolConf.rpcOptions(conf)
     yield* Settings.checkRpcExposure(conf, "The master", host, rpcOptions.secret)
-    const rpc = RpcEnv.layer({ ...rpcOptions, host, port: options.port }).pipe(Layer.provide(NodeTransport.layer))
+    const rpc = RpcEnv.layer({ ...rpcOptions, host, port: options.port }).pipe(
+      Layer.provide(NodeTransport.layerFrom(conf))
+    )
     const artifactDirectory = conf.get(MasterConf.keys.artifactDirectory)
     const artifacts = ArtifactStore.layer({
       directory: artifactDirectory !== ""

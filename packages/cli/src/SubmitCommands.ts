@@ -141,7 +141,9 @@ const restMasters = (conf: Conf.Conf<Settings.Keys>, master: string) =>
         }
       )
     }).pipe(
-      Effect.provide(RpcEnv.layer(yield* ProtocolConf.rpcOptions(conf)).pipe(Layer.provide(NodeTransport.layer))),
+      Effect.provide(
+        RpcEnv.layer(yield* ProtocolConf.rpcOptions(conf)).pipe(Layer.provide(NodeTransport.layerFrom(conf)))
+      ),
       Effect.either,
       Logger.withMinimumLogLevel(LogLevel.None)
     )
@@ -179,7 +181,7 @@ const withGateway = <A>(
           (error) => new SubmissionRefused({ message: notAliveAdvice(master, client.masters.length, error) })
         )
       )
-    }).pipe(Effect.scoped, Effect.provide(RpcEnv.layer(options).pipe(Layer.provide(NodeTransport.layer))))
+    }).pipe(Effect.scoped, Effect.provide(RpcEnv.layer(options).pipe(Layer.provide(NodeTransport.layerFrom(conf)))))
   })
 
 // A refusal from a master that does not lead, said plainly: what the operator can do about it comes first.
@@ -477,7 +479,9 @@ export const masters = (args: Common): Effect.Effect<number, Settings.Failure> =
           Effect.catchAll((error) => Effect.succeed({ master: address.url, error: error.message }))
         ), { concurrency: "unbounded" })
     }).pipe(
-      Effect.provide(RpcEnv.layer(yield* ProtocolConf.rpcOptions(conf)).pipe(Layer.provide(NodeTransport.layer)))
+      Effect.provide(
+        RpcEnv.layer(yield* ProtocolConf.rpcOptions(conf)).pipe(Layer.provide(NodeTransport.layerFrom(conf)))
+      )
     )
     yield* Console.log(JSON.stringify(states, null, 2))
     return states.some((state) =>

@@ -64,7 +64,7 @@ export const start = (options: {
     const rpcOptions = yield* ProtocolConf.rpcOptions(conf)
     yield* Settings.checkRpcExposure(conf, "The worker", host, rpcOptions.secret)
     const rpc = RpcEnv.layer({ ...rpcOptions, host, port: options.port }).pipe(
-      Layer.provide(NodeTransport.layer)
+      Layer.provide(NodeTransport.layerFrom(conf))
     )
     yield* Effect.gen(function*() {
       const address = (yield* RpcEnv.RpcEnv).address!

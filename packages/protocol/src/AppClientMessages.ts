@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
-import { ApplicationDescription, Count } from "./Descriptions.js"
+import { ApplicationDescription, Count, Megabytes } from "./Descriptions.js"
 import { AppNotFound } from "./Errors.js"
 import { AppId, WorkerId } from "./Ids.js"
 import { RefTo } from "./RpcAddress.js"
@@ -108,7 +108,7 @@ export class ExecutorAdded extends Schema.TaggedClass<ExecutorAdded>()("Executor
   workerId: WorkerId,
   hostPort: Schema.String,
   cores: Count,
-  memory: Count
+  memory: Megabytes
 }, { description: "An executor was granted on a worker; memory in MB" }) {}
 
 /**

@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
-import { Count, ResourceRequirement, Resources } from "./Descriptions.js"
+import { ByteCount, Count, Megabytes, ResourceRequirement, Resources } from "./Descriptions.js"
 import { ExecutorRegistrationRejected, MapOutputMissing } from "./Errors.js"
 import { ExecutorId } from "./Ids.js"
 import { RefTo, RpcAddress } from "./RpcAddress.js"
@@ -33,7 +33,7 @@ const Properties = Schema.Record({ key: Schema.String, value: Schema.String })
 export class ResourceProfile extends Schema.Class<ResourceProfile>("ResourceProfile")({
   id: Count,
   executorCores: Schema.OptionFromNullOr(Count),
-  executorMemoryMb: Schema.OptionFromNullOr(Count),
+  executorMemoryMb: Schema.OptionFromNullOr(Megabytes),
   executorResources: Schema.Array(ResourceRequirement),
   taskCpus: Count,
   taskResources: Schema.Array(ResourceRequirement)
@@ -222,7 +222,7 @@ export class MapOutputLocation extends Schema.Class<MapOutputLocation>("MapOutpu
   mapIndex: Count,
   executorId: ExecutorId,
   address: RpcAddress,
-  size: Count
+  size: ByteCount
 }, { description: "Where one map output block is, and its size in bytes" }) {}
 
 /**
@@ -263,8 +263,8 @@ export class UpdateBlockInfo extends Schema.TaggedClass<UpdateBlockInfo>()("Upda
   executorId: ExecutorId,
   blockId: Schema.String,
   storageLevel: Schema.Literal("MEMORY_ONLY", "MEMORY_AND_DISK", "DISK_ONLY"),
-  memSize: Count,
-  diskSize: Count
+  memSize: ByteCount,
+  diskSize: ByteCount
 }, { description: "An executor stored a block of a persisted dataset" }) {}
 
 /**

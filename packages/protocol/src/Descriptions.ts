@@ -17,6 +17,29 @@ import { ExecutorState } from "./States.js"
 export const Count = Schema.NonNegativeInt
 
 /**
+ * A memory size in megabytes (MiB, 2^20 bytes): what every memory field of the deploy messages counts in, as
+ * Spark's do.
+ *
+ * @since 0.1.0
+ * @category schema
+ */
+export const Megabytes = Schema.NonNegativeInt.annotations({
+  identifier: "Megabytes",
+  description: "a whole number of megabytes (MiB, 2^20 bytes)"
+})
+
+/**
+ * A size in bytes.
+ *
+ * @since 0.1.0
+ * @category schema
+ */
+export const ByteCount = Schema.NonNegativeInt.annotations({
+  identifier: "ByteCount",
+  description: "a whole number of bytes"
+})
+
+/**
  * The entries of the Kindling installation a worker starts, by what it starts them for. A worker runs nothing
  * else: a command naming another module would run whatever file or package it names, with the worker's rights,
  * and (a module that only has a default export) exit 0 as if it had done its work.
@@ -121,7 +144,7 @@ export type Resources = typeof Resources.Type
  */
 export class DriverDescription extends Schema.Class<DriverDescription>("DriverDescription")({
   appUrl: Schema.String,
-  mem: Count,
+  mem: Megabytes,
   cores: Count,
   supervise: Schema.Boolean,
   command: Command,
@@ -137,7 +160,7 @@ export class DriverDescription extends Schema.Class<DriverDescription>("DriverDe
 export class ApplicationDescription extends Schema.Class<ApplicationDescription>("ApplicationDescription")({
   name: Schema.String,
   maxCores: Schema.OptionFromNullOr(Count),
-  memoryPerExecutorMB: Count,
+  memoryPerExecutorMB: Megabytes,
   command: Command,
   appUiUrl: Schema.String,
   eventLogDir: Schema.OptionFromNullOr(Schema.String),

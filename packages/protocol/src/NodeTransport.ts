@@ -5,12 +5,24 @@
  *
  * @since 0.1.0
  */
+import type { Conf, Registry } from "@kindling/conf"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Fs from "node:fs"
 import * as Net from "node:net"
+import * as Path from "node:path"
 import type { Crc32 } from "./DataPlane.js"
 import * as NodeDataPlane from "./NodeDataPlane.js"
-import { ConnectFailed, type Connection, type ConnectionHandler, ListenFailed, Transport } from "./Transport.js"
+import * as ProtocolConf from "./ProtocolConf.js"
+import {
+  ConnectFailed,
+  type Connection,
+  type ConnectionHandler,
+  ListenFailed,
+  tap,
+  type TappedFrame,
+  Transport
+} from "./Transport.js"
 
 // A closing side flushes what it wrote (a refusal, say) before the socket goes; a peer that never closes its
 // end is cut off after this long.
@@ -129,3 +141,39 @@ export const make: Effect.Effect<Transport["Type"]> = Effect.sync(() =>
  * @category layers
  */
 export const layer: Layer.Layer<Transport | Crc32> = Layer.merge(Layer.effect(Transport, make), NodeDataPlane.layer)
+
+// One file per process, so that nodes tracing to one directory never interleave their lines.
+const traceTo = (dir: string) => {
+  Fs.mkdirSync(dir, { recursive: true })
+  const file = Path.join(dir, `${process.pid}.jsonl`)
+  return (frame: TappedFrame) => {
+    const line = {
+      at: Date.now(),
+      direction: frame.direction,
+      remote: `${frame.remote.host}:${frame.remote.port}`,
+      payload: Buffer.from(frame.payload.buffer, frame.payload.byteOffset, frame.payload.byteLength).toString("base64")
+    }
+    try {
+      Fs.appendFileSync(file, `${JSON.stringify(line)}\n`)
+    } catch {
+      // A trace is an aid: a full disk must not stop the node it describes.
+    }
+  }
+}
+
+/**
+ * The TCP transport as the configuration asks for it: tapped into a trace when `kindling.rpc.traceDir` is set.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerFrom = (
+  conf: Conf.Conf<Registry.KeyOf<typeof ProtocolConf.group>>
+): Layer.Layer<Transport | Crc32> => {
+  const dir = conf.get(ProtocolConf.keys.traceDir)
+  if (dir === undefined) return layer
+  return Layer.merge(
+    Layer.effect(Transport, Effect.map(make, (transport) => tap(transport, traceTo(dir)))),
+    NodeDataPlane.layer
+  )
+}

@@ -52,6 +52,11 @@ export const keys = {
   maxHandshakes: Key.make("kindling.rpc.maxHandshakes", ValueType.int({ min: 1 }), {
     default: "64",
     description: "The most incoming connections a node lets be in their handshake at once; more are refused."
+  }),
+  traceDir: Key.make("kindling.rpc.traceDir", ValueType.string, {
+    description: "For debugging a node or a client in another language: masters, workers and the submit, status " +
+      "and kill commands append every frame they send or receive to <dir>/<pid>.jsonl, one JSON line each: " +
+      "`at` (ms), `direction` (in, out), `remote` (host:port) and `payload` (the frame's MessagePack, base64)."
   })
 }
 

@@ -4,7 +4,14 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
-import { ApplicationDescription, Count, DriverDescription, RemoteException, Resources } from "./Descriptions.js"
+import {
+  ApplicationDescription,
+  Count,
+  DriverDescription,
+  Megabytes,
+  RemoteException,
+  Resources
+} from "./Descriptions.js"
 import { AppId, DriverId, WorkerId } from "./Ids.js"
 import { RefTo } from "./RpcAddress.js"
 import { ApplicationState, DriverState, ExecutorState, RecoveryState, WorkerState } from "./States.js"
@@ -22,7 +29,7 @@ export class ExecutorInfo extends Schema.Class<ExecutorInfo>("ExecutorInfo")({
   execId: Count,
   workerId: WorkerId,
   cores: Count,
-  memory: Count,
+  memory: Megabytes,
   state: ExecutorState,
   resources: Resources
 }, { description: "An executor as the master tracks it; memory in MB" }) {}
@@ -40,8 +47,8 @@ export class WorkerInfo extends Schema.Class<WorkerInfo>("WorkerInfo")({
   webUiAddress: Schema.String,
   cores: Count,
   coresUsed: Count,
-  memory: Count,
-  memoryUsed: Count,
+  memory: Megabytes,
+  memoryUsed: Megabytes,
   resources: Resources,
   resourcesUsed: Resources,
   state: WorkerState,
@@ -162,7 +169,7 @@ export class ExecutorRunnerInfo extends Schema.Class<ExecutorRunnerInfo>("Execut
   execId: Count,
   appDesc: ApplicationDescription,
   cores: Count,
-  memory: Count,
+  memory: Megabytes,
   state: ExecutorState,
   resources: Resources,
   workDir: Schema.String
@@ -197,9 +204,9 @@ export class WorkerStateResponse extends Schema.TaggedClass<WorkerStateResponse>
   finishedDrivers: Schema.Array(DriverRunnerInfo),
   masterUrl: Schema.OptionFromNullOr(Schema.String),
   cores: Count,
-  memory: Count,
+  memory: Megabytes,
   coresUsed: Count,
-  memoryUsed: Count,
+  memoryUsed: Megabytes,
   masterWebUiUrl: Schema.OptionFromNullOr(Schema.String),
   resources: Resources,
   resourcesUsed: Resources

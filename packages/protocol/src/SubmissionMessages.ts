@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
-import { DriverDescription, RemoteException } from "./Descriptions.js"
+import { ByteCount, DriverDescription, RemoteException } from "./Descriptions.js"
 import { ArtifactRejected, DriverLaunchFailed, DriverNotFound, MasterNotAlive } from "./Errors.js"
 import { DriverId, WorkerId } from "./Ids.js"
 import { RefTo } from "./RpcAddress.js"
@@ -161,7 +161,7 @@ export class RequestUploadArtifact extends Schema.TaggedRequest<RequestUploadArt
     /** The SHA-256 of its bytes, as 64 lowercase hex digits. */
     sha256: Schema.String,
     /** Its size in bytes. */
-    size: Schema.NonNegativeInt
+    size: ByteCount
   },
   success: UploadArtifactResponse,
   failure: Schema.Union(MasterNotAlive, ArtifactRejected)

@@ -10,6 +10,7 @@ import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
+import { FrameDecoder } from "./Codec.js"
 
 /**
  * One end of an open byte stream. `write` queues bytes in order and never blocks; after `close` (or after the
@@ -213,3 +214,84 @@ export const makeMemory: Effect.Effect<Transport["Type"]> = Effect.sync(() => {
  * @category layers
  */
 export const layerMemory: Layer.Layer<Transport> = Layer.effect(Transport, makeMemory)
+
+/**
+ * One frame a tapped transport saw go by: its payload (the MessagePack bytes of one envelope, without the length
+ * header), which way it went, and the connection's other end.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface TappedFrame {
+  readonly direction: "in" | "out"
+  readonly remote: Connection["remote"]
+  readonly payload: Uint8Array
+}
+
+// A tap reads every frame, whatever its size: it watches, it does not police.
+const unlimited = Number.MAX_SAFE_INTEGER
+
+// Feeds one direction of a connection to `onFrame`, a frame at a time. Bytes that are not frames end the tap of
+// that direction, not the connection: the node decides what to make of them.
+const frameTap = (
+  remote: Connection["remote"],
+  direction: TappedFrame["direction"],
+  onFrame: (f: TappedFrame) => void
+) => {
+  const decoder = new FrameDecoder(unlimited)
+  return (bytes: Uint8Array) => {
+    const frames = decoder.push(bytes)
+    if (frames._tag === "Right") { for (const payload of frames.right) onFrame({ direction, remote, payload }) }
+  }
+}
+
+const tapConnection = (
+  connection: Connection,
+  handler: (connection: Connection) => ConnectionHandler,
+  onFrame: (frame: TappedFrame) => void
+): { readonly connection: Connection; readonly handler: ConnectionHandler } => {
+  const sent = frameTap(connection.remote, "out", onFrame)
+  const received = frameTap(connection.remote, "in", onFrame)
+  const tapped: Connection = {
+    ...connection,
+    write: (bytes) => {
+      sent(bytes)
+      connection.write(bytes)
+    }
+  }
+  const inner = handler(tapped)
+  return {
+    connection: tapped,
+    handler: {
+      onData: (bytes) => {
+        received(bytes)
+        inner.onData(bytes)
+      },
+      onClose: inner.onClose
+    }
+  }
+}
+
+/**
+ * The same transport, with every frame written or received on its connections also given to `onFrame`: for
+ * traces of what a node says on the wire (`kindling.rpc.traceDir`) and for tests that check it.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const tap = (transport: Transport["Type"], onFrame: (frame: TappedFrame) => void): Transport["Type"] =>
+  Transport.of({
+    listen: (host, port, accept) =>
+      transport.listen(host, port, (connection) => tapConnection(connection, accept, onFrame).handler),
+    connect: (host, port, handler) => {
+      let tapped: Connection | undefined
+      return Effect.map(
+        transport.connect(host, port, (connection) => {
+          const wired = tapConnection(connection, handler, onFrame)
+          tapped = wired.connection
+          return wired.handler
+        }),
+        () => tapped!
+      )
+    }
+  })

@@ -10,6 +10,7 @@ import {
   Count,
   DriverDescription,
   ExecutorDescription,
+  Megabytes,
   RemoteException,
   Resources
 } from "./Descriptions.js"
@@ -32,7 +33,7 @@ export class RegisterWorker extends Schema.TaggedClass<RegisterWorker>()("Regist
   port: Schema.Int,
   worker: RefTo<"Worker">(),
   cores: Count,
-  memory: Count,
+  memory: Megabytes,
   workerWebUiUrl: Schema.String,
   masterAddress: RpcAddress,
   resources: Resources
@@ -250,7 +251,7 @@ export class LaunchExecutor extends Schema.TaggedClass<LaunchExecutor>()("Launch
   execId: Count,
   appDesc: ApplicationDescription,
   cores: Count,
-  memory: Count,
+  memory: Megabytes,
   resources: Resources
 }, { description: "Start an executor; memory in MB" }) {}
 

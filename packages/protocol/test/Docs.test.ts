@@ -29,6 +29,38 @@ describe("the generated protocol reference", () => {
     for (const name of Object.keys(Errors.all)) assert.include(markdown, `### ${name}\n`)
   })
 
+  it("the JSON Schema is usable: no definition refers to itself, and every envelope has its own", () => {
+    const schema = JSON.parse(renderJsonSchema()) as { $defs: Record<string, { $ref?: string; anyOf?: unknown }> }
+    for (const [name, definition] of Object.entries(schema.$defs)) {
+      assert.notStrictEqual(definition.$ref, `#/$defs/${name}`, `$defs.${name} refers to itself`)
+    }
+    assert.deepStrictEqual(
+      (schema.$defs.Envelope!.anyOf as ReadonlyArray<{ $ref: string }>).map((member) => member.$ref),
+      [
+        "Hello",
+        "Challenge",
+        "Proof",
+        "Welcome",
+        "Reject",
+        "Send",
+        "Ask",
+        "Reply",
+        "Failure",
+        "Ping",
+        "Fetch",
+        "Chunk",
+        "Credit",
+        "End",
+        "Cancel",
+        "FetchFailed"
+      ].map((name) => `#/$defs/${name}`)
+    )
+    assert.deepStrictEqual((schema.$defs.Reply as { properties: { _tag: unknown } }).properties._tag, {
+      type: "string",
+      enum: ["reply"]
+    })
+  })
+
   it("the JSON Schema defines the envelope and every message", () => {
     const schema = JSON.parse(renderJsonSchema()) as { $defs: Record<string, unknown> }
     assert.property(schema.$defs, "Envelope")
