@@ -260,6 +260,10 @@ const receive = Core.dispatch<Inbound, Step>({
     Core.reply(step, ask, Exit.succeed(true))
   },
   DriverStateChanged: (step, message, ask) => {
+    // A standby knows no driver and cannot pass the end on: it answers false, and the worker keeps the end for the
+    // next leader (in its answer to MasterChanged). Acknowledged, the end would be forgotten, and a supervised
+    // driver that finished would be relaunched by a leader that never heard of it.
+    if (step.state.status === "STANDBY") return Core.reply(step, ask, Exit.succeed(false))
     if (!States.isDriverReportable(message.state)) {
       log(step, "Warning", `Unexpected state ${message.state} for driver ${message.driverId}; ignored`)
     } else if (step.state.drivers.has(message.driverId)) {

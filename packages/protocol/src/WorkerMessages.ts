@@ -84,7 +84,10 @@ export class DriverStateChanged extends Schema.TaggedRequest<DriverStateChanged>
   },
   success: Schema.Boolean,
   failure: Schema.Never
-}, { description: "A driver's final state; answered true once the master has taken it into account" }) {}
+}, {
+  description: "A driver's final state; answered true once the master has taken it into account, false by a " +
+    "STANDBY master, which cannot: the worker keeps the end and tells the next leader (endedDrivers)"
+}) {}
 
 /**
  * A driver that ended on a worker while no master acknowledged its end.

@@ -389,8 +389,9 @@ export const run = (options: Options): Outcome => {
   const programs: SimProcesses.Programs = {
     sim,
     programFor: (args) => {
+      // An executor command that carries a behaviour is one of the apps that only hold executors: simulated.
       const at = args.indexOf("@kindling/executor/main")
-      if (at < 0) return undefined
+      if (at < 0 || SimProcesses.carriesBehaviour(args)) return undefined
       const argv = args.slice(at + 1)
       return {
         token: /@([^:/]+):/.exec(argv[argv.indexOf("--driver-url") + 1] ?? "")?.[1] ?? "?",

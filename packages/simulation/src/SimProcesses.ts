@@ -46,8 +46,18 @@ export const behaviourArg = (behaviour: Behaviour): string =>
   `sim:run=${behaviour.runMillis},exit=${behaviour.exitCode},fails=${behaviour.failingRuns},` +
   `term=${behaviour.obeysTerm ? "obey" : "ignore"},token=${behaviour.token}`
 
+const isBehaviourArg = (arg: string) => arg.startsWith("sim:run=")
+
+/**
+ * Whether a command carries a behaviour, and so runs as a simulated process rather than a program of its own.
+ *
+ * @since 0.1.0
+ * @category predicates
+ */
+export const carriesBehaviour = (args: ReadonlyArray<string>): boolean => args.some(isBehaviourArg)
+
 const parse = (args: ReadonlyArray<string>): Behaviour => {
-  const arg = args.find((a) => a.startsWith("sim:"))
+  const arg = args.find(isBehaviourArg)
   const fields = new Map(
     (arg ?? "sim:").slice(4).split(",").filter(Boolean).map((kv) => kv.split("=") as [string, string])
   )

@@ -9,8 +9,10 @@ describe("the simulated cluster", () => {
   it(`keeps its guarantees under faults, seeds ${first}-${last}`, () => {
     const failures: Array<string> = []
     const kinds = new Set<string>()
+    let leaderChanges = 0
     for (let seed = first; seed <= last; seed++) {
       const outcome = Cluster.run({ seed })
+      leaderChanges += outcome.leaderChanges
       for (const fault of outcome.faults) kinds.add(`${fault.kind} ${fault.nodes.includes("master") ? "master" : ""}`)
       if (outcome.problems.length > 0) failures.push(`seed ${seed}: ${outcome.problems.slice(0, 5).join(" | ")}`)
     }
@@ -19,6 +21,7 @@ describe("the simulated cluster", () => {
     for (const kind of ["kill master", "kill ", "pause master", "pause ", "partition master", "break master"]) {
       assert.isTrue(kinds.has(kind), `no "${kind.trim()}" fault in seeds ${first}-${last}: ${[...kinds].join(", ")}`)
     }
+    assert.isAbove(leaderChanges, 0, `no leader change in seeds ${first}-${last}`)
   }, 120_000)
 
   it("replays a seed exactly", () => {

@@ -101,8 +101,12 @@ export const make = (
           const to = (yield* shell.read(WorkerCore.activeMaster)) ?? command.to
           const outcome = yield* Effect.either(rpc.ask(to, message, { timeout: options.askTimeoutMillis }))
           if (outcome._tag === "Right") {
-            if (message._tag === "DriverStateChanged") host.feed({ _tag: "DriverEndHeard", driverId: message.driverId })
-            return
+            if (message._tag !== "DriverStateChanged") return
+            // A standby answers false: the end stays unheard, for the leader the worker registers with next.
+            if (outcome.right) return host.feed({ _tag: "DriverEndHeard", driverId: message.driverId })
+            return yield* Effect.logInfo(
+              `The master is a standby; the end of driver ${message.driverId} is told to the next leader`
+            )
           }
           if (attempt >= options.executorStateSyncMaxAttempts) {
             const reason = `Failed to send ${message._tag} to ${to.toString()} ${attempt} times ` +
