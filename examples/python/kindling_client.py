@@ -211,7 +211,8 @@ def command_submit(args):
 def command_fake_worker(args):
     master_host, master_port = parse_url(args.master)
     # The worker's address is a port it owns. Its hello advertises it, so the master knows the connection as the
-    # worker's: answers come back on it, and when it closes the master drops the worker at once.
+    # worker's: it answers on it, dials back only once it has closed, and drops the worker when it closes. (A
+    # worker that outlives its connection must serve its address; this one goes with it, so it only holds it.)
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     listener.listen()

@@ -5,7 +5,7 @@ import { Conformance } from "@kindling/protocol/testing"
 import { Effect } from "effect"
 import * as Net from "node:net"
 import * as Path from "node:path"
-import { run, startMaster, startWorker, temporaryDirectory } from "./fixtures/cluster.js"
+import { authenticated, run, startMaster, startWorker, temporaryDirectory } from "./fixtures/cluster.js"
 
 const conformance = (target: string, role: Conformance.Role, extra: ReadonlyArray<string> = []) =>
   run(["conformance", "--target", target, "--role", role, ...extra])
@@ -23,17 +23,10 @@ const expectAllPassed = (
   assert.strictEqual(outcome.code, 0)
 }
 
-const secured = (secret: string) => [
-  "--conf",
-  "kindling.authenticate=true",
-  "--conf",
-  `kindling.authenticate.secret=${secret}`
-]
-
 const playBoth = (secret?: string) =>
   Effect.gen(function*() {
     const dir = yield* temporaryDirectory
-    const auth = secret === undefined ? [] : secured(secret)
+    const auth = secret === undefined ? [] : authenticated(secret)
     const master = yield* startMaster(auth)
     const worker = yield* startWorker(master.url, Path.join(dir, "worker"), auth)
     const flags = secret === undefined ? [] : ["--secret", secret]

@@ -3,10 +3,9 @@
 // from the docs alone that works is what shows the docs are enough.
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { root, startMaster, startWorker, temporaryDirectory } from "./fixtures/cluster.js"
+import { authenticated, execute, root, startMaster, startWorker, temporaryDirectory } from "./fixtures/cluster.js"
 
 // Debian's python3-msgpack (which .ci/run installs) is Debian's python's: a python3 earlier on the PATH, such as
 // pyenv's, does not see it.
@@ -14,16 +13,7 @@ const python = Fs.existsSync("/usr/bin/python3") ? "/usr/bin/python3" : "python3
 const client = Path.join(root, "examples", "python", "kindling_client.py")
 const secret = "from-the-docs"
 
-const py = (args: ReadonlyArray<string>, key = secret) =>
-  Effect.async<{ readonly code: number | null; readonly stdout: string; readonly stderr: string }>((resume) => {
-    ChildProcess.execFile(
-      python,
-      [client, "--secret", key, ...args],
-      { cwd: root, timeout: 90_000 },
-      (error, stdout, stderr) =>
-        resume(Effect.succeed({ code: error === null ? 0 : (error.code as number | null) ?? null, stdout, stderr }))
-    )
-  })
+const py = (args: ReadonlyArray<string>, key = secret) => execute(python, [client, "--secret", key, ...args], 90_000)
 
 describe("examples/python/kindling_client.py", () => {
   it.scopedLive(
@@ -31,7 +21,7 @@ describe("examples/python/kindling_client.py", () => {
     () =>
       Effect.gen(function*() {
         const dir = yield* temporaryDirectory
-        const auth = ["--conf", "kindling.authenticate=true", "--conf", `kindling.authenticate.secret=${secret}`]
+        const auth = authenticated(secret)
         const master = yield* startMaster(auth)
         const worker = yield* startWorker(master.url, Path.join(dir, "worker"), auth)
 

@@ -19,12 +19,13 @@ import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as AppClientMessages from "./AppClientMessages.js"
 import * as Codec from "./Codec.js"
-import { Command, DriverDescription } from "./Descriptions.js"
+import { Command, DriverDescription, mainModules } from "./Descriptions.js"
 import * as EndpointNames from "./EndpointNames.js"
 import type * as Endpoints from "./Endpoints.js"
 import { defaultMaxFrameSize, protocolVersion } from "./Envelope.js"
 import { RpcError } from "./Errors.js"
 import { AppId, DriverId } from "./Ids.js"
+import { concat } from "./internal/bytes.js"
 import {
   CheckFailed,
   connect,
@@ -247,6 +248,17 @@ const probe = (target: Target, session: Session, after: string) =>
 
 const pause = (millis: number) => Effect.sleep(Duration.millis(millis))
 
+const check = (
+  name: string,
+  run: (target: Target) => Effect.Effect<void, CheckFailed, Transport | Scope.Scope>
+): Check => ({ name, run })
+
+// A check on a connection whose handshake is done.
+const opened = (
+  name: string,
+  run: (target: Target, session: Session) => Effect.Effect<void, CheckFailed, Transport | Scope.Scope>
+): Check => check(name, (target) => Effect.flatMap(open(target), (session) => run(target, session)))
+
 // ---- the asks of each role ----------------------------------------------------------------------------------
 
 interface Conversation {
@@ -315,7 +327,7 @@ const unplaceable = (mainModule: string) =>
     resourceReqs: []
   })
 
-const driverWrapper = "@kindling/worker/DriverWrapper"
+const [, driverWrapper] = mainModules.driver
 
 const requestExecutorsOfUnknownApp = new AppClientMessages.RequestExecutors({ appId: unknownApp, requestedTotal: 1 })
 
@@ -441,22 +453,20 @@ const workerScripts: Scripts<Endpoints.Inbound["Worker"]> = {
 
 const askChecks = (scripts: Readonly<Record<string, AskScript>>): ReadonlyArray<Check> =>
   Object.entries(scripts).flatMap(([tag, script]): ReadonlyArray<Check> => [
-    {
-      name: `${tag}: ${script.expects}`,
-      run: (target) =>
+    opened(
+      `${tag}: ${script.expects}`,
+      (target, session) =>
         Effect.gen(function*() {
-          const session = yield* open(target)
           const conversation: Conversation = { ask: (request) => askMessage(target, session, request) }
           yield* script.answer(yield* conversation.ask(script.request), conversation)
         })
-    },
-    {
-      name: script.wrong === undefined
+    ),
+    opened(
+      script.wrong === undefined
         ? `${tag}: a body that is not a map fails with MalformedFrame`
         : `${tag}: a body with ${script.wrong[0]} = ${show(script.wrong[1])} fails with MalformedFrame naming it`,
-      run: (target) =>
+      (target, session) =>
         Effect.gen(function*() {
-          const session = yield* open(target)
           const wrong = script.wrong
           const body = wrong === undefined
             ? tag
@@ -470,15 +480,19 @@ const askChecks = (scripts: Readonly<Record<string, AskScript>>): ReadonlyArray<
             return yield* fail(`the reason does not name ${wrong[0]}: ${show(error.reason)}`)
           }
         })
-    }
+    )
   ])
 
 // ---- checks every role passes ---------------------------------------------------------------------------------
 
-const check = (
-  name: string,
-  run: (target: Target) => Effect.Effect<void, CheckFailed, Transport | Scope.Scope>
-): Check => ({ name, run })
+// A hello whose nonce does not match the node's secret, or lack of one.
+const refusedHello = (name: string, nonce: Uint8Array | null) =>
+  check(name, (target) =>
+    Effect.gen(function*() {
+      const session = yield* dial(target)
+      yield* session.write(frameOf(hello(nonce)))
+      yield* expectRefusal(session, "AuthenticationFailed")
+    }))
 
 const handshakeChecks = (secret: boolean): ReadonlyArray<Check> => [
   secret
@@ -486,15 +500,7 @@ const handshakeChecks = (secret: boolean): ReadonlyArray<Check> => [
     : check("handshake: a hello without a nonce is answered with welcome, version 1", open),
   ...(secret
     ? [
-      check(
-        "handshake: a hello without a nonce is rejected with AuthenticationFailed, then closed",
-        (target) =>
-          Effect.gen(function*() {
-            const session = yield* dial(target)
-            yield* session.write(frameOf(hello(null)))
-            yield* expectRefusal(session, "AuthenticationFailed")
-          })
-      ),
+      refusedHello("handshake: a hello without a nonce is rejected with AuthenticationFailed, then closed", null),
       check(
         "handshake: a wrong proof is rejected with AuthenticationFailed, then closed",
         (target) =>
@@ -508,14 +514,9 @@ const handshakeChecks = (secret: boolean): ReadonlyArray<Check> => [
       )
     ]
     : [
-      check(
+      refusedHello(
         "handshake: a hello with a nonce (a secret the node does not have) is rejected with AuthenticationFailed",
-        (target) =>
-          Effect.gen(function*() {
-            const session = yield* dial(target)
-            yield* session.write(frameOf(hello(Handshake.makeNonce())))
-            yield* expectRefusal(session, "AuthenticationFailed")
-          })
+        Handshake.makeNonce()
       )
     ]),
   check(
@@ -545,9 +546,8 @@ const handshakeChecks = (secret: boolean): ReadonlyArray<Check> => [
 
 // Something the node must not answer, then the probe: the probe's answer must be the next frame.
 const ignored = (name: string, bytes: (target: Target) => Effect.Effect<Uint8Array, CheckFailed>) =>
-  check(name, (target) =>
+  opened(name, (target, session) =>
     Effect.gen(function*() {
-      const session = yield* open(target)
       yield* session.write(yield* bytes(target))
       yield* probe(target, session, "afterwards")
     }))
@@ -555,11 +555,10 @@ const ignored = (name: string, bytes: (target: Target) => Effect.Effect<Uint8Arr
 const probeBody = (target: Target) => bodyOf(target.probe)
 
 const envelopeChecks: ReadonlyArray<Check> = [
-  check(
+  opened(
     "envelope: an ask to an unknown endpoint fails with EndpointNotFound naming it",
-    (target) =>
+    (target, session) =>
       Effect.gen(function*() {
-        const session = yield* open(target)
         const answer = yield* ask(target, session, "NoSuchEndpoint", yield* probeBody(target))
         const error = yield* failureOf(target.probe, answer, "EndpointNotFound")
         if (!String(error.endpoint).includes("NoSuchEndpoint")) {
@@ -567,20 +566,19 @@ const envelopeChecks: ReadonlyArray<Check> = [
         }
       })
   ),
-  check(
+  opened(
     "envelope: an ask whose body is no message of the endpoint fails with MalformedFrame",
-    (target) =>
+    (target, session) =>
       Effect.gen(function*() {
-        const session = yield* open(target)
         const answer = yield* ask(target, session, target.endpoint, { _tag: "NoSuchMessage" })
         yield* failureOf(target.probe, answer, "MalformedFrame")
       })
   ),
-  check("envelope: an ask that is not a valid envelope (to is a number) but has an id fails with MalformedFrame", (
-    target
+  opened("envelope: an ask that is not a valid envelope (to is a number) but has an id fails with MalformedFrame", (
+    target,
+    session
   ) =>
     Effect.gen(function*() {
-      const session = yield* open(target)
       const id = target.nextId()
       yield* session.write(frameOf({ _tag: "ask", id, from: null, to: 42, body: yield* probeBody(target) }))
       yield* failureOf(target.probe, yield* answerTo(session, id), "MalformedFrame")
@@ -603,11 +601,10 @@ const envelopeChecks: ReadonlyArray<Check> = [
 ]
 
 const framingChecks: ReadonlyArray<Check> = [
-  check(
+  opened(
     "framing: a frame split over many writes (the header byte by byte) is read",
-    (target) =>
+    (target, session) =>
       Effect.gen(function*() {
-        const session = yield* open(target)
         const { bytes, id } = askFrame(target, target.endpoint, yield* probeBody(target))
         const half = Math.ceil((bytes.length + 6) / 2)
         const pieces = [0, 1, 2, 3, 4, 5].map((i) => bytes.subarray(i, i + 1))
@@ -619,22 +616,21 @@ const framingChecks: ReadonlyArray<Check> = [
         yield* replyOf(target.probe, yield* answerTo(session, id))
       })
   ),
-  check("framing: two asks in one write are both answered, each by its id", (target) =>
-    Effect.gen(function*() {
-      const session = yield* open(target)
-      const body = yield* probeBody(target)
-      const first = askFrame(target, target.endpoint, body)
-      const second = askFrame(target, target.endpoint, body)
-      const both = new Uint8Array(first.bytes.length + second.bytes.length)
-      both.set(first.bytes)
-      both.set(second.bytes, first.bytes.length)
-      yield* session.write(both)
-      const ids = new Set<unknown>()
-      for (let i = 0; i < 2; i++) ids.add((yield* session.next("an answer")).value.id)
-      if (!ids.has(first.id) || !ids.has(second.id)) {
-        return yield* fail(`expected answers to asks ${first.id} and ${second.id}, got ${show([...ids])}`)
-      }
-    })),
+  opened(
+    "framing: two asks in one write are both answered, each by its id",
+    (target, session) =>
+      Effect.gen(function*() {
+        const body = yield* probeBody(target)
+        const first = askFrame(target, target.endpoint, body)
+        const second = askFrame(target, target.endpoint, body)
+        yield* session.write(concat([first.bytes, second.bytes]))
+        const ids = new Set<unknown>()
+        for (let i = 0; i < 2; i++) ids.add((yield* session.next("an answer")).value.id)
+        if (!ids.has(first.id) || !ids.has(second.id)) {
+          return yield* fail(`expected answers to asks ${first.id} and ${second.id}, got ${show([...ids])}`)
+        }
+      })
+  ),
   ignored(
     "framing: a frame of bytes that are not MessagePack is dropped; the connection goes on",
     () => Effect.succeed(frame(Uint8Array.of(0xc1, 0xdc, 0xff, 0xff, 0x00)))
@@ -644,11 +640,10 @@ const framingChecks: ReadonlyArray<Check> = [
     () => Effect.succeed(frameOf([1, "ask", null]))
   ),
   ignored("framing: an empty frame is dropped; the connection goes on", () => Effect.succeed(frame(new Uint8Array(0)))),
-  check(
+  opened(
     "framing: a frame longer than the node's limit is rejected with FrameTooLarge, then closed",
-    (target) =>
+    (target, session) =>
       Effect.gen(function*() {
-        const session = yield* open(target)
         // The header alone says it: no node reads on into a frame it will not take.
         const header = new Uint8Array(4)
         new DataView(header.buffer).setUint32(0, Math.min(target.maxFrameSize + 1, 0xffffffff))
@@ -663,11 +658,10 @@ const rawAsk = (to: string, id: Uint8Array, body: Uint8Array) =>
   frame(map([["_tag", packed("ask")], ["id", id], ["from", packed(null)], ["to", packed(to)], ["body", body]]))
 
 const wideIdCheck = (form: "uint64" | "int64", id: bigint) =>
-  check(
+  opened(
     `integers: an ask id of ${id} (≥ 2^32) written as ${form} is answered with that id`,
-    (target) =>
+    (target, session) =>
       Effect.gen(function*() {
-        const session = yield* open(target)
         const encoded = form === "uint64" ? uint64(id) : int64(id)
         yield* session.write(rawAsk(target.endpoint, encoded, packed(yield* probeBody(target))))
         yield* replyOf(target.probe, yield* answerTo(session, Number(id)))
@@ -683,22 +677,20 @@ const integerChecks = (role: Role): ReadonlyArray<Check> => [
   wideIdCheck("int64", 2n ** 40n + 3n),
   ...(role === "master"
     ? [
-      check(
+      opened(
         "integers: a body's integer of 2^32 + 1 written as uint64 is read as a number",
-        (target) =>
+        (target, session) =>
           Effect.gen(function*() {
-            const session = yield* open(target)
             const id = target.nextId()
             yield* session.write(rawAsk(target.endpoint, packed(id), requestExecutors(uint64(2n ** 32n + 1n))))
             // An unknown app, not a malformed body: the number was read.
             yield* failureOf(requestExecutorsOfUnknownApp, yield* answerTo(session, id), "AppNotFound")
           })
       ),
-      check(
+      opened(
         "integers: a body's integer beyond 2^53 fails with MalformedFrame naming the field",
-        (target) =>
+        (target, session) =>
           Effect.gen(function*() {
-            const session = yield* open(target)
             const id = target.nextId()
             yield* session.write(rawAsk(target.endpoint, packed(id), requestExecutors(uint64(2n ** 64n - 1n))))
             const error = yield* failureOf(requestExecutorsOfUnknownApp, yield* answerTo(session, id), "MalformedFrame")
@@ -750,11 +742,10 @@ const disconnectChecks: ReadonlyArray<Check> = [
 ]
 
 const masterOnly: ReadonlyArray<Check> = [
-  check(
+  opened(
     "RequestSubmitDriver: a command naming a module outside the installation fails with DriverLaunchFailed",
-    (target) =>
+    (target, session) =>
       Effect.gen(function*() {
-        const session = yield* open(target)
         const request = new SubmissionMessages.RequestSubmitDriver({
           driverDescription: unplaceable("./conformance-not-an-entry.mjs")
         })

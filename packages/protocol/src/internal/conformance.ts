@@ -11,6 +11,7 @@ import { Packr, Unpackr } from "msgpackr"
 import { FrameDecoder, headerSize, integersAsInt64 } from "../Codec.js"
 import { defaultMaxFrameSize } from "../Envelope.js"
 import { type Connection, Transport } from "../Transport.js"
+import { concat } from "./bytes.js"
 
 export class CheckFailed extends Data.TaggedError("CheckFailed")<{ readonly message: string }> {}
 
@@ -43,17 +44,7 @@ export const int64 = (n: bigint): Uint8Array => sized(0xd3, n, true)
 export const map = (entries: ReadonlyArray<readonly [string, Uint8Array]>): Uint8Array => {
   const parts: Array<Uint8Array> = [Uint8Array.of(0xde, entries.length >> 8, entries.length & 0xff)]
   for (const [key, value] of entries) parts.push(packr.pack(key), value)
-  return concatBytes(parts)
-}
-
-const concatBytes = (parts: ReadonlyArray<Uint8Array>): Uint8Array => {
-  const out = new Uint8Array(parts.reduce((n, part) => n + part.length, 0))
-  let offset = 0
-  for (const part of parts) {
-    out.set(part, offset)
-    offset += part.length
-  }
-  return out
+  return concat(parts)
 }
 
 /** A frame: the 4-byte big-endian length, then the payload. */
