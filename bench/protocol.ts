@@ -5,6 +5,8 @@ import { ClusterMessages, Codec, Ids, RpcAddress, RpcEnv, SubmissionMessages, Wo
 import { NodeTransport } from "@kindling/protocol/node"
 import { Effect, Either, Option, type Schema } from "effect"
 import { Packr } from "msgpackr"
+import * as ChildProcess from "node:child_process"
+import { createRequire } from "node:module"
 import * as Net from "node:net"
 import { format, percentile, row, throughput } from "./stats.js"
 
@@ -58,23 +60,87 @@ const rawRoundtrip = (message: Codec.Message) => {
   }
 }
 
-console.log("(a) encode + decode per second\n")
-const widths = [26, 14, 14, 8]
-console.log(row(["message", "codec", "raw msgpackr", "ratio"], widths))
-for (
-  const [name, union, message] of [
+interface CodecFigures {
+  readonly name: string
+  readonly ours: number
+  readonly raw: number
+}
+
+const codecFigures = (): Array<CodecFigures> =>
+  ([
     ["LaunchTask (12 fields, 1 KiB)", ClusterMessages.DriverToExecutor, launchTask],
     ["RegisterWorker", WorkerMessages.WorkerToMaster, registerWorker]
-  ] as const
-) {
-  const ours = codecRoundtrip(union, message)
-  const raw = rawRoundtrip(message)
-  throughput(ours, 300)
-  throughput(raw, 300)
-  const oursPerSecond = throughput(ours)
-  const rawPerSecond = throughput(raw)
+  ] as const).map(([name, union, message]) => {
+    const ours = codecRoundtrip(union, message)
+    const raw = rawRoundtrip(message)
+    throughput(ours, 300)
+    throughput(raw, 300)
+    return { name, ours: throughput(ours), raw: throughput(raw) }
+  })
+
+// msgpackr decodes the strings of a payload of 140 bytes or more in one call to msgpackr-extract's native module
+// when it loads (pnpm runs its install script: pnpm-workspace.yaml). The same figures without it come from a
+// child process started with msgpackr's own switch, MSGPACKR_NATIVE_ACCELERATION_DISABLED, which it reads at load.
+const codecOnly = "KINDLING_BENCH_CODEC_ONLY"
+if (process.env[codecOnly] !== undefined) {
+  console.log(JSON.stringify(codecFigures()))
+  process.exit(0)
+}
+const withoutExtract = (): Array<CodecFigures> => {
+  const child = ChildProcess.spawnSync(process.execPath, [...process.execArgv, ...process.argv.slice(1)], {
+    env: { ...process.env, [codecOnly]: "1", MSGPACKR_NATIVE_ACCELERATION_DISABLED: "true" },
+    encoding: "utf8"
+  })
+  if (child.status !== 0) throw new Error(`the run without msgpackr-extract failed: ${child.stderr}`)
+  return JSON.parse(child.stdout.trim().split("\n").pop()!)
+}
+
+console.log("(a) encode + decode per second\n")
+const widths = [30, 14, 14, 8]
+console.log(row(["message", "codec", "raw msgpackr", "ratio"], widths))
+const native = codecFigures()
+for (const { name, ours, raw } of native) {
+  console.log(row([name, format(ours), format(raw), `${format(ours / raw, 2)}×`], widths))
+}
+// Whether msgpackr finds the native module, as it looks for it: from its own directory.
+const extractAvailable = (() => {
+  try {
+    createRequire(createRequire(import.meta.url).resolve("msgpackr"))("msgpackr-extract")
+    return true
+  } catch {
+    return false
+  }
+})()
+console.log(
+  `\n(a') the same with and without msgpackr-extract, medians of 3 alternating rounds (available here: ${
+    extractAvailable ? "yes" : "no"
+  })\n`
+)
+const extractWidths = [30, 14, 14, 8, 14, 14, 8]
+console.log(row(["message", "codec, native", "codec, JS", "ratio", "raw, native", "raw, JS", "ratio"], extractWidths))
+// A loaded machine swings from one second to the next, so the two sides take turns, and each figure is the
+// median of its rounds.
+const rounds = [{ native, js: withoutExtract() }]
+for (let i = 1; i < 3; i++) rounds.push({ native: codecFigures(), js: withoutExtract() })
+const median = (values: ReadonlyArray<number>) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
+const medianOf = (side: "native" | "js", i: number): CodecFigures => ({
+  name: native[i]!.name,
+  ours: median(rounds.map((round) => round[side][i]!.ours)),
+  raw: median(rounds.map((round) => round[side][i]!.raw))
+})
+for (const i of native.keys()) {
+  const { name, ours, raw } = medianOf("native", i)
+  const other = medianOf("js", i)
   console.log(
-    row([name, format(oursPerSecond), format(rawPerSecond), `${format(oursPerSecond / rawPerSecond, 2)}×`], widths)
+    row([
+      name,
+      format(ours),
+      format(other.ours),
+      `${format(ours / other.ours, 2)}×`,
+      format(raw),
+      format(other.raw),
+      `${format(raw / other.raw, 2)}×`
+    ], extractWidths)
   )
 }
 
