@@ -11,19 +11,8 @@ const wireBytes = (schema: Schema.Schema<any, any, never>, value: unknown) =>
 
 const maxFrameSize = 1 << 24
 
-const description = new Descriptions.DriverDescription({
-  appUrl: "kindling://127.0.0.1:7077/artifact/app.mjs",
-  mem: 1024,
-  cores: 1,
-  supervise: false,
-  command: new Descriptions.Command({
-    mainModule: "@kindling/driver/main",
-    arguments: [],
-    environment: {},
-    nodeOptions: []
-  }),
-  resourceReqs: []
-})
+// Any valid description: the tests below change one of its fields.
+const [description] = fc.sample(Arbitrary.make(Descriptions.DriverDescription), { numRuns: 1, seed: 1 })
 
 // Feeds a frame to a decoder in pieces cut at the given points, as a socket would deliver it.
 const deframe = (frame: Uint8Array, cuts: ReadonlyArray<number>) => {

@@ -28,6 +28,16 @@ import {
 
 const status = (id: string) => new SubmissionMessages.RequestDriverStatus({ driverId: Ids.DriverId.make(id) })
 
+// A raw connection, past its handshake, to a node with a master endpoint.
+const welcomedByMaster = Effect.gen(function*() {
+  const b = yield* startNode()
+  yield* registerMaster(b.rpc)
+  const raw = yield* rawConnection(b.address)
+  raw.write({ _tag: "hello", version: Envelope.protocolVersion, address: null, nonce: null })
+  assert.strictEqual((yield* raw.next)._tag, "welcome")
+  return raw
+})
+
 const suite = (name: string, transport: Layer.Layer<Transport.Transport>) =>
   describe(`RpcEnv over ${name}`, () => {
     const live = (title: string, test: () => Effect.Effect<void, unknown, Transport.Transport | Scope.Scope>) =>
@@ -353,11 +363,7 @@ const suite = (name: string, transport: Layer.Layer<Transport.Transport>) =>
 
     live("fuzz: garbage frames are dropped and the connection serves the next valid frame", () =>
       Effect.gen(function*() {
-        const b = yield* startNode()
-        yield* registerMaster(b.rpc)
-        const raw = yield* rawConnection(b.address)
-        raw.write({ _tag: "hello", version: Envelope.protocolVersion, address: null, nonce: null })
-        assert.strictEqual((yield* raw.next)._tag, "welcome")
+        const raw = yield* welcomedByMaster
         const garbage = [
           new Uint8Array([0, 0, 0, 3, 0xc1, 0xc1, 0xc1]), // 0xc1 is never valid MessagePack
           new Uint8Array([0, 0, 0, 1, 0x07]), // a valid value, not an envelope
@@ -387,11 +393,7 @@ const suite = (name: string, transport: Layer.Layer<Transport.Transport>) =>
 
     live("an ask from another MessagePack library is answered: 64-bit ids, and a failure for a malformed one", () =>
       Effect.gen(function*() {
-        const b = yield* startNode()
-        yield* registerMaster(b.rpc)
-        const raw = yield* rawConnection(b.address)
-        raw.write({ _tag: "hello", version: Envelope.protocolVersion, address: null, nonce: null })
-        assert.strictEqual((yield* raw.next)._tag, "welcome")
+        const raw = yield* welcomedByMaster
         // Packed as a library that writes integers of 2^32 and above as 64-bit integers: msgpackr packs a BigInt so.
         const otherLibrary = new Packr({ useRecords: false, mapsAsObjects: true })
         const frame = (value: unknown) => {
