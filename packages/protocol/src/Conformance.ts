@@ -438,7 +438,7 @@ const masterScripts: Scripts<Endpoints.Inbound["Master"]> = {
   ),
   BoundPortsRequest: answered(
     new QueryMessages.BoundPortsRequest(),
-    "answered with the bound ports, the RPC port the one dialled",
+    "answered with the ports it bound",
     (reply) => reply.rpcEndpointPort > 0 ? undefined : `rpcEndpointPort is ${reply.rpcEndpointPort}`
   )
 }
