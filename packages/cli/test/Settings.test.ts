@@ -151,7 +151,7 @@ describe("the kindling command's configuration", () => {
         markdown,
         "| `kindling.deploy.recoveryTimeout` | duration (bare number: s) | `kindling.worker.timeout` |"
       )
-      assert.include(markdown, "| `kindling.deploy.recoveryMode` | `NONE` \\| `FILESYSTEM` | `NONE` |")
+      assert.include(markdown, "| `kindling.deploy.recoveryMode` | `NONE` \\| `FILESYSTEM` \\| `ZOOKEEPER` | `NONE` |")
       for (const group of Settings.registry.groups) assert.include(markdown, `\n## ${group.title}\n`)
     })
   })
