@@ -37,7 +37,11 @@ export class RegisterWorker extends Schema.TaggedClass<RegisterWorker>()("Regist
   workerWebUiUrl: Schema.String,
   masterAddress: RpcAddress,
   resources: Resources
-}, { description: "A worker offers itself; memory in MB; masterAddress is the address the worker dialled" }) {}
+}, {
+  description: "A worker offers itself; memory in MB; masterAddress is the address the worker dialled. The master " +
+    "marks the worker DEAD when the connection it registered on closes, or when no Heartbeat came for " +
+    "kindling.worker.timeout"
+}) {}
 
 /**
  * Sent every `kindling.worker.timeout / 4` while registered.
