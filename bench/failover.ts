@@ -7,7 +7,7 @@
 // Median of 5 runs for each session timeout, printed next to that timeout: the failover cannot be quicker than
 // the leader's session expiring, so the timeout is the baseline. Target: (b) < 5 s; Spark's Curator session of
 // 60 s puts its failover at one to two minutes.
-import { Descriptions, Endpoints, MasterClient, MasterUrl, QueryMessages, RpcEnv } from "@kindling/protocol"
+import { Endpoints, MasterClient, MasterUrl, QueryMessages, RpcEnv } from "@kindling/protocol"
 import { NodeTransport } from "@kindling/protocol/node"
 import { Effect, Either } from "effect"
 import { spawn } from "node:child_process"
@@ -15,6 +15,7 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
+import { unrunnableDriver } from "../packages/cli/test/fixtures/cluster.js"
 import { zooKeeperServer } from "../packages/cli/test/fixtures/zookeeper.js"
 import { format, row } from "./stats.js"
 
@@ -43,21 +44,6 @@ const startNode = (args: ReadonlyArray<string>, ready: RegExp) =>
     }),
     ({ kill }) => Effect.sync(kill)
   )
-
-// Submitted again and again while the masters change over; it never has to run.
-const description = new Descriptions.DriverDescription({
-  appUrl: "http://127.0.0.1:1/none.mjs",
-  mem: 64,
-  cores: 1,
-  supervise: false,
-  command: new Descriptions.Command({
-    mainModule: "@kindling/worker/DriverWrapper",
-    arguments: ["{{WORKER_URL}}", "{{USER_JAR}}"],
-    environment: {},
-    nodeOptions: []
-  }),
-  resourceReqs: []
-})
 
 const common = ["--conf", "kindling.master.ui.port=0", "--conf", "kindling.worker.ui.port=0"]
 
@@ -111,7 +97,9 @@ const failover = (zkUrl: string, sessionTimeout: string, directory: string) =>
       return performance.now() - killedAt
     })
     const submitted = Effect.gen(function*() {
-      while (Either.isLeft(yield* Effect.either(client.submitDriver(description)))) yield* Effect.sleep("50 millis")
+      while (Either.isLeft(yield* Effect.either(client.submitDriver(unrunnableDriver)))) {
+        yield* Effect.sleep("50 millis")
+      }
       return performance.now() - killedAt
     })
     const [a, b] = yield* Effect.all([alive, submitted], { concurrency: 2 })

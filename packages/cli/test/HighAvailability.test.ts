@@ -2,7 +2,7 @@
 // through the CLI, ZooKeeper is Debian's server on a free loopback port.
 import { assert, describe, it } from "@effect/vitest"
 import { ZooKeeper } from "@kindling/master"
-import { Descriptions, Errors, MasterClient, MasterUrl, RpcEnv } from "@kindling/protocol"
+import { Errors, MasterClient, MasterUrl, RpcEnv } from "@kindling/protocol"
 import { NodeTransport } from "@kindling/protocol/node"
 import { Effect, Fiber } from "effect"
 import * as Path from "node:path"
@@ -18,7 +18,8 @@ import {
   startMaster,
   startWorker,
   submitArgs,
-  temporaryDirectory
+  temporaryDirectory,
+  unrunnableDriver
 } from "./fixtures/cluster.js"
 import { zooKeeperFlags, type ZooKeeperServer, zooKeeperServer } from "./fixtures/zookeeper.js"
 
@@ -63,21 +64,6 @@ const askOnly = <A, E>(url: string, ask: (client: MasterClient.MasterClient) => 
   Effect.gen(function*() {
     return yield* ask(yield* MasterClient.make(url, { timeout: "20 seconds" }))
   }).pipe(Effect.scoped, Effect.provide(RpcEnv.layer({})), Effect.provide(NodeTransport.layer))
-
-// A driver that is never meant to run: the submissions here are all refused.
-const description = new Descriptions.DriverDescription({
-  appUrl: "http://127.0.0.1:1/never.mjs",
-  mem: 256,
-  cores: 1,
-  supervise: false,
-  command: new Descriptions.Command({
-    mainModule: "@kindling/worker/DriverWrapper",
-    arguments: ["{{WORKER_URL}}", "{{USER_JAR}}"],
-    environment: {},
-    nodeOptions: []
-  }),
-  resourceReqs: []
-})
 
 describe("highly available masters on ZooKeeper", () => {
   it.scopedLive(
@@ -124,7 +110,7 @@ describe("highly available masters on ZooKeeper", () => {
         const standby = yield* startMaster(zooKeeperFlags(zk))
         yield* standby.node.waitFor(/Joined the election/, 30_000)
 
-        const refused = yield* Effect.flip(askOnly(standby.url, (client) => client.submitDriver(description)))
+        const refused = yield* Effect.flip(askOnly(standby.url, (client) => client.submitDriver(unrunnableDriver)))
         assert.deepStrictEqual(
           refused,
           new Errors.MasterNotAlive({ state: "STANDBY", action: "accept driver submissions" })
@@ -156,7 +142,7 @@ describe("highly available masters on ZooKeeper", () => {
         const before = yield* records(zk)
         const seen = first.node.output().length
         // A submission waits in the paused leader's socket: on waking it must be refused, not taken.
-        const submission = yield* askOnly(first.url, (client) => client.submitDriver(description)).pipe(
+        const submission = yield* askOnly(first.url, (client) => client.submitDriver(unrunnableDriver)).pipe(
           Effect.flip,
           Effect.fork
         )
