@@ -1,10 +1,13 @@
 import { assert, describe, it } from "@effect/vitest"
-import { type MasterCore, Persistence } from "@kindling/master"
+import { LeaderElection, type MasterCore, Persistence, ZooKeeper, ZooKeeperRecovery } from "@kindling/master"
 import { Descriptions, Ids, QueryMessages, RpcAddress } from "@kindling/protocol"
-import { Effect, Exit, FastCheck as fc, Option, Schema } from "effect"
+import { Polling } from "@kindling/protocol/testing"
+import { Context, Effect, Exit, FastCheck as fc, Layer, Option, Schema } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
+// The cli's fixture: Debian's ZooKeeper server on a free loopback port.
+import { zooKeeperServer } from "../../cli/test/fixtures/zookeeper.js"
 
 // ---- records ---------------------------------------------------------------------------------------------
 
@@ -448,4 +451,64 @@ describe("Persistence", () => {
         )
       }))
   })
+})
+
+describe("recovery mode ZOOKEEPER's store, on a real ZooKeeper", () => {
+  it.scopedLive(
+    "keeps one znode per record, and writes nothing once this master's election node is gone",
+    () =>
+      Effect.gen(function*() {
+        const zk = yield* zooKeeperServer()
+        const directory = "/kindling-test"
+        const context = yield* Layer.build(
+          ZooKeeperRecovery.layer({
+            url: zk.url,
+            directory,
+            sessionTimeoutMillis: 2000,
+            candidate: "kindling://a:7077"
+          })
+        )
+        const election = Context.get(context, LeaderElection.LeaderElection)
+        const persistence = Context.get(context, Persistence.Persistence)
+        const events: Array<string> = []
+        yield* election.join({
+          elected: Effect.sync(() => events.push("elected")),
+          revoked: Effect.sync(() => events.push("revoked"))
+        })
+        const until = (count: number) =>
+          Polling.eventually(Effect.sync(() => events.length), (n) => n >= count, { timeout: 20_000 })
+        yield* until(1)
+        assert.isTrue(election.mayLead())
+
+        yield* persistence.persist(workerRecord(worker(workerId)))
+        yield* persistence.persist(driverRecord(driver(driverId, 1)))
+        yield* persistence.persist(workerRecord(worker(workerId, 8)))
+        yield* persistence.unpersist("driver", driverId)
+        yield* persistence.unpersist("driver", driverId)
+        assert.deepStrictEqual(
+          encodeStored(yield* persistence.readAll),
+          encodeStored({ apps: [], drivers: [], workers: [worker(workerId, 8)] })
+        )
+
+        // Another session deletes this master's election node, as ZooKeeper does when its session expires.
+        const other = yield* ZooKeeper.connect({
+          url: zk.url,
+          sessionTimeoutMillis: 4000,
+          connectTimeoutMillis: 10_000
+        })
+        const [latch] = yield* other.children(`${directory}/leader_election`)
+        yield* other.remove(`${directory}/leader_election/${latch}`)
+        const refused = yield* Effect.flip(persistence.persist(driverRecord(driver(driverId, 2))))
+        assert.strictEqual(refused._tag, "PersistenceError")
+        assert.deepStrictEqual(
+          [...(yield* other.children(`${directory}/master_status`))],
+          [`worker_${encodeURIComponent(workerId)}`]
+        )
+        // It steps down, and as the only candidate left it is elected again on a node of its own.
+        yield* until(3)
+        assert.deepStrictEqual(events, ["elected", "revoked", "elected"])
+        assert.notInclude(yield* other.children(`${directory}/leader_election`), latch)
+      }),
+    60_000
+  )
 })
