@@ -122,11 +122,22 @@ const loadConf = (common: Common, flags: Readonly<Record<string, string | undefi
 
 const isRestUrl = (master: string) => /^https?:\/\//i.test(master)
 
+const usage = (error: MasterUrl.InvalidMasterUrl) => new Settings.UsageError({ message: error.message })
+
+// The RPC network of one command: it dials out, and listens on `listen.host` only when it must serve something.
+const rpcNetwork = (conf: Conf.Conf<Settings.Keys>, listen?: { readonly host: string }) =>
+  Effect.map(
+    ProtocolConf.rpcOptions(conf),
+    (options) =>
+      RpcEnv.layer({ ...options, ...(listen && { host: listen.host, port: 0 }) }).pipe(
+        Layer.provide(NodeTransport.layerFrom(conf))
+      )
+  )
+
 // Whether `master` names REST ports: an http(s) URL does; a kindling:// URL does when its first master does not
 // answer as an RPC node but answers as a REST server. The RPC try is quiet: being an HTTP server is an answer.
 const restMasters = (conf: Conf.Conf<Settings.Keys>, master: string) =>
   Effect.gen(function*() {
-    const usage = (error: MasterUrl.InvalidMasterUrl) => new Settings.UsageError({ message: error.message })
     if (isRestUrl(master)) return Option.some(yield* Effect.mapError(RestClient.masters(master), usage))
     const addresses = MasterUrl.parse(master)
     if (Either.isLeft(addresses)) return Option.none()
@@ -141,9 +152,7 @@ const restMasters = (conf: Conf.Conf<Settings.Keys>, master: string) =>
         }
       )
     }).pipe(
-      Effect.provide(
-        RpcEnv.layer(yield* ProtocolConf.rpcOptions(conf)).pipe(Layer.provide(NodeTransport.layerFrom(conf)))
-      ),
+      Effect.provide(yield* rpcNetwork(conf)),
       Effect.either,
       Logger.withMinimumLogLevel(LogLevel.None)
     )
@@ -172,7 +181,7 @@ const withGateway = <A>(
     if (Option.isSome(rest)) {
       return yield* use(restGateway(conf, yield* RestClient.make(rest.value, restOptions(conf))))
     }
-    const options = { ...(yield* ProtocolConf.rpcOptions(conf)), ...(listen && { host: listen.host, port: 0 }) }
+    const network = yield* rpcNetwork(conf, listen)
     return yield* Effect.gen(function*() {
       const client = yield* MasterClient.make(master, { timeout: conf.get(ProtocolConf.keys.askTimeout) })
       return yield* use(rpcGateway(conf, master, client, yield* RpcEnv.RpcEnv)).pipe(
@@ -181,7 +190,7 @@ const withGateway = <A>(
           (error) => new SubmissionRefused({ message: notAliveAdvice(master, client.masters.length, error) })
         )
       )
-    }).pipe(Effect.scoped, Effect.provide(RpcEnv.layer(options).pipe(Layer.provide(NodeTransport.layerFrom(conf)))))
+    }).pipe(Effect.scoped, Effect.provide(network))
   })
 
 // A refusal from a master that does not lead, said plainly: what the operator can do about it comes first.
@@ -461,7 +470,7 @@ export const masters = (args: Common): Effect.Effect<number, Settings.Failure> =
         message: "Masters' states are read over RPC: give their kindling:// URL"
       })
     }
-    const addresses = yield* Effect.mapError(MasterUrl.parse(url), (error) => new Settings.UsageError(error))
+    const addresses = yield* Effect.mapError(MasterUrl.parse(url), usage)
     const timeout = conf.get(ProtocolConf.keys.askTimeout)
     const states = yield* Effect.gen(function*() {
       const rpc = yield* RpcEnv.RpcEnv
@@ -478,17 +487,12 @@ export const masters = (args: Common): Effect.Effect<number, Settings.Failure> =
           })),
           Effect.catchAll((error) => Effect.succeed({ master: address.url, error: error.message }))
         ), { concurrency: "unbounded" })
-    }).pipe(
-      Effect.provide(
-        RpcEnv.layer(yield* ProtocolConf.rpcOptions(conf)).pipe(Layer.provide(NodeTransport.layerFrom(conf)))
-      )
-    )
+    }).pipe(Effect.provide(yield* rpcNetwork(conf)))
     yield* Console.log(JSON.stringify(states, null, 2))
-    return states.some((state) =>
-        "status" in state
-      )
-      ? 0
-      : 1
+    const answered = states.some((state) =>
+      "status" in state
+    )
+    return answered ? 0 : 1
   })
 
 /**
