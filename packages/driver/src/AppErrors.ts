@@ -8,11 +8,16 @@ import * as Data from "effect/Data"
 /**
  * A job did not complete: a task failed too often, results were too large, or it was cancelled. The reason reads
  * as Spark's (`Job aborted due to stage failure: Task 3 in stage 0.0 failed 4 times, most recent failure: …`).
+ * `internal` is set when the job did not fail of its own accord but because the app's driver met a defect of its
+ * own and stopped (`Job aborted: the driver stopped on an internal error: …`): then every later job fails too.
  *
  * @since 0.1.0
  * @category errors
  */
-export class JobFailed extends Data.TaggedError("JobFailed")<{ readonly reason: string }> {
+export class JobFailed extends Data.TaggedError("JobFailed")<{
+  readonly reason: string
+  readonly internal?: boolean
+}> {
   override get message() {
     return this.reason
   }

@@ -10,7 +10,8 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import type * as Layer from "effect/Layer"
 import * as App from "./App.js"
-import type { Kindling } from "./Kindling.js"
+import { JobFailed } from "./AppErrors.js"
+import { Kindling } from "./Kindling.js"
 
 /**
  * An imported app module: where it is (a `file:` URL executors import too) and what it exports.
@@ -40,7 +41,8 @@ export const describe = (cause: Cause.Cause<unknown>): string => {
 /**
  * Imports the module at `url` and runs its default export with `args`; an `App` gets the context `runtime`
  * builds. The exit is the app's: a failure of main, a thrown or rejected driver function, or a module that has
- * no runnable default export.
+ * no runnable default export — or, when the app's driver stopped on an internal error, that error (`JobFailed`
+ * with `internal` set), even if main caught what its jobs failed with.
  *
  * @since 0.1.0
  * @category running
@@ -62,7 +64,13 @@ export const run = <E>(options: {
     const main = exports.default
     if (App.isApp(main)) {
       return yield* Effect.exit(
-        main.main(options.args).pipe(Effect.provide(options.runtime({ url: options.url, exports })))
+        Effect.gen(function*() {
+          const kc = yield* Kindling
+          const exit = yield* Effect.exit(main.main(options.args))
+          const fatal = yield* kc.fatalError
+          if (fatal === undefined || Exit.isFailure(exit)) return yield* exit
+          return yield* new JobFailed({ reason: `The driver stopped on an internal error: ${fatal}`, internal: true })
+        }).pipe(Effect.provide(options.runtime({ url: options.url, exports })))
       )
     }
     if (typeof main === "function") {

@@ -7,6 +7,7 @@
  * @since 0.1.0
  */
 import type { Conf, Problem } from "@kindling/conf"
+import type { Disk } from "@kindling/executor"
 import { KernelConf } from "@kindling/kernel"
 import { Descriptions, ProtocolConf, type RpcAddress, RpcEnv, type Transport } from "@kindling/protocol"
 import { NodeArtifacts, NodeTransport } from "@kindling/protocol/node"
@@ -48,6 +49,8 @@ export interface Options {
    */
   readonly appUrl: string
   readonly appExports?: Readonly<Record<string, unknown>>
+  /** The files its datasets read and write (the local file system unless given). */
+  readonly files?: Disk.Files
   readonly driver: DriverCore.Config
   readonly executorMemoryMB: number
   readonly executorCores: number | undefined
@@ -115,10 +118,18 @@ export const layer = (options: Options): Layer.Layer<Kindling.Kindling, Transpor
  */
 export const make = (options: Options): Effect.Effect<Kindling.Kindling["Type"], never, RpcEnv.RpcEnv | Scope.Scope> =>
   Effect.gen(function*() {
+    // A driver stopped by a defect has failed its jobs and told its executors to stop; the app leaves the master at
+    // once, which frees its cores (and has its workers end executors that did not hear the driver).
+    // (How to leave is known once the app client is made, after the driver.)
+    const leaving = { leave: Effect.void }
     const driver = yield* Driver.make({
       config: options.driver,
       validateState: options.validateState ?? false,
-      onExit: (code, reason) => (code === 0 ? Effect.void : Effect.logError(`The driver stopped: ${reason}`))
+      onExit: (code, reason) =>
+        Effect.zipRight(
+          Effect.logError(`The driver stopped (${code}): ${reason}`),
+          Effect.suspend(() => leaving.leave)
+        )
     }).pipe(Effect.orDie)
     const driverUrl = `kindling://CoarseGrainedScheduler@${driver.address.hostPort}`
     const appUrl = yield* servedToExecutors(options.appUrl, driver.address)
@@ -164,9 +175,11 @@ export const make = (options: Options): Effect.Effect<Kindling.Kindling["Type"],
         }
       }
     }).pipe(Effect.orDie)
+    leaving.leave = appClient.stop
+    if ((yield* driver.fatalError) !== undefined) yield* appClient.stop
     // Run first (finalizers run in reverse): the master is asked for no more executors, the executors are told to
     // stop, and once they are gone (or after a while) the app leaves the master — which would otherwise have
-    // replaced them, or had workers kill them mid-goodbye.
+    // replaced them, or had workers kill them mid-goodbye. A driver that stopped on a defect has left already.
     const until = <A>(read: Effect.Effect<A>, done: (a: A) => boolean) =>
       Effect.repeat(read, { until: done, schedule: Schedule.spaced("50 millis") })
     // Gone from the driver, and then from the master's count (its workers have reported them ended).
@@ -175,9 +188,11 @@ export const make = (options: Options): Effect.Effect<Kindling.Kindling["Type"],
       until(appClient.executors, (left) => left === 0)
     ).pipe(Effect.timeoutOption("5 seconds"))
     yield* Effect.addFinalizer(() =>
-      Effect.all([appClient.release, driver.stop, Effect.interruptible(executorsGone), appClient.stop], {
-        discard: true
-      })
+      Effect.flatMap(driver.fatalError, (fatal) =>
+        fatal !== undefined ? Effect.void : Effect.all(
+          [appClient.release, driver.stop, Effect.interruptible(executorsGone), appClient.stop],
+          { discard: true }
+        ))
     )
     if (options.showProgress === true) {
       yield* ConsoleProgress.run(ConsoleProgress.onStderr(yield* driver.subscribe))
@@ -196,7 +211,8 @@ export const make = (options: Options): Effect.Effect<Kindling.Kindling["Type"],
       defaultParallelism: () => Math.max(2, [...granted.values()].reduce((a, b) => a + b, 0)),
       driver,
       appExports: options.appExports,
-      uiWebUrl: listeners.uiUrl
+      uiWebUrl: listeners.uiUrl,
+      files: options.files
     })
   })
 

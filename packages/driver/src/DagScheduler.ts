@@ -180,12 +180,17 @@ export type Command =
     /** The persisted partition each of those tasks reads, if any. */
     readonly preferredBlocks: ReadonlyArray<string | undefined>
   }
-  /** Kill what runs of every attempt of the stage: no job needs it any more. */
+  /** Kill what runs of every attempt of the stage, and forget them: no job needs the stage any more. */
   | { readonly _tag: "CancelStage"; readonly stageId: number; readonly reason: string }
   /** The attempt's task set gets no further tasks (a fetch failure made it a zombie); running ones go on. */
   | { readonly _tag: "StopStageAttempt"; readonly stageId: number; readonly stageAttempt: number }
   /** The result of a result stage's task `index` belongs to job `jobId`. */
   | { readonly _tag: "ResultTask"; readonly jobId: number; readonly index: number }
+  /**
+   * The successful task's updates to accumulators count: a map task's each time one of its stage's attempts
+   * succeeds, a result task's only the first time its partition finishes (Spark's guarantee for actions).
+   */
+  | { readonly _tag: "TaskCounted" }
   | { readonly _tag: "JobSucceeded"; readonly jobId: number }
   | { readonly _tag: "JobFailed"; readonly jobId: number; readonly reason: string }
   /** Feed `ResubmitFailedStages` after the delay. */
@@ -517,14 +522,18 @@ const taskSucceeded = (state: State, input: Extract<Input, { _tag: "TaskSucceede
     job.finished[input.partition] = true
     job.numFinished++
     stage.pending.delete(input.partition)
+    out.push({ _tag: "TaskCounted" })
     out.push({ _tag: "ResultTask", jobId: job.id, index: input.partition })
     if (job.numFinished === job.finished.length) {
-      stageFinished(state, stage, input.stageAttempt, undefined, out)
+      // The stage's latest attempt completes with the job, unless it was given up on already (a late task of it
+      // finished the job while its stage waited to be resubmitted).
+      if (state.running.has(stage.id)) stageFinished(state, stage, stage.nextAttempt - 1, undefined, out)
       endJob(state, job, undefined, out)
     }
     return
   }
   stage.pending.delete(input.partition)
+  out.push({ _tag: "TaskCounted" })
   const failedAt = state.executorFailureEpoch.get(input.executorId)
   const epoch = stage.attemptEpochs.get(input.stageAttempt) ?? 0
   if (failedAt !== undefined && epoch <= failedAt) {
@@ -539,7 +548,7 @@ const taskSucceeded = (state: State, input: Extract<Input, { _tag: "TaskSucceede
     shuffle.outputs[input.partition] = { executorId: input.executorId, sizes: input.sizes ?? [] }
   }
   if (state.running.has(stage.id) && stage.pending.size === 0) {
-    stageFinished(state, stage, input.stageAttempt, undefined, out)
+    stageFinished(state, stage, stage.nextAttempt - 1, undefined, out)
     if (!isAvailable(state, stage.shuffleId)) {
       // Outputs were lost while it ran: run the missing partitions again.
       submitStage(state, stage, out)
@@ -636,7 +645,8 @@ const abortStage = (state: State, stage: Stage, reason: string, out: Array<Comma
   }
 }
 
-// The job is over: stages no other job needs are cancelled (when they run) and forgotten.
+// The job is over: stages no other job needs are forgotten, and what still runs of them is killed — an attempt
+// that runs, and those left running by attempts given up on after a fetch failure.
 const endJob = (state: State, job: Job, failure: string | undefined, out: Array<Command>) => {
   state.jobs.delete(job.id)
   for (const stageId of job.stageIds) {
@@ -644,8 +654,8 @@ const endJob = (state: State, job: Job, failure: string | undefined, out: Array<
     if (stage === undefined) continue
     stage.jobIds.delete(job.id)
     if (stage.jobIds.size > 0) continue
+    out.push({ _tag: "CancelStage", stageId, reason: failure ?? "its job is over" })
     if (state.running.has(stageId)) {
-      out.push({ _tag: "CancelStage", stageId, reason: failure ?? "its job is over" })
       stageFinished(state, stage, stage.nextAttempt - 1, failure ?? "its job is over", out)
     }
     state.waiting.delete(stageId)

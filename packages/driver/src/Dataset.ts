@@ -14,11 +14,10 @@
  *
  * @since 0.1.0
  */
-import { Keys } from "@kindling/executor"
+import { type Disk, Keys } from "@kindling/executor"
 import type { TaskPlan } from "@kindling/protocol"
 import * as Effect from "effect/Effect"
 import * as Crypto from "node:crypto"
-import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
 import {
   EmptyDataset,
@@ -64,6 +63,8 @@ export interface Runtime {
   readonly newShuffleId: () => number
   /** Tells the executors to drop the persisted partitions of a dataset. */
   readonly unpersist: (datasetId: number) => Effect.Effect<void>
+  /** The files its sources read and its output goes to. */
+  readonly files: Disk.Files
 }
 
 /**
@@ -303,7 +304,7 @@ export class Dataset<A> {
         })
       )
     })
-    return new Dataset(this.runtime, Effect.runSync(Effect.cached(counted)), {
+    return new Dataset(this.runtime, Lineage.once(counted), {
       kind: "ZippedWithIndexDataset",
       operation: "zipWithIndex",
       narrow: [this as Dataset<unknown>],
@@ -446,15 +447,14 @@ export class Dataset<A> {
    */
   saveAsTextFile(dir: string): Effect.Effect<void, DatasetError | OutputDirectoryExists> {
     const path = Path.resolve(dir)
+    const { files } = this.runtime
     return Effect.gen(this, function*() {
-      const exists = yield* Effect.promise(() => Fs.stat(path).then(() => true, () => false))
-      if (exists) return yield* new OutputDirectoryExists({ path })
-      yield* Effect.promise(() => Fs.mkdir(path, { recursive: true }))
+      if (files.stat(path) !== undefined) return yield* new OutputDirectoryExists({ path })
+      files.makeDirectory(path)
       yield* this.run((partition) => ({ _tag: "SaveAsText", dir: path, partition }), "saveAsTextFile")
       // Attempts that were killed mid-write leave their hidden temporary files behind.
-      const leftovers = (yield* Effect.promise(() => Fs.readdir(path))).filter((name) => name.startsWith(".part-"))
-      yield* Effect.promise(() => Promise.all(leftovers.map((name) => Fs.rm(Path.join(path, name), { force: true }))))
-      yield* Effect.promise(() => Fs.writeFile(Path.join(path, "_SUCCESS"), ""))
+      for (const name of files.list(path)) if (name.startsWith(".part-")) files.remove(Path.join(path, name))
+      files.writeFile(Path.join(path, "_SUCCESS"), new Uint8Array(0))
     })
   }
 
@@ -655,9 +655,7 @@ export class Dataset<A> {
    * @since 0.1.0
    */
   sortByKey<K, V>(this: Dataset<readonly [K, V]>, ascending = true, numPartitions?: number): Dataset<[K, V]> {
-    const partitioner = Effect.runSync(Effect.cached(
-      Effect.suspend(() => this.rangeBounds(ascending, numPartitions))
-    ))
+    const partitioner = Lineage.once(Effect.suspend(() => this.rangeBounds(ascending, numPartitions)))
     return this.shuffle({
       operation: "sortByKey",
       numPartitions,
@@ -678,7 +676,8 @@ export class Dataset<A> {
       const partitions = numPartitions ?? Math.max(1, lineage.plans.length)
       if (partitions <= 1 || lineage.plans.length === 0) return { _tag: "Range", bounds: [], ascending }
       const size = Math.ceil((samplesPerPartition * partitions) / lineage.plans.length)
-      const seed = randomSeed()
+      // Seeded by the dataset, as Spark's RangePartitioner is: the same data gives the same bounds on every run.
+      const seed = Math.imul(this.id + 1, 0x9e3779b1) >>> 0
       const samples = (yield* this.runJob(
         lineage,
         (partition) => ({ _tag: "SampleKeys", size, seed: seed + partition }),

@@ -7,6 +7,7 @@
  */
 import { Shell } from "@kindling/kernel"
 import {
+  ClusterMessages,
   DataPlane,
   Endpoints,
   Errors,
@@ -82,6 +83,11 @@ export interface Driver {
    * process never ran (its launch failed).
    */
   readonly executorRemoved: (executorId: string, reason: string, started: boolean) => Effect.Effect<void>
+  /**
+   * What stopped the driver, if a defect of its own did: every job it was running has failed with it, and every
+   * later one fails at once (`JobFailed` with `internal` set).
+   */
+  readonly fatalError: Effect.Effect<string | undefined>
 }
 
 /**
@@ -91,6 +97,11 @@ export interface Driver {
 export interface Options {
   readonly config: DriverCore.Config
   readonly validateState?: boolean
+  /**
+   * The driver stopped on a defect of its own (its core threw, broke an invariant, or a command failed): its jobs
+   * have failed and its executors were told to stop; what the mode holds for the app (its registration with the
+   * master, an in-process executor) must be let go.
+   */
   readonly onExit: (code: number, reason: string) => Effect.Effect<void>
 }
 
@@ -116,6 +127,9 @@ export const make = (
     const jobs = new Map<number, RunningJob>()
     const events = yield* PubSub.unbounded<AppEvent>()
     let nextJobId = 0
+    let fatal: string | undefined
+    const internalFailure = () =>
+      new JobFailed({ reason: `Job aborted: the driver stopped on an internal error: ${fatal}`, internal: true })
 
     // A job whose result cannot be read fails; the core is told to cancel what is left of it.
     const resultLost = (jobId: number, job: RunningJob, index: number, why: string, host: Host) =>
@@ -192,20 +206,38 @@ export const make = (
           )
       })).pipe(Effect.orDie)
 
+    // A driver that no longer knows its own state fails every job it runs, tells its executors to stop (its core
+    // cannot, but its last state says who they are) and lets the mode free what it holds.
+    const state = DriverCore.make(options.config)
+    const stopped = (code: number, reason: string) =>
+      Effect.gen(function*() {
+        fatal = reason
+        const running = [...jobs.values()]
+        jobs.clear()
+        for (const job of running) yield* Deferred.fail(job.done, internalFailure())
+        for (const executor of state.executors.values()) {
+          yield* Effect.ignore(rpc.send(executor.ref, new ClusterMessages.StopExecutor()))
+        }
+        yield* options.onExit(code, reason)
+      })
+
     const shell = yield* Shell.make({
       core: DriverCore.core,
-      state: DriverCore.make(options.config),
+      state,
       interpret,
       validateState: options.validateState ?? false,
-      onExit: options.onExit
+      onExit: stopped
     })
 
     const runJob = (job: JobGraph) =>
       Effect.gen(function*() {
-        const jobId = nextJobId++
+        const pool = yield* FiberRef.get(SchedulerPool.current)
         const done = yield* Deferred.make<Array<unknown>, JobFailed>()
+        // Checked with nothing in between: a driver that stops from here on fails the job among its others.
+        if (fatal !== undefined) return yield* internalFailure()
+        const jobId = nextJobId++
         jobs.set(jobId, { results: new Array(job.tasks.length), done })
-        shell.feed({ _tag: "SubmitJob", job: { ...job, jobId, pool: yield* FiberRef.get(SchedulerPool.current) } })
+        shell.feed({ _tag: "SubmitJob", job: { ...job, jobId, pool } })
         return yield* Deferred.await(done).pipe(
           Effect.onInterrupt(() =>
             Effect.sync(() => {
@@ -243,6 +275,7 @@ export const make = (
       executorRemoved: (executorId, reason, started) =>
         Effect.sync(() =>
           shell.feed({ _tag: "ExecutorRemoved", executorId: Ids.ExecutorId.make(executorId), reason, started })
-        )
+        ),
+      fatalError: Effect.sync(() => fatal)
     }
   })

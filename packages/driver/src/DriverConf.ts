@@ -188,6 +188,11 @@ export const keys = {
   reducerMaxSizeInFlight: Key.make("kindling.reducer.maxSizeInFlight", ValueType.memory, {
     default: "48m",
     description: "Executor: the most shuffle bytes it fetches at once, over all its reduce tasks."
+  }),
+  maxRemoteBlockSizeFetchToMem: Key.make("kindling.network.maxRemoteBlockSizeFetchToMem", ValueType.memory, {
+    default: "1m",
+    description: "Executor: a shuffle block fetched from another executor goes into memory up to this size, and " +
+      "into a file of its local dir past it."
   })
 }
 
@@ -239,7 +244,8 @@ export const coreConfig = (conf: Conf.Conf<AppKeys>, maxFailures: number): Drive
     [keys.maxDirectResultSize.name, String(conf.get(keys.maxDirectResultSize))],
     // Sizes in bytes, as numbers.
     [keys.shuffleSpillThreshold.name, String(conf.get(keys.shuffleSpillThreshold) * 1024 * 1024)],
-    [keys.reducerMaxSizeInFlight.name, String(conf.get(keys.reducerMaxSizeInFlight) * 1024 * 1024)]
+    [keys.reducerMaxSizeInFlight.name, String(conf.get(keys.reducerMaxSizeInFlight) * 1024 * 1024)],
+    [keys.maxRemoteBlockSizeFetchToMem.name, String(conf.get(keys.maxRemoteBlockSizeFetchToMem) * 1024 * 1024)]
   ]
 })
 

@@ -6,6 +6,14 @@
  * with the task's bytes, `KillTask`, the map output locations reduce tasks ask for — and the jobs' results for
  * the shell.
  *
+ * The two schedulers talk through a queue, as Spark's do through the DAG scheduler's event loop: what one decides
+ * that the other must take (a task set to run, a stage aborted because a task failed too often) is queued, and
+ * taken only once the batch of decisions that made it has been carried out whole. A batch is therefore always
+ * carried out against the state it was decided in, and a decision never pulls the ground from under the ones
+ * made beside it (a failing task's stage aborted, and its sibling stage cancelled, while the same batch still
+ * held launches of that sibling's tasks). A launch whose task the DAG scheduler has dropped since is not sent,
+ * and its attempt ends at once.
+ *
  * The same core serves every mode: in `local` the executor is a role on the same node, on a cluster they are
  * processes that registered over TCP.
  *
@@ -158,6 +166,21 @@ type Step = Core.Out<Local, DriverCommand> & {
   readonly state: State
   /** The connection the message being handled came on. */
   readonly connection: RpcEnv.ConnectionId
+  /** Inputs of the schedulers waiting for their turn, oldest first. */
+  readonly work: Array<Work>
+}
+
+// An input for one of the two schedulers; a DAG input about a successful task comes with what the task brought.
+type Work =
+  | { readonly _tag: "Tasks"; readonly input: TaskScheduler.Input }
+  | { readonly _tag: "Dag"; readonly input: DagScheduler.Input; readonly outcome: TaskOutcome | undefined }
+
+// What becomes of a successful task's outcome, as the DAG scheduler decides.
+interface TaskOutcome {
+  /** It is the result of task `index` of job `jobId`. */
+  readonly result: (jobId: number, index: number) => void
+  /** Its updates to accumulators count. */
+  readonly counted: () => void
 }
 
 /**
@@ -194,17 +217,60 @@ const failureOf = (
 // the cost of launching a small task.
 const trusted = { disableValidation: true }
 
-// Runs the task scheduler on one input and carries out what it decided.
-const schedule = (step: Step, input: TaskScheduler.Input) =>
-  carryOut(step, TaskScheduler.step(step.state.scheduler, input))
+// Queues an input for the task scheduler.
+const schedule = (step: Step, input: TaskScheduler.Input) => {
+  step.work.push({ _tag: "Tasks", input })
+}
 
-const carryOut = (step: Step, commands: ReadonlyArray<TaskScheduler.Command>) => {
+// Queues an input for the DAG scheduler, with the outcome of the task it reports a success of.
+const dag = (step: Step, input: DagScheduler.Input, outcome?: TaskOutcome) => {
+  step.work.push({ _tag: "Dag", input, outcome })
+}
+
+// Takes the queued inputs in order, each batch of decisions carried out before the next input is taken; then the
+// jobs whose results passed kindling.driver.maxResultSize are cancelled, once all of their results are counted.
+const settle = (step: Step) => {
+  const { state } = step
+  for (;;) {
+    const work = step.work.shift()
+    if (work !== undefined) {
+      if (work._tag === "Tasks") carryOut(step, TaskScheduler.step(state.scheduler, work.input))
+      else carryOutDag(step, DagScheduler.step(state.dag, work.input), work.outcome)
+      continue
+    }
+    const overLimit = [...state.jobs.values()].filter((job) => job.failure !== undefined && state.dag.jobs.has(job.id))
+    if (overLimit.length === 0) return
+    for (const job of overLimit) dag(step, { _tag: "CancelJob", jobId: job.id, reason: job.failure!, now: step.now })
+  }
+}
+
+// Carries out what the task scheduler decided; `onSucceeded` takes the successes (only a status update has them).
+const carryOut = (
+  step: Step,
+  commands: ReadonlyArray<TaskScheduler.Command>,
+  onSucceeded?: (command: Extract<TaskScheduler.Command, { _tag: "TaskSucceeded" }>) => void
+) => {
   const { state } = step
   for (const command of commands) {
     switch (command._tag) {
       case "LaunchTask": {
-        const taskSet = state.scheduler.taskSets.get(command.taskSet)!
-        const executor = state.executors.get(Ids.ExecutorId.make(command.executorId))!
+        const taskSet = state.scheduler.taskSets.get(command.taskSet)
+        const executor = state.executors.get(Ids.ExecutorId.make(command.executorId))
+        const bytes = taskSet === undefined
+          ? undefined
+          : DagScheduler.taskBytes(state.dag, taskSet.stageId, command.partition)
+        if (taskSet === undefined || executor === undefined || bytes === undefined) {
+          // Its task set, stage or executor was dropped after the decision was queued: nothing is sent, and the
+          // attempt ends here, so that its core is free again.
+          schedule(step, {
+            _tag: "StatusUpdate",
+            taskId: command.taskId,
+            state: "KILLED",
+            reason: "its stage was dropped before it was launched",
+            now: step.now
+          })
+          break
+        }
         Core.send(
           step,
           executor.ref,
@@ -220,7 +286,7 @@ const carryOut = (step: Step, commands: ReadonlyArray<TaskScheduler.Command>) =>
             cpus: state.config.scheduler.cpusPerTask,
             properties: {},
             resources: {},
-            serializedTask: DagScheduler.taskBytes(state.dag, taskSet.stageId, command.partition)!
+            serializedTask: bytes
           }, trusted)
         )
         event(step, {
@@ -252,6 +318,7 @@ const carryOut = (step: Step, commands: ReadonlyArray<TaskScheduler.Command>) =>
       }
       case "TaskSucceeded":
         // Its result came with the status update that made it succeed: `statusUpdate` hands it over.
+        onSucceeded?.(command)
         break
       case "TaskSetFinished":
         // The DAG scheduler ends stages by their partitions, which it has been told of task by task.
@@ -268,15 +335,14 @@ const carryOut = (step: Step, commands: ReadonlyArray<TaskScheduler.Command>) =>
   }
 }
 
-// Runs the DAG scheduler on one input and carries out what it decided; `onResult` takes the result tasks it
-// assigns to jobs (only a status update has a result to hand over).
-const dag = (
+// Carries out what the DAG scheduler decided.
+const carryOutDag = (
   step: Step,
-  input: DagScheduler.Input,
-  onResult?: (jobId: number, index: number) => void
+  commands: ReadonlyArray<DagScheduler.Command>,
+  outcome: TaskOutcome | undefined
 ) => {
   const { state } = step
-  for (const command of DagScheduler.step(state.dag, input)) {
+  for (const command of commands) {
     switch (command._tag) {
       case "SubmitTaskSet":
         schedule(step, {
@@ -292,15 +358,16 @@ const dag = (
         })
         break
       case "CancelStage":
-        for (const taskSet of TaskScheduler.taskSetsOf(state.scheduler, command.stageId)) {
-          schedule(step, { _tag: "CancelTaskSet", taskSet, reason: command.reason, now: step.now })
-        }
+        schedule(step, { _tag: "CancelStage", stageId: command.stageId, reason: command.reason, now: step.now })
         break
       case "StopStageAttempt":
         schedule(step, { _tag: "StopTaskSet", taskSet: `${command.stageId}.${command.stageAttempt}`, now: step.now })
         break
       case "ResultTask":
-        onResult?.(command.jobId, command.index)
+        outcome?.result(command.jobId, command.index)
+        break
+      case "TaskCounted":
+        outcome?.counted()
         break
       case "JobSucceeded":
       case "JobFailed": {
@@ -465,6 +532,7 @@ const statusUpdate = (step: Step, message: ClusterMessages.StatusUpdate) => {
     )
   }
   const taskSetId = state.scheduler.attempts.get(message.taskId)?.taskSet
+  // The first thing the step does, so that nothing waits in the queue before it.
   const commands = TaskScheduler.step(state.scheduler, {
     _tag: "StatusUpdate",
     taskId: message.taskId,
@@ -473,16 +541,18 @@ const statusUpdate = (step: Step, message: ClusterMessages.StatusUpdate) => {
     ...(failure?.fetchFailed === undefined ? {} : { fetchFailed: true }),
     now: step.now
   })
-  // Everything the task scheduler decided is carried out (launches of other tasks included) before the DAG
-  // scheduler hears of the success or the fetch failure, and before a job over its result limit is cancelled.
-  carryOut(step, commands)
-  for (const command of commands) {
-    if (command._tag !== "TaskSucceeded") continue
-    if (finished?._tag === "TaskResult" && finished.accumulators !== undefined && finished.accumulators.length > 0) {
-      step.commands.push({ _tag: "AccumulatorUpdates", updates: finished.accumulators })
+  // What the task brought back goes where the DAG scheduler says: a result to its job, the task's updates to
+  // accumulators when they count.
+  const outcome: TaskOutcome = {
+    result: (jobId, index) => takeResult(step, jobId, index, message.data, finished, executor?.ref.address),
+    counted: () => {
+      if (finished?._tag === "TaskResult" && finished.accumulators !== undefined && finished.accumulators.length > 0) {
+        step.commands.push({ _tag: "AccumulatorUpdates", updates: finished.accumulators })
+      }
     }
-    const stage = state.dag.stages.get(command.stageId)
-    const isMap = stage?.shuffleId !== undefined
+  }
+  carryOut(step, commands, (command) => {
+    const isMap = state.dag.stages.get(command.stageId)?.shuffleId !== undefined
     dag(step, {
       _tag: "TaskSucceeded",
       stageId: command.stageId,
@@ -491,8 +561,8 @@ const statusUpdate = (step: Step, message: ClusterMessages.StatusUpdate) => {
       executorId: command.executorId,
       ...(isMap ? { sizes: mapSizes(finished) } : {}),
       now: step.now
-    }, (jobId, index) => takeResult(step, jobId, index, message.data, finished, executor?.ref.address))
-  }
+    }, outcome)
+  })
   if (failure?.fetchFailed !== undefined && taskSetId !== undefined) {
     const [stageId, stageAttempt] = taskSetId.split(".").map(Number) as [number, number]
     dag(step, {
@@ -506,7 +576,6 @@ const statusUpdate = (step: Step, message: ClusterMessages.StatusUpdate) => {
       now: step.now
     })
   }
-  for (const job of [...state.jobs.values()]) if (job.failure !== undefined) cancelJob(step, job.id, job.failure)
 }
 
 // A result task's result goes to its job, unless the job's results passed kindling.driver.maxResultSize.
@@ -544,7 +613,7 @@ const submitJob = (step: Step, job: DagScheduler.JobSpec) => {
   }
   state.jobs.set(job.jobId, { id: job.jobId, resultBytes: 0, succeeded: 0, failure: undefined })
   dag(step, { _tag: "SubmitJob", job, now: step.now })
-  if (state.executors.size === 0 && state.dag.jobs.has(job.jobId)) {
+  if (state.executors.size === 0 && job.tasks.length > 0) {
     Core.log(step, "Info", `Job ${job.jobId} waits for executors`)
   }
 }
@@ -705,7 +774,8 @@ export const step = (state: State, input: Input): ReadonlyArray<Command> => {
     state,
     now: input.now,
     commands: [],
-    connection: input._tag === "Receive" ? input.connection : 0
+    connection: input._tag === "Receive" ? input.connection : 0,
+    work: []
   }
   switch (input._tag) {
     case "Start":
@@ -812,12 +882,15 @@ export const step = (state: State, input: Input): ReadonlyArray<Command> => {
       }
       break
   }
+  settle(step)
   return step.commands
 }
 
 /**
- * What is wrong with the state, if anything: the task scheduler's invariants, every job's task set known to
- * the scheduler, every executor the scheduler offers to registered here.
+ * What is wrong with the state, if anything: the invariants of both schedulers; every job known to the DAG
+ * scheduler; every executor the task scheduler offers registered here; every task set of a stage the DAG
+ * scheduler knows; and every running stage attempt with partitions to compute has a task set that can launch them
+ * (else its job would wait for ever).
  *
  * @since 0.1.0
  */
@@ -829,6 +902,19 @@ export const validate = (state: State): ReadonlyArray<string> => {
   for (const executorId of state.scheduler.executors.keys()) {
     if (!state.executors.has(Ids.ExecutorId.make(executorId))) {
       problems.push(`the scheduler offers executor ${executorId}, which is not registered`)
+    }
+  }
+  for (const taskSet of state.scheduler.taskSets.values()) {
+    if (!state.dag.stages.has(taskSet.stageId)) {
+      problems.push(`task set ${taskSet.id} runs stage ${taskSet.stageId}, which the DAG scheduler dropped`)
+    }
+  }
+  for (const stageId of state.dag.running) {
+    const stage = state.dag.stages.get(stageId)
+    if (stage === undefined || stage.pending.size === 0) continue
+    const taskSet = state.scheduler.taskSets.get(`${stageId}.${stage.nextAttempt - 1}`)
+    if (taskSet === undefined || taskSet.zombie) {
+      problems.push(`stage ${stageId} waits for ${stage.pending.size} partitions that no task set will run`)
     }
   }
   return problems

@@ -4,17 +4,18 @@
  *
  * @since 0.1.0
  */
-import type { SharedVariables } from "@kindling/protocol"
+import { Disk } from "@kindling/executor"
+import { SharedVariables } from "@kindling/protocol"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
-import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
 import { InputNotReadable, InvalidArgument } from "./AppErrors.js"
 import type { AppEvent } from "./AppEvents.js"
 import { Dataset, type Runtime } from "./Dataset.js"
 import type { Driver } from "./Driver.js"
+import * as Lineage from "./Lineage.js"
 import * as UserFunctions from "./UserFunctions.js"
 
 /**
@@ -60,6 +61,16 @@ export interface KindlingContext {
   readonly longAccumulator: (name?: string) => SharedVariables.LongAccumulator
   /** As `longAccumulator`, gathering the values added into an array (in no particular order). */
   readonly collectionAccumulator: <T>(name?: string) => SharedVariables.CollectionAccumulator<T>
+  /**
+   * The running task, as functions see it in their environment (Spark's `TaskContext.get()`): which stage,
+   * partition and attempt it is — `ds.map((x, env) => env.task.attemptNumber, { task: kc.taskContext })`.
+   */
+  readonly taskContext: SharedVariables.TaskContext
+  /**
+   * The internal error that stopped the app's driver, if one did: every job since has failed with it (`JobFailed`
+   * with `internal` set), and the app ends with a failure whatever its main does.
+   */
+  readonly fatalError: Effect.Effect<string | undefined>
 }
 
 /**
@@ -85,21 +96,22 @@ const blockSize = 32 * 1024 * 1024
 // A file's last split may be up to 10% larger than the rest rather than leave a sliver.
 const splitSlop = 1.1
 
-const inputFiles = (path: string): Effect.Effect<Array<{ path: string; size: number }>, InputNotReadable> =>
-  Effect.tryPromise({
-    try: async () => {
+const inputFiles = (
+  files: Disk.Files,
+  path: string
+): Effect.Effect<Array<{ path: string; size: number }>, InputNotReadable> =>
+  Effect.try({
+    try: () => {
       const absolute = Path.resolve(path)
-      const stat = await Fs.stat(absolute)
-      if (!stat.isDirectory()) return [{ path: absolute, size: stat.size }]
-      const names = (await Fs.readdir(absolute)).filter((name) => !name.startsWith(".") && !name.startsWith("_"))
-      const files = await Promise.all(
-        names.sort().map(async (name) => {
-          const file = Path.join(absolute, name)
-          const info = await Fs.stat(file)
-          return info.isFile() ? [{ path: file, size: info.size }] : []
-        })
-      )
-      return files.flat()
+      const stat = files.stat(absolute)
+      if (stat === undefined) throw new Disk.DiskError("stat", absolute, "ENOENT", "no such file or directory")
+      if (stat.kind === "file") return [{ path: absolute, size: stat.size }]
+      const names = files.list(absolute).filter((name) => !name.startsWith(".") && !name.startsWith("_"))
+      return [...names].sort().flatMap((name) => {
+        const file = Path.join(absolute, name)
+        const info = files.stat(file)
+        return info?.kind === "file" ? [{ path: file, size: info.size }] : []
+      })
     },
     catch: (error) => new InputNotReadable({ path, reason: error instanceof Error ? error.message : String(error) })
   })
@@ -118,9 +130,12 @@ export const make = (options: {
   readonly driver: Driver
   readonly appExports?: Record<string, unknown> | undefined
   readonly uiWebUrl?: string | undefined
+  /** The files datasets read and write (the local file system unless given). */
+  readonly files?: Disk.Files | undefined
 }): KindlingContext => {
   const { driver } = options
   const exports = options.appExports ?? {}
+  const files = options.files ?? Disk.nodeFiles
   let datasets = 0
   let shuffles = 0
   const runtime: Runtime = {
@@ -128,7 +143,8 @@ export const make = (options: {
     reference: (fn, env, transformation) => UserFunctions.reference(fn, env, transformation, exports),
     newDatasetId: () => datasets++,
     newShuffleId: () => shuffles++,
-    unpersist: driver.unpersist
+    unpersist: driver.unpersist,
+    files
   }
   return {
     appName: options.appName,
@@ -140,6 +156,8 @@ export const make = (options: {
       return options.defaultParallelism()
     },
     broadcast: driver.broadcast,
+    taskContext: SharedVariables.taskContext,
+    fatalError: driver.fatalError,
     longAccumulator: (name = "") => driver.accumulator<number, number>("long", name),
     collectionAccumulator: <T>(name = "") => driver.accumulator<T, Array<T>>("collection", name),
     parallelize: <A>(items: Iterable<A>, numSlices = options.defaultParallelism()) => {
@@ -165,7 +183,7 @@ export const make = (options: {
     },
     textFile: (path, minPartitions = Math.min(options.defaultParallelism(), 2)) => {
       checkSlices(minPartitions, "textFile")
-      const plans = Effect.map(inputFiles(path), (files) => {
+      const plans = Effect.map(inputFiles(files, path), (files) => {
         const total = files.reduce((sum, file) => sum + file.size, 0)
         const goal = Math.floor(total / minPartitions)
         const splitSize = Math.max(1, Math.min(goal, blockSize))
@@ -182,7 +200,7 @@ export const make = (options: {
           return splits
         })
       })
-      return Dataset.of<string>(runtime, Effect.runSync(Effect.cached(plans)), "TextFileDataset", "textFile")
+      return Dataset.of<string>(runtime, Lineage.once(plans), "TextFileDataset", "textFile")
     }
   }
 }

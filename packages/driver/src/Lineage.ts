@@ -7,6 +7,10 @@
  */
 import { Evaluation } from "@kindling/executor"
 import { Records, type TaskPlan } from "@kindling/protocol"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as FiberId from "effect/FiberId"
 import type { DatasetInfo } from "./AppEvents.js"
 import type * as DagScheduler from "./DagScheduler.js"
 
@@ -150,4 +154,36 @@ export const shuffled = (
       datasets: []
     }
   }
+}
+
+/**
+ * `effect` (what a lineage needs computed once: the counts behind `zipWithIndex`, a sort's bounds, a directory's
+ * files), run by the first to ask and kept for all; those asking meanwhile wait for it. A run cut short because
+ * whoever ran it was interrupted (its action was cancelled) is no answer and is not kept: the next to ask — or
+ * one of those waiting — runs it again.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const once = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E> => {
+  let kept: Exit.Exit<A, E> | undefined
+  let running: Deferred.Deferred<Exit.Exit<A, E> | undefined> | undefined
+  const get: Effect.Effect<A, E> = Effect.suspend(() => {
+    if (kept !== undefined) return kept
+    if (running !== undefined) return Effect.flatMap(Deferred.await(running), (exit) => exit ?? get)
+    const mine = Deferred.unsafeMake<Exit.Exit<A, E> | undefined>(FiberId.none)
+    running = mine
+    const settle = (exit: Exit.Exit<A, E> | undefined) =>
+      Effect.sync(() => {
+        if (exit !== undefined) kept = exit
+        running = undefined
+        Deferred.unsafeDone(mine, Exit.succeed(exit))
+      })
+    return Effect.exit(effect).pipe(
+      Effect.tap((exit) => settle(Exit.isInterrupted(exit) ? undefined : exit)),
+      Effect.onInterrupt(() => settle(undefined)),
+      Effect.flatten
+    )
+  })
+  return get
 }

@@ -73,7 +73,8 @@ export const layer = (options: Options): Layer.Layer<Kindling.Kindling, StartFai
           RpcEnv.make({ host, port: 7077 }).pipe(Effect.provideService(Transport.Transport, network)),
           (rpc) => Effect.provideService(effect, RpcEnv.RpcEnv, rpc)
         )
-      // A role that stops by itself (it exits) leaves the app without it: say so, loudly, rather than hang.
+      // A role that stops by itself (it exits) leaves the app without it: say so, loudly, rather than hang. A
+      // driver that stops has failed its jobs and told the executor to stop; nothing else here outlives the app.
       const onExit = (role: string) => (code: number, reason: string) =>
         code === 0 ? Effect.void : Effect.logError(`The local ${role} stopped (${code}): ${reason}`)
       const driver = yield* onRpc(

@@ -101,6 +101,7 @@ interface Attempt {
   readonly taskId: number
   readonly taskSet: string
   readonly stageId: number
+  readonly stageAttempt: number
   readonly index: number
   readonly attempt: number
   readonly executorId: string
@@ -147,7 +148,8 @@ export type Input =
       /** Where each task would rather run (by index), if anywhere. */
       readonly preferences?: ReadonlyArray<ReadonlyArray<Location>>
     }
-    | { readonly _tag: "CancelTaskSet"; readonly taskSet: string; readonly reason: string }
+    /** No job needs the stage any more: every task set of it is dropped, and their running attempts killed. */
+    | { readonly _tag: "CancelStage"; readonly stageId: number; readonly reason: string }
     /** Make the set a zombie: no further launches. */
     | { readonly _tag: "StopTaskSet"; readonly taskSet: string }
     | { readonly _tag: "ExecutorAdded"; readonly executorId: string; readonly host: string; readonly cores: number }
@@ -233,8 +235,10 @@ export const step = (state: State, input: Input): Array<Command> => {
     case "SubmitTaskSet":
       submit(state, input, out)
       break
-    case "CancelTaskSet":
-      cancel(state, input.taskSet, input.reason, out)
+    case "CancelStage":
+      for (const taskSet of [...state.taskSets.values()]) {
+        if (taskSet.stageId === input.stageId) cancel(state, taskSet, input.reason, out)
+      }
       break
     case "StopTaskSet": {
       const taskSet = state.taskSets.get(input.taskSet)
@@ -323,9 +327,7 @@ const killAttempt = (state: State, taskId: number, reason: string, out: Array<Co
   out.push({ _tag: "KillTask", taskId, executorId: attempt.executorId, reason })
 }
 
-const cancel = (state: State, id: string, reason: string, out: Array<Command>) => {
-  const taskSet = state.taskSets.get(id)
-  if (taskSet === undefined) return
+const cancel = (state: State, taskSet: TaskSet, reason: string, out: Array<Command>) => {
   out.push({ _tag: "Log", level: "Info", message: `Cancelling stage ${taskSet.stageId}: ${reason}` })
   dropTaskSet(state, taskSet, reason, out)
 }
@@ -641,6 +643,7 @@ const launch = (
     taskId: state.nextTaskId++,
     taskSet: taskSet.id,
     stageId: taskSet.stageId,
+    stageAttempt: taskSet.stageAttempt,
     index: task.index,
     attempt: task.attempts++,
     executorId: executor.id,
@@ -681,21 +684,6 @@ const launch = (
  */
 export const runningOn = (state: State, executorId: string): Array<number> =>
   [...state.attempts.values()].filter((a) => a.executorId === executorId).map((a) => a.taskId)
-
-/**
- * The ids of the task sets of a stage (its attempts still known).
- *
- * @since 0.1.0
- */
-export const taskSetsOf = (state: State, stageId: number): Array<string> =>
-  [...state.taskSets.values()].filter((taskSet) => taskSet.stageId === stageId).map((taskSet) => taskSet.id)
-
-/**
- * The stage a running attempt belongs to, while it runs.
- *
- * @since 0.1.0
- */
-export const stageOf = (state: State, taskId: number): number | undefined => state.attempts.get(taskId)?.stageId
 
 /**
  * What is wrong with the state, if anything: no executor's cores are double-booked or negative; every attempt

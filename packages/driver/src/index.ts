@@ -32,7 +32,7 @@ export * as AppClientCore from "./AppClientCore.js"
 /** @since 0.1.0 */
 export * as Cluster from "./Cluster.js"
 /** @since 0.1.0 */
-export { Dataset, type DatasetError } from "./Dataset.js"
+export { Dataset, type DatasetError, type StorageLevel } from "./Dataset.js"
 /** @since 0.1.0 */
 export * as DagScheduler from "./DagScheduler.js"
 /** @since 0.1.0 */

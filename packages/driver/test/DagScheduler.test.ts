@@ -35,6 +35,8 @@ class World {
   readonly jobTasks = new Map<number, number>()
   resubmitDue = false
   readonly executors = ["exec-0", "exec-1", "exec-2"]
+  /** How many times each stage attempt (`stage.attempt`) submitted has completed. */
+  readonly attempts = new Map<string, number>()
 
   constructor(readonly shape: Shape) {}
 
@@ -89,6 +91,20 @@ class World {
         case "ScheduleResubmit":
           this.resubmitDue = true
           break
+        case "StageSubmitted": {
+          const key = `${command.stageId}.${command.stageAttempt}`
+          assert.isFalse(this.attempts.has(key), `stage ${key} submitted twice`)
+          this.attempts.set(key, 0)
+          break
+        }
+        case "StageCompleted": {
+          // An attempt completes once, and it is the one that was submitted (a late task of an earlier attempt
+          // that finishes the stage completes the latest attempt, not its own again).
+          const key = `${command.stageId}.${command.stageAttempt}`
+          assert.strictEqual(this.attempts.get(key), 0, `stage ${key} completes, but it is not a running attempt`)
+          this.attempts.set(key, 1)
+          break
+        }
       }
     }
     assert.deepStrictEqual(DagScheduler.validate(this.state), [])
@@ -151,7 +167,7 @@ class World {
         message: "connection refused",
         now: this.now
       })
-      set.pending = []
+      // The attempt's other tasks run on (they may still finish, as late successes of an attempt given up on).
       return
     }
     this.apply({
@@ -233,7 +249,7 @@ const operation: fc.Arbitrary<Op> = fc.oneof(
 )
 
 describe("DagScheduler", () => {
-  it("model: random DAGs, completions, fetch failures and executor losses keep every invariant; every job ends exactly once", () => {
+  it("model: random DAGs, completions, fetch failures and executor losses keep every invariant; every job ends exactly once, every stage attempt completes exactly once", () => {
     fc.assert(
       fc.property(shape, fc.array(operation, { minLength: 20, maxLength: 150 }), (dag, ops) => {
         const world = new World(dag)
@@ -255,6 +271,7 @@ describe("DagScheduler", () => {
         }
         for (let jobId = 0; jobId < world.nextJob; jobId++) assert.strictEqual(world.ended.get(jobId)?.length, 1)
         assert.strictEqual(world.state.running.size + world.state.waiting.size + world.state.failed.size, 0)
+        for (const [attempt, ends] of world.attempts) assert.strictEqual(ends, 1, `stage ${attempt} never completed`)
       }),
       { numRuns: 300 }
     )
@@ -290,5 +307,89 @@ describe("DagScheduler", () => {
       }
     }
     assert.deepStrictEqual(world.ended.get(0), ["JobFailed"])
+  })
+
+  // Found by the simulated cluster (seed 173): the late success that finished a stage completed the attempt it
+  // came from — given up on already — and the running attempt never completed, in the app's event stream.
+  it("a late success of an attempt given up on that finishes the stage completes the latest attempt", () => {
+    const world = new World({ shuffles: [{ maps: 1, reduces: 1, parents: [] }] })
+    world.submit([0], 2)
+    world.finishTask(0, 0, false)
+    const result = world.taskSets.at(-1)!
+    // Partition 0 of attempt 0 cannot fetch; partition 1 of attempt 0 runs on.
+    world.apply({
+      _tag: "FetchFailed",
+      stageId: result.stageId,
+      stageAttempt: 0,
+      shuffleId: 0,
+      mapIndex: 0,
+      executorId: "exec-0",
+      message: "gone",
+      now: world.now
+    })
+    world.apply({ _tag: "ResubmitFailedStages", now: (world.now += 200) })
+    // The lost map output is computed again, and the result stage's next attempt starts.
+    const map = world.taskSets.at(-1)!
+    assert.strictEqual(map.stageId, 0)
+    world.apply({
+      _tag: "TaskSucceeded",
+      stageId: 0,
+      stageAttempt: map.attempt,
+      partition: 0,
+      executorId: "exec-1",
+      sizes: [10],
+      now: world.now
+    })
+    const again = world.taskSets.at(-1)!
+    assert.deepStrictEqual([again.stageId, again.attempt], [result.stageId, 1])
+    world.apply({
+      _tag: "TaskSucceeded",
+      stageId: result.stageId,
+      stageAttempt: 1,
+      partition: 0,
+      executorId: "exec-1",
+      now: world.now
+    })
+    world.apply({
+      _tag: "TaskSucceeded",
+      stageId: result.stageId,
+      stageAttempt: 0,
+      partition: 1,
+      executorId: "exec-1",
+      now: world.now
+    })
+    assert.deepStrictEqual(world.ended.get(0), ["JobSucceeded"])
+    assert.strictEqual(world.attempts.get(`${result.stageId}.1`), 1)
+  })
+
+  // Found by the simulated cluster (seed 344): a task of an attempt given up on finished the job before the stage
+  // was resubmitted; that attempt completed a second time.
+  it("a job finished by a late success while its stage waits to be resubmitted completes no attempt again", () => {
+    const world = new World({ shuffles: [{ maps: 1, reduces: 1, parents: [] }] })
+    world.submit([0], 1)
+    world.finishTask(0, 0, false)
+    const result = world.taskSets.at(-1)!
+    // A speculative copy of the result task cannot fetch; the original runs on and finishes the job.
+    world.apply({
+      _tag: "FetchFailed",
+      stageId: result.stageId,
+      stageAttempt: 0,
+      shuffleId: 0,
+      mapIndex: 0,
+      executorId: "exec-0",
+      message: "gone",
+      now: world.now
+    })
+    world.apply({
+      _tag: "TaskSucceeded",
+      stageId: result.stageId,
+      stageAttempt: 0,
+      partition: 0,
+      executorId: "exec-1",
+      now: world.now
+    })
+    assert.deepStrictEqual(world.ended.get(0), ["JobSucceeded"])
+    assert.strictEqual(world.attempts.get(`${result.stageId}.0`), 1)
+    assert.strictEqual(world.state.failed.size, 0)
   })
 })

@@ -11,6 +11,7 @@ import {
   SchedulerPool,
   UserFunctions
 } from "@kindling/driver"
+import { Disk } from "@kindling/executor"
 import { Chunk, Effect, Exit, Fiber, Option, Stream } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
@@ -128,6 +129,23 @@ layer(local(1), { timeout: 60_000 })("local[2]", (it) => {
       // Both threads were taken by the spinning tasks: that new jobs run shows they were killed and replaced.
       assert.strictEqual(yield* kc.range(0, 100, 1, 4).count(), 100)
     }))
+
+  // Found by the simulated cluster (seed 286): an action cancelled while zipWithIndex counted its partitions left
+  // the cancellation cached as the dataset's lineage, and every later job of the dataset was interrupted too.
+  it.effect("an action cancelled while zipWithIndex counts leaves the dataset whole for the next", () =>
+    Effect.gen(function*() {
+      const kc = yield* Kindling
+      const slow = kc.range(0, 40, 1, 4).map((x) => {
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50)
+        return x
+      })
+      const indexed = slow.zipWithIndex()
+      const first = yield* Effect.fork(indexed.count())
+      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 20)))
+      assert.isTrue(Exit.isInterrupted(yield* Fiber.interrupt(first)))
+      const pairs = yield* indexed.collect()
+      assert.deepStrictEqual(pairs, Array.from({ length: 40 }, (_, i) => [i, i]))
+    }))
 })
 
 layer(local(3), { timeout: 60_000 })("local[2,3]", (it) => {
@@ -171,7 +189,8 @@ describe("functions", () => {
         reference: referenceHere,
         newDatasetId: () => 0,
         newShuffleId: () => 0,
-        unpersist: () => Effect.void
+        unpersist: () => Effect.void,
+        files: Disk.nodeFiles
       },
       Effect.succeed([]),
       "ParallelCollectionDataset",

@@ -115,7 +115,8 @@ const operation: fc.Arbitrary<Op> = fc.oneof(
     const open = [...world.submitted.keys()].filter((id) => !world.ended.has(id))
     if (open.length === 0) return
     const id = open[n % open.length]!
-    world.apply({ _tag: "CancelTaskSet", taskSet: id, reason: "job cancelled", now: world.now })
+    // Each set is a stage of its own (set-N is stage N + 1).
+    world.apply({ _tag: "CancelStage", stageId: Number(id.split("-")[1]) + 1, reason: "job cancelled", now: world.now })
     world.end(id, "cancelled")
   }),
   fc.integer({ min: 1, max: 2000 }).map((millis): Op => (world) => {

@@ -7,8 +7,8 @@
  *
  * @since 0.1.0
  */
-import * as Fs from "node:fs"
 import * as Path from "node:path"
+import type { Files } from "./Disk.js"
 import type { Segment } from "./RecordFiles.js"
 
 /**
@@ -58,7 +58,7 @@ export class BlockStore {
   private readonly disk = new Map<string, { readonly path: string; readonly size: number }>()
   private memoryUsed = 0
 
-  constructor(private readonly localDir: string, readonly memoryBudget: number) {}
+  constructor(private readonly files: Files, private readonly localDir: string, readonly memoryBudget: number) {}
 
   /** Where the block's frames are, if it is held. */
   get(id: string): Segment | undefined {
@@ -68,7 +68,7 @@ export class BlockStore {
     return file === undefined ? undefined : { _tag: "File", path: file.path, offset: 0, length: file.size }
   }
 
-  /** Keeps the block as its level allows; undefined when it was not kept. */
+  /** Keeps the block as its level allows; undefined when it was not kept (a disk that refuses it included). */
   put(block: NewBlock): Stored | undefined {
     if (this.memory.has(block.blockId) || this.disk.has(block.blockId)) return undefined
     const size = block.bytes.length
@@ -79,7 +79,13 @@ export class BlockStore {
     }
     if (block.level === "MEMORY_ONLY") return undefined
     const path = Path.join(this.localDir, block.blockId)
-    Fs.writeFileSync(path, block.bytes)
+    try {
+      this.files.writeFile(path, block.bytes)
+    } catch {
+      // Not kept is what a full disk means for a block: it is computed again when needed.
+      this.files.remove(path)
+      return undefined
+    }
     this.disk.set(block.blockId, { path, size })
     return { blockId: block.blockId, level: block.level, memSize: 0, diskSize: size }
   }
@@ -95,7 +101,7 @@ export class BlockStore {
     for (const [id, file] of this.disk) {
       if (!id.startsWith(prefix)) continue
       this.disk.delete(id)
-      Fs.rmSync(file.path, { force: true })
+      this.files.remove(file.path)
     }
   }
 }

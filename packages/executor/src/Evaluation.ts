@@ -8,10 +8,10 @@
 import type { TaskPlan } from "@kindling/protocol"
 import * as Records from "@kindling/protocol/records"
 import { SharedVariables } from "@kindling/protocol/records"
-import * as Fs from "node:fs"
 import * as Path from "node:path"
 import * as Aggregators from "./Aggregators.js"
 import * as BlockStore from "./BlockStore.js"
+import type { Files } from "./Disk.js"
 import * as Keys from "./Keys.js"
 import * as RecordFiles from "./RecordFiles.js"
 import * as ShuffleWriter from "./ShuffleWriter.js"
@@ -126,8 +126,10 @@ export const run = (
 // Broadcast values, decoded once per thread (each thread has its own copy of this module).
 const decodedBroadcasts = new Map<number, unknown>()
 
-// Shared variables as a task sees them: broadcasts from what its executor fetched, accumulators its own.
+// Shared variables as a task sees them: broadcasts from what its executor fetched, accumulators its own, and the
+// task context its own attempt.
 const variablesOf = (context: TaskContext.TaskContext): SharedVariables.VariableScope => ({
+  task: context.task,
   broadcastValue: (broadcast) => {
     if (decodedBroadcasts.has(broadcast.id)) return decodedBroadcasts.get(broadcast.id)
     const bytes = context.broadcasts.get(broadcast.id)
@@ -171,7 +173,37 @@ export const outcomeOf = (
       ...(accumulators.length === 0 ? {} : { accumulators })
     })
   } catch (error) {
-    return failureOutcome(error)
+    if (!(error instanceof ShuffleReadFailed)) return failureOutcome(error)
+    return Records.encode({
+      _tag: "FetchFailed",
+      shuffleId: error.shuffleId,
+      mapIndex: error.mapIndex,
+      reduceId: error.reduceId,
+      executorId: error.executorId,
+      message: error.message
+    })
+  }
+}
+
+/**
+ * A block of a map output this task read turned out unreadable (rotten on its disk, cut short, gone): not the
+ * task's fault but the map output's, which must be computed again — the task's outcome is a `FetchFailed`.
+ *
+ * @since 0.1.0
+ */
+export class ShuffleReadFailed extends Error {
+  constructor(
+    readonly shuffleId: number,
+    readonly mapIndex: number,
+    readonly reduceId: number,
+    readonly executorId: string,
+    readonly reason: string
+  ) {
+    super(
+      `Failed to read map output ${mapIndex} of shuffle ${shuffleId} for reduce partition ${reduceId} from ` +
+        `executor ${executorId}: ${reason}`
+    )
+    this.name = "ShuffleReadFailed"
   }
 }
 
@@ -305,7 +337,7 @@ const evaluate = (node: PlanNode, run: Run): Iterable<unknown> => {
     case "Range":
       return counting(range(node.start, node.end, node.step), counter)
     case "TextSplit":
-      return counting(lines(node.path, node.start, node.length), counter)
+      return counting(lines(run.context.files, node.path, node.start, node.length), counter)
     case "Map": {
       const fn = functions.bind(node.fn)
       const child = evaluate(node.child, run)
@@ -382,7 +414,7 @@ const evaluate = (node: PlanNode, run: Run): Iterable<unknown> => {
     case "Cached": {
       const blockId = BlockStore.blockId(node.rddId, node.partition)
       const held = run.context.cached.get(blockId)
-      if (held !== undefined) return counted(RecordFiles.read(held), counter)
+      if (held !== undefined) return counted(RecordFiles.read(run.context.files, held), counter)
       return storing(evaluate(node.child, run), { blockId, level: node.level }, run.context)
     }
   }
@@ -416,17 +448,27 @@ function* cartesian(left: Iterable<unknown>, right: () => ReadonlyArray<unknown>
   }
 }
 
-// The records of a shuffle's blocks for this task, as its executor fetched them.
+// The records of a shuffle's blocks for this task, as its executor fetched them; a block that cannot be read
+// fails the task as the map output's fault (`ShuffleReadFailed`).
 function* shuffleRecords(shuffleId: number, reduceId: number, run: Run): Generator<unknown> {
-  const segments = run.context.shuffleInputs.get(TaskContext.inputKey(shuffleId, reduceId))
-  if (segments === undefined) {
+  const blocks = run.context.shuffleInputs.get(TaskContext.inputKey(shuffleId, reduceId))
+  if (blocks === undefined) {
     throw new Error(`The blocks of partition ${reduceId} of shuffle ${shuffleId} were not fetched for this task`)
   }
-  for (const segment of segments) {
-    for (const record of RecordFiles.read(segment)) {
+  for (const block of blocks) {
+    const records = RecordFiles.read(run.context.files, block.segment)
+    for (;;) {
+      let next: IteratorResult<unknown>
+      try {
+        next = records.next()
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error)
+        throw new ShuffleReadFailed(shuffleId, block.mapIndex, reduceId, block.executorId, reason)
+      }
+      if (next.done === true) break
       run.counter.read++
       run.context.metrics.shuffleRecordsRead = (run.context.metrics.shuffleRecordsRead ?? 0) + 1
-      yield record
+      yield next.value
     }
   }
 }
@@ -670,7 +712,7 @@ const apply = (result: Task["result"], records: Iterable<unknown>, run: Run): un
       functions.bind(result.fn)(records)
       return null
     case "SaveAsText":
-      return saveAsText(records, result.dir, result.partition)
+      return saveAsText(records, result.dir, result.partition, run.context.files)
     case "TakeOrdered":
       return takeOrdered(records, result.n, result.ascending)
     case "SampleKeys":
@@ -740,23 +782,30 @@ export const partFile = (partition: number): string => `part-${String(partition)
 
 // Written under a name of the attempt's own and renamed into place: a killed or retried attempt never leaves a
 // half-written part behind, and the last attempt to finish wins whole.
-const saveAsText = (records: Iterable<unknown>, dir: string, partition: number): null => {
+const saveAsText = (records: Iterable<unknown>, dir: string, partition: number, files: Files): null => {
   const target = Path.join(dir, partFile(partition))
   const temporary = Path.join(dir, `.${partFile(partition)}.${process.pid}.${Math.random().toString(36).slice(2)}`)
-  const fd = Fs.openSync(temporary, "w")
+  const writer = files.openWrite(temporary)
+  const encoder = new TextEncoder()
+  let position = 0
+  const write = (text: string) => {
+    const bytes = encoder.encode(text)
+    writer.write(bytes, position)
+    position += bytes.length
+  }
   try {
     let batch = ""
     each(records, (record) => {
       batch += asLine(record) + "\n"
       if (batch.length >= 64 * 1024) {
-        Fs.writeSync(fd, batch)
+        write(batch)
         batch = ""
       }
     })
-    Fs.writeSync(fd, batch)
+    write(batch)
   } finally {
-    Fs.closeSync(fd)
+    writer.close()
   }
-  Fs.renameSync(temporary, target)
+  files.rename(temporary, target)
   return null
 }

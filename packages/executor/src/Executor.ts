@@ -14,18 +14,22 @@ import {
   type Ids,
   Records,
   type RpcAddress,
-  RpcEnv
+  RpcEnv,
+  type SharedVariables
 } from "@kindling/protocol"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Scope from "effect/Scope"
 import * as PerfHooks from "node:perf_hooks"
 import * as V8 from "node:v8"
 import { BlockStore } from "./BlockStore.js"
+import type { Disk } from "./Disk.js"
 import type * as Evaluation from "./Evaluation.js"
 import { blocksRead, shufflesRead } from "./Evaluation.js"
 import * as ExecutorCore from "./ExecutorCore.js"
+import * as NodeDisk from "./NodeDisk.js"
 import * as ShuffleService from "./ShuffleService.js"
 import type * as TaskContext from "./TaskContext.js"
 import type * as TaskThreads from "./TaskThreads.js"
@@ -41,6 +45,8 @@ export interface Options {
   /** Where its logs can be read (`stdout`, `stderr`), told to the driver when it registers. */
   readonly logUrls?: Readonly<Record<string, string>>
   readonly threads: TaskThreads.TaskThreads
+  /** The files it works on (the local file system unless given). */
+  readonly disk?: Disk
   readonly heartbeatIntervalMillis: number
   readonly askTimeoutMillis: number
   /** A result of more bytes is left on this node's data plane for the driver to fetch (default 1 MiB). */
@@ -54,6 +60,11 @@ export interface Options {
   readonly spillThreshold?: number
   /** The most shuffle bytes fetched at once (`kindling.reducer.maxSizeInFlight`, default 48 MiB). */
   readonly maxBytesInFlight?: number
+  /**
+   * A fetched shuffle block up to this size is kept in memory, a larger one goes to a file
+   * (`kindling.network.maxRemoteBlockSizeFetchToMem`, default 1 MiB).
+   */
+  readonly maxInMemoryBlock?: number
   /**
    * Bytes of persisted partitions kept in memory (default: 60% of what the heap may grow to beyond 300 MiB, as
    * Spark's unified memory, storage's half of it).
@@ -141,11 +152,12 @@ export const make = (
     const rpc = yield* RpcEnv.RpcEnv
     const address = yield* Shell.listeningAddress(Endpoints.executor)
     const driver = Endpoints.ref(options.driver, Endpoints.scheduler)
-    const tasks = new Map<number, Fiber.RuntimeFiber<void>>()
+    const tasks = new Map<number, Fiber.RuntimeFiber<unknown>>()
     const maxDirect = options.maxDirectResultSize ?? 1024 * 1024
     const localDir = options.localDir ?? (yield* TemporaryDirectory.make("kindling-executor-"))
+    const disk = options.disk ?? NodeDisk.disk
     const spillThreshold = options.spillThreshold ?? 64 * 1024 * 1024
-    const blocks = new BlockStore(localDir, options.storageMemory ?? defaultStorageMemory())
+    const blocks = new BlockStore(disk, localDir, options.storageMemory ?? defaultStorageMemory())
     // Each broadcast is fetched once, into memory every task thread can read without a copy.
     const broadcasts = new Map<number, Effect.Effect<Uint8Array, Errors.TransferError>>()
     const broadcastValue = (broadcast: { readonly id: number; readonly token: string }) => {
@@ -168,10 +180,12 @@ export const make = (
     }
     const shuffles = yield* ShuffleService.make({
       executorId: options.executorId,
+      disk,
       localDir,
       driver,
       askTimeoutMillis: options.askTimeoutMillis,
-      ...(options.maxBytesInFlight === undefined ? {} : { maxBytesInFlight: options.maxBytesInFlight })
+      ...(options.maxBytesInFlight === undefined ? {} : { maxBytesInFlight: options.maxBytesInFlight }),
+      ...(options.maxInMemoryBlock === undefined ? {} : { maxInMemoryBlock: options.maxInMemoryBlock })
     })
 
     // Large results wait here for the driver, which reads each once; a result read to its end is forgotten.
@@ -235,10 +249,12 @@ export const make = (
         )
       })
 
-    const runTask = (taskId: number, task: Uint8Array, host: Host) =>
-      Effect.scoped(Effect.gen(function*() {
+    // How a task ended: its outcome, and the persisted partitions it computed that are now kept here.
+    const runTask = (task: Uint8Array, info: SharedVariables.TaskInfo) => {
+      const taskId = info.taskAttemptId
+      return Effect.scoped(Effect.gen(function*() {
         const inputs = yield* prepare(taskId, task, yield* Effect.scope)
-        const { outcome, stored } = yield* options.threads.run(taskId, task, inputs)
+        const { outcome, stored } = yield* options.threads.run(task, info, inputs)
         const { _tag } = Records.decode(outcome) as { readonly _tag: string }
         if (_tag !== "TaskResult") return { state: "FAILED" as const, outcome }
         return {
@@ -247,23 +263,40 @@ export const make = (
           stored: stored.flatMap((block) => blocks.put(block) ?? [])
         }
       })).pipe(
-        Effect.catchTag("ShuffleFetchFailed", (failed) =>
-          Effect.succeed({ state: "FAILED" as const, outcome: Records.encode(failed.outcome) })),
+        Effect.catchTag(
+          "ShuffleFetchFailed",
+          (failed) => Effect.succeed({ state: "FAILED" as const, outcome: Records.encode(failed.outcome) })
+        ),
         // The thread died under the task (it ran out of memory, or exited), or the driver could not say where the
         // blocks are: the task failed, not the executor.
         Effect.catchAll((error) =>
           Effect.succeed({ state: "FAILED" as const, outcome: failure(error._tag, error.message) })
-        ),
-        Effect.onInterrupt(() =>
-          Effect.sync(() =>
-            host.feed({ _tag: "TaskEnded", taskId, state: "KILLED", outcome: failure("TaskKilled", "killed") })
-          )
-        ),
-        Effect.flatMap((ended) =>
-          Effect.sync(() => host.feed({ _tag: "TaskEnded", taskId, ...ended }))
-        ),
-        Effect.ensuring(Effect.sync(() => tasks.delete(taskId)))
+        )
       )
+    }
+
+    // The task runs on a fiber of its own, and its end — whatever it is — is watched from outside that fiber: one
+    // killed before it even started (its kill came right behind its launch) ends without running anything of its
+    // own, its finalizers included.
+    const startTask = (command: Extract<ExecutorCore.ExecutorCommand, { _tag: "RunTask" }>, host: Host) =>
+      Effect.gen(function*() {
+        const fiber = yield* Effect.forkDaemon(runTask(command.task, command.info))
+        tasks.set(command.taskId, fiber)
+        host.fork(Effect.flatMap(Fiber.await(fiber), (exit) =>
+          Effect.sync(() => {
+            tasks.delete(command.taskId)
+            host.feed(
+              Exit.isSuccess(exit)
+                ? { _tag: "TaskEnded", taskId: command.taskId, ...exit.value }
+                : {
+                  _tag: "TaskEnded",
+                  taskId: command.taskId,
+                  state: "KILLED",
+                  outcome: failure("TaskKilled", "killed")
+                }
+            )
+          })))
+      })
 
     const interpret = (command: ExecutorCore.ExecutorCommand, host: Host) => {
       switch (command._tag) {
@@ -280,9 +313,7 @@ export const make = (
             )
           )
         case "RunTask":
-          return Effect.forkDaemon(runTask(command.taskId, command.task, host)).pipe(
-            Effect.flatMap((fiber) => Effect.sync(() => tasks.set(command.taskId, fiber)))
-          )
+          return startTask(command, host)
         case "KillTask": {
           const fiber = tasks.get(command.taskId)
           return fiber === undefined ? Effect.void : Effect.sync(() => host.fork(Fiber.interrupt(fiber)))

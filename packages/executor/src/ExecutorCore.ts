@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import { Core } from "@kindling/kernel"
-import { ClusterMessages, Endpoints, type Ids, type RpcAddress } from "@kindling/protocol"
+import { ClusterMessages, Endpoints, type Ids, type RpcAddress, type SharedVariables } from "@kindling/protocol"
 
 /**
  * @since 0.1.0
@@ -75,7 +75,13 @@ export type Local =
 export type ExecutorCommand =
   /** Ask the driver to take this executor, and feed back `Registered` or `RegistrationFailed`. */
   | { readonly _tag: "Register"; readonly message: ClusterMessages.RegisterExecutor }
-  | { readonly _tag: "RunTask"; readonly taskId: number; readonly task: Uint8Array }
+  /** Run the task: its encoded `TaskPlan.Task`, and which attempt of which task it is. */
+  | {
+    readonly _tag: "RunTask"
+    readonly taskId: number
+    readonly task: Uint8Array
+    readonly info: SharedVariables.TaskInfo
+  }
   | { readonly _tag: "KillTask"; readonly taskId: number }
   /** Drop the blocks of a persisted dataset. */
   | { readonly _tag: "RemoveRdd"; readonly rddId: number }
@@ -135,7 +141,18 @@ const handlers: Core.Handlers<Inbound, Step> = {
         resources: {}
       }, trusted)
     )
-    step.commands.push({ _tag: "RunTask", taskId: message.taskId, task: message.serializedTask })
+    step.commands.push({
+      _tag: "RunTask",
+      taskId: message.taskId,
+      task: message.serializedTask,
+      info: {
+        stageId: message.stageId,
+        stageAttemptNumber: message.stageAttemptId,
+        partitionId: message.partitionId,
+        attemptNumber: message.attemptNumber,
+        taskAttemptId: message.taskId
+      }
+    })
   },
   KillTask: (step, message) => {
     if (!step.state.running.has(message.taskId)) return

@@ -16,10 +16,11 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
-import * as Fs from "node:fs"
 import * as Path from "node:path"
 import * as Url from "node:url"
+import type { Disk } from "./Disk.js"
 import * as Executor from "./Executor.js"
+import * as NodeDisk from "./NodeDisk.js"
 import type * as TaskThreads from "./TaskThreads.js"
 
 /**
@@ -121,14 +122,15 @@ const localArtifact = (appUrl: string): Effect.Effect<string, AppUnavailable, Rp
  */
 export const blockManagerDirName = "blockmgr"
 
-const blockManagerDir = Effect.acquireRelease(
-  Effect.sync(() => {
-    const dir = Path.resolve(blockManagerDirName)
-    Fs.mkdirSync(dir, { recursive: true })
-    return dir
-  }),
-  (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
-)
+const blockManagerDir = (disk: Disk, workDir: string) =>
+  Effect.acquireRelease(
+    Effect.sync(() => {
+      const dir = Path.resolve(workDir, blockManagerDirName)
+      disk.makeDirectory(dir)
+      return dir
+    }),
+    (dir) => Effect.sync(() => disk.remove(dir))
+  )
 
 // Where the worker that started this executor serves its logs (Spark's SPARK_LOG_URL_STDOUT/STDERR).
 const logUrlsFromEnvironment = (): Record<string, string> => {
@@ -149,6 +151,10 @@ export interface Environment<E, NE, R> {
   readonly tasks: (cores: number, appUrl: string) => Effect.Effect<TaskThreads.TaskThreads, E, Scope.Scope>
   /** The network, listening on `host`. */
   readonly network: (host: string) => Layer.Layer<RpcEnv.RpcEnv, NE, R>
+  /** The files it works on (the local file system unless given). */
+  readonly disk?: Disk
+  /** Its working directory, its work dir on the worker (the process's current directory unless given). */
+  readonly workDir?: string
   readonly validateState?: boolean
 }
 
@@ -170,6 +176,7 @@ export const run = <E, NE, R>(
   Effect.gen(function*() {
     const args = yield* parseArguments(argv)
     const exit = yield* Deferred.make<number>()
+    const disk = environment.disk ?? NodeDisk.disk
     yield* Effect.logInfo(`Started executor ${args.executorId} of ${args.appId} with ${args.cores} cores`)
     // Built in the process's scope: the executor's network lives as long as the executor.
     const network = yield* Layer.build(environment.network(args.hostname))
@@ -197,7 +204,9 @@ export const run = <E, NE, R>(
         maxDirectResultSize: setting("kindling.task.maxDirectResultSize", 1024 * 1024),
         spillThreshold: setting("kindling.shuffle.spill.threshold", 64 * 1024 * 1024),
         maxBytesInFlight: setting("kindling.reducer.maxSizeInFlight", 48 * 1024 * 1024),
-        localDir: yield* blockManagerDir,
+        maxInMemoryBlock: setting("kindling.network.maxRemoteBlockSizeFetchToMem", 1024 * 1024),
+        disk,
+        localDir: yield* blockManagerDir(disk, environment.workDir ?? process.cwd()),
         validateState: environment.validateState ?? false,
         onExit: (code, reason) =>
           Effect.zipRight(

@@ -1,13 +1,14 @@
 /**
  * A task runner without threads: each task is evaluated on the calling fiber after a pause of the length
- * `duration` picks, at most `size` at once. The simulated cluster runs its executors on it, where threads and
- * real time do not exist. A task stuck in a loop would stop the whole process, so real executors use
- * `TaskThreads`.
+ * `duration` picks, at most `size` at once, on the files of the `Disk` it is given. The simulated cluster runs its
+ * executors on it, where threads and real time do not exist. A task stuck in a loop would stop the whole process,
+ * so real executors use `TaskThreads`.
  *
  * @since 0.1.0
  */
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import type { Files } from "./Disk.js"
 import { Functions, runEncoded } from "./Evaluation.js"
 import * as TaskContext from "./TaskContext.js"
 import type * as TaskThreads from "./TaskThreads.js"
@@ -20,6 +21,7 @@ export interface Options {
   readonly size: number
   /** How long the next task takes before its result is computed. */
   readonly duration: Effect.Effect<Duration.DurationInput>
+  readonly files: Files
 }
 
 /**
@@ -35,12 +37,12 @@ export const make = (options: Options): Effect.Effect<TaskThreads.TaskThreads> =
       size: options.size,
       // Inline tasks run in one go: there is nothing to see while they run.
       progress: () => undefined,
-      run: (_taskId, task, inputs) =>
+      run: (task, info, inputs) =>
         slots.withPermits(1)(
           Effect.zipRight(
             Effect.flatMap(options.duration, Effect.sleep),
             Effect.sync(() => {
-              const context = TaskContext.fromInputs(inputs)
+              const context = TaskContext.fromInputs(inputs, options.files, info)
               return { outcome: runEncoded(task, functions, context), stored: context.stored }
             })
           )

@@ -1,13 +1,16 @@
 /**
  * Records on disk, as shuffle outputs, spills and cached partitions hold them: batches of records, each batch a
- * frame — a 4-byte little-endian length, then the batch as one `Records` (MessagePack) array — so that records
- * are encoded and decoded many at a time, and a file can be read in pieces without reading it whole. All of it
- * is synchronous: it runs on task threads, inside a task's evaluation.
+ * frame — a 4-byte little-endian length, the CRC-32 of the body (4 bytes, little-endian), then the body: the batch
+ * as one `Records` (MessagePack) array — so that records are encoded and decoded many at a time, a file can be
+ * read in pieces without reading it whole, and bytes that rotted on a disk or were cut short are found out
+ * (`CorruptFrame`) rather than read as other records. All of it is synchronous: it runs on task threads, inside a
+ * task's evaluation, on the files of the `Disk` it is given.
  *
  * @since 0.1.0
  */
 import * as Records from "@kindling/protocol/records"
-import * as Fs from "node:fs"
+import * as Zlib from "node:zlib"
+import type { Files } from "./Disk.js"
 
 /**
  * Where some frames are: a byte range of a file, or bytes in memory (a small block fetched from another
@@ -21,6 +24,21 @@ export type Segment =
   | { readonly _tag: "Bytes"; readonly bytes: Uint8Array }
 
 /**
+ * Frames that are not what was written: a body whose checksum does not match, or a frame cut short.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class CorruptFrame extends Error {
+  constructor(readonly where: string, readonly offset: number, readonly reason: string) {
+    super(`The frame at byte ${offset} of ${where} is corrupt: ${reason}`)
+    this.name = "CorruptFrame"
+  }
+}
+
+const headerSize = 8
+
+/**
  * How many records a batch holds at most.
  *
  * @since 0.1.0
@@ -28,15 +46,17 @@ export type Segment =
 export const batchSize = 512
 
 /**
- * One frame: the records encoded as one array, after its length.
+ * One frame: the records encoded as one array, after its length and checksum.
  *
  * @since 0.1.0
  */
 export const frame = (records: ReadonlyArray<unknown>): Uint8Array => {
   const body = Records.encode(records)
-  const framed = new Uint8Array(4 + body.length)
-  new DataView(framed.buffer).setUint32(0, body.length, true)
-  framed.set(body, 4)
+  const framed = new Uint8Array(headerSize + body.length)
+  const view = new DataView(framed.buffer)
+  view.setUint32(0, body.length, true)
+  view.setUint32(4, Zlib.crc32(body), true)
+  framed.set(body, headerSize)
   return framed
 }
 
@@ -47,40 +67,37 @@ export const frame = (records: ReadonlyArray<unknown>): Uint8Array => {
  * @category models
  */
 export class Appender {
-  private readonly fd: number
+  private readonly writer: ReturnType<Files["openWrite"]>
   position = 0
 
-  constructor(readonly path: string) {
-    this.fd = Fs.openSync(path, "w")
+  constructor(private readonly files: Files, readonly path: string) {
+    this.writer = files.openWrite(path)
   }
 
   write(bytes: Uint8Array): void {
-    let written = 0
-    while (written < bytes.length) {
-      written += Fs.writeSync(this.fd, bytes, written, bytes.length - written, this.position + written)
-    }
+    this.writer.write(bytes, this.position)
     this.position += bytes.length
   }
 
   /** Copies a byte range of another file here. */
   copy(path: string, offset: number, length: number): void {
-    const fd = Fs.openSync(path, "r")
+    const reader = this.files.openRead(path)
     try {
       const buffer = Buffer.allocUnsafe(Math.min(length, 1 << 20))
       let done = 0
       while (done < length) {
-        const read = Fs.readSync(fd, buffer, 0, Math.min(buffer.length, length - done), offset + done)
-        if (read === 0) throw new Error(`${path} ended before byte ${offset + length}`)
+        const read = reader.read(buffer, 0, Math.min(buffer.length, length - done), offset + done)
+        if (read === 0) throw new CorruptFrame(path, offset + done, `the file ends before byte ${offset + length}`)
         this.write(buffer.subarray(0, read))
         done += read
       }
     } finally {
-      Fs.closeSync(fd)
+      reader.close()
     }
   }
 
   close(): void {
-    Fs.closeSync(this.fd)
+    this.writer.close()
   }
 }
 
@@ -108,46 +125,60 @@ export class Batcher {
   }
 }
 
-const readFully = (fd: number, buffer: Uint8Array, position: number, path: string) => {
+const readFully = (reader: ReturnType<Files["openRead"]>, buffer: Uint8Array, position: number, path: string) => {
   let done = 0
   while (done < buffer.length) {
-    const read = Fs.readSync(fd, buffer, done, buffer.length - done, position + done)
-    if (read === 0) throw new Error(`${path} ended early: a frame at ${position} is cut short`)
+    const read = reader.read(buffer, done, buffer.length - done, position + done)
+    if (read === 0) throw new CorruptFrame(path, position, "the file ends inside it")
     done += read
   }
 }
 
+// The records of one frame's body, once it is known to be the one written.
+const records = (body: Uint8Array, checksum: number, where: string, at: number): Array<unknown> => {
+  if (Zlib.crc32(body) !== checksum) throw new CorruptFrame(where, at, "its checksum does not match")
+  return Records.decode(body) as Array<unknown>
+}
+
 /**
- * The records of a segment's frames, in order, read a frame at a time.
+ * The records of a segment's frames, in order, read a frame at a time from `files`; throws `CorruptFrame` at the
+ * first frame that is not what was written.
  *
  * @since 0.1.0
  */
-export function* read(segment: Segment): Generator<unknown> {
+export function* read(files: Files, segment: Segment): Generator<unknown> {
   if (segment._tag === "Bytes") {
     const { bytes } = segment
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
     for (let at = 0; at < bytes.length;) {
+      if (at + headerSize > bytes.length) throw new CorruptFrame("a fetched block", at, "the block ends inside it")
       const length = view.getUint32(at, true)
-      yield* Records.decode(bytes.subarray(at + 4, at + 4 + length)) as Array<unknown>
-      at += 4 + length
+      if (at + headerSize + length > bytes.length) {
+        throw new CorruptFrame("a fetched block", at, "the block ends inside it")
+      }
+      const body = bytes.subarray(at + headerSize, at + headerSize + length)
+      yield* records(body, view.getUint32(at + 4, true), "a fetched block", at)
+      at += headerSize + length
     }
     return
   }
   if (segment.length === 0) return
-  const fd = Fs.openSync(segment.path, "r")
+  const reader = files.openRead(segment.path)
   try {
-    const header = new Uint8Array(4)
+    const header = new Uint8Array(headerSize)
+    const view = new DataView(header.buffer)
     const end = segment.offset + segment.length
     for (let at = segment.offset; at < end;) {
-      readFully(fd, header, at, segment.path)
-      const length = new DataView(header.buffer).getUint32(0, true)
+      readFully(reader, header, at, segment.path)
+      const length = view.getUint32(0, true)
+      if (at + headerSize + length > end) throw new CorruptFrame(segment.path, at, "it runs past its segment")
       const body = Buffer.allocUnsafe(length)
-      readFully(fd, body, at + 4, segment.path)
-      yield* Records.decode(body) as Array<unknown>
-      at += 4 + length
+      readFully(reader, body, at + headerSize, segment.path)
+      yield* records(body, view.getUint32(4, true), segment.path, at)
+      at += headerSize + length
     }
   } finally {
-    Fs.closeSync(fd)
+    reader.close()
   }
 }
 

@@ -9,13 +9,12 @@
  * @since 0.1.0
  */
 import { ClusterMessages, Errors, type Ids, type RpcAddress, RpcEnv, type TaskPlan } from "@kindling/protocol"
-import { NodeDataPlane } from "@kindling/protocol/node"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
+import type { Disk } from "./Disk.js"
 import type * as RecordFiles from "./RecordFiles.js"
 import * as ShuffleFiles from "./ShuffleFiles.js"
 import * as TaskContext from "./TaskContext.js"
@@ -59,7 +58,7 @@ export class ShuffleFetchFailed extends Data.TaggedError("ShuffleFetchFailed")<{
  */
 export interface Gathered {
   /** By `TaskContext.inputKey`. */
-  readonly inputs: ReadonlyArray<readonly [string, ReadonlyArray<RecordFiles.Segment>]>
+  readonly inputs: ReadonlyArray<readonly [string, ReadonlyArray<TaskContext.ShuffleBlock>]>
   readonly metrics: Readonly<Record<string, number>>
 }
 
@@ -86,6 +85,7 @@ export interface ShuffleService {
  */
 export interface Options {
   readonly executorId: Ids.ExecutorId
+  readonly disk: Disk
   readonly localDir: string
   readonly driver: RpcAddress.Ref<ClusterMessages.ExecutorToDriver>
   readonly askTimeoutMillis: number
@@ -97,9 +97,6 @@ export interface Options {
   readonly maxBytesInFlight?: number
 }
 
-const readIndex = (localDir: string, shuffleId: number, mapIndex: number) =>
-  Fs.readFile(ShuffleFiles.indexFile(localDir, shuffleId, mapIndex))
-
 /**
  * Serves this executor's map outputs for the lifetime of the scope.
  *
@@ -109,6 +106,9 @@ const readIndex = (localDir: string, shuffleId: number, mapIndex: number) =>
 export const make = (options: Options): Effect.Effect<ShuffleService, never, RpcEnv.RpcEnv | Scope.Scope> =>
   Effect.gen(function*() {
     const rpc = yield* RpcEnv.RpcEnv
+    const { disk } = options
+    const readIndex = (shuffleId: number, mapIndex: number) =>
+      disk.readFileAsync(ShuffleFiles.indexFile(options.localDir, shuffleId, mapIndex))
     const tokens = new Map<number, string>()
     const maxInMemory = options.maxInMemoryBlock ?? 1024 * 1024
     const maxInFlight = options.maxBytesInFlight ?? 48 * 1024 * 1024
@@ -124,15 +124,14 @@ export const make = (options: Options): Effect.Effect<ShuffleService, never, Rpc
         if (name === undefined || tokens.get(name.shuffleId) !== name.token) {
           return yield* new Errors.TransferRefused({ blockId, reason: "not a shuffle block of this app" })
         }
-        const index = yield* Effect.tryPromise({
-          try: () => readIndex(options.localDir, name.shuffleId, name.mapIndex),
-          catch: () => new Errors.BlockNotFound({ blockId })
-        })
+        const index = yield* readIndex(name.shuffleId, name.mapIndex).pipe(
+          Effect.mapError(() => new Errors.BlockNotFound({ blockId }))
+        )
         const range = yield* Effect.try({
           try: () => ShuffleFiles.rangeOf(index, name.reduceId),
           catch: () => new Errors.BlockNotFound({ blockId })
         })
-        return yield* NodeDataPlane.fromFile(
+        return yield* disk.blockSource(
           blockId,
           ShuffleFiles.dataFile(options.localDir, name.shuffleId, name.mapIndex),
           range
@@ -172,27 +171,35 @@ export const make = (options: Options): Effect.Effect<ShuffleService, never, Rpc
                 reason
               })
             metrics.shuffleBytesRead = (metrics.shuffleBytesRead ?? 0) + location.size
+            const block = (segment: RecordFiles.Segment): TaskContext.ShuffleBlock => ({
+              segment,
+              mapIndex: location.mapIndex,
+              executorId: location.executorId
+            })
             if (location.executorId === options.executorId) {
-              return Effect.tryPromise({
-                try: async (): Promise<RecordFiles.Segment> => {
-                  const index = await readIndex(options.localDir, shuffleId, location.mapIndex)
-                  const range = ShuffleFiles.rangeOf(index, reduceId)
-                  const path = ShuffleFiles.dataFile(options.localDir, shuffleId, location.mapIndex)
-                  return { _tag: "File", path, ...range }
-                },
-                catch: (error) => failed(`its local output is unreadable: ${String(error)}`)
-              })
+              return readIndex(shuffleId, location.mapIndex).pipe(
+                Effect.flatMap((index) => Effect.try(() => ShuffleFiles.rangeOf(index, reduceId))),
+                Effect.map((range) =>
+                  block({
+                    _tag: "File",
+                    path: ShuffleFiles.dataFile(options.localDir, shuffleId, location.mapIndex),
+                    ...range
+                  })
+                ),
+                Effect.mapError((error) => failed(`its local output is unreadable: ${error.message}`))
+              )
             }
             metrics.shuffleRemoteBytesRead = (metrics.shuffleRemoteBytesRead ?? 0) + location.size
             const blockId = ShuffleFiles.blockId({ ...read, mapIndex: location.mapIndex })
             if (location.size <= maxInMemory) {
               return rpc.data.fetchBytes(location.address, blockId).pipe(
-                Effect.map((bytes): RecordFiles.Segment => ({ _tag: "Bytes", bytes })),
+                Effect.map((bytes) => block({ _tag: "Bytes", bytes })),
                 Effect.mapError((error) => failed(error.message)),
                 withinBound(location.size)
               )
             }
             return toFile(taskId, location.address, blockId, location.size).pipe(
+              Effect.map(block),
               Effect.mapError((error) => failed(error.message)),
               withinBound(location.size)
             )
@@ -206,16 +213,9 @@ export const make = (options: Options): Effect.Effect<ShuffleService, never, Rpc
     const toFile = (taskId: number, from: RpcAddress.RpcAddress, blockId: string, size: number) =>
       Effect.gen(function*() {
         const path = Path.join(options.localDir, `fetched-${taskId}-${fetched++}`)
-        const handle = yield* Effect.acquireRelease(
-          Effect.tryPromise({ try: () => Fs.open(path, "w"), catch: (error) => new Error(String(error)) }),
-          (handle) =>
-            Effect.promise(() => handle.close().catch(() => undefined).then(() => Fs.rm(path, { force: true })))
-        )
-        yield* rpc.data.fetch(from, blockId).pipe(
-          Stream.runForEach((chunk) =>
-            Effect.tryPromise({ try: () => handle.write(chunk), catch: (error) => new Error(String(error)) })
-          )
-        )
+        yield* Effect.addFinalizer(() => Effect.sync(() => disk.remove(path)))
+        const file = yield* disk.appender(path)
+        yield* rpc.data.fetch(from, blockId).pipe(Stream.runForEach(file.append))
         return { _tag: "File", path, offset: 0, length: size } as RecordFiles.Segment
       })
 

@@ -9,7 +9,6 @@
  * @since 0.1.0
  */
 import type { TaskPlan } from "@kindling/protocol"
-import * as Fs from "node:fs"
 import * as Aggregators from "./Aggregators.js"
 import type { Functions } from "./Evaluation.js"
 import * as Keys from "./Keys.js"
@@ -81,7 +80,7 @@ export const write = (
 
   const spill = () => {
     const path = TaskContext.scratchFile(context, "shuffle-spill")
-    const appender = new RecordFiles.Appender(path)
+    const appender = new RecordFiles.Appender(context.files, path)
     const ranges: Array<readonly [number, number]> = []
     try {
       for (const frames of held) {
@@ -157,7 +156,7 @@ const writeOutput = (
   const temporaryIndex = TaskContext.scratchFile(context, "shuffle-index")
   const offsets = new Float64Array(held.length + 1)
   const sizes: Array<number> = []
-  const appender = new RecordFiles.Appender(temporaryData)
+  const appender = new RecordFiles.Appender(context.files, temporaryData)
   try {
     for (let r = 0; r < held.length; r++) {
       const start = appender.position
@@ -172,9 +171,9 @@ const writeOutput = (
   } finally {
     appender.close()
   }
-  Fs.writeFileSync(temporaryIndex, offsets)
+  context.files.writeFile(temporaryIndex, new Uint8Array(offsets.buffer))
   // The index last: a reader that finds it finds the data it describes.
-  Fs.renameSync(temporaryData, data)
-  Fs.renameSync(temporaryIndex, index)
+  context.files.rename(temporaryData, data)
+  context.files.rename(temporaryIndex, index)
   return sizes
 }

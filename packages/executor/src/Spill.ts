@@ -39,7 +39,7 @@ interface Run {
 
 const writeRun = <X>(context: TaskContext.TaskContext, sorted: Iterable<Entry<X>>): Run => {
   const path = TaskContext.scratchFile(context, "spill")
-  const appender = new RecordFiles.Appender(path)
+  const appender = new RecordFiles.Appender(context.files, path)
   try {
     const batcher = new RecordFiles.Batcher((frame) => appender.write(frame))
     for (const entry of sorted) batcher.push(entry)
@@ -51,7 +51,8 @@ const writeRun = <X>(context: TaskContext.TaskContext, sorted: Iterable<Entry<X>
   return { path, length: appender.position }
 }
 
-const readRun = <X>(run: Run) => RecordFiles.read({ _tag: "File", offset: 0, ...run }) as Generator<Entry<X>>
+const readRun = <X>(context: TaskContext.TaskContext, run: Run) =>
+  RecordFiles.read(context.files, { _tag: "File", offset: 0, ...run }) as Generator<Entry<X>>
 
 /**
  * The entries of sorted sources merged in key order (`order` is `Keys.compare`, or its reverse); equal keys are
@@ -135,7 +136,7 @@ export class SpillableMap<C> {
     const inMemory = [...this.map.entries()].sort((a, b) => Keys.compare(a[0], b[0]))
     this.map.clear()
     yield* merge<C>(
-      [...this.runs.map((run) => readRun<C>(run)), inMemory[Symbol.iterator]()],
+      [...this.runs.map((run) => readRun<C>(this.context, run)), inMemory[Symbol.iterator]()],
       Keys.compare,
       this.mergeCombiners
     )
@@ -178,6 +179,9 @@ export class ExternalSorter {
       yield* inMemory
       return
     }
-    yield* merge([...this.runs.map((run) => readRun<unknown>(run)), inMemory[Symbol.iterator]()], this.order)
+    yield* merge(
+      [...this.runs.map((run) => readRun<unknown>(this.context, run)), inMemory[Symbol.iterator]()],
+      this.order
+    )
   }
 }

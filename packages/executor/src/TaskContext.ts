@@ -1,26 +1,42 @@
 /**
- * What a running task has besides its plan: its executor's local dir (for shuffle output and spills), the
- * spill threshold, the shuffle blocks its executor fetched for it, the cached blocks and broadcast values it
- * reads, and where it records what it did. Files a task makes for its own use are listed in `scratch` and
- * removed when it ends, however it ends.
+ * What a running task has besides its plan: which attempt of which task it is, the files it works on (its
+ * executor's `Disk`), its executor's local dir (for shuffle output and spills), the spill threshold, the shuffle
+ * blocks its executor fetched for it, the cached blocks and broadcast values it reads, and where it records what
+ * it did. Files a task makes for its own use are listed in `scratch` and removed when it ends, however it ends.
  *
  * @since 0.1.0
  */
-import * as Fs from "node:fs"
+import type { SharedVariables } from "@kindling/protocol/records"
 import * as Path from "node:path"
 import type { NewBlock } from "./BlockStore.js"
+import type { Files } from "./Disk.js"
 import type { Segment } from "./RecordFiles.js"
+
+/**
+ * One map task's block of a reduce partition, and where it came from: a block that cannot be read is a fetch
+ * failure of that map output.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ShuffleBlock {
+  readonly segment: Segment
+  readonly mapIndex: number
+  readonly executorId: string
+}
 
 /**
  * @since 0.1.0
  * @category models
  */
 export interface TaskContext {
+  readonly task: SharedVariables.TaskInfo
+  readonly files: Files
   readonly localDir: string
   /** Bytes of records (as estimated in memory) an aggregation or sort holds before it spills to disk. */
   readonly spillThreshold: number
   /** The blocks of each reduce partition this task reads (from every map task), by `inputKey`. */
-  readonly shuffleInputs: ReadonlyMap<string, ReadonlyArray<Segment>>
+  readonly shuffleInputs: ReadonlyMap<string, ReadonlyArray<ShuffleBlock>>
   /** The persisted partitions its executor holds that the task reads, by block id. */
   readonly cached: ReadonlyMap<string, Segment>
   /** Persisted partitions the task computed, for its executor to keep. */
@@ -44,7 +60,7 @@ export interface TaskContext {
 export interface Inputs {
   readonly localDir: string
   readonly spillThreshold: number
-  readonly shuffleInputs: ReadonlyArray<readonly [string, ReadonlyArray<Segment>]>
+  readonly shuffleInputs: ReadonlyArray<readonly [string, ReadonlyArray<ShuffleBlock>]>
   readonly cached: ReadonlyArray<readonly [string, Segment]>
   /** The encoded values of the broadcasts it reads (in memory its executor shares with its threads). */
   readonly broadcasts?: ReadonlyArray<readonly [number, Uint8Array]>
@@ -53,12 +69,14 @@ export interface Inputs {
 }
 
 /**
- * A fresh context for a task with these inputs.
+ * A fresh context for the task attempt `task`, with these inputs, on `files`.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const fromInputs = (inputs: Inputs): TaskContext => ({
+export const fromInputs = (inputs: Inputs, files: Files, task: SharedVariables.TaskInfo): TaskContext => ({
+  task,
+  files,
   localDir: inputs.localDir,
   spillThreshold: inputs.spillThreshold,
   shuffleInputs: new Map(inputs.shuffleInputs),
@@ -109,5 +127,5 @@ export const count = (context: TaskContext, metric: string, amount: number): voi
  * @since 0.1.0
  */
 export const cleanUp = (context: TaskContext): void => {
-  for (const path of context.scratch.splice(0)) Fs.rmSync(path, { force: true })
+  for (const path of context.scratch.splice(0)) context.files.remove(path)
 }

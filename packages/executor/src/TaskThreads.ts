@@ -7,6 +7,7 @@
  * @since 0.1.0
  */
 import { ModuleLoading } from "@kindling/kernel"
+import type { SharedVariables } from "@kindling/protocol"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
@@ -60,10 +61,10 @@ export interface TaskOutput {
  * @category models
  */
 export interface TaskThreads {
-  /** Runs an encoded `TaskPlan.Task` with its inputs. */
+  /** Runs attempt `info` of an encoded `TaskPlan.Task` with its inputs. */
   readonly run: (
-    taskId: number,
     task: Uint8Array,
+    info: SharedVariables.TaskInfo,
     inputs: Inputs
   ) => Effect.Effect<TaskOutput, ThreadDied | ThreadStartFailed>
   readonly size: number
@@ -149,6 +150,16 @@ export const make = (options: Options): Effect.Effect<TaskThreads, ThreadStartFa
         worker.on("message", (message: FromThread) => {
           switch (message._tag) {
             case "Ready":
+              // A thread that became ready after the pool closed (one replacing a thread lost just before) is
+              // ended at once: it would keep its process alive.
+              if (closed) {
+                void worker.terminate()
+                return resume(
+                  Effect.fail(
+                    new ThreadStartFailed({ failure: { className: "Error", message: "closed", stack: "closed" } })
+                  )
+                )
+              }
               ready = true
               threads.add(thread)
               return resume(Effect.succeed(thread))
@@ -201,15 +212,16 @@ export const make = (options: Options): Effect.Effect<TaskThreads, ThreadStartFa
 
     // A task goes to an idle thread, or waits for the next one released; either way it is posted the moment it
     // has a thread, so that no interruption can leave a thread taken and unused.
-    const run = (taskId: number, task: Uint8Array, inputs: Inputs) =>
+    const run = (task: Uint8Array, info: SharedVariables.TaskInfo, inputs: Inputs) =>
       Effect.async<TaskOutput, ThreadDied>((resume) => {
+        const taskId = info.taskAttemptId
         let assigned: Thread | undefined
         const assign = (thread: Thread) => {
           assigned = thread
           thread.current = { taskId, done: resume }
           const plain = inputs.shuffleInputs.length === 0 && inputs.cached.length === 0 &&
             inputs.broadcasts === undefined && inputs.metrics === undefined && thread.localDir === inputs.localDir
-          const message: ToThread = plain ? { taskId, task } : { taskId, task, inputs }
+          const message: ToThread = plain ? { taskId, task, info } : { taskId, task, info, inputs }
           thread.localDir = inputs.localDir
           thread.worker.postMessage(message)
         }

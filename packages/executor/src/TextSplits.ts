@@ -5,20 +5,20 @@
  *
  * @since 0.1.0
  */
-import * as Fs from "node:fs"
+import type { Files } from "./Disk.js"
 
 const chunkSize = 1024 * 1024
 const newline = 0x0a
 
 /**
- * The lines that start in `(start, start + length]` (or `[0, length]` when `start` is 0), without `\n` or
- * `\r\n`, decoded as UTF-8. The file is read a chunk at a time and each chunk's complete lines are decoded in
+ * The lines of the file at `path` that start in `(start, start + length]` (or `[0, length]` when `start` is 0),
+ * without `\n` or `\r\n`, decoded as UTF-8. The file is read a chunk at a time and each chunk's complete lines are decoded in
  * one go; a line cut by a chunk's end waits, as bytes, for the rest.
  *
  * @since 0.1.0
  */
-export function* lines(path: string, start: number, length: number): Generator<string> {
-  const fd = Fs.openSync(path, "r")
+export function* lines(files: Files, path: string, start: number, length: number): Generator<string> {
+  const reader = files.openRead(path)
   try {
     const end = start + length
     const buffer = Buffer.allocUnsafe(chunkSize)
@@ -28,7 +28,7 @@ export function* lines(path: string, start: number, length: number): Generator<s
     // A split after the first skips the line it starts inside of (or at: that one is the previous split's).
     let skipping = start > 0
     for (;;) {
-      const read = Fs.readSync(fd, buffer, 0, chunkSize, position)
+      const read = reader.read(buffer, 0, chunkSize, position)
       if (read === 0) break
       const chunk = buffer.subarray(0, read)
       let from = 0
@@ -75,6 +75,6 @@ export function* lines(path: string, start: number, length: number): Generator<s
       yield text.endsWith("\r") ? text.slice(0, -1) : text
     }
   } finally {
-    Fs.closeSync(fd)
+    reader.close()
   }
 }

@@ -7,6 +7,8 @@
  */
 
 /** @since 0.1.0 */
+export * as Disk from "./Disk.js"
+/** @since 0.1.0 */
 export * as Evaluation from "./Evaluation.js"
 /** @since 0.1.0 */
 export * as Executor from "./Executor.js"
@@ -18,6 +20,8 @@ export * as ExecutorProcess from "./ExecutorProcess.js"
 export * as InlineTasks from "./InlineTasks.js"
 /** @since 0.1.0 */
 export * as Keys from "./Keys.js"
+/** @since 0.1.0 */
+export * as NodeDisk from "./NodeDisk.js"
 /** @since 0.1.0 */
 export * as RecordFiles from "./RecordFiles.js"
 /** @since 0.1.0 */

@@ -12,6 +12,7 @@
 import * as Records from "@kindling/protocol/records"
 import { parentPort, workerData } from "node:worker_threads"
 import type { NewBlock } from "./BlockStore.js"
+import { nodeFiles } from "./Disk.js"
 import { type Counter, failureOutcome, Functions, namesAppFunction, outcomeOf, type Task } from "./Evaluation.js"
 import type { FromThread, ToThread } from "./internal/threadMessages.js"
 import * as TaskContext from "./TaskContext.js"
@@ -75,7 +76,7 @@ const run = async (message: ToThread) => {
     const { localDir, spillThreshold } = message.inputs
     plainInputs = { localDir, spillThreshold, shuffleInputs: [], cached: [] }
   }
-  const context = TaskContext.fromInputs(message.inputs ?? plainInputs!)
+  const context = TaskContext.fromInputs(message.inputs ?? plainInputs!, nodeFiles, message.info)
   answer(message.taskId, outcomeOf(task, functions, context, counter), context.stored)
 }
 

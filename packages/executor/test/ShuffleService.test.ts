@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Evaluation, RecordFiles, ShuffleFiles, ShuffleService, TaskContext } from "@kindling/executor"
+import { Disk, Evaluation, NodeDisk, RecordFiles, ShuffleFiles, ShuffleService, TaskContext } from "@kindling/executor"
 import { Endpoints, Ids, RpcAddress, RpcEnv, Transport } from "@kindling/protocol"
 import { Effect } from "effect"
 import * as Fs from "node:fs"
@@ -17,6 +17,7 @@ describe("ShuffleService", () => {
       const client = yield* RpcEnv.make({ host: "client", port: 1 })
       const shuffles = yield* ShuffleService.make({
         executorId: Ids.ExecutorId.make("1"),
+        disk: NodeDisk.disk,
         localDir,
         driver: Endpoints.ref(RpcAddress.make("driver", 1), Endpoints.scheduler),
         askTimeoutMillis: 1000
@@ -24,7 +25,11 @@ describe("ShuffleService", () => {
       // A map task writes its output for two reduce partitions, combining per key.
       const shuffle = { shuffleId: 3, token: "secret-token" }
       shuffles.mapTaskStarting(shuffle)
-      const context = TaskContext.fromInputs({ localDir, spillThreshold: 1 << 20, shuffleInputs: [], cached: [] })
+      const context = TaskContext.fromInputs(
+        { localDir, spillThreshold: 1 << 20, shuffleInputs: [], cached: [] },
+        Disk.nodeFiles,
+        { stageId: 0, stageAttemptNumber: 0, partitionId: 0, attemptNumber: 0, taskAttemptId: 0 }
+      )
       const status = Evaluation.run(
         {
           plan: { _tag: "Slice", items: [["a", 1], ["b", 2], ["a", 3], [["x", 1], 4]] },
@@ -52,7 +57,7 @@ describe("ShuffleService", () => {
         ),
         [...status.sizes]
       )
-      const records = blocks.flatMap((bytes) => [...RecordFiles.read({ _tag: "Bytes", bytes })])
+      const records = blocks.flatMap((bytes) => [...RecordFiles.read(Disk.nodeFiles, { _tag: "Bytes", bytes })])
       assert.deepStrictEqual(
         records.map((record) => JSON.stringify(record)).sort(),
         [["a", 4], ["b", 2], [["x", 1], 4]].map((record) => JSON.stringify(record)).sort()

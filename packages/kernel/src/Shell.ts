@@ -9,13 +9,16 @@
  * their step has been carried out (a submission is on disk before its client hears of it); when a command fails,
  * the node stops (fail-stop) and the step's asks are answered with an error, never with success.
  *
- * With `validateState` (`kindling.debug.validateState`), the core's `validate` runs after every step and the node
- * stops at the first violation.
+ * A defect is fatal, never a hang: a core that throws no longer knows its own state, so the node stops at once
+ * with the stack in the log and exit code 70 (sysexits' EX_SOFTWARE), its asks refused and its timers ended; the
+ * role's `onExit` frees what the role holds. With `validateState` (`kindling.debug.validateState`), the core's
+ * `validate` runs after every step and the node stops the same way at the first violation.
  *
  * @since 0.1.0
  */
 import { type Codec, Endpoints, Errors, Outbox, type RpcAddress, RpcEnv } from "@kindling/protocol"
 import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -64,9 +67,36 @@ export interface Options<
    * back, rather than after (its own report of the lapse is queued behind them).
    */
   readonly preempt?: (state: S) => Local | undefined
-  /** The node must stop with this exit code (an `Exit` command, a failed command, a violated invariant). */
+  /**
+   * The node must stop with this exit code: an `Exit` command, a failed command (1), a core that threw or broke an
+   * invariant (`internalErrorCode`).
+   */
   readonly onExit: (code: number, reason: string) => Effect.Effect<void>
 }
+
+/**
+ * The exit code of a node stopped by its own inconsistency: its core threw, or broke an invariant (sysexits'
+ * EX_SOFTWARE).
+ *
+ * @since 0.1.0
+ */
+export const internalErrorCode = 70
+
+/**
+ * A seam for tests: the cores of the shells started under it run as this function makes them (a test wraps a
+ * role's core to make one of its handlers throw, and checks that the role ends as a defect must end it). Every
+ * shell runs its core as it is otherwise.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class CoreWrapper extends Context.Reference<CoreWrapper>()("@kindling/kernel/Shell/CoreWrapper", {
+  defaultValue:
+    () =>
+    <S, In extends Codec.Message, Local extends { readonly _tag: string }, C extends { readonly _tag: string }>(
+      core: Core.Core<S, In, Local, C>
+    ): Core.Core<S, In, Local, C> => core
+}) {}
 
 /**
  * A running role.
@@ -122,9 +152,6 @@ const describe = (cause: Cause.Cause<unknown>): string => {
   return text.split("\n")[0]!
 }
 
-// An exit code for a node stopped by its own inconsistency (sysexits' EX_SOFTWARE).
-const internalErrorCode = 70
-
 const logAt = (level: Core.LogLevel, message: string): Effect.Effect<void> => {
   switch (level) {
     case "Debug":
@@ -159,7 +186,8 @@ export const make = <
   RpcEnv.RpcEnv | Scope.Scope | R
 > =>
   Effect.gen(function*() {
-    const { core, state } = options
+    const { state } = options
+    const core = (yield* CoreWrapper)(options.core)
     const rpc = yield* RpcEnv.RpcEnv
     const address = yield* listeningAddress(core.endpoint)
     const clock = yield* Effect.clock
@@ -172,7 +200,11 @@ export const make = <
     let draining = false
     let stopped = false
     let nextAskId = 0
-    const pendingAsks = new Map<number, Deferred.Deferred<unknown, unknown>>()
+    // Asks not yet answered, with the request each was for.
+    const pendingAsks = new Map<
+      number,
+      { readonly deferred: Deferred.Deferred<unknown, unknown>; readonly tag: string }
+    >()
 
     const enqueue = (work: Work<S, In, Local>) => {
       if (stopped) {
@@ -193,29 +225,44 @@ export const make = <
       }
     }
 
-    const answer = (ask: Core.Ask<Codec.Message>, exit: Exit.Exit<unknown, unknown>) => {
-      const deferred = pendingAsks.get(ask.id)
-      if (deferred === undefined) return
-      pendingAsks.delete(ask.id)
-      Deferred.unsafeDone(deferred, exit)
+    const answer = (id: number, exit: Exit.Exit<unknown, unknown>) => {
+      const pending = pendingAsks.get(id)
+      if (pending === undefined) return
+      pendingAsks.delete(id)
+      Deferred.unsafeDone(pending.deferred, exit)
     }
 
-    // What an asker hears when its ask could not be carried out: one line, never a stack trace.
-    const refuse = (ask: Core.Ask<Codec.Message>, reason: string) =>
-      answer(
-        ask,
-        Exit.fail(new Errors.RemoteHandlerError({ endpoint: core.endpoint.name, request: ask.request._tag, reason }))
-      )
-
-    const stop = (code: number, reason: string, replies: ReadonlyArray<Core.Ask<Codec.Message>>) =>
+    // Stops the node. Every ask it has not answered is refused, in one line, never a stack trace: none of them
+    // will be answered now (those of the step that stopped it included, which must not hear of a success).
+    const stop = (code: number, reason: string) =>
       Effect.suspend(() => {
+        if (stopped) return Effect.void
         stopped = true
         queue.length = 0
-        for (const ask of replies) refuse(ask, `the ${core.endpoint.name} stopped: ${reason}`)
+        for (const [id, { tag }] of [...pendingAsks]) {
+          answer(
+            id,
+            Exit.fail(
+              new Errors.RemoteHandlerError({
+                endpoint: core.endpoint.name,
+                request: tag,
+                reason: `the ${core.endpoint.name} stopped: ${reason}`
+              })
+            )
+          )
+        }
         return Effect.logError(`${core.endpoint.name} stops: ${reason}`).pipe(
+          Effect.zipRight(FiberMap.clear(timers)),
           Effect.zipRight(options.onExit(code, reason))
         )
       })
+
+    // A defect: what the core holds can no longer be trusted, so the node stops, saying where it broke.
+    const fail = (what: string, cause: Cause.Cause<unknown>) =>
+      Effect.zipRight(
+        Effect.logError(`${core.endpoint.name} ${what}`, cause),
+        stop(internalErrorCode, `internal error: ${what}: ${describe(cause)}`)
+      )
 
     // At a fixed rate, as Spark's timers. A tick is queued only after one more turn of the event loop, so that
     // whatever input is already waiting (in the sockets, after the node was paused or starved) is read first: a
@@ -238,8 +285,9 @@ export const make = <
         })
       )
 
-    // Carries out a step's commands in order; the replies wait until the rest is done.
-    const carryOut = (commands: ReadonlyArray<Core.Command<Local, C>>, ask: Core.Ask<Codec.Message> | undefined) =>
+    // Carries out a step's commands in order; the replies wait until the rest is done. A command that fails stops
+    // the node (exit 1); one that dies in the shell's own hands (a message that cannot be sent, say) is a defect.
+    const carryOut = (commands: ReadonlyArray<Core.Command<Local, C>>) =>
       Effect.gen(function*() {
         const replies: Array<Extract<Core.KernelCommand<Local>, { _tag: "Reply" }>> = []
         for (const command of commands) {
@@ -266,42 +314,36 @@ export const make = <
             default: {
               const failed = yield* Effect.exit(options.interpret(command as C, host))
               if (Exit.isFailure(failed)) {
-                const unanswered = [...replies.map((r) => r.ask), ...(ask === undefined ? [] : [ask])]
-                yield* Effect.logDebug(`${(command as C)._tag} failed`, failed.cause)
-                return yield* stop(1, `${(command as C)._tag} failed: ${describe(failed.cause)}`, unanswered)
+                const tag = (command as C)._tag
+                yield* Effect.logError(`${core.endpoint.name} could not carry out ${tag}`, failed.cause)
+                return yield* stop(1, `${tag} failed: ${describe(failed.cause)}`)
               }
             }
           }
+          if (stopped) return
         }
-        for (const { ask, exit } of replies) answer(ask, exit)
-      })
+        for (const { ask, exit } of replies) answer(ask.id, exit)
+      }).pipe(Effect.catchAllDefect((defect) => fail("failed to carry out a step", Cause.die(defect))))
 
     const handle = (input: Core.KernelInput<In> | Local): Effect.Effect<void, never, R> =>
       Effect.suspend(() => {
-        const ask = (input as Core.KernelInput<In>)._tag === "Receive"
-          ? (input as Extract<Core.KernelInput<In>, { _tag: "Receive" }>).ask
-          : undefined
+        const what = input._tag === "Receive"
+          ? `Receive ${(input as { readonly message: In }).message._tag}`
+          : input._tag
         let commands: ReadonlyArray<Core.Command<Local, C>>
         try {
           commands = core.step(state, { ...input, now: clock.unsafeCurrentTimeMillis() } as Core.Input<In, Local>)
         } catch (defect) {
-          // A bug in the core: the input is lost, the asker gets an error, the node goes on (validation, when
-          // on, stops it if the state was left inconsistent).
-          if (ask !== undefined) refuse(ask, `internal error: ${describe(Cause.die(defect))}`)
-          return Effect.logError(`${core.endpoint.name} failed to handle ${input._tag}`, Cause.die(defect)).pipe(
-            Effect.zipRight(validated([]))
-          )
+          return fail(`failed to handle ${what}`, Cause.die(defect))
         }
-        return Effect.zipRight(validated(ask === undefined ? [] : [ask]), carryOut(commands, ask))
+        if (options.validateState === true) {
+          const problems = core.validate(state)
+          if (problems.length > 0) {
+            return stop(internalErrorCode, `state invariant violated after ${what}: ${problems.join("; ")}`)
+          }
+        }
+        return carryOut(commands)
       })
-
-    const validated = (asks: ReadonlyArray<Core.Ask<Codec.Message>>): Effect.Effect<void> => {
-      if (options.validateState !== true) return Effect.void
-      const problems = core.validate(state)
-      return problems.length === 0
-        ? Effect.void
-        : stop(internalErrorCode, `state invariant violated: ${problems.join("; ")}`, asks)
-    }
 
     const drain: Effect.Effect<void, never, R> = Effect.gen(function*() {
       while (queue.length > 0 && !stopped) {
@@ -315,7 +357,7 @@ export const make = <
         if (!stopped) yield* handle(work.input)
       }
       draining = false
-    })
+    }).pipe(Effect.catchAllDefect((defect) => fail("failed between two steps", Cause.die(defect))))
 
     const receive = (message: In, context: RpcEnv.MessageContext): Effect.Effect<unknown, unknown> => {
       if (!Core.isRequest(message)) {
@@ -334,7 +376,7 @@ export const make = <
       }
       const ask: Core.Ask<In> = { id: nextAskId++, request: message }
       const deferred = Deferred.unsafeMake<unknown, unknown>(FiberId.none)
-      pendingAsks.set(ask.id, deferred)
+      pendingAsks.set(ask.id, { deferred, tag: message._tag })
       enqueue({
         _tag: "Input",
         input: {
@@ -366,7 +408,7 @@ export const make = <
     yield* Effect.addFinalizer(() =>
       Effect.sync(() => {
         stopped = true
-        for (const deferred of pendingAsks.values()) Deferred.unsafeDone(deferred, Exit.interrupt(FiberId.none))
+        for (const { deferred } of pendingAsks.values()) Deferred.unsafeDone(deferred, Exit.interrupt(FiberId.none))
         pendingAsks.clear()
       })
     )

@@ -53,6 +53,8 @@ export interface Options {
   readonly network?: Partial<NetworkOptions>
   /** Also hands every trace line here as it is written (to watch a run). */
   readonly onTrace?: (line: string) => void
+  /** Wraps every node's program (to give all nodes a service: a test seam, say). */
+  readonly around?: <A, E, R>(program: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
 }
 
 /**
@@ -528,7 +530,7 @@ export const make = (options: Options): Simulation => {
       note(`${now} ${name} ${levelName(logLevel.label)} ${text}${detail}`)
     })
     const fiber = Effect.runFork(
-      program.pipe(
+      (options.around === undefined ? program : options.around(program)).pipe(
         Effect.scoped,
         Effect.provideService(Transport.Transport, transportFor(state)),
         Effect.provide(Logger.replace(Logger.defaultLogger, logger)),

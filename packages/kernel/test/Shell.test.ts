@@ -60,7 +60,9 @@ const core: Core.Core<State, Inbound, Local, Command> = {
   validate: (state) => (state.broken ? ["broken"] : [])
 }
 
-const world = () => {
+const world = (
+  wrap?: (core: Core.Core<State, Inbound, Local, Command>) => Core.Core<State, Inbound, Local, Command>
+) => {
   const sim = Simulation.make({ seed: 1 })
   const state: State = { ticks: 0, broken: false, log: [] }
   const exits: Array<string> = []
@@ -85,7 +87,10 @@ const world = () => {
             )
       })
       return yield* Simulation.forever
-    }).pipe(Effect.provide(RpcEnv.layer({ host: "toy", port: 1 })))
+    }).pipe(
+      Effect.provide(RpcEnv.layer({ host: "toy", port: 1 })),
+      Effect.provideService(Shell.CoreWrapper, (inner) => (wrap === undefined ? inner : wrap(inner as never)) as never)
+    )
   )
   const ask = (message: Inbound) => {
     let outcome: Exit.Exit<unknown, unknown> | undefined
@@ -121,16 +126,36 @@ describe("Shell", () => {
     assert.strictEqual(state.ticks, 3)
   })
 
-  it("a core that throws fails the ask with a one-line RemoteHandlerError, and the node goes on", () => {
-    const { ask, exits } = world()
+  it("a core that throws stops the node with code 70 and the stack in the log; its asks get one line", () => {
+    const { ask, exits, sim, state } = world()
     const { outcome } = ask(new SubmissionMessages.RequestKillAllDrivers())
     assert.isTrue(Exit.isFailure(outcome!))
     const error = Cause.failureOption((outcome as Exit.Failure<unknown, unknown>).cause)
     assert.strictEqual(error._tag === "Some" && (error.value as Errors.RemoteHandlerError)._tag, "RemoteHandlerError")
     assert.include((error as { value: Errors.RemoteHandlerError }).value.reason, "a bug in the core")
     assert.notInclude((error as { value: Errors.RemoteHandlerError }).value.reason, "\n")
-    assert.deepStrictEqual(ask(new SubmissionMessages.RequestReadyz()).outcome, Exit.succeed(true))
-    assert.deepStrictEqual(exits, [])
+    assert.deepStrictEqual(exits, [
+      "70 internal error: failed to handle Receive RequestKillAllDrivers: a bug in the core"
+    ])
+    assert.isTrue(sim.trace.some((line) => line.includes("ERROR Toy failed to handle Receive RequestKillAllDrivers")))
+    // A stopped node handles nothing more: the next ask is refused, and its timers are gone.
+    const after = ask(new SubmissionMessages.RequestReadyz()).outcome
+    assert.isFalse(after !== undefined && Exit.isSuccess(after))
+    assert.notInclude(state.log, "RequestReadyz")
+  })
+
+  it("a core wrapped by a test seam runs as wrapped: a throwing timer handler stops the node the same way", () => {
+    const { ask, exits, sim, state } = world((inner) => ({
+      ...inner,
+      step: (state, input) => {
+        if (input._tag === "Tick") throw new Error("injected at a tick")
+        return inner.step(state, input)
+      }
+    }))
+    ask(new SubmissionMessages.RequestDriverStatus({ driverId: "d" as never }))
+    sim.runFor(10_000)
+    assert.deepStrictEqual(exits, ["70 internal error: failed to handle Tick: injected at a tick"])
+    assert.strictEqual(state.ticks, 0)
   })
 
   it("a failed command stops the node: exit 1, and the step's ask is not answered with success", () => {
@@ -144,7 +169,9 @@ describe("Shell", () => {
   it("with validateState, a step that breaks an invariant stops the node with code 70", () => {
     const { ask, exits, state } = world()
     ask(new SubmissionMessages.RequestClearCompletedDriversAndApps())
-    assert.deepStrictEqual(exits, ["70 state invariant violated: broken"])
+    assert.deepStrictEqual(exits, [
+      "70 state invariant violated after Receive RequestClearCompletedDriversAndApps: broken"
+    ])
     const after = ask(new SubmissionMessages.RequestReadyz()).outcome
     assert.isFalse(after !== undefined && Exit.isSuccess(after))
     assert.notInclude(state.log, "RequestReadyz")

@@ -9,7 +9,7 @@
  * @since 0.1.0
  */
 import { addExtension, Packr } from "msgpackr"
-import { Accumulator, Broadcast } from "./SharedVariables.js"
+import { Accumulator, Broadcast, TaskContext, taskContext } from "./SharedVariables.js"
 
 const packr = new Packr({ moreTypes: true, structuredClone: true })
 
@@ -31,6 +31,13 @@ addExtension({
   type: 0x22,
   write: (accumulator: Accumulator<unknown, unknown>) => [accumulator.id, accumulator.kind, accumulator.name],
   read: ([id, kind, name]: [number, "long" | "collection", string]) => new Accumulator(id, kind, name)
+})
+// The task context is the same everywhere: it travels as its tag alone.
+addExtension({
+  Class: TaskContext,
+  type: 0x23,
+  write: () => 0,
+  read: () => taskContext
 })
 
 /**

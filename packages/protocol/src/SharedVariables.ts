@@ -9,6 +9,9 @@
  *   own updates in a task; a task's updates reach the driver with its result, and are merged only if it
  *   succeeded.
  *
+ * - the `TaskContext` (Spark's `TaskContext.get()`) says, in a task, which task it is: its stage, partition and
+ *   attempt — as a task that must behave differently on a retry needs to know.
+ *
  * Which of those applies is the scope in force: `withinTask` for the length of a task's evaluation, else the
  * driver's. It imports nothing, so that a task thread can load it alone (through `@kindling/protocol/records`).
  *
@@ -33,6 +36,25 @@ export interface VariableScope {
   readonly broadcastValue: (broadcast: Broadcast<unknown>) => unknown
   readonly add: (accumulator: Accumulator<unknown, unknown>, value: unknown) => void
   readonly accumulatorValue: (accumulator: Accumulator<unknown, unknown>) => unknown
+  /** The running task, in a task's scope. */
+  readonly task?: TaskInfo
+}
+
+/**
+ * Which task attempt is running (Spark's `TaskContext`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface TaskInfo {
+  readonly stageId: number
+  readonly stageAttemptNumber: number
+  /** The partition of the dataset it computes. */
+  readonly partitionId: number
+  /** How many attempts of this task its stage attempt made before this one: 0 for the first. */
+  readonly attemptNumber: number
+  /** The attempt's id among all of the app's (its TID). */
+  readonly taskAttemptId: number
 }
 
 let driverScope: VariableScope | undefined
@@ -79,6 +101,49 @@ export class Accumulator<In, Out> {
     return current().accumulatorValue(this as Accumulator<unknown, unknown>) as Out
   }
 }
+
+/**
+ * The running task as functions see it (Spark's `TaskContext.get()`): pass `kc.taskContext` in a function's
+ * environment and read `env.task.attemptNumber`, `.partitionId`, … there. Read outside of a task (on the
+ * driver), it throws.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class TaskContext implements TaskInfo {
+  private get info(): TaskInfo {
+    const task = taskScope?.task
+    if (task === undefined) throw new Error("The TaskContext is read only in a task, on an executor")
+    return task
+  }
+
+  get stageId(): number {
+    return this.info.stageId
+  }
+
+  get stageAttemptNumber(): number {
+    return this.info.stageAttemptNumber
+  }
+
+  get partitionId(): number {
+    return this.info.partitionId
+  }
+
+  get attemptNumber(): number {
+    return this.info.attemptNumber
+  }
+
+  get taskAttemptId(): number {
+    return this.info.taskAttemptId
+  }
+}
+
+/**
+ * The one `TaskContext`: what it says depends on the task that reads it.
+ *
+ * @since 0.1.0
+ */
+export const taskContext: TaskContext = new TaskContext()
 
 /**
  * Sums numbers (Spark's `LongAccumulator`).

@@ -437,6 +437,22 @@ describe("DataPlane on the node's clock", () => {
       assert.strictEqual(resolved, 2)
     }).pipe(Effect.provide(Transport.layerMemory)))
 
+  // Found by the simulated cluster: a task killed while its fetch dialled a dead executor went on for as long as the
+  // connection attempt (minutes, for a host that does not answer), its job long over.
+  it.scoped("a fetch interrupted while its connection is dialled stops at once", () =>
+    Effect.gen(function*() {
+      const network = yield* Transport.makeMemory
+      const server = yield* startNode().pipe(Effect.provideService(Transport.Transport, network))
+      yield* serveBlocks(server.rpc, "b/", { "b/x": pattern(10) })
+      // The client's connection attempts never end, as one to a host that drops every packet.
+      const client = yield* startNode().pipe(
+        Effect.provideService(Transport.Transport, Transport.Transport.of({ ...network, connect: () => Effect.never }))
+      )
+      const fetch = yield* Effect.fork(client.rpc.data.fetchBytes(server.address, "b/x"))
+      yield* until(Effect.map(client.rpc.data.stats, (stats) => stats.fetching === 1))
+      assert.isTrue(Exit.isInterrupted(yield* Fiber.interrupt(fetch)))
+    }).pipe(Effect.provide(Transport.layerMemory)))
+
   it.scoped("an idle data connection is closed after the idle timeout", () =>
     Effect.gen(function*() {
       const dataPlane: DataPlane.Options = { idleTimeout: "1 minute" }

@@ -13,15 +13,23 @@
  * - a healthy worker — never killed, paused, partitioned or cut off — is never taken for dead: its processes are
  *   only stopped when their driver was killed or their app ended, its drivers end in the state their processes
  *   ended in, and a driver that succeeded is never run again;
- * - every application ended, and none of its executors is left;
- * - every job of a computing app — a real driver (`Cluster.make` of `@kindling/driver`) whose executors are real
- *   executors (`ExecutorProcess`) started by the workers — ended exactly once, with the right answer or a typed
- *   failure (`JobFailed`), and the driver's event stream says the same.
+ * - every application ended, none of its executors is left, and every worker's cores and memory are free;
+ * - every job of a computing app (`ComputingApps`) — a real driver whose executors are real executors
+ *   (`ExecutorProcess`) started by the workers, running a random program (`Lineages`) with its shuffles, spills,
+ *   persisted blocks, broadcasts, accumulators, input and output on the simulated disks (`SimDisk`) — ended
+ *   exactly once, with the oracle's answer, cancelled, or with a typed failure whose cause the run injected; the
+ *   driver's event stream is whole; no executor broke an invariant;
+ * - no file of an executor (shuffle output, spill, block, fetched block) is left on a worker once its apps ended.
+ *
+ * Besides the cluster's faults, the engine's: a worker's disk full for a while, a map output rotten or gone, an
+ * executor crashing at random or at the moment it writes a map output, serves one or fetches one into a file;
+ * the programs add functions that throw on a record (once or always), stragglers (with speculation on for some
+ * apps), cancelled jobs and jobs run at once on the same shuffle.
  *
  * @since 0.1.0
  */
-import { Cluster as AppCluster, JobFailed, type KindlingContext } from "@kindling/driver"
 import { ExecutorProcess, InlineTasks } from "@kindling/executor"
+import { Shell } from "@kindling/kernel"
 import { Simulation } from "@kindling/kernel/testing"
 import { ArtifactStore, LeaderElection, Master, Persistence } from "@kindling/master"
 import {
@@ -39,15 +47,15 @@ import {
   Transport
 } from "@kindling/protocol"
 import { ProcessLauncher, Runners, Worker } from "@kindling/worker"
-import * as Cause from "effect/Cause"
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Random from "effect/Random"
-import * as Stream from "effect/Stream"
-import * as SimJobs from "./SimJobs.js"
+import * as ComputingApps from "./ComputingApps.js"
+import * as SimDisk from "./SimDisk.js"
 import * as SimProcesses from "./SimProcesses.js"
 
 /**
@@ -66,6 +74,8 @@ export interface Options {
   readonly faults?: boolean
   /** Master settings to run with instead of the simulation's own (to explore a setting, or to break the master). */
   readonly master?: Partial<Master.Options>
+  /** How every role's core runs (a test makes one of them throw, to see the role end as a defect must end it). */
+  readonly coreWrapper?: Context.Tag.Service<typeof Shell.CoreWrapper>
   readonly onTrace?: (line: string) => void
 }
 
@@ -80,8 +90,12 @@ export interface Outcome {
   /** Events the simulation took. */
   readonly steps: number
   readonly simulatedMillis: number
-  /** The faults injected, in order (the spoofer's visit is no fault of the network's and is not listed). */
-  readonly faults: ReadonlyArray<Simulation.Fault>
+  /**
+   * The faults injected, in order: the simulation's own (kills, pauses, partitions, broken connections; the
+   * spoofer's visit is no fault of the network's and is not listed), and the engine's (`disk full`, `rot`,
+   * `vanish`, `crash`, `crash <moment>`).
+   */
+  readonly faults: ReadonlyArray<Fault>
   /** Times the master lost its leadership and won it back. */
   readonly leaderChanges: number
   /** Jobs the computing apps ran, and how many of those that should have succeeded failed (typed) instead. */
@@ -91,11 +105,21 @@ export interface Outcome {
   readonly trace: ReadonlyArray<string>
 }
 
+/**
+ * A fault and the nodes (or paths) it touched.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Fault {
+  readonly at: number
+  readonly kind: string
+  readonly nodes: ReadonlyArray<string>
+}
+
 const masterAddress = RpcAddress.make("master", 7077)
 const workerPort = 7078
 const workerTimeoutMillis = 10_000
-
-const driverPort = 6000
 
 const tokenOf = (driver: QueryMessages.DriverInfo): string | undefined =>
   driver.desc.command.arguments.find((a) => a.startsWith("sim:"))?.split("token=")[1]
@@ -107,7 +131,13 @@ const tokenOf = (driver: QueryMessages.DriverInfo): string | undefined =>
  * @category running
  */
 export const run = (options: Options): Outcome => {
-  const sim = Simulation.make({ seed: options.seed, network: { latencyMillis: [1, 20] }, ...withTrace(options) })
+  const { coreWrapper } = options
+  const sim = Simulation.make({
+    seed: options.seed,
+    network: { latencyMillis: [1, 20] },
+    ...withTrace(options),
+    ...(coreWrapper === undefined ? {} : { around: Effect.provideService(Shell.CoreWrapper, coreWrapper) })
+  })
   const start = sim.now()
   const random = sim.random
   const between = (min: number, max: number) => min + Math.floor(random() * (max - min + 1))
@@ -118,6 +148,12 @@ export const run = (options: Options): Outcome => {
   const exits: Array<string> = []
   const killRequested = new Set<string>()
   const appsEnded = new Map<string, number>()
+  const disk = SimDisk.make()
+  const engineFaults: Array<Fault> = []
+  const engineFault = (kind: string, ...nodes: ReadonlyArray<string>) => {
+    sim.note(`${sim.now()} ${kind}: ${nodes.join(", ")}`)
+    engineFaults.push({ at: sim.now(), kind, nodes })
+  }
   let masterGeneration = 0
   let master: Master.Master | undefined
 
@@ -236,7 +272,7 @@ export const run = (options: Options): Outcome => {
               Layer.provide(
                 Layer.succeed(ProcessLauncher.ProcessLauncher, SimProcesses.launcher(name, ledger, programs))
               ),
-              Layer.provide(SimProcesses.fileSystem)
+              Layer.provide(disk.fileSystem)
             ),
             RpcEnv.layer({ host: name, port: workerPort })
           )
@@ -384,11 +420,16 @@ export const run = (options: Options): Outcome => {
 
   // ---- computing apps: real drivers running jobs on real executors -------------------------------------------
 
-  // The workers start the real executor program for them, on inline tasks that take a while on simulated time.
-  // Each executor run goes in the ledger under its app's name, which is its driver's host.
+  // The workers start the real executor program for them, on inline tasks that take a while on simulated time
+  // (one in twenty is a straggler) and on the simulated disk, in their work dirs. Each executor run goes in the
+  // ledger under its app's name, which is its driver's host.
+  const taskDuration = Effect.flatMap(
+    Random.next,
+    (draw) => draw < 0.05 ? Random.nextIntBetween(2_000, 6_000) : Random.nextIntBetween(5, 400)
+  )
   const programs: SimProcesses.Programs = {
     sim,
-    programFor: (args) => {
+    programFor: (args, _host, workDir) => {
       // An executor command that carries a behaviour is one of the apps that only hold executors: simulated.
       const at = args.indexOf("@kindling/executor/main")
       if (at < 0 || SimProcesses.carriesBehaviour(args)) return undefined
@@ -396,114 +437,20 @@ export const run = (options: Options): Outcome => {
       return {
         token: /@([^:/]+):/.exec(argv[argv.indexOf("--driver-url") + 1] ?? "")?.[1] ?? "?",
         program: Effect.scoped(ExecutorProcess.run(argv, {
-          tasks: (size) => InlineTasks.make({ size, duration: Random.nextIntBetween(5, 400) }),
+          tasks: (size) => InlineTasks.make({ size, duration: taskDuration, files: disk.disk }),
           network: (host) => RpcEnv.layer({ host, port: 0 }),
+          disk: disk.disk,
+          workDir,
           validateState: true
         }))
       }
     }
   }
 
-  const computing = Array.from({ length: options.computing ?? 1 }, (_, i) => ({
-    name: `jobs-${i + 1}`,
-    at: between(1_000, 30_000),
-    jobs: SimJobs.pick(random, between(2, 5)),
-    concurrently: random() < 0.5,
-    maxCores: between(2, 6),
-    speculation: random() < 0.3
-  }))
-  const jobOutcomes = new Map<string, Array<string>>()
-  const jobProblems: Array<string> = []
-  let jobsFailed = 0
-
-  const computingProgram = (app: (typeof computing)[number]) =>
-    Effect.gen(function*() {
-      yield* Effect.sleep(app.at)
-      const kc = yield* AppCluster.make({
-        appName: app.name,
-        masters: [masterAddress],
-        masterUrl: `kindling://${masterAddress.host}:${masterAddress.port}`,
-        host: app.name,
-        // Simulated executors run inline tasks and import nothing.
-        appUrl: "sim:app",
-        driver: {
-          dag: { maxConsecutiveAttempts: 4, resubmitDelayMillis: 200 },
-          scheduler: {
-            maxFailures: 4,
-            cpusPerTask: 1,
-            mode: "FIFO",
-            speculation: { enabled: app.speculation, multiplier: 1.5, quantile: 0.75, minTaskRuntimeMillis: 100 },
-            seed: options.seed
-          },
-          reviveIntervalMillis: 1_000,
-          executorTimeoutMillis: 30_000,
-          speculationIntervalMillis: 100,
-          maxResultSize: 0,
-          starvationWarningMillis: 30_000,
-          properties: [
-            ["kindling.executor.heartbeatInterval", "3000"],
-            ["kindling.network.timeout", "30000"],
-            ["kindling.rpc.askTimeout", "10000"]
-          ]
-        },
-        executorMemoryMB: 1024,
-        executorCores: undefined,
-        maxCores: app.maxCores,
-        minRegisteredRatio: 0,
-        maxRegisteredWaitMillis: 30_000,
-        rpc: {},
-        validateState: true
-      })
-      const ended = yield* watchJobs(app.name, kc)
-      yield* Effect.forEach(app.jobs, (job, index) =>
-        Effect.exit(job.run(kc)).pipe(
-          Effect.flatMap((exit) => Effect.sync(() => judge(app.name, index, job, exit)))
-        ), { concurrency: app.concurrently ? 2 : 1, discard: true })
-      yield* ended
-      appsEnded.set(app.name, yield* Effect.clockWith((clock) => clock.currentTimeMillis))
-    }).pipe(Effect.scoped, Effect.provide(RpcEnv.layer({ host: app.name, port: driverPort })))
-
-  // The driver's event stream: every job it started ends exactly once. Checked when the app is done with jobs.
-  const watchJobs = (app: string, kc: KindlingContext) =>
-    Effect.gen(function*() {
-      const starts = new Set<number>()
-      const ends = new Map<number, number>()
-      yield* Effect.forkScoped(Stream.runForEach(yield* kc.subscribe, (event) =>
-        Effect.sync(() => {
-          if (event._tag === "JobStart") starts.add(event.jobId)
-          if (event._tag === "JobEnd") ends.set(event.jobId, (ends.get(event.jobId) ?? 0) + 1)
-        })))
-      // Events published with a job's end may still be on their way to the listener: it gets a moment.
-      return Effect.andThen(Effect.sleep(1_000), () => {
-        for (const job of starts) {
-          if (ends.get(job) !== 1) jobProblems.push(`${app}: job ${job} ended ${ends.get(job) ?? 0} times`)
-        }
-        for (const job of ends.keys()) if (!starts.has(job)) jobProblems.push(`${app}: job ${job} ended unstarted`)
-      })
-    })
-
-  const judge = (app: string, index: number, job: SimJobs.SimJob, exit: Exit.Exit<unknown, unknown>) => {
-    const key = `${app} job ${index} (${job.name})`
-    sim.note(`${key} ended: ${Exit.isSuccess(exit) ? "success" : Cause.pretty(exit.cause).split("\n")[0]}`)
-    const outcomes = jobOutcomes.get(key) ?? []
-    jobOutcomes.set(key, outcomes)
-    if (Exit.isSuccess(exit)) {
-      const right = job.expected._tag === "Value" && JSON.stringify(exit.value) === JSON.stringify(job.expected.value)
-      outcomes.push(right ? "right answer" : `wrong answer ${JSON.stringify(exit.value).slice(0, 200)}`)
-      return
-    }
-    const failure = Option.getOrUndefined(Cause.failureOption(exit.cause))
-    if (failure instanceof JobFailed) {
-      // A job may fail for want of executors (the master gave up on the app, say); one whose tasks always throw
-      // must fail saying so.
-      const expected = job.expected._tag === "Fails" ? job.expected.with : undefined
-      if (expected === undefined) jobsFailed++
-      const fits = expected === undefined || failure.reason.includes(expected) || !failure.reason.includes("Task ")
-      outcomes.push(fits ? "typed failure" : `failed with ${failure.reason.slice(0, 200)}`)
-      return
-    }
-    outcomes.push(`ended with ${Cause.pretty(exit.cause).split("\n")[0]}`)
-  }
+  const computing = ComputingApps.make(
+    { sim, disk, master: masterAddress, seed: options.seed, random },
+    options.computing ?? 1
+  )
 
   // ---- faults ----------------------------------------------------------------------------------------------
 
@@ -551,6 +498,46 @@ export const run = (options: Options): Outcome => {
         sim.at(at, () => sim.start(`spoofer-${i}`, spoof(worker)))
       }
     }
+    const engine = between(1, 4)
+    for (let i = 0; i < engine; i++) {
+      sim.at(between(3_000, 80_000), engineFaultAt(workerNames[between(0, workerCount - 1)]!))
+    }
+  }
+
+  // A fault of the engine's on `worker`'s disk or executors: its disk full for a while, a map output there rotten
+  // or gone, an executor there crashing now or at a moment of its work.
+  function engineFaultAt(worker: string) {
+    const kind = random()
+    const length = between(1_000, 15_000)
+    const under = `/sim/${worker}`
+    const pick = (count: number) => Math.floor(random() * count)
+    return () => {
+      if (kind < 0.2) {
+        engineFault("disk full", worker)
+        disk.fill(under)
+        sim.at(length, () => disk.free(under))
+      } else if (kind < 0.35) {
+        const path = disk.rot(under, pick)
+        if (path !== undefined) engineFault("rot", path)
+      } else if (kind < 0.5) {
+        const path = disk.vanish(under, pick)
+        if (path !== undefined) engineFault("vanish", path)
+      } else if (kind < 0.65) {
+        const victims = ledger.running().filter((run) => run.worker === worker && run.crash !== undefined)
+        if (victims.length === 0) return
+        const victim = victims[pick(victims.length)]!
+        engineFault("crash", victim.node!)
+        victim.crash!()
+      } else {
+        const moment = (["writing map output", "serving map output", "fetching a block"] as const)[pick(3)]!
+        disk.arm(moment, under, (path) => {
+          const victim = ledger.running().find((run) => run.crash !== undefined && path.startsWith(`${run.dir}/`))
+          if (victim === undefined) return
+          engineFault(`crash ${moment}`, victim.node!)
+          victim.crash!()
+        })
+      }
+    }
   }
 
   // Someone else connects to the master claiming to be a worker, then hangs up: that must not cost the worker
@@ -582,7 +569,7 @@ export const run = (options: Options): Outcome => {
   for (const name of workerNames) startWorker(name)
   sim.start("client", client)
   for (const app of apps) sim.start(app.name, appProgram(app))
-  for (const app of computing) sim.start(app.name, computingProgram(app))
+  computing.start()
 
   // Faults stop by 100 s; then everything heals and gets time to settle.
   sim.runFor(100_000)
@@ -604,25 +591,13 @@ export const run = (options: Options): Outcome => {
     const state = masterState()
     return state !== undefined && state.status === "ALIVE" && state.activeDrivers.length === 0 &&
       state.activeApps.length === 0 && ledger.running().length === 0 &&
-      computing.every((app) => appsEnded.has(app.name))
+      computing.names.every((name) => computing.ended.has(name))
   }, 200_000)
 
   // ---- the checks ------------------------------------------------------------------------------------------
 
   problems.push(...exits)
-  for (const app of computing) {
-    if (!appsEnded.has(app.name)) problems.push(`${app.name} never finished its jobs`)
-    app.jobs.forEach((job, index) => {
-      const outcomes = jobOutcomes.get(`${app.name} job ${index} (${job.name})`) ?? []
-      if (outcomes.length !== 1) problems.push(`${app.name} job ${index} (${job.name}) ended ${outcomes.length} times`)
-      for (const outcome of outcomes) {
-        if (outcome !== "right answer" && outcome !== "typed failure") {
-          problems.push(`${app.name} job ${index} (${job.name}): ${outcome}`)
-        }
-      }
-    })
-  }
-  problems.push(...jobProblems)
+  problems.push(...computing.problems())
   for (const run of ledger.runs) {
     if (run.node !== undefined && run.exitCode === 70) problems.push(`executor ${run.dir} broke an invariant`)
   }
@@ -646,7 +621,18 @@ export const run = (options: Options): Outcome => {
   for (const run of ledger.running()) problems.push(`${run.dir} (pid ${run.pid}) on ${run.worker} never ended`)
   if (state !== undefined) {
     for (const app of state.activeApps) problems.push(`app ${app.id} (${app.desc.name}) never ended`)
+    for (const worker of state.workers) {
+      if (worker.state !== "DEAD" && (worker.coresUsed !== 0 || worker.memoryUsed !== 0)) {
+        problems.push(`${worker.host} still has ${worker.coresUsed} cores and ${worker.memoryUsed} MB in use`)
+      }
+    }
     checkHealthyWorkers(state)
+  }
+  // An executor's files go with it (its worker removes them when it ends), unless its worker was killed too.
+  const killedWorkers = new Set(sim.faults.filter((fault) => fault.kind === "kill").flatMap((fault) => fault.nodes))
+  for (const path of disk.paths()) {
+    const worker = /^\/sim\/([^/]+)\//.exec(path)?.[1]
+    if (worker !== undefined && !killedWorkers.has(worker)) problems.push(`${path} is left on ${worker}`)
   }
   const byDriver = new Map<string, Array<SimProcesses.Run>>()
   for (const run of ledger.runs) {
@@ -670,10 +656,11 @@ export const run = (options: Options): Outcome => {
     steps: sim.steps(),
     simulatedMillis: sim.now() - start,
     // An executor killed with its worker, or by its worker, is no fault of the schedule's.
-    faults: sim.faults.filter((fault) => !fault.nodes.every((node) => node.includes(".pid"))),
+    faults: [...sim.faults.filter((fault) => !fault.nodes.every((node) => node.includes(".pid"))), ...engineFaults]
+      .sort((a, b) => a.at - b.at),
     leaderChanges: election.changes,
-    jobs: computing.reduce((sum, app) => sum + app.jobs.length, 0),
-    jobsFailed,
+    jobs: computing.jobs,
+    jobsFailed: computing.jobsFailed(),
     problems,
     trace: sim.trace
   }
@@ -710,7 +697,7 @@ export const run = (options: Options): Outcome => {
       } else if (run.signalled && !touched.has(run.token)) {
         // An app that lost its connection to the master is finished by it, as Spark does; one that did not keeps
         // its executors until it ends.
-        const ended = appsEnded.get(run.token)
+        const ended = appsEnded.get(run.token) ?? computing.ended.get(run.token)
         if (ended === undefined || ended > (run.endedAt ?? Infinity)) {
           problems.push(`healthy ${run.worker} had executor ${run.dir} killed while ${run.token} ran`)
         }

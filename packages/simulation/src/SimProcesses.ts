@@ -12,14 +12,12 @@
  *
  * @since 0.1.0
  */
-import { FileSystem } from "@effect/platform"
 import type { Simulation } from "@kindling/kernel/testing"
 import type { Transport } from "@kindling/protocol"
 import { ProcessLauncher } from "@kindling/worker"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import type * as Layer from "effect/Layer"
 
 /**
  * What a simulated process does.
@@ -90,6 +88,8 @@ export interface Run {
   signalled: boolean
   /** The simulation node a program runs as (an executor), if it is one. */
   node: string | undefined
+  /** Crashes a program's process (SIGKILL from outside, as the kernel's OOM killer would): its worker sees it end. */
+  crash: (() => void) | undefined
 }
 
 /**
@@ -112,7 +112,8 @@ export class Ledger {
       endedAt: undefined,
       exitCode: undefined,
       signalled: false,
-      node: undefined
+      node: undefined,
+      crash: undefined
     }
     this.runs.push(run)
     return run
@@ -153,10 +154,10 @@ const signalNumbers: Record<string, number> = { SIGTERM: 15, SIGKILL: 9 }
 export interface Programs {
   readonly sim: Simulation.Simulation
   /**
-   * The program a command's arguments run on `host`, succeeding with its exit code, and the token its runs go by
-   * in the ledger; undefined for a scripted process.
+   * The program a command's arguments run on `host` in `workDir`, succeeding with its exit code, and the token
+   * its runs go by in the ledger; undefined for a scripted process.
    */
-  readonly programFor: (args: ReadonlyArray<string>, host: string) =>
+  readonly programFor: (args: ReadonlyArray<string>, host: string, workDir: string) =>
     | { readonly token: string; readonly program: Effect.Effect<number, unknown, Transport.Transport> }
     | undefined
 }
@@ -177,7 +178,7 @@ export const launcher = (
       Effect.gen(function*() {
         const behaviour = parse(spec.args)
         const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
-        const program = programs?.programFor(spec.args, worker)
+        const program = programs?.programFor(spec.args, worker, spec.cwd)
         const run = ledger.start(worker, spec.cwd, program?.token ?? behaviour.token, now)
         const exited = yield* Deferred.make<ProcessLauncher.ProcessExit>()
         const end = (exit: ProcessLauncher.ProcessExit) =>
@@ -207,6 +208,18 @@ export const launcher = (
               (exit) => end({ code: Exit.isSuccess(exit) ? exit.value : 1, signal: null })
             )
           )
+          // Killed from outside the worker (this may run inside the program itself, at the moment of its death):
+          // nothing more of it runs, and its worker hears of it as a parent does, after the fact — once it runs.
+          run.crash = () => {
+            if (run.endedAt !== undefined) return
+            programs.sim.node(node)?.kill()
+            const report = () => {
+              const parent = programs.sim.node(worker)
+              if (parent === undefined || parent.status === "killed" || parent.status === "ended") return
+              if (parent.evaluate(end({ code: null, signal: "SIGKILL" })) === undefined) programs.sim.at(100, report)
+            }
+            programs.sim.at(0, report)
+          }
           return spawned((signal) =>
             Effect.suspend(() => {
               if (signal === "SIGKILL") programs.sim.node(node)?.kill()
@@ -224,17 +237,3 @@ export const launcher = (
         )
       })
   })
-
-/**
- * What a simulated worker's runners need besides the launcher: a file system that accepts everything and holds
- * nothing (work dirs, copied artifacts).
- *
- * @since 0.1.0
- * @category layers
- */
-export const fileSystem: Layer.Layer<FileSystem.FileSystem> = FileSystem.layerNoop({
-  makeDirectory: () => Effect.void,
-  copyFile: () => Effect.void,
-  remove: () => Effect.void,
-  symlink: () => Effect.void
-})

@@ -48,4 +48,29 @@ describe("the simulated cluster", () => {
     const outcome = Cluster.run({ seed: 3, faults: false, master: { workerTimeoutMillis: 300 } })
     assert.isAbove(outcome.problems.length, 0)
   })
+
+  // A defect in a computing app's driver, on a cluster: its jobs fail with a typed internal error, and it leaves —
+  // its executors stop, its master ends the app and frees its cores, its workers remove its files. The only
+  // problems are the jobs that failed for it and the event stream it no longer published.
+  it("a driver whose core throws fails its jobs, leaves its master and frees what it held", () => {
+    let statusUpdates = 0
+    const outcome = Cluster.run({
+      seed: 1,
+      faults: false,
+      coreWrapper: (core) =>
+        core.endpoint.name !== "CoarseGrainedScheduler" ? core : {
+          ...core,
+          step: (state, input) => {
+            const message = input._tag === "Receive" ? (input as { readonly message: { readonly _tag: string } }).message : undefined
+            if (message?._tag === "StatusUpdate" && ++statusUpdates === 12) throw new Error("injected defect")
+            return core.step(state, input)
+          }
+        } as typeof core
+    })
+    assert.isTrue(outcome.trace.some((line) => /jobs-1 ERROR The driver stopped \(70\): internal error/.test(line)))
+    assert.isTrue(outcome.problems.some((problem) => problem.includes("the driver stopped on an internal error")))
+    for (const problem of outcome.problems) {
+      assert.match(problem, /the driver stopped on an internal error: .*injected defect|^jobs-1: (job|stage|TID) /)
+    }
+  })
 })

@@ -587,28 +587,34 @@ export const make = (options: Api.Options, host: Host): Effect.Effect<DataPlane>
         if (existing !== undefined && existing.link.isOpen()) return Effect.succeed(existing)
         const pending = dialing.get(key)
         if (pending !== undefined) return Deferred.await(pending)
-        return Effect.uninterruptibleMask((restore) =>
-          Effect.gen(function*() {
-            const deferred = yield* Deferred.make<FetchLink, RpcError>()
-            dialing.set(key, deferred)
-            const outcome = yield* Effect.exit(Effect.map(host.connect(target), (link) => {
-              const fetchLink: FetchLink = {
-                link,
-                key,
-                sessions: new Map(),
-                lastActive: clock.unsafeCurrentTimeMillis(),
-                watch: undefined
-              }
-              fetchLinks.set(key, fetchLink)
-              fetchLinkOf.set(link, fetchLink)
-              fetchLink.watch = runFork(watch(fetchLink))
-              return fetchLink
-            }))
-            dialing.delete(key)
-            yield* Deferred.done(deferred, outcome)
-            return yield* restore(outcome)
-          })
+        // The dial goes on by itself, whoever waits for it: a fetch interrupted while it waits (its task killed,
+        // its job cancelled) stops waiting at once — a connection attempt to an unreachable host can take minutes —
+        // and leaves the dial to the fetches still waiting, and its outcome to the next.
+        const deferred = Deferred.unsafeMake<FetchLink, RpcError>(FiberId.none)
+        dialing.set(key, deferred)
+        runFork(
+          Effect.exit(Effect.map(host.connect(target), (link) => {
+            const fetchLink: FetchLink = {
+              link,
+              key,
+              sessions: new Map(),
+              lastActive: clock.unsafeCurrentTimeMillis(),
+              watch: undefined
+            }
+            fetchLinks.set(key, fetchLink)
+            fetchLinkOf.set(link, fetchLink)
+            fetchLink.watch = runFork(watch(fetchLink))
+            return fetchLink
+          })).pipe(
+            Effect.flatMap((outcome) =>
+              Effect.suspend(() => {
+                dialing.delete(key)
+                return Deferred.done(deferred, outcome)
+              })
+            )
+          )
         )
+        return Deferred.await(deferred)
       })
 
     const start = (transfer: Transfer): Effect.Effect<void> =>

@@ -1,0 +1,186 @@
+/**
+ * The port to the files an app's engine reads and writes: shuffle outputs and their indexes, spills, persisted
+ * partitions on disk, fetched blocks, text input and saved output. Everything of the engine that touches a file
+ * goes through it, so that the simulated cluster can put the engine's I/O under its clock and its faults (a disk
+ * that fills up, a block that vanishes or rots, an executor killed mid-write) by giving another implementation;
+ * `NodeDisk.disk` is the real one.
+ *
+ * It has two faces. A task runs synchronously on its thread, so what a task does is synchronous (`Files`: open,
+ * read, write, rename, remove), and a task thread loads no more than this module and `node:fs` for it. An
+ * executor's own work (serving blocks to other executors, receiving fetched ones) runs on its event loop, which
+ * must not block on a disk, so that face is made of Effects. A failed operation throws (or fails with) a
+ * `DiskError` carrying the system's code (`ENOENT`, `ENOSPC`, …), whatever the implementation.
+ *
+ * @since 0.1.0
+ */
+import type { DataPlane, Errors } from "@kindling/protocol"
+import type * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+import * as Fs from "node:fs"
+
+/**
+ * A file operation that failed, with the system's code for why.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class DiskError extends Error {
+  readonly _tag = "DiskError"
+
+  constructor(
+    readonly operation: string,
+    readonly path: string,
+    /** `ENOENT`, `ENOSPC`, `EIO`, … */
+    readonly code: string,
+    readonly reason: string
+  ) {
+    super(`${code}: ${reason}, ${operation} '${path}'`)
+    this.name = "DiskError"
+  }
+}
+
+/**
+ * A failure of an operation on `path` as a `DiskError`, with the system's code when it has one.
+ *
+ * @since 0.1.0
+ */
+export const diskError = (operation: string, path: string, error: unknown): DiskError => {
+  if (error instanceof DiskError) return error
+  const code = (error as { readonly code?: unknown } | undefined)?.code
+  const message = error instanceof Error ? error.message : String(error)
+  // Node's messages start with the code and end with the operation and path; the reason is what is between.
+  const reason = message.replace(/^[A-Z]+: /, "").replace(/, \w+ '[^']*'$/, "")
+  return new DiskError(operation, path, typeof code === "string" ? code : "EIO", reason)
+}
+
+/**
+ * A file open for reading.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Reader {
+  /** Reads up to `length` bytes at `position` into `buffer` from `offset`; 0 at the end of the file. */
+  readonly read: (buffer: Uint8Array, offset: number, length: number, position: number) => number
+  readonly close: () => void
+}
+
+/**
+ * A file open for writing, from its start.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Writer {
+  /** Writes all of `bytes` at `position`. */
+  readonly write: (bytes: Uint8Array, position: number) => void
+  readonly close: () => void
+}
+
+/**
+ * What a path is.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Stat {
+  readonly kind: "file" | "directory"
+  readonly size: number
+}
+
+/**
+ * What tasks do with files: synchronous operations that throw a `DiskError`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Files {
+  readonly openRead: (path: string) => Reader
+  /** Creates the file, or empties it. */
+  readonly openWrite: (path: string) => Writer
+  readonly readFile: (path: string) => Uint8Array
+  readonly writeFile: (path: string, bytes: Uint8Array) => void
+  /** Replaces `to`, if it exists, in one step. */
+  readonly rename: (from: string, to: string) => void
+  /** Removes a file, or a directory and everything in it; nothing there is no failure. */
+  readonly remove: (path: string) => void
+  /** Makes the directory and any missing parents. */
+  readonly makeDirectory: (path: string) => void
+  /** What is at `path`, if anything. */
+  readonly stat: (path: string) => Stat | undefined
+  /** The names in a directory. */
+  readonly list: (path: string) => ReadonlyArray<string>
+}
+
+/**
+ * The whole port: what tasks do, and what an executor does on its event loop.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Disk extends Files {
+  /** A file read whole, without blocking. */
+  readonly readFileAsync: (path: string) => Effect.Effect<Uint8Array, DiskError>
+  /**
+   * The byte range of a file as the data plane block `blockId`, open until the scope closes (a missing file is
+   * `BlockNotFound`, one that cannot be read `TransferRefused`).
+   */
+  readonly blockSource: (
+    blockId: string,
+    path: string,
+    range: { readonly offset: number; readonly length: number }
+  ) => Effect.Effect<DataPlane.BlockSource, Errors.BlockNotFound | Errors.TransferRefused, Scope.Scope>
+  /** A new file, written chunk by chunk as they come, closed when the scope closes. */
+  readonly appender: (
+    path: string
+  ) => Effect.Effect<{ readonly append: (chunk: Uint8Array) => Effect.Effect<void, DiskError> }, DiskError, Scope.Scope>
+}
+
+// Runs a synchronous operation, its failure a DiskError.
+const attempt = <A>(operation: string, path: string, run: () => A): A => {
+  try {
+    return run()
+  } catch (error) {
+    throw diskError(operation, path, error)
+  }
+}
+
+/**
+ * The local file system's synchronous face, through `node:fs`.
+ *
+ * @since 0.1.0
+ */
+export const nodeFiles: Files = {
+  openRead: (path) => {
+    const fd = attempt("open", path, () => Fs.openSync(path, "r"))
+    return {
+      read: (buffer, offset, length, position) =>
+        attempt("read", path, () => Fs.readSync(fd, buffer, offset, length, position)),
+      close: () => attempt("close", path, () => Fs.closeSync(fd))
+    }
+  },
+  openWrite: (path) => {
+    const fd = attempt("open", path, () => Fs.openSync(path, "w"))
+    return {
+      write: (bytes, position) =>
+        attempt("write", path, () => {
+          let written = 0
+          while (written < bytes.length) {
+            written += Fs.writeSync(fd, bytes, written, bytes.length - written, position + written)
+          }
+        }),
+      close: () => attempt("close", path, () => Fs.closeSync(fd))
+    }
+  },
+  readFile: (path) => attempt("read", path, () => Fs.readFileSync(path)),
+  writeFile: (path, bytes) => attempt("write", path, () => Fs.writeFileSync(path, bytes)),
+  rename: (from, to) => attempt("rename", from, () => Fs.renameSync(from, to)),
+  remove: (path) => attempt("remove", path, () => Fs.rmSync(path, { recursive: true, force: true })),
+  makeDirectory: (path) => attempt("mkdir", path, () => void Fs.mkdirSync(path, { recursive: true })),
+  stat: (path) => {
+    const stat = attempt("stat", path, () => Fs.statSync(path, { throwIfNoEntry: false }))
+    if (stat === undefined) return undefined
+    return { kind: stat.isDirectory() ? "directory" : "file", size: stat.size }
+  },
+  list: (path) => attempt("list", path, () => Fs.readdirSync(path))
+}

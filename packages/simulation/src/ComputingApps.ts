@@ -1,0 +1,194 @@
+/**
+ * The simulated cluster's computing apps: real drivers (`Cluster.make` of `@kindling/driver`), each running a
+ * random program of jobs (`Lineages`) on real executors that the workers start, with their shuffle files, spills,
+ * persisted blocks, input and output on the simulated disks. Each app draws its settings: speculation on or off,
+ * a spill threshold of a few KiB (so that aggregations and sorts spill), results and fetched blocks small enough
+ * to go through the data plane and into files.
+ *
+ * What they must show, checked when the run is over: every job ended exactly once, with the oracle's answer, or
+ * cancelled by its timeout, or with a typed failure whose cause the run injected (never an internal error); the
+ * app's event stream is whole (`EventChecks`); and the app finished.
+ *
+ * @since 0.1.0
+ */
+import { Cluster as AppCluster } from "@kindling/driver"
+import type { Simulation } from "@kindling/kernel/testing"
+import { type RpcAddress, RpcEnv } from "@kindling/protocol"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Stream from "effect/Stream"
+import { EventChecks } from "./EventChecks.js"
+import * as Lineages from "./Lineages.js"
+import type * as SimDisk from "./SimDisk.js"
+
+/**
+ * What the world gives the computing apps.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Context {
+  readonly sim: Simulation.Simulation
+  readonly disk: SimDisk.SimDisk
+  readonly master: RpcAddress.RpcAddress
+  readonly seed: number
+  readonly random: () => number
+}
+
+/**
+ * Causes of a typed failure that a faulty cluster may give a job: faults injected in its functions or on its
+ * disks, outputs lost too often in a row, results lost with their executor, the app given up by its master.
+ *
+ * @since 0.1.0
+ */
+export const injectedCauses: ReadonlyArray<string> = [
+  Lineages.injected,
+  "ENOSPC",
+  "has failed the maximum allowable number of times",
+  "could not be read",
+  "Master removed our application",
+  "All masters are unresponsive"
+]
+
+const driverPort = 6000
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface ComputingApps {
+  readonly names: ReadonlyArray<string>
+  /** Starts each app's driver at its time. */
+  readonly start: () => void
+  /** When each app finished its jobs. */
+  readonly ended: ReadonlyMap<string, number>
+  readonly jobs: number
+  /** Jobs that failed (typed, for a cause of the run's) or were cancelled instead of answering. */
+  readonly jobsFailed: () => number
+  readonly problems: () => ReadonlyArray<string>
+}
+
+/**
+ * `count` apps, their programs drawn with the world's random numbers.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (context: Context, count: number): ComputingApps => {
+  const { disk, master, random, sim } = context
+  const between = (min: number, max: number) => min + Math.floor(random() * (max - min + 1))
+  const apps = Array.from({ length: count }, (_, i) => {
+    const name = `jobs-${i + 1}`
+    return {
+      name,
+      at: between(1_000, 30_000),
+      program: Lineages.program(random, {
+        dir: `/data/${name}`,
+        jobs: between(2, 5),
+        retries: true,
+        cancelRate: 0.1,
+        cancelWithinMillis: 5_000
+      }),
+      maxCores: between(2, 6),
+      speculation: random() < 0.4,
+      spillThreshold: between(512, 8_192),
+      maxDirectResultSize: between(256, 65_536),
+      maxInMemoryBlock: between(64, 8_192)
+    }
+  })
+  const ended = new Map<string, number>()
+  const outcomes = new Map<string, Array<Lineages.Verdict>>()
+  const found: Array<string> = []
+
+  const program = (app: (typeof apps)[number]) =>
+    Effect.gen(function*() {
+      yield* Effect.sleep(app.at)
+      const kc = yield* AppCluster.make({
+        appName: app.name,
+        masters: [master],
+        masterUrl: `kindling://${master.host}:${master.port}`,
+        host: app.name,
+        // Simulated executors run inline tasks and import nothing.
+        appUrl: "sim:app",
+        files: disk.disk,
+        driver: {
+          dag: { maxConsecutiveAttempts: 4, resubmitDelayMillis: 200 },
+          scheduler: {
+            maxFailures: 4,
+            cpusPerTask: 1,
+            mode: "FIFO",
+            speculation: { enabled: app.speculation, multiplier: 1.5, quantile: 0.75, minTaskRuntimeMillis: 100 },
+            seed: context.seed
+          },
+          reviveIntervalMillis: 1_000,
+          executorTimeoutMillis: 30_000,
+          speculationIntervalMillis: 100,
+          maxResultSize: 0,
+          starvationWarningMillis: 30_000,
+          properties: [
+            ["kindling.executor.heartbeatInterval", "3000"],
+            ["kindling.network.timeout", "30000"],
+            ["kindling.rpc.askTimeout", "10000"],
+            ["kindling.task.maxDirectResultSize", String(app.maxDirectResultSize)],
+            ["kindling.shuffle.spill.threshold", String(app.spillThreshold)],
+            ["kindling.network.maxRemoteBlockSizeFetchToMem", String(app.maxInMemoryBlock)]
+          ]
+        },
+        executorMemoryMB: 1024,
+        executorCores: undefined,
+        maxCores: app.maxCores,
+        minRegisteredRatio: 0,
+        maxRegisteredWaitMillis: 30_000,
+        rpc: {},
+        validateState: true
+      })
+      const checks = new EventChecks()
+      yield* Effect.forkScoped(
+        Stream.runForEach(yield* kc.subscribe, (event) => Effect.sync(() => checks.record(event)))
+      )
+      disk.disk.makeDirectory(`/data/${app.name}`)
+      for (const input of app.program.inputs) disk.disk.writeFile(input.path, new TextEncoder().encode(input.text))
+      const exits = yield* Lineages.run(app.program, { kc, datasets: new Map() })
+      exits.forEach((exit, index) => {
+        const job = app.program.jobs[index]!
+        const verdict = Lineages.judge(job, exit)
+        const key = `${app.name} job ${index} (${job.label})`
+        sim.note(`${key} ended: ${Exit.isSuccess(exit) ? "success" : Cause.pretty(exit.cause).split("\n")[0]}`)
+        outcomes.set(key, [...outcomes.get(key) ?? [], verdict])
+      })
+      // Events published with a job's end may still be on their way to the listener: it gets a moment.
+      yield* Effect.sleep(1_000)
+      for (const problem of checks.problems()) found.push(`${app.name}: ${problem}`)
+      ended.set(app.name, yield* Effect.clockWith((clock) => clock.currentTimeMillis))
+    }).pipe(Effect.scoped, Effect.provide(RpcEnv.layer({ host: app.name, port: driverPort })))
+
+  const verdicts = () => [...outcomes.values()].flat()
+  return {
+    names: apps.map((app) => app.name),
+    start: () => {
+      for (const app of apps) sim.start(app.name, program(app))
+    },
+    ended,
+    jobs: apps.reduce((sum, app) => sum + app.program.jobs.length, 0),
+    jobsFailed: () => verdicts().filter((verdict) => verdict._tag === "Failed" || verdict._tag === "Cancelled").length,
+    problems: () => {
+      const problems = [...found]
+      for (const app of apps) {
+        if (!ended.has(app.name)) problems.push(`${app.name} never finished its jobs`)
+        app.program.jobs.forEach((job, index) => {
+          const key = `${app.name} job ${index} (${job.label})`
+          const ends = outcomes.get(key) ?? []
+          if (ends.length !== 1) problems.push(`${key} ended ${ends.length} times`)
+          for (const verdict of ends) {
+            if (verdict._tag === "Wrong") problems.push(`${key}: ${verdict.problem}`)
+            if (verdict._tag === "Failed" && !injectedCauses.some((cause) => verdict.reason.includes(cause))) {
+              problems.push(`${key} failed for no cause of the run's: ${verdict.reason.slice(0, 300)}`)
+            }
+          }
+        })
+      }
+      return problems
+    }
+  }
+}
