@@ -1,44 +1,94 @@
 // The simulated cluster over many seeds (`pnpm bench simulation [first-last]`, default 1-2000): a master, three
-// workers, a submitting client, two apps holding executors and one app running jobs under seeded faults, every
-// run checked as in packages/simulation/test/Cluster.test.ts. It prints how much was checked (seeds, steps,
-// faults, jobs) and how fast simulated time runs next to the wall clock, and every failing seed, which replays
-// with `Cluster.run({ seed })`.
+// workers, a submitting client, two apps holding executors and one app running a random program of jobs against
+// its oracle, under the full fault mix — the cluster's (kills, pauses, partitions, broken and duplicated frames,
+// leader changes) and the engine's (full disks, rotten and vanished map outputs, executors crashing at random and
+// while they write, serve or fetch map output) — every run checked as in packages/simulation/test/Cluster.test.ts.
+// The seeds are shared among one process per core. It prints how much was checked (seeds, steps, faults by kind,
+// jobs) and how fast simulated time runs next to the wall clock, and every failing seed, which replays with
+// `Cluster.run({ seed })`.
 import { Cluster } from "@kindling/simulation"
+import * as ChildProcess from "node:child_process"
+import * as Os from "node:os"
+import { fileURLToPath } from "node:url"
 import { format, row } from "./stats.js"
 
-const [first, last] = (process.argv[3] ?? "1-2000").split("-").map(Number) as [number, number]
-let steps = 0
-let jobs = 0
-let jobsFailed = 0
-let simulatedMillis = 0
-const faults = new Map<string, number>()
-const failures: Array<string> = []
-const started = performance.now()
-for (let seed = first; seed <= last; seed++) {
-  const outcome = Cluster.run({ seed })
-  steps += outcome.steps
-  jobs += outcome.jobs
-  jobsFailed += outcome.jobsFailed
-  simulatedMillis += outcome.simulatedMillis
-  for (const fault of outcome.faults) faults.set(fault.kind, (faults.get(fault.kind) ?? 0) + 1)
-  if (outcome.problems.length > 0) failures.push(`seed ${seed}: ${outcome.problems.join(" | ")}`)
-  if ((seed - first + 1) % 250 === 0) process.stderr.write(`${seed - first + 1} seeds…\n`)
+interface Tally {
+  seeds: number
+  steps: number
+  jobs: number
+  jobsFailed: number
+  simulatedMillis: number
+  faults: Record<string, number>
+  failures: Array<string>
 }
-const wallMillis = performance.now() - started
-const seeds = last - first + 1
 
-const widths = [34, 16]
-console.log(`simulated cluster, seeds ${first}-${last}\n`)
-console.log(row(["seeds checked", format(seeds)], widths))
-console.log(row(["steps taken", format(steps)], widths))
-console.log(row(["faults injected", format([...faults.values()].reduce((a, b) => a + b, 0))], widths))
-for (const [kind, count] of [...faults].sort()) console.log(row([`  ${kind}`, format(count)], widths))
-console.log(row(["jobs run on real executors", format(jobs)], widths))
-console.log(row(["  failed (typed) instead of answering", format(jobsFailed)], widths))
-console.log(row(["simulated time", `${format(simulatedMillis / 3_600_000, 1)} h`], widths))
+const tally = (first: number, last: number): Tally => {
+  const sum: Tally = { seeds: 0, steps: 0, jobs: 0, jobsFailed: 0, simulatedMillis: 0, faults: {}, failures: [] }
+  for (let seed = first; seed <= last; seed++) {
+    const outcome = Cluster.run({ seed })
+    sum.seeds++
+    sum.steps += outcome.steps
+    sum.jobs += outcome.jobs
+    sum.jobsFailed += outcome.jobsFailed
+    sum.simulatedMillis += outcome.simulatedMillis
+    for (const fault of outcome.faults) sum.faults[fault.kind] = (sum.faults[fault.kind] ?? 0) + 1
+    if (outcome.problems.length > 0) sum.failures.push(`seed ${seed}: ${outcome.problems.join(" | ")}`)
+  }
+  return sum
+}
+
+const share = process.env["SIMULATION_SHARE"]
+if (share !== undefined) {
+  // A child: its share of the seeds, its tally to the parent.
+  const [first, last] = share.split("-").map(Number) as [number, number]
+  process.send!(tally(first, last))
+  process.exit(0)
+}
+
+const [first, last] = (process.argv[3] ?? "1-2000").split("-").map(Number) as [number, number]
+const processes = Math.max(1, Math.min(Os.availableParallelism(), last - first + 1))
+const started = performance.now()
+const shares = Array.from({ length: processes }, (_, i) => {
+  const from = first + Math.floor(((last - first + 1) * i) / processes)
+  const to = first + Math.floor(((last - first + 1) * (i + 1)) / processes) - 1
+  return new Promise<Tally>((resolve, reject) => {
+    const child = ChildProcess.fork(fileURLToPath(import.meta.url), [], {
+      env: { ...process.env, SIMULATION_SHARE: `${from}-${to}` },
+      execArgv: process.execArgv
+    })
+    child.once("message", (message) => resolve(message as Tally))
+    child.once("exit", (code) => code !== 0 && reject(new Error(`seeds ${from}-${to}: exit ${code}`)))
+  })
+})
+const results = await Promise.all(shares)
+const wallMillis = performance.now() - started
+const total = results.reduce((sum, part) => ({
+  seeds: sum.seeds + part.seeds,
+  steps: sum.steps + part.steps,
+  jobs: sum.jobs + part.jobs,
+  jobsFailed: sum.jobsFailed + part.jobsFailed,
+  simulatedMillis: sum.simulatedMillis + part.simulatedMillis,
+  faults: Object.fromEntries(
+    [...new Set([...Object.keys(sum.faults), ...Object.keys(part.faults)])].map((kind) => [
+      kind,
+      (sum.faults[kind] ?? 0) + (part.faults[kind] ?? 0)
+    ])
+  ),
+  failures: [...sum.failures, ...part.failures]
+}))
+
+const widths = [44, 16]
+console.log(`simulated cluster, seeds ${first}-${last}, ${processes} processes\n`)
+console.log(row(["seeds checked", format(total.seeds)], widths))
+console.log(row(["steps taken", format(total.steps)], widths))
+console.log(row(["faults injected", format(Object.values(total.faults).reduce((a, b) => a + b, 0))], widths))
+for (const [kind, count] of Object.entries(total.faults).sort()) console.log(row([`  ${kind}`, format(count)], widths))
+console.log(row(["jobs run on real executors", format(total.jobs)], widths))
+console.log(row(["  failed (typed, injected cause) or cancelled", format(total.jobsFailed)], widths))
+console.log(row(["simulated time", `${format(total.simulatedMillis / 3_600_000, 1)} h`], widths))
 console.log(row(["wall time", `${format(wallMillis / 1000, 1)} s`], widths))
-console.log(row(["wall per seed", `${format(wallMillis / seeds, 1)} ms`], widths))
-console.log(row(["simulated ÷ wall time", `${format(simulatedMillis / wallMillis, 0)}×`], widths))
-console.log(row(["failing seeds", format(failures.length)], widths))
-for (const failure of failures) console.log(failure)
-if (failures.length > 0) process.exitCode = 1
+console.log(row(["wall per seed (per process)", `${format((wallMillis * processes) / total.seeds, 1)} ms`], widths))
+console.log(row(["simulated ÷ wall time", `${format(total.simulatedMillis / wallMillis, 0)}×`], widths))
+console.log(row(["failing seeds", format(total.failures.length)], widths))
+for (const failure of total.failures) console.log(failure)
+if (total.failures.length > 0) process.exitCode = 1

@@ -6,6 +6,7 @@
 // whole. `LINEAGE_SEEDS=1-500` runs more programs.
 import { assert, describe, it } from "@effect/vitest"
 import { Cluster, type DriverCore, Kindling, Local } from "@kindling/driver"
+import { Simulation } from "@kindling/kernel/testing"
 import { MasterUrl } from "@kindling/protocol"
 import { EventChecks, Lineages } from "@kindling/simulation"
 import { Effect, Layer, Logger, LogLevel, Stream } from "effect"
@@ -15,18 +16,6 @@ import { pathToFileURL } from "node:url"
 import { cluster, temporaryDirectory } from "./fixtures/cluster.js"
 
 const [first, last] = (process.env["LINEAGE_SEEDS"] ?? "1-20").split("-").map(Number) as [number, number]
-
-// mulberry32, as the simulation draws.
-const generator = (seed: number) => {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6D2B79F5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 const driverConfig = (maxFailures: number): DriverCore.Config => ({
   dag: { maxConsecutiveAttempts: 4, resubmitDelayMillis: 200 },
@@ -61,7 +50,7 @@ const programs = (dir: string, retries: boolean) =>
     for (let seed = first; seed <= last; seed++) {
       const programDir = Path.join(dir, `program-${seed}`)
       Fs.mkdirSync(programDir)
-      const program = Lineages.program(generator(seed), {
+      const program = Lineages.program(Simulation.generator(seed), {
         dir: programDir,
         jobs: 4,
         retries,
@@ -109,32 +98,36 @@ describe(`random lineages against their oracle, seeds ${first}-${last}`, () => {
       assert.isAbove(jobs, 0)
     }).pipe(quiet), 240_000)
 
-  it.scopedLive("on a cluster of two workers, two executors of one core (a failed task is retried)", () =>
-    Effect.gen(function*() {
-      const { dir, master } = yield* cluster(2)
-      // Every function travels as source text: the app executors import is an empty module.
-      const app = Path.join(dir, "app.mjs")
-      Fs.writeFileSync(app, "export {}\n")
-      const { jobs, problems } = yield* programs(dir, true).pipe(
-        Effect.provide(
-          Cluster.layer({
-            appName: "lineages",
-            masters: yield* MasterUrl.parse(master.url),
-            masterUrl: master.url,
-            host: "127.0.0.1",
-            appUrl: pathToFileURL(app).href,
-            driver: driverConfig(4),
-            executorMemoryMB: 1024,
-            executorCores: 1,
-            maxCores: 2,
-            minRegisteredRatio: 1,
-            maxRegisteredWaitMillis: 30_000,
-            rpc: {},
-            validateState: true
-          }).pipe(Layer.orDie)
+  it.scopedLive(
+    "on a cluster of two workers, two executors of one core (a failed task is retried)",
+    () =>
+      Effect.gen(function*() {
+        const { dir, master } = yield* cluster(2)
+        // Every function travels as source text: the app executors import is an empty module.
+        const app = Path.join(dir, "app.mjs")
+        Fs.writeFileSync(app, "export {}\n")
+        const { jobs, problems } = yield* programs(dir, true).pipe(
+          Effect.provide(
+            Cluster.layer({
+              appName: "lineages",
+              masters: yield* MasterUrl.parse(master.url),
+              masterUrl: master.url,
+              host: "127.0.0.1",
+              appUrl: pathToFileURL(app).href,
+              driver: driverConfig(4),
+              executorMemoryMB: 1024,
+              executorCores: 1,
+              maxCores: 2,
+              minRegisteredRatio: 1,
+              maxRegisteredWaitMillis: 30_000,
+              rpc: {},
+              validateState: true
+            }).pipe(Layer.orDie)
+          )
         )
-      )
-      assert.deepStrictEqual(problems, [])
-      assert.isAbove(jobs, 0)
-    }).pipe(quiet), 300_000)
+        assert.deepStrictEqual(problems, [])
+        assert.isAbove(jobs, 0)
+      }).pipe(quiet),
+    300_000
+  )
 })

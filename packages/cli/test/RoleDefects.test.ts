@@ -3,25 +3,11 @@
 // (its supervisor restarts it, or a standby takes over), with the stack in the log, and a stopped master answers
 // nothing more. (The driver's defect is tested in @kindling/driver and in the simulated cluster.)
 import { assert, describe, it } from "@effect/vitest"
-import { Shell } from "@kindling/kernel"
+import { Defects } from "@kindling/kernel/testing"
 import { Effect, Fiber, Option } from "effect"
 import * as MasterCommand from "../src/MasterCommand.js"
 import * as WorkerCommand from "../src/WorkerCommand.js"
 import { fastConf, freePort, masterState, run, startMaster, temporaryDirectory } from "./fixtures/cluster.js"
-
-// The core of the role at `endpoint` throws on the first input `when` picks; every other core runs as it is.
-const throwing = (endpoint: string, when: (tag: string) => boolean) =>
-  Effect.provideService(Shell.CoreWrapper, (core) =>
-    core.endpoint.name !== endpoint ? core : {
-      ...core,
-      step: (state, input) => {
-        const tag = input._tag === "Receive"
-          ? (input as { readonly message: { readonly _tag: string } }).message._tag
-          : input._tag
-        if (when(tag)) throw new Error(`injected defect at ${tag}`)
-        return core.step(state, input)
-      }
-    } as typeof core)
 
 // `--conf k=v` pairs from the fixtures' flags, as the commands' arguments take them.
 const conf = (flags: ReadonlyArray<string>) => flags.filter((_, i) => i % 2 === 1)
@@ -37,7 +23,7 @@ describe("a role whose core fails", () => {
           webuiPort: Option.some(0),
           propertiesFile: Option.none(),
           conf: conf(fastConf)
-        }).pipe(throwing("Master", (tag) => tag === "RequestMasterState"))
+        }).pipe(Defects.injected("Master", (tag) => tag === "RequestMasterState"))
       )
       const url = `kindling://127.0.0.1:${port}`
       // The status asks for the master's state: the master fails on it, and the asker is told in one line.
@@ -70,7 +56,7 @@ describe("a role whose core fails", () => {
           webuiPort: Option.some(0),
           propertiesFile: Option.none(),
           conf: conf(fastConf)
-        }).pipe(throwing("Worker", (tag) => tag === "RegisteredWorker"))
+        }).pipe(Defects.injected("Worker", (tag) => tag === "RegisteredWorker"))
         assert.strictEqual(code, 70)
         yield* Effect.retry(
           masterState(master.url).pipe(

@@ -20,6 +20,8 @@ export interface Options {
   readonly validateState?: boolean
   /** Everything the app client learns, for the driver. */
   readonly tell: (command: AppClientCore.AppClientCommand) => Effect.Effect<void>
+  /** The app client stopped on a defect of its own (its core threw or broke an invariant). */
+  readonly onExit: (code: number, reason: string) => Effect.Effect<void>
 }
 
 /**
@@ -60,7 +62,7 @@ export const make = (
       }),
       interpret: options.tell,
       validateState: options.validateState ?? false,
-      onExit: () => Effect.void
+      onExit: options.onExit
     })
     const rpc = yield* RpcEnv.RpcEnv
     const release = Effect.gen(function*() {

@@ -173,7 +173,9 @@ export const make = (options: Options): Effect.Effect<Kindling.Kindling["Type"],
           case "AppDead":
             return driver.abort(command.reason)
         }
-      }
+      },
+      // The app's link to its master is part of its driver: a defect there ends the driver.
+      onExit: (_code, reason) => driver.halt(`its app client stopped: ${reason}`)
     }).pipe(Effect.orDie)
     leaving.leave = appClient.stop
     if ((yield* driver.fatalError) !== undefined) yield* appClient.stop

@@ -84,6 +84,11 @@ export interface Driver {
    */
   readonly executorRemoved: (executorId: string, reason: string, started: boolean) => Effect.Effect<void>
   /**
+   * Stops the driver as a defect of its own core would: another part of it (its app client) met one, and the app
+   * cannot go on.
+   */
+  readonly halt: (reason: string) => Effect.Effect<void>
+  /**
    * What stopped the driver, if a defect of its own did: every job it was running has failed with it, and every
    * later one fails at once (`JobFailed` with `internal` set).
    */
@@ -276,6 +281,7 @@ export const make = (
         Effect.sync(() =>
           shell.feed({ _tag: "ExecutorRemoved", executorId: Ids.ExecutorId.make(executorId), reason, started })
         ),
+      halt: shell.halt,
       fatalError: Effect.sync(() => fatal)
     }
   })

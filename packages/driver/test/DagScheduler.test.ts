@@ -146,6 +146,20 @@ class World {
     })
   }
 
+  // A task of attempt `stageAttempt` of the stage cannot fetch the first map output of shuffle 0 from exec-0.
+  fetchFails(stageId: number, stageAttempt: number) {
+    this.apply({
+      _tag: "FetchFailed",
+      stageId,
+      stageAttempt,
+      shuffleId: 0,
+      mapIndex: 0,
+      executorId: "exec-0",
+      message: "gone",
+      now: this.now
+    })
+  }
+
   // A task of a running set ends: success on an executor, or (for a stage reading a shuffle) a fetch failure.
   finishTask(pick: number, executor: number, fetchFails: boolean) {
     const live = this.taskSets.filter((set) => set.pending.length > 0)
@@ -317,16 +331,7 @@ describe("DagScheduler", () => {
     world.finishTask(0, 0, false)
     const result = world.taskSets.at(-1)!
     // Partition 0 of attempt 0 cannot fetch; partition 1 of attempt 0 runs on.
-    world.apply({
-      _tag: "FetchFailed",
-      stageId: result.stageId,
-      stageAttempt: 0,
-      shuffleId: 0,
-      mapIndex: 0,
-      executorId: "exec-0",
-      message: "gone",
-      now: world.now
-    })
+    world.fetchFails(result.stageId, 0)
     world.apply({ _tag: "ResubmitFailedStages", now: (world.now += 200) })
     // The lost map output is computed again, and the result stage's next attempt starts.
     const map = world.taskSets.at(-1)!
@@ -370,16 +375,7 @@ describe("DagScheduler", () => {
     world.finishTask(0, 0, false)
     const result = world.taskSets.at(-1)!
     // A speculative copy of the result task cannot fetch; the original runs on and finishes the job.
-    world.apply({
-      _tag: "FetchFailed",
-      stageId: result.stageId,
-      stageAttempt: 0,
-      shuffleId: 0,
-      mapIndex: 0,
-      executorId: "exec-0",
-      message: "gone",
-      now: world.now
-    })
+    world.fetchFails(result.stageId, 0)
     world.apply({
       _tag: "TaskSucceeded",
       stageId: result.stageId,

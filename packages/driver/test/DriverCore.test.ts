@@ -162,6 +162,35 @@ class World {
     this.receive(n, new ClusterMessages.LaunchedExecutor({ executorId }))
   }
 
+  // A job of `tasks` result tasks reading `parents`, among `shuffles` of `maps` map tasks and 2 reduce partitions
+  // each, reading no other shuffle.
+  submit(
+    tasks: number,
+    parents: ReadonlyArray<number>,
+    shuffles: ReadonlyArray<{ readonly id: number; readonly maps: number }>
+  ) {
+    return this.apply({
+      _tag: "SubmitJob",
+      job: {
+        jobId: this.nextJob++,
+        tasks: Array.from({ length: tasks }, (_, i) => new Uint8Array([i])),
+        preferredBlocks: [],
+        parents,
+        shuffles: shuffles.map(({ id, maps }) => ({
+          shuffleId: id,
+          numReduces: 2,
+          mapTasks: Array.from({ length: maps }, () => new Uint8Array([maps])),
+          preferredBlocks: [],
+          parents: [],
+          name: "cogroup"
+        })),
+        pool: "default",
+        name: "count"
+      },
+      now: this.now
+    })
+  }
+
   // A task ends as its executor would report it: a map task with its map status, a fetch failure naming one of
   // the shuffles its stage reads (and the executor said to hold it, if any).
   finish(taskId: number, state: "FINISHED" | "FAILED" | "KILLED" | "FETCH_FAILED") {
@@ -315,27 +344,7 @@ describe("DriverCore, worked examples", () => {
     const world = new World()
     world.apply({ _tag: "Start", now: 0 })
     world.register(0, 1)
-    const spec = (shuffleId: number, maps: number) => ({
-      shuffleId,
-      numReduces: 2,
-      mapTasks: Array.from({ length: maps }, () => new Uint8Array([maps])),
-      preferredBlocks: [],
-      parents: [],
-      name: "cogroup"
-    })
-    world.apply({
-      _tag: "SubmitJob",
-      job: {
-        jobId: world.nextJob++,
-        tasks: [new Uint8Array([1]), new Uint8Array([2])],
-        preferredBlocks: [],
-        parents: [0, 1],
-        shuffles: [spec(0, 2), spec(1, 3)],
-        pool: "default",
-        name: "count"
-      },
-      now: 0
-    })
+    world.submit(2, [0, 1], [{ id: 0, maps: 2 }, { id: 1, maps: 3 }])
     // One core: the left side's first map task runs; it fails, runs again and fails its second (last) time.
     const first = [...world.running.keys()]
     assert.deepStrictEqual(first.map((taskId) => world.stageOf.get(taskId)), [0])
@@ -367,19 +376,7 @@ describe("DriverCore, worked examples", () => {
     for (const taskId of [...world.running.keys()]) world.finish(taskId, "KILLED")
     assert.strictEqual(world.state.scheduler.executors.get("0")?.freeCores, 1)
     assert.strictEqual(world.state.dag.stages.size, 0)
-    world.apply({
-      _tag: "SubmitJob",
-      job: {
-        jobId: world.nextJob++,
-        tasks: [new Uint8Array([1])],
-        preferredBlocks: [],
-        parents: [],
-        shuffles: [],
-        pool: "default",
-        name: "count"
-      },
-      now: 0
-    })
+    world.submit(1, [], [])
     world.finish([...world.running.keys()][0]!, "FINISHED")
     assert.strictEqual(world.ended.get(1), "JobSucceeded")
   })
@@ -393,26 +390,7 @@ describe("DriverCore, worked examples found by the simulated cluster", () => {
     const world = new World({ ...config, maxResultSize: 0 })
     world.apply({ _tag: "Start", now: 0 })
     world.register(0, 3)
-    world.apply({
-      _tag: "SubmitJob",
-      job: {
-        jobId: world.nextJob++,
-        tasks: [new Uint8Array([1]), new Uint8Array([2])],
-        preferredBlocks: [],
-        parents: [0],
-        shuffles: [{
-          shuffleId: 0,
-          numReduces: 2,
-          mapTasks: [new Uint8Array([0])],
-          preferredBlocks: [],
-          parents: [],
-          name: "reduceByKey"
-        }],
-        pool: "default",
-        name: "collect"
-      },
-      now: 0
-    })
+    world.submit(2, [0], [{ id: 0, maps: 1 }])
     const byStage = (stageId: number) =>
       [...world.running.keys()].filter((taskId) => world.stageOf.get(taskId) === stageId)
     world.finish(byStage(0)[0]!, "FINISHED")

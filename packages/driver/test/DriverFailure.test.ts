@@ -4,29 +4,16 @@
 // and frees its cores: the simulated cluster's test of the same defect checks that.)
 import { assert, describe, it } from "@effect/vitest"
 import { AppModule, JobFailed, Kindling, Local } from "@kindling/driver"
-import { Shell } from "@kindling/kernel"
+import { Defects } from "@kindling/kernel/testing"
 import { Cause, Effect, Exit } from "effect"
 import { pathToFileURL } from "node:url"
 import { driverConfig } from "./fixtures/driverConfig.js"
 
 // The driver's core throws at the first task that finishes; every other role runs as it is.
-const throwingDriver = Effect.provideService(
-  Shell.CoreWrapper,
-  (core) =>
-    core.endpoint.name !== "CoarseGrainedScheduler" ? core : {
-      ...core,
-      step: (state, input) => {
-        const message = input._tag === "Receive"
-          ? (input as { readonly message: { readonly _tag: string } }).message
-          : undefined
-        if (
-          message?._tag === "StatusUpdate" && (message as unknown as { readonly state: string }).state === "FINISHED"
-        ) {
-          throw new Error("injected defect in the driver's core")
-        }
-        return core.step(state, input)
-      }
-    } as typeof core
+const throwingDriver = Defects.injected(
+  "CoarseGrainedScheduler",
+  (tag, input) =>
+    tag === "StatusUpdate" && (input as { readonly message: { readonly state: string } }).message.state === "FINISHED"
 )
 
 const local = () =>
@@ -38,6 +25,13 @@ const local = () =>
     validateState: true
   })
 
+// The app that catches its jobs' failures, in local[2].
+const forgivingApp = AppModule.run({
+  url: pathToFileURL(new URL("./fixtures/forgivingApp.ts", import.meta.url).pathname).href,
+  args: [],
+  runtime: local
+})
+
 describe("a driver whose core fails", () => {
   it.live("fails its job with a typed internal error, and every later job at once", () =>
     Effect.gen(function*() {
@@ -46,7 +40,7 @@ describe("a driver whose core fails", () => {
       assert.instanceOf(first, JobFailed)
       assert.isTrue(first.internal)
       assert.include(first.reason, "the driver stopped on an internal error")
-      assert.include(first.reason, "injected defect in the driver's core")
+      assert.include(first.reason, "injected defect at StatusUpdate")
       const second = yield* Effect.flip(kc.parallelize([1, 2, 3]).collect())
       assert.isTrue(second instanceof JobFailed && second.internal === true)
       assert.include(yield* kc.fatalError, "injected defect")
@@ -54,11 +48,7 @@ describe("a driver whose core fails", () => {
 
   it.live("fails its app even when the app's main catches its jobs' failures", () =>
     Effect.gen(function*() {
-      const exit = yield* AppModule.run({
-        url: pathToFileURL(new URL("./fixtures/forgivingApp.ts", import.meta.url).pathname).href,
-        args: [],
-        runtime: local
-      })
+      const exit = yield* forgivingApp
       assert.isTrue(Exit.isFailure(exit))
       const error = Exit.isFailure(exit) ? Cause.failureOption(exit.cause) : undefined
       assert.isTrue(error?._tag === "Some" && error.value instanceof JobFailed && error.value.internal === true)
@@ -66,12 +56,5 @@ describe("a driver whose core fails", () => {
     }).pipe(throwingDriver))
 
   it.live("an app whose driver is sound runs the same program to success", () =>
-    Effect.gen(function*() {
-      const exit = yield* AppModule.run({
-        url: pathToFileURL(new URL("./fixtures/forgivingApp.ts", import.meta.url).pathname).href,
-        args: [],
-        runtime: local
-      })
-      assert.isTrue(Exit.isSuccess(exit))
-    }))
+    Effect.map(forgivingApp, (exit) => assert.isTrue(Exit.isSuccess(exit))))
 })

@@ -111,6 +111,11 @@ export interface Shell<S, In extends Codec.Message, Local> {
   readonly feed: (input: Local) => void
   /** Reads the state between two steps. */
   readonly read: <A>(f: (state: S) => A) => Effect.Effect<A>
+  /**
+   * Stops the role as a defect of its own would (exit code `internalErrorCode`): for a role made of more than one
+   * core, when another of its cores met a defect.
+   */
+  readonly halt: (reason: string) => Effect.Effect<void>
 }
 
 /**
@@ -418,6 +423,7 @@ export const make = <
       address,
       self: Endpoints.ref(address, core.endpoint),
       feed: host.feed,
+      halt: (reason) => stop(internalErrorCode, reason),
       read: <A>(f: (state: S) => A) =>
         Effect.suspend(() => {
           const deferred = Deferred.unsafeMake<A>(FiberId.none)

@@ -166,8 +166,14 @@ const defaultNetwork: NetworkOptions = {
   connectTimeoutMillis: 2000
 }
 
-// mulberry32: small, fast and good enough to draw faults from.
-const generator = (seed: number) => {
+/**
+ * Seeded random numbers in [0, 1) (mulberry32: small, fast and good enough to draw faults and workloads from), as
+ * the world draws its own.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const generator = (seed: number): () => number => {
   let state = seed >>> 0
   return () => {
     state = (state + 0x6D2B79F5) >>> 0

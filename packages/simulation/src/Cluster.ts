@@ -498,9 +498,13 @@ export const run = (options: Options): Outcome => {
         sim.at(at, () => sim.start(`spoofer-${i}`, spoof(worker)))
       }
     }
+    // The engine's faults strike while the computing apps run (their jobs take seconds, not the whole run).
     const engine = between(1, 4)
     for (let i = 0; i < engine; i++) {
-      sim.at(between(3_000, 80_000), engineFaultAt(workerNames[between(0, workerCount - 1)]!))
+      const at = computing.starts.length === 0
+        ? between(3_000, 80_000)
+        : computing.starts[between(0, computing.starts.length - 1)]! + between(0, 15_000)
+      sim.at(at, engineFaultAt(workerNames[between(0, workerCount - 1)]!))
     }
   }
 
@@ -599,7 +603,7 @@ export const run = (options: Options): Outcome => {
   problems.push(...exits)
   problems.push(...computing.problems())
   for (const run of ledger.runs) {
-    if (run.node !== undefined && run.exitCode === 70) problems.push(`executor ${run.dir} broke an invariant`)
+    if (run.node !== undefined && run.exitCode === 70) problems.push(`executor ${run.dir} stopped on an internal error`)
   }
   const state = masterState()
   if (state === undefined) problems.push("the master cannot be read at the end")

@@ -59,6 +59,8 @@ const driverPort = 6000
  */
 export interface ComputingApps {
   readonly names: ReadonlyArray<string>
+  /** When each app starts, in simulated milliseconds from the start of the run. */
+  readonly starts: ReadonlyArray<number>
   /** Starts each app's driver at its time. */
   readonly start: () => void
   /** When each app finished its jobs. */
@@ -94,7 +96,7 @@ export const make = (context: Context, count: number): ComputingApps => {
       speculation: random() < 0.4,
       spillThreshold: between(512, 8_192),
       maxDirectResultSize: between(256, 65_536),
-      maxInMemoryBlock: between(64, 8_192)
+      maxInMemoryBlock: between(8, 128)
     }
   })
   const ended = new Map<string, number>()
@@ -166,6 +168,7 @@ export const make = (context: Context, count: number): ComputingApps => {
   const verdicts = () => [...outcomes.values()].flat()
   return {
     names: apps.map((app) => app.name),
+    starts: apps.map((app) => app.at),
     start: () => {
       for (const app of apps) sim.start(app.name, program(app))
     },

@@ -8,71 +8,74 @@
  */
 import type { AppEvents } from "@kindling/driver"
 
+// Things that start once and end once: how many times each that started has ended.
+class Lifetimes {
+  private readonly ends = new Map<string, number>()
+
+  constructor(private readonly what: string, private readonly found: Array<string>) {}
+
+  started(id: string): void {
+    if (this.ends.has(id)) this.found.push(`${this.what} ${id} started twice`)
+    this.ends.set(id, 0)
+  }
+
+  ended(id: string): void {
+    const ends = this.ends.get(id)
+    if (ends === undefined) this.found.push(`${this.what} ${id} ended unstarted`)
+    else this.ends.set(id, ends + 1)
+  }
+
+  hasEnded(id: string): boolean {
+    return (this.ends.get(id) ?? 0) > 0
+  }
+
+  problems(): Array<string> {
+    return [...this.ends].flatMap(([id, ends]) => (ends === 1 ? [] : [`${this.what} ${id} ended ${ends} times`]))
+  }
+}
+
 /**
  * @since 0.1.0
  * @category models
  */
 export class EventChecks {
-  private readonly jobs = new Map<number, number>()
-  private readonly stageJobs = new Map<number, Set<number>>()
-  private readonly stages = new Map<string, number>()
-  private readonly tasks = new Map<number, number>()
   private readonly found: Array<string> = []
+  private readonly jobs = new Lifetimes("job", this.found)
+  private readonly stages = new Lifetimes("stage", this.found)
+  private readonly tasks = new Lifetimes("TID", this.found)
+  private readonly stageJobs = new Map<number, Set<number>>()
 
   record(event: AppEvents.AppEvent): void {
     switch (event._tag) {
       case "JobStart":
-        if (this.jobs.has(event.jobId)) this.found.push(`job ${event.jobId} started twice`)
-        this.jobs.set(event.jobId, 0)
+        this.jobs.started(String(event.jobId))
         for (const stageId of event.stageIds) {
           this.stageJobs.set(stageId, new Set([...this.stageJobs.get(stageId) ?? [], event.jobId]))
         }
         return
-      case "JobEnd": {
-        const ends = this.jobs.get(event.jobId)
-        if (ends === undefined) this.found.push(`job ${event.jobId} ended unstarted`)
-        else this.jobs.set(event.jobId, ends + 1)
-        return
-      }
-      case "StageSubmitted": {
-        const key = `${event.stageId}.${event.stageAttempt}`
-        if (this.stages.has(key)) this.found.push(`stage ${key} was submitted twice`)
-        this.stages.set(key, 0)
-        return
-      }
-      case "StageCompleted": {
-        const key = `${event.stageId}.${event.stageAttempt}`
-        const ends = this.stages.get(key)
-        if (ends === undefined) this.found.push(`stage ${key} completed unsubmitted`)
-        else this.stages.set(key, ends + 1)
-        return
-      }
+      case "JobEnd":
+        return this.jobs.ended(String(event.jobId))
+      case "StageSubmitted":
+        return this.stages.started(`${event.stageId}.${event.stageAttempt}`)
+      case "StageCompleted":
+        return this.stages.ended(`${event.stageId}.${event.stageAttempt}`)
       case "TaskStart": {
-        if (this.tasks.has(event.taskId)) this.found.push(`TID ${event.taskId} started twice`)
-        this.tasks.set(event.taskId, 0)
+        this.tasks.started(String(event.taskId))
         const jobs = [...this.stageJobs.get(event.stageId) ?? []]
-        if (jobs.length > 0 && jobs.every((job) => (this.jobs.get(job) ?? 0) > 0)) {
+        if (jobs.length > 0 && jobs.every((job) => this.jobs.hasEnded(String(job)))) {
           this.found.push(
             `TID ${event.taskId} of stage ${event.stageId} started after its jobs ${jobs.join(", ")} ended`
           )
         }
         return
       }
-      case "TaskEnd": {
-        const ends = this.tasks.get(event.taskId)
-        if (ends === undefined) this.found.push(`TID ${event.taskId} ended unstarted`)
-        else this.tasks.set(event.taskId, ends + 1)
-        return
-      }
+      case "TaskEnd":
+        return this.tasks.ended(String(event.taskId))
     }
   }
 
   /** What is wrong, once the app is done. */
   problems(): ReadonlyArray<string> {
-    const problems = [...this.found]
-    for (const [job, ends] of this.jobs) if (ends !== 1) problems.push(`job ${job} ended ${ends} times`)
-    for (const [stage, ends] of this.stages) if (ends !== 1) problems.push(`stage ${stage} completed ${ends} times`)
-    for (const [task, ends] of this.tasks) if (ends !== 1) problems.push(`TID ${task} ended ${ends} times`)
-    return problems
+    return [...this.found, ...this.jobs.problems(), ...this.stages.problems(), ...this.tasks.problems()]
   }
 }

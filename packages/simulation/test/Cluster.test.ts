@@ -1,9 +1,10 @@
+import { Defects } from "@kindling/kernel/testing"
 import { Cluster } from "@kindling/simulation"
 import { assert, describe, it } from "vitest"
 
 // `KINDLING_SIM_SEEDS=1-5000 pnpm test packages/simulation` sweeps more seeds; `pnpm bench simulation` reports
 // thousands with figures. A failing seed replays exactly: `Cluster.run({ seed })` and read its `trace`.
-const [first, last] = (process.env["KINDLING_SIM_SEEDS"] ?? "1-120").split("-").map(Number) as [number, number]
+const [first, last] = (process.env["KINDLING_SIM_SEEDS"] ?? "1-200").split("-").map(Number) as [number, number]
 
 describe("the simulated cluster", () => {
   it(`keeps its guarantees under faults, seeds ${first}-${last}`, () => {
@@ -17,12 +18,28 @@ describe("the simulated cluster", () => {
       if (outcome.problems.length > 0) failures.push(`seed ${seed}: ${outcome.problems.slice(0, 5).join(" | ")}`)
     }
     assert.deepStrictEqual(failures, [])
-    // The sweep did exercise the faults it claims to survive.
-    for (const kind of ["kill master", "kill ", "pause master", "pause ", "partition master", "break master"]) {
+    // The sweep did exercise the faults it claims to survive, the cluster's and the engine's.
+    for (
+      const kind of [
+        "kill master",
+        "kill ",
+        "pause master",
+        "pause ",
+        "partition master",
+        "break master",
+        "disk full ",
+        "rot ",
+        "vanish ",
+        "crash ",
+        "crash writing map output ",
+        "crash serving map output ",
+        "crash fetching a block "
+      ]
+    ) {
       assert.isTrue(kinds.has(kind), `no "${kind.trim()}" fault in seeds ${first}-${last}: ${[...kinds].join(", ")}`)
     }
     assert.isAbove(leaderChanges, 0, `no leader change in seeds ${first}-${last}`)
-  }, 120_000)
+  }, 300_000)
 
   it("replays a seed exactly", () => {
     const one = Cluster.run({ seed: 7 })
@@ -57,20 +74,49 @@ describe("the simulated cluster", () => {
     const outcome = Cluster.run({
       seed: 1,
       faults: false,
-      coreWrapper: (core) =>
-        core.endpoint.name !== "CoarseGrainedScheduler" ? core : {
-          ...core,
-          step: (state, input) => {
-            const message = input._tag === "Receive" ? (input as { readonly message: { readonly _tag: string } }).message : undefined
-            if (message?._tag === "StatusUpdate" && ++statusUpdates === 12) throw new Error("injected defect")
-            return core.step(state, input)
-          }
-        } as typeof core
+      coreWrapper: Defects.throwing("CoarseGrainedScheduler", (tag) => tag === "StatusUpdate" && ++statusUpdates === 12)
     })
     assert.isTrue(outcome.trace.some((line) => /jobs-1 ERROR The driver stopped \(70\): internal error/.test(line)))
     assert.isTrue(outcome.problems.some((problem) => problem.includes("the driver stopped on an internal error")))
     for (const problem of outcome.problems) {
-      assert.match(problem, /the driver stopped on an internal error: .*injected defect|^jobs-1: (job|stage|TID) /)
+      assert.match(
+        problem,
+        /the driver stopped on an internal error: .*injected defect at StatusUpdate|^jobs-1: (job|stage|TID) /
+      )
+    }
+  })
+
+  // A defect in one executor's core: that executor stops (exit 70, which the run reports) and frees its cores;
+  // its tasks run again on the others, and every job still gives its answer.
+  it("an executor whose core throws stops with 70; its tasks run elsewhere", () => {
+    let launches = 0
+    const outcome = Cluster.run({
+      seed: 1,
+      faults: false,
+      coreWrapper: Defects.throwing("Executor", (tag) => tag === "LaunchTask" && ++launches === 3)
+    })
+    assert.isTrue(
+      outcome.trace.some((line) => /Executor stops: internal error: failed to handle Receive LaunchTask/.test(line))
+    )
+    assert.strictEqual(outcome.problems.length, 1, outcome.problems.join("\n"))
+    assert.match(outcome.problems[0]!, /^executor \/sim\/worker-\d\/app-[\w-]+\/\d+ stopped on an internal error$/)
+    assert.strictEqual(outcome.jobsFailed, 0)
+  })
+
+  // A defect in the app's link to its master (the app client) is a defect of its driver: the driver ends as above.
+  it("an app client whose core throws ends its driver the same way", () => {
+    let updates = 0
+    const outcome = Cluster.run({
+      seed: 1,
+      faults: false,
+      coreWrapper: Defects.throwing("AppClient", (tag) => tag === "ExecutorUpdated" && ++updates === 2)
+    })
+    assert.isTrue(
+      outcome.trace.some((line) => /jobs-1 ERROR The driver stopped \(70\): its app client stopped/.test(line))
+    )
+    assert.isTrue(outcome.problems.some((problem) => problem.includes("the driver stopped on an internal error")))
+    for (const problem of outcome.problems) {
+      assert.match(problem, /the driver stopped on an internal error: its app client stopped|^jobs-1: (job|stage|TID) /)
     }
   })
 })
