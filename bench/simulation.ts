@@ -3,7 +3,7 @@
 // its oracle, under the full fault mix — the cluster's (kills, pauses, partitions, broken and duplicated frames,
 // leader changes) and the engine's (full disks, rotten and vanished map outputs, executors crashing at random and
 // while they write, serve or fetch map output) — every run checked as in packages/simulation/test/Cluster.test.ts.
-// The seeds are shared among one process per core. It prints how much was checked (seeds, steps, faults by kind,
+// The seeds go out in chunks to one process per core. It prints how much was checked (seeds, steps, faults by kind,
 // jobs) and how fast simulated time runs next to the wall clock, and every failing seed, which replays with
 // `Cluster.run({ seed })`.
 import { Cluster } from "@kindling/simulation"
@@ -19,11 +19,26 @@ interface Tally {
   jobsFailed: number
   simulatedMillis: number
   faults: Record<string, number>
+  work: Record<string, number>
   failures: Array<string>
 }
 
+const added = (a: Record<string, number>, b: Readonly<Record<string, number>>) =>
+  Object.fromEntries(
+    [...new Set([...Object.keys(a), ...Object.keys(b)])].map((key) => [key, (a[key] ?? 0) + (b[key] ?? 0)])
+  )
+
 const tally = (first: number, last: number): Tally => {
-  const sum: Tally = { seeds: 0, steps: 0, jobs: 0, jobsFailed: 0, simulatedMillis: 0, faults: {}, failures: [] }
+  const sum: Tally = {
+    seeds: 0,
+    steps: 0,
+    jobs: 0,
+    jobsFailed: 0,
+    simulatedMillis: 0,
+    faults: {},
+    work: {},
+    failures: []
+  }
   for (let seed = first; seed <= last; seed++) {
     const outcome = Cluster.run({ seed })
     sum.seeds++
@@ -32,6 +47,7 @@ const tally = (first: number, last: number): Tally => {
     sum.jobsFailed += outcome.jobsFailed
     sum.simulatedMillis += outcome.simulatedMillis
     for (const fault of outcome.faults) sum.faults[fault.kind] = (sum.faults[fault.kind] ?? 0) + 1
+    sum.work = added(sum.work, outcome.work)
     if (outcome.problems.length > 0) sum.failures.push(`seed ${seed}: ${outcome.problems.join(" | ")}`)
   }
   return sum
@@ -47,11 +63,13 @@ if (share !== undefined) {
 
 const [first, last] = (process.argv[3] ?? "1-2000").split("-").map(Number) as [number, number]
 const processes = Math.max(1, Math.min(Os.availableParallelism(), last - first + 1))
-const started = performance.now()
-const shares = Array.from({ length: processes }, (_, i) => {
-  const from = first + Math.floor(((last - first + 1) * i) / processes)
-  const to = first + Math.floor(((last - first + 1) * (i + 1)) / processes) - 1
-  return new Promise<Tally>((resolve, reject) => {
+// Seeds go out in chunks, one process a chunk, so that no process lives long: whatever a run leaves behind in
+// memory (a fiber still waiting when its world was disposed) goes with its process.
+const chunk = 250
+const chunks: Array<readonly [number, number]> = []
+for (let from = first; from <= last; from += chunk) chunks.push([from, Math.min(last, from + chunk - 1)])
+const runChunk = ([from, to]: readonly [number, number]) =>
+  new Promise<Tally>((resolve, reject) => {
     const child = ChildProcess.fork(fileURLToPath(import.meta.url), [], {
       env: { ...process.env, SIMULATION_SHARE: `${from}-${to}` },
       execArgv: process.execArgv
@@ -59,8 +77,16 @@ const shares = Array.from({ length: processes }, (_, i) => {
     child.once("message", (message) => resolve(message as Tally))
     child.once("exit", (code) => code !== 0 && reject(new Error(`seeds ${from}-${to}: exit ${code}`)))
   })
-})
-const results = await Promise.all(shares)
+const started = performance.now()
+const results: Array<Tally> = []
+let done = 0
+await Promise.all(Array.from({ length: processes }, async () => {
+  for (let next = chunks.shift(); next !== undefined; next = chunks.shift()) {
+    results.push(await runChunk(next))
+    done += next[1] - next[0] + 1
+    process.stderr.write(`${done} seeds…\n`)
+  }
+}))
 const wallMillis = performance.now() - started
 const total = results.reduce((sum, part) => ({
   seeds: sum.seeds + part.seeds,
@@ -68,23 +94,20 @@ const total = results.reduce((sum, part) => ({
   jobs: sum.jobs + part.jobs,
   jobsFailed: sum.jobsFailed + part.jobsFailed,
   simulatedMillis: sum.simulatedMillis + part.simulatedMillis,
-  faults: Object.fromEntries(
-    [...new Set([...Object.keys(sum.faults), ...Object.keys(part.faults)])].map((kind) => [
-      kind,
-      (sum.faults[kind] ?? 0) + (part.faults[kind] ?? 0)
-    ])
-  ),
+  faults: added(sum.faults, part.faults),
+  work: added(sum.work, part.work),
   failures: [...sum.failures, ...part.failures]
 }))
 
 const widths = [44, 16]
-console.log(`simulated cluster, seeds ${first}-${last}, ${processes} processes\n`)
+console.log(`simulated cluster, seeds ${first}-${last}, ${processes} processes at a time\n`)
 console.log(row(["seeds checked", format(total.seeds)], widths))
 console.log(row(["steps taken", format(total.steps)], widths))
 console.log(row(["faults injected", format(Object.values(total.faults).reduce((a, b) => a + b, 0))], widths))
 for (const [kind, count] of Object.entries(total.faults).sort()) console.log(row([`  ${kind}`, format(count)], widths))
 console.log(row(["jobs run on real executors", format(total.jobs)], widths))
 console.log(row(["  failed (typed, injected cause) or cancelled", format(total.jobsFailed)], widths))
+for (const [what, amount] of Object.entries(total.work).sort()) console.log(row([`  ${what}`, format(amount)], widths))
 console.log(row(["simulated time", `${format(total.simulatedMillis / 3_600_000, 1)} h`], widths))
 console.log(row(["wall time", `${format(wallMillis / 1000, 1)} s`], widths))
 console.log(row(["wall per seed (per process)", `${format((wallMillis * processes) / total.seeds, 1)} ms`], widths))

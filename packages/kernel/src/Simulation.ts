@@ -22,6 +22,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as FiberId from "effect/FiberId"
 import * as Logger from "effect/Logger"
 import * as Random from "effect/Random"
 import * as Scheduler from "effect/Scheduler"
@@ -136,6 +137,12 @@ export interface Simulation {
   readonly runFor: (millis: number) => void
   /** Runs until `done` holds (checked whenever nothing can move) or `maxMillis` pass; whether it held. */
   readonly runUntil: (done: () => boolean, maxMillis: number) => boolean
+  /**
+   * Ends the world: every fiber of every node — killed and paused ones too — is interrupted and run, on the
+   * network healed, until it has ended (its finalizers included). Effect keeps every fiber forked at the root
+   * (`runFork`, `forkDaemon`) until it ends, so a world left with nodes waiting for ever would stay in memory.
+   */
+  readonly dispose: () => void
 }
 
 /**
@@ -283,6 +290,9 @@ export const make = (options: Options): Simulation => {
   const faults: Array<Fault> = []
   const fault = (kind: Fault["kind"], ...names: ReadonlyArray<string>) => faults.push({ at: now, kind, nodes: names })
   const nodes = new Map<string, NodeState>()
+  // Every node ever started, those a restart replaced included: all of them are ended by `dispose`.
+  const everyNode: Array<NodeState> = []
+  let disposing = false
   const listeners = new Map<string, {
     readonly node: NodeState
     readonly accept: (connection: Transport.Connection) => Transport.ConnectionHandler
@@ -529,6 +539,7 @@ export const make = (options: Options): Simulation => {
       listeners: new Set()
     }
     nodes.set(name, state)
+    everyNode.push(state)
     note(`${now} ${name} started`)
     const logger = Logger.make(({ cause, logLevel, message }) => {
       const text = Array.isArray(message) ? message.map(String).join(" ") : String(message)
@@ -563,7 +574,7 @@ export const make = (options: Options): Simulation => {
     let rounds = 0
     for (let moved = true; moved;) {
       moved = false
-      for (const node of nodes.values()) {
+      for (const node of disposing ? everyNode : nodes.values()) {
         if (node.status !== "running" && node.status !== "ended") continue
         if (node.scheduler.tasks.buckets.length === 0) continue
         node.scheduler.step()
@@ -630,6 +641,21 @@ export const make = (options: Options): Simulation => {
     runFor: (millis) => {
       advance(now + millis, () => false)
     },
-    runUntil: (done, maxMillis) => advance(now + maxMillis, done)
+    runUntil: (done, maxMillis) => advance(now + maxMillis, done),
+    dispose: () => {
+      disposing = true
+      partitions.clear()
+      for (const node of everyNode) {
+        node.held.length = 0
+        node.status = "running"
+      }
+      const schedulers = new Set<Scheduler.Scheduler>(everyNode.map((node) => node.scheduler))
+      const ours = () => Fiber.unsafeRoots().filter((fiber) => schedulers.has(fiber.currentScheduler))
+      // Finalizers may fork fibers of their own, and wait on timers: a few rounds, each with time to move.
+      for (let round = 0; round < 20 && ours().length > 0; round++) {
+        for (const fiber of ours()) fiber.unsafeInterruptAsFork(FiberId.none)
+        advance(now + 5_000, () => ours().length === 0)
+      }
+    }
   }
 }

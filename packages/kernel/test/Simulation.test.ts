@@ -75,4 +75,26 @@ describe("Simulation", () => {
     assert.isTrue(answers.slice(-5).every((a) => a === "ok"), answers.join(", "))
     assert.strictEqual(answers.length, 20)
   })
+
+  it("dispose ends every node, killed ones and their daemons included, finalizers and all", () => {
+    const sim = Simulation.make({ seed: 1 })
+    const ended: Array<string> = []
+    const node = (name: string) =>
+      Effect.gen(function*() {
+        yield* Effect.addFinalizer(() => Effect.sync(() => ended.push(name)))
+        // A daemon of its own that waits for ever, as a process watcher does.
+        yield* Effect.forkDaemon(
+          Effect.onInterrupt(Simulation.forever, () => Effect.sync(() => ended.push(`${name}'s daemon`)))
+        )
+        return yield* Simulation.forever
+      })
+    sim.start("alive", node("alive"))
+    sim.start("killed", node("killed"))
+    sim.runFor(1_000)
+    sim.node("killed")!.kill()
+    sim.runFor(1_000)
+    assert.deepStrictEqual(ended, [])
+    sim.dispose()
+    assert.sameMembers(ended, ["alive", "alive's daemon", "killed", "killed's daemon"])
+  })
 })

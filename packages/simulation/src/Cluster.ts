@@ -101,6 +101,8 @@ export interface Outcome {
   /** Jobs the computing apps ran, and how many of those that should have succeeded failed (typed) instead. */
   readonly jobs: number
   readonly jobsFailed: number
+  /** What the engine did for those jobs: bytes spilled and shuffled, partitions persisted, fetch failures, … */
+  readonly work: Readonly<Record<string, number>>
   readonly problems: ReadonlyArray<string>
   readonly trace: ReadonlyArray<string>
 }
@@ -655,7 +657,7 @@ export const run = (options: Options): Outcome => {
     }
   }
 
-  return {
+  const outcome: Outcome = {
     seed: options.seed,
     steps: sim.steps(),
     simulatedMillis: sim.now() - start,
@@ -665,9 +667,12 @@ export const run = (options: Options): Outcome => {
     leaderChanges: election.changes,
     jobs: computing.jobs,
     jobsFailed: computing.jobsFailed(),
+    work: computing.work,
     problems,
-    trace: sim.trace
+    trace: [...sim.trace]
   }
+  sim.dispose()
+  return outcome
 
   // A worker no fault touched must never have been taken for dead by the master.
   function checkHealthyWorkers(state: QueryMessages.MasterStateResponse) {

@@ -11,7 +11,7 @@
  *
  * @since 0.1.0
  */
-import { Cluster as AppCluster } from "@kindling/driver"
+import { type AppEvents, Cluster as AppCluster } from "@kindling/driver"
 import type { Simulation } from "@kindling/kernel/testing"
 import { type RpcAddress, RpcEnv } from "@kindling/protocol"
 import * as Cause from "effect/Cause"
@@ -68,6 +68,8 @@ export interface ComputingApps {
   readonly jobs: number
   /** Jobs that failed (typed, for a cause of the run's) or were cancelled instead of answering. */
   readonly jobsFailed: () => number
+  /** What the engine did for the jobs, as their events tell: bytes spilled and shuffled, blocks kept, … */
+  readonly work: Readonly<Record<string, number>>
   readonly problems: () => ReadonlyArray<string>
 }
 
@@ -100,6 +102,26 @@ export const make = (context: Context, count: number): ComputingApps => {
     }
   })
   const ended = new Map<string, number>()
+  const work: Record<string, number> = {}
+  const tally = (what: string, amount = 1) => {
+    work[what] = (work[what] ?? 0) + amount
+  }
+  const countWork = (event: AppEvents.AppEvent) => {
+    switch (event._tag) {
+      case "TaskStart":
+        return tally("tasks launched")
+      case "TaskEnd":
+        if (!event.succeeded) tally("tasks failed or killed")
+        tally("bytes spilled", event.metrics.spilledBytes ?? 0)
+        tally("shuffle bytes written", event.metrics.shuffleBytesWritten ?? 0)
+        return tally("shuffle bytes fetched from other executors", event.metrics.shuffleRemoteBytesRead ?? 0)
+      case "StageCompleted":
+        if (event.failureReason?.startsWith("fetch failed") === true) tally("stage attempts ended by a fetch failure")
+        return
+      case "BlockUpdated":
+        return tally(event.diskSize > 0 ? "partitions persisted on disk" : "partitions persisted in memory")
+    }
+  }
   const outcomes = new Map<string, Array<Lineages.Verdict>>()
   const found: Array<string> = []
 
@@ -147,7 +169,11 @@ export const make = (context: Context, count: number): ComputingApps => {
       })
       const checks = new EventChecks()
       yield* Effect.forkScoped(
-        Stream.runForEach(yield* kc.subscribe, (event) => Effect.sync(() => checks.record(event)))
+        Stream.runForEach(yield* kc.subscribe, (event) =>
+          Effect.sync(() => {
+            checks.record(event)
+            countWork(event)
+          }))
       )
       disk.disk.makeDirectory(`/data/${app.name}`)
       for (const input of app.program.inputs) disk.disk.writeFile(input.path, new TextEncoder().encode(input.text))
@@ -175,6 +201,7 @@ export const make = (context: Context, count: number): ComputingApps => {
     ended,
     jobs: apps.reduce((sum, app) => sum + app.program.jobs.length, 0),
     jobsFailed: () => verdicts().filter((verdict) => verdict._tag === "Failed" || verdict._tag === "Cancelled").length,
+    work,
     problems: () => {
       const problems = [...found]
       for (const app of apps) {

@@ -181,11 +181,14 @@ export const launcher = (
         const program = programs?.programFor(spec.args, worker, spec.cwd)
         const run = ledger.start(worker, spec.cwd, program?.token ?? behaviour.token, now)
         const exited = yield* Deferred.make<ProcessLauncher.ProcessExit>()
+        // The first end is the one the ledger keeps. (A process that died with its worker has ended already,
+        // without a worker to hear of it: its worker's runner, ended with the simulation, still waits for it.)
         const end = (exit: ProcessLauncher.ProcessExit) =>
           Effect.gen(function*() {
-            if (run.endedAt !== undefined) return
-            run.endedAt = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
-            run.exitCode = exit.code ?? 128 + (signalNumbers[exit.signal ?? ""] ?? 0)
+            if (run.endedAt === undefined) {
+              run.endedAt = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
+              run.exitCode = exit.code ?? 128 + (signalNumbers[exit.signal ?? ""] ?? 0)
+            }
             yield* Deferred.succeed(exited, exit)
           })
         // The handle the worker holds: `deliver` is what a signal does to this kind of process.
