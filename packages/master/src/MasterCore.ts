@@ -245,14 +245,16 @@ const receive = Core.dispatch<Inbound, Step>({
     const { state } = step
     const worker = state.idToWorker.get(message.workerId)
     if (worker !== undefined) worker.lastHeartbeat = step.now
-    else if (state.workers.has(message.workerId)) {
-      log(step, "Warning", `Got heartbeat from unregistered worker ${message.workerId}; asking it to re-register`)
-      answer(step, message.worker, new WorkerMessages.ReconnectWorker({ masterUrl: masterUrl(state) }))
-    } else if (state.status === "STANDBY") {
+    else if (state.status === "STANDBY") {
       // The workers of a leadership this master lost keep beating to it until the next leader claims them.
       Core.log(step, "Debug", `Got heartbeat from worker ${message.workerId} while STANDBY; ignored`)
     } else {
-      log(step, "Warning", `Got heartbeat from unknown worker ${message.workerId}; ignored`)
+      // One taken for dead, or one this leadership never knew: it was removed while it could not be heard (and its
+      // removal may have been forgotten since, by a master that led again from its store). Spark asks only the
+      // first to register again; the other would run on, stranded, its executors never told their app ended. Its
+      // registration is checked as any other, and its latest state then ends what nobody runs any more.
+      log(step, "Warning", `Got heartbeat from unregistered worker ${message.workerId}; asking it to re-register`)
+      answer(step, message.worker, new WorkerMessages.ReconnectWorker({ masterUrl: masterUrl(state) }))
     }
   },
   ExecutorStateChanged: (step, message, ask) => {

@@ -670,6 +670,52 @@ describe("MasterCore, worked examples", () => {
     assert.deepStrictEqual(sent(again), ["RegisterWorkerFailed"])
   })
 
+  // Found by the simulated cluster (seed 890): a worker paused past the timeout was removed; the master lost its
+  // leadership and led again from its store, which no longer held the worker; the worker, resumed, beat to a master
+  // that ignored it for ever, its executors running on after their app ended.
+  it("a heartbeat from a worker the master does not know asks it to register again", () => {
+    const world = alive()
+    const heartbeat = world.receive(
+      new WorkerMessages.Heartbeat({
+        workerId: Ids.WorkerId.make("worker-forgotten"),
+        worker: RpcAddress.endpoint(RpcAddress.make("forgotten", 7078), "Worker")
+      })
+    )
+    assert.deepStrictEqual(sent(heartbeat), ["ReconnectWorker"])
+  })
+
+  // Found by the simulated cluster (seed 1003): an executor launched on a worker just before the worker was
+  // removed started once the worker had registered again; the master, which had forgotten it, ignored its
+  // reports, and it ran on after its app ended.
+  it("a worker reporting an executor the master does not know is told to kill it", () => {
+    const world = alive()
+    registerWorker(4, 4096, 1)(world)
+    const worker = world.workers[0]!
+    const report = world.receive(
+      new WorkerMessages.ExecutorStateChanged({
+        appId: Ids.AppId.make("app-gone"),
+        execId: 4,
+        state: "RUNNING",
+        message: Option.none(),
+        exitStatus: Option.none()
+      }),
+      worker.address
+    )
+    assert.deepStrictEqual(sent(report), ["KillExecutor"])
+    // Its end is only noted.
+    const ended = world.receive(
+      new WorkerMessages.ExecutorStateChanged({
+        appId: Ids.AppId.make("app-gone"),
+        execId: 4,
+        state: "KILLED",
+        message: Option.none(),
+        exitStatus: Option.none()
+      }),
+      worker.address
+    )
+    assert.deepStrictEqual(sent(ended), [])
+  })
+
   it("a worker silent for longer than the timeout is removed; its unsupervised driver ends in ERROR and its supervised one is relaunched under a new id", () => {
     const world = alive()
     registerWorker(4, 4096, 1)(world)

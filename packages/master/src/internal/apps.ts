@@ -110,6 +110,18 @@ export const executorStateChanged = (step: Step, message: WorkerMessages.Executo
   const executor = app?.executors.get(message.execId)
   if (app === undefined || executor === undefined) {
     log(step, "Warning", `Got status update for unknown executor ${message.appId}/${message.execId}`)
+    // It runs where no such executor should: its launch reached a worker the master had removed since (and which
+    // registered again), or its app is gone. Told to stop, it does not run on unseen — Spark only logs it.
+    const worker = step.sender === undefined ? undefined : state.addressToWorker.get(RpcAddress.key(step.sender))
+    if (
+      state.status === "ALIVE" && worker?.state === "ALIVE" && !States.isExecutorFinished(message.state)
+    ) {
+      toWorker(
+        step,
+        worker,
+        new WorkerMessages.KillExecutor({ masterUrl: masterUrl(state), appId: message.appId, execId: message.execId })
+      )
+    }
     return
   }
   // Only the worker that runs it speaks for an executor. After a recovery in which a worker did not answer, its
