@@ -17,6 +17,7 @@ import {
   RpcEnv,
   type SharedVariables
 } from "@kindling/protocol"
+import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -275,6 +276,18 @@ export const make = (
       )
     }
 
+    // A task's end as its executor reports it: interrupted, it was killed; a defect in running it (not in the task's
+    // own code, which the thread reports) fails it, so that a task that cannot be run fails its job rather than run
+    // again for ever.
+    const ended = (exit: Exit.Exit<Effect.Effect.Success<ReturnType<typeof runTask>>>) => {
+      if (Exit.isSuccess(exit)) return exit.value
+      if (Exit.isInterrupted(exit)) return { state: "KILLED" as const, outcome: failure("TaskKilled", "killed") }
+      const defect = Cause.squash(exit.cause)
+      return defect instanceof Error
+        ? { state: "FAILED" as const, outcome: failure(defect.name, defect.message) }
+        : { state: "FAILED" as const, outcome: failure("Error", String(defect)) }
+    }
+
     // The task runs on a fiber of its own, and its end — whatever it is — is watched from outside that fiber: one
     // killed before it even started (its kill came right behind its launch) ends without running anything of its
     // own, its finalizers included.
@@ -285,16 +298,7 @@ export const make = (
         host.fork(Effect.flatMap(Fiber.await(fiber), (exit) =>
           Effect.sync(() => {
             tasks.delete(command.taskId)
-            host.feed(
-              Exit.isSuccess(exit)
-                ? { _tag: "TaskEnded", taskId: command.taskId, ...exit.value }
-                : {
-                  _tag: "TaskEnded",
-                  taskId: command.taskId,
-                  state: "KILLED",
-                  outcome: failure("TaskKilled", "killed")
-                }
-            )
+            host.feed({ _tag: "TaskEnded", taskId: command.taskId, ...ended(exit) })
           })))
       })
 
