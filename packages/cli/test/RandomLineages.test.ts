@@ -1,21 +1,22 @@
 // Random programs over the whole dataset API (the simulated cluster's `Lineages`: random lineages, their oracle on
 // plain arrays, functions that throw on a record once or always), on real threads and real processes: in
-// `local[2]`, and on a cluster of a master and two workers (processes on 127.0.0.1) with two executors of one
-// core — `local-cluster[2,1,1024]`'s shape — the driver in this process. Every job must end with the oracle's
-// answer, or cancelled by its timeout, or failed (typed) with the injected fault; the app's event stream must be
-// whole. `LINEAGE_SEEDS=1-500` runs more programs.
+// `local[2]`; on a cluster of a master and two workers (processes on 127.0.0.1) with two executors of one core, the
+// driver in this process (its settings small enough that shuffles spill, results travel on the data plane and
+// fetched blocks go to files); and submitted by `kindling submit` to `local-cluster[2,1,1024]`. Every job must end
+// with the oracle's answer, or cancelled by its timeout, or failed (typed) with the injected fault; the app's event
+// stream must be whole. `LINEAGE_SEEDS=1-500` runs more programs.
 import { assert, describe, it } from "@effect/vitest"
-import { Cluster, type DriverCore, Kindling, Local } from "@kindling/driver"
-import { Simulation } from "@kindling/kernel/testing"
+import { Cluster, type DriverCore, Local } from "@kindling/driver"
 import { MasterUrl } from "@kindling/protocol"
-import { EventChecks, Lineages } from "@kindling/simulation"
-import { Effect, Layer, Logger, LogLevel, Stream } from "effect"
+import { Effect, Layer, Logger, LogLevel } from "effect"
+import * as Esbuild from "esbuild"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { pathToFileURL } from "node:url"
-import { cluster, temporaryDirectory } from "./fixtures/cluster.js"
+import { fileURLToPath, pathToFileURL } from "node:url"
+import { cluster, run, temporaryDirectory } from "./fixtures/cluster.js"
+import { programs, seedRange } from "./fixtures/lineages.js"
 
-const [first, last] = (process.env["LINEAGE_SEEDS"] ?? "1-20").split("-").map(Number) as [number, number]
+const seeds = process.env["LINEAGE_SEEDS"] ?? "1-20"
 
 const driverConfig = (maxFailures: number): DriverCore.Config => ({
   dag: { maxConsecutiveAttempts: 4, resubmitDelayMillis: 200 },
@@ -39,49 +40,13 @@ const driverConfig = (maxFailures: number): DriverCore.Config => ({
   ]
 })
 
-// Runs the seeds' programs in the app in context; what went wrong, by seed.
-const programs = (dir: string, retries: boolean) =>
-  Effect.gen(function*() {
-    const kc = yield* Kindling
-    const checks = new EventChecks.EventChecks()
-    yield* Effect.forkScoped(Stream.runForEach(yield* kc.subscribe, (event) => Effect.sync(() => checks.record(event))))
-    const problems: Array<string> = []
-    let jobs = 0
-    for (let seed = first; seed <= last; seed++) {
-      const programDir = Path.join(dir, `program-${seed}`)
-      Fs.mkdirSync(programDir)
-      const program = Lineages.program(Simulation.generator(seed), {
-        dir: programDir,
-        jobs: 4,
-        retries,
-        faultRate: 0.15,
-        cancelRate: 0.05,
-        cancelWithinMillis: 500
-      })
-      for (const input of program.inputs) Fs.writeFileSync(input.path, input.text)
-      const exits = yield* Lineages.run(program, { kc, datasets: new Map() })
-      exits.forEach((exit, i) => {
-        jobs++
-        const job = program.jobs[i]!
-        const verdict = Lineages.judge(job, exit)
-        if (verdict._tag === "Wrong") problems.push(`seed ${seed} job ${i} (${job.label}): ${verdict.problem}`)
-        if (verdict._tag === "Failed" && !verdict.reason.includes(Lineages.injected)) {
-          problems.push(`seed ${seed} job ${i} (${job.label}) failed for no injected cause: ${verdict.reason}`)
-        }
-      })
-    }
-    // The events of the last jobs' ends are let through before the stream is judged.
-    yield* Effect.sleep("200 millis")
-    return { problems: [...problems, ...checks.problems()], jobs }
-  })
-
 const quiet = Logger.withMinimumLogLevel(LogLevel.Error)
 
-describe(`random lineages against their oracle, seeds ${first}-${last}`, () => {
+describe(`random lineages against their oracle, seeds ${seeds}`, () => {
   it.scopedLive("in local[2] (a task's first failure is its last)", () =>
     Effect.gen(function*() {
       const dir = yield* temporaryDirectory
-      const { jobs, problems } = yield* programs(dir, false).pipe(
+      const { jobs, problems } = yield* programs(dir, false, seedRange(seeds)).pipe(
         Effect.provide(
           Local.layer({
             appName: "lineages",
@@ -106,7 +71,7 @@ describe(`random lineages against their oracle, seeds ${first}-${last}`, () => {
         // Every function travels as source text: the app executors import is an empty module.
         const app = Path.join(dir, "app.mjs")
         Fs.writeFileSync(app, "export {}\n")
-        const { jobs, problems } = yield* programs(dir, true).pipe(
+        const { jobs, problems } = yield* programs(dir, true, seedRange(seeds)).pipe(
           Effect.provide(
             Cluster.layer({
               appName: "lineages",
@@ -130,4 +95,43 @@ describe(`random lineages against their oracle, seeds ${first}-${last}`, () => {
       }).pipe(quiet),
     300_000
   )
+
+  // The driver, master and workers of `kindling submit` in one process, as users run local-cluster; executors are
+  // processes the workers start. The app is bundled here with the generator it imports.
+  it.scopedLive("submitted to local-cluster[2,1,1024]", () =>
+    Effect.gen(function*() {
+      const dir = yield* temporaryDirectory
+      const app = Path.join(dir, "lineages-app.mjs")
+      yield* Effect.promise(() =>
+        Esbuild.build({
+          entryPoints: [fileURLToPath(new URL("fixtures/lineages-app.ts", import.meta.url))],
+          outfile: app,
+          bundle: true,
+          format: "esm",
+          platform: "node",
+          target: "node20",
+          conditions: ["@kindling/source"],
+          external: ["effect", "effect/*", "@effect/*", "@kindling/driver", "@kindling/protocol"],
+          logLevel: "silent"
+        })
+      )
+      const result = yield* run([
+        "submit",
+        "--master",
+        "local-cluster[2,1,1024]",
+        "--conf",
+        "kindling.task.maxDirectResultSize=2048",
+        "--conf",
+        "kindling.debug.validateState=true",
+        app,
+        dir,
+        seeds
+      ])
+      assert.strictEqual(result.code, 0, result.stderr)
+      const line = /^lineages (.*)$/m.exec(result.stdout)
+      assert.isNotNull(line, result.stdout)
+      const { jobs, problems } = JSON.parse(line![1]!) as { jobs: number; problems: Array<string> }
+      assert.deepStrictEqual(problems, [])
+      assert.isAbove(jobs, 0)
+    }), 300_000)
 })
