@@ -254,7 +254,11 @@ export const run = (options: Options): Outcome => {
           cleanup: { enabled: false, intervalMillis: 1_800_000, appDataTtlMillis: 604_800_000 },
           retainedExecutors: 100,
           retainedDrivers: 100,
-          executorStateSyncMaxAttempts: 5,
+          // Timeouts are shortened here, and the window in which a worker keeps telling an executor's state
+          // before it exits (Spark's behaviour) with them: by default it is 10 times the worker timeout (5 asks of
+          // 120 s against 60 s), here 20 asks of 5 s against 10 s. A narrower one takes a master that is only
+          // slow for a while (killed and restarted, then paused) for one that will never hear.
+          executorStateSyncMaxAttempts: 20,
           askTimeoutMillis: 5_000,
           validateState: true,
           onExit: (code, reason) => Effect.sync(() => exits.push(`${name} exited with ${code}: ${reason}`))

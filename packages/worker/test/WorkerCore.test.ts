@@ -270,6 +270,29 @@ describe("WorkerCore runners and accounting", () => {
     assert.deepStrictEqual(snapshot.finishedExecutors.map((e) => [e.execId, e.state]), [[0, "EXITED"]])
   })
 
+  // Seed 7941 of the simulation: the app's executors 0 and 1 ended while the master was a standby; elected again,
+  // it recovered the app from its store, numbered executors from 0 again and launched 0 and 1 on the workers they
+  // had ended on. The workers ignored the launches, and the master waited for ever on two launching executors
+  // (their cores held, the app's jobs never run). The end is told again instead, and the master moves on.
+  it("a launch of an executor that already ended here is answered with its end, not run again", () => {
+    const state = registered()
+    launchExecutor(state, 0, 3)
+    stepWith(state, {
+      _tag: "ExecutorChanged",
+      appId,
+      execId: 0,
+      state: "EXITED",
+      message: "Command exited with code 137",
+      exitStatus: 137
+    })
+    const again = launchExecutor(state, 0, 3)
+    assert.deepStrictEqual(tags(again), ["SyncState ExecutorStateChanged 10.0.0.1"])
+    const told = again.find((c) => c._tag === "SyncState")
+    const message = told?._tag === "SyncState" ? told.message as WorkerMessages.ExecutorStateChanged : undefined
+    assert.deepStrictEqual([message?.execId, message?.state], [0, "EXITED"])
+    assert.strictEqual(state.coresUsed, 0)
+  })
+
   it("cleans an app's directories once it is finished and none of its executors is left", () => {
     const state = registered()
     launchExecutor(state, 0)

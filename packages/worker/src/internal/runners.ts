@@ -23,14 +23,17 @@ export const launchExecutor = (step: Step, message: WorkerMessages.LaunchExecuto
     return refuseExecutor(step, message, "the worker was unresponsive past the worker timeout when the launch arrived")
   }
   // A launch delivered twice (a resent or duplicated message) must not start or charge the executor twice, nor
-  // start again one that already ended here.
+  // start again one that already ended here. The end of one that ended is told again: a master that recovered
+  // its app from its store numbers executors from 0 again (as Spark's does), and would otherwise wait for ever on
+  // an executor it takes for launching.
   if (state.executors.has(fullId)) {
     log(step, "Warning", `Asked to launch executor ${fullId} again; it is already running here`)
     return
   }
-  if (state.finishedExecutors.some((e) => e.appId === message.appId && e.execId === message.execId)) {
-    log(step, "Warning", `Asked to launch executor ${fullId} again; it has already ended here`)
-    return
+  const ended = state.finishedExecutors.find((e) => e.appId === message.appId && e.execId === message.execId)
+  if (ended !== undefined) {
+    log(step, "Warning", `Asked to launch executor ${fullId} again; it already ended here ${ended.state}`)
+    return tellExecutorEnd(step, message, ended.state, "it already ended on this worker")
   }
   const refused = Descriptions.refusedModule("executor", message.appDesc.command)
   if (refused !== undefined) {
@@ -62,18 +65,27 @@ export const launchExecutor = (step: Step, message: WorkerMessages.LaunchExecuto
 // An executor this worker will not start ends FAILED at once; the master frees what it allotted to it.
 const refuseExecutor = (step: Step, message: WorkerMessages.LaunchExecutor, reason: string) => {
   log(step, "Warning", `Not launching executor ${IdsOf.fullExecutorId(message.appId, message.execId)}: ${reason}`)
+  tellExecutorEnd(step, message, "FAILED", reason)
+}
+
+// The launching master hears that the executor it asked for has ended, and frees what it allotted to it.
+const tellExecutorEnd = (
+  step: Step,
+  message: WorkerMessages.LaunchExecutor,
+  state: States.ExecutorState,
+  reason: string
+) =>
   step.commands.push({
     _tag: "SyncState",
     to: step.state.master!,
     message: new WorkerMessages.ExecutorStateChanged({
       appId: message.appId,
       execId: message.execId,
-      state: "FAILED",
+      state,
       message: Option.some(reason),
       exitStatus: Option.none()
     })
   })
-}
 
 export const killExecutor = (step: Step, message: WorkerMessages.KillExecutor) => {
   const { state } = step
