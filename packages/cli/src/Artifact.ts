@@ -6,11 +6,13 @@
  *
  * @since 0.1.0
  */
-import { Installation } from "@kindling/driver"
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import { Installation } from "@kindling/installation"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Esbuild from "esbuild"
 import * as Path from "node:path"
+import { installation } from "./ThisInstallation.js"
 
 /**
  * The app could not be bundled.
@@ -77,6 +79,9 @@ export const build = (app: string, dir: string): Effect.Effect<string, AppBuildF
         reason: "it has no default export (an App, or a driver function (args) => void)"
       })
     }
-    yield* Effect.sync(() => Installation.link(dir))
+    yield* Installation.link(installation, dir).pipe(
+      Effect.provide(NodeFileSystem.layer),
+      Effect.mapError((error) => new AppBuildFailed({ app, reason: error.message }))
+    )
     return outfile
   })

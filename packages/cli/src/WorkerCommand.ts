@@ -21,6 +21,7 @@ import type * as Scope from "effect/Scope"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import * as Settings from "./Settings.js"
+import { installation } from "./ThisInstallation.js"
 
 /**
  * @since 0.1.0
@@ -116,7 +117,8 @@ export const start = (options: {
             driverTerminateTimeoutMillis: conf.get(WorkerConf.keys.driverTerminateTimeout),
             executorTerminateTimeoutMillis: conf.get(WorkerConf.keys.executorTerminateTimeout),
             superviseInitialBackoffMillis: conf.get(WorkerConf.keys.superviseInitialBackoff),
-            secret: rpcOptions.secret
+            secret: rpcOptions.secret,
+            installation
           }).pipe(
             Layer.provide(ProcessLauncher.layerNode),
             Layer.provide(NodeFileSystem.layer),

@@ -54,8 +54,6 @@ export * as HistoryConf from "./HistoryConf.js"
 /** @since 0.1.0 */
 export * as HistoryServer from "./HistoryServer.js"
 /** @since 0.1.0 */
-export * as Installation from "./Installation.js"
-/** @since 0.1.0 */
 export { Kindling, type KindlingContext } from "./Kindling.js"
 /** @since 0.1.0 */
 export * as Local from "./Local.js"

@@ -12,7 +12,9 @@
  *
  * @since 0.1.0
  */
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import { NodeLoader } from "@kindling/conf/node"
+import { Installation } from "@kindling/installation"
 import { NodeLogging } from "@kindling/kernel"
 import { MasterUrl } from "@kindling/protocol"
 import * as Effect from "effect/Effect"
@@ -23,7 +25,6 @@ import { pathToFileURL } from "node:url"
 import * as AppModule from "./AppModule.js"
 import * as Cluster from "./Cluster.js"
 import * as DriverConf from "./DriverConf.js"
-import * as Installation from "./Installation.js"
 
 const usage = "usage: main <workerUrl> <artifact> <masterUrl> <configuration JSON> [app args...]"
 
@@ -36,7 +37,10 @@ const main = Effect.gen(function*() {
     flags: JSON.parse(settings) as Record<string, string>
   })
   const masters = yield* MasterUrl.parse(masterUrl)
-  Installation.link(Path.dirname(Path.resolve(artifact)))
+  yield* Effect.provide(
+    Installation.link(Installation.make(import.meta), Path.dirname(Path.resolve(artifact))),
+    NodeFileSystem.layer
+  )
   const runtime = yield* Cluster.fromConf(conf, {
     appName: conf.get(DriverConf.keys.appName) ?? Path.basename(artifact),
     masters,

@@ -7,6 +7,7 @@
  *
  * @since 0.1.0
  */
+import { WorkDirs } from "@kindling/installation"
 import type { Shell } from "@kindling/kernel"
 import { ClusterMessages, Endpoints, type Errors, Ids, RpcAddress, RpcEnv } from "@kindling/protocol"
 import { NodeArtifacts } from "@kindling/protocol/node"
@@ -114,18 +115,12 @@ const localArtifact = (appUrl: string): Effect.Effect<string, AppUnavailable, Rp
       }).pipe(Effect.mapError((error) => new AppUnavailable({ url: appUrl, reason: error.message })))
   })
 
-/**
- * The directory of this executor's shuffle files and spills: `blockmgr` in its working directory (its work dir on
- * the worker, which removes it when the process ends however it ends), removed when the executor stops.
- *
- * @since 0.1.0
- */
-export const blockManagerDirName = "blockmgr"
-
+// The directory of this executor's shuffle files and spills, in its working directory (its work dir on the
+// worker, which removes it when the process ends however it ends), removed when the executor stops.
 const blockManagerDir = (disk: Disk, workDir: string) =>
   Effect.acquireRelease(
     Effect.sync(() => {
-      const dir = Path.resolve(workDir, blockManagerDirName)
+      const dir = Path.resolve(workDir, WorkDirs.blockManagerDirName)
       disk.makeDirectory(dir)
       return dir
     }),

@@ -29,6 +29,7 @@
  * @since 0.1.0
  */
 import { ExecutorProcess, InlineTasks } from "@kindling/executor"
+import { Installation } from "@kindling/installation"
 import { Shell } from "@kindling/kernel"
 import { Simulation } from "@kindling/kernel/testing"
 import { ArtifactStore, LeaderElection, Master, Persistence } from "@kindling/master"
@@ -122,6 +123,13 @@ export interface Fault {
 const masterAddress = RpcAddress.make("master", 7077)
 const workerPort = 7078
 const workerTimeoutMillis = 10_000
+
+// The workers' processes are simulated programs, named by their entry modules as they are; the packages linked
+// into an executor's work dir (on the simulated disk) are this installation's.
+const simulatedInstallation: Installation.Installation = {
+  packages: Installation.make(import.meta).packages,
+  resolveModule: (specifier) => specifier
+}
 
 const tokenOf = (driver: QueryMessages.DriverInfo): string | undefined =>
   driver.desc.command.arguments.find((a) => a.startsWith("sim:"))?.split("token=")[1]
@@ -273,7 +281,7 @@ export const run = (options: Options): Outcome => {
               driverTerminateTimeoutMillis: 2_000,
               executorTerminateTimeoutMillis: 2_000,
               superviseInitialBackoffMillis: 200,
-              resolveModule: (specifier) => specifier
+              installation: simulatedInstallation
             }).pipe(
               Layer.provide(
                 Layer.succeed(ProcessLauncher.ProcessLauncher, SimProcesses.launcher(name, ledger, programs))

@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import type { FileSystem } from "@effect/platform"
+import type { Installation } from "@kindling/installation"
 import { Descriptions, Errors, type Ids, type RpcEnv, type States } from "@kindling/protocol"
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
@@ -33,8 +34,8 @@ export interface Options {
   readonly terminateTimeout: Duration.DurationInput
   /** The first wait before relaunching a supervised driver (Spark: 1 second). */
   readonly initialBackoff: Duration.DurationInput
-  /** Turns the command's `mainModule` specifier into the absolute path of the file to run. */
-  readonly resolveModule: (specifier: string) => string
+  /** The installation whose entry module the command names. */
+  readonly installation: Installation.Installation
   /** The cluster's secret, handed to the process in its environment (never on its command line). */
   readonly secret?: string | undefined
 }
@@ -94,7 +95,7 @@ export const start = (
         command,
         args,
         memoryMB: options.description.mem,
-        resolveModule: options.resolveModule,
+        resolveModule: options.installation.resolveModule,
         secret: options.secret,
         dir
       })

@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import { FileSystem } from "@effect/platform"
-import { ExecutorProcess } from "@kindling/executor"
+import { type Installation, WorkDirs } from "@kindling/installation"
 import { type Descriptions, Errors, type Ids } from "@kindling/protocol"
 import * as Deferred from "effect/Deferred"
 import type * as Duration from "effect/Duration"
@@ -36,8 +36,8 @@ export interface Options {
   readonly workDir: string
   readonly workerUrl: string
   readonly terminateTimeout: Duration.DurationInput
-  /** Turns the command's `mainModule` specifier into the absolute path of the file to run. */
-  readonly resolveModule: (specifier: string) => string
+  /** The installation whose entry module the command names, and whose packages the executor's app imports. */
+  readonly installation: Installation.Installation
   /** The cluster's secret, handed to the process in its environment (never on its command line). */
   readonly secret?: string | undefined
 }
@@ -79,7 +79,7 @@ export const start = (
 
     const prepare = Effect.zipRight(
       // The executor fetches its app into its work dir; the app imports this installation's packages from there.
-      Effect.zipRight(makeWorkDir(dir), linkInstallation(dir)),
+      Effect.zipRight(makeWorkDir(dir), linkInstallation(options.installation, dir)),
       nodeSpawnSpec({
         command,
         args: substitute(command.arguments, {
@@ -90,7 +90,7 @@ export const start = (
           APP_ID: options.appId
         }),
         memoryMB: options.memory,
-        resolveModule: options.resolveModule,
+        resolveModule: options.installation.resolveModule,
         secret: options.secret,
         dir
       })
@@ -110,7 +110,7 @@ export const start = (
       // Its shuffle files and spills go with it, however it ended (a SIGKILL leaves them behind otherwise); its
       // logs stay.
       const fs = yield* FileSystem.FileSystem
-      yield* Effect.ignore(fs.remove(Path.join(dir, ExecutorProcess.blockManagerDirName), { recursive: true }))
+      yield* Effect.ignore(fs.remove(Path.join(dir, WorkDirs.blockManagerDirName), { recursive: true }))
       return (yield* Deferred.isDone(killRequest))
         ? ExecutorOutcome.Killed({ exitCode: Option.some(code) })
         : ExecutorOutcome.Exited({ exitCode: code })

@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import { FileSystem } from "@effect/platform"
+import type { Installation } from "@kindling/installation"
 import { Descriptions, type Ids, RpcEnv } from "@kindling/protocol"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
@@ -15,7 +16,6 @@ import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
-import { fileURLToPath } from "node:url"
 import * as DriverRunner from "./DriverRunner.js"
 import * as ExecutorRunner from "./ExecutorRunner.js"
 import { ProcessLauncher } from "./ProcessLauncher.js"
@@ -116,13 +116,11 @@ export interface ProcessOptions {
   /** The cluster's secret, handed to drivers and executors in their environment. */
   readonly secret?: string | undefined
   /**
-   * Turns a command's module specifier, one of the installation's entries (`Descriptions.mainModules`, checked
-   * before), into the file to run (default: Node's resolution from here, i.e. this installation's files).
+   * The Kindling installation drivers and executors run from: the files of its entry modules (a command's
+   * specifier is one of `Descriptions.mainModules`, checked before) and the packages an app imports from it.
    */
-  readonly resolveModule?: (specifier: string) => string
+  readonly installation: Installation.Installation
 }
-
-const defaultResolveModule = (specifier: string): string => fileURLToPath(import.meta.resolve(specifier))
 
 // The newest modification time of anything under `path`. Links are not followed, which the platform's FileSystem
 // cannot promise (it has no lstat), so the periodic cleanup reads the disk directly.
@@ -150,7 +148,6 @@ export const makeProcesses = (
     const files = Effect.provideService(FileSystem.FileSystem, fs)
     // Artifacts are fetched on the worker's own network.
     const network = Effect.provideService(RpcEnv.RpcEnv, yield* RpcEnv.RpcEnv)
-    const resolveModule = options.resolveModule ?? defaultResolveModule
     yield* Effect.mapError(
       fs.makeDirectory(options.workDir, { recursive: true }),
       (error) => new WorkDirUnusable({ path: options.workDir, reason: error.message })
@@ -166,7 +163,7 @@ export const makeProcesses = (
         workerUrl: worker.workerUrl,
         terminateTimeout: options.driverTerminateTimeoutMillis,
         initialBackoff: options.superviseInitialBackoffMillis,
-        resolveModule,
+        installation: options.installation,
         secret: options.secret
       }).pipe(machine, files, network)
 
@@ -200,7 +197,7 @@ export const makeProcesses = (
           workDir: options.workDir,
           workerUrl: worker.workerUrl,
           terminateTimeout: options.executorTerminateTimeoutMillis,
-          resolveModule,
+          installation: options.installation,
           secret: options.secret
         }).pipe(machine, files, network)
       })

@@ -11,6 +11,7 @@ import { pathToFileURL } from "node:url"
 import {
   command,
   driverDescription,
+  installation,
   isAlive,
   live,
   readText,
@@ -44,7 +45,7 @@ const options = (
   workerUrl,
   terminateTimeout: "5 seconds",
   initialBackoff: "50 millis",
-  resolveModule: resolveFixture,
+  installation: installation(),
   ...overrides
 })
 
@@ -144,9 +145,9 @@ describe("DriverRunner with real processes", () => {
       const { appUrl, workDir } = yield* setup
       const description = driverDescription({ appUrl, command: command("nowhere") })
       const driver = yield* DriverRunner.start(options(workDir, description, {
-        resolveModule: (specifier) => {
+        installation: installation((specifier) => {
           throw new Error(`no module ${specifier}`)
-        }
+        })
       }))
       const exception = Option.getOrThrow((yield* driver.result).exception)
       assert.strictEqual(exception.name, "DriverLaunchFailed")

@@ -1,11 +1,11 @@
 import { assert, describe } from "@effect/vitest"
-import { ExecutorProcess } from "@kindling/executor"
+import { WorkDirs } from "@kindling/installation"
 import { Descriptions, Ids } from "@kindling/protocol"
 import { ExecutorRunner, ProcessLauncher } from "@kindling/worker"
 import { Effect, Exit, Option, Scope } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { command, isAlive, live, readText, readyPid, resolveFixture, tempDir } from "./fixtures/support.js"
+import { command, installation, isAlive, live, readText, readyPid, tempDir } from "./fixtures/support.js"
 
 const appId = Ids.AppId.make("app-20240101000000-0007")
 const workerUrl = "kindling://Worker@127.0.0.1:7078"
@@ -39,7 +39,7 @@ const options = (
   workDir,
   workerUrl,
   terminateTimeout: "5 seconds",
-  resolveModule: resolveFixture,
+  installation: installation(),
   ...overrides
 })
 
@@ -98,7 +98,7 @@ describe("ExecutorRunner", () => {
       )
       yield* readyPid(Path.join(workDir, appId, "2", "stdout"))
       // Shuffle output it wrote, which it can no longer remove itself.
-      const blocks = Path.join(workDir, appId, "2", ExecutorProcess.blockManagerDirName)
+      const blocks = Path.join(workDir, appId, "2", WorkDirs.blockManagerDirName)
       Fs.mkdirSync(blocks, { recursive: true })
       Fs.writeFileSync(Path.join(blocks, "shuffle_0_0.data"), "map output")
       yield* executor.kill
@@ -110,9 +110,9 @@ describe("ExecutorRunner", () => {
   live("a launch failure is FAILED with the failure's text", () =>
     Effect.gen(function*() {
       const executor = yield* ExecutorRunner.start(options(yield* tempDir, command("nowhere"), {
-        resolveModule: () => {
+        installation: installation(() => {
           throw new Error("not installed")
-        }
+        })
       }))
       assert.deepStrictEqual(yield* executor.result, {
         state: "FAILED",

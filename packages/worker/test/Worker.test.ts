@@ -18,6 +18,7 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
+import { installation } from "./fixtures/support.js"
 
 const exitScript = fileURLToPath(new URL("./fixtures/exit.mjs", import.meta.url))
 
@@ -116,7 +117,7 @@ const startWorker = (
         executorTerminateTimeoutMillis: 10_000,
         superviseInitialBackoffMillis: 1000,
         // Every entry of the installation runs the exit fixture: `exit.mjs <code>`.
-        resolveModule: () => exitScript
+        installation: installation(() => exitScript)
       })),
       Effect.provideService(RpcEnv.RpcEnv, rpc)
     )

@@ -1,7 +1,7 @@
 // What DriverRunner and ExecutorRunner share: preparing the work dir and the node command line, and running one
 // process so that a kill, or the runner's own interruption, terminates it.
 import { FileSystem } from "@effect/platform"
-import { Installation } from "@kindling/driver"
+import { Installation } from "@kindling/installation"
 import { ModuleLoading } from "@kindling/kernel"
 import type { Descriptions } from "@kindling/protocol"
 import * as Data from "effect/Data"
@@ -44,20 +44,15 @@ export const makeWorkDir = (path: string): Effect.Effect<void, WorkDirFailed, Fi
       (error) => new WorkDirFailed({ path, reason: error.message })
     ))
 
-/**
- * Links the installation's packages into `dir/node_modules` (`Installation`), through the file system in
- * context, so that an app artifact put in `dir` imports them from the installation that runs it.
- */
-export const linkInstallation = (dir: string): Effect.Effect<void, WorkDirFailed, FileSystem.FileSystem> =>
-  Effect.flatMap(FileSystem.FileSystem, (fs) =>
-    Effect.forEach(Installation.packages(), ({ name, root }) => {
-      const target = Path.join(dir, "node_modules", name)
-      return fs.makeDirectory(Path.dirname(target), { recursive: true }).pipe(
-        Effect.zipRight(fs.remove(target, { recursive: true, force: true })),
-        Effect.zipRight(fs.symlink(root, target)),
-        Effect.mapError((error) => new WorkDirFailed({ path: target, reason: error.message }))
-      )
-    }, { discard: true }))
+/** Links the installation's packages into `dir/node_modules`, so that an app artifact put in `dir` imports them. */
+export const linkInstallation = (
+  installation: Installation.Installation,
+  dir: string
+): Effect.Effect<void, WorkDirFailed, FileSystem.FileSystem> =>
+  Effect.mapError(
+    Installation.link(installation, dir),
+    (error) => new WorkDirFailed({ path: error.path, reason: error.reason })
+  )
 
 const inheritedEnv = (): Record<string, string> => {
   const env: Record<string, string> = {}

@@ -1,0 +1,213 @@
+/**
+ * The package order of `docs/architecture.md`, enforced: every `@kindling/*` import (sources and tests) goes to a
+ * lower layer and is declared in the importing package's manifest, no package's sources import their own modules
+ * in a cycle, and the node-free entries reach no `node:` module. The layers are read from the document's table,
+ * so the document cannot drift from what is enforced.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
+import ts from "typescript"
+
+const root = fileURLToPath(new URL("..", import.meta.url))
+const packagesDir = Path.join(root, "packages")
+const document = Fs.readFileSync(Path.join(root, "docs/architecture.md"), "utf8")
+
+// `| 4 | `@kindling/master` | … |`
+const layers = new Map(
+  [...document.matchAll(/^\| (\d+) \| `(@kindling\/[a-z]+)` \|/gm)].map((row) => [row[2]!, Number(row[1])])
+)
+// "- The node-free entries (`@kindling/conf`, …)"
+const nodeFreeEntries = [...(/^- The node-free entries \(([^)]*)\)/m.exec(document)?.[1] ?? "").matchAll(/`([^`]+)`/g)]
+  .map((match) => match[1]!)
+
+interface Manifest {
+  readonly name: string
+  readonly dependencies?: Record<string, string>
+  readonly devDependencies?: Record<string, string>
+  readonly exports: Record<string, { readonly "@kindling/source": string }>
+}
+
+const packageDirs = Fs.readdirSync(packagesDir).filter((dir) =>
+  Fs.existsSync(Path.join(packagesDir, dir, "package.json"))
+)
+const manifests = new Map(packageDirs.map((dir) => {
+  const manifest: Manifest = JSON.parse(Fs.readFileSync(Path.join(packagesDir, dir, "package.json"), "utf8"))
+  return [manifest.name, { dir: Path.join(packagesDir, dir), manifest }] as const
+}))
+
+const sourceFiles = (dir: string): Array<string> =>
+  !Fs.existsSync(dir) ? [] : Fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = Path.join(dir, entry.name)
+    if (entry.isDirectory()) return entry.name === "node_modules" ? [] : sourceFiles(path)
+    return /\.(ts|mts)$/.test(entry.name) && !entry.name.endsWith(".d.ts") ? [path] : []
+  })
+
+interface Import {
+  readonly specifier: string
+  /** Whether it is gone at run time (`import type`, `export type`). */
+  readonly typeOnly: boolean
+}
+
+// Static imports and re-exports, `import("…")` and `import x = require("…")`, read with TypeScript's parser.
+const importsOf = (file: string): ReadonlyArray<Import> => {
+  const source = ts.createSourceFile(file, Fs.readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true)
+  const found: Array<Import> = []
+  const visit = (node: ts.Node) => {
+    if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
+      found.push({ specifier: node.moduleSpecifier.text, typeOnly: node.importClause?.isTypeOnly ?? false })
+    } else if (ts.isExportDeclaration(node) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+      found.push({ specifier: node.moduleSpecifier.text, typeOnly: node.isTypeOnly })
+    } else if (
+      ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword &&
+      node.arguments[0] !== undefined && ts.isStringLiteral(node.arguments[0])
+    ) {
+      found.push({ specifier: node.arguments[0].text, typeOnly: false })
+    } else if (
+      ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)
+    ) {
+      found.push({ specifier: node.argument.literal.text, typeOnly: true })
+    }
+    ts.forEachChild(node, visit)
+  }
+  visit(source)
+  return found
+}
+
+const packageOf = (specifier: string): string | undefined => /^(@kindling\/[a-z]+)(\/.*)?$/.exec(specifier)?.[1]
+
+// A relative specifier (with its `.js` suffix, as the sources write them) to the source file it names.
+const resolveRelative = (from: string, specifier: string): string => {
+  const path = Path.resolve(Path.dirname(from), specifier)
+  for (const candidate of [path.replace(/\.js$/, ".ts"), path.replace(/\.mjs$/, ".mts"), `${path}.ts`]) {
+    if (Fs.existsSync(candidate)) return candidate
+  }
+  return path
+}
+
+// The modules of an import graph that lie on a cycle, each cycle as one group (Tarjan's strongly connected
+// components of more than one module, or of one that imports itself).
+const cycles = (graph: ReadonlyMap<string, ReadonlyArray<string>>): Array<Array<string>> => {
+  const index = new Map<string, number>()
+  const lowest = new Map<string, number>()
+  const stack: Array<string> = []
+  const onStack = new Set<string>()
+  const found: Array<Array<string>> = []
+  const connect = (module: string) => {
+    index.set(module, index.size)
+    lowest.set(module, index.get(module)!)
+    stack.push(module)
+    onStack.add(module)
+    for (const next of graph.get(module) ?? []) {
+      if (!graph.has(next)) continue
+      if (!index.has(next)) {
+        connect(next)
+        lowest.set(module, Math.min(lowest.get(module)!, lowest.get(next)!))
+      } else if (onStack.has(next)) {
+        lowest.set(module, Math.min(lowest.get(module)!, index.get(next)!))
+      }
+    }
+    if (lowest.get(module) !== index.get(module)) return
+    const component: Array<string> = []
+    let member: string
+    do {
+      member = stack.pop()!
+      onStack.delete(member)
+      component.push(member)
+    } while (member !== module)
+    if (component.length > 1 || graph.get(module)!.includes(module)) found.push(component)
+  }
+  for (const module of graph.keys()) if (!index.has(module)) connect(module)
+  return found
+}
+
+describe("the architecture of docs/architecture.md", () => {
+  it("lists every package, each with a layer", () => {
+    assert.deepStrictEqual([...layers.keys()].sort(), [...manifests.keys()].sort())
+    assert.isAbove(nodeFreeEntries.length, 0)
+  })
+
+  it("no package imports one of its own layer or above, and each declares what it imports", () => {
+    const problems: Array<string> = []
+    for (const [name, { dir, manifest }] of manifests) {
+      const layer = layers.get(name)!
+      const declared = new Set(Object.keys(manifest.dependencies ?? {}))
+      const declaredForTests = new Set([...declared, ...Object.keys(manifest.devDependencies ?? {})])
+      for (const [kind, allowed] of [["src", declared], ["test", declaredForTests]] as const) {
+        for (const file of sourceFiles(Path.join(dir, kind))) {
+          for (const { specifier } of importsOf(file)) {
+            const imported = packageOf(specifier)
+            if (imported === undefined || imported === name) continue
+            const where = `${Path.relative(root, file)} imports ${specifier}`
+            const importedLayer = layers.get(imported)
+            if (importedLayer === undefined) problems.push(`${where}, which is no package`)
+            else if (importedLayer >= layer) {
+              problems.push(`${where}: layer ${importedLayer} from layer ${layer} (${name})`)
+            }
+            if (!allowed.has(imported)) problems.push(`${where}, not declared in ${name}'s package.json`)
+          }
+        }
+      }
+      for (const dependency of Object.keys(manifest.dependencies ?? {})) {
+        const dependencyLayer = layers.get(dependency)
+        if (dependencyLayer !== undefined && dependencyLayer >= layer) {
+          problems.push(`${name} depends on ${dependency}: layer ${dependencyLayer} from layer ${layer}`)
+        }
+      }
+    }
+    assert.deepStrictEqual(problems, [])
+  })
+
+  it("no package's modules import each other in a cycle", () => {
+    const found: Array<string> = []
+    for (const { dir } of manifests.values()) {
+      const graph = new Map(
+        sourceFiles(Path.join(dir, "src")).map((file) => [
+          file,
+          importsOf(file).filter((i) => !i.typeOnly && i.specifier.startsWith(".")).map((i) =>
+            resolveRelative(file, i.specifier)
+          )
+        ])
+      )
+      for (const cycle of cycles(graph)) found.push(cycle.map((file) => Path.relative(root, file)).join(" → "))
+    }
+    assert.deepStrictEqual(found, [])
+  })
+
+  it("the node-free entries reach no node: module", () => {
+    const problems: Array<string> = []
+    for (const entry of nodeFreeEntries) {
+      const [, name, subPath] = /^(@kindling\/[a-z]+)(?:\/(.+))?$/.exec(entry)!
+      const { dir, manifest } = manifests.get(name!)!
+      const exported = manifest.exports[subPath === undefined ? "." : `./${subPath}`]
+      assert.isDefined(exported, `${entry} is no export of ${name}`)
+      const seen = new Set<string>()
+      const visit = (file: string) => {
+        if (seen.has(file)) return
+        seen.add(file)
+        for (const { specifier, typeOnly } of importsOf(file)) {
+          if (typeOnly) continue
+          if (specifier.startsWith("node:")) {
+            problems.push(`${entry}: ${Path.relative(root, file)} imports ${specifier}`)
+          } else if (specifier.startsWith(".")) visit(resolveRelative(file, specifier))
+        }
+      }
+      visit(Path.join(dir, exported!["@kindling/source"]))
+    }
+    assert.deepStrictEqual(problems, [])
+  })
+
+  it("catches what it is there to catch", () => {
+    // The checks above pass on a correct tree; these make sure they could fail.
+    assert.deepStrictEqual(cycles(new Map([["a", ["b"]], ["b", ["a"]], ["c", ["a"]]])).map((c) => c.sort()), [[
+      "a",
+      "b"
+    ]])
+    assert.deepStrictEqual(cycles(new Map([["a", ["a"]]])), [["a"]])
+    assert.deepStrictEqual(cycles(new Map([["a", ["b"]], ["b", []]])), [])
+    const file = Path.join(root, "packages/worker/src/Runners.ts")
+    assert.isTrue(importsOf(file).some((i) => i.specifier === "@kindling/installation" && i.typeOnly))
+    assert.isTrue(importsOf(file).some((i) => i.specifier === "./DriverRunner.js" && !i.typeOnly))
+  })
+})
