@@ -1,5 +1,9 @@
-import * as Cause from "effect/Cause"
-import * as Data from "effect/Data"
+/**
+ * The RpcEnv of one node: its connections (accepted and dialled, control and data), their handshakes, frames
+ * and keepalive; sending and asking, on the network or to its own endpoints; and the node's lifecycle. What each
+ * connection holds is `rpcPeer.ts`, its handshake `rpcHandshake.ts`, the asks waiting on answers `rpcAsks.ts`,
+ * replies `rpcReplies.ts`, the endpoints `rpcEndpoints.ts`, and data connections the data plane's.
+ */
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -7,7 +11,7 @@ import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Runtime from "effect/Runtime"
-import * as Schema from "effect/Schema"
+import type * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import {
   askIdOf,
@@ -17,7 +21,6 @@ import {
   encodeFrame,
   encodeMessage,
   encodeWith,
-  FrameDecoder,
   type Message,
   unpackPayload
 } from "../Codec.js"
@@ -28,8 +31,7 @@ import {
   AuthenticationFailed,
   ConnectionLost,
   EndpointNotFound,
-  ProtocolVersionMismatch,
-  RemoteHandlerError,
+  type ProtocolVersionMismatch,
   RpcError
 } from "../Errors.js"
 import { key as addressKey, RpcAddress, type RpcEndpointRef } from "../RpcAddress.js"
@@ -38,71 +40,13 @@ import { type Connection, type ConnectionHandler, type ListenFailed, Transport }
 import { concat } from "./bytes.js"
 import * as DataPlane from "./dataPlane.js"
 import * as Handshake from "./handshake.js"
+import { AskTable } from "./rpcAsks.js"
+import { makeRegistry } from "./rpcEndpoints.js"
+import { type HandshakeActions, onHandshake } from "./rpcHandshake.js"
+import { evictionCandidate, inboundHandshakes, makePeer, type Peer, type Phase } from "./rpcPeer.js"
+import { replyEnvelope } from "./rpcReplies.js"
 
-export class EndpointAlreadyRegistered extends Data.TaggedError("EndpointAlreadyRegistered")<{
-  readonly name: string
-}> {
-  override get message(): string {
-    return `An endpoint named ${this.name} is already registered`
-  }
-}
-
-type Delivery =
-  | {
-    readonly _tag: "message"
-    readonly message: Message
-    readonly context: Api.MessageContext
-    readonly reply: ((exit: Exit.Exit<unknown, unknown>) => void) | undefined
-  }
-  | { readonly _tag: "connected" | "disconnected"; readonly peer: RpcAddress; readonly connection: number }
-
-interface EndpointRuntime {
-  readonly name: string
-  readonly inbound: Schema.Schema<any, any, never>
-  readonly deliver: (delivery: Delivery) => void
-}
-
-type Phase = "awaitHello" | "verifying" | "awaitProof" | "awaitChallenge" | "awaitWelcome" | "open" | "closed"
-
-interface Peer {
-  /** This connection's number, for as long as the node runs. */
-  readonly id: number
-  readonly connection: Connection
-  readonly direction: "in" | "out"
-  readonly decoder: FrameDecoder
-  readonly asks: Set<number>
-  /** The ids of the peer's recent asks on this connection, oldest first: an id seen again is a replay. */
-  readonly answered: RecentIds
-  /** Who the peer is: the address it advertised or was dialled at, else its socket's address. */
-  identity: RpcAddress
-  /** A listener learns it from the dialler's hello. */
-  purpose: Purpose
-  /** The data plane's handle on an open data connection. */
-  link: DataPlane.Link | undefined
-  phase: Phase
-  wasOpen: boolean
-  /** What the peer (or this node) refused the connection with, reported to everything waiting on it. */
-  refusal: RpcError | undefined
-  clientNonce: Uint8Array | undefined
-  serverNonce: Uint8Array | undefined
-  ready: Deferred.Deferred<Peer, RpcError> | undefined
-  handshakeDeadline: number
-  /** When a frame last arrived, and when this node last wrote: for idle connections and keepalive pings. */
-  lastReceived: number
-  lastSent: number
-  /** When the frame now arriving began, while one is incomplete: a frame dribbled forever is cut off. */
-  frameStartedAt: number | undefined
-  /** Messages it brought to endpoints: a connection that carries none may make room for a new one. */
-  delivered: number
-  /** Malformed frames seen on it; only the first few are logged. */
-  malformed: number
-  /** Whether anything has arrived on it yet. */
-  heard: boolean
-}
-
-// Handshake frames are small (an address, a nonce, a proof, an error); before a connection is authenticated
-// nothing larger is read, so an unknown peer cannot make a node hold megabytes for it.
-const handshakeFrameLimit = 8 * 1024
+export { EndpointAlreadyRegistered } from "./rpcEndpoints.js"
 
 // Logged values are cut to this length: bad input must not turn into unbounded log lines.
 const logLimit = 500
@@ -120,109 +64,10 @@ const looksLikeHttp = (bytes: Uint8Array) =>
 
 const bounded = (text: string) => (text.length > logLimit ? `${text.slice(0, logLimit)}… (${text.length} chars)` : text)
 
-// Ask ids are unique per connection; remembering the recent ones lets a node carry out each ask at most once
-// even if a frame is delivered twice. The bound keeps a long-lived connection's memory flat.
-const recentAskIds = 4096
-
-class RecentIds {
-  private readonly ids = new Set<number>()
-  private readonly order: Array<number> = []
-
-  /** Notes `id`; false if it was already there. */
-  add(id: number): boolean {
-    if (this.ids.has(id)) return false
-    this.ids.add(id)
-    this.order.push(id)
-    if (this.order.length > recentAskIds) this.ids.delete(this.order.shift()!)
-    return true
-  }
-}
-
-interface PendingAsk {
-  readonly peer: Peer | undefined
-  readonly request: Message
-  readonly endpoint: string
-  readonly deadline: number
-  readonly timeoutMillis: number
-  readonly resume: (effect: Effect.Effect<unknown, unknown>) => void
-}
-
 // Ask and handshake deadlines are checked by one sweeper fiber per node rather than a timer per ask: a timer
 // per ask (Effect.timeout) costs more than the rest of a loopback round trip. The sweeper runs on the node's
 // Clock, so it follows TestClock in tests, and only while something is waiting.
 const sweepInterval = Duration.millis(10)
-
-type ResultSchemas = {
-  readonly success: Schema.Schema<any, any, never>
-  readonly failure: Schema.Schema<any, any, never>
-}
-
-const resultSchemas = (message: Message): ResultSchemas | undefined =>
-  Schema.symbolWithResult in message
-    ? (message as unknown as Schema.WithResult.Any)[Schema.symbolWithResult] as unknown as ResultSchemas
-    : undefined
-
-// The failure side of a reply may be one of the request's errors or one of the RpcEnv's own.
-const failureUnions = new WeakMap<object, Schema.Schema<any, any, never>>()
-const failureUnionOf = (schemas: ResultSchemas | undefined): Schema.Schema<any, any, never> => {
-  if (schemas === undefined) return RpcError
-  let union = failureUnions.get(schemas.failure)
-  if (union === undefined) {
-    union = Schema.Union(schemas.failure, RpcError)
-    failureUnions.set(schemas.failure, union)
-  }
-  return union
-}
-
-const isRpcError = Schema.is(RpcError)
-
-type ReplyEnvelope = Extract<Envelope, { readonly _tag: "reply" | "failure" }>
-
-const describeCause = (cause: Cause.Cause<unknown>): string => {
-  const text = Cause.pretty(cause)
-  return text.length > 2000 ? `${text.slice(0, 2000)}…` : text
-}
-
-// A handler's outcome, as the reply or failure envelope the asker will receive.
-const replyEnvelope = (
-  id: number,
-  endpoint: string,
-  request: Message,
-  exit: Exit.Exit<unknown, unknown>
-): ReplyEnvelope => {
-  const schemas = resultSchemas(request)
-  const failure = (error: unknown): ReplyEnvelope => {
-    if (schemas !== undefined && Schema.is(schemas.failure)(error)) {
-      const encoded = encodeWith(schemas.failure, error)
-      if (Either.isRight(encoded)) return { _tag: "failure", id, error: encoded.right }
-    }
-    const typed = isRpcError(error)
-      ? error
-      : new RemoteHandlerError({ endpoint, request: request._tag, reason: String(error) })
-    return { _tag: "failure", id, error: Either.getOrThrow(encodeWith(RpcError, typed)) }
-  }
-  if (Exit.isSuccess(exit)) {
-    if (schemas === undefined) return { _tag: "reply", id, body: null }
-    const encoded = encodeWith(schemas.success, exit.value)
-    return Either.isRight(encoded) ? { _tag: "reply", id, body: encoded.right } : failure(encoded.left)
-  }
-  const error = Cause.failureOption(exit.cause)
-  return error._tag === "Some"
-    ? failure(error.value)
-    : failure(new RemoteHandlerError({ endpoint, request: request._tag, reason: describeCause(exit.cause) }))
-}
-
-// The asker's side: the envelope back to the typed outcome.
-const replyEffect = (request: Message, envelope: ReplyEnvelope): Effect.Effect<unknown, unknown> => {
-  const schemas = resultSchemas(request)
-  if (envelope._tag === "reply") {
-    if (schemas === undefined) return Effect.void
-    const decoded = decodeWith(schemas.success, envelope.body)
-    return Either.isRight(decoded) ? Effect.succeed(decoded.right) : Effect.fail(decoded.left)
-  }
-  const decoded = decodeWith(failureUnionOf(schemas), envelope.error)
-  return Effect.fail(Either.isRight(decoded) ? decoded.right : decoded.left)
-}
 
 export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFailed, Transport | Scope.Scope> =>
   Effect.gen(function*() {
@@ -240,14 +85,13 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
       ? undefined
       : yield* Effect.promise(() => Handshake.importSecret(options.secret!))
 
-    const endpoints = new Map<string, EndpointRuntime>()
+    const endpoints = makeRegistry()
     const peers = new Map<string, Peer>()
     const dialing = new Map<string, Deferred.Deferred<Peer, RpcError>>()
-    const pending = new Map<number, PendingAsk>()
+    const asks = new AskTable()
     const live = new Set<Peer>()
     const byId = new Map<number, Peer>()
     const handshaking = new Set<Peer>()
-    let nextAskId = 0
     let nextConnectionId = 1
     let sweeper: Fiber.RuntimeFiber<void> | undefined
     let keepalive: Fiber.RuntimeFiber<void> | undefined
@@ -264,10 +108,6 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
       warn
     })
 
-    const notify = (delivery: Delivery) => {
-      for (const endpoint of endpoints.values()) endpoint.deliver(delivery)
-    }
-
     // ---- connections ------------------------------------------------------------------------------------
 
     const write = (peer: Peer, envelope: Envelope): Either.Either<void, MalformedFrame | FrameTooLarge> => {
@@ -279,17 +119,10 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
     }
 
     const sweep = Effect.gen(function*() {
-      while (pending.size > 0 || handshaking.size > 0) {
+      while (asks.size > 0 || handshaking.size > 0) {
         yield* Effect.sleep(sweepInterval)
         const now = clock.unsafeCurrentTimeMillis()
-        for (const [id, ask] of pending) {
-          if (ask.deadline > now) continue
-          pending.delete(id)
-          ask.peer?.asks.delete(id)
-          ask.resume(Effect.fail(
-            new AskTimeout({ endpoint: ask.endpoint, request: ask.request._tag, timeoutMillis: ask.timeoutMillis })
-          ))
-        }
+        asks.expire(now)
         for (const peer of handshaking) {
           if (peer.handshakeDeadline <= now) handshakeTimedOut(peer)
         }
@@ -340,31 +173,12 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
       if (keepalive === undefined) keepalive = runFork(watch)
     }
 
-    // The connection that goes when a new one needs room: one still in its handshake, else one that never
-    // brought a message and waits for nothing, the quietest first.
-    const evictionCandidate = (): Peer | undefined => {
-      let best: Peer | undefined
-      for (const peer of live) {
-        if (peer.purpose === "data") continue
-        const unused = peer.phase !== "open" || (peer.delivered === 0 && peer.asks.size === 0)
-        if (!unused) continue
-        if (best === undefined || peer.lastReceived < best.lastReceived) best = peer
-      }
-      return best
-    }
-
     let refusedLogged = 0
     const refuseConnection = (connection: Connection, why: string) => {
       if (refusedLogged++ % 1000 === 0) {
         warn(`refusing connections (${refusedLogged} so far): ${why}`, { peer: connection.remote.host })
       }
       connection.close()
-    }
-
-    const inboundHandshakes = () => {
-      let count = 0
-      for (const peer of handshaking) if (peer.direction === "in") count++
-      return count
     }
 
     const finish = (peer: Peer, reason: string) => {
@@ -375,14 +189,9 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
       if (peers.get(addressKey(peer.identity)) === peer) peers.delete(addressKey(peer.identity))
       const error = peer.refusal ?? new ConnectionLost({ peer: peer.identity.hostPort, reason })
       if (peer.link !== undefined) data.closed(peer.link, error)
-      for (const id of peer.asks) {
-        const ask = pending.get(id)
-        pending.delete(id)
-        ask?.resume(Effect.fail(error))
-      }
-      peer.asks.clear()
+      asks.failWaiting(peer.asks, error)
       if (peer.ready !== undefined) Deferred.unsafeDone(peer.ready, Exit.fail(error))
-      if (peer.wasOpen) notify({ _tag: "disconnected", peer: peer.identity, connection: peer.id })
+      if (peer.wasOpen) endpoints.notify({ _tag: "disconnected", peer: peer.identity, connection: peer.id })
     }
 
     const close = (peer: Peer, reason: string) => {
@@ -421,7 +230,7 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
       const key = addressKey(peer.identity)
       const current = peers.get(key)
       if (current === undefined || current.phase !== "open") peers.set(key, peer)
-      notify({ _tag: "connected", peer: peer.identity, connection: peer.id })
+      endpoints.notify({ _tag: "connected", peer: peer.identity, connection: peer.id })
       if (peer.ready !== undefined) Deferred.unsafeDone(peer.ready, Exit.succeed(peer))
     }
 
@@ -430,101 +239,7 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
       write(peer, { _tag: "welcome", version: protocolVersion, address: address ?? null })
     }
 
-    const onHandshake = (
-      peer: Peer,
-      envelope: Extract<Envelope, { _tag: "hello" | "challenge" | "proof" | "welcome" }>
-    ) => {
-      switch (envelope._tag) {
-        case "hello": {
-          if (peer.direction !== "in" || peer.phase !== "awaitHello") return authFailed(peer, "unexpected hello")
-          if (envelope.address !== null) peer.identity = envelope.address
-          peer.purpose = envelope.purpose ?? "control"
-          if (envelope.version !== protocolVersion) {
-            return refuse(
-              peer,
-              new ProtocolVersionMismatch({
-                peer: peer.identity.hostPort,
-                local: protocolVersion,
-                remote: envelope.version
-              })
-            )
-          }
-          if (secretKey === undefined) {
-            if (envelope.nonce !== null) {
-              return authFailed(peer, "the peer expects a shared secret but this node has none")
-            }
-            return welcome(peer)
-          }
-          if (envelope.nonce === null) {
-            return authFailed(peer, "this node requires a shared secret but the peer offered none")
-          }
-          const clientNonce = envelope.nonce
-          const serverNonce = Handshake.makeNonce()
-          peer.clientNonce = clientNonce
-          peer.serverNonce = serverNonce
-          peer.phase = "verifying"
-          Handshake.serverProof(secretKey, clientNonce, serverNonce).then((proof) => {
-            if (peer.phase !== "verifying") return
-            peer.phase = "awaitProof"
-            write(peer, { _tag: "challenge", nonce: serverNonce, proof })
-          }, (error) => authFailed(peer, `cannot compute proof: ${String(error)}`))
-          return
-        }
-        case "proof": {
-          if (peer.direction !== "in" || peer.phase !== "awaitProof" || secretKey === undefined) {
-            return authFailed(peer, "unexpected proof")
-          }
-          peer.phase = "verifying"
-          Handshake.clientProof(secretKey, peer.clientNonce!, peer.serverNonce!).then((expected) => {
-            if (peer.phase !== "verifying") return
-            if (Handshake.sameBytes(expected, envelope.proof)) welcome(peer)
-            else authFailed(peer, "the peer's proof does not match the shared secret")
-          }, (error) => authFailed(peer, `cannot verify proof: ${String(error)}`))
-          return
-        }
-        case "challenge": {
-          if (peer.direction !== "out" || peer.phase !== "awaitChallenge" || secretKey === undefined) {
-            return authFailed(peer, "unexpected challenge")
-          }
-          const serverNonce = envelope.nonce
-          peer.phase = "verifying"
-          Promise.all([
-            Handshake.serverProof(secretKey, peer.clientNonce!, serverNonce),
-            Handshake.clientProof(secretKey, peer.clientNonce!, serverNonce)
-          ]).then(([expected, proof]) => {
-            if (peer.phase !== "verifying") return
-            if (!Handshake.sameBytes(expected, envelope.proof)) {
-              return authFailed(peer, "the peer's proof does not match the shared secret")
-            }
-            peer.phase = "awaitWelcome"
-            write(peer, { _tag: "proof", proof })
-          }, (error) => authFailed(peer, `cannot verify proof: ${String(error)}`))
-          return
-        }
-        case "welcome": {
-          const expected = secretKey === undefined ? "awaitChallenge" : "awaitWelcome"
-          if (peer.direction !== "out" || peer.phase !== expected) {
-            return authFailed(
-              peer,
-              secretKey !== undefined && peer.phase === "awaitChallenge"
-                ? "the peer did not authenticate itself"
-                : "unexpected welcome"
-            )
-          }
-          if (envelope.version !== protocolVersion) {
-            return refuse(
-              peer,
-              new ProtocolVersionMismatch({
-                peer: peer.identity.hostPort,
-                local: protocolVersion,
-                remote: envelope.version
-              })
-            )
-          }
-          return open(peer)
-        }
-      }
-    }
+    const handshakeActions: HandshakeActions = { secretKey, write, open, welcome, refuse, authFailed }
 
     const onReject = (peer: Peer, error: unknown) => {
       const decoded = decodeWith(RpcError, error)
@@ -569,14 +284,6 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
       })
     }
 
-    const onReply = (envelope: ReplyEnvelope) => {
-      const ask = pending.get(envelope.id)
-      if (ask === undefined) return // the asker gave up (timeout or interruption) before the reply came
-      pending.delete(envelope.id)
-      ask.peer?.asks.delete(envelope.id)
-      ask.resume(replyEffect(ask.request, envelope))
-    }
-
     const onFrame = (peer: Peer, payload: Uint8Array) => {
       const value = unpackPayload(payload)
       const decoded = Either.flatMap(value, decodeEnvelope)
@@ -601,7 +308,7 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
         case "challenge":
         case "proof":
         case "welcome":
-          return onHandshake(peer, envelope)
+          return onHandshake(handshakeActions, peer, envelope)
         case "reject":
           return onReject(peer, envelope.error)
         case "ping":
@@ -616,7 +323,7 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
         case "failure":
           if (peer.phase !== "open") return authFailed(peer, `${envelope._tag} before the handshake completed`)
           if (peer.link !== undefined) return misplaced(peer, envelope._tag)
-          return onReply(envelope)
+          return asks.answer(envelope)
         default:
           if (peer.phase !== "open") return authFailed(peer, `${envelope._tag} before the handshake completed`)
           if (peer.link === undefined) return misplaced(peer, envelope._tag)
@@ -634,31 +341,16 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
       purpose: Purpose
     ): { readonly peer: Peer; readonly handler: ConnectionHandler } => {
       const now = clock.unsafeCurrentTimeMillis()
-      const peer: Peer = {
+      const peer = makePeer({
         id: nextConnectionId++,
         connection,
         direction,
         identity,
         purpose,
-        link: undefined,
-        // A node it dialled itself is trusted with full frames; an incoming one first proves itself.
-        decoder: new FrameDecoder(direction === "in" ? handshakeFrameLimit : maxFrameSize),
-        asks: new Set(),
-        answered: new RecentIds(),
-        phase: direction === "in" ? "awaitHello" : "awaitChallenge",
-        wasOpen: false,
-        refusal: undefined,
-        clientNonce: undefined,
-        serverNonce: undefined,
-        ready: undefined,
-        handshakeDeadline: now + Duration.toMillis(handshakeTimeout),
-        lastReceived: now,
-        lastSent: now,
-        frameStartedAt: undefined,
-        delivered: 0,
-        malformed: 0,
-        heard: false
-      }
+        now,
+        handshakeTimeoutMillis: Duration.toMillis(handshakeTimeout),
+        maxFrameSize
+      })
       live.add(peer)
       byId.set(peer.id, peer)
       handshaking.add(peer)
@@ -807,23 +499,19 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
       )
       const await_ = (peer: Peer | undefined, body: unknown) =>
         Effect.async<unknown, unknown>((resume) => {
-          const id = nextAskId++
-          const forget = () => {
-            pending.delete(id)
-            peer?.asks.delete(id)
-          }
           // Registered before the message goes out: a local handler may answer before deliver returns.
-          pending.set(id, {
-            peer,
+          const id = asks.add({
+            waitingOn: peer?.asks,
             request: message,
             endpoint: to.toString(),
             timeoutMillis,
             deadline: clock.unsafeCurrentTimeMillis() + timeoutMillis,
             resume
           })
+          const forget = () => asks.forget(id)
           ensureSweeper()
           if (peer === undefined) {
-            const delivered = deliverLocally(to, body, (exit) => onReply(replyEnvelope(id, to.name, message, exit)))
+            const delivered = deliverLocally(to, body, (exit) => asks.answer(replyEnvelope(id, to.name, message, exit)))
             if (Either.isLeft(delivered)) {
               forget()
               resume(Effect.fail(delivered.left))
@@ -861,126 +549,16 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
 
     // ---- endpoints ---------------------------------------------------------------------------------------
 
-    const register = <A extends Message, R>(name: string, endpoint: Api.Endpoint<A, Api.Handlers<A, R>, R>) =>
-      Effect.gen(function*() {
-        if (endpoints.has(name)) return yield* Effect.fail(new EndpointAlreadyRegistered({ name }))
-        const endpointRuntime = yield* Effect.runtime<R>()
-        const runEndpointFork = Runtime.runFork(endpointRuntime)
-        const handlers = endpoint.handlers as unknown as Record<string, Api.Handler<Message, R>>
-        const running = new Set<Fiber.RuntimeFiber<void>>()
-
-        const handle = (delivery: Delivery): Effect.Effect<void, never, R> => {
-          if (delivery._tag !== "message") {
-            const hook = delivery._tag === "connected" ? endpoint.onConnected : endpoint.onDisconnected
-            return hook === undefined
-              ? Effect.void
-              : Effect.catchAllCause(
-                hook(delivery.peer, delivery.connection),
-                (cause) => Effect.logError(`endpoint ${name}: ${delivery._tag} hook failed`, cause)
-              )
-          }
-          return run(
-            delivery,
-            Effect.suspend(() => handlers[delivery.message._tag]!(delivery.message, delivery.context))
-          )
-        }
-
-        type MessageDelivery = Extract<Delivery, { _tag: "message" }>
-
-        const isReported = (delivery: MessageDelivery, exit: Exit.Exit<unknown, unknown>) =>
-          Exit.isSuccess(exit) || (Cause.isFailType(exit.cause) && delivery.reply !== undefined)
-
-        const failed = (delivery: MessageDelivery, exit: Exit.Failure<unknown, unknown>) =>
-          Effect.logError(`endpoint ${name} failed to handle ${delivery.message._tag}`, exit.cause)
-
-        // Runs a handler's effect and answers with its outcome. A declared failure of an ask is the asker's to
-        // report; anything else that goes wrong is logged here.
-        const run = (delivery: MessageDelivery, effect: Effect.Effect<unknown, unknown, R>) =>
-          Effect.flatMap(Effect.exit(effect), (exit) => {
-            delivery.reply?.(exit)
-            return isReported(delivery, exit) ? Effect.void : failed(delivery, exit as Exit.Failure<unknown, unknown>)
-          })
-
-        // A handler that answers with a value it already has (Effect.succeed, Effect.fail: an Exit) needs no
-        // fiber; when the endpoint is idle its answer goes out at once.
-        const build = (delivery: MessageDelivery): Effect.Effect<unknown, unknown, R> => {
-          try {
-            return handlers[delivery.message._tag]!(delivery.message, delivery.context)
-          } catch (error) {
-            return Exit.die(error)
-          }
-        }
-
-        const runNow = (delivery: MessageDelivery): boolean => {
-          const effect = build(delivery)
-          if (!Exit.isExit(effect)) {
-            track(runEndpointFork(sequential ? Effect.zipRight(run(delivery, effect), drain) : run(delivery, effect)))
-            return false
-          }
-          delivery.reply?.(effect)
-          if (!isReported(delivery, effect)) runEndpointFork(failed(delivery, effect as Exit.Failure<unknown, unknown>))
-          return true
-        }
-
-        // Sequential endpoints drain their backlog in one fiber, started synchronously when a delivery finds the
-        // endpoint idle, so a handler that does not suspend answers within the socket callback.
-        const sequential = endpoint.concurrency !== "unbounded"
-        const backlog: Array<Delivery> = []
-        let draining = false
-        const drain: Effect.Effect<void, never, R> = Effect.suspend(() => {
-          const next = backlog.shift()
-          if (next === undefined) {
-            draining = false
-            return Effect.void
-          }
-          return Effect.zipRight(handle(next), drain)
-        })
-        const track = (fiber: Fiber.RuntimeFiber<void>) => {
-          running.add(fiber)
-          fiber.addObserver(() => running.delete(fiber))
-        }
-        const deliver = (delivery: Delivery) => {
-          if (!sequential) {
-            if (delivery._tag === "message") runNow(delivery)
-            else track(runEndpointFork(handle(delivery)))
-            return
-          }
-          if (draining) {
-            backlog.push(delivery)
-            return
-          }
-          draining = true
-          if (delivery._tag === "message") {
-            if (runNow(delivery)) draining = false
-            return
-          }
-          backlog.push(delivery)
-          track(runEndpointFork(drain))
-        }
-
-        yield* Effect.acquireRelease(
-          Effect.sync(() => endpoints.set(name, { name, inbound: endpoint.inbound, deliver })),
-          () =>
-            Effect.gen(function*() {
-              endpoints.delete(name)
-              for (const delivery of backlog.splice(0)) {
-                if (delivery._tag === "message") delivery.reply?.(Exit.fail(new EndpointNotFound({ endpoint: name })))
-              }
-              yield* Fiber.interruptAll(running)
-            })
-        )
-      })
-
     // ---- lifecycle ---------------------------------------------------------------------------------------
 
     if (options.host !== undefined && options.port !== undefined) {
       const listener = yield* transport.listen(options.host, options.port, (connection) => {
-        if (inboundHandshakes() >= maxHandshakes) {
+        if (inboundHandshakes(handshaking) >= maxHandshakes) {
           refuseConnection(connection, `${maxHandshakes} connections are already in their handshake`)
           return ignored
         }
         if (live.size >= maxConnections) {
-          const victim = evictionCandidate()
+          const victim = evictionCandidate(live)
           if (victim === undefined) {
             refuseConnection(connection, `${maxConnections} connections are open and all in use`)
             return ignored
@@ -997,10 +575,7 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
       Effect.gen(function*() {
         yield* data.stop
         for (const peer of [...live]) close(peer, "node stopped")
-        for (const [id, ask] of pending) {
-          pending.delete(id)
-          ask.resume(Effect.fail(new ConnectionLost({ peer: ask.endpoint, reason: "node stopped" })))
-        }
+        asks.stop()
         if (sweeper !== undefined) yield* Fiber.interrupt(sweeper)
         if (keepalive !== undefined) yield* Fiber.interrupt(keepalive)
       })
@@ -1009,7 +584,7 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
     return {
       address,
       maxFrameSize,
-      register: register as Api.RpcEnv["register"],
+      register: endpoints.register as Api.RpcEnv["register"],
       send,
       ask,
       peers: Effect.sync(() =>
