@@ -7,7 +7,7 @@
  * @since 0.1.0
  */
 import type { Conf } from "@kindling/conf"
-import { AppModule, Cluster, DriverConf, type Kindling, Local, type MasterSpec } from "@kindling/driver"
+import { AppModule, Cluster, DriverConf, type Kindling, LocalMode, type MasterSpec } from "@kindling/driver"
 import { KernelConf, TemporaryDirectory } from "@kindling/kernel"
 import { MasterUrl, type RpcAddress } from "@kindling/protocol"
 import * as Effect from "effect/Effect"
@@ -59,7 +59,7 @@ const runtimeFor = (
     switch (spec._tag) {
       case "Local":
         return (app) =>
-          Local.layer({
+          LocalMode.layer({
             appName,
             threads: spec.threads,
             appUrl: app.url,

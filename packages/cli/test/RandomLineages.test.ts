@@ -6,7 +6,7 @@
 // with the oracle's answer, or cancelled by its timeout, or failed (typed) with the injected fault; the app's event
 // stream must be whole. `LINEAGE_SEEDS=1-500` runs more programs.
 import { assert, describe, it } from "@effect/vitest"
-import { Cluster, type DriverCore, Local } from "@kindling/driver"
+import { Cluster, type DriverCore, LocalMode } from "@kindling/driver"
 import { MasterUrl } from "@kindling/protocol"
 import { Effect, Layer, Logger, LogLevel } from "effect"
 import * as Esbuild from "esbuild"
@@ -48,7 +48,7 @@ describe(`random lineages against their oracle, seeds ${seeds}`, () => {
       const dir = yield* temporaryDirectory
       const { jobs, problems } = yield* programs(dir, false, seedRange(seeds)).pipe(
         Effect.provide(
-          Local.layer({
+          LocalMode.layer({
             appName: "lineages",
             threads: 2,
             driver: driverConfig(1),

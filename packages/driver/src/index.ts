@@ -56,7 +56,7 @@ export * as HistoryServer from "./HistoryServer.js"
 /** @since 0.1.0 */
 export { Kindling, type KindlingContext } from "./Kindling.js"
 /** @since 0.1.0 */
-export * as Local from "./Local.js"
+export * as LocalMode from "./LocalMode.js"
 /** @since 0.1.0 */
 export * as MasterSpec from "./MasterSpec.js"
 /** @since 0.1.0 */

@@ -1,7 +1,7 @@
 // The app UI of a local[2] app, over real HTTP: Spark's monitoring API (checked against the field names a real
 // Spark app's API answers with), the pages, live updates and the app's Prometheus metrics.
 import { assert, describe, it, layer } from "@effect/vitest"
-import { Kindling, Local } from "@kindling/driver"
+import { Kindling, LocalMode } from "@kindling/driver"
 import { Polling } from "@kindling/protocol/testing"
 import { Effect, Fiber } from "effect"
 import parsePrometheus from "parse-prometheus-text-format"
@@ -9,7 +9,7 @@ import { driverConfig } from "./fixtures/driverConfig.js"
 import { get, getJson, settled } from "./fixtures/http.js"
 import sparkKeys from "./fixtures/spark-api-v1-keys.json" with { type: "json" }
 
-const app = Local.layer({
+const app = LocalMode.layer({
   appName: "ui-test",
   threads: 2,
   driver: driverConfig(1),
@@ -253,7 +253,7 @@ describe("an app with its UI off", () => {
       assert.isUndefined(kc.uiWebUrl)
     }).pipe(
       Effect.provide(
-        Local.layer({ appName: "no-ui", threads: 1, driver: driverConfig(1), heartbeatIntervalMillis: 10_000 })
+        LocalMode.layer({ appName: "no-ui", threads: 1, driver: driverConfig(1), heartbeatIntervalMillis: 10_000 })
       )
     ))
 })

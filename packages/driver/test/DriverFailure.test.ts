@@ -3,7 +3,7 @@
 // once, and the app fails whatever its main does with those errors. (On a cluster the app also leaves its master
 // and frees its cores: the simulated cluster's test of the same defect checks that.)
 import { assert, describe, it } from "@effect/vitest"
-import { AppModule, JobFailed, Kindling, Local } from "@kindling/driver"
+import { AppModule, JobFailed, Kindling, LocalMode } from "@kindling/driver"
 import { Defects } from "@kindling/kernel/testing"
 import { Cause, Effect, Exit } from "effect"
 import { pathToFileURL } from "node:url"
@@ -17,7 +17,7 @@ const throwingDriver = Defects.injected(
 )
 
 const local = () =>
-  Local.layer({
+  LocalMode.layer({
     appName: "defect",
     threads: 2,
     driver: driverConfig(1),

@@ -10,7 +10,7 @@ import {
   EventLogWriter,
   HistoryServer,
   Kindling,
-  Local,
+  LocalMode,
   SparkEvents
 } from "@kindling/driver"
 import { Effect, Either, Queue, Schema } from "effect"
@@ -125,7 +125,7 @@ describe("a local app's event log", () => {
     () =>
       Effect.gen(function*() {
         const dir = temporary("kindling-events-")
-        const app = Local.layer({
+        const app = LocalMode.layer({
           appName: "logged",
           threads: 2,
           driver: driverConfig(1),

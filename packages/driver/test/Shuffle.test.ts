@@ -1,5 +1,5 @@
 import { assert, layer } from "@effect/vitest"
-import { type AppEvents, JobFailed, Kindling, Local } from "@kindling/driver"
+import { type AppEvents, JobFailed, Kindling, LocalMode } from "@kindling/driver"
 import { Effect, Fiber, Stream, TestServices } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
@@ -10,7 +10,7 @@ import * as Pipelines from "./fixtures/pipelines.js"
 const spillThreshold = 1024 * 1024
 
 const local = (maxFailures: number) =>
-  Local.layer({
+  LocalMode.layer({
     appName: "shuffle-test",
     threads: 2,
     driver: driverConfig(maxFailures),

@@ -17,7 +17,7 @@ import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
 import * as Path from "node:path"
 import { fetchArtifact } from "./Artifacts.js"
-import { makeWorkDir, nodeSpawnSpec, runProcess, unlessKilled } from "./internal/runner.js"
+import { makeWorkDir, nodeSpawnSpec, runProcess, unlessKilled } from "./internal/nodeProcess.js"
 import type { ProcessLauncher } from "./ProcessLauncher.js"
 import { driverFinalState, exitCode, nextBackoff, substitute } from "./Supervision.js"
 

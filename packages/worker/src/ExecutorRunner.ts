@@ -14,7 +14,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as Path from "node:path"
-import { linkInstallation, makeWorkDir, nodeSpawnSpec, runProcess, unlessKilled } from "./internal/runner.js"
+import { linkInstallation, makeWorkDir, nodeSpawnSpec, runProcess, unlessKilled } from "./internal/nodeProcess.js"
 import type { ProcessLauncher } from "./ProcessLauncher.js"
 import { executorFinalState, ExecutorOutcome, type ExecutorResult, exitCode, substitute } from "./Supervision.js"
 

@@ -3,7 +3,7 @@
  * `step(state, input)` applies one input — a message from a master, a timer tick, a runner's report, a lost
  * connection — and returns commands: messages to send, processes to start or kill, timers to arm, directories to
  * clean, or an exit. Semantics are Spark 3.3's `Worker`. The transitions live in `internal/`, one module per
- * subject (registration, runners, snapshots).
+ * subject (registration, workload, snapshots).
  *
  * @since 0.1.0
  */
@@ -12,10 +12,10 @@ import type { Descriptions, Ids, QueryMessages, RpcAddress, States, WorkerMessag
 import { Endpoints } from "@kindling/protocol"
 import * as Exit from "effect/Exit"
 import * as registration from "./internal/registration.js"
-import * as runners from "./internal/runners.js"
 import * as snapshots from "./internal/snapshots.js"
 import type * as internal from "./internal/state.js"
 import * as validation from "./internal/validation.js"
+import * as workload from "./internal/workload.js"
 
 /**
  * Everything the worker endpoint accepts.
@@ -173,12 +173,12 @@ const receive = Core.dispatch<Inbound, internal.Step>({
   MasterInStandby: () => {},
   ReconnectWorker: registration.reconnect,
   MasterChanged: registration.masterChanged,
-  LaunchExecutor: runners.launchExecutor,
-  KillExecutor: runners.killExecutor,
-  LaunchDriver: runners.launchDriver,
-  KillDriver: runners.killDriver,
-  ApplicationFinished: runners.applicationFinished,
-  DecommissionWorker: runners.decommission,
+  LaunchExecutor: workload.launchExecutor,
+  KillExecutor: workload.killExecutor,
+  LaunchDriver: workload.launchDriver,
+  KillDriver: workload.killDriver,
+  ApplicationFinished: workload.applicationFinished,
+  DecommissionWorker: workload.decommission,
   RequestWorkerState: (step, _, ask) => Core.reply(step, ask, Exit.succeed(snapshots.workerState(step.state)))
 })
 
@@ -209,13 +209,13 @@ export const step = (state: State, input: Input): ReadonlyArray<Command> => {
       registration.sendHeartbeat(current)
       break
     case "WorkDirCleanup":
-      runners.workDirCleanup(current)
+      workload.workDirCleanup(current)
       break
     case "DriverEnded":
-      runners.driverEnded(current, input)
+      workload.driverEnded(current, input)
       break
     case "ExecutorChanged":
-      runners.executorChanged(current, input)
+      workload.executorChanged(current, input)
       break
     case "DriverEndHeard":
       current.state.unheard.delete(input.driverId)

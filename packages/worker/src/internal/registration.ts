@@ -3,10 +3,10 @@ import { Core } from "@kindling/kernel"
 import type { RpcAddress } from "@kindling/protocol"
 import { WorkerMessages } from "@kindling/protocol"
 import * as Option from "effect/Option"
-import { tellDriverEnd } from "./runners.js"
 import { describeExecutor } from "./snapshots.js"
 import type { State, Step } from "./state.js"
 import { log } from "./state.js"
+import { tellDriverEnd } from "./workload.js"
 
 const registerMessage = (state: State, master: RpcAddress.RefOf<"Master">) =>
   new WorkerMessages.RegisterWorker({

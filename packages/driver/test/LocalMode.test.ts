@@ -6,7 +6,7 @@ import {
   EmptyDataset,
   JobFailed,
   Kindling,
-  Local,
+  LocalMode,
   OutputDirectoryExists,
   SchedulerPool,
   UserFunctions
@@ -20,7 +20,7 @@ import * as Chains from "./fixtures/chains.js"
 import { driverConfig } from "./fixtures/driverConfig.js"
 
 const local = (maxFailures: number, maxDirectResultSize?: number) =>
-  Local.layer({
+  LocalMode.layer({
     appName: "test",
     threads: 2,
     driver: driverConfig(maxFailures),
@@ -240,7 +240,7 @@ describe("local[2] heartbeats", () => {
         assert.isBelow(task!.metrics.recordsRead!, 200_000)
         assert.strictEqual(yield* Fiber.join(job), 200_000)
       }).pipe(
-        Effect.provide(Local.layer({
+        Effect.provide(LocalMode.layer({
           appName: "test",
           threads: 2,
           driver: driverConfig(1),
