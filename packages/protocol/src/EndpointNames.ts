@@ -37,11 +37,3 @@ export const scheduler = "CoarseGrainedScheduler"
  * @category constants
  */
 export const executor = "Executor"
-
-/**
- * The driver endpoint executors send heartbeats to.
- *
- * @since 0.1.0
- * @category constants
- */
-export const heartbeatReceiver = "HeartbeatReceiver"

@@ -297,8 +297,3 @@ export const Envelope = Schema.Union(
  * @category models
  */
 export type Envelope = typeof Envelope.Type
-/**
- * @since 0.1.0
- * @category models
- */
-export type EnvelopeEncoded = typeof Envelope.Encoded

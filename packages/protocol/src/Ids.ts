@@ -106,14 +106,6 @@ export const makeWorkerId = (at: Date, host: string, port: number): WorkerId =>
   WorkerId.make(`worker-${timestamp(at)}-${host}-${port}`)
 
 /**
- * The executor id the driver uses for the master's per-app executor number.
- *
- * @since 0.1.0
- * @category constructors
- */
-export const executorIdOf = (execId: number): ExecutorId => ExecutorId.make(String(execId))
-
-/**
  * `"<appId>/<execId>"`, the name under which workers and logs refer to one executor.
  *
  * @since 0.1.0
