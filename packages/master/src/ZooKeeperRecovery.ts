@@ -53,7 +53,9 @@ const leaseShare = 2 / 3
  * @category layers
  */
 export const layer = (options: Options): Layer.Layer<LeaderElection | Persistence> =>
-  Layer.effectContext(Effect.sync(() => {
+  Layer.effectContext(Effect.gen(function*() {
+    // The lease is timed on the node's Clock, which a test can drive; `mayLead` reads it synchronously.
+    const clock = yield* Effect.clock
     const electionPath = `${options.directory}/leader_election`
     const statusPath = `${options.directory}/master_status`
 
@@ -61,11 +63,11 @@ export const layer = (options: Options): Layer.Layer<LeaderElection | Persistenc
     let current: { readonly session: ZooKeeper.Session; readonly latch: string } | undefined
     let leading = false
     let leaseEnd = 0
-    const mayLead = () => leading && Date.now() < leaseEnd
+    const mayLead = () => leading && clock.unsafeCurrentTimeMillis() < leaseEnd
 
     const renewLease = (session: ZooKeeper.Session, latch: string) =>
       Effect.gen(function*() {
-        const sentAt = Date.now()
+        const sentAt = clock.unsafeCurrentTimeMillis()
         const present = yield* session.exists(latch).pipe(
           Effect.timeoutFail({
             duration: Math.max(0, leaseEnd - sentAt),
@@ -117,7 +119,7 @@ export const layer = (options: Options): Layer.Layer<LeaderElection | Persistenc
         })
         yield* session.ensurePath(electionPath)
         yield* session.ensurePath(statusPath)
-        const sentAt = Date.now()
+        const sentAt = clock.unsafeCurrentTimeMillis()
         const latch = yield* session.createEphemeralSequential(
           `${electionPath}/latch-`,
           new TextEncoder().encode(options.candidate)
