@@ -89,66 +89,29 @@ export const make = (
     const allRunners = yield* Scope.fork(yield* Effect.scope, ExecutionStrategy.parallel)
     const runnerScope = Scope.fork(allRunners, ExecutionStrategy.sequential)
 
-    // Each executor's state changes (and each driver's end) are asked in order, one at a time, each retried before
-    // the next; different executors' go in parallel. Every attempt goes to the master of the moment, which may
-    // have changed. An executor state no master takes stops the worker, as Spark; a driver's end is kept, and told
-    // again when the worker next registers.
-    const syncLocks = new Map<string, { readonly lock: Effect.Semaphore; pending: number }>()
-    const syncOnce = (command: CommandOf<"SyncState">, host: Host) =>
-      Effect.gen(function*() {
-        const { message } = command
-        for (let attempt = 1;; attempt++) {
-          const to = (yield* shell.read(WorkerCore.activeMaster)) ?? command.to
-          const outcome = yield* Effect.either(rpc.ask(to, message, { timeout: options.askTimeoutMillis }))
-          if (outcome._tag === "Right") {
-            if (message._tag !== "DriverStateChanged") return
-            // A standby answers false: the end stays unheard, for the leader the worker registers with next.
-            if (outcome.right) return host.feed({ _tag: "DriverEndHeard", driverId: message.driverId })
-            return yield* Effect.logInfo(
-              `The master is a standby; the end of driver ${message.driverId} is told to the next leader`
-            )
-          }
-          if (attempt >= options.executorStateSyncMaxAttempts) {
-            const reason = `Failed to send ${message._tag} to ${to.toString()} ${attempt} times ` +
-              `(${outcome.left.message}); giving up`
-            if (message._tag === "DriverStateChanged") {
-              return yield* Effect.logWarning(`${reason}; it is told again when the worker next registers`)
-            }
-            // Spark's worker exits here. While it has no master at all, that would only lose what it runs: the
-            // master it registers with next learns what still runs from it, and drops the rest.
-            if (!(yield* shell.read(WorkerCore.isConnected))) {
-              return yield* Effect.logWarning(`${reason}; the master reconciles it when the worker next registers`)
-            }
-            yield* Effect.logError(reason)
-            return yield* options.onExit(1, reason)
-          }
-          yield* Effect.logWarning(`Failed to send ${message._tag} (attempt ${attempt}): ${outcome.left.message}`)
-          // A timeout has already waited; anything else waits as long before trying again.
-          if (!(outcome.left instanceof Errors.AskTimeout)) yield* Effect.sleep(options.askTimeoutMillis)
-        }
-      })
+    // One ask of the master; the core decides what follows from the outcome it is told (`internal/stateSync.ts`).
     const sync = (command: CommandOf<"SyncState">, host: Host) =>
-      Effect.sync(() => {
-        const { message } = command
-        const key = message._tag === "DriverStateChanged"
-          ? message.driverId
-          : Ids.fullExecutorId(message.appId, message.execId)
-        let entry = syncLocks.get(key)
-        if (entry === undefined) {
-          entry = { lock: Effect.unsafeMakeSemaphore(1), pending: 0 }
-          syncLocks.set(key, entry)
-        }
-        const held = entry
-        held.pending++
+      Effect.sync(() =>
         host.fork(
-          held.lock.withPermits(1)(syncOnce(command, host)).pipe(
-            Effect.ensuring(Effect.sync(() => {
-              // Forget the lock once nothing waits on it, so finished executors leave nothing behind.
-              if (--held.pending === 0 && syncLocks.get(key) === held) syncLocks.delete(key)
-            }))
+          Effect.either(rpc.ask(command.to, command.message, { timeout: options.askTimeoutMillis })).pipe(
+            Effect.map((outcome) => {
+              const { askId, key } = command
+              if (outcome._tag === "Left") {
+                const { left: error } = outcome
+                return host.feed({
+                  _tag: "StateSyncFailed",
+                  key,
+                  askId,
+                  reason: error.message,
+                  timedOut: error instanceof Errors.AskTimeout
+                })
+              }
+              // A standby answers a driver's end with false; an executor's state has no answer but the reply.
+              return host.feed({ _tag: "StateSyncAnswered", key, askId, taken: outcome.right !== false })
+            })
           )
         )
-      })
+      )
 
     // A launch that fails before its runner exists is reported as the runner would: ERROR for a driver, FAILED
     // for an executor.
@@ -282,7 +245,9 @@ export const make = (
         cleanup: options.cleanup,
         retainedExecutors: options.retainedExecutors,
         retainedDrivers: options.retainedDrivers,
-        workDir: options.workDir
+        workDir: options.workDir,
+        executorStateSyncMaxAttempts: options.executorStateSyncMaxAttempts,
+        askTimeoutMillis: options.askTimeoutMillis
       }),
       interpret,
       validateState: options.validateState ?? false,

@@ -14,6 +14,7 @@ import * as Exit from "effect/Exit"
 import * as registration from "./internal/registration.js"
 import * as snapshots from "./internal/snapshots.js"
 import type * as internal from "./internal/state.js"
+import * as stateSync from "./internal/stateSync.js"
 import * as validation from "./internal/validation.js"
 import * as workload from "./internal/workload.js"
 
@@ -61,6 +62,10 @@ export interface Config {
   readonly retainedDrivers: number
   /** Where the runners keep their directories, for the state the worker reports. */
   readonly workDir: string
+  /** How many times an executor's state or a driver's end is asked of the master before giving up. */
+  readonly executorStateSyncMaxAttempts: number
+  /** How long the shell waits for an answer to an ask; after a failure that was not a timeout, the wait to retry. */
+  readonly askTimeoutMillis: number
 }
 
 /**
@@ -87,8 +92,17 @@ export type Local =
     readonly message: string | undefined
     readonly exitStatus: number | undefined
   }
-  /** A master took a driver's end into account: the worker need not tell it again. */
-  | { readonly _tag: "DriverEndHeard"; readonly driverId: Ids.DriverId }
+  /** The master answered a `SyncState`; for a driver's end, whether it took it (a standby does not). */
+  | { readonly _tag: "StateSyncAnswered"; readonly key: string; readonly askId: number; readonly taken: boolean }
+  /** A `SyncState` ask failed; a timeout has waited already, any other failure is retried after a wait. */
+  | {
+    readonly _tag: "StateSyncFailed"
+    readonly key: string
+    readonly askId: number
+    readonly reason: string
+    readonly timedOut: boolean
+  }
+  | { readonly _tag: "RetryStateSync"; readonly key: string }
 
 /**
  * @since 0.1.0
@@ -104,12 +118,14 @@ export type Input = Core.Input<Inbound, Local>
  */
 export type WorkerCommand =
   /**
-   * Asked of the master of the moment, retried up to `kindling.worker.executorStateSync.maxAttempts` times, one
-   * at a time per executor or driver. An executor's state the master never takes makes the worker exit (as
-   * Spark); a driver's end is kept and told again at the next registration, and acknowledged with `DriverEndHeard`.
+   * One ask of an executor's state or a driver's end, answered with `StateSyncAnswered` or `StateSyncFailed`
+   * (with `key` and `askId`). The core decides what follows: the next message, a retry, or giving up
+   * (`internal/stateSync.ts`).
    */
   | {
     readonly _tag: "SyncState"
+    readonly key: string
+    readonly askId: number
     readonly to: RpcAddress.RefOf<"Master">
     readonly message: WorkerMessages.ExecutorStateChanged | WorkerMessages.DriverStateChanged
   }
@@ -164,7 +180,9 @@ export const make = (config: Config): State => ({
   executors: new Map(),
   finishedExecutors: [],
   finishedApps: new Set(),
-  unheard: new Map()
+  unheard: new Map(),
+  syncs: new Map(),
+  nextSyncAskId: 0
 })
 
 const receive = Core.dispatch<Inbound, internal.Step>({
@@ -217,8 +235,14 @@ export const step = (state: State, input: Input): ReadonlyArray<Command> => {
     case "ExecutorChanged":
       workload.executorChanged(current, input)
       break
-    case "DriverEndHeard":
-      current.state.unheard.delete(input.driverId)
+    case "StateSyncAnswered":
+      stateSync.answered(current, input)
+      break
+    case "StateSyncFailed":
+      stateSync.failed(current, input)
+      break
+    case "RetryStateSync":
+      stateSync.retry(current, input.key)
       break
   }
   return current.commands

@@ -30,6 +30,14 @@ const stepWith = (state: WorkerCore.State, input: Given, now = 0) =>
       : { ...input, now }
   )
 
+// The master's answer to every `SyncState` among `commands`: taken (or, for a driver's end, as `taken` says).
+const answerSyncs = (state: WorkerCore.State, commands: ReadonlyArray<WorkerCore.Command>, taken = true) =>
+  commands.flatMap((c) =>
+    c._tag === "SyncState"
+      ? stepWith(state, { _tag: "StateSyncAnswered", key: c.key, askId: c.askId, taken })
+      : []
+  )
+
 const config = (fuzz = 1): WorkerCore.Config => ({
   workerId: Ids.WorkerId.make("worker-1"),
   self,
@@ -48,7 +56,9 @@ const config = (fuzz = 1): WorkerCore.Config => ({
   cleanup: { enabled: true, intervalMillis: 1_800_000, appDataTtlMillis: 604_800_000 },
   retainedExecutors: 3,
   retainedDrivers: 3,
-  workDir: "/work"
+  workDir: "/work",
+  executorStateSyncMaxAttempts: 3,
+  askTimeoutMillis: 120_000
 })
 
 const commandOf = (mainModule: string) =>
@@ -277,7 +287,7 @@ describe("WorkerCore runners and accounting", () => {
   it("a launch of an executor that already ended here is answered with its end, not run again", () => {
     const state = registered()
     launchExecutor(state, 0, 3)
-    stepWith(state, {
+    const ended = stepWith(state, {
       _tag: "ExecutorChanged",
       appId,
       execId: 0,
@@ -285,6 +295,7 @@ describe("WorkerCore runners and accounting", () => {
       message: "Command exited with code 137",
       exitStatus: 137
     })
+    answerSyncs(state, ended)
     const again = launchExecutor(state, 0, 3)
     assert.deepStrictEqual(tags(again), ["SyncState ExecutorStateChanged 10.0.0.1"])
     const told = again.find((c) => c._tag === "SyncState")
@@ -423,9 +434,10 @@ describe("WorkerCore runners and accounting", () => {
     const state = registered()
     const driverId = Ids.DriverId.make("driver-3")
     launchDriver(state, driverId, 1)
-    stepWith(state, { _tag: "DriverEnded", driverId, state: "FINISHED", exception: undefined })
-    // The master went away before answering; the next one hears of the end in the state response and again
-    // as a DriverStateChanged of its own.
+    const driverEnded = stepWith(state, { _tag: "DriverEnded", driverId, state: "FINISHED", exception: undefined })
+    // The master was a standby by then and did not take it; the next one hears of the end in the state response
+    // and again as a DriverStateChanged of its own.
+    answerSyncs(state, driverEnded, false)
     const changed = stepWith(state, {
       _tag: "Receive",
       message: new WorkerMessages.MasterChanged({ master: masterB, masterWebUiUrl: "" })
@@ -439,7 +451,7 @@ describe("WorkerCore runners and accounting", () => {
       "SyncState DriverStateChanged 10.0.0.2"
     ])
     // Once a master acknowledged it, no later master is told.
-    stepWith(state, { _tag: "DriverEndHeard", driverId })
+    answerSyncs(state, changed)
     const again = stepWith(state, {
       _tag: "Receive",
       message: new WorkerMessages.MasterChanged({ master: masterA, masterWebUiUrl: "" })
@@ -480,11 +492,18 @@ describe("WorkerCore runners and accounting", () => {
 })
 
 describe("WorkerCore model", () => {
+  const maxAttempts = config().executorStateSyncMaxAttempts
   // What the worker's processes would be, as far as its commands made them: launched once, ended at most once.
   interface World {
     readonly state: WorkerCore.State
     readonly drivers: Set<string>
     readonly executors: Set<string>
+    /** The state syncs asked and not answered yet, by executor or driver. */
+    readonly asks: Map<string, Extract<WorkerCore.Command, { _tag: "SyncState" }>>
+    /** Failed attempts of each message told. */
+    readonly failures: Map<object, number>
+    /** State syncs waiting to retry. */
+    readonly retries: Set<string>
   }
 
   type Op = (world: World) => Given | undefined
@@ -574,31 +593,63 @@ describe("WorkerCore model", () => {
       const driverId = pickOf(world.state.drivers.keys(), n)
       return driverId === undefined ? undefined : { _tag: "DriverEnded", driverId, state, exception: undefined }
     }),
-    fc.tuple(fc.nat(), fc.constantFrom<States.ExecutorState>("RUNNING", "EXITED", "KILLED", "FAILED")).map((
-      [n, state]
-    ): Op =>
-    (world) => {
-      const fullId = pickOf(world.executors, n)
-      if (fullId === undefined) return undefined
-      return {
-        _tag: "ExecutorChanged",
-        appId,
-        execId: Number(fullId.split("/")[1]),
-        state,
-        message: undefined,
-        exitStatus: state === "EXITED" ? 0 : undefined
-      }
-    }),
-    fc.nat().map((n): Op => () => ({ _tag: "Disconnected", peer: masterOf(n).address, connection: 1 }))
+    {
+      weight: 4,
+      arbitrary: fc.tuple(fc.nat(), fc.constantFrom<States.ExecutorState>("RUNNING", "EXITED", "KILLED", "FAILED")).map(
+        (
+          [n, state]
+        ): Op =>
+        (world) => {
+          const fullId = pickOf(world.executors, n)
+          if (fullId === undefined) return undefined
+          return {
+            _tag: "ExecutorChanged",
+            appId,
+            execId: Number(fullId.split("/")[1]),
+            state,
+            message: undefined,
+            exitStatus: state === "EXITED" ? 0 : undefined
+          }
+        }
+      )
+    },
+    fc.nat().map((n): Op => () => ({ _tag: "Disconnected", peer: masterOf(n).address, connection: 1 })),
+    // The master's answers to the state syncs (failures more often than not), and the retries' timers.
+    {
+      weight: 3,
+      arbitrary: fc.tuple(fc.nat(), fc.boolean()).map(([n, taken]): Op => (world) => {
+        const ask = pickOf(world.asks.values(), n)
+        return ask === undefined ? undefined : { _tag: "StateSyncAnswered", key: ask.key, askId: ask.askId, taken }
+      })
+    },
+    {
+      weight: 6,
+      arbitrary: fc.tuple(fc.nat(), fc.boolean()).map(([n, timedOut]): Op => (world) => {
+        const ask = pickOf(world.asks.values(), n)
+        return ask === undefined
+          ? undefined
+          : { _tag: "StateSyncFailed", key: ask.key, askId: ask.askId, reason: "no answer", timedOut }
+      })
+    },
+    {
+      weight: 3,
+      arbitrary: fc.nat().map((n): Op => (world) => {
+        const key = pickOf(world.retries, n)
+        return key === undefined ? undefined : { _tag: "RetryStateSync", key }
+      })
+    }
   )
 
   it("random histories keep the worker's invariants, launch each driver and executor once, and answer every query", () => {
     fc.assert(
-      fc.property(fc.array(ops, { minLength: 1, maxLength: 80 }), (history) => {
+      fc.property(fc.array(ops, { minLength: 1, maxLength: 80, size: "max" }), (history) => {
         const world: World = {
           state: WorkerCore.make(config()),
           drivers: new Set(),
-          executors: new Set()
+          executors: new Set(),
+          asks: new Map(),
+          failures: new Map(),
+          retries: new Set()
         }
         stepWith(world.state, { _tag: "Start" })
         for (const op of history) {
@@ -607,6 +658,19 @@ describe("WorkerCore model", () => {
           const decommissioned = world.state.decommissioned
           const commands = stepWith(world.state, input)
           assert.deepStrictEqual(WorkerCore.validate(world.state), [])
+          // What the input settles, before what its commands start.
+          const failedMessage = input._tag === "StateSyncFailed" ? world.asks.get(input.key)!.message : undefined
+          if (input._tag === "StateSyncAnswered" || input._tag === "StateSyncFailed") world.asks.delete(input.key)
+          if (input._tag === "RetryStateSync") world.retries.delete(input.key)
+          if (failedMessage !== undefined) {
+            world.failures.set(failedMessage, (world.failures.get(failedMessage) ?? 0) + 1)
+            // Giving up on an executor's state while connected to a master stops the worker, as Spark's.
+            assert.strictEqual(
+              commands.some((c) => c._tag === "Exit"),
+              world.failures.get(failedMessage) === maxAttempts && failedMessage._tag === "ExecutorStateChanged" &&
+                world.state.connected
+            )
+          }
           for (const c of commands) {
             if (c._tag === "LaunchExecutor") {
               const fullId = `${c.appId}/${c.execId}`
@@ -614,6 +678,13 @@ describe("WorkerCore model", () => {
               world.executors.add(fullId)
             }
             if (c._tag === "LaunchDriver") world.drivers.add(c.driverId)
+            if (c._tag === "SyncState") {
+              assert.isFalse(world.asks.has(c.key) || world.retries.has(c.key), "one ask at a time per executor")
+              const failed = world.failures.get(c.message) ?? 0
+              assert.isBelow(failed, maxAttempts, "a message is asked at most executorStateSyncMaxAttempts times")
+              world.asks.set(c.key, c)
+            }
+            if (c._tag === "StartTimer" && c.input._tag === "RetryStateSync") world.retries.add(c.input.key)
           }
           if (input._tag === "DriverEnded") world.drivers.delete(input.driverId)
           if (input._tag === "ExecutorChanged" && input.state !== "RUNNING") {

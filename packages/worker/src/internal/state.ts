@@ -1,6 +1,6 @@
 // The worker's records, and what every part of a step uses.
 import { Core } from "@kindling/kernel"
-import type { Descriptions, Ids, RpcAddress, States } from "@kindling/protocol"
+import type { Descriptions, Ids, RpcAddress, States, WorkerMessages } from "@kindling/protocol"
 import type { Config, Local, WorkerCommand } from "../WorkerCore.js"
 
 export interface DriverEntry {
@@ -17,6 +17,21 @@ export interface ExecutorEntry {
   readonly cores: number
   readonly memory: number
   state: States.ExecutorState
+}
+
+// What the worker tells its master about what runs here (see stateSync.ts).
+export type SyncMessage = WorkerMessages.ExecutorStateChanged | WorkerMessages.DriverStateChanged
+
+// One executor's (or driver's) messages to the master, the first being asked.
+export interface Sync {
+  readonly key: string
+  readonly queue: Array<{ readonly to: RpcAddress.RefOf<"Master">; readonly message: SyncMessage }>
+  /** Of the first message, from 1. */
+  attempt: number
+  /** The ask of the first message now out (when not `retrying`): only its answer counts. */
+  askId: number
+  /** Waiting to ask again after a failure. */
+  retrying: boolean
 }
 
 // The worker's state (public as `WorkerCore.State`, to be read through its accessors).
@@ -41,6 +56,9 @@ export interface State {
   readonly finishedApps: Set<Ids.AppId>
   /** Drivers that ended here and whose end no master has acknowledged yet. */
   readonly unheard: Map<Ids.DriverId, DriverEntry>
+  /** What is being told to the master, by executor or driver. */
+  readonly syncs: Map<string, Sync>
+  nextSyncAskId: number
 }
 
 // One step in progress; `step` is not re-entrant, so one buffer serves.

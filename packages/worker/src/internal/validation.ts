@@ -1,6 +1,7 @@
 // The worker's invariants, as a list of what is wrong.
 import { Ids } from "@kindling/protocol"
 import type { State } from "./state.js"
+import { problems as syncProblems } from "./stateSync.js"
 
 export const validate = (state: State): ReadonlyArray<string> => {
   const problems: Array<string> = []
@@ -28,5 +29,6 @@ export const validate = (state: State): ReadonlyArray<string> => {
   for (const driver of state.finishedDrivers) {
     if (state.drivers.has(driver.id)) problems.push(`driver ${driver.id} is both running and finished`)
   }
+  problems.push(...syncProblems(state.syncs, state.config.executorStateSyncMaxAttempts))
   return problems
 }

@@ -7,6 +7,7 @@ import * as Option from "effect/Option"
 import type { Local } from "../WorkerCore.js"
 import type { DriverEntry, ExecutorEntry, Step } from "./state.js"
 import { log, masterUrl, takenForDead } from "./state.js"
+import { tell } from "./stateSync.js"
 
 export const launchExecutor = (step: Step, message: WorkerMessages.LaunchExecutor) => {
   const { state } = step
@@ -75,17 +76,17 @@ const tellExecutorEnd = (
   state: States.ExecutorState,
   reason: string
 ) =>
-  step.commands.push({
-    _tag: "SyncState",
-    to: step.state.master!,
-    message: new WorkerMessages.ExecutorStateChanged({
+  tell(
+    step,
+    step.state.master!,
+    new WorkerMessages.ExecutorStateChanged({
       appId: message.appId,
       execId: message.execId,
       state,
       message: Option.some(reason),
       exitStatus: Option.none()
     })
-  })
+  )
 
 export const killExecutor = (step: Step, message: WorkerMessages.KillExecutor) => {
   const { state } = step
@@ -223,17 +224,17 @@ export const executorChanged = (step: Step, input: Extract<Local, { _tag: "Execu
     )
     return
   }
-  step.commands.push({
-    _tag: "SyncState",
-    to: state.master,
-    message: new WorkerMessages.ExecutorStateChanged({
+  tell(
+    step,
+    state.master,
+    new WorkerMessages.ExecutorStateChanged({
       appId: input.appId,
       execId: input.execId,
       state: input.state,
       message: Option.fromNullable(input.message),
       exitStatus: Option.fromNullable(input.exitStatus)
     })
-  })
+  )
 }
 
 export const workDirCleanup = (step: Step) => {
@@ -258,15 +259,15 @@ const reportDriver = (step: Step, driver: DriverEntry) => {
 }
 
 export const tellDriverEnd = (step: Step, master: RpcAddress.RefOf<"Master">, driver: DriverEntry) =>
-  step.commands.push({
-    _tag: "SyncState",
-    to: master,
-    message: new WorkerMessages.DriverStateChanged({
+  tell(
+    step,
+    master,
+    new WorkerMessages.DriverStateChanged({
       driverId: driver.id,
       state: driver.state,
       exception: Option.fromNullable(driver.exception)
     })
-  })
+  )
 
 const maybeCleanupApplication = (step: Step, appId: Ids.AppId) => {
   const { state } = step
