@@ -265,7 +265,7 @@ const operation: fc.Arbitrary<Op> = fc.oneof(
 describe("DagScheduler", () => {
   it("model: random DAGs, completions, fetch failures and executor losses keep every invariant; every job ends exactly once, every stage attempt completes exactly once", () => {
     fc.assert(
-      fc.property(shape, fc.array(operation, { minLength: 20, maxLength: 150 }), (dag, ops) => {
+      fc.property(shape, fc.array(operation, { minLength: 20, maxLength: 150, size: "max" }), (dag, ops) => {
         const world = new World(dag)
         for (const op of ops) op(world)
         // Then nothing fails any more: every task set runs to its end, resubmissions happen, until all is done.

@@ -315,7 +315,7 @@ const operation: fc.Arbitrary<Op> = fc.oneof(
 describe("DriverCore", () => {
   it("model: random executors, jobs of shuffles, task ends and fetch failures, losses and cancels keep every invariant; every job ends once, and none launches a task after its end", () => {
     fc.assert(
-      fc.property(fc.array(operation, { maxLength: 60 }), (ops) => {
+      fc.property(fc.array(operation, { maxLength: 60, size: "max" }), (ops) => {
         const world = new World()
         world.apply({ _tag: "Start", now: 0 })
         for (const op of ops) op(world)

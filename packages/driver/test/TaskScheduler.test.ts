@@ -129,7 +129,7 @@ const operation: fc.Arbitrary<Op> = fc.oneof(
 describe("TaskScheduler", () => {
   it("model: random offers, completions, failures, losses and kills keep every invariant, and every task set ends once", () => {
     fc.assert(
-      fc.property(fc.array(operation, { maxLength: 80 }), fc.boolean(), fc.nat(), (ops, speculation, seed) => {
+      fc.property(fc.array(operation, { maxLength: 80, size: "max" }), fc.boolean(), fc.nat(), (ops, speculation, seed) => {
         const world = new World(config({
           seed,
           speculation: { enabled: speculation, multiplier: 1.5, quantile: 0.5, minTaskRuntimeMillis: 100 }

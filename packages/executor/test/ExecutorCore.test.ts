@@ -118,7 +118,7 @@ const operation: fc.Arbitrary<Op> = fc.oneof(
 describe("ExecutorCore", () => {
   it("model: random launches, ends, kills, stops and a lost driver: every task runs once, ends reported once", () => {
     fc.assert(
-      fc.property(fc.array(operation, { maxLength: 50 }), (ops) => {
+      fc.property(fc.array(operation, { maxLength: 50, size: "max" }), (ops) => {
         const world = new World()
         world.apply({ _tag: "Start", now: 0 })
         world.apply({ _tag: "Registered", now: 0 })

@@ -605,7 +605,7 @@ const operation: fc.Arbitrary<Op> = fc.oneof(
 describe("MasterCore", () => {
   it("model: random histories keep every invariant after every step", () => {
     fc.assert(
-      fc.property(fc.integer(), fc.array(operation, { minLength: 1, maxLength: 60 }), (seed, ops) => {
+      fc.property(fc.integer(), fc.array(operation, { minLength: 1, maxLength: 60, size: "max" }), (seed, ops) => {
         const world = new World(seed)
         world.apply({ _tag: "ElectedLeader", stored: { apps: [], drivers: [], workers: [] }, now: world.now })
         for (const op of ops) op(world)
@@ -616,7 +616,7 @@ describe("MasterCore", () => {
 
   it("model: a standby master answers every submission with MasterNotAlive and schedules nothing", () => {
     fc.assert(
-      fc.property(fc.integer(), fc.array(operation, { minLength: 1, maxLength: 30 }), (seed, ops) => {
+      fc.property(fc.integer(), fc.array(operation, { minLength: 1, maxLength: 30, size: "max" }), (seed, ops) => {
         const world = new World(seed)
         for (const op of ops.filter((_, i) => i % 7 !== 6)) {
           op(world)
