@@ -22,6 +22,8 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as FiberMap from "effect/FiberMap"
+import * as Runtime from "effect/Runtime"
 import * as Scope from "effect/Scope"
 import * as PerfHooks from "node:perf_hooks"
 import * as V8 from "node:v8"
@@ -83,24 +85,34 @@ const resultPrefix = "task-result/"
 const failure = (className: string, message: string) =>
   Records.encode({ _tag: "TaskFailure", className, message, stack: `${className}: ${message}` })
 
-// How late this process's event loop runs its callbacks: a busy or blocked loop delays heartbeats and fetches.
-// One monitor per process, sampled (and reset) by each heartbeat.
-let loopDelay: PerfHooks.IntervalHistogram | undefined
+// How late this process's event loop runs its callbacks (a busy or blocked loop delays heartbeats and fetches),
+// since the last time it was read: the executor's monitor, started with its first heartbeat and stopped with it.
+const loopDelayMonitor = Effect.map(
+  Effect.acquireRelease(
+    Effect.sync(() => ({ histogram: undefined as PerfHooks.IntervalHistogram | undefined })),
+    (monitor) => Effect.sync(() => monitor.histogram?.disable())
+  ),
+  (monitor) => (): number => {
+    if (monitor.histogram === undefined) {
+      monitor.histogram = PerfHooks.monitorEventLoopDelay({ resolution: 10 })
+      monitor.histogram.enable()
+    }
+    // In milliseconds; 0 until the monitor has a sample.
+    const delayP99 = monitor.histogram.count === 0 ? 0 : monitor.histogram.percentile(99) / 1e6
+    monitor.histogram.reset()
+    return delayP99
+  }
+)
 
 // What the core cannot know, added to its heartbeat as it leaves: how far each running task has read, and this
 // process's memory and event-loop delay (Spark's executor metrics, in Node's terms).
 const withMeasurements = (
   heartbeat: ClusterMessages.ExecutorHeartbeat,
-  threads: TaskThreads.TaskThreads
+  threads: TaskThreads.TaskThreads,
+  loopDelay: () => number
 ): ClusterMessages.ExecutorHeartbeat => {
   const memory = process.memoryUsage()
-  if (loopDelay === undefined) {
-    loopDelay = PerfHooks.monitorEventLoopDelay({ resolution: 10 })
-    loopDelay.enable()
-  }
-  // In milliseconds; 0 until the monitor has a sample.
-  const delayP99 = loopDelay.count === 0 ? 0 : loopDelay.percentile(99) / 1e6
-  loopDelay.reset()
+  const delayP99 = loopDelay()
   return new ClusterMessages.ExecutorHeartbeat({
     executorId: heartbeat.executorId,
     taskMetrics: heartbeat.taskMetrics.map((update) => {
@@ -150,35 +162,39 @@ export const make = (
 ): Effect.Effect<Executor, Shell.NotListening | RpcEnv.EndpointAlreadyRegistered, RpcEnv.RpcEnv | Scope.Scope> =>
   Effect.gen(function*() {
     const exited = yield* Deferred.make<void>()
+    const loopDelay = yield* loopDelayMonitor
     const rpc = yield* RpcEnv.RpcEnv
     const address = yield* Shell.listeningAddress(Endpoints.executor)
     const driver = Endpoints.ref(options.driver, Endpoints.scheduler)
-    const tasks = new Map<number, Fiber.RuntimeFiber<unknown>>()
     const maxDirect = options.maxDirectResultSize ?? 1024 * 1024
     const localDir = options.localDir ?? (yield* TemporaryDirectory.make("kindling-executor-"))
     const disk = options.disk ?? NodeDisk.disk
     const spillThreshold = options.spillThreshold ?? 64 * 1024 * 1024
     const blocks = new BlockStore(disk, localDir, options.storageMemory ?? defaultStorageMemory())
-    // Each broadcast is fetched once, into memory every task thread can read without a copy.
-    const broadcasts = new Map<number, Effect.Effect<Uint8Array, Errors.TransferError>>()
-    const broadcastValue = (broadcast: { readonly id: number; readonly token: string }) => {
-      let value = broadcasts.get(broadcast.id)
-      if (value === undefined) {
-        value = Effect.runSync(Effect.cached(
-          rpc.data.fetchBytes(options.driver, `broadcast/${broadcast.token}/${broadcast.id}`).pipe(
-            Effect.map((bytes) => {
-              const shared = new Uint8Array(new SharedArrayBuffer(bytes.length))
-              shared.set(bytes)
-              return shared
-            }),
-            // A fetch that failed is tried again by the next task that needs the value.
-            Effect.tapError(() => Effect.sync(() => broadcasts.delete(broadcast.id)))
+    // Each broadcast is fetched once, into memory every task thread can read without a copy, by a fiber of the
+    // executor's own: a task that stops waiting (killed) does not stop the fetch the others wait on. A fetch that
+    // failed is tried again by the next task that needs the value.
+    const runFork = Runtime.runFork(yield* Effect.runtime<never>())
+    const broadcasts = new Map<number, Fiber.RuntimeFiber<Uint8Array, Errors.TransferError>>()
+    yield* Effect.addFinalizer(() => Fiber.interruptAll(broadcasts.values()))
+    const broadcastValue = (broadcast: { readonly id: number; readonly token: string }) =>
+      Effect.suspend(() => {
+        let fetch = broadcasts.get(broadcast.id)
+        if (fetch === undefined) {
+          fetch = runFork(
+            rpc.data.fetchBytes(options.driver, `broadcast/${broadcast.token}/${broadcast.id}`).pipe(
+              Effect.map((bytes) => {
+                const shared = new Uint8Array(new SharedArrayBuffer(bytes.length))
+                shared.set(bytes)
+                return shared
+              }),
+              Effect.tapError(() => Effect.sync(() => broadcasts.delete(broadcast.id)))
+            )
           )
-        ))
-        broadcasts.set(broadcast.id, value)
-      }
-      return Effect.map(value, (bytes) => [broadcast.id, bytes] as const)
-    }
+          broadcasts.set(broadcast.id, fetch)
+        }
+        return Effect.map(Fiber.join(fetch), (bytes) => [broadcast.id, bytes] as const)
+      })
     const shuffles = yield* ShuffleService.make({
       executorId: options.executorId,
       disk,
@@ -293,13 +309,13 @@ export const make = (
     // own, its finalizers included.
     const startTask = (command: Extract<ExecutorCore.ExecutorCommand, { _tag: "RunTask" }>, host: Host) =>
       Effect.gen(function*() {
-        const fiber = yield* Effect.forkDaemon(runTask(command.task, command.info))
-        tasks.set(command.taskId, fiber)
-        host.fork(Effect.flatMap(Fiber.await(fiber), (exit) =>
-          Effect.sync(() => {
-            tasks.delete(command.taskId)
-            host.feed({ _tag: "TaskEnded", taskId: command.taskId, ...ended(exit) })
-          })))
+        const fiber = yield* FiberMap.run(tasks, command.taskId, runTask(command.task, command.info))
+        host.fork(
+          Effect.flatMap(
+            Fiber.await(fiber),
+            (exit) => Effect.sync(() => host.feed({ _tag: "TaskEnded", taskId: command.taskId, ...ended(exit) }))
+          )
+        )
       })
 
     const interpret = (command: ExecutorCore.ExecutorCommand, host: Host) => {
@@ -318,16 +334,14 @@ export const make = (
           )
         case "RunTask":
           return startTask(command, host)
-        case "KillTask": {
-          const fiber = tasks.get(command.taskId)
-          return fiber === undefined ? Effect.void : Effect.sync(() => host.fork(Fiber.interrupt(fiber)))
-        }
+        case "KillTask":
+          return Effect.sync(() => host.fork(FiberMap.remove(tasks, command.taskId)))
         case "RemoveRdd":
           return Effect.sync(() => blocks.removeDataset(command.rddId))
         case "Heartbeat":
           return Effect.sync(() =>
             host.fork(
-              rpc.ask(driver, withMeasurements(command.message, options.threads), {
+              rpc.ask(driver, withMeasurements(command.message, options.threads, loopDelay), {
                 timeout: options.askTimeoutMillis
               }).pipe(
                 Effect.catchAll((error) =>
@@ -339,7 +353,8 @@ export const make = (
       }
     }
 
-    yield* Effect.addFinalizer(() => Effect.forEach([...tasks.values()], Fiber.interrupt, { discard: true }))
+    // The running tasks, by id; closing the executor's scope interrupts them, before what they use is closed.
+    const tasks = yield* FiberMap.make<number, Effect.Effect.Success<ReturnType<typeof runTask>>>()
     yield* Shell.make({
       core: ExecutorCore.core,
       state: ExecutorCore.make({
