@@ -1,0 +1,169 @@
+// What a run must have kept, checked once it has settled: each checker names what it checks and lists what it
+// found wrong. They run in this order, which is the order of an outcome's problems.
+import type { QueryMessages } from "@kindling/protocol"
+import { States } from "@kindling/protocol"
+import type { ComputingApps } from "../ComputingApps.js"
+import type * as SimProcesses from "../SimProcesses.js"
+import type { World } from "./clusterWorld.js"
+
+/** What the checkers read: the run, the master's final state (when it can be read) and the computing apps. */
+export interface RunEnd {
+  readonly world: World
+  readonly state: QueryMessages.MasterStateResponse | undefined
+  readonly computing: ComputingApps
+}
+
+export interface Checker {
+  readonly name: string
+  readonly check: (end: RunEnd) => ReadonlyArray<string>
+}
+
+const tokenOf = (driver: QueryMessages.DriverInfo): string | undefined =>
+  driver.desc.command.arguments.find((a) => a.startsWith("sim:"))?.split("token=")[1]
+
+// A driver runs in `<workDir>/<driverId>`, an executor in `<workDir>/<appId>/<execId>`.
+const driverOf = (run: SimProcesses.Run): string | undefined => {
+  const id = run.dir.split("/").pop()!
+  return id.startsWith("driver-") ? id : undefined
+}
+
+// Every driver the master accepted reached a final state exactly once: its chain of relaunches ends in one
+// FINISHED, FAILED, KILLED or ERROR record.
+const driversEndOnce = ({ state }: RunEnd): ReadonlyArray<string> => {
+  if (state === undefined) return []
+  const problems: Array<string> = []
+  const chains = new Map<string, Array<QueryMessages.DriverInfo>>()
+  for (const driver of [...state.completedDrivers, ...state.activeDrivers]) {
+    const token = tokenOf(driver) ?? "?"
+    chains.set(token, [...(chains.get(token) ?? []), driver])
+  }
+  for (const [token, chain] of chains) {
+    const finals = chain.filter((d) => States.isDriverReportable(d.state))
+    if (finals.length !== 1) {
+      problems.push(`${token} ended ${finals.length} times: ${chain.map((d) => `${d.id} ${d.state}`).join(", ")}`)
+    }
+  }
+  return problems
+}
+
+// A worker no fault touched must never have been taken for dead by the master.
+const healthyWorkers = ({ computing, state, world }: RunEnd): ReadonlyArray<string> => {
+  if (state === undefined) return []
+  const problems: Array<string> = []
+  // A fault of the master alone (paused, killed) touches no worker; any other fault touches its nodes.
+  const touched = new Set(world.sim.faults.flatMap((fault) => fault.nodes).filter((node) => node !== "master"))
+  const records = new Map([...state.completedDrivers, ...state.activeDrivers].map((d) => [d.id as string, d]))
+  // Each driver's first run: a supervised driver's runner may start the same driver again, which is no relaunch.
+  const firstRuns = world.ledger.runs.filter((run, i) => world.ledger.runs.findIndex((r) => r.dir === run.dir) === i)
+  for (const run of world.ledger.runs) {
+    if (touched.has(run.worker)) continue
+    const id = driverOf(run)
+    if (id !== undefined) {
+      if (run.signalled && !world.killRequested.has(id)) problems.push(`healthy ${run.worker} had driver ${id} killed`)
+      const record = records.get(id)
+      // As Spark's: a driver that exits 0 finished, even if it was being killed (it ignored the SIGTERM, say).
+      const expected = run.exitCode === 0 ? "FINISHED" : run.signalled ? "KILLED" : undefined
+      const last = world.ledger.runs.filter((r) => r.dir === run.dir).at(-1) === run
+      if (last && expected !== undefined && record !== undefined && record.state !== expected) {
+        problems.push(`driver ${id} on healthy ${run.worker} ended ${run.exitCode}, recorded ${record.state}`)
+      }
+      // A driver that succeeded is not launched anew (a relaunch under a new id) after that. Its other copies,
+      // started earlier behind a fault, may still run a while: the master kills them when it hears of them.
+      if (run.exitCode === 0) {
+        const again = firstRuns.find((r) =>
+          r.token === run.token && r.dir !== run.dir && r.startedAt > (run.endedAt ?? Infinity)
+        )
+        if (again !== undefined) {
+          problems.push(`${run.token} succeeded at ${run.endedAt} and was launched again in ${again.dir}`)
+        }
+      }
+    } else if (run.signalled && !touched.has(run.token)) {
+      // An app that lost its connection to the master is finished by it, as Spark does; one that did not keeps
+      // its executors until it ends.
+      const ended = world.appsEnded.get(run.token) ?? computing.ended.get(run.token)
+      if (ended === undefined || ended > (run.endedAt ?? Infinity)) {
+        problems.push(`healthy ${run.worker} had executor ${run.dir} killed while ${run.token} ran`)
+      }
+    }
+  }
+  return problems
+}
+
+// An executor's files go with it (its worker removes them when it ends), unless its worker was killed too.
+const noFilesLeft = ({ world }: RunEnd): ReadonlyArray<string> => {
+  const killedWorkers = new Set(
+    world.sim.faults.filter((fault) => fault.kind === "kill").flatMap((fault) => fault.nodes)
+  )
+  return world.disk.paths().flatMap((path) => {
+    const worker = /^\/sim\/([^/]+)\//.exec(path)?.[1]
+    return worker !== undefined && !killedWorkers.has(worker) ? [`${path} is left on ${worker}`] : []
+  })
+}
+
+const noDriverTwiceAtOnce = ({ world }: RunEnd): ReadonlyArray<string> => {
+  const problems: Array<string> = []
+  const byDriver = new Map<string, Array<SimProcesses.Run>>()
+  for (const run of world.ledger.runs) {
+    const driver = driverOf(run)
+    if (driver !== undefined) byDriver.set(driver, [...(byDriver.get(driver) ?? []), run])
+  }
+  for (const [driver, runs] of byDriver) {
+    const sorted = [...runs].sort((a, b) => a.startedAt - b.startedAt)
+    for (let i = 1; i < sorted.length; i++) {
+      const previous = sorted[i - 1]!
+      if (previous.endedAt === undefined || previous.endedAt > sorted[i]!.startedAt) {
+        problems.push(
+          `${driver} ran twice at once: pid ${previous.pid} on ${previous.worker} and pid ${sorted[i]!.pid}`
+        )
+      }
+    }
+  }
+  return problems
+}
+
+export const checkers: ReadonlyArray<Checker> = [
+  { name: "no node exited on its own", check: ({ world }) => world.exits },
+  { name: "every job ended with its answer or a typed failure", check: ({ computing }) => computing.problems() },
+  {
+    name: "no executor stopped on an internal error",
+    check: ({ world }) =>
+      world.ledger.runs.flatMap((run) =>
+        run.node !== undefined && run.exitCode === 70 ? [`executor ${run.dir} stopped on an internal error`] : []
+      )
+  },
+  {
+    name: "the master ends alive",
+    check: ({ state }) =>
+      state === undefined
+        ? ["the master cannot be read at the end"]
+        : state.status !== "ALIVE"
+        ? [`the master ends ${state.status}`]
+        : []
+  },
+  {
+    name: "no driver is left active",
+    check: ({ state }) => (state?.activeDrivers ?? []).map((driver) => `driver ${driver.id} is still ${driver.state}`)
+  },
+  { name: "every driver ends exactly once", check: driversEndOnce },
+  {
+    name: "every process ended",
+    check: ({ world }) =>
+      world.ledger.running().map((run) => `${run.dir} (pid ${run.pid}) on ${run.worker} never ended`)
+  },
+  {
+    name: "every app ended",
+    check: ({ state }) => (state?.activeApps ?? []).map((app) => `app ${app.id} (${app.desc.name}) never ended`)
+  },
+  {
+    name: "every worker's cores and memory are free",
+    check: ({ state }) =>
+      (state?.workers ?? []).flatMap((worker) =>
+        worker.state !== "DEAD" && (worker.coresUsed !== 0 || worker.memoryUsed !== 0)
+          ? [`${worker.host} still has ${worker.coresUsed} cores and ${worker.memoryUsed} MB in use`]
+          : []
+      )
+  },
+  { name: "no healthy worker is taken for dead", check: healthyWorkers },
+  { name: "no executor's file is left", check: noFilesLeft },
+  { name: "no driver runs twice at once", check: noDriverTwiceAtOnce }
+]
