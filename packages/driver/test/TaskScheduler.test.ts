@@ -129,23 +129,28 @@ const operation: fc.Arbitrary<Op> = fc.oneof(
 describe("TaskScheduler", () => {
   it("model: random offers, completions, failures, losses and kills keep every invariant, and every task set ends once", () => {
     fc.assert(
-      fc.property(fc.array(operation, { maxLength: 80, size: "max" }), fc.boolean(), fc.nat(), (ops, speculation, seed) => {
-        const world = new World(config({
-          seed,
-          speculation: { enabled: speculation, multiplier: 1.5, quantile: 0.5, minTaskRuntimeMillis: 100 }
-        }))
-        for (const op of ops) op(world)
-        // Then the cluster behaves: a fresh executor, and every attempt finishes, until nothing runs.
-        world.apply({ _tag: "ExecutorAdded", executorId: "exec-final", host: "host-final", cores: 2, now: world.now })
-        for (let rounds = 0; world.running.size > 0; rounds++) {
-          assert.isBelow(rounds, 10_000)
-          world.report([...world.running.keys()][0]!, "FINISHED")
+      fc.property(
+        fc.array(operation, { maxLength: 80, size: "max" }),
+        fc.boolean(),
+        fc.nat(),
+        (ops, speculation, seed) => {
+          const world = new World(config({
+            seed,
+            speculation: { enabled: speculation, multiplier: 1.5, quantile: 0.5, minTaskRuntimeMillis: 100 }
+          }))
+          for (const op of ops) op(world)
+          // Then the cluster behaves: a fresh executor, and every attempt finishes, until nothing runs.
+          world.apply({ _tag: "ExecutorAdded", executorId: "exec-final", host: "host-final", cores: 2, now: world.now })
+          for (let rounds = 0; world.running.size > 0; rounds++) {
+            assert.isBelow(rounds, 10_000)
+            world.report([...world.running.keys()][0]!, "FINISHED")
+          }
+          for (const id of world.submitted.keys()) {
+            assert.strictEqual(world.ended.get(id)?.length, 1, `task set ${id} never ended`)
+          }
+          assert.strictEqual(world.state.attempts.size, 0)
         }
-        for (const id of world.submitted.keys()) {
-          assert.strictEqual(world.ended.get(id)?.length, 1, `task set ${id} never ended`)
-        }
-        assert.strictEqual(world.state.attempts.size, 0)
-      }),
+      ),
       { numRuns: 300 }
     )
   })
