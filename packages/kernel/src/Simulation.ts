@@ -27,6 +27,9 @@ import * as Logger from "effect/Logger"
 import * as Random from "effect/Random"
 import * as Scheduler from "effect/Scheduler"
 import type * as Scope from "effect/Scope"
+import { Agenda } from "./internal/simAgenda.js"
+import * as Network from "./internal/simNetwork.js"
+import type { NodeState } from "./internal/simNodeState.js"
 
 /**
  * @since 0.1.0
@@ -191,88 +194,6 @@ export const generator = (seed: number): () => number => {
   }
 }
 
-interface Event {
-  readonly time: number
-  readonly seq: number
-  readonly run: () => void
-  cancelled: boolean
-}
-
-// A binary heap of events by time, then by the order they were scheduled in.
-class Agenda {
-  private readonly heap: Array<Event> = []
-  private seq = 0
-
-  push(time: number, run: () => void): Event {
-    const event: Event = { time, seq: this.seq++, run, cancelled: false }
-    const heap = this.heap
-    heap.push(event)
-    let i = heap.length - 1
-    while (i > 0) {
-      const parent = (i - 1) >> 1
-      if (!before(heap[i]!, heap[parent]!)) break
-      ;[heap[i], heap[parent]] = [heap[parent]!, heap[i]!]
-      i = parent
-    }
-    return event
-  }
-
-  peek(): Event | undefined {
-    while (this.heap.length > 0 && this.heap[0]!.cancelled) this.pop()
-    return this.heap[0]
-  }
-
-  pop(): Event | undefined {
-    const heap = this.heap
-    const top = heap[0]
-    const last = heap.pop()
-    if (heap.length > 0 && last !== undefined) {
-      heap[0] = last
-      let i = 0
-      for (;;) {
-        const left = 2 * i + 1
-        const right = left + 1
-        let smallest = i
-        if (left < heap.length && before(heap[left]!, heap[smallest]!)) smallest = left
-        if (right < heap.length && before(heap[right]!, heap[smallest]!)) smallest = right
-        if (smallest === i) break
-        ;[heap[i], heap[smallest]] = [heap[smallest]!, heap[i]!]
-        i = smallest
-      }
-    }
-    return top
-  }
-}
-
-const before = (a: Event, b: Event) => a.time < b.time || (a.time === b.time && a.seq < b.seq)
-
-interface NodeState {
-  readonly name: string
-  readonly scheduler: Scheduler.ControlledScheduler
-  status: NodeStatus
-  exit: Exit.Exit<unknown, unknown> | undefined
-  fiber: Fiber.RuntimeFiber<unknown, unknown> | undefined
-  /** What arrived while the node was paused, in order. */
-  readonly held: Array<() => void>
-  readonly ends: Set<End>
-  readonly listeners: Set<string>
-}
-
-// One side of a connection: what its owner writes goes to `peer`.
-interface End {
-  readonly node: NodeState
-  readonly connection: Transport.Connection
-  handler: Transport.ConnectionHandler | undefined
-  peer: End
-  closed: boolean
-  /** Deliveries to this end keep their order: none earlier than the last one. */
-  lastDelivery: number
-  written: number
-  /** Bytes this end wrote that are still on the way. */
-  inFlight: number
-  readonly drained: Array<() => void>
-}
-
 const levelName = (level: string) => level.toUpperCase().padEnd(5)
 
 /**
@@ -293,25 +214,13 @@ export const make = (options: Options): Simulation => {
   // Every node ever started, those a restart replaced included: all of them are ended by `dispose`.
   const everyNode: Array<NodeState> = []
   let disposing = false
-  const listeners = new Map<string, {
-    readonly node: NodeState
-    readonly accept: (connection: Transport.Connection) => Transport.ConnectionHandler
-  }>()
-  const partitions = new Set<string>()
   let steps = 0
-  let nextPort = 40000
 
   const note = (line: string) => {
     trace.push(line)
     options.onTrace?.(line)
   }
   const schedule = (time: number, run: () => void) => agenda.push(Math.max(time, now), run)
-  const latency = () => {
-    const [min, max] = network.latencyMillis
-    return min + Math.floor(random() * (max - min + 1))
-  }
-  const pairKey = (a: string, b: string) => (a < b ? `${a}|${b}` : `${b}|${a}`)
-  const severed = (a: NodeState, b: NodeState) => a !== b && partitions.has(pairKey(a.name, b.name))
 
   // Runs `action` on the node now, or when it resumes; never on a killed node.
   const onNode = (node: NodeState, action: () => void) => {
@@ -337,132 +246,16 @@ export const make = (options: Options): Simulation => {
 
   // ---- the network ---------------------------------------------------------------------------------------
 
-  const closeEnd = (end: End, reason: string) => {
-    if (end.closed) return
-    end.closed = true
-    end.node.ends.delete(end)
-    checkDrained(end)
-    onNode(end.node, () => end.handler?.onClose(reason))
-  }
-
-  const breakConnection = (end: End, reason: string) => {
-    closeEnd(end, reason)
-    closeEnd(end.peer, reason)
-  }
-
-  // Calls the writer's drain listeners once nothing it wrote is on the way (or it closed).
-  const checkDrained = (from: End) => {
-    if ((from.inFlight > 0 && !from.closed) || from.drained.length === 0) return
-    const listeners = from.drained.splice(0)
-    schedule(now, () => onNode(from.node, () => listeners.forEach((listener) => listener())))
-  }
-
-  const deliver = (from: End, bytes: Uint8Array, at: number) => {
-    const to = from.peer
-    to.lastDelivery = Math.max(at, to.lastDelivery)
-    from.inFlight += bytes.length
-    schedule(to.lastDelivery, () => {
-      from.inFlight -= bytes.length
-      checkDrained(from)
-      if (to.closed) return
-      onNode(to.node, () => {
-        if (!to.closed) to.handler?.onData(bytes)
-      })
-    })
-  }
-
-  const write = (from: End, bytes: Uint8Array) => {
-    const to = from.peer
-    if (from.closed || to.closed) return
-    from.written++
-    if (severed(from.node, to.node)) return breakConnection(from, "network partition")
-    if (random() < network.breakRate) {
-      note(`${now} network breaks ${from.node.name} ↔ ${to.node.name}`)
-      fault("break", from.node.name, to.node.name)
-      return breakConnection(from, "connection reset")
-    }
-    const copy = bytes.slice()
-    const at = now + latency()
-    deliver(from, copy, at)
-    if (from.written > 2 && random() < network.duplicateRate) deliver(from, copy, at)
-  }
-
-  const makeEnd = (node: NodeState, remote: { readonly host: string; readonly port: number }): End => {
-    const end: End = {
-      node,
-      handler: undefined,
-      peer: undefined as unknown as End,
-      closed: false,
-      lastDelivery: 0,
-      written: 0,
-      inFlight: 0,
-      drained: [],
-      connection: {
-        remote,
-        bufferedBytes: () => (end.closed ? 0 : end.inFlight),
-        onDrain: (listener) => {
-          end.drained.push(listener)
-          checkDrained(end)
-        },
-        write: (bytes) => write(end, bytes),
-        close: () => {
-          if (end.closed) return
-          closeEnd(end, "closed locally")
-          const peer = end.peer
-          // The peer sees the close after whatever was sent before it.
-          schedule(Math.max(now + latency(), peer.lastDelivery), () => closeEnd(peer, "closed by peer"))
-        }
-      }
-    }
-    node.ends.add(end)
-    return end
-  }
-
-  const transportFor = (node: NodeState): Transport.Transport["Type"] =>
-    Transport.Transport.of({
-      listen: (host, port, accept) =>
-        Effect.acquireRelease(
-          Effect.suspend(() => {
-            const bound = port === 0 ? nextPort++ : port
-            const key = `${host}:${bound}`
-            if (listeners.has(key)) {
-              return Effect.fail(new Transport.ListenFailed({ host, port: bound, reason: "address already in use" }))
-            }
-            listeners.set(key, { node, accept })
-            node.listeners.add(key)
-            return Effect.succeed({ key, listener: { host, port: bound } })
-          }),
-          ({ key }) =>
-            Effect.sync(() => {
-              listeners.delete(key)
-              node.listeners.delete(key)
-            })
-        ).pipe(Effect.map(({ listener }) => listener)),
-      connect: (host, port, handler) =>
-        Effect.async<Transport.Connection, Transport.ConnectFailed>((resume) => {
-          const target = listeners.get(`${host}:${port}`)
-          const reachable = target !== undefined && target.node.status !== "killed" && !severed(node, target.node)
-          const event = schedule(now + (reachable ? latency() : network.connectTimeoutMillis), () => {
-            const still = listeners.get(`${host}:${port}`)
-            if (still === undefined || still.node.status === "killed" || severed(node, still.node)) {
-              const reason = still === undefined ? "connection refused" : "connection timed out"
-              return resume(Effect.fail(new Transport.ConnectFailed({ host, port, reason })))
-            }
-            const local = makeEnd(node, { host, port })
-            const remote = makeEnd(still.node, { host: node.name, port: nextPort++ })
-            local.peer = remote
-            remote.peer = local
-            local.handler = handler(local.connection)
-            onNode(still.node, () => {
-              if (!remote.closed) remote.handler = still.accept(remote.connection)
-            })
-            resume(Effect.succeed(local.connection))
-          })
-          return Effect.sync(() => {
-            event.cancelled = true
-          })
-        })
-    })
+  const net = Network.make({
+    now: () => now,
+    schedule,
+    random,
+    network: () => network,
+    note,
+    fault,
+    onNode
+  })
+  const { breakConnection, closeEnd, latency, listeners, severed } = net
 
   // ---- nodes ---------------------------------------------------------------------------------------------
 
@@ -549,7 +342,7 @@ export const make = (options: Options): Simulation => {
     const fiber = Effect.runFork(
       (options.around === undefined ? program : options.around(program)).pipe(
         Effect.scoped,
-        Effect.provideService(Transport.Transport, transportFor(state)),
+        Effect.provideService(Transport.Transport, net.transportFor(state)),
         Effect.provide(Logger.replace(Logger.defaultLogger, logger)),
         Effect.withClock(clock),
         Effect.withRandom(Random.make(`${options.seed}/${name}/${trace.length}`)),
@@ -619,7 +412,7 @@ export const make = (options: Options): Simulation => {
     partition: (a, b) => {
       note(`${now} network partitions ${a} | ${b}`)
       fault("partition", a, b)
-      partitions.add(pairKey(a, b))
+      net.partition(a, b)
       for (const node of nodes.values()) {
         for (const end of [...node.ends]) {
           if (severed(end.node, end.peer.node)) breakConnection(end, "network partition")
@@ -628,11 +421,10 @@ export const make = (options: Options): Simulation => {
     },
     heal: (a, b) => {
       note(`${now} network heals ${a} | ${b}`)
-      partitions.delete(pairKey(a, b))
+      net.heal(a, b)
     },
     healAll: () => {
-      if (partitions.size > 0) note(`${now} network heals all`)
-      partitions.clear()
+      if (net.healAll()) note(`${now} network heals all`)
     },
     setNetwork: (next) => {
       network = { ...network, ...next }
@@ -644,7 +436,7 @@ export const make = (options: Options): Simulation => {
     runUntil: (done, maxMillis) => advance(now + maxMillis, done),
     dispose: () => {
       disposing = true
-      partitions.clear()
+      net.healAll()
       for (const node of everyNode) {
         node.held.length = 0
         node.status = "running"
