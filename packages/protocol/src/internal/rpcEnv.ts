@@ -1,8 +1,8 @@
 /**
- * The RpcEnv of one node: its connections (accepted and dialled, control and data), their handshakes, frames
- * and keepalive; sending and asking, on the network or to its own endpoints; and the node's lifecycle. What each
- * connection holds is `rpcPeer.ts`, its handshake `rpcHandshake.ts`, the asks waiting on answers `rpcAsks.ts`,
- * replies `rpcReplies.ts`, the endpoints `rpcEndpoints.ts`, and data connections the data plane's.
+ * The RpcEnv of one node: its connections (accepted and dialled, control and data), their handshakes, frames and
+ * keepalive, and the node's lifecycle. What each connection holds is `rpcPeer.ts`, its handshake
+ * `rpcHandshake.ts`, sending and asking `rpcSending.ts`, the asks waiting on answers `rpcAsks.ts`, replies
+ * `rpcReplies.ts`, the endpoints `rpcEndpoints.ts`, and data connections the data plane's (`dataPlane.ts`).
  */
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
@@ -11,7 +11,6 @@ import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Runtime from "effect/Runtime"
-import type * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import {
   askIdOf,
@@ -19,7 +18,6 @@ import {
   decodeEnvelope,
   decodeWith,
   encodeFrame,
-  encodeMessage,
   encodeWith,
   type Message,
   unpackPayload
@@ -27,14 +25,13 @@ import {
 import { defaultMaxFrameSize, type Envelope, protocolVersion, type Purpose } from "../Envelope.js"
 import type { FrameTooLarge, MalformedFrame } from "../Errors.js"
 import {
-  AskTimeout,
   AuthenticationFailed,
   ConnectionLost,
   EndpointNotFound,
   type ProtocolVersionMismatch,
   RpcError
 } from "../Errors.js"
-import { key as addressKey, RpcAddress, type RpcEndpointRef } from "../RpcAddress.js"
+import { key as addressKey, RpcAddress } from "../RpcAddress.js"
 import type * as Api from "../RpcEnv.js"
 import { type Connection, type ConnectionHandler, type ListenFailed, Transport } from "../Transport.js"
 import { concat } from "./bytes.js"
@@ -45,6 +42,7 @@ import { makeRegistry } from "./rpcEndpoints.js"
 import { type HandshakeActions, onHandshake } from "./rpcHandshake.js"
 import { evictionCandidate, inboundHandshakes, makePeer, type Peer, type Phase } from "./rpcPeer.js"
 import { replyEnvelope } from "./rpcReplies.js"
+import { makeSending } from "./rpcSending.js"
 
 export { EndpointAlreadyRegistered } from "./rpcEndpoints.js"
 
@@ -456,96 +454,22 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
         )
       })
 
-    const isLocal = (target: RpcAddress) => address !== undefined && addressKey(target) === addressKey(address)
-
-    // ---- sending and asking --------------------------------------------------------------------------------
-
-    const deliverLocally = (
-      to: RpcEndpointRef,
-      body: unknown,
-      reply: ((exit: Exit.Exit<unknown, unknown>) => void) | undefined
-    ): Either.Either<void, RpcError> => {
-      const endpoint = endpoints.get(to.name)
-      if (endpoint === undefined) return Either.left(new EndpointNotFound({ endpoint: to.toString() }))
-      const decoded = decodeWith(endpoint.inbound, body)
-      if (Either.isLeft(decoded)) return Either.left(decoded.left)
-      endpoint.deliver({
-        _tag: "message",
-        message: decoded.right as Message,
-        context: { sender: address, peer: address!, connection: 0 },
-        reply
-      })
-      return Either.void
-    }
-
-    const send: Api.RpcEnv["send"] = (to, message, sendOptions) =>
-      Effect.gen(function*() {
-        const body = yield* encodeMessage(message)
-        if (isLocal(to.address)) return yield* deliverLocally(to, body, undefined)
-        const via = sendOptions?.via === undefined ? undefined : byId.get(sendOptions.via)
-        const peer = via !== undefined && via.phase === "open" && via.purpose === "control"
-          ? via
-          : yield* peerFor(to.address)
-        yield* write(peer, { _tag: "send", from: address ?? null, to: to.name, body })
-      })
-
-    const ask = <M extends Message & Schema.WithResult.All>(
-      to: RpcEndpointRef,
-      message: M,
-      askOptions?: { readonly timeout?: Duration.DurationInput }
-    ): Effect.Effect<Api.ReplyOf<M>, Api.FailureOf<M> | RpcError> => {
-      const timeoutMillis = Math.round(
-        Duration.toMillis(askOptions?.timeout === undefined ? askTimeout : Duration.decode(askOptions.timeout))
-      )
-      const await_ = (peer: Peer | undefined, body: unknown) =>
-        Effect.async<unknown, unknown>((resume) => {
-          // Registered before the message goes out: a local handler may answer before deliver returns.
-          const id = asks.add({
-            waitingOn: peer?.asks,
-            request: message,
-            endpoint: to.toString(),
-            timeoutMillis,
-            deadline: clock.unsafeCurrentTimeMillis() + timeoutMillis,
-            resume
-          })
-          const forget = () => asks.forget(id)
-          ensureSweeper()
-          if (peer === undefined) {
-            const delivered = deliverLocally(to, body, (exit) => asks.answer(replyEnvelope(id, to.name, message, exit)))
-            if (Either.isLeft(delivered)) {
-              forget()
-              resume(Effect.fail(delivered.left))
-            }
-            return Effect.sync(forget)
-          }
-          const frame = encodeFrame({ _tag: "ask", id, from: address ?? null, to: to.name, body }, maxFrameSize)
-          if (Either.isLeft(frame) || peer.phase !== "open") {
-            forget()
-            resume(Effect.fail(
-              Either.isLeft(frame) ? frame.left : new ConnectionLost({ peer: to.address.hostPort, reason: "closed" })
-            ))
-            return
-          }
-          peer.asks.add(id)
-          peer.connection.write(frame.right)
-          return Effect.sync(forget)
-        })
-      // Written without Effect.gen: this is the hot path of every ask.
-      return Effect.suspend(() => {
-        const body = encodeMessage(message)
-        if (Either.isLeft(body)) return Effect.fail(body.left)
-        if (isLocal(to.address)) return await_(undefined, body.right)
-        const existing = peers.get(addressKey(to.address))
-        if (existing !== undefined && existing.phase === "open") return await_(existing, body.right)
-        return peerFor(to.address).pipe(
-          Effect.timeoutFail({
-            duration: timeoutMillis,
-            onTimeout: () => new AskTimeout({ endpoint: to.toString(), request: message._tag, timeoutMillis })
-          }),
-          Effect.flatMap((peer) => await_(peer, body.right))
-        )
-      }) as Effect.Effect<Api.ReplyOf<M>, Api.FailureOf<M> | RpcError>
-    }
+    const { ask, send } = makeSending({
+      address: () => address,
+      endpoints,
+      asks,
+      maxFrameSize,
+      askTimeout,
+      clock,
+      openPeer: (target) => {
+        const existing = peers.get(addressKey(target))
+        return existing !== undefined && existing.phase === "open" ? existing : undefined
+      },
+      peerFor,
+      connection: (id) => byId.get(id),
+      write,
+      ensureSweeper
+    })
 
     // ---- endpoints ---------------------------------------------------------------------------------------
 
