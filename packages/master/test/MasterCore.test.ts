@@ -197,11 +197,11 @@ const check = (world: World, output: Output) => {
       command.message instanceof WorkerMessages.LaunchDriver || command.message instanceof WorkerMessages.LaunchExecutor
     ) {
       assert.strictEqual(snapshot.status, "ALIVE")
-      const target = snapshot.workers.find((w) =>
+      // A worker that died may have registered again at its address under a new id: the launch goes to that one.
+      const targets = snapshot.workers.filter((w) =>
         RpcAddress.key(RpcAddress.make(w.host, w.port)) === RpcAddress.key(command.to.address)
       )
-      assert.isDefined(target)
-      assert.strictEqual(target!.state, "ALIVE")
+      assert.isTrue(targets.some((w) => w.state === "ALIVE"), `a launch to ${command.to.address.hostPort}, not alive`)
     }
   }
 
@@ -838,6 +838,65 @@ describe("MasterCore, worked examples", () => {
     const snapshot = MasterCore.masterState(world.core)
     assert.strictEqual(snapshot.status, "ALIVE")
     assert.strictEqual(snapshot.workers[0]!.state, "ALIVE")
+    assert.deepStrictEqual(snapshot.activeDrivers.map((d) => [d.id, d.state]), [[world.driverIds[0], "RUNNING"]])
+  })
+
+  // Found by the model once its histories ran their full length: a worker timed out and replaced by a new process
+  // under its id at another address; the master restarted; the old process's answer to MasterChanged, claiming
+  // the executor it still ran, was taken as the new worker's and overbooked it (257 MB on a 256 MB worker).
+  it("recovery: an answer to MasterChanged from another address than the worker's is not taken", () => {
+    const world = alive()
+    registerWorker(1, 257, 1)(world)
+    registerApp(undefined, undefined, 257, undefined)(world)
+    const old = world.workers[0]!
+    assert.strictEqual(old.executors.size, 1)
+    timePasses(61)(world)
+    registerWorker(1, 256, 5)(world)
+    const replacement = world.workers[1]!
+    assert.deepStrictEqual([replacement.id, replacement.address.hostPort !== old.address.hostPort], [old.id, true])
+    world.restart()
+    world.receive(schedulerState(old), old.address)
+    const worker = MasterCore.masterState(world.core).workers.find((w) => w.id === old.id)!
+    assert.deepStrictEqual([worker.state, worker.memoryUsed], ["UNKNOWN", 0])
+    world.receive(schedulerState(replacement), replacement.address)
+    const answered = MasterCore.masterState(world.core).workers.find((w) => w.id === old.id)!
+    assert.deepStrictEqual([answered.state, answered.memoryUsed], ["ALIVE", 0])
+  })
+
+  // Also found by the model at full length: after a restart, a worker answered with another worker's executor,
+  // which did not fit in its one core; charged with it, it was overbooked.
+  it("recovery: an executor a worker claims but could not hold is not charged to it, and is told to stop", () => {
+    const world = alive()
+    registerApp(undefined, undefined, 128, undefined)(world)
+    registerWorker(2, 256, 1)(world)
+    registerWorker(1, 256, 1)(world)
+    const [first, second] = [world.workers[0]!, world.workers[1]!]
+    assert.deepStrictEqual([first.executors.size, second.executors.size], [1, 1])
+    world.restart()
+    const claimed = world.receive(schedulerState(second, first), second.address)
+    assert.deepStrictEqual(sent(claimed), ["KillExecutor"])
+    const workers = () => MasterCore.masterState(world.core).workers.map((w) => [w.id, w.state, w.coresUsed])
+    assert.deepStrictEqual(workers(), [[first.id, "UNKNOWN", 0], [second.id, "ALIVE", 0]])
+    world.receive(schedulerState(first), first.address)
+    assert.deepStrictEqual(workers(), [[first.id, "ALIVE", 2], [second.id, "ALIVE", 0]])
+  })
+
+  it("recovery: a driver a worker claims but could not hold stays on the worker that runs it", () => {
+    const world = alive()
+    registerWorker(1, 256, 1)(world)
+    registerWorker(1, 257, 1)(world)
+    submit(1, 257, false)(world)
+    const [small, runner] = [world.workers[0]!, world.workers[1]!]
+    assert.deepStrictEqual([small.drivers.size, runner.drivers.size], [0, 1])
+    world.restart()
+    const claimed = world.receive(schedulerState(small, runner), small.address)
+    assert.deepStrictEqual(sent(claimed), ["KillDriver"])
+    world.receive(schedulerState(runner), runner.address)
+    const snapshot = MasterCore.masterState(world.core)
+    assert.deepStrictEqual(snapshot.workers.map((w) => [w.id, w.state, w.memoryUsed]), [
+      [small.id, "ALIVE", 0],
+      [runner.id, "ALIVE", 257]
+    ])
     assert.deepStrictEqual(snapshot.activeDrivers.map((d) => [d.id, d.state]), [[world.driverIds[0], "RUNNING"]])
   })
 

@@ -179,6 +179,17 @@ export const workerSchedulerStateResponse = (step: Step, message: WorkerMessages
     log(step, "Warning", `Ignoring a late answer to MasterChanged from worker ${message.id} (${worker.state})`)
     return
   }
+  // The answer counts only from the worker itself: another process claiming its id (one the worker replaced at
+  // another address, say) would charge this worker with what that one runs.
+  if (step.sender !== undefined && RpcAddress.key(step.sender) !== RpcAddress.key(worker.endpoint.address)) {
+    log(
+      step,
+      "Warning",
+      `Ignoring an answer to MasterChanged for worker ${message.id} from ${step.sender.hostPort}, ` +
+        `which is not its address ${worker.endpoint.address.hostPort}`
+    )
+    return
+  }
   log(step, "Info", `Worker has been re-registered: ${message.id}`)
   worker.state = "ALIVE"
   worker.connection = step.connection
@@ -203,6 +214,25 @@ export const workerSchedulerStateResponse = (step: Step, message: WorkerMessages
     }
     // An executor already known (listed twice, or by another worker) is not charged again.
     if (app.executors.has(desc.execId)) continue
+    // Nor one that cannot fit in what the worker has left: a worker never runs more than it has, so the claim is
+    // not its own (a confused or stale report). Told to stop it, the worker ignores the kill if it runs no such
+    // executor; the worker that does run it claims it in its own answer.
+    if (
+      worker.coresUsed + desc.cores > worker.cores ||
+      worker.memoryUsed + app.desc.memoryPerExecutorMB > worker.memory
+    ) {
+      log(
+        step,
+        "Warning",
+        `Worker ${worker.id} claims executor ${desc.appId}/${desc.execId}, which does not fit in what it has left`
+      )
+      toWorker(
+        step,
+        worker,
+        new WorkerMessages.KillExecutor({ masterUrl: masterUrl(state), appId: desc.appId, execId: desc.execId })
+      )
+      continue
+    }
     const executor = addExecutor(app, worker, desc.cores, desc.execId)
     executor.state = desc.state
   }
@@ -214,6 +244,12 @@ export const workerSchedulerStateResponse = (step: Step, message: WorkerMessages
       continue
     }
     if (driver.worker === worker) continue
+    // As for executors: a driver that cannot fit in what the worker has left is not its own to claim.
+    if (worker.coresUsed + driver.desc.cores > worker.cores || worker.memoryUsed + driver.desc.mem > worker.memory) {
+      log(step, "Warning", `Worker ${worker.id} claims driver ${driverId}, which does not fit in what it has left`)
+      toWorker(step, worker, new WorkerMessages.KillDriver({ driverId }))
+      continue
+    }
     // A claimed driver runs: it leaves the queue (a record persisted before its launch put it there) and any
     // worker it was thought to be on.
     const waiting = state.waitingDrivers.indexOf(driver)
