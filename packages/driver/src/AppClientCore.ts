@@ -176,53 +176,51 @@ const handlers: Core.Handlers<Inbound, Step> = {
   }
 }
 
-const receive = Core.dispatch(handlers)
+const handle = Core.inputs<Inbound, Local, Step>({
+  Start: (step) => {
+    register(step)
+    Core.startTimer(
+      step,
+      "registration",
+      { _tag: "RetryRegistration" },
+      step.state.config.registrationTimeoutMillis,
+      step.state.config.registrationTimeoutMillis
+    )
+  },
+  Receive: handlers,
+  Disconnected: (step, input) => {
+    const { state } = step
+    if (state.master !== undefined && RpcAddress.key(input.peer) === RpcAddress.key(state.master.address)) {
+      Core.log(step, "Warning", `Connection to ${input.peer.hostPort} failed; waiting for master to reconnect...`)
+    }
+  },
+  RetryRegistration: (step) => {
+    const { state } = step
+    if (state.appId !== undefined || state.stopped) return
+    state.attempts++
+    if (state.attempts >= state.config.registrationRetries) {
+      Core.log(step, "Error", "All masters are unresponsive! Giving up.")
+      dead(step, "All masters are unresponsive! Giving up.")
+    } else {
+      register(step)
+    }
+  },
+  Stop: (step) => {
+    const { state } = step
+    if (state.appId !== undefined && state.master !== undefined && !state.stopped) {
+      Core.send(step, state.master, new AppClientMessages.UnregisterApplication({ appId: state.appId }))
+    }
+    state.stopped = true
+    Core.cancelTimer(step, "registration")
+  }
+})
 
 /**
  * @since 0.1.0
  */
 export const step = (state: State, input: Input): ReadonlyArray<Command> => {
   const step: Step = { state, now: input.now, commands: [] }
-  const { config } = state
-  switch (input._tag) {
-    case "Start":
-      register(step)
-      Core.startTimer(
-        step,
-        "registration",
-        { _tag: "RetryRegistration" },
-        config.registrationTimeoutMillis,
-        config.registrationTimeoutMillis
-      )
-      break
-    case "RetryRegistration":
-      if (state.appId !== undefined || state.stopped) break
-      state.attempts++
-      if (state.attempts >= config.registrationRetries) {
-        Core.log(step, "Error", "All masters are unresponsive! Giving up.")
-        dead(step, "All masters are unresponsive! Giving up.")
-      } else {
-        register(step)
-      }
-      break
-    case "Receive":
-      receive(step, input.message, input.ask)
-      break
-    case "Connected":
-      break
-    case "Disconnected":
-      if (state.master !== undefined && RpcAddress.key(input.peer) === RpcAddress.key(state.master.address)) {
-        Core.log(step, "Warning", `Connection to ${input.peer.hostPort} failed; waiting for master to reconnect...`)
-      }
-      break
-    case "Stop":
-      if (state.appId !== undefined && state.master !== undefined && !state.stopped) {
-        Core.send(step, state.master, new AppClientMessages.UnregisterApplication({ appId: state.appId }))
-      }
-      state.stopped = true
-      Core.cancelTimer(step, "registration")
-      break
-  }
+  handle(step, input)
   return step.commands
 }
 

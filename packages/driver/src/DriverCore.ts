@@ -764,7 +764,110 @@ const handlers: Core.Handlers<Inbound, Step> = {
   }
 }
 
-const receive = Core.dispatch(handlers)
+const handle = Core.inputs<Inbound, Local, Step>({
+  Start: (step) => {
+    const { state } = step
+    Core.startTimer(
+      step,
+      "revive",
+      { _tag: "ReviveOffers" },
+      state.config.reviveIntervalMillis,
+      state.config.reviveIntervalMillis
+    )
+    Core.startTimer(
+      step,
+      "executorTimeouts",
+      { _tag: "CheckExecutorTimeouts" },
+      state.config.executorTimeoutMillis,
+      Math.max(1000, Math.floor(state.config.executorTimeoutMillis / 4))
+    )
+    Core.startTimer(
+      step,
+      "starvation",
+      { _tag: "CheckStarvation" },
+      state.config.starvationWarningMillis,
+      state.config.starvationWarningMillis
+    )
+    if (state.config.scheduler.speculation.enabled) {
+      const every = state.config.speculationIntervalMillis
+      Core.startTimer(step, "speculation", { _tag: "CheckSpeculation" }, every, every)
+    }
+  },
+  Receive: handlers,
+  Disconnected: (step, input) => {
+    const { state } = step
+    // An executor's connection is its life: when it closes, the executor is gone (Spark's onDisconnected).
+    for (const executor of [...state.executors.values()]) {
+      if (executor.connection === input.connection && input.connection !== 0) {
+        executorLost(step, executor.id, `its connection from ${input.peer.hostPort} closed`)
+      }
+    }
+  },
+  SubmitJob: (step, input) => submitJob(step, input.job),
+  ResubmitFailedStages: (step) => {
+    dag(step, { _tag: "ResubmitFailedStages", now: step.now })
+  },
+  Unpersist: (step, input) => {
+    const { state } = step
+    for (const blockId of [...state.blocks.keys()]) {
+      if (blockId.startsWith(`rdd_${input.rddId}_`)) state.blocks.delete(blockId)
+    }
+    for (const executor of state.executors.values()) {
+      Core.send(step, executor.ref, new ClusterMessages.RemoveRdd({ rddId: input.rddId }))
+    }
+    event(step, { _tag: "DatasetUnpersisted", datasetId: input.rddId, time: step.now })
+  },
+  CancelJob: (step, input) => cancelJob(step, input.jobId, input.reason),
+  ExecutorRemoved: (step, input) => {
+    if (!input.started) {
+      Core.log(step, "Warning", `Executor ${input.executorId} could not be launched: ${input.reason}`)
+      event(step, {
+        _tag: "ExecutorLaunchFailed",
+        executorId: input.executorId,
+        reason: input.reason,
+        time: step.now
+      })
+    }
+    executorLost(step, input.executorId, input.reason)
+  },
+  ReviveOffers: (step) => {
+    schedule(step, { _tag: "ReviveOffers", now: step.now })
+  },
+  CheckSpeculation: (step) => {
+    schedule(step, { _tag: "CheckSpeculation", now: step.now })
+  },
+  Stop: (step) => {
+    const { state } = step
+    state.stopping = true
+    for (const executor of state.executors.values()) {
+      Core.send(step, executor.ref, new ClusterMessages.StopExecutor())
+    }
+  },
+  CheckStarvation: (step) => {
+    const { state } = step
+    if (state.dag.jobs.size > 0 && ![...state.executors.values()].some((executor) => executor.launched)) {
+      Core.log(
+        step,
+        "Warning",
+        "Initial job has not accepted any resources; check your cluster UI to ensure that workers are " +
+          "registered and have sufficient resources"
+      )
+    }
+  },
+  Abort: (step, input) => {
+    const { state } = step
+    state.aborted = input.reason
+    for (const jobId of [...state.dag.jobs.keys()]) cancelJob(step, jobId, input.reason)
+  },
+  CheckExecutorTimeouts: (step) => {
+    const { state } = step
+    for (const executor of [...state.executors.values()]) {
+      if (step.now - executor.lastHeard > state.config.executorTimeoutMillis) {
+        executorLost(step, executor.id, `no heartbeat for ${step.now - executor.lastHeard} ms`)
+      }
+    }
+  }
+})
 
 /**
  * @since 0.1.0
@@ -777,111 +880,7 @@ export const step = (state: State, input: Input): ReadonlyArray<Command> => {
     connection: input._tag === "Receive" ? input.connection : 0,
     work: []
   }
-  switch (input._tag) {
-    case "Start":
-      Core.startTimer(
-        step,
-        "revive",
-        { _tag: "ReviveOffers" },
-        state.config.reviveIntervalMillis,
-        state.config.reviveIntervalMillis
-      )
-      Core.startTimer(
-        step,
-        "executorTimeouts",
-        { _tag: "CheckExecutorTimeouts" },
-        state.config.executorTimeoutMillis,
-        Math.max(1000, Math.floor(state.config.executorTimeoutMillis / 4))
-      )
-      Core.startTimer(
-        step,
-        "starvation",
-        { _tag: "CheckStarvation" },
-        state.config.starvationWarningMillis,
-        state.config.starvationWarningMillis
-      )
-      if (state.config.scheduler.speculation.enabled) {
-        const every = state.config.speculationIntervalMillis
-        Core.startTimer(step, "speculation", { _tag: "CheckSpeculation" }, every, every)
-      }
-      break
-    case "Receive":
-      receive(step, input.message, input.ask)
-      break
-    case "Connected":
-      break
-    case "Disconnected":
-      // An executor's connection is its life: when it closes, the executor is gone (Spark's onDisconnected).
-      for (const executor of [...state.executors.values()]) {
-        if (executor.connection === input.connection && input.connection !== 0) {
-          executorLost(step, executor.id, `its connection from ${input.peer.hostPort} closed`)
-        }
-      }
-      break
-    case "SubmitJob":
-      submitJob(step, input.job)
-      break
-    case "ResubmitFailedStages":
-      dag(step, { _tag: "ResubmitFailedStages", now: step.now })
-      break
-    case "Unpersist":
-      for (const blockId of [...state.blocks.keys()]) {
-        if (blockId.startsWith(`rdd_${input.rddId}_`)) state.blocks.delete(blockId)
-      }
-      for (const executor of state.executors.values()) {
-        Core.send(step, executor.ref, new ClusterMessages.RemoveRdd({ rddId: input.rddId }))
-      }
-      event(step, { _tag: "DatasetUnpersisted", datasetId: input.rddId, time: step.now })
-      break
-    case "CancelJob":
-      cancelJob(step, input.jobId, input.reason)
-      break
-    case "ExecutorRemoved":
-      if (!input.started) {
-        Core.log(step, "Warning", `Executor ${input.executorId} could not be launched: ${input.reason}`)
-        event(step, {
-          _tag: "ExecutorLaunchFailed",
-          executorId: input.executorId,
-          reason: input.reason,
-          time: step.now
-        })
-      }
-      executorLost(step, input.executorId, input.reason)
-      break
-    case "ReviveOffers":
-      schedule(step, { _tag: "ReviveOffers", now: step.now })
-      break
-    case "CheckSpeculation":
-      schedule(step, { _tag: "CheckSpeculation", now: step.now })
-      break
-    case "Stop":
-      state.stopping = true
-      for (const executor of state.executors.values()) {
-        Core.send(step, executor.ref, new ClusterMessages.StopExecutor())
-      }
-      break
-    case "CheckStarvation":
-      if (state.dag.jobs.size > 0 && ![...state.executors.values()].some((executor) => executor.launched)) {
-        Core.log(
-          step,
-          "Warning",
-          "Initial job has not accepted any resources; check your cluster UI to ensure that workers are " +
-            "registered and have sufficient resources"
-        )
-      }
-      break
-    case "Abort":
-      state.aborted = input.reason
-      for (const jobId of [...state.dag.jobs.keys()]) cancelJob(step, jobId, input.reason)
-      break
-    case "CheckExecutorTimeouts":
-      for (const executor of [...state.executors.values()]) {
-        if (step.now - executor.lastHeard > state.config.executorTimeoutMillis) {
-          executorLost(step, executor.id, `no heartbeat for ${step.now - executor.lastHeard} ms`)
-        }
-      }
-      break
-  }
+  handle(step, input)
   settle(step)
   return step.commands
 }

@@ -165,101 +165,97 @@ const handlers: Core.Handlers<Inbound, Step> = {
   RemoveRdd: (step, message) => step.commands.push({ _tag: "RemoveRdd", rddId: message.rddId })
 }
 
-const receive = Core.dispatch(handlers)
+const handle = Core.inputs<Inbound, Local, Step>({
+  Start: (step) => {
+    const { config } = step.state
+    Core.log(step, "Info", `Connecting to driver: ${config.driver.toString()}`)
+    step.commands.push({
+      _tag: "Register",
+      message: new ClusterMessages.RegisterExecutor({
+        executorId: config.executorId,
+        executorRef: config.self,
+        hostname: config.hostname,
+        cores: config.cores,
+        logUrls: config.logUrls ?? {},
+        attributes: {},
+        resources: {},
+        resourceProfileId: 0
+      })
+    })
+  },
+  Receive: handlers,
+  Disconnected: (step, input) => {
+    if (input.peer.hostPort === step.state.config.driver.address.hostPort) {
+      stop(step, 1, `Driver ${input.peer.hostPort} disassociated! Shutting down.`)
+    }
+  },
+  Registered: (step) => {
+    const { config } = step.state
+    step.state.registered = true
+    Core.log(step, "Info", "Successfully registered with driver")
+    Core.send(step, config.driver, new ClusterMessages.LaunchedExecutor({ executorId: config.executorId }))
+    Core.startTimer(
+      step,
+      "heartbeat",
+      { _tag: "SendHeartbeat" },
+      config.heartbeatIntervalMillis,
+      config.heartbeatIntervalMillis
+    )
+  },
+  RegistrationFailed: (step, input) => stop(step, 1, `Cannot register with driver: ${input.reason}`),
+  TaskEnded: (step, input) => {
+    const { config } = step.state
+    if (!step.state.running.delete(input.taskId)) return
+    // The driver learns of the blocks before the task's end, so the next job finds them.
+    for (const block of input.stored ?? []) {
+      Core.send(
+        step,
+        config.driver,
+        new ClusterMessages.UpdateBlockInfo({
+          executorId: config.executorId,
+          blockId: block.blockId,
+          storageLevel: block.level,
+          memSize: block.memSize,
+          diskSize: block.diskSize
+        }, trusted)
+      )
+    }
+    Core.send(
+      step,
+      config.driver,
+      new ClusterMessages.StatusUpdate({
+        executorId: config.executorId,
+        taskId: input.taskId,
+        state: input.state,
+        data: input.outcome,
+        resources: {}
+      }, trusted)
+    )
+  },
+  SendHeartbeat: (step) => {
+    const { config } = step.state
+    if (step.state.stopping) return
+    step.commands.push({
+      _tag: "Heartbeat",
+      message: new ClusterMessages.ExecutorHeartbeat({
+        executorId: config.executorId,
+        taskMetrics: [...step.state.running].map(([taskId, started]) =>
+          new ClusterMessages.TaskMetricsUpdate({ taskId, metrics: { executorRunTime: step.now - started } })
+        ),
+        executorMetrics: {}
+      })
+    })
+  },
+  HeartbeatFailed: (step, input) =>
+    Core.log(step, "Warning", `Issue communicating with driver in heartbeater: ${input.reason}`)
+})
 
 /**
  * @since 0.1.0
  */
 export const step = (state: State, input: Input): ReadonlyArray<Command> => {
   const step: Step = { state, now: input.now, commands: [] }
-  const { config } = state
-  switch (input._tag) {
-    case "Start":
-      Core.log(step, "Info", `Connecting to driver: ${config.driver.toString()}`)
-      step.commands.push({
-        _tag: "Register",
-        message: new ClusterMessages.RegisterExecutor({
-          executorId: config.executorId,
-          executorRef: config.self,
-          hostname: config.hostname,
-          cores: config.cores,
-          logUrls: config.logUrls ?? {},
-          attributes: {},
-          resources: {},
-          resourceProfileId: 0
-        })
-      })
-      break
-    case "Registered":
-      state.registered = true
-      Core.log(step, "Info", "Successfully registered with driver")
-      Core.send(step, config.driver, new ClusterMessages.LaunchedExecutor({ executorId: config.executorId }))
-      Core.startTimer(
-        step,
-        "heartbeat",
-        { _tag: "SendHeartbeat" },
-        config.heartbeatIntervalMillis,
-        config.heartbeatIntervalMillis
-      )
-      break
-    case "RegistrationFailed":
-      stop(step, 1, `Cannot register with driver: ${input.reason}`)
-      break
-    case "Receive":
-      receive(step, input.message, input.ask)
-      break
-    case "Connected":
-      break
-    case "Disconnected":
-      if (input.peer.hostPort === config.driver.address.hostPort) {
-        stop(step, 1, `Driver ${input.peer.hostPort} disassociated! Shutting down.`)
-      }
-      break
-    case "TaskEnded":
-      if (!state.running.delete(input.taskId)) break
-      // The driver learns of the blocks before the task's end, so the next job finds them.
-      for (const block of input.stored ?? []) {
-        Core.send(
-          step,
-          config.driver,
-          new ClusterMessages.UpdateBlockInfo({
-            executorId: config.executorId,
-            blockId: block.blockId,
-            storageLevel: block.level,
-            memSize: block.memSize,
-            diskSize: block.diskSize
-          }, trusted)
-        )
-      }
-      Core.send(
-        step,
-        config.driver,
-        new ClusterMessages.StatusUpdate({
-          executorId: config.executorId,
-          taskId: input.taskId,
-          state: input.state,
-          data: input.outcome,
-          resources: {}
-        }, trusted)
-      )
-      break
-    case "SendHeartbeat":
-      if (state.stopping) break
-      step.commands.push({
-        _tag: "Heartbeat",
-        message: new ClusterMessages.ExecutorHeartbeat({
-          executorId: config.executorId,
-          taskMetrics: [...state.running].map(([taskId, started]) =>
-            new ClusterMessages.TaskMetricsUpdate({ taskId, metrics: { executorRunTime: input.now - started } })
-          ),
-          executorMetrics: {}
-        })
-      })
-      break
-    case "HeartbeatFailed":
-      Core.log(step, "Warning", `Issue communicating with driver in heartbeater: ${input.reason}`)
-      break
-  }
+  handle(step, input)
   return step.commands
 }
 

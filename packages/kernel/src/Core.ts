@@ -253,6 +253,61 @@ export const dispatch = <In extends Codec.Message, Ctx>(handlers: Handlers<In, C
 }
 
 /**
+ * A peer's connection opened or closed.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ConnectionInput = Extract<KernelInput<never>, { readonly _tag: "Connected" | "Disconnected" }>
+
+/**
+ * One handler per input a core takes: the kernel's — `Start`, `Connected` and `Disconnected` when the role acts on
+ * them (left out, they are ignored), `Receive` as one handler per message (`Handlers`) — and one per local input
+ * of the role's own, so a local input added to the union makes the compiler ask for its handler.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type InputHandlers<In extends Codec.Message, Local extends { readonly _tag: string }, Ctx> =
+  & {
+    readonly Start?: (ctx: Ctx) => void
+    readonly Receive: Handlers<In, Ctx>
+    readonly Connected?: (ctx: Ctx, input: ConnectionInput) => void
+    readonly Disconnected?: (ctx: Ctx, input: ConnectionInput) => void
+  }
+  & { readonly [Tag in Local["_tag"]]: (ctx: Ctx, input: Extract<Local, { readonly _tag: Tag }>) => void }
+
+/**
+ * Routes an input to its handler: the `switch` over the kernel's inputs and the role's that every core's `step`
+ * would otherwise repeat.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const inputs = <In extends Codec.Message, Local extends { readonly _tag: string }, Ctx>(
+  handlers: InputHandlers<In, Local, Ctx>
+) => {
+  const receive = dispatch<In, Ctx>(handlers.Receive)
+  // As in `dispatch`: a handler per tag is guaranteed by the mapped type, not followed through the union.
+  const local = handlers as unknown as Record<string, (ctx: Ctx, input: Local) => void>
+  return (ctx: Ctx, input: KernelInput<In> | Local): void => {
+    const kernel = input as KernelInput<In>
+    switch (kernel._tag) {
+      case "Start":
+        return handlers.Start?.(ctx)
+      case "Receive":
+        return receive(ctx, kernel.message, kernel.ask)
+      case "Connected":
+        return handlers.Connected?.(ctx, kernel)
+      case "Disconnected":
+        return handlers.Disconnected?.(ctx, kernel)
+      default:
+        return local[(input as Local)._tag]!(ctx, input as Local)
+    }
+  }
+}
+
+/**
  * Whether a message is a request (it carries the schemas of its reply).
  *
  * @since 0.1.0

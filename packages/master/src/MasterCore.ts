@@ -188,183 +188,164 @@ export const step = (state: State, input: Input): ReadonlyArray<Command> => {
     connection: input._tag === "Receive" ? input.connection : undefined,
     sender: input._tag === "Receive" ? input.sender : undefined
   }
-  switch (input._tag) {
-    case "Start":
-      // Spark checks at a fixed rate from the start, whether or not this master leads.
-      Core.startTimer(
-        current,
-        "checkForWorkerTimeOut",
-        { _tag: "CheckForWorkerTimeOut" },
-        0,
-        state.config.workerTimeoutMillis
-      )
-      break
-    case "Receive":
-      receive(current, input.message, input.ask)
-      break
-    case "Connected":
-      break
-    case "Disconnected":
-      disconnected(current, input.peer, input.connection)
-      break
-    case "ElectedLeader":
-      electedLeader(current, input.stored)
-      break
-    case "RevokedLeadership":
-      revokedLeadership(current)
-      break
-    case "CheckForWorkerTimeOut":
-      timeOutDeadWorkers(current)
-      break
-    case "CompleteRecovery":
-      completeRecovery(current)
-      break
-    case "ArtifactStored":
-      Core.reply(current, input.ask, input.exit)
-      break
-    case "KillApplicationFromUi": {
-      // As Spark's master page: only a leading master acts, on an app it has; anything else is ignored.
-      const app = state.status === "ALIVE" ? state.apps.get(input.appId) : undefined
-      if (app !== undefined) removeApplication(current, app, "KILLED")
-      break
-    }
-    case "KillDriverFromUi": {
-      const outcome = killDriverRequest(current, input.driverId)
-      if (Exit.isFailure(outcome)) log(current, "Warning", `Kill of driver ${input.driverId} from the UI refused`)
-      break
-    }
-  }
+  handle(current, input)
   if (current.wants.recoveryCheck && canCompleteRecovery(state)) completeRecovery(current)
   if (current.wants.schedule) schedule(current)
   return current.commands
 }
 
-const receive = Core.dispatch<Inbound, Step>({
-  RegisterWorker: (step, message) => registerWorkerRequest(step, message),
-  Heartbeat: (step, message) => {
-    const { state } = step
-    const worker = state.idToWorker.get(message.workerId)
-    if (worker !== undefined) worker.lastHeartbeat = step.now
-    else if (state.status === "STANDBY") {
-      // The workers of a leadership this master lost keep beating to it until the next leader claims them.
-      Core.log(step, "Debug", `Got heartbeat from worker ${message.workerId} while STANDBY; ignored`)
-    } else {
-      // One taken for dead, or one this leadership never knew: it was removed while it could not be heard (and its
-      // removal may have been forgotten since, by a master that led again from its store). Spark asks only the
-      // first to register again; the other would run on, stranded, its executors never told their app ended. Its
-      // registration is checked as any other, and its latest state then ends what nobody runs any more.
-      log(step, "Warning", `Got heartbeat from unregistered worker ${message.workerId}; asking it to re-register`)
-      answer(step, message.worker, new WorkerMessages.ReconnectWorker({ masterUrl: masterUrl(state) }))
-    }
-  },
-  ExecutorStateChanged: (step, message, ask) => {
-    executorStateChanged(step, message)
-    Core.reply(step, ask, Exit.succeed(true))
-  },
-  DriverStateChanged: (step, message, ask) => {
-    // A standby knows no driver and cannot pass the end on: it answers false, and the worker keeps the end for the
-    // next leader (in its answer to MasterChanged). Acknowledged, the end would be forgotten, and a supervised
-    // driver that finished would be relaunched by a leader that never heard of it.
-    if (step.state.status === "STANDBY") return Core.reply(step, ask, Exit.succeed(false))
-    if (!States.isDriverReportable(message.state)) {
-      log(step, "Warning", `Unexpected state ${message.state} for driver ${message.driverId}; ignored`)
-    } else if (step.state.drivers.has(message.driverId)) {
-      removeDriver(step, message.driverId, message.state, Option.getOrUndefined(message.exception))
-    }
-    // Taken into account, or already settled (told twice, or by the worker's answer to MasterChanged): either way
-    // the worker may forget it.
-    Core.reply(step, ask, Exit.succeed(true))
-  },
-  WorkerSchedulerStateResponse: (step, message) => workerSchedulerStateResponse(step, message),
-  WorkerLatestState: (step, message) => workerLatestState(step, message),
-  WorkerDecommissioning: (step, message) => {
-    if (step.state.status === "STANDBY") answer(step, message.workerRef, new WorkerMessages.MasterInStandby())
-    else {
-      const worker = step.state.idToWorker.get(message.id)
-      if (worker !== undefined) decommissionWorker(step, worker)
-    }
-  },
-  RequestSubmitDriver: (step, message, ask) => Core.reply(step, ask, submitDriver(step, message.driverDescription)),
-  RequestKillDriver: (step, message, ask) => Core.reply(step, ask, killDriverRequest(step, message.driverId)),
-  RequestDriverStatus: (step, message, ask) => Core.reply(step, ask, driverStatus(step, message.driverId)),
-  RequestKillAllDrivers: (step, _, ask) => {
-    const { state } = step
-    if (state.status !== "ALIVE") return Core.reply(step, ask, notAlive(state, "kill drivers"))
-    for (const driver of [...state.drivers.values()]) killDriver(step, driver)
-    Core.reply(
+const handle = Core.inputs<Inbound, Local, Step>({
+  // Spark checks at a fixed rate from the start, whether or not this master leads.
+  Start: (step) =>
+    Core.startTimer(
       step,
-      ask,
-      Exit.succeed(
-        new SubmissionMessages.KillAllDriversResponse({
-          master: state.config.self,
-          success: true,
-          message: "Kill request for all drivers submitted"
-        })
+      "checkForWorkerTimeOut",
+      { _tag: "CheckForWorkerTimeOut" },
+      0,
+      step.state.config.workerTimeoutMillis
+    ),
+  Receive: {
+    RegisterWorker: (step, message) => registerWorkerRequest(step, message),
+    Heartbeat: (step, message) => {
+      const { state } = step
+      const worker = state.idToWorker.get(message.workerId)
+      if (worker !== undefined) worker.lastHeartbeat = step.now
+      else if (state.status === "STANDBY") {
+        // The workers of a leadership this master lost keep beating to it until the next leader claims them.
+        Core.log(step, "Debug", `Got heartbeat from worker ${message.workerId} while STANDBY; ignored`)
+      } else {
+        // One taken for dead, or one this leadership never knew: it was removed while it could not be heard (and its
+        // removal may have been forgotten since, by a master that led again from its store). Spark asks only the
+        // first to register again; the other would run on, stranded, its executors never told their app ended. Its
+        // registration is checked as any other, and its latest state then ends what nobody runs any more.
+        log(step, "Warning", `Got heartbeat from unregistered worker ${message.workerId}; asking it to re-register`)
+        answer(step, message.worker, new WorkerMessages.ReconnectWorker({ masterUrl: masterUrl(state) }))
+      }
+    },
+    ExecutorStateChanged: (step, message, ask) => {
+      executorStateChanged(step, message)
+      Core.reply(step, ask, Exit.succeed(true))
+    },
+    DriverStateChanged: (step, message, ask) => {
+      // A standby knows no driver and cannot pass the end on: it answers false, and the worker keeps the end for the
+      // next leader (in its answer to MasterChanged). Acknowledged, the end would be forgotten, and a supervised
+      // driver that finished would be relaunched by a leader that never heard of it.
+      if (step.state.status === "STANDBY") return Core.reply(step, ask, Exit.succeed(false))
+      if (!States.isDriverReportable(message.state)) {
+        log(step, "Warning", `Unexpected state ${message.state} for driver ${message.driverId}; ignored`)
+      } else if (step.state.drivers.has(message.driverId)) {
+        removeDriver(step, message.driverId, message.state, Option.getOrUndefined(message.exception))
+      }
+      // Taken into account, or already settled (told twice, or by the worker's answer to MasterChanged): either way
+      // the worker may forget it.
+      Core.reply(step, ask, Exit.succeed(true))
+    },
+    WorkerSchedulerStateResponse: (step, message) => workerSchedulerStateResponse(step, message),
+    WorkerLatestState: (step, message) => workerLatestState(step, message),
+    WorkerDecommissioning: (step, message) => {
+      if (step.state.status === "STANDBY") answer(step, message.workerRef, new WorkerMessages.MasterInStandby())
+      else {
+        const worker = step.state.idToWorker.get(message.id)
+        if (worker !== undefined) decommissionWorker(step, worker)
+      }
+    },
+    RequestSubmitDriver: (step, message, ask) => Core.reply(step, ask, submitDriver(step, message.driverDescription)),
+    RequestKillDriver: (step, message, ask) => Core.reply(step, ask, killDriverRequest(step, message.driverId)),
+    RequestDriverStatus: (step, message, ask) => Core.reply(step, ask, driverStatus(step, message.driverId)),
+    RequestKillAllDrivers: (step, _, ask) => {
+      const { state } = step
+      if (state.status !== "ALIVE") return Core.reply(step, ask, notAlive(state, "kill drivers"))
+      for (const driver of [...state.drivers.values()]) killDriver(step, driver)
+      Core.reply(
+        step,
+        ask,
+        Exit.succeed(
+          new SubmissionMessages.KillAllDriversResponse({
+            master: state.config.self,
+            success: true,
+            message: "Kill request for all drivers submitted"
+          })
+        )
       )
-    )
-  },
-  RequestClearCompletedDriversAndApps: (step, _, ask) => {
-    const { state } = step
-    if (state.status !== "ALIVE") return Core.reply(step, ask, notAlive(state, "clear completed drivers and apps"))
-    state.completedApps = []
-    state.completedDrivers = []
-    Core.reply(step, ask, Exit.succeed(true))
-  },
-  RequestReadyz: (step, _, ask) => Core.reply(step, ask, Exit.succeed(step.state.status !== "STANDBY")),
-  RequestUploadArtifact: (step, message, ask) => {
-    if (step.state.status !== "ALIVE") return Core.reply(step, ask, notAlive(step.state, "accept artifacts"))
-    // The artifact is pulled from the uploader's data plane: it must be a node that listens.
-    if (step.sender === undefined) {
-      const reason = "the uploading node does not listen, so its artifact cannot be fetched"
-      return Core.reply(step, ask, Exit.fail(new Errors.ArtifactRejected({ name: message.name, reason })))
-    }
-    step.commands.push({ _tag: "StoreArtifact", ask, from: step.sender })
-  },
-  RegisterApplication: (step, message) => registerApplicationRequest(step, message),
-  UnregisterApplication: (step, message) => {
-    const app = step.state.apps.get(message.appId)
-    if (app !== undefined) removeApplication(step, app, "FINISHED")
-  },
-  MasterChangeAcknowledged: (step, message) => {
-    const app = step.state.apps.get(message.appId)
-    if (app === undefined) {
-      log(step, "Warning", `Attempted to acknowledge the master change for unknown app ${message.appId}`)
-    } else if (app.state === "UNKNOWN") {
-      app.state = "WAITING"
-      app.connection = step.connection
-    }
-    wantRecoveryCheck(step)
-  },
-  RequestExecutors: (step, message, ask) => {
-    const app = step.state.apps.get(message.appId)
-    if (app === undefined) return Core.reply(step, ask, Exit.fail(new Errors.AppNotFound({ appId: message.appId })))
-    log(step, "Info", `Application ${app.id} requested to set total executors to ${message.requestedTotal}`)
-    app.executorLimit = message.requestedTotal
-    wantSchedule(step)
-    Core.reply(step, ask, Exit.succeed(true))
-  },
-  KillExecutors: (step, message, ask) => Core.reply(step, ask, killExecutorsRequest(step, message)),
-  RequestMasterState: (step, _, ask) => Core.reply(step, ask, Exit.succeed(snapshots.masterState(step.state))),
-  DecommissionWorkersOnHosts: (step, message, ask) => {
-    const { state } = step
-    if (state.status === "STANDBY") return Core.reply(step, ask, Exit.succeed(0))
-    const hosts = new Set(message.hostnames.map((host) => host.toLowerCase()))
-    const matched = [...state.addressToWorker.values()].filter((worker) => hosts.has(worker.host.toLowerCase()))
-    for (const worker of matched) decommissionWorker(step, worker)
-    Core.reply(step, ask, Exit.succeed(matched.length))
-  },
-  BoundPortsRequest: (step, _, ask) =>
-    Core.reply(
-      step,
-      ask,
-      Exit.succeed(
-        new QueryMessages.BoundPortsResponse({
-          rpcEndpointPort: step.state.config.self.address.port,
-          webUIPort: step.state.config.webUiPort,
-          restPort: Option.fromNullable(step.state.config.restPort)
-        })
+    },
+    RequestClearCompletedDriversAndApps: (step, _, ask) => {
+      const { state } = step
+      if (state.status !== "ALIVE") return Core.reply(step, ask, notAlive(state, "clear completed drivers and apps"))
+      state.completedApps = []
+      state.completedDrivers = []
+      Core.reply(step, ask, Exit.succeed(true))
+    },
+    RequestReadyz: (step, _, ask) => Core.reply(step, ask, Exit.succeed(step.state.status !== "STANDBY")),
+    RequestUploadArtifact: (step, message, ask) => {
+      if (step.state.status !== "ALIVE") return Core.reply(step, ask, notAlive(step.state, "accept artifacts"))
+      // The artifact is pulled from the uploader's data plane: it must be a node that listens.
+      if (step.sender === undefined) {
+        const reason = "the uploading node does not listen, so its artifact cannot be fetched"
+        return Core.reply(step, ask, Exit.fail(new Errors.ArtifactRejected({ name: message.name, reason })))
+      }
+      step.commands.push({ _tag: "StoreArtifact", ask, from: step.sender })
+    },
+    RegisterApplication: (step, message) => registerApplicationRequest(step, message),
+    UnregisterApplication: (step, message) => {
+      const app = step.state.apps.get(message.appId)
+      if (app !== undefined) removeApplication(step, app, "FINISHED")
+    },
+    MasterChangeAcknowledged: (step, message) => {
+      const app = step.state.apps.get(message.appId)
+      if (app === undefined) {
+        log(step, "Warning", `Attempted to acknowledge the master change for unknown app ${message.appId}`)
+      } else if (app.state === "UNKNOWN") {
+        app.state = "WAITING"
+        app.connection = step.connection
+      }
+      wantRecoveryCheck(step)
+    },
+    RequestExecutors: (step, message, ask) => {
+      const app = step.state.apps.get(message.appId)
+      if (app === undefined) return Core.reply(step, ask, Exit.fail(new Errors.AppNotFound({ appId: message.appId })))
+      log(step, "Info", `Application ${app.id} requested to set total executors to ${message.requestedTotal}`)
+      app.executorLimit = message.requestedTotal
+      wantSchedule(step)
+      Core.reply(step, ask, Exit.succeed(true))
+    },
+    KillExecutors: (step, message, ask) => Core.reply(step, ask, killExecutorsRequest(step, message)),
+    RequestMasterState: (step, _, ask) => Core.reply(step, ask, Exit.succeed(snapshots.masterState(step.state))),
+    DecommissionWorkersOnHosts: (step, message, ask) => {
+      const { state } = step
+      if (state.status === "STANDBY") return Core.reply(step, ask, Exit.succeed(0))
+      const hosts = new Set(message.hostnames.map((host) => host.toLowerCase()))
+      const matched = [...state.addressToWorker.values()].filter((worker) => hosts.has(worker.host.toLowerCase()))
+      for (const worker of matched) decommissionWorker(step, worker)
+      Core.reply(step, ask, Exit.succeed(matched.length))
+    },
+    BoundPortsRequest: (step, _, ask) =>
+      Core.reply(
+        step,
+        ask,
+        Exit.succeed(
+          new QueryMessages.BoundPortsResponse({
+            rpcEndpointPort: step.state.config.self.address.port,
+            webUIPort: step.state.config.webUiPort,
+            restPort: Option.fromNullable(step.state.config.restPort)
+          })
+        )
       )
-    )
+  },
+  Disconnected: (step, input) => disconnected(step, input.peer, input.connection),
+  ElectedLeader: (step, input) => electedLeader(step, input.stored),
+  RevokedLeadership: (step) => revokedLeadership(step),
+  CheckForWorkerTimeOut: (step) => timeOutDeadWorkers(step),
+  CompleteRecovery: (step) => completeRecovery(step),
+  ArtifactStored: (step, input) => Core.reply(step, input.ask, input.exit),
+  KillApplicationFromUi: (step, input) => {
+    // As Spark's master page: only a leading master acts, on an app it has; anything else is ignored.
+    const app = step.state.status === "ALIVE" ? step.state.apps.get(input.appId) : undefined
+    if (app !== undefined) removeApplication(step, app, "KILLED")
+  },
+  KillDriverFromUi: (step, input) => {
+    const outcome = killDriverRequest(step, input.driverId)
+    if (Exit.isFailure(outcome)) log(step, "Warning", `Kill of driver ${input.driverId} from the UI refused`)
+  }
 })
 
 /**

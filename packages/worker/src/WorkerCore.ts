@@ -185,19 +185,31 @@ export const make = (config: Config): State => ({
   nextSyncAskId: 0
 })
 
-const receive = Core.dispatch<Inbound, internal.Step>({
-  RegisteredWorker: registration.registered,
-  RegisterWorkerFailed: registration.registrationFailed,
-  MasterInStandby: () => {},
-  ReconnectWorker: registration.reconnect,
-  MasterChanged: registration.masterChanged,
-  LaunchExecutor: workload.launchExecutor,
-  KillExecutor: workload.killExecutor,
-  LaunchDriver: workload.launchDriver,
-  KillDriver: workload.killDriver,
-  ApplicationFinished: workload.applicationFinished,
-  DecommissionWorker: workload.decommission,
-  RequestWorkerState: (step, _, ask) => Core.reply(step, ask, Exit.succeed(snapshots.workerState(step.state)))
+const handle = Core.inputs<Inbound, Local, internal.Step>({
+  Start: registration.registerWithMaster,
+  Receive: {
+    RegisteredWorker: registration.registered,
+    RegisterWorkerFailed: registration.registrationFailed,
+    MasterInStandby: () => {},
+    ReconnectWorker: registration.reconnect,
+    MasterChanged: registration.masterChanged,
+    LaunchExecutor: workload.launchExecutor,
+    KillExecutor: workload.killExecutor,
+    LaunchDriver: workload.launchDriver,
+    KillDriver: workload.killDriver,
+    ApplicationFinished: workload.applicationFinished,
+    DecommissionWorker: workload.decommission,
+    RequestWorkerState: (step, _, ask) => Core.reply(step, ask, Exit.succeed(snapshots.workerState(step.state)))
+  },
+  Disconnected: (step, input) => registration.disconnected(step, input.peer),
+  ReregisterWithMaster: registration.reregisterWithMaster,
+  SendHeartbeat: registration.sendHeartbeat,
+  WorkDirCleanup: workload.workDirCleanup,
+  DriverEnded: workload.driverEnded,
+  ExecutorChanged: workload.executorChanged,
+  StateSyncAnswered: stateSync.answered,
+  StateSyncFailed: stateSync.failed,
+  RetryStateSync: (step, input) => stateSync.retry(step, input.key)
 })
 
 /**
@@ -208,43 +220,7 @@ const receive = Core.dispatch<Inbound, internal.Step>({
  */
 export const step = (state: State, input: Input): ReadonlyArray<Command> => {
   const current: internal.Step = { state, now: input.now, commands: [] }
-  switch (input._tag) {
-    case "Start":
-      registration.registerWithMaster(current)
-      break
-    case "Receive":
-      receive(current, input.message, input.ask)
-      break
-    case "Connected":
-      break
-    case "Disconnected":
-      registration.disconnected(current, input.peer)
-      break
-    case "ReregisterWithMaster":
-      registration.reregisterWithMaster(current)
-      break
-    case "SendHeartbeat":
-      registration.sendHeartbeat(current)
-      break
-    case "WorkDirCleanup":
-      workload.workDirCleanup(current)
-      break
-    case "DriverEnded":
-      workload.driverEnded(current, input)
-      break
-    case "ExecutorChanged":
-      workload.executorChanged(current, input)
-      break
-    case "StateSyncAnswered":
-      stateSync.answered(current, input)
-      break
-    case "StateSyncFailed":
-      stateSync.failed(current, input)
-      break
-    case "RetryStateSync":
-      stateSync.retry(current, input.key)
-      break
-  }
+  handle(current, input)
   return current.commands
 }
 
