@@ -28,21 +28,15 @@ export const onHandshake = (
   envelope: Extract<Envelope, { _tag: "hello" | "challenge" | "proof" | "welcome" }>
 ) => {
   const { authFailed, open, refuse, secretKey, welcome, write } = actions
+  // Both ends check the other's version: the listener in the hello, the dialler in the welcome.
+  const refuseVersion = (peer: Peer, remote: number) =>
+    refuse(peer, new ProtocolVersionMismatch({ peer: peer.identity.hostPort, local: protocolVersion, remote }))
   switch (envelope._tag) {
     case "hello": {
       if (peer.direction !== "in" || peer.phase !== "awaitHello") return authFailed(peer, "unexpected hello")
       if (envelope.address !== null) peer.identity = envelope.address
       peer.purpose = envelope.purpose ?? "control"
-      if (envelope.version !== protocolVersion) {
-        return refuse(
-          peer,
-          new ProtocolVersionMismatch({
-            peer: peer.identity.hostPort,
-            local: protocolVersion,
-            remote: envelope.version
-          })
-        )
-      }
+      if (envelope.version !== protocolVersion) return refuseVersion(peer, envelope.version)
       if (secretKey === undefined) {
         if (envelope.nonce !== null) {
           return authFailed(peer, "the peer expects a shared secret but this node has none")
@@ -105,16 +99,7 @@ export const onHandshake = (
             : "unexpected welcome"
         )
       }
-      if (envelope.version !== protocolVersion) {
-        return refuse(
-          peer,
-          new ProtocolVersionMismatch({
-            peer: peer.identity.hostPort,
-            local: protocolVersion,
-            remote: envelope.version
-          })
-        )
-      }
+      if (envelope.version !== protocolVersion) return refuseVersion(peer, envelope.version)
       return open(peer)
     }
   }
