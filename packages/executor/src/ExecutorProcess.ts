@@ -7,7 +7,9 @@
  *
  * @since 0.1.0
  */
-import { WorkDirs } from "@kindling/installation"
+// The layout alone: the package's main entry would load the installation's linking (and @effect/platform) into
+// every executor, some 12 MB of it.
+import * as WorkDirs from "@kindling/installation/WorkDirs"
 import type { Shell } from "@kindling/kernel"
 import { ClusterMessages, Endpoints, type Errors, Ids, RpcAddress, RpcEnv } from "@kindling/protocol"
 import { NodeArtifacts } from "@kindling/protocol/node"

@@ -10,7 +10,9 @@
  *
  * @since 0.1.0
  */
-import { FileSystem } from "@effect/platform"
+// The module itself, not the package's barrel: an executor imports this package, and the barrel would load all of
+// @effect/platform (HTTP, workers, …) into every executor process.
+import * as FileSystem from "@effect/platform/FileSystem"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Fs from "node:fs"

@@ -3,7 +3,8 @@
  * imports (linked beside the artifact, so that there is one copy of `effect` at run time), the files of the entry
  * modules a worker starts drivers and executors with, and the layout of the work directories the roles share.
  * It sits below every role and imports none of them: the installation's packages are resolved by the package
- * that composes a node, which is the one that depends on them.
+ * that composes a node, which is the one that depends on them. `@kindling/installation/WorkDirs` is the layout
+ * alone, for a process that needs nothing else of this package (an executor).
  *
  * @since 0.1.0
  */
