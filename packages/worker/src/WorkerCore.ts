@@ -242,22 +242,6 @@ export const validate: (state: State) => ReadonlyArray<string> = validation.vali
 export const core: Core.Core<State, Inbound, Local, WorkerCommand> = { endpoint: Endpoints.worker, step, validate }
 
 /**
- * The master the worker currently reports to, if it has one.
- *
- * @since 0.1.0
- * @category accessors
- */
-export const activeMaster = (state: State): RpcAddress.RefOf<"Master"> | undefined => state.master
-
-/**
- * Whether the worker is connected to its master (not looking for one).
- *
- * @since 0.1.0
- * @category accessors
- */
-export const isConnected = (state: State): boolean => state.connected
-
-/**
  * The worker's state as the `RequestWorkerState` reply.
  *
  * @since 0.1.0
