@@ -7,8 +7,9 @@
 // Median of 5 runs for each session timeout, printed next to that timeout: the failover cannot be quicker than
 // the leader's session expiring, so the timeout is the baseline. Target: (b) < 5 s; Spark's Curator session of
 // 60 s puts its failover at one to two minutes.
-import { Endpoints, MasterClient, MasterUrl, QueryMessages, RpcEnv } from "@kindling/protocol"
-import { NodeTransport } from "@kindling/protocol/node"
+import { Endpoints, MasterUrl, QueryMessages } from "@kindling/protocol"
+import { MasterClient, RpcEnv } from "@kindling/rpc"
+import { NodeTransport } from "@kindling/rpc/node"
 import { Effect, Either } from "effect"
 import { spawn } from "node:child_process"
 import * as Fs from "node:fs"

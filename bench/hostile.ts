@@ -7,8 +7,9 @@
 //    two child processes of 10,000 each. Reported: the latency of `status` — a fresh connection and a driver
 //    status ask, as `kindling status` does — while the flood arrives and once it is held, next to the same query
 //    with no flood, in the same run (target ≤ 2×).
-import { Ids, MasterClient, RpcAddress, RpcEnv } from "@kindling/protocol"
-import { NodeTransport } from "@kindling/protocol/node"
+import { Ids, RpcAddress } from "@kindling/protocol"
+import { MasterClient, RpcEnv } from "@kindling/rpc"
+import { NodeTransport } from "@kindling/rpc/node"
 import { Effect } from "effect"
 import { type ChildProcess, fork, spawn } from "node:child_process"
 import * as Net from "node:net"

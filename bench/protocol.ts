@@ -1,8 +1,9 @@
 // Codec throughput and RPC latency of @kindling/protocol, each next to a baseline in the same run:
 // (a) encode+decode through our codec (schemas, envelope, framing) vs raw msgpackr pack+unpack of the same
 //     objects; (b) ask round trips over TCP loopback vs a raw node:net echo of frames of the same size.
-import { ClusterMessages, Codec, Ids, RpcAddress, RpcEnv, SubmissionMessages, WorkerMessages } from "@kindling/protocol"
-import { NodeTransport } from "@kindling/protocol/node"
+import { ClusterMessages, Codec, Ids, RpcAddress, SubmissionMessages, WorkerMessages } from "@kindling/protocol"
+import { RpcEnv } from "@kindling/rpc"
+import { NodeTransport } from "@kindling/rpc/node"
 import { Effect, Either, Option, type Schema } from "effect"
 import { Packr } from "msgpackr"
 import * as ChildProcess from "node:child_process"

@@ -3,8 +3,9 @@
 // Reported: throughput of each and the ratio, the CPU time and peak RSS growth of each process during each
 // transfer, and the control plane's ask p50 between the same two nodes, idle and while a transfer runs (and, for
 // comparison, while the raw transfer runs).
-import { Ids, RpcAddress, RpcEnv, SubmissionMessages } from "@kindling/protocol"
-import { NodeTransport } from "@kindling/protocol/node"
+import { Ids, RpcAddress, SubmissionMessages } from "@kindling/protocol"
+import { RpcEnv } from "@kindling/rpc"
+import { NodeTransport } from "@kindling/rpc/node"
 import { Effect, Fiber, Option, Stream } from "effect"
 import { type ChildProcess, fork } from "node:child_process"
 import * as Net from "node:net"

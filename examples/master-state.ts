@@ -1,7 +1,7 @@
 // Prints the state of the ALIVE master among those given: `tsx examples/master-state.ts kindling://h:7077`.
 // The same few lines are the README's SDK example.
-import { MasterClient, RpcEnv } from "@kindling/protocol"
-import { NodeTransport } from "@kindling/protocol/node"
+import { MasterClient, RpcEnv } from "@kindling/rpc"
+import { NodeTransport } from "@kindling/rpc/node"
 import { Effect } from "effect"
 
 const url = process.argv[2] ?? "kindling://127.0.0.1:7077"

@@ -587,7 +587,7 @@ export const renderMarkdown = (): string => {
     "(a frame split over many writes, two in one write, garbage, an empty frame, one over the limit), 64-bit",
     "integers in ids and bodies (and no whole number written as a float in an answer), and peers that drop a",
     "connection half-way while the node goes on serving. The same checks are `Conformance.run` in",
-    "`@kindling/protocol/testing`, over any `Transport`. Play it against a node set aside for it, and an ALIVE",
+    "`@kindling/rpc/testing`, over any `Transport`. Play it against a node set aside for it, and an ALIVE",
     "master: on a master it submits a driver no worker can take and kills it, kills every driver, and forgets",
     "completed drivers and apps.",
     "",

@@ -4,9 +4,10 @@
  *
  * @since 0.1.0
  */
-import { MasterUrl, ProtocolConf } from "@kindling/protocol"
-import { NodeTransport } from "@kindling/protocol/node"
-import { Conformance } from "@kindling/protocol/testing"
+import { MasterUrl } from "@kindling/protocol"
+import { ProtocolConf } from "@kindling/rpc"
+import { NodeTransport } from "@kindling/rpc/node"
+import { Conformance } from "@kindling/rpc/testing"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"

@@ -16,8 +16,8 @@ import {
   RestServer,
   ZooKeeperRecovery
 } from "@kindling/master"
-import { ProtocolConf, RpcEnv } from "@kindling/protocol"
-import { NodeExposure, NodeTransport } from "@kindling/protocol/node"
+import { ProtocolConf, RpcEnv } from "@kindling/rpc"
+import { NodeExposure, NodeTransport } from "@kindling/rpc/node"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"

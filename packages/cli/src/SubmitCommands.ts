@@ -14,17 +14,15 @@ import {
   Endpoints,
   Errors,
   Ids,
-  MasterClient,
   MasterUrl,
-  ProtocolConf,
   QueryMessages,
   RestClient,
   RestMessages,
-  RpcEnv,
   States,
   SubmissionMessages
 } from "@kindling/protocol"
-import { NodeArtifacts, NodeTransport } from "@kindling/protocol/node"
+import { MasterClient, ProtocolConf, RpcEnv } from "@kindling/rpc"
+import { NodeArtifacts, NodeTransport } from "@kindling/rpc/node"
 import * as Console from "effect/Console"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"

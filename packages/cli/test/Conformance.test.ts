@@ -1,7 +1,7 @@
 // `kindling conformance` against Kindling's own master and worker, real processes on 127.0.0.1, with and without a
 // shared secret: every check passes. And against a peer that never answers, the kit fails and says so.
 import { assert, describe, it } from "@effect/vitest"
-import { Conformance } from "@kindling/protocol/testing"
+import { Conformance } from "@kindling/rpc/testing"
 import { Effect } from "effect"
 import * as Net from "node:net"
 import * as Path from "node:path"

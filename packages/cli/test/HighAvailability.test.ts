@@ -2,8 +2,9 @@
 // through the CLI, ZooKeeper is Debian's server on a free loopback port.
 import { assert, describe, it } from "@effect/vitest"
 import { ZooKeeper } from "@kindling/master"
-import { Errors, MasterClient, MasterUrl, RpcEnv } from "@kindling/protocol"
-import { NodeTransport } from "@kindling/protocol/node"
+import { Errors, MasterUrl } from "@kindling/protocol"
+import { MasterClient, RpcEnv } from "@kindling/rpc"
+import { NodeTransport } from "@kindling/rpc/node"
 import { Effect, Fiber } from "effect"
 import * as Path from "node:path"
 import {

@@ -2,8 +2,9 @@
 // its status, its kill, and a tool's refused submission — validates against the published JSON Schema with a
 // real validator, as a third party's would.
 import { assert, describe, it } from "@effect/vitest"
-import { Descriptions, MasterClient, RpcEnv, Transport } from "@kindling/protocol"
-import { NodeTransport } from "@kindling/protocol/node"
+import { Descriptions } from "@kindling/protocol"
+import { MasterClient, RpcEnv, Transport } from "@kindling/rpc"
+import { NodeTransport } from "@kindling/rpc/node"
 import { Ajv } from "ajv"
 import { Effect, Either, Layer } from "effect"
 import { Packr } from "msgpackr"

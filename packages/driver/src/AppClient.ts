@@ -5,7 +5,8 @@
  * @since 0.1.0
  */
 import { Shell } from "@kindling/kernel"
-import { AppClientMessages, type Descriptions, Endpoints, type RpcAddress, RpcEnv } from "@kindling/protocol"
+import { AppClientMessages, type Descriptions, Endpoints, type RpcAddress } from "@kindling/protocol"
+import { RpcEnv } from "@kindling/rpc"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import * as AppClientCore from "./AppClientCore.js"

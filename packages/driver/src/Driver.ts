@@ -8,16 +8,15 @@
 import { Shell } from "@kindling/kernel"
 import {
   ClusterMessages,
-  DataPlane,
   Endpoints,
   Errors,
   Ids,
   Records,
   type RpcAddress,
-  RpcEnv,
   type SharedVariables,
   type TaskPlan
 } from "@kindling/protocol"
+import { DataPlane, RpcEnv } from "@kindling/rpc"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"

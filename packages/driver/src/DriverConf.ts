@@ -6,7 +6,7 @@
  */
 import { type Conf, Key, Registry, ValueType } from "@kindling/conf"
 import { KernelConf } from "@kindling/kernel"
-import { ProtocolConf } from "@kindling/protocol"
+import { ProtocolConf } from "@kindling/rpc"
 import type * as AppUi from "./AppUi.js"
 import type * as DriverCore from "./DriverCore.js"
 import type * as EventLogWriter from "./EventLogWriter.js"

@@ -27,10 +27,10 @@ import {
   Ids,
   Records,
   type RpcAddress,
-  type RpcEnv,
   type States,
   type TaskPlan
 } from "@kindling/protocol"
+import { type RpcEnv } from "@kindling/rpc"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import type { AppEvent } from "./AppEvents.js"

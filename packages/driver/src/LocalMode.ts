@@ -6,7 +6,8 @@
  * @since 0.1.0
  */
 import { Executor, TaskThreads } from "@kindling/executor"
-import { Ids, RpcAddress, RpcEnv, Transport } from "@kindling/protocol"
+import { Ids, RpcAddress } from "@kindling/protocol"
+import { RpcEnv, Transport } from "@kindling/rpc"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"

@@ -13,7 +13,8 @@
  *
  * @since 0.1.0
  */
-import type { DataPlane, Errors } from "@kindling/protocol"
+import type { Errors } from "@kindling/protocol"
+import type { DataPlane } from "@kindling/rpc"
 import type * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import * as Fs from "node:fs"

@@ -8,15 +8,14 @@
 import { Shell, TemporaryDirectory } from "@kindling/kernel"
 import {
   ClusterMessages,
-  type DataPlane,
   Endpoints,
   Errors,
   type Ids,
   Records,
   type RpcAddress,
-  RpcEnv,
   type SharedVariables
 } from "@kindling/protocol"
+import { type DataPlane, RpcEnv } from "@kindling/rpc"
 import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"

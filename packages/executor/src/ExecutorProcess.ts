@@ -11,8 +11,9 @@
 // every executor, some 12 MB of it.
 import * as WorkDirs from "@kindling/installation/WorkDirs"
 import type { Shell } from "@kindling/kernel"
-import { ClusterMessages, Endpoints, type Errors, Ids, RpcAddress, RpcEnv } from "@kindling/protocol"
-import { NodeArtifacts } from "@kindling/protocol/node"
+import { ClusterMessages, Endpoints, type Errors, Ids, RpcAddress } from "@kindling/protocol"
+import { RpcEnv } from "@kindling/rpc"
+import { NodeArtifacts } from "@kindling/rpc/node"
 import * as Data from "effect/Data"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"

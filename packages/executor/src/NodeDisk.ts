@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { NodeDataPlane } from "@kindling/protocol/node"
+import { NodeDataPlane } from "@kindling/rpc/node"
 import * as Effect from "effect/Effect"
 import * as FsPromises from "node:fs/promises"
 import { type Disk, diskError, nodeFiles } from "./Disk.js"

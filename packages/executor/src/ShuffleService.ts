@@ -8,7 +8,8 @@
  *
  * @since 0.1.0
  */
-import { ClusterMessages, Errors, type Ids, type RpcAddress, RpcEnv, type TaskPlan } from "@kindling/protocol"
+import { ClusterMessages, Errors, type Ids, type RpcAddress, type TaskPlan } from "@kindling/protocol"
+import { RpcEnv } from "@kindling/rpc"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"

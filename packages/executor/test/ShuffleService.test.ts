@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Disk, Evaluation, NodeDisk, RecordFiles, ShuffleFiles, ShuffleService, TaskContext } from "@kindling/executor"
-import { Endpoints, Ids, RpcAddress, RpcEnv, Transport } from "@kindling/protocol"
+import { Endpoints, Ids, RpcAddress } from "@kindling/protocol"
+import { RpcEnv, Transport } from "@kindling/rpc"
 import { Effect } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"

@@ -13,7 +13,8 @@
  *
  * @since 0.1.0
  */
-import type { Codec, Endpoints, RpcAddress, RpcEnv } from "@kindling/protocol"
+import type { Codec, Endpoints, RpcAddress } from "@kindling/protocol"
+import type { RpcEnv } from "@kindling/rpc"
 import type * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
 

@@ -16,7 +16,8 @@
  *
  * @since 0.1.0
  */
-import { type Codec, Endpoints, Errors, Outbox, type RpcAddress, RpcEnv } from "@kindling/protocol"
+import { type Codec, Endpoints, Errors, type RpcAddress } from "@kindling/protocol"
+import { Outbox, RpcEnv } from "@kindling/rpc"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"

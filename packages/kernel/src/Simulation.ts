@@ -16,7 +16,7 @@
  *
  * @since 0.1.0
  */
-import { Transport } from "@kindling/protocol"
+import { Transport } from "@kindling/rpc"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"

@@ -6,10 +6,10 @@ import {
   Errors,
   Ids,
   RpcAddress,
-  type RpcEnv,
   SubmissionMessages,
   WorkerMessages
 } from "@kindling/protocol"
+import { type RpcEnv } from "@kindling/rpc"
 import { Exit, Option } from "effect"
 
 const address = RpcAddress.make("10.0.0.1", 7077)

@@ -1,7 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Core, Shell } from "@kindling/kernel"
 import { Simulation } from "@kindling/kernel/testing"
-import { Endpoints, Errors, RpcAddress, RpcEnv, SubmissionMessages } from "@kindling/protocol"
+import { Endpoints, Errors, RpcAddress, SubmissionMessages } from "@kindling/protocol"
+import { RpcEnv } from "@kindling/rpc"
 import { Cause, Effect, Exit } from "effect"
 
 // A toy role that exercises every part of the shell. Readyz asks are answered after a slow command of the role's

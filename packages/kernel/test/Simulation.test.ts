@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Simulation } from "@kindling/kernel/testing"
-import { Endpoints, RpcAddress, RpcEnv, SubmissionMessages } from "@kindling/protocol"
+import { Endpoints, RpcAddress, SubmissionMessages } from "@kindling/protocol"
+import { RpcEnv } from "@kindling/rpc"
 import { Effect, Exit } from "effect"
 
 const readyz = Endpoints.kind("Readyz", SubmissionMessages.RequestReadyz)

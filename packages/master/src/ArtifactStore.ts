@@ -8,8 +8,9 @@
  * @since 0.1.0
  */
 import { TemporaryDirectory } from "@kindling/kernel"
-import { Errors, type QueryMessages, type RpcAddress, RpcEnv, SubmissionMessages } from "@kindling/protocol"
-import { NodeArtifacts } from "@kindling/protocol/node"
+import { Errors, type QueryMessages, type RpcAddress, SubmissionMessages } from "@kindling/protocol"
+import { RpcEnv } from "@kindling/rpc"
+import { NodeArtifacts } from "@kindling/rpc/node"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"

@@ -6,7 +6,8 @@
  * @since 0.1.0
  */
 import { Shell } from "@kindling/kernel"
-import { Endpoints, type Ids, type QueryMessages, type RpcAddress, type RpcEnv } from "@kindling/protocol"
+import { Endpoints, type Ids, type QueryMessages, type RpcAddress } from "@kindling/protocol"
+import { type RpcEnv } from "@kindling/rpc"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import { ArtifactStore } from "./ArtifactStore.js"

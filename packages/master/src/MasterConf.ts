@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import { Key, Registry, ValueType } from "@kindling/conf"
-import { ProtocolConf } from "@kindling/protocol"
+import { ProtocolConf } from "@kindling/rpc"
 import * as Either from "effect/Either"
 
 // Spark's list of patterns: comma-separated, each matching a whole app resource.

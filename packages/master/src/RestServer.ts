@@ -25,10 +25,10 @@ import {
   RestAuth,
   RestMessages,
   type RpcAddress,
-  RpcEnv,
   SubmissionMessages
 } from "@kindling/protocol"
-import { NodeExposure } from "@kindling/protocol/node"
+import { RpcEnv } from "@kindling/rpc"
+import { NodeExposure } from "@kindling/rpc/node"
 import * as Cause from "effect/Cause"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"

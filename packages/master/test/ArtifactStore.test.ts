@@ -2,9 +2,10 @@
 // refused when they cannot be right, and deleted once no driver has used them for the retention time.
 import { assert, describe, it } from "@effect/vitest"
 import { ArtifactStore, LeaderElection, Master, Persistence } from "@kindling/master"
-import { Descriptions, MasterClient, RpcEnv } from "@kindling/protocol"
-import { NodeArtifacts, NodeTransport } from "@kindling/protocol/node"
+import { Descriptions } from "@kindling/protocol"
 import { Polling } from "@kindling/protocol/testing"
+import { MasterClient, RpcEnv } from "@kindling/rpc"
+import { NodeArtifacts, NodeTransport } from "@kindling/rpc/node"
 import { Effect, Layer, Option } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"

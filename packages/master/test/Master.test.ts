@@ -9,10 +9,10 @@ import {
   Errors,
   Ids,
   RpcAddress,
-  RpcEnv,
   SubmissionMessages,
   WorkerMessages
 } from "@kindling/protocol"
+import { RpcEnv } from "@kindling/rpc"
 import { Cause, Effect, Exit, Layer } from "effect"
 import { masterOptions } from "./fixtures/options.js"
 

@@ -1,6 +1,7 @@
 /**
- * @kindling/protocol: the wire protocol of Kindling's standalone cluster — schemas, errors, codec, RpcEnv,
- * and the client SDK. This entry imports no `node:` module; the TCP transport is `@kindling/protocol/node`.
+ * @kindling/protocol: the wire protocol of Kindling's standalone cluster — every message, state and error as a
+ * schema, the codec, ids, descriptions, task plans, the REST messages and client. It imports no `node:` module, so
+ * a third-party tool or a browser can use it; the runtime that carries the protocol is `@kindling/rpc`.
  *
  * @since 0.1.0
  */
@@ -13,8 +14,6 @@ export * as Catalogue from "./Catalogue.js"
 export * as ClusterMessages from "./ClusterMessages.js"
 /** @since 0.1.0 */
 export * as Codec from "./Codec.js"
-/** @since 0.1.0 */
-export * as DataPlane from "./DataPlane.js"
 /** @since 0.1.0 */
 export * as Descriptions from "./Descriptions.js"
 /** @since 0.1.0 */
@@ -30,13 +29,7 @@ export * as Ids from "./Ids.js"
 /** @since 0.1.0 */
 export * as InternalMessages from "./InternalMessages.js"
 /** @since 0.1.0 */
-export * as MasterClient from "./MasterClient.js"
-/** @since 0.1.0 */
 export * as MasterUrl from "./MasterUrl.js"
-/** @since 0.1.0 */
-export * as Outbox from "./Outbox.js"
-/** @since 0.1.0 */
-export * as ProtocolConf from "./ProtocolConf.js"
 /** @since 0.1.0 */
 export * as QueryMessages from "./QueryMessages.js"
 /** @since 0.1.0 */
@@ -50,8 +43,6 @@ export * as RestMessages from "./RestMessages.js"
 /** @since 0.1.0 */
 export * as RpcAddress from "./RpcAddress.js"
 /** @since 0.1.0 */
-export * as RpcEnv from "./RpcEnv.js"
-/** @since 0.1.0 */
 export * as SharedVariables from "./SharedVariables.js"
 /** @since 0.1.0 */
 export * as SparkJson from "./SparkJson.js"
@@ -61,7 +52,5 @@ export * as States from "./States.js"
 export * as SubmissionMessages from "./SubmissionMessages.js"
 /** @since 0.1.0 */
 export * as TaskPlan from "./TaskPlan.js"
-/** @since 0.1.0 */
-export * as Transport from "./Transport.js"
 /** @since 0.1.0 */
 export * as WorkerMessages from "./WorkerMessages.js"

@@ -13,7 +13,8 @@
  */
 import { type AppEvents, Cluster as AppCluster } from "@kindling/driver"
 import type { Simulation } from "@kindling/kernel/testing"
-import { type RpcAddress, RpcEnv } from "@kindling/protocol"
+import { type RpcAddress } from "@kindling/protocol"
+import { RpcEnv } from "@kindling/rpc"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"

@@ -12,7 +12,8 @@
  */
 import { FileSystem } from "@effect/platform"
 import { Disk } from "@kindling/executor"
-import { type DataPlane, Errors } from "@kindling/protocol"
+import { Errors } from "@kindling/protocol"
+import { type DataPlane } from "@kindling/rpc"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as Path from "node:path"

@@ -13,7 +13,7 @@
  * @since 0.1.0
  */
 import type { Simulation } from "@kindling/kernel/testing"
-import type { Transport } from "@kindling/protocol"
+import type { Transport } from "@kindling/rpc"
 import { ProcessLauncher } from "@kindling/worker"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"

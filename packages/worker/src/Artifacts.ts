@@ -7,8 +7,8 @@
  * @since 0.1.0
  */
 import { FileSystem } from "@effect/platform"
-import { RpcEnv } from "@kindling/protocol"
-import { NodeArtifacts } from "@kindling/protocol/node"
+import { RpcEnv } from "@kindling/rpc"
+import { NodeArtifacts } from "@kindling/rpc/node"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"

@@ -7,7 +7,8 @@
  */
 import type { FileSystem } from "@effect/platform"
 import type { Installation } from "@kindling/installation"
-import { Descriptions, Errors, type Ids, type RpcEnv, type States } from "@kindling/protocol"
+import { Descriptions, Errors, type Ids, type States } from "@kindling/protocol"
+import { type RpcEnv } from "@kindling/rpc"
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"

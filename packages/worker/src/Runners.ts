@@ -7,7 +7,8 @@
  */
 import { FileSystem } from "@effect/platform"
 import type { Installation } from "@kindling/installation"
-import { Descriptions, type Ids, RpcEnv } from "@kindling/protocol"
+import { Descriptions, type Ids } from "@kindling/protocol"
+import { RpcEnv } from "@kindling/rpc"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"

@@ -6,7 +6,8 @@
  * @since 0.1.0
  */
 import { Shell } from "@kindling/kernel"
-import { Descriptions, Endpoints, Errors, Ids, type RpcAddress, RpcEnv, type States } from "@kindling/protocol"
+import { Descriptions, Endpoints, Errors, Ids, type RpcAddress, type States } from "@kindling/protocol"
+import { RpcEnv } from "@kindling/rpc"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as ExecutionStrategy from "effect/ExecutionStrategy"

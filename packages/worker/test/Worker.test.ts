@@ -1,17 +1,9 @@
 import { NodeFileSystem } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Simulation } from "@kindling/kernel/testing"
-import {
-  Descriptions,
-  Endpoints,
-  Ids,
-  QueryMessages,
-  RpcAddress,
-  RpcEnv,
-  Transport,
-  WorkerMessages
-} from "@kindling/protocol"
+import { Descriptions, Endpoints, Ids, QueryMessages, RpcAddress, WorkerMessages } from "@kindling/protocol"
 import { Polling } from "@kindling/protocol/testing"
+import { RpcEnv, Transport } from "@kindling/rpc"
 import { ProcessLauncher, Runners, Worker } from "@kindling/worker"
 import { Clock, Deferred, Effect, Layer, Option } from "effect"
 import * as Fs from "node:fs"

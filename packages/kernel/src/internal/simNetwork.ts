@@ -1,6 +1,6 @@
 // The simulated network: connections kept in order as TCP keeps them, each frame delayed by a drawn latency,
 // sometimes duplicated or breaking its connection, partitions between nodes, and listeners by address.
-import { Transport } from "@kindling/protocol"
+import { Transport } from "@kindling/rpc"
 import * as Effect from "effect/Effect"
 import type { Fault, NetworkOptions } from "../Simulation.js"
 import type { Event } from "./simAgenda.js"

@@ -1,8 +1,9 @@
 // The master's records, and what every part of a step uses: its commands and recommendations, and the
 // accounting of cores and memory as drivers and executors come and go.
 import { Core } from "@kindling/kernel"
-import type { Codec, Descriptions, Endpoints, RpcAddress, RpcEnv, States } from "@kindling/protocol"
+import type { Codec, Descriptions, Endpoints, RpcAddress, States } from "@kindling/protocol"
 import { Errors, Ids } from "@kindling/protocol"
+import type { RpcEnv } from "@kindling/rpc"
 import * as Exit from "effect/Exit"
 import type { Config, Local, MasterCommand } from "../MasterCore.js"
 

@@ -2,7 +2,8 @@
 // restarted, nodes paused, partitions, the master killed or its leadership revoked, a spoofer posing as a worker,
 // duplicated and broken frames) and the engine's (a disk full for a while, a map output rotten or gone, an
 // executor crashing now or at a moment of its work).
-import { Codec, Envelope, RpcAddress, Transport } from "@kindling/protocol"
+import { Codec, Envelope, RpcAddress } from "@kindling/protocol"
+import { Transport } from "@kindling/rpc"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type { Election } from "./clusterElection.js"

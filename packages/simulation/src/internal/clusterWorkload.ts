@@ -3,15 +3,8 @@
 // plan is drawn here, in a fixed order, so that a seed always makes the same plan.
 import { ExecutorProcess, InlineTasks } from "@kindling/executor"
 import { Simulation } from "@kindling/kernel/testing"
-import {
-  AppClientMessages,
-  Descriptions,
-  Endpoints,
-  type Ids,
-  MasterClient,
-  RpcEnv,
-  type Transport
-} from "@kindling/protocol"
+import { AppClientMessages, Descriptions, Endpoints, type Ids } from "@kindling/protocol"
+import { MasterClient, RpcEnv, type Transport } from "@kindling/rpc"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"

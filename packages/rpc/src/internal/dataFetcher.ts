@@ -1,0 +1,515 @@
+// The fetching side of the data plane: each fetch a stream of verified bytes from one block, over a connection per
+// node (dialled once, closed when idle or when its server stalls), credit granted within the bounds on bytes in
+// flight per connection and per node, an attempt broken by a lost connection or a corrupt chunk resumed from the
+// last verified byte, with backoff, and a node's own blocks read straight from their source.
+import { Codec, type Envelope, Errors, RpcAddress } from "@kindling/protocol"
+import * as Chunk from "effect/Chunk"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import type * as Fiber from "effect/Fiber"
+import * as FiberId from "effect/FiberId"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
+import type * as Api from "../DataPlane.js"
+import type { Registration } from "./dataServer.js"
+import { checkOffset, type DataMessage, type Link, readExactly, type Shared } from "./dataShared.js"
+
+/** What ends one attempt of a fetch without ending the fetch. */
+type AttemptError = Errors.BlockCorrupted | Errors.RpcError
+
+type TransferState =
+  | { readonly _tag: "idle" }
+  | { readonly _tag: "active"; readonly link: FetchLink; readonly id: number }
+  | { readonly _tag: "broken"; readonly error: AttemptError }
+  | { readonly _tag: "ended" }
+  | { readonly _tag: "failed"; readonly error: Errors.TransferError }
+
+/** The fetcher's bytes in flight from one node, over its streams and whichever connection carries them. */
+interface Route {
+  readonly key: string
+  used: number
+  transfers: number
+}
+
+interface Transfer {
+  readonly from: RpcAddress.RpcAddress
+  readonly blockId: string
+  readonly route: Route
+  state: TransferState
+  /** Where the verified bytes end. */
+  offset: number
+  /** Verified bytes the consumer has not taken. */
+  ready: Array<Uint8Array>
+  readyBytes: number
+  /** Credit granted on the current attempt and not used yet. */
+  granted: number
+  attempts: number
+  /** Attempts in a row that got no further. */
+  failures: number
+  attemptOffset: number
+  wake: (() => void) | undefined
+}
+
+interface FetchLink {
+  readonly link: Link
+  readonly key: string
+  readonly sessions: Map<number, Transfer>
+  /** When bytes last moved on the connection, or it last had its streams change. */
+  lastActive: number
+  watch: Fiber.RuntimeFiber<void> | undefined
+}
+
+// A failed handshake fails the same way every time.
+const isFinal = (error: AttemptError) =>
+  error._tag === "AuthenticationFailed" || error._tag === "ProtocolVersionMismatch"
+
+export interface Fetcher {
+  readonly fetch: Api.DataPlane["fetch"]
+  /** Takes what a server sent on a connection this node fetches on; false if it is not the fetcher's to take. */
+  readonly received: (link: Link, envelope: Envelope.DataEnvelope) => boolean
+  /** A chunk read without joining its pieces; false if the connection is not one this node fetches on. */
+  readonly receivedChunk: (link: Link, chunk: Codec.ChunkPieces) => boolean
+  readonly closed: (link: Link, error: Errors.RpcError) => void
+  readonly stop: () => void
+  readonly stats: () =>
+    & Pick<
+      Api.Stats,
+      "fetching" | "inFlight" | "peakInFlight" | "peakInFlightPerConnection" | "bytesFetched" | "retries"
+    >
+    & { readonly connections: number }
+}
+
+export const makeFetcher = (
+  shared: Shared,
+  registrationOf: (blockId: string) => Registration | undefined
+): Fetcher => {
+  const { checksum, clock, host, runFork, send } = shared
+  const {
+    chunkSize,
+    creditBatch,
+    idleTimeout,
+    maxInFlight,
+    maxInFlightPerConnection,
+    maxRetries,
+    quantum,
+    retryWait,
+    streamWindow
+  } = shared.settings
+  let stopped = false
+  let bytesFetched = 0
+  let retries = 0
+  let inFlight = 0
+  let peakInFlight = 0
+  let peakInFlightPerConnection = 0
+
+  const transfers = new Set<Transfer>()
+  const routes = new Map<string, Route>()
+  const fetchLinks = new Map<string, FetchLink>()
+  const fetchLinkOf = new Map<Link, FetchLink>()
+  const dialing = new Map<string, Deferred.Deferred<FetchLink, Errors.RpcError>>()
+  // Streams that want credit the bounds do not allow yet, served in the order they started waiting.
+  const starved = new Set<Transfer>()
+  let nextStreamId = 0
+
+  // Takes the credit a stream lacks, as far as both bounds allow, and says how much.
+  const claim = (transfer: Transfer): number => {
+    const want = transfer.state._tag === "active"
+      ? streamWindow - transfer.granted - transfer.readyBytes
+      : 0
+    if (want < creditBatch) {
+      starved.delete(transfer)
+      return 0
+    }
+    const grant = Math.min(want, maxInFlight - inFlight, maxInFlightPerConnection - transfer.route.used)
+    if (grant < quantum) {
+      starved.add(transfer)
+      return 0
+    }
+    transfer.granted += grant
+    inFlight += grant
+    transfer.route.used += grant
+    peakInFlight = Math.max(peakInFlight, inFlight)
+    peakInFlightPerConnection = Math.max(peakInFlightPerConnection, transfer.route.used)
+    if (want - grant >= creditBatch) starved.add(transfer)
+    else starved.delete(transfer)
+    return grant
+  }
+
+  const grantCredit = (transfer: Transfer) => {
+    const bytes = claim(transfer)
+    if (bytes > 0 && transfer.state._tag === "active") {
+      touch(transfer.state.link)
+      send(transfer.state.link.link, { _tag: "credit", id: transfer.state.id, bytes })
+    }
+  }
+
+  const release = (route: Route, bytes: number) => {
+    if (bytes === 0) return
+    inFlight -= bytes
+    route.used -= bytes
+    for (const transfer of [...starved]) grantCredit(transfer)
+  }
+
+  const wake = (transfer: Transfer) => {
+    const resume = transfer.wake
+    transfer.wake = undefined
+    resume?.()
+  }
+
+  const touch = (link: FetchLink) => {
+    link.lastActive = clock.unsafeCurrentTimeMillis()
+  }
+
+  // A connection on which nothing has moved for the idle timeout is closed: an idle one because it is not needed,
+  // and one whose server owes bytes because the server has stalled, which the fetches then treat as a lost
+  // connection. Streams that only wait for their consumers keep it open.
+  const watch = (link: FetchLink): Effect.Effect<void> =>
+    Effect.suspend(() => {
+      if (!link.link.isOpen()) return Effect.void
+      const quiet = clock.unsafeCurrentTimeMillis() - link.lastActive
+      let owed = false
+      for (const transfer of link.sessions.values()) owed ||= transfer.granted > 0
+      const watched = link.sessions.size === 0 || owed
+      if (watched && quiet >= idleTimeout) {
+        link.watch = undefined
+        link.link.close(link.sessions.size === 0 ? "idle" : `the server sent nothing for ${idleTimeout} ms`)
+        return Effect.void
+      }
+      return Effect.zipRight(clock.sleep(Duration.millis(watched ? idleTimeout - quiet : idleTimeout)), watch(link))
+    })
+
+  // Ends the current attempt, if one is running: the credit granted on it is void.
+  const endAttempt = (transfer: Transfer, next: TransferState, cancel: boolean) => {
+    if (transfer.state._tag === "active") {
+      const { id, link } = transfer.state
+      link.sessions.delete(id)
+      touch(link)
+      if (cancel && link.link.isOpen()) send(link.link, { _tag: "cancel", id })
+    }
+    transfer.state = next
+    const granted = transfer.granted
+    transfer.granted = 0
+    starved.delete(transfer)
+    release(transfer.route, granted)
+    wake(transfer)
+  }
+
+  const corrupted = (transfer: Transfer, reason: string) =>
+    endAttempt(transfer, {
+      _tag: "broken",
+      error: new Errors.BlockCorrupted({ blockId: transfer.blockId, offset: transfer.offset, reason })
+    }, true)
+
+  const onChunk = (link: FetchLink, { crc, data, id, offset }: Codec.ChunkPieces) => {
+    // Chunks of a stream that was cancelled or restarted may still arrive; they are dropped.
+    const transfer = link.sessions.get(id)
+    if (transfer === undefined) return
+    let size = 0
+    for (const piece of data) size += piece.length
+    if (offset !== transfer.offset) {
+      return corrupted(transfer, `a chunk at offset ${offset} where ${transfer.offset} was expected`)
+    }
+    if (size > transfer.granted) {
+      return corrupted(transfer, `a chunk of ${size} bytes beyond the ${transfer.granted} bytes of credit`)
+    }
+    let sum = 0
+    for (const piece of data) sum = checksum(piece, sum)
+    if (sum !== crc) return corrupted(transfer, "a chunk's checksum does not match its bytes")
+    transfer.offset += size
+    transfer.granted -= size
+    transfer.readyBytes += size
+    bytesFetched += size
+    for (const piece of data) if (piece.length > 0) transfer.ready.push(piece)
+    wake(transfer)
+  }
+
+  const onEnd = (link: FetchLink, { id, size }: DataMessage<"end">) => {
+    const transfer = link.sessions.get(id)
+    if (transfer === undefined) return
+    if (size !== transfer.offset) {
+      return corrupted(transfer, `the stream ended at ${size} bytes after ${transfer.offset} arrived`)
+    }
+    endAttempt(transfer, { _tag: "ended" }, false)
+  }
+
+  const onFetchFailed = (link: FetchLink, { error, id }: DataMessage<"fetchFailed">) => {
+    const transfer = link.sessions.get(id)
+    if (transfer === undefined) return
+    const decoded = Codec.decodeWith(Errors.FetchFailure, error)
+    endAttempt(
+      transfer,
+      Either.isRight(decoded) ? { _tag: "failed", error: decoded.right } : { _tag: "broken", error: decoded.left },
+      false
+    )
+  }
+
+  const linkTo = (target: RpcAddress.RpcAddress): Effect.Effect<FetchLink, Errors.RpcError> =>
+    Effect.suspend(() => {
+      const key = RpcAddress.key(target)
+      const existing = fetchLinks.get(key)
+      if (existing !== undefined && existing.link.isOpen()) return Effect.succeed(existing)
+      const pending = dialing.get(key)
+      if (pending !== undefined) return Deferred.await(pending)
+      // The dial goes on by itself, whoever waits for it: a fetch interrupted while it waits (its task killed,
+      // its job cancelled) stops waiting at once — a connection attempt to an unreachable host can take minutes —
+      // and leaves the dial to the fetches still waiting, and its outcome to the next.
+      const deferred = Deferred.unsafeMake<FetchLink, Errors.RpcError>(FiberId.none)
+      dialing.set(key, deferred)
+      runFork(
+        Effect.exit(Effect.map(host.connect(target), (link) => {
+          const fetchLink: FetchLink = {
+            link,
+            key,
+            sessions: new Map(),
+            lastActive: clock.unsafeCurrentTimeMillis(),
+            watch: undefined
+          }
+          fetchLinks.set(key, fetchLink)
+          fetchLinkOf.set(link, fetchLink)
+          fetchLink.watch = runFork(watch(fetchLink))
+          return fetchLink
+        })).pipe(
+          Effect.flatMap((outcome) =>
+            Effect.suspend(() => {
+              dialing.delete(key)
+              return Deferred.done(deferred, outcome)
+            })
+          )
+        )
+      )
+      return Deferred.await(deferred)
+    })
+
+  const start = (transfer: Transfer): Effect.Effect<void> =>
+    Effect.suspend(() => {
+      transfer.attempts++
+      transfer.attemptOffset = transfer.offset
+      return Effect.match(linkTo(transfer.from), {
+        onFailure: (error) => {
+          transfer.state = { _tag: "broken", error }
+        },
+        onSuccess: (link) => {
+          if (!link.link.isOpen()) {
+            transfer.state = {
+              _tag: "broken",
+              error: new Errors.ConnectionLost({ peer: transfer.from.hostPort, reason: "closed" })
+            }
+            return
+          }
+          const id = nextStreamId++
+          link.sessions.set(id, transfer)
+          touch(link)
+          transfer.state = { _tag: "active", link, id }
+          send(link.link, {
+            _tag: "fetch",
+            id,
+            block: transfer.blockId,
+            offset: transfer.offset,
+            window: claim(transfer)
+          })
+        }
+      })
+    })
+
+  // Progress resets the count: a long transfer survives any number of blips that each let it get further.
+  const retry = (transfer: Transfer, error: AttemptError): Effect.Effect<void> =>
+    Effect.suspend(() => {
+      transfer.failures = transfer.offset > transfer.attemptOffset ? 1 : transfer.failures + 1
+      if (isFinal(error) || transfer.failures > maxRetries) {
+        transfer.state = {
+          _tag: "failed",
+          error: new Errors.TransferFailed({
+            blockId: transfer.blockId,
+            peer: transfer.from.hostPort,
+            attempts: transfer.attempts,
+            lastError: error
+          })
+        }
+        return Effect.void
+      }
+      retries++
+      return Effect.zipRight(
+        clock.sleep(Duration.millis(retryWait * 2 ** (transfer.failures - 1))),
+        Effect.sync(() => {
+          if (transfer.state._tag === "broken") transfer.state = { _tag: "idle" }
+        })
+      )
+    })
+
+  const take = (transfer: Transfer): Chunk.Chunk<Uint8Array> => {
+    const chunks = transfer.ready
+    const bytes = transfer.readyBytes
+    transfer.ready = []
+    transfer.readyBytes = 0
+    release(transfer.route, bytes)
+    grantCredit(transfer)
+    return Chunk.unsafeFromArray(chunks)
+  }
+
+  const pull = (transfer: Transfer): Effect.Effect<Chunk.Chunk<Uint8Array>, Option.Option<Errors.TransferError>> =>
+    Effect.suspend(() => {
+      if (transfer.ready.length > 0) return Effect.succeed(take(transfer))
+      const state = transfer.state
+      switch (state._tag) {
+        case "ended":
+          return Effect.fail(Option.none())
+        case "failed":
+          return Effect.fail(Option.some(state.error))
+        case "idle":
+          return Effect.zipRight(start(transfer), pull(transfer))
+        case "broken":
+          return Effect.zipRight(retry(transfer, state.error), pull(transfer))
+        case "active":
+          return Effect.async<Chunk.Chunk<Uint8Array>, Option.Option<Errors.TransferError>>((resume) => {
+            transfer.wake = () => resume(pull(transfer))
+            return Effect.sync(() => {
+              transfer.wake = undefined
+            })
+          })
+      }
+    })
+
+  const nodeStopped = (transfer: Transfer) =>
+    new Errors.TransferFailed({
+      blockId: transfer.blockId,
+      peer: transfer.from.hostPort,
+      attempts: transfer.attempts,
+      lastError: new Errors.ConnectionLost({ peer: transfer.from.hostPort, reason: "node stopped" })
+    })
+
+  const open = (from: RpcAddress.RpcAddress, blockId: string, offset: number): Transfer => {
+    const key = RpcAddress.key(from)
+    let route = routes.get(key)
+    if (route === undefined) {
+      route = { key, used: 0, transfers: 0 }
+      routes.set(key, route)
+    }
+    route.transfers++
+    const transfer: Transfer = {
+      from,
+      blockId,
+      route,
+      state: { _tag: "idle" },
+      offset,
+      ready: [],
+      readyBytes: 0,
+      granted: 0,
+      attempts: 0,
+      failures: 0,
+      attemptOffset: offset,
+      wake: undefined
+    }
+    if (stopped) transfer.state = { _tag: "failed", error: nodeStopped(transfer) }
+    transfers.add(transfer)
+    return transfer
+  }
+
+  const close = (transfer: Transfer) => {
+    endAttempt(transfer, { _tag: "ended" }, true)
+    const bytes = transfer.readyBytes
+    transfer.ready = []
+    transfer.readyBytes = 0
+    release(transfer.route, bytes)
+    transfers.delete(transfer)
+    if (--transfer.route.transfers === 0) routes.delete(transfer.route.key)
+  }
+
+  const fetchRemote = (from: RpcAddress.RpcAddress, blockId: string, offset: number) =>
+    Stream.unwrapScoped(
+      Effect.map(
+        Effect.acquireRelease(
+          Effect.sync(() => open(from, blockId, offset)),
+          (transfer) => Effect.sync(() => close(transfer))
+        ),
+        (transfer) => Stream.repeatEffectChunkOption(pull(transfer))
+      )
+    )
+
+  // A node's own blocks are read straight from their source.
+  const fetchLocal = (self: RpcAddress.RpcAddress, blockId: string, offset: number) =>
+    Stream.unwrapScoped(Effect.gen(function*() {
+      const registration = registrationOf(blockId)
+      if (registration === undefined) return yield* new Errors.BlockNotFound({ blockId })
+      const source = yield* registration.resolve(blockId, self)
+      yield* checkOffset(blockId, offset, source.size)
+      return Stream.unfoldEffect(offset, (position) => {
+        const length = Math.min(chunkSize, source.size - position)
+        return length <= 0
+          ? Effect.succeedNone
+          : Effect.map(
+            readExactly(source, blockId, position, length),
+            (data) => Option.some([data, position + length] as const)
+          )
+      })
+    }))
+
+  const fetch = (from: RpcAddress.RpcAddress, blockId: string, fetchOptions?: Api.FetchOptions) => {
+    const offset = fetchOptions?.offset ?? 0
+    if (!Number.isSafeInteger(offset) || offset < 0) {
+      return Stream.fail(new Errors.TransferRefused({ blockId, reason: `offset ${offset} is not a byte position` }))
+    }
+    const self = host.address()
+    return self !== undefined && RpcAddress.key(self) === RpcAddress.key(from)
+      ? fetchLocal(self, blockId, offset)
+      : fetchRemote(from, blockId, offset)
+  }
+
+  const received = (link: Link, envelope: Envelope.DataEnvelope): boolean => {
+    const fetchLink = fetchLinkOf.get(link)
+    if (fetchLink === undefined) return false
+    touch(fetchLink)
+    switch (envelope._tag) {
+      case "chunk":
+        onChunk(fetchLink, { ...envelope, data: [envelope.data] })
+        return true
+      case "end":
+        onEnd(fetchLink, envelope)
+        return true
+      case "fetchFailed":
+        onFetchFailed(fetchLink, envelope)
+        return true
+      default:
+        return false
+    }
+  }
+
+  const receivedChunk = (link: Link, chunk: Codec.ChunkPieces): boolean => {
+    const fetchLink = fetchLinkOf.get(link)
+    if (fetchLink === undefined) return false
+    touch(fetchLink)
+    onChunk(fetchLink, chunk)
+    return true
+  }
+
+  const closed = (link: Link, error: Errors.RpcError) => {
+    const fetchLink = fetchLinkOf.get(link)
+    if (fetchLink === undefined) return
+    fetchLinkOf.delete(link)
+    if (fetchLinks.get(fetchLink.key) === fetchLink) fetchLinks.delete(fetchLink.key)
+    fetchLink.watch?.unsafeInterruptAsFork(FiberId.none)
+    for (const transfer of [...fetchLink.sessions.values()]) endAttempt(transfer, { _tag: "broken", error }, false)
+  }
+
+  const stop = () => {
+    stopped = true
+    for (const transfer of transfers) {
+      if (transfer.state._tag === "ended" || transfer.state._tag === "failed") continue
+      endAttempt(transfer, { _tag: "failed", error: nodeStopped(transfer) }, true)
+    }
+    for (const fetchLink of fetchLinks.values()) fetchLink.watch?.unsafeInterruptAsFork(FiberId.none)
+  }
+
+  const stats = () => ({
+    connections: fetchLinks.size,
+    fetching: transfers.size,
+    inFlight,
+    peakInFlight,
+    peakInFlightPerConnection,
+    bytesFetched,
+    retries
+  })
+
+  return { fetch, received, receivedChunk, closed, stop, stats }
+}
