@@ -3,7 +3,7 @@
 // job of each; target ≥ 0.9×. (2) Replay: how fast the history server reads a log of a 100,000-task stage (parse,
 // decode against Spark's schemas, fold into the app status), plain and gzip'd, next to folding the same events
 // straight into an app status in the same process — the floor any replay has to pay.
-import { type AppEvents, AppStatus, EventLogReader, EventLogWriter } from "@kindling/driver"
+import { type AppEvents, AppStatus, EventLogReader, EventLogWriter } from "@kindling/monitoring"
 import * as Effect from "effect/Effect"
 import * as Queue from "effect/Queue"
 import * as Fs from "node:fs"

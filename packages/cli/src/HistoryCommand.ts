@@ -4,8 +4,9 @@
  *
  * @since 0.1.0
  */
-import { DriverConf, EventLogWriter, HistoryConf, HistoryServer } from "@kindling/driver"
+import { DriverConf } from "@kindling/driver"
 import { KernelConf } from "@kindling/kernel"
+import { EventLogWriter, HistoryConf, HistoryServer } from "@kindling/monitoring"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Fs from "node:fs"

@@ -11,11 +11,11 @@ import {
   LeaderElection,
   Master,
   MasterConf,
-  MasterUi,
   Persistence,
   RestServer,
   ZooKeeperRecovery
 } from "@kindling/master"
+import { MasterUi } from "@kindling/monitoring"
 import { ProtocolConf, RpcEnv } from "@kindling/rpc"
 import { NodeExposure, NodeTransport } from "@kindling/rpc/node"
 import * as Context from "effect/Context"

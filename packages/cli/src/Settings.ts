@@ -6,9 +6,10 @@
  */
 import { type Conf, type Key, type Problem, Registry } from "@kindling/conf"
 import { NodeLoader } from "@kindling/conf/node"
-import { DriverConf, HistoryConf } from "@kindling/driver"
+import { DriverConf } from "@kindling/driver"
 import { KernelConf } from "@kindling/kernel"
 import { MasterConf } from "@kindling/master"
+import { HistoryConf } from "@kindling/monitoring"
 import { ProtocolConf } from "@kindling/rpc"
 import { NodeExposure } from "@kindling/rpc/node"
 import { WorkerConf } from "@kindling/worker"

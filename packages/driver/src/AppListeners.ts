@@ -4,13 +4,10 @@
  *
  * @since 0.1.0
  */
+import { type AppPages, AppUi, EventLogWriter, MonitoringApi } from "@kindling/monitoring"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
-import type * as AppPages from "./AppPages.js"
-import * as AppUi from "./AppUi.js"
 import type { Driver } from "./Driver.js"
-import * as EventLogWriter from "./EventLogWriter.js"
-import * as MonitoringApi from "./MonitoringApi.js"
 
 /**
  * @since 0.1.0

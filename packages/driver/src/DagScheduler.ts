@@ -1,22 +1,4 @@
-/**
- * The driver's DAG scheduler (Spark's `DAGScheduler`) as a pure core: `step(state, input) → commands`. A job
- * arrives as its result tasks and the shuffles they depend on, each with its map tasks; the core cuts it into
- * stages at the shuffles — one shuffle-map stage per shuffle, shared by the jobs that need it while it exists,
- * a result stage per job — and submits a stage's missing tasks (as a task set) once its parents' outputs are all
- * available, so independent stages run at once. It keeps the map output tracker: where each map task's output
- * is and how big each of its blocks is.
- *
- * Failures follow Spark: a fetch failure marks the reduce stage and the map stage failed, unregisters the lost
- * output (and every output of its executor), and resubmits both after `resubmitDelayMillis` — the map stage runs
- * only its missing partitions; `maxConsecutiveAttempts` failed attempts in a row abort the stage. A lost
- * executor's outputs are unregistered; completions from an executor lost after their stage attempt started are
- * ignored (epochs). Cancelling a job cancels the stages no other job needs.
- *
- * It does not know what tasks compute: tasks are bytes, results belong to the shell.
- *
- * @since 0.1.0
- */
-import type { DatasetInfo, StageInfo } from "./AppEvents.js"
+import { type AppEvents } from "@kindling/monitoring"
 
 /**
  * @since 0.1.0
@@ -46,7 +28,7 @@ export interface ShuffleSpec {
   /** The operation that shuffles, for the stage's name (`reduceByKey`, …). */
   readonly name: string
   /** The datasets its map tasks compute, for the app's UI. */
-  readonly datasets?: ReadonlyArray<DatasetInfo>
+  readonly datasets?: ReadonlyArray<AppEvents.DatasetInfo>
 }
 
 /**
@@ -67,7 +49,7 @@ export interface JobSpec {
   /** The action, for the result stage's name (`collect`, …). */
   readonly name: string
   /** The datasets its result tasks compute, for the app's UI. */
-  readonly datasets?: ReadonlyArray<DatasetInfo>
+  readonly datasets?: ReadonlyArray<AppEvents.DatasetInfo>
 }
 
 interface MapOutput {
@@ -89,7 +71,7 @@ interface Stage {
   readonly preferredBlocks: ReadonlyArray<string | undefined>
   readonly parents: ReadonlyArray<number>
   /** What its tasks compute, for the app's UI. */
-  readonly datasets: ReadonlyArray<DatasetInfo>
+  readonly datasets: ReadonlyArray<AppEvents.DatasetInfo>
   readonly jobIds: Set<number>
   readonly firstJobId: number
   nextAttempt: number
@@ -199,7 +181,7 @@ export type Command =
     readonly _tag: "JobStarted"
     readonly jobId: number
     readonly stageIds: ReadonlyArray<number>
-    readonly stages: ReadonlyArray<StageInfo>
+    readonly stages: ReadonlyArray<AppEvents.StageInfo>
   }
   | { readonly _tag: "JobEnded"; readonly jobId: number; readonly succeeded: boolean }
   | {
@@ -344,7 +326,7 @@ const newStage = (
     readonly preferredBlocks: ReadonlyArray<string | undefined>
     readonly parents: ReadonlyArray<number>
     readonly jobId: number
-    readonly datasets: ReadonlyArray<DatasetInfo>
+    readonly datasets: ReadonlyArray<AppEvents.DatasetInfo>
   }
 ): Stage => {
   const stage: Stage = {
@@ -366,7 +348,7 @@ const newStage = (
   return stage
 }
 
-const stageInfo = (stage: Stage): StageInfo => ({
+const stageInfo = (stage: Stage): AppEvents.StageInfo => ({
   stageId: stage.id,
   name: stage.name,
   numTasks: stage.tasks.length,

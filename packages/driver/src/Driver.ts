@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import { Shell } from "@kindling/kernel"
+import { type AppEvents } from "@kindling/monitoring"
 import {
   ClusterMessages,
   Endpoints,
@@ -25,7 +26,6 @@ import type * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { JobFailed } from "./AppErrors.js"
-import type { AppEvent } from "./AppEvents.js"
 import type * as DagScheduler from "./DagScheduler.js"
 import * as DriverCore from "./DriverCore.js"
 import * as SchedulerPool from "./SchedulerPool.js"
@@ -50,14 +50,14 @@ export interface Driver {
   /** Runs a job; succeeds with each result task's result value, in order. */
   readonly runJob: (job: JobGraph) => Effect.Effect<Array<unknown>, JobFailed>
   /** What happens in the app from the moment the stream is run, for each run (Spark's listener bus). */
-  readonly events: Stream.Stream<AppEvent>
+  readonly events: Stream.Stream<AppEvents.AppEvent>
   /** The same from the moment this is run: a listener that must not miss what happens next. */
-  readonly subscribe: Effect.Effect<Stream.Stream<AppEvent>, never, Scope.Scope>
+  readonly subscribe: Effect.Effect<Stream.Stream<AppEvents.AppEvent>, never, Scope.Scope>
   /**
    * The same as a queue, for a listener that drains it in batches rather than wake for every event (the app UI:
    * a job of 10,000 tasks is 20,000 events).
    */
-  readonly listen: Effect.Effect<Queue.Dequeue<AppEvent>, never, Scope.Scope>
+  readonly listen: Effect.Effect<Queue.Dequeue<AppEvents.AppEvent>, never, Scope.Scope>
   /** The executors that are registered and ready, as ids. */
   readonly executors: Effect.Effect<ReadonlyArray<string>>
   /** The cores of the executors that are registered and ready. */
@@ -129,7 +129,7 @@ export const make = (
     const address = yield* Shell.listeningAddress(Endpoints.scheduler)
     const rpc = yield* RpcEnv.RpcEnv
     const jobs = new Map<number, RunningJob>()
-    const events = yield* PubSub.unbounded<AppEvent>()
+    const events = yield* PubSub.unbounded<AppEvents.AppEvent>()
     let nextJobId = 0
     let fatal: string | undefined
     const internalFailure = () =>

@@ -6,10 +6,9 @@
  */
 import { type Conf, Key, Registry, ValueType } from "@kindling/conf"
 import { KernelConf } from "@kindling/kernel"
+import { type AppUi, type EventLogWriter } from "@kindling/monitoring"
 import { ProtocolConf } from "@kindling/rpc"
-import type * as AppUi from "./AppUi.js"
 import type * as DriverCore from "./DriverCore.js"
-import type * as EventLogWriter from "./EventLogWriter.js"
 
 /**
  * @since 0.1.0

@@ -20,6 +20,7 @@
  * @since 0.1.0
  */
 import { Core } from "@kindling/kernel"
+import { type AppEvents } from "@kindling/monitoring"
 import {
   ClusterMessages,
   Endpoints,
@@ -33,7 +34,6 @@ import {
 import { type RpcEnv } from "@kindling/rpc"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
-import type { AppEvent } from "./AppEvents.js"
 import * as DagScheduler from "./DagScheduler.js"
 import * as TaskScheduler from "./TaskScheduler.js"
 
@@ -153,7 +153,7 @@ export type DriverCommand =
   /** A task succeeded having added these values to accumulators (by id): they count now, once. */
   | { readonly _tag: "AccumulatorUpdates"; readonly updates: ReadonlyArray<readonly [number, unknown]> }
   /** Something the app's listeners hear of. */
-  | { readonly _tag: "Event"; readonly event: AppEvent }
+  | { readonly _tag: "Event"; readonly event: AppEvents.AppEvent }
 
 /**
  * @since 0.1.0
@@ -434,7 +434,7 @@ const locationsOf = (state: State, blockId: string | undefined): Array<TaskSched
     return executor === undefined ? [] : [{ executorId, host: executor.host }]
   })
 
-const event = (step: Step, appEvent: AppEvent) => step.commands.push({ _tag: "Event", event: appEvent })
+const event = (step: Step, appEvent: AppEvents.AppEvent) => step.commands.push({ _tag: "Event", event: appEvent })
 
 const executorLost = (step: Step, executorId: Ids.ExecutorId, reason: string) => {
   const { state } = step

@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import { Disk } from "@kindling/executor"
+import { type AppEvents } from "@kindling/monitoring"
 import { SharedVariables } from "@kindling/protocol"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -12,7 +13,6 @@ import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import * as Path from "node:path"
 import { InputNotReadable, InvalidArgument } from "./AppErrors.js"
-import type { AppEvent } from "./AppEvents.js"
 import { Dataset, type Runtime } from "./Dataset.js"
 import type { Driver } from "./Driver.js"
 import * as Lineage from "./Lineage.js"
@@ -34,12 +34,12 @@ export interface KindlingContext {
   /** Where the app's web UI is (Spark's `uiWebUrl`), unless it is off (`kindling.ui.enabled=false`). */
   readonly uiWebUrl: string | undefined
   /** What happens in the app from the moment it is run: jobs, stages, tasks, executors (Spark's listener bus). */
-  readonly events: Stream.Stream<AppEvent>
+  readonly events: Stream.Stream<AppEvents.AppEvent>
   /**
    * The same stream, subscribed to the moment this is run (and until the scope closes), for a listener that must
    * not miss what happens next — Spark's `addSparkListener` before a job.
    */
-  readonly subscribe: Effect.Effect<Stream.Stream<AppEvent>, never, Scope.Scope>
+  readonly subscribe: Effect.Effect<Stream.Stream<AppEvents.AppEvent>, never, Scope.Scope>
   /** The items, cut into `numSlices` partitions of consecutive items. */
   readonly parallelize: <A>(items: Iterable<A>, numSlices?: number) => Dataset<A>
   /** `start`, `start + step`, … up to `end` (excluded), in `numSlices` partitions. */

@@ -6,12 +6,12 @@
  * @since 0.1.0
  */
 import { Evaluation } from "@kindling/executor"
+import { type AppEvents } from "@kindling/monitoring"
 import { Records, type TaskPlan } from "@kindling/protocol"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as FiberId from "effect/FiberId"
-import type { DatasetInfo } from "./AppEvents.js"
 import type * as DagScheduler from "./DagScheduler.js"
 
 type PlanNode = typeof TaskPlan.PlanNode.Encoded
@@ -27,7 +27,7 @@ export interface Lineage {
   /** The shuffles the plans read directly. */
   readonly parents: ReadonlyArray<number>
   /** The datasets the plans compute since the shuffles they read (what their stage draws). */
-  readonly datasets: ReadonlyArray<DatasetInfo>
+  readonly datasets: ReadonlyArray<AppEvents.DatasetInfo>
 }
 
 /**
@@ -48,7 +48,7 @@ export const fromPlans = (plans: ReadonlyArray<PlanNode>): Lineage => ({
  *
  * @since 0.1.0
  */
-export const withDataset = (lineage: Lineage, dataset: DatasetInfo): Lineage =>
+export const withDataset = (lineage: Lineage, dataset: AppEvents.DatasetInfo): Lineage =>
   lineage.datasets.some((known) => known.id === dataset.id)
     ? lineage
     : { ...lineage, datasets: [...lineage.datasets, dataset] }
@@ -68,7 +68,7 @@ export const withPlans = (lineage: Lineage, plans: ReadonlyArray<PlanNode>): Lin
 export const combine = (lineages: ReadonlyArray<Lineage>, plans: ReadonlyArray<PlanNode>): Lineage => {
   const shuffles = new Map<number, DagScheduler.ShuffleSpec>()
   const parents = new Set<number>()
-  const datasets = new Map<number, DatasetInfo>()
+  const datasets = new Map<number, AppEvents.DatasetInfo>()
   for (const lineage of lineages) {
     for (const shuffle of lineage.shuffles) shuffles.set(shuffle.shuffleId, shuffle)
     for (const parent of lineage.parents) parents.add(parent)

@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import { Executor, TaskThreads } from "@kindling/executor"
+import { type AppUi, ConsoleProgress, type EventLogWriter } from "@kindling/monitoring"
 import { Ids, RpcAddress } from "@kindling/protocol"
 import { RpcEnv, Transport } from "@kindling/rpc"
 import * as Clock from "effect/Clock"
@@ -13,11 +14,8 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Os from "node:os"
 import * as AppListeners from "./AppListeners.js"
-import type * as AppUi from "./AppUi.js"
-import * as ConsoleProgress from "./ConsoleProgress.js"
 import * as Driver from "./Driver.js"
 import type * as DriverCore from "./DriverCore.js"
-import type * as EventLogWriter from "./EventLogWriter.js"
 import * as Kindling from "./Kindling.js"
 
 /**

@@ -12,19 +12,7 @@ export { EmptyDataset, InputNotReadable, InvalidArgument, JobFailed, OutputDirec
 /** @since 0.1.0 */
 export * as AppModule from "./AppModule.js"
 /** @since 0.1.0 */
-export * as AppEvents from "./AppEvents.js"
-/** @since 0.1.0 */
 export * as AppListeners from "./AppListeners.js"
-/** @since 0.1.0 */
-export * as AppMetrics from "./AppMetrics.js"
-/** @since 0.1.0 */
-export * as AppPages from "./AppPages.js"
-/** @since 0.1.0 */
-export * as AppStatus from "./AppStatus.js"
-/** @since 0.1.0 */
-export * as AppUi from "./AppUi.js"
-/** @since 0.1.0 */
-export * as ConsoleProgress from "./ConsoleProgress.js"
 /** @since 0.1.0 */
 export * as AppClient from "./AppClient.js"
 /** @since 0.1.0 */
@@ -36,23 +24,11 @@ export { Dataset, type DatasetError, type StorageLevel } from "./Dataset.js"
 /** @since 0.1.0 */
 export * as DagScheduler from "./DagScheduler.js"
 /** @since 0.1.0 */
-export * as DagSvg from "./DagSvg.js"
-/** @since 0.1.0 */
 export * as Driver from "./Driver.js"
 /** @since 0.1.0 */
 export * as DriverConf from "./DriverConf.js"
 /** @since 0.1.0 */
 export * as DriverCore from "./DriverCore.js"
-/** @since 0.1.0 */
-export * as EventLogCodec from "./EventLogCodec.js"
-/** @since 0.1.0 */
-export * as EventLogReader from "./EventLogReader.js"
-/** @since 0.1.0 */
-export * as EventLogWriter from "./EventLogWriter.js"
-/** @since 0.1.0 */
-export * as HistoryConf from "./HistoryConf.js"
-/** @since 0.1.0 */
-export * as HistoryServer from "./HistoryServer.js"
 /** @since 0.1.0 */
 export { Kindling, type KindlingContext } from "./Kindling.js"
 /** @since 0.1.0 */
@@ -60,11 +36,7 @@ export * as LocalMode from "./LocalMode.js"
 /** @since 0.1.0 */
 export * as MasterSpec from "./MasterSpec.js"
 /** @since 0.1.0 */
-export * as MonitoringApi from "./MonitoringApi.js"
-/** @since 0.1.0 */
 export * as SchedulerPool from "./SchedulerPool.js"
-/** @since 0.1.0 */
-export * as SparkEvents from "./SparkEvents.js"
 /** @since 0.1.0 */
 export * as TaskScheduler from "./TaskScheduler.js"
 /** @since 0.1.0 */

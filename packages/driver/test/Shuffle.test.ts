@@ -1,5 +1,6 @@
 import { assert, layer } from "@effect/vitest"
-import { type AppEvents, JobFailed, Kindling, LocalMode } from "@kindling/driver"
+import { JobFailed, Kindling, LocalMode } from "@kindling/driver"
+import { type AppEvents } from "@kindling/monitoring"
 import { Effect, Fiber, Stream, TestServices } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"

@@ -26,7 +26,13 @@ import { fileURLToPath } from "node:url"
  * @since 0.1.0
  * @category constants
  */
-export const provided = ["effect", "@effect/platform", "@kindling/driver", "@kindling/protocol", "@kindling/rpc"] as const
+export const provided = [
+  "effect",
+  "@effect/platform",
+  "@kindling/driver",
+  "@kindling/protocol",
+  "@kindling/rpc"
+] as const
 
 /**
  * One of the installation's packages and the directory it is installed in.

@@ -23,5 +23,3 @@ export * as Worker from "./Worker.js"
 export * as WorkerConf from "./WorkerConf.js"
 /** @since 0.1.0 */
 export * as WorkerCore from "./WorkerCore.js"
-/** @since 0.1.0 */
-export * as WorkerUi from "./WorkerUi.js"

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { ConsoleProgress } from "@kindling/driver"
+import { ConsoleProgress } from "@kindling/monitoring"
 import { Effect, Stream } from "effect"
 
 const stage = (stageId: number, completed: number, active: number, total: number, submittedAt = 0) => ({

@@ -10,13 +10,13 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Html, type WebServer } from "@kindling/kernel/web"
 import { type QueryMessages, SparkJson } from "@kindling/protocol"
+import { type Worker } from "@kindling/worker"
 import * as Effect from "effect/Effect"
 import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
-import type { Worker } from "./Worker.js"
 
 const { html, link } = Html
 
@@ -69,7 +69,7 @@ const readRange = (file: string, offset: number | undefined, byteLength: number)
     }
   })
 
-const logRange = (worker: Worker, query: LogQuery) =>
+const logRange = (worker: Worker.Worker, query: LogQuery) =>
   Effect.gen(function*() {
     const dir = runnerDir(yield* worker.state, query)
     if (dir === undefined) return Option.none<LogRange>()
@@ -187,7 +187,7 @@ const recordMetrics = (s: QueryMessages.WorkerStateResponse) => {
  * @since 0.1.0
  * @category constructors
  */
-export const routes = (worker: Worker): WebServer.NodeRoutes<unknown> => {
+export const routes = (worker: Worker.Worker): WebServer.NodeRoutes<unknown> => {
   const json = Effect.map(worker.state, (s) => HttpServerResponse.unsafeJson(SparkJson.workerState(s)))
   const withLog = (respond: (query: LogQuery, range: LogRange) => HttpServerResponse.HttpServerResponse) =>
     Effect.gen(function*() {

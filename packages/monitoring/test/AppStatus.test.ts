@@ -1,7 +1,7 @@
 // The app UI's status, folded from events: jobs and their stages (skipped ones too), stage attempts with their
 // tasks, executors, persisted datasets, and what it forgets.
 import { assert, describe, it } from "@effect/vitest"
-import { type AppEvents, AppStatus } from "@kindling/driver"
+import { type AppEvents, AppStatus } from "@kindling/monitoring"
 
 type Event = AppEvents.AppEvent
 

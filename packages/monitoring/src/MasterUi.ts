@@ -9,13 +9,13 @@ import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Html, WebServer } from "@kindling/kernel/web"
+import { type Master } from "@kindling/master"
 import { Ids, type QueryMessages, SparkJson } from "@kindling/protocol"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import type { Master } from "./Master.js"
 
 const { html, link } = Html
 
@@ -24,7 +24,7 @@ const { html, link } = Html
  * @category models
  */
 export interface Options {
-  readonly master: Master
+  readonly master: Master.Master
   /** Show kill buttons and accept their POSTs (`kindling.ui.killEnabled`). */
   readonly killEnabled: boolean
   /** The history server finished apps link to (`kindling.history.ui.url`). */

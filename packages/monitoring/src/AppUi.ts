@@ -21,7 +21,6 @@ import type { AppEvent } from "./AppEvents.js"
 import * as AppMetrics from "./AppMetrics.js"
 import * as AppPages from "./AppPages.js"
 import * as AppStatus from "./AppStatus.js"
-import type { Driver } from "./Driver.js"
 import * as MonitoringApi from "./MonitoringApi.js"
 
 /**
@@ -122,6 +121,17 @@ export const start = (
   })
 
 /**
+ * What the UI needs of a running app (its driver): its events, drained in batches, and a way to cancel a job.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface AppSource {
+  readonly listen: Effect.Effect<Queue.Dequeue<AppEvent>, never, Scope.Scope>
+  readonly cancelJob: (jobId: number, reason: string) => Effect.Effect<void>
+}
+
+/**
  * Starts the UI unless `options` is undefined, subscribing to the driver's events first. A UI that cannot
  * listen (every port tried is taken) is reported and the app goes on without it.
  *
@@ -131,7 +141,7 @@ export const start = (
 export const startIfEnabled = (
   options: Options | undefined,
   app: AppPages.AppDescription,
-  driver: Pick<Driver, "listen" | "cancelJob">
+  driver: AppSource
 ): Effect.Effect<AppUi | undefined, never, Scope.Scope> =>
   options === undefined ?
     Effect.succeed(undefined) :
