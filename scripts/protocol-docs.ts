@@ -1,6 +1,12 @@
-// Renders docs/protocol.md and docs/protocol.schema.json from the schemas of @kindling/protocol, so the
-// reference can never drift from the code (a test compares the committed files with a fresh rendering).
+// Renders docs/protocol.md and docs/protocol.schema.json from the schemas of @kindling/protocol, and the inputs of
+// each role's core from the schemas of its package, so the reference can never drift from the code (a test
+// compares the committed files with a fresh rendering).
+import { AppClientInputs, DriverInputs } from "@kindling/driver"
+import { ExecutorInputs } from "@kindling/executor"
+import { KernelInputs } from "@kindling/kernel"
+import { MasterInputs } from "@kindling/master"
 import { Catalogue, Descriptions, Envelope, Errors, States, TaskPlan } from "@kindling/protocol"
+import { WorkerInputs } from "@kindling/worker"
 import { JSONSchema, Option, Schema, SchemaAST as AST } from "effect"
 
 type AnySchema = Schema.Schema<any, any, never>
@@ -23,7 +29,8 @@ const descriptionOf = (ast: AST.AST): string | undefined => {
   return ast._tag === "Transformation" ? Option.getOrUndefined(AST.getDescriptionAnnotation(ast.to)) : undefined
 }
 
-const anchor = (name: string) => name.toLowerCase().replace(/[^a-z0-9]+/g, "-")
+// Where a heading's link goes, as GitHub makes it: lower case, punctuation dropped, spaces made hyphens.
+const anchor = (heading: string) => heading.toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, "").replace(/\s/g, "-")
 
 // Types that get their own section; everything else is spelled out where it is used.
 const named = new Map<string, { readonly ast: AST.AST; readonly fields: MessageClass["fields"] | undefined }>()
@@ -53,6 +60,8 @@ const typeOf = (ast: AST.AST, schema?: Schema.Schema.All): string => {
   const id = identifierOf(ast)
   if (id !== undefined) {
     if (primitiveNames[id] !== undefined) return primitiveNames[id]
+    // A declared type is not data (an Exit, a value of the process's own): named only, described where it is used.
+    if (ast._tag === "Declaration") return `\`${id}\``
     if (enumNames.has(id) || messageTags.has(id) || errorIds.has(id)) return `[${id}](#${anchor(id)})`
     if (/^[A-Z]\w*$/.test(id)) {
       if (!named.has(id)) {
@@ -95,6 +104,8 @@ const structureOf = (ast: AST.AST): string => {
       return "any"
     case "NeverKeyword":
       return "never"
+    case "UndefinedKeyword":
+      return "undefined"
     case "Literal":
       return JSON.stringify(ast.literal)
     case "Union":
@@ -126,15 +137,26 @@ const fieldsOf = (cls: Pick<MessageClass, "fields">): Array<FieldRow> =>
   Object.entries(cls.fields).filter(([name]) => name !== "_tag").map(([name, field]) => {
     if (Schema.isPropertySignature(field)) {
       const ast = field.ast as unknown as
-        | { readonly _tag: "PropertySignatureDeclaration"; readonly type: AST.AST; readonly isOptional: boolean }
+        | {
+          readonly _tag: "PropertySignatureDeclaration"
+          readonly type: AST.AST
+          readonly isOptional: boolean
+          readonly annotations: AST.Annotations
+        }
         | { readonly _tag: "PropertySignatureTransformation"; readonly from: { type: AST.AST; isOptional: boolean } }
       const side = ast._tag === "PropertySignatureTransformation" ? ast.from : ast
-      return { name, type: typeOf(side.type), note: side.isOptional ? "may be absent" : "" }
+      const description = ast._tag === "PropertySignatureDeclaration"
+        ? Option.getOrUndefined(AST.getDescriptionAnnotation(ast))
+        : undefined
+      const note = [side.isOptional ? "may be absent" : undefined, description].filter((text) => text !== undefined)
+      return { name, type: typeOf(side.type), note: note.join("; ") }
     }
     const schema = field as AnySchema
     const isOption = schema.ast._tag === "Transformation" &&
       descriptionOf(schema.ast.to)?.startsWith("Option<") === true
-    const description = identifierOf(schema.ast) === undefined ? descriptionOf(schema.ast) : undefined
+    const description = identifierOf(schema.ast) === undefined || schema.ast._tag === "Declaration"
+      ? descriptionOf(schema.ast)
+      : undefined
     return {
       name,
       type: typeOf(schema.ast, schema),
@@ -165,6 +187,41 @@ const finishedHelpers: Record<string, ReadonlyArray<[string, (state: any) => boo
   TaskState: [["finished", States.isTaskFinished], ["failed", States.isTaskFailed]]
 }
 
+// Each role's core: its name in the catalogue's conversations, where it lives, and its local inputs.
+const roles = [
+  { role: "Master", core: "MasterCore", inputs: "MasterInputs", of: "@kindling/master", local: MasterInputs.Local },
+  { role: "Worker", core: "WorkerCore", inputs: "WorkerInputs", of: "@kindling/worker", local: WorkerInputs.Local },
+  { role: "Driver", core: "DriverCore", inputs: "DriverInputs", of: "@kindling/driver", local: DriverInputs.Local },
+  {
+    role: "App client",
+    core: "AppClientCore",
+    inputs: "AppClientInputs",
+    of: "@kindling/driver",
+    local: AppClientInputs.Local
+  },
+  {
+    role: "Executor",
+    core: "ExecutorCore",
+    inputs: "ExecutorInputs",
+    of: "@kindling/executor",
+    local: ExecutorInputs.Local
+  }
+] as const
+
+// An input's heading, description and fields; inputs are tagged structs, so their tag is in their type literal.
+const inputTables = (union: Catalogue.MessageUnion): Array<string> =>
+  Catalogue.members(union).flatMap((input) => {
+    const tag = (input.ast as AST.TypeLiteral).propertySignatures.find((p) => p.name === "_tag")!.type as AST.Literal
+    return [
+      `#### ${String(tag.literal)}`,
+      "",
+      descriptionOf(input.ast) ?? "",
+      "",
+      ...fieldTable(fieldsOf(input as unknown as Pick<MessageClass, "fields">)),
+      ""
+    ]
+  })
+
 const dataEnvelopeIds = new Set((Envelope.DataEnvelope.ast as AST.Union).types.map((member) => identifierOf(member)))
 const envelopeMembers = (Envelope.Envelope.ast as AST.Union).types
 const controlEnvelopes = envelopeMembers.filter((member) => !dataEnvelopeIds.has(identifierOf(member)))
@@ -179,12 +236,7 @@ export const renderMarkdown = (): string => {
   const conversations: Array<string> = []
   for (const conversation of Catalogue.conversations) {
     conversations.push(`### ${conversation.title}`, "", conversation.description, "")
-    conversations.push(
-      conversation.endpoint === undefined
-        ? "Sent by a role to itself; never on a connection."
-        : `Received by the \`${conversation.endpoint}\` endpoint.`,
-      ""
-    )
+    conversations.push(`Received by the \`${conversation.endpoint}\` endpoint.`, "")
     for (const member of Catalogue.members(conversation.union) as ReadonlyArray<MessageClass>) {
       const tag = member._tag!
       conversations.push(`#### ${tag}`, "")
@@ -209,6 +261,21 @@ export const renderMarkdown = (): string => {
   const errors: Array<string> = []
   for (const [name, error] of Object.entries(Errors.all)) {
     errors.push(`### ${name}`, "", descriptionOf(error.ast) ?? "", "", ...fieldTable(fieldsOf(error as never)), "")
+  }
+  const inputs: Array<string> = ["### Kernel inputs", "", "What the kernel's shell feeds every role's core.", ""]
+  inputs.push(...inputTables(KernelInputs.Input))
+  for (const { core, inputs: module, local, of, role } of roles) {
+    const received = Catalogue.conversations.filter((conversation) => conversation.to === role)
+    if (received.length === 0) throw new Error(`no conversation of the catalogue goes to ${role}`)
+    inputs.push(
+      `### ${role}`,
+      "",
+      `\`${core}\` of \`${of}\`. It is told, as \`Receive\`, the messages of ` +
+        `${received.map(({ title }) => `[${title}](#${anchor(title)})`).join(", ")}; the other ` +
+        `[kernel inputs](#kernel-inputs); and these local inputs (\`${module}\`):`,
+      "",
+      ...inputTables(local)
+    )
   }
   const envelopeTables = (members: ReadonlyArray<AST.AST>): Array<string> =>
     members.flatMap((member) => [
@@ -322,6 +389,7 @@ export const renderMarkdown = (): string => {
     "- [Data connections](#data-connections): streamed transfers of blocks",
     "- [Messages](#messages), by conversation",
     "- [Replies](#replies)",
+    "- [Inputs of each role](#inputs-of-each-role): what each role's core is told, from the wire and by itself",
     "- [Artifacts](#artifacts): how an app reaches drivers and executors",
     "- [Commands](#commands): what a worker runs for a driver or an executor",
     "- [Securing a cluster](#securing-a-cluster)",
@@ -496,6 +564,16 @@ export const renderMarkdown = (): string => {
     "Reply messages of asks (asks answered with a plain value list that value's type).",
     "",
     ...replies,
+    "## Inputs of each role",
+    "",
+    "Every role is a core hosted by the kernel's shell (see",
+    "[the shape of a role](architecture.md#the-shape-of-a-role)), which is told one input at a time. The kernel's",
+    "inputs are the same for every role: among them, each message its endpoint receives. A role's local inputs are",
+    "its own: ticks of the timers it set, and what its shell reports back (the outcome of work the core asked for,",
+    "what its process was told). Local inputs never cross a connection; they are here to say what drives each",
+    "role, not as part of the wire protocol. Every input carries `now`, the time it is handled.",
+    "",
+    ...inputs,
     "## Artifacts",
     "",
     "An app travels as an artifact: one ES module (`kindling submit` bundles the app into it), named by the",

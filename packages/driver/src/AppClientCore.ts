@@ -16,6 +16,8 @@ import {
   States,
   type WorkerMessages
 } from "@kindling/protocol"
+import type * as Schema from "effect/Schema"
+import type * as AppClientInputs from "./AppClientInputs.js"
 
 /**
  * @since 0.1.0
@@ -47,13 +49,12 @@ export interface State {
 }
 
 /**
+ * The app client's own inputs: its registration retries and the app's end (`AppClientInputs`).
+ *
  * @since 0.1.0
  * @category models
  */
-export type Local =
-  | { readonly _tag: "RetryRegistration" }
-  /** The app is done: unregister it. */
-  | { readonly _tag: "Stop" }
+export type Local = Schema.Schema.Type<typeof AppClientInputs.Local>
 
 /**
  * What the app client tells the driver.

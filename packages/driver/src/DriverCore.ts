@@ -34,7 +34,9 @@ import {
 import { type RpcEnv } from "@kindling/rpc"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
+import type * as Schema from "effect/Schema"
 import * as DagScheduler from "./DagScheduler.js"
+import type * as DriverInputs from "./DriverInputs.js"
 import * as TaskScheduler from "./TaskScheduler.js"
 
 /**
@@ -97,38 +99,12 @@ export interface State {
 }
 
 /**
+ * The driver's own inputs: its timers, and what the app and its cluster manager tell it (`DriverInputs`).
+ *
  * @since 0.1.0
  * @category models
  */
-export type Local =
-  /**
-   * Runs a job: its result tasks, in partition order, after the shuffles they depend on; `job.pool` is the
-   * scheduler pool its tasks share cores in (under FAIR scheduling).
-   */
-  | { readonly _tag: "SubmitJob"; readonly job: DagScheduler.JobSpec }
-  /** A fetch failure's delay is over: the failed stages run again. */
-  | { readonly _tag: "ResubmitFailedStages" }
-  /** The app unpersisted a dataset: its executors drop its blocks. */
-  | { readonly _tag: "Unpersist"; readonly rddId: number }
-  | { readonly _tag: "CancelJob"; readonly jobId: number; readonly reason: string }
-  /**
-   * An executor is gone, as its cluster manager tells (its process exited, its worker was lost); `started` is
-   * false when its process never ran.
-   */
-  | {
-    readonly _tag: "ExecutorRemoved"
-    readonly executorId: Ids.ExecutorId
-    readonly reason: string
-    readonly started: boolean
-  }
-  | { readonly _tag: "ReviveOffers" }
-  | { readonly _tag: "CheckSpeculation" }
-  | { readonly _tag: "CheckExecutorTimeouts" }
-  | { readonly _tag: "CheckStarvation" }
-  /** The app is stopping: its executors are told to stop, and their going is expected. */
-  | { readonly _tag: "Stop" }
-  /** The app cannot go on (its cluster manager removed it): every job, running or to come, fails with the reason. */
-  | { readonly _tag: "Abort"; readonly reason: string }
+export type Local = Schema.Schema.Type<typeof DriverInputs.Local>
 
 /**
  * What the driver's shell does for the core.

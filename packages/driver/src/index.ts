@@ -18,6 +18,8 @@ export * as AppClient from "./AppClient.js"
 /** @since 0.1.0 */
 export * as AppClientCore from "./AppClientCore.js"
 /** @since 0.1.0 */
+export * as AppClientInputs from "./AppClientInputs.js"
+/** @since 0.1.0 */
 export * as Cluster from "./Cluster.js"
 /** @since 0.1.0 */
 export { Dataset, type DatasetError, type StorageLevel } from "./Dataset.js"
@@ -29,6 +31,8 @@ export * as Driver from "./Driver.js"
 export * as DriverConf from "./DriverConf.js"
 /** @since 0.1.0 */
 export * as DriverCore from "./DriverCore.js"
+/** @since 0.1.0 */
+export * as DriverInputs from "./DriverInputs.js"
 /** @since 0.1.0 */
 export { Kindling, type KindlingContext } from "./Kindling.js"
 /** @since 0.1.0 */

@@ -7,6 +7,8 @@
  */
 import { Core } from "@kindling/kernel"
 import { ClusterMessages, Endpoints, type Ids, type RpcAddress, type SharedVariables } from "@kindling/protocol"
+import type * as Schema from "effect/Schema"
+import type * as ExecutorInputs from "./ExecutorInputs.js"
 
 /**
  * @since 0.1.0
@@ -41,30 +43,13 @@ export interface State {
 }
 
 /**
+ * The executor's own inputs: its heartbeat timer, the driver's answer to its registration and its tasks' ends
+ * (`ExecutorInputs`).
+ *
  * @since 0.1.0
  * @category models
  */
-export type Local =
-  | { readonly _tag: "Registered" }
-  | { readonly _tag: "RegistrationFailed"; readonly reason: string }
-  /**
-   * A task ended on its thread: `outcome` is its encoded `TaskPlan.TaskOutcome`; `stored`, the persisted
-   * partitions it computed that this executor now holds.
-   */
-  | {
-    readonly _tag: "TaskEnded"
-    readonly taskId: number
-    readonly state: "FINISHED" | "FAILED" | "KILLED"
-    readonly outcome: Uint8Array
-    readonly stored?: ReadonlyArray<{
-      readonly blockId: string
-      readonly level: "MEMORY_ONLY" | "MEMORY_AND_DISK" | "DISK_ONLY"
-      readonly memSize: number
-      readonly diskSize: number
-    }>
-  }
-  | { readonly _tag: "SendHeartbeat" }
-  | { readonly _tag: "HeartbeatFailed"; readonly reason: string }
+export type Local = Schema.Schema.Type<typeof ExecutorInputs.Local>
 
 /**
  * What the executor's shell does for the core.

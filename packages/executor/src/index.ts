@@ -15,6 +15,8 @@ export * as Executor from "./Executor.js"
 /** @since 0.1.0 */
 export * as ExecutorCore from "./ExecutorCore.js"
 /** @since 0.1.0 */
+export * as ExecutorInputs from "./ExecutorInputs.js"
+/** @since 0.1.0 */
 export * as ExecutorProcess from "./ExecutorProcess.js"
 /** @since 0.1.0 */
 export * as InlineTasks from "./InlineTasks.js"

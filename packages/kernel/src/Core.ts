@@ -17,44 +17,44 @@ import type { Codec, Endpoints, RpcAddress } from "@kindling/protocol"
 import type { RpcEnv } from "@kindling/rpc"
 import type * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
+import type * as KernelInputs from "./KernelInputs.js"
 
 /**
- * An ask being answered: the request, and an id the shell uses to route the reply.
+ * An ask being answered: the request, and an id the shell uses to route the reply (`KernelInputs.Ask`, with the
+ * request's own type).
  *
  * @since 0.1.0
  * @category models
  */
-export interface Ask<M extends Codec.Message> {
-  readonly id: number
+export interface Ask<M extends Codec.Message> extends Omit<AnyAsk, "request"> {
   readonly request: M
+}
+
+// The kernel's ask of any message; `Ask` keeps its fields and narrows the request.
+type AnyAsk = Exclude<typeof KernelInputs.Receive.Type["ask"], undefined>
+
+/**
+ * A message received, as a role's core gets it: the kernel's `Receive` (see `KernelInputs`), its message one of
+ * the endpoint's.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Receive<In extends Codec.Message> extends Omit<typeof KernelInputs.Receive.Type, "message" | "ask"> {
+  readonly message: In
+  readonly ask: Ask<In> | undefined
 }
 
 /**
  * What every role receives from the kernel, besides its own local inputs: `Start` once, before anything else;
- * `Receive` for each message; `Connected` and `Disconnected` as peers come and go.
+ * `Receive` for each message; `Connected` and `Disconnected` as peers come and go (`KernelInputs` describes each).
  *
  * @since 0.1.0
  * @category models
  */
 export type KernelInput<In extends Codec.Message> =
-  | { readonly _tag: "Start" }
-  | {
-    readonly _tag: "Receive"
-    readonly message: In
-    /** Present when the message is a request, whether it came as an ask or as a one-way send. */
-    readonly ask: Ask<In> | undefined
-    /** The listening address of the sending node, when it has one. */
-    readonly sender: RpcAddress.RpcAddress | undefined
-    /** The node at the other end of the connection the message came on. */
-    readonly peer: RpcAddress.RpcAddress
-    /** The connection it came on (0 for a message the node sent itself). */
-    readonly connection: RpcEnv.ConnectionId
-  }
-  | {
-    readonly _tag: "Connected" | "Disconnected"
-    readonly peer: RpcAddress.RpcAddress
-    readonly connection: RpcEnv.ConnectionId
-  }
+  | Exclude<typeof KernelInputs.Input.Type, { readonly _tag: "Receive" }>
+  | Receive<In>
 
 /**
  * Something a role's core is told: a kernel input or one of the role's local inputs (timer ticks, process

@@ -10,6 +10,8 @@ export * as Core from "./Core.js"
 /** @since 0.1.0 */
 export * as KernelConf from "./KernelConf.js"
 /** @since 0.1.0 */
+export * as KernelInputs from "./KernelInputs.js"
+/** @since 0.1.0 */
 export * as ModuleLoading from "./ModuleLoading.js"
 /** @since 0.1.0 */
 export * as NodeLogging from "./NodeLogging.js"

@@ -18,6 +18,7 @@ import type { Ids, RpcAddress } from "@kindling/protocol"
 import { Endpoints, Errors, QueryMessages, States, SubmissionMessages, WorkerMessages } from "@kindling/protocol"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
+import type * as Schema from "effect/Schema"
 import {
   executorStateChanged,
   killExecutorsRequest,
@@ -45,6 +46,7 @@ import {
   workerLatestState,
   workerSchedulerStateResponse
 } from "./internal/workers.js"
+import type * as MasterInputs from "./MasterInputs.js"
 
 /**
  * Everything the master endpoint accepts.
@@ -82,33 +84,16 @@ export interface Config {
  * @since 0.1.0
  * @category models
  */
-export interface Stored {
-  readonly apps: ReadonlyArray<QueryMessages.ApplicationInfo>
-  readonly drivers: ReadonlyArray<QueryMessages.DriverInfo>
-  readonly workers: ReadonlyArray<QueryMessages.WorkerInfo>
-}
+export type Stored = MasterInputs.Stored
 
 /**
- * The master's own inputs: leadership changes (with what was stored, read when leadership came) and its timers.
+ * The master's own inputs: leadership changes (with what was stored, read when leadership came), its timers, kill
+ * buttons pressed in its web UI and stored artifacts (`MasterInputs`).
  *
  * @since 0.1.0
  * @category models
  */
-export type Local =
-  | { readonly _tag: "ElectedLeader"; readonly stored: Stored }
-  | { readonly _tag: "RevokedLeadership" }
-  | { readonly _tag: "CheckForWorkerTimeOut" }
-  | { readonly _tag: "CompleteRecovery" }
-  /** Someone pressed an app's kill button in the master's web UI. */
-  | { readonly _tag: "KillApplicationFromUi"; readonly appId: Ids.AppId }
-  /** Someone pressed a driver's kill button in the master's web UI. */
-  | { readonly _tag: "KillDriverFromUi"; readonly driverId: Ids.DriverId }
-  /** The artifact store has stored an upload, or rejected it. */
-  | {
-    readonly _tag: "ArtifactStored"
-    readonly ask: Core.Ask<SubmissionMessages.RequestUploadArtifact>
-    readonly exit: Exit.Exit<SubmissionMessages.UploadArtifactResponse, Errors.ArtifactRejected>
-  }
+export type Local = Schema.Schema.Type<typeof MasterInputs.Local>
 
 /**
  * @since 0.1.0

@@ -16,6 +16,8 @@ export * as MasterConf from "./MasterConf.js"
 /** @since 0.1.0 */
 export * as MasterCore from "./MasterCore.js"
 /** @since 0.1.0 */
+export * as MasterInputs from "./MasterInputs.js"
+/** @since 0.1.0 */
 export * as Persistence from "./Persistence.js"
 /** @since 0.1.0 */
 export * as RestServer from "./RestServer.js"

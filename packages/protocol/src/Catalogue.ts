@@ -8,7 +8,6 @@ import type * as Schema from "effect/Schema"
 import * as AppClientMessages from "./AppClientMessages.js"
 import * as ClusterMessages from "./ClusterMessages.js"
 import * as EndpointNames from "./EndpointNames.js"
-import * as InternalMessages from "./InternalMessages.js"
 import * as QueryMessages from "./QueryMessages.js"
 import * as SubmissionMessages from "./SubmissionMessages.js"
 import * as WorkerMessages from "./WorkerMessages.js"
@@ -40,8 +39,8 @@ export interface Conversation {
   readonly title: string
   readonly from: string
   readonly to: string
-  /** The endpoint that receives these messages, or undefined for messages a role sends itself. */
-  readonly endpoint: string | undefined
+  /** The endpoint that receives these messages. */
+  readonly endpoint: string
   readonly description: string
   readonly union: MessageUnion
 }
@@ -123,38 +122,6 @@ export const conversations: ReadonlyArray<Conversation> = [
     endpoint: EndpointNames.worker,
     description: "Read-only queries.",
     union: QueryMessages.WorkerQuery
-  },
-  {
-    title: "Master internal",
-    from: "Master",
-    to: "Master",
-    endpoint: undefined,
-    description: "Timer ticks and leader-election events the master sends itself.",
-    union: InternalMessages.MasterInternal
-  },
-  {
-    title: "Worker internal",
-    from: "Worker",
-    to: "Worker",
-    endpoint: undefined,
-    description: "Timer ticks and signals the worker sends itself.",
-    union: InternalMessages.WorkerInternal
-  },
-  {
-    title: "Driver internal",
-    from: "Driver",
-    to: "Driver",
-    endpoint: undefined,
-    description: "Events inside the driver's scheduler backend and app client.",
-    union: InternalMessages.DriverInternal
-  },
-  {
-    title: "Executor internal",
-    from: "Executor",
-    to: "Executor",
-    endpoint: undefined,
-    description: "Events inside the executor backend.",
-    union: InternalMessages.ExecutorInternal
   }
 ]
 

@@ -27,8 +27,6 @@ export * as Errors from "./Errors.js"
 /** @since 0.1.0 */
 export * as Ids from "./Ids.js"
 /** @since 0.1.0 */
-export * as InternalMessages from "./InternalMessages.js"
-/** @since 0.1.0 */
 export * as MasterUrl from "./MasterUrl.js"
 /** @since 0.1.0 */
 export * as QueryMessages from "./QueryMessages.js"

@@ -8,15 +8,17 @@
  * @since 0.1.0
  */
 import { Core } from "@kindling/kernel"
-import type { Descriptions, Ids, QueryMessages, RpcAddress, States, WorkerMessages } from "@kindling/protocol"
+import type { Descriptions, Ids, QueryMessages, RpcAddress, WorkerMessages } from "@kindling/protocol"
 import { Endpoints } from "@kindling/protocol"
 import * as Exit from "effect/Exit"
+import type * as Schema from "effect/Schema"
 import * as registration from "./internal/registration.js"
 import * as snapshots from "./internal/snapshots.js"
 import type * as internal from "./internal/state.js"
 import * as stateSync from "./internal/stateSync.js"
 import * as validation from "./internal/validation.js"
 import * as workload from "./internal/workload.js"
+import type * as WorkerInputs from "./WorkerInputs.js"
 
 /**
  * Everything the worker endpoint accepts.
@@ -69,40 +71,12 @@ export interface Config {
 }
 
 /**
- * The worker's own inputs: its timers and its runners' reports.
+ * The worker's own inputs: its timers, its runners' reports and the outcomes of its state syncs (`WorkerInputs`).
  *
  * @since 0.1.0
  * @category models
  */
-export type Local =
-  | { readonly _tag: "ReregisterWithMaster" }
-  | { readonly _tag: "SendHeartbeat" }
-  | { readonly _tag: "WorkDirCleanup" }
-  | {
-    readonly _tag: "DriverEnded"
-    readonly driverId: Ids.DriverId
-    readonly state: States.DriverState
-    readonly exception: Descriptions.RemoteException | undefined
-  }
-  | {
-    readonly _tag: "ExecutorChanged"
-    readonly appId: Ids.AppId
-    readonly execId: number
-    readonly state: States.ExecutorState
-    readonly message: string | undefined
-    readonly exitStatus: number | undefined
-  }
-  /** The master answered a `SyncState`; for a driver's end, whether it took it (a standby does not). */
-  | { readonly _tag: "StateSyncAnswered"; readonly key: string; readonly askId: number; readonly taken: boolean }
-  /** A `SyncState` ask failed; a timeout has waited already, any other failure is retried after a wait. */
-  | {
-    readonly _tag: "StateSyncFailed"
-    readonly key: string
-    readonly askId: number
-    readonly reason: string
-    readonly timedOut: boolean
-  }
-  | { readonly _tag: "RetryStateSync"; readonly key: string }
+export type Local = Schema.Schema.Type<typeof WorkerInputs.Local>
 
 /**
  * @since 0.1.0

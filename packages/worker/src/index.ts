@@ -23,3 +23,5 @@ export * as Worker from "./Worker.js"
 export * as WorkerConf from "./WorkerConf.js"
 /** @since 0.1.0 */
 export * as WorkerCore from "./WorkerCore.js"
+/** @since 0.1.0 */
+export * as WorkerInputs from "./WorkerInputs.js"

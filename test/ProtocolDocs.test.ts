@@ -1,9 +1,17 @@
+// docs/protocol.md and docs/protocol.schema.json as `pnpm run docs` renders them: here rather than in
+// @kindling/protocol's tests, since the reference documents the inputs of every role's core as well.
 import { assert, describe, it } from "@effect/vitest"
+import { AppClientInputs, DriverInputs } from "@kindling/driver"
+import { ExecutorInputs } from "@kindling/executor"
+import { KernelInputs } from "@kindling/kernel"
+import { MasterInputs } from "@kindling/master"
 import { Catalogue, Errors, States } from "@kindling/protocol"
+import { WorkerInputs } from "@kindling/worker"
+import { Option, SchemaAST } from "effect"
 import { readFileSync } from "node:fs"
-import { renderJsonSchema, renderMarkdown } from "../../../scripts/protocol-docs.js"
+import { renderJsonSchema, renderMarkdown } from "../scripts/protocol-docs.js"
 
-const committed = (name: string) => readFileSync(new URL(`../../../docs/${name}`, import.meta.url), "utf8")
+const committed = (name: string) => readFileSync(new URL(`../docs/${name}`, import.meta.url), "utf8")
 
 describe("the generated protocol reference", () => {
   const markdown = renderMarkdown()
@@ -27,6 +35,25 @@ describe("the generated protocol reference", () => {
       for (const value of schema.literals) assert.include(markdown, `| \`${value}\` |`)
     }
     for (const name of Object.keys(Errors.all)) assert.include(markdown, `### ${name}\n`)
+  })
+
+  it("documents the kernel's inputs and each role's local inputs, with their descriptions", () => {
+    const unions = [
+      KernelInputs.Input,
+      MasterInputs.Local,
+      WorkerInputs.Local,
+      DriverInputs.Local,
+      AppClientInputs.Local,
+      ExecutorInputs.Local
+    ]
+    const section = markdown.slice(markdown.indexOf("## Inputs of each role\n"), markdown.indexOf("## Artifacts\n"))
+    for (const union of unions) {
+      for (const { ast } of union.members) {
+        const tag = SchemaAST.getPropertySignatures(ast).find((property) => property.name === "_tag")!.type
+        const description = Option.getOrThrow(SchemaAST.getDescriptionAnnotation(ast))
+        assert.include(section, `#### ${(tag as SchemaAST.Literal).literal}\n\n${description}\n`)
+      }
+    }
   })
 
   it("the JSON Schema is usable: no definition refers to itself, and every envelope has its own", () => {
