@@ -48,6 +48,23 @@ export class OutputDirectoryExists extends Data.TaggedError("OutputDirectoryExis
 }
 
 /**
+ * `saveAsTextFile` could not make, list or finish its output directory (a parent that is a file or not
+ * writable, a full disk, the directory gone once the parts were written). A part file an executor cannot write
+ * fails its task instead, and the job with `JobFailed`.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class OutputNotWritable extends Data.TaggedError("OutputNotWritable")<{
+  readonly path: string
+  readonly reason: string
+}> {
+  override get message() {
+    return `Output directory ${this.path} cannot be written: ${this.reason}`
+  }
+}
+
+/**
  * A file or directory a dataset reads could not be read.
  *
  * @since 0.1.0

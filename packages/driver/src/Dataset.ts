@@ -24,7 +24,8 @@ import {
   type InputNotReadable,
   InvalidArgument,
   type JobFailed,
-  OutputDirectoryExists
+  OutputDirectoryExists,
+  OutputNotWritable
 } from "./AppErrors.js"
 import * as Builtins from "./Builtins.js"
 import type { JobGraph } from "./Driver.js"
@@ -441,20 +442,31 @@ export class Dataset<A> {
 
   /**
    * Writes the records, one per line (strings as they are, objects as JSON), to `dir/part-00000`, … — one file
-   * per partition — then `dir/_SUCCESS`. The directory must not exist.
+   * per partition — then `dir/_SUCCESS`. The directory must not exist. What the driver cannot do to the
+   * directory (make it, finish it) is `OutputNotWritable`; a part an executor cannot write fails its task, and
+   * the job (`JobFailed`) says which file and why.
    *
    * @since 0.1.0
    */
-  saveAsTextFile(dir: string): Effect.Effect<void, DatasetError | OutputDirectoryExists> {
+  saveAsTextFile(dir: string): Effect.Effect<void, DatasetError | OutputDirectoryExists | OutputNotWritable> {
     const path = Path.resolve(dir)
     const { files } = this.runtime
+    // What the driver itself does to the directory; the reason (a DiskError's) names the file and the operation.
+    const onOutput = <A>(operation: () => A) =>
+      Effect.try({
+        try: operation,
+        catch: (error) =>
+          new OutputNotWritable({ path, reason: error instanceof Error ? error.message : String(error) })
+      })
     return Effect.gen(this, function*() {
-      if (files.stat(path) !== undefined) return yield* new OutputDirectoryExists({ path })
-      files.makeDirectory(path)
+      if ((yield* onOutput(() => files.stat(path))) !== undefined) return yield* new OutputDirectoryExists({ path })
+      yield* onOutput(() => files.makeDirectory(path))
       yield* this.run((partition) => ({ _tag: "SaveAsText", dir: path, partition }), "saveAsTextFile")
-      // Attempts that were killed mid-write leave their hidden temporary files behind.
-      for (const name of files.list(path)) if (name.startsWith(".part-")) files.remove(Path.join(path, name))
-      files.writeFile(Path.join(path, "_SUCCESS"), new Uint8Array(0))
+      yield* onOutput(() => {
+        // Attempts that were killed mid-write leave their hidden temporary files behind.
+        for (const name of files.list(path)) if (name.startsWith(".part-")) files.remove(Path.join(path, name))
+        files.writeFile(Path.join(path, "_SUCCESS"), new Uint8Array(0))
+      })
     })
   }
 

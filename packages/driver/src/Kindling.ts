@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import { Disk } from "@kindling/executor"
+import { DiskError } from "@kindling/kernel"
 import { type AppEvents } from "@kindling/monitoring"
 import { SharedVariables } from "@kindling/protocol"
 import * as Context from "effect/Context"
@@ -104,7 +105,14 @@ const inputFiles = (
     try: () => {
       const absolute = Path.resolve(path)
       const stat = files.stat(absolute)
-      if (stat === undefined) throw new Disk.DiskError("stat", absolute, "ENOENT", "no such file or directory")
+      if (stat === undefined) {
+        throw new DiskError.DiskError({
+          operation: "stat",
+          path: absolute,
+          code: "ENOENT",
+          reason: "no such file or directory"
+        })
+      }
       if (stat.kind === "file") return [{ path: absolute, size: stat.size }]
       const names = files.list(absolute).filter((name) => !name.startsWith(".") && !name.startsWith("_"))
       return [...names].sort().flatMap((name) => {

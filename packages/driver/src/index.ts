@@ -8,7 +8,14 @@
 /** @since 0.1.0 */
 export * as App from "./App.js"
 /** @since 0.1.0 */
-export { EmptyDataset, InputNotReadable, InvalidArgument, JobFailed, OutputDirectoryExists } from "./AppErrors.js"
+export {
+  EmptyDataset,
+  InputNotReadable,
+  InvalidArgument,
+  JobFailed,
+  OutputDirectoryExists,
+  OutputNotWritable
+} from "./AppErrors.js"
 /** @since 0.1.0 */
 export * as AppModule from "./AppModule.js"
 /** @since 0.1.0 */

@@ -8,6 +8,7 @@ import {
   Kindling,
   LocalMode,
   OutputDirectoryExists,
+  OutputNotWritable,
   SchedulerPool,
   UserFunctions
 } from "@kindling/driver"
@@ -79,6 +80,45 @@ layer(local(1), { timeout: 60_000 })("local[2]", (it) => {
       assert.deepStrictEqual(back, lines.map((l) => (typeof l === "string" ? l : JSON.stringify(l))))
       assert.instanceOf(yield* Effect.flip(kc.parallelize([1]).saveAsTextFile(dir)), OutputDirectoryExists)
       Fs.rmSync(Path.dirname(dir), { recursive: true })
+    }))
+
+  it.effect("saveAsTextFile where the driver cannot make the directory fails with OutputNotWritable naming it", () =>
+    Effect.gen(function*() {
+      const kc = yield* Kindling
+      const parent = Fs.mkdtempSync(Path.join(Os.tmpdir(), "kindling-save-"))
+      // Under a regular file: ENOTDIR, even for root (whom a read-only directory would not stop).
+      Fs.writeFileSync(Path.join(parent, "file"), "")
+      const dir = Path.join(parent, "file", "out")
+      const error = yield* Effect.flip(kc.parallelize(["a"]).saveAsTextFile(dir))
+      Fs.rmSync(parent, { recursive: true })
+      assert.instanceOf(error, OutputNotWritable)
+      assert.strictEqual(error._tag, "OutputNotWritable")
+      assert.strictEqual(error.path, dir)
+      assert.match(error.message, /^Output directory (.*) cannot be written: ENOTDIR: not a directory, \w+ '(.*)'$/)
+      assert.include(error.message, `'${dir}'`)
+    }))
+
+  it.effect("a part an executor cannot write fails the job, which names the file and the system's reason", () =>
+    Effect.gen(function*() {
+      const kc = yield* Kindling
+      const parent = Fs.mkdtempSync(Path.join(Os.tmpdir(), "kindling-save-"))
+      const dir = Path.join(parent, "out")
+      // The task holds its part open while its record takes a second; the directory vanishes meanwhile.
+      const save = yield* Effect.fork(
+        kc.parallelize(["a"], 1).map((line) => {
+          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1000)
+          return line
+        }).saveAsTextFile(dir)
+      )
+      while (!(Fs.existsSync(dir) && Fs.readdirSync(dir).some((name) => name.startsWith(".part-")))) {
+        yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 10)))
+      }
+      Fs.rmSync(dir, { recursive: true })
+      const error = yield* Effect.flip(Fiber.join(save))
+      Fs.rmSync(parent, { recursive: true })
+      assert.instanceOf(error, JobFailed)
+      assert.strictEqual(error._tag, "JobFailed")
+      assert.include(error.message, `DiskError: ENOENT: no such file or directory, rename '${dir}/.part-00000.`)
     }))
 
   it.effect("an action's job runs in the scheduler pool its fiber is in", () =>

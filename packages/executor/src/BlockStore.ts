@@ -90,7 +90,10 @@ export class BlockStore {
     return { blockId: block.blockId, level: block.level, memSize: 0, diskSize: size }
   }
 
-  /** Drops every block of the dataset. */
+  /**
+   * Drops every block of the dataset, then removes their files: a file that cannot be removed (the `DiskError`
+   * thrown) is left behind, but no block of the dataset is held any longer.
+   */
   removeDataset(datasetId: number): void {
     const prefix = `rdd_${datasetId}_`
     for (const [id, bytes] of this.memory) {
@@ -98,10 +101,12 @@ export class BlockStore {
       this.memory.delete(id)
       this.memoryUsed -= bytes.length
     }
+    const paths: Array<string> = []
     for (const [id, file] of this.disk) {
       if (!id.startsWith(prefix)) continue
       this.disk.delete(id)
-      this.files.remove(file.path)
+      paths.push(file.path)
     }
+    for (const path of paths) this.files.remove(path)
   }
 }

@@ -6,53 +6,20 @@
  * `NodeDisk.disk` is the real one.
  *
  * It has two faces. A task runs synchronously on its thread, so what a task does is synchronous (`Files`: open,
- * read, write, rename, remove), and a task thread loads no more than this module and `node:fs` for it. An
- * executor's own work (serving blocks to other executors, receiving fetched ones) runs on its event loop, which
- * must not block on a disk, so that face is made of Effects. A failed operation throws (or fails with) a
- * `DiskError` carrying the system's code (`ENOENT`, `ENOSPC`, …), whatever the implementation.
+ * read, write, rename, remove), and a task thread loads no more than this module, `node:fs` and the error it
+ * throws (`@kindling/kernel/DiskError`, which imports nothing) for it. An executor's own work (serving blocks to
+ * other executors, receiving fetched ones) runs on its event loop, which must not block on a disk, so that face
+ * is made of Effects. A failed operation throws (or fails with) a `DiskError` naming the operation, the path and
+ * the system's code (`ENOENT`, `ENOSPC`, …), whatever the implementation.
  *
  * @since 0.1.0
  */
+import { type DiskError, fromCause } from "@kindling/kernel/DiskError"
 import type { Errors } from "@kindling/protocol"
 import type { DataPlane } from "@kindling/rpc"
 import type * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import * as Fs from "node:fs"
-
-/**
- * A file operation that failed, with the system's code for why.
- *
- * @since 0.1.0
- * @category errors
- */
-export class DiskError extends Error {
-  readonly _tag = "DiskError"
-
-  constructor(
-    readonly operation: string,
-    readonly path: string,
-    /** `ENOENT`, `ENOSPC`, `EIO`, … */
-    readonly code: string,
-    readonly reason: string
-  ) {
-    super(`${code}: ${reason}, ${operation} '${path}'`)
-    this.name = "DiskError"
-  }
-}
-
-/**
- * A failure of an operation on `path` as a `DiskError`, with the system's code when it has one.
- *
- * @since 0.1.0
- */
-export const diskError = (operation: string, path: string, error: unknown): DiskError => {
-  if (error instanceof DiskError) return error
-  const code = (error as { readonly code?: unknown } | undefined)?.code
-  const message = error instanceof Error ? error.message : String(error)
-  // Node's messages start with the code and end with the operation and path; the reason is what is between.
-  const reason = message.replace(/^[A-Z]+: /, "").replace(/, \w+ '[^']*'$/, "")
-  return new DiskError(operation, path, typeof code === "string" ? code : "EIO", reason)
-}
 
 /**
  * A file open for reading.
@@ -142,7 +109,7 @@ const attempt = <A>(operation: string, path: string, run: () => A): A => {
   try {
     return run()
   } catch (error) {
-    throw diskError(operation, path, error)
+    throw fromCause(operation, path, error)
   }
 }
 

@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { Shell, TemporaryDirectory } from "@kindling/kernel"
+import { DiskOperations, Shell, TemporaryDirectory } from "@kindling/kernel"
 import {
   ClusterMessages,
   Endpoints,
@@ -336,7 +336,9 @@ export const make = (
         case "KillTask":
           return Effect.sync(() => host.fork(FiberMap.remove(tasks, command.taskId)))
         case "RemoveRdd":
-          return Effect.sync(() => blocks.removeDataset(command.rddId))
+          // The blocks are dropped whatever becomes of their files: one that cannot be removed is logged, not a
+          // defect that would stop the executor.
+          return DiskOperations.removing(localDir, () => blocks.removeDataset(command.rddId))
         case "Heartbeat":
           return Effect.sync(() =>
             host.fork(

@@ -10,7 +10,7 @@
 // The layout alone: the package's main entry would load the installation's linking (and @effect/platform) into
 // every executor, some 12 MB of it.
 import * as WorkDirs from "@kindling/installation/WorkDirs"
-import type { Shell } from "@kindling/kernel"
+import { type DiskError, DiskOperations, type Shell } from "@kindling/kernel"
 import { ClusterMessages, Endpoints, type Errors, Ids, RpcAddress } from "@kindling/protocol"
 import { RpcEnv } from "@kindling/rpc"
 import { NodeArtifacts } from "@kindling/rpc/node"
@@ -119,16 +119,15 @@ const localArtifact = (appUrl: string): Effect.Effect<string, AppUnavailable, Rp
   })
 
 // The directory of this executor's shuffle files and spills, in its working directory (its work dir on the
-// worker, which removes it when the process ends however it ends), removed when the executor stops.
-const blockManagerDir = (disk: Disk, workDir: string) =>
-  Effect.acquireRelease(
-    Effect.sync(() => {
-      const dir = Path.resolve(workDir, WorkDirs.blockManagerDirName)
-      disk.makeDirectory(dir)
-      return dir
-    }),
-    (dir) => Effect.sync(() => disk.remove(dir))
-  )
+// worker, which removes it when the process ends however it ends), removed when the executor stops. Without it
+// the executor cannot start; a removal that fails is only logged, the worker tries again.
+const blockManagerDir = (disk: Disk, workDir: string) => {
+  const dir = Path.resolve(workDir, WorkDirs.blockManagerDirName)
+  return Effect.acquireRelease(
+    DiskOperations.attempt("mkdir", dir, () => disk.makeDirectory(dir)),
+    () => DiskOperations.removing(dir, () => disk.remove(dir))
+  ).pipe(Effect.as(dir))
+}
 
 // Where the worker that started this executor serves its logs (Spark's SPARK_LOG_URL_STDOUT/STDERR).
 const logUrlsFromEnvironment = (): Record<string, string> => {
@@ -168,7 +167,14 @@ export const run = <E, NE, R>(
   environment: Environment<E, NE, R>
 ): Effect.Effect<
   number,
-  E | NE | InvalidArguments | AppUnavailable | Errors.RpcError | Shell.NotListening | RpcEnv.EndpointAlreadyRegistered,
+  | E
+  | NE
+  | InvalidArguments
+  | AppUnavailable
+  | Errors.RpcError
+  | Shell.NotListening
+  | RpcEnv.EndpointAlreadyRegistered
+  | DiskError.DiskError,
   R | Scope.Scope
 > =>
   Effect.gen(function*() {

@@ -4,31 +4,29 @@
  *
  * @since 0.1.0
  */
+import { DiskOperations } from "@kindling/kernel"
 import { NodeDataPlane } from "@kindling/rpc/node"
 import * as Effect from "effect/Effect"
 import * as FsPromises from "node:fs/promises"
-import { type Disk, diskError, nodeFiles } from "./Disk.js"
+import { type Disk, nodeFiles } from "./Disk.js"
 
 /**
  * @since 0.1.0
  */
 export const disk: Disk = {
   ...nodeFiles,
-  readFileAsync: (path) =>
-    Effect.tryPromise({ try: () => FsPromises.readFile(path), catch: (error) => diskError("read", path, error) }),
+  readFileAsync: (path) => DiskOperations.attemptPromise("read", path, () => FsPromises.readFile(path)),
   blockSource: (blockId, path, range) => NodeDataPlane.fromFile(blockId, path, range),
   appender: (path) =>
     Effect.gen(function*() {
       const handle = yield* Effect.acquireRelease(
-        Effect.tryPromise({ try: () => FsPromises.open(path, "w"), catch: (error) => diskError("open", path, error) }),
-        (handle) => Effect.ignore(Effect.tryPromise(() => handle.close()))
+        DiskOperations.attemptPromise("open", path, () => FsPromises.open(path, "w")),
+        // A release cannot fail: a close that fails is logged.
+        (handle) => DiskOperations.logged(DiskOperations.attemptPromise("close", path, () => handle.close()))
       )
       return {
         append: (chunk: Uint8Array) =>
-          Effect.tryPromise({
-            try: () => handle.write(chunk).then(() => undefined),
-            catch: (error) => diskError("write", path, error)
-          })
+          DiskOperations.attemptPromise("write", path, () => handle.write(chunk).then(() => undefined))
       }
     })
 }

@@ -8,6 +8,7 @@
  *
  * @since 0.1.0
  */
+import { DiskOperations } from "@kindling/kernel"
 import { ClusterMessages, Errors, type Ids, type RpcAddress, type TaskPlan } from "@kindling/protocol"
 import { RpcEnv } from "@kindling/rpc"
 import * as Data from "effect/Data"
@@ -125,8 +126,14 @@ export const make = (options: Options): Effect.Effect<ShuffleService, never, Rpc
         if (name === undefined || tokens.get(name.shuffleId) !== name.token) {
           return yield* new Errors.TransferRefused({ blockId, reason: "not a shuffle block of this app" })
         }
+        // A missing index is a map output this executor does not have; one it cannot read, a refusal that says
+        // which file failed and why.
         const index = yield* readIndex(name.shuffleId, name.mapIndex).pipe(
-          Effect.mapError(() => new Errors.BlockNotFound({ blockId }))
+          Effect.mapError((error) =>
+            error.code === "ENOENT"
+              ? new Errors.BlockNotFound({ blockId })
+              : new Errors.TransferRefused({ blockId, reason: error.message })
+          )
         )
         const range = yield* Effect.try({
           try: () => ShuffleFiles.rangeOf(index, name.reduceId),
@@ -137,7 +144,10 @@ export const make = (options: Options): Effect.Effect<ShuffleService, never, Rpc
           ShuffleFiles.dataFile(options.localDir, name.shuffleId, name.mapIndex),
           range
         )
-      })).pipe(Effect.orDie)
+      })).pipe(
+        // Serving fails only when "shuffle/" is served already: a second shuffle service on one node, a defect.
+        Effect.orDie
+      )
 
     const gatherOne = (
       taskId: number,
@@ -214,7 +224,7 @@ export const make = (options: Options): Effect.Effect<ShuffleService, never, Rpc
     const toFile = (taskId: number, from: RpcAddress.RpcAddress, blockId: string, size: number) =>
       Effect.gen(function*() {
         const path = Path.join(options.localDir, `fetched-${taskId}-${fetched++}`)
-        yield* Effect.addFinalizer(() => Effect.sync(() => disk.remove(path)))
+        yield* Effect.addFinalizer(() => DiskOperations.removing(path, () => disk.remove(path)))
         const file = yield* disk.appender(path)
         yield* rpc.data.fetch(from, blockId).pipe(Stream.runForEach(file.append))
         return { _tag: "File", path, offset: 0, length: size } as RecordFiles.Segment

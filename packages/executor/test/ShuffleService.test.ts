@@ -71,4 +71,32 @@ describe("ShuffleService", () => {
         assert.strictEqual(refused._tag, "TransferRefused")
       }
     }).pipe(Effect.provide(Transport.layerMemory)))
+
+  it.scoped("a map output it cannot read is refused naming the file; one it does not have is not found", () =>
+    Effect.gen(function*() {
+      const localDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "kindling-shuffle-test-"))
+      yield* Effect.addFinalizer(() => Effect.sync(() => Fs.rmSync(localDir, { recursive: true, force: true })))
+      const server = yield* RpcEnv.make({ host: "server", port: 1 })
+      const client = yield* RpcEnv.make({ host: "client", port: 1 })
+      const shuffles = yield* ShuffleService.make({
+        executorId: Ids.ExecutorId.make("1"),
+        disk: NodeDisk.disk,
+        localDir,
+        driver: Endpoints.ref(RpcAddress.make("driver", 1), Endpoints.scheduler),
+        askTimeoutMillis: 1000
+      }).pipe(Effect.provideService(RpcEnv.RpcEnv, server))
+      const shuffle = { shuffleId: 3, token: "secret-token" }
+      shuffles.mapTaskStarting(shuffle)
+      // Map output 0's index is a directory (EISDIR for root too); map output 1 was never written.
+      const index = ShuffleFiles.indexFile(localDir, shuffle.shuffleId, 0)
+      Fs.mkdirSync(index)
+      const fetch = (mapIndex: number) =>
+        Effect.flip(
+          client.data.fetchBytes(server.address!, ShuffleFiles.blockId({ ...shuffle, mapIndex, reduceId: 0 }))
+        )
+      const unreadable = yield* fetch(0)
+      assert.strictEqual(unreadable._tag, "TransferRefused")
+      assert.include(unreadable.message, `EISDIR: illegal operation on a directory, read '${index}'`)
+      assert.strictEqual((yield* fetch(1))._tag, "BlockNotFound")
+    }).pipe(Effect.provide(Transport.layerMemory)))
 })

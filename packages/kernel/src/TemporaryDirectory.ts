@@ -1,6 +1,6 @@
 /**
  * Scratch directories for nodes and commands: a fresh directory under the machine's temporary one, removed with
- * everything in it when the scope closes.
+ * everything in it when the scope closes (a removal that fails is logged: `DiskOperations.removing`).
  *
  * @since 0.1.0
  */
@@ -9,6 +9,7 @@ import type * as Scope from "effect/Scope"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
+import * as DiskOperations from "./DiskOperations.js"
 
 /**
  * A fresh directory whose name starts with `prefix`, removed when the scope closes.
@@ -19,5 +20,5 @@ import * as Path from "node:path"
 export const make = (prefix: string): Effect.Effect<string, never, Scope.Scope> =>
   Effect.acquireRelease(
     Effect.sync(() => Fs.mkdtempSync(Path.join(Os.tmpdir(), prefix))),
-    (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
+    (dir) => DiskOperations.removing(dir, () => Fs.rmSync(dir, { recursive: true, force: true }))
   )

@@ -8,6 +8,10 @@
 /** @since 0.1.0 */
 export * as Core from "./Core.js"
 /** @since 0.1.0 */
+export * as DiskError from "./DiskError.js"
+/** @since 0.1.0 */
+export * as DiskOperations from "./DiskOperations.js"
+/** @since 0.1.0 */
 export * as KernelConf from "./KernelConf.js"
 /** @since 0.1.0 */
 export * as KernelInputs from "./KernelInputs.js"

@@ -11,7 +11,8 @@
  * @since 0.1.0
  */
 import { FileSystem } from "@effect/platform"
-import { Disk } from "@kindling/executor"
+import type { Disk } from "@kindling/executor"
+import { DiskError } from "@kindling/kernel"
 import { Errors } from "@kindling/protocol"
 import { type DataPlane } from "@kindling/rpc"
 import * as Effect from "effect/Effect"
@@ -67,17 +68,19 @@ export const make = (): SimDisk => {
   const under = (path: string, prefix: string) =>
     path === prefix || path.startsWith(prefix.endsWith("/") ? prefix : `${prefix}/`)
   const missing = (operation: string, path: string) =>
-    new Disk.DiskError(operation, path, "ENOENT", "no such file or directory")
+    new DiskError.DiskError({ operation, path, code: "ENOENT", reason: "no such file or directory" })
   const fire = (moment: Moment, path: string) => {
     const at = armed.findIndex((trap) => trap.moment === moment && under(path, trap.prefix))
     if (at < 0) return
     const [trap] = armed.splice(at, 1)
     trap!.kill(path)
-    throw new Disk.DiskError("write", path, "EIO", `the process was killed ${moment}`)
+    throw new DiskError.DiskError({ operation: "write", path, code: "EIO", reason: `the process was killed ${moment}` })
   }
   const checkSpace = (path: string) => {
     for (const prefix of full) {
-      if (under(path, prefix)) throw new Disk.DiskError("write", path, "ENOSPC", "no space left on device")
+      if (under(path, prefix)) {
+        throw new DiskError.DiskError({ operation: "write", path, code: "ENOSPC", reason: "no space left on device" })
+      }
     }
   }
   const parentsOf = (path: string) => {
@@ -156,7 +159,7 @@ export const make = (): SimDisk => {
     readFileAsync: (path) =>
       Effect.zipRight(
         Effect.sleep(1),
-        Effect.try({ try: () => read(path).slice(), catch: (error) => Disk.diskError("read", path, error) })
+        Effect.try({ try: () => read(path).slice(), catch: (error) => DiskError.fromCause("read", path, error) })
       ),
     blockSource: (blockId, path, range) =>
       Effect.zipRight(
@@ -197,12 +200,12 @@ export const make = (): SimDisk => {
                     writeAt(path, chunk, position)
                     position += chunk.length
                   },
-                  catch: (error) => Disk.diskError("write", path, error)
+                  catch: (error) => DiskError.fromCause("write", path, error)
                 })
               )
           }
         },
-        catch: (error) => Disk.diskError("open", path, error)
+        catch: (error) => DiskError.fromCause("open", path, error)
       })
   }
 

@@ -7,6 +7,7 @@
  */
 import { FileSystem } from "@effect/platform"
 import { type Installation, WorkDirs } from "@kindling/installation"
+import { DiskError, DiskOperations } from "@kindling/kernel"
 import { type Descriptions, Errors, type Ids } from "@kindling/protocol"
 import * as Deferred from "effect/Deferred"
 import type * as Duration from "effect/Duration"
@@ -108,9 +109,15 @@ export const start = (
         })
       )
       // Its shuffle files and spills go with it, however it ended (a SIGKILL leaves them behind otherwise); its
-      // logs stay.
+      // logs stay. One it never made is no failure; one that cannot be removed is logged, and the executor's end
+      // is what it is all the same.
       const fs = yield* FileSystem.FileSystem
-      yield* Effect.ignore(fs.remove(Path.join(dir, WorkDirs.blockManagerDirName), { recursive: true }))
+      const blockManagerDir = Path.join(dir, WorkDirs.blockManagerDirName)
+      yield* DiskOperations.logged(
+        fs.remove(blockManagerDir, { recursive: true, force: true }).pipe(
+          Effect.mapError((error) => DiskError.fromCause("remove", blockManagerDir, error))
+        )
+      )
       return (yield* Deferred.isDone(killRequest))
         ? ExecutorOutcome.Killed({ exitCode: Option.some(code) })
         : ExecutorOutcome.Exited({ exitCode: code })

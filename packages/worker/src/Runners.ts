@@ -7,6 +7,7 @@
  */
 import { FileSystem } from "@effect/platform"
 import type { Installation } from "@kindling/installation"
+import { DiskError, DiskOperations } from "@kindling/kernel"
 import { Descriptions, type Ids } from "@kindling/protocol"
 import { RpcEnv } from "@kindling/rpc"
 import * as Clock from "effect/Clock"
@@ -91,9 +92,12 @@ export interface RunnersService {
     worker: WorkerIdentity
   ) => Effect.Effect<ExecutorRunner.ExecutorHandle, ExecutorSetupFailed, Scope.Scope>
   /** Deletes the scratch directories of a finished app, if this worker made them. */
-  readonly cleanupApplication: (appId: Ids.AppId) => Effect.Effect<void>
-  /** Deletes entries of the work dir not named in `keep` that have nothing newer than the TTL. */
-  readonly cleanupWorkDir: (keep: ReadonlyArray<string>, ttlMillis: number) => Effect.Effect<void>
+  readonly cleanupApplication: (appId: Ids.AppId) => Effect.Effect<void, DiskError.DiskError>
+  /**
+   * Deletes entries of the work dir not named in `keep` that have nothing newer than the TTL; the first that
+   * fails ends the sweep (the next one tries again).
+   */
+  readonly cleanupWorkDir: (keep: ReadonlyArray<string>, ttlMillis: number) => Effect.Effect<void, DiskError.DiskError>
 }
 
 /**
@@ -206,27 +210,28 @@ export const makeProcesses = (
     const cleanupApplication = (appId: Ids.AppId) =>
       Effect.suspend(() => {
         if (!appDirectories.delete(appId)) return Effect.void
-        return fs.remove(Path.join(options.localDir, appId), { recursive: true }).pipe(
-          Effect.catchAllCause((cause) => Effect.logWarning(`Cleaning up ${appId} failed`, cause))
+        const path = Path.join(options.localDir, appId)
+        return fs.remove(path, { recursive: true }).pipe(
+          Effect.mapError((error) => DiskError.fromCause("remove", path, error))
         )
       })
 
     const cleanupWorkDir = (keep: ReadonlyArray<string>, ttlMillis: number) =>
       Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis
-        const entries = yield* Effect.promise(() => Fs.readdir(options.workDir))
+        const entries = yield* DiskOperations.attemptPromise("list", options.workDir, () => Fs.readdir(options.workDir))
         for (const entry of entries) {
           if (keep.includes(entry)) continue
           const path = Path.join(options.workDir, entry)
           // Only directories (an app's or a driver's), as Spark.
-          if (!(yield* Effect.promise(() => Fs.lstat(path))).isDirectory()) continue
-          const newest = yield* Effect.promise(() => newestChange(path))
+          if (!(yield* DiskOperations.attemptPromise("stat", path, () => Fs.lstat(path))).isDirectory()) continue
+          const newest = yield* DiskOperations.attemptPromise("stat", path, () => newestChange(path))
           if (newest < now - ttlMillis) {
             yield* Effect.logInfo(`Removing old work dir ${path}`)
-            yield* Effect.promise(() => Fs.rm(path, { recursive: true, force: true }))
+            yield* DiskOperations.attemptPromise("remove", path, () => Fs.rm(path, { recursive: true, force: true }))
           }
         }
-      }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("Work dir cleanup failed", cause)))
+      })
 
     return { driver, executor, cleanupApplication, cleanupWorkDir }
   })

@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { Shell } from "@kindling/kernel"
+import { DiskOperations, Shell } from "@kindling/kernel"
 import { Descriptions, Endpoints, Errors, Ids, type RpcAddress, type States } from "@kindling/protocol"
 import { RpcEnv } from "@kindling/rpc"
 import * as Cause from "effect/Cause"
@@ -222,10 +222,14 @@ export const make = (
             const handle = executors.get(Ids.fullExecutorId(command.appId, command.execId))
             if (handle !== undefined) host.fork(handle.kill)
           })
+        // A cleanup that fails is logged here, never a failure of the worker: what it leaves behind only takes
+        // space.
         case "CleanupApplication":
-          return Effect.sync(() => host.fork(runners.cleanupApplication(command.appId)))
+          return Effect.sync(() => host.fork(DiskOperations.logged(runners.cleanupApplication(command.appId))))
         case "CleanupWorkDir":
-          return Effect.sync(() => host.fork(runners.cleanupWorkDir(command.keep, command.ttlMillis)))
+          return Effect.sync(() =>
+            host.fork(DiskOperations.logged(runners.cleanupWorkDir(command.keep, command.ttlMillis)))
+          )
       }
     }
 

@@ -5,7 +5,7 @@ import { Descriptions, Endpoints, Ids, QueryMessages, RpcAddress, WorkerMessages
 import { Polling } from "@kindling/protocol/testing"
 import { RpcEnv, Transport } from "@kindling/rpc"
 import { ProcessLauncher, Runners, Worker } from "@kindling/worker"
-import { Clock, Deferred, Effect, Layer, Option } from "effect"
+import { Clock, Deferred, Effect, Layer, Logger, Option, Ref } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
@@ -180,6 +180,33 @@ describe("Worker directories", () => {
         yield* master.worker
         yield* Polling.eventually(Effect.sync(() => Fs.existsSync(old)), (exists) => !exists)
         assert.isTrue(Fs.existsSync(recent))
+      }).pipe(Effect.provide(Layer.mergeAll(Transport.layerMemory, ProcessLauncher.layerNode, NodeFileSystem.layer))),
+    30_000
+  )
+
+  it.scopedLive(
+    "a cleanup that fails is logged with the path and the reason, and the worker carries on",
+    () =>
+      Effect.gen(function*() {
+        const logs = yield* Ref.make<Array<string>>([])
+        const logger = Logger.make(({ logLevel, message }) => {
+          const text = Array.isArray(message) ? message.join(" ") : String(message)
+          Effect.runSync(Ref.update(logs, (lines) => [...lines, `${logLevel.label} ${text}`]))
+        })
+        const master = yield* acceptingMaster
+        const { workDir } = yield* startWorker(master.address, () => Effect.void, {
+          enabled: true,
+          intervalMillis: 100,
+          appDataTtlMillis: 60_000
+        }).pipe(Effect.provide(Logger.replace(Logger.defaultLogger, logger)))
+        const worker = yield* master.worker
+        // The work dir replaced by a regular file: every sweep fails with ENOTDIR, even for root.
+        Fs.rmSync(workDir, { recursive: true })
+        Fs.writeFileSync(workDir, "")
+        const failed = `WARN Cleanup failed: ENOTDIR: not a directory, list '${workDir}'`
+        yield* Polling.eventually(Ref.get(logs), (lines) => lines.filter((line) => line === failed).length >= 2)
+        const state = yield* master.rpc.ask(worker, new QueryMessages.RequestWorkerState())
+        assert.deepStrictEqual(state.executors, [])
       }).pipe(Effect.provide(Layer.mergeAll(Transport.layerMemory, ProcessLauncher.layerNode, NodeFileSystem.layer))),
     30_000
   )

@@ -1,0 +1,35 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Disk, Evaluation, TaskContext } from "@kindling/executor"
+import { Records } from "@kindling/protocol"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+
+describe("Evaluation", () => {
+  it("a part of saveAsTextFile that cannot be written fails its task with a DiskError naming the file", () => {
+    const localDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "kindling-evaluation-test-"))
+    try {
+      // The output directory lies under a regular file: ENOTDIR, even for root.
+      Fs.writeFileSync(Path.join(localDir, "file"), "x")
+      const dir = Path.join(localDir, "file", "out")
+      const context = TaskContext.fromInputs(
+        { localDir, spillThreshold: 1 << 20, shuffleInputs: [], cached: [] },
+        Disk.nodeFiles,
+        { stageId: 0, stageAttemptNumber: 0, partitionId: 0, attemptNumber: 0, taskAttemptId: 0 }
+      )
+      const outcome = Records.decode(
+        Evaluation.outcomeOf(
+          { plan: { _tag: "Slice", items: ["a", "b"] }, result: { _tag: "SaveAsText", dir, partition: 0 } },
+          new Evaluation.Functions(() => undefined),
+          context
+        )
+      ) as { readonly _tag: string; readonly className: string; readonly message: string }
+      assert.strictEqual(outcome._tag, "TaskFailure")
+      assert.strictEqual(outcome.className, "DiskError")
+      assert.match(outcome.message, /^ENOTDIR: not a directory, open '(.*)'$/)
+      assert.isTrue(outcome.message.includes(`${dir}/.part-00000.`), outcome.message)
+    } finally {
+      Fs.rmSync(localDir, { recursive: true, force: true })
+    }
+  })
+})
