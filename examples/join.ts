@@ -2,7 +2,7 @@
 // examples/join.ts 100000` makes that many orders over 1,000 customers (a few without any), then prints the five
 // customers who spent most (an inner join, summed by customer) and how many customers ordered nothing (a left
 // outer join).
-import { App, Kindling } from "@kindling/driver"
+import { App, Kindling } from "@kindling/app"
 import { Console, Effect } from "effect"
 
 export default App.make(([count = "100000"]) =>

@@ -1,6 +1,6 @@
 // Counts the lines of a text file (or of every file of a directory), and the long ones:
 // `kindling submit --master local[2] examples/line-count.ts README.md`.
-import { App, Kindling } from "@kindling/driver"
+import { App, Kindling } from "@kindling/app"
 import { Console, Effect } from "effect"
 
 export default App.make(([input]) =>

@@ -2,7 +2,7 @@
 // examples/data/links.txt 10` reads "page linked-page" lines, caches each page's links (grouped by page, so
 // hash-partitioned: every iteration's join with the ranks reads them in place, without a shuffle), and prints
 // each page's rank after the iterations, highest first.
-import { App, Kindling } from "@kindling/driver"
+import { App, Kindling } from "@kindling/app"
 import { Console, Effect } from "effect"
 
 export default App.make(([input, iterations = "10"]) =>

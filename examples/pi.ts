@@ -1,6 +1,6 @@
 // Estimates π by throwing darts at the unit square: `kindling submit --master local[2] examples/pi.ts 10`
 // spreads 100,000 throws over each of 10 partitions (Spark's SparkPi).
-import { App, Kindling } from "@kindling/driver"
+import { App, Kindling } from "@kindling/app"
 import { Console, Effect } from "effect"
 
 export default App.make((args) =>

@@ -1,7 +1,7 @@
 // A few jobs to look at in the app UI — a word count whose words are cached, a sort and a join (so, shuffles and a
 // skipped stage) — after which the app keeps running for SECONDS (default 120) with its UI up:
 // `kindling submit examples/ui-tour.ts 120`, then open http://localhost:4040.
-import { App, Kindling } from "@kindling/driver"
+import { App, Kindling } from "@kindling/app"
 import { Console, Effect } from "effect"
 
 const vocabulary = ["spark", "kindling", "effect", "stage", "shuffle", "task", "executor", "driver", "worker", "dag"]

@@ -1,7 +1,7 @@
 // Counts the words of a text file (or of every file of a directory), writing `word<TAB>count` lines to
 // OUTPUT_DIR/part-NNNNN, most frequent first (ties by word), and printing the ten most frequent:
 // `kindling submit --master local[2] examples/wordcount.ts README.md /tmp/counts`.
-import { App, Kindling } from "@kindling/driver"
+import { App, Kindling } from "@kindling/app"
 import { Console, Effect } from "effect"
 
 export default App.make(([input, output]) =>

@@ -110,7 +110,7 @@ const historyServer = async (home: string) => {
   const app = Path.join(work, "compat-app.ts")
   Fs.writeFileSync(
     app,
-    `import { App, Kindling } from "@kindling/driver"
+    `import { App, Kindling } from "@kindling/app"
 import { Effect } from "effect"
 export default App.make(() =>
   Effect.gen(function*() {

@@ -1,6 +1,6 @@
 // The app `pnpm bench tasks` submits: one one-task job (the first task), a pause at rest, then jobs of 10,000
 // empty one-element tasks. It reports on stdout, one line per event, for the bench to read.
-import { App, Kindling } from "@kindling/driver"
+import { App, Kindling } from "@kindling/app"
 import { Console, Effect } from "effect"
 
 export default App.make(([runs = "3", tasks = "10000"]) =>

@@ -1,6 +1,6 @@
 // `examples/wordcount.ts` as `pnpm bench wordcount` runs it: the same app, with what its tasks report summed
 // from the app's events and printed at the end (`shuffle <written> <read> <remote> <spilled>`).
-import { App, Kindling } from "@kindling/driver"
+import { App, Kindling } from "@kindling/app"
 import { Console, Effect, Stream } from "effect"
 import wordcount from "../../examples/wordcount.js"
 

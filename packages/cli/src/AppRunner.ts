@@ -6,8 +6,9 @@
  *
  * @since 0.1.0
  */
+import { type Kindling } from "@kindling/app"
 import type { Conf } from "@kindling/conf"
-import { AppModule, Cluster, DriverConf, type Kindling, LocalMode, type MasterSpec } from "@kindling/driver"
+import { AppModule, Cluster, DriverConf, LocalMode, type MasterSpec } from "@kindling/driver"
 import { KernelConf, TemporaryDirectory } from "@kindling/kernel"
 import { MasterUrl, type RpcAddress } from "@kindling/protocol"
 import * as Effect from "effect/Effect"

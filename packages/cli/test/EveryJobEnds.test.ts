@@ -7,7 +7,7 @@ import { app, cluster, run, temporaryDirectory } from "./fixtures/cluster.js"
 
 // Three jobs: a cogroup whose left side throws on record 41 on every attempt; the same whose record throws on its
 // task's first attempt only; then a plain count. Each job's outcome is printed, its failure caught.
-const cogroup = `import { App, Kindling } from "@kindling/driver"
+const cogroup = `import { App, Kindling } from "@kindling/app"
 import { Console, Effect } from "effect"
 
 export default App.make(() =>

@@ -15,7 +15,7 @@ const get = (url: string) =>
   })
 const getJson = (url: string) => Effect.map(get(url), (response) => JSON.parse(response.text))
 
-const source = `import { App, Kindling } from "@kindling/driver"
+const source = `import { App, Kindling } from "@kindling/app"
 import { Effect } from "effect"
 export default App.make(() =>
   Effect.gen(function*() {

@@ -7,6 +7,7 @@
 // stream must be whole. `LINEAGE_SEEDS=1-500` runs more programs.
 import { assert, describe, it } from "@effect/vitest"
 import { Cluster, type DriverCore, LocalMode } from "@kindling/driver"
+import { Installation } from "@kindling/installation"
 import { MasterUrl } from "@kindling/protocol"
 import { Effect, Layer, Logger, LogLevel } from "effect"
 import * as Esbuild from "esbuild"
@@ -111,7 +112,7 @@ describe(`random lineages against their oracle, seeds ${seeds}`, () => {
           platform: "node",
           target: "node20",
           conditions: ["@kindling/source"],
-          external: ["effect", "effect/*", "@effect/*", "@kindling/driver", "@kindling/protocol"],
+          external: [...Installation.provided, "effect/*", "@effect/*"],
           logLevel: "silent"
         })
       )

@@ -9,7 +9,7 @@ import { app, root, run, temporaryDirectory } from "./fixtures/cluster.js"
 // The first reduce task that runs on an executor holding map outputs SIGKILLs that executor: the outputs are
 // lost, the reduce stage meets a fetch failure, and the lost map partitions run again. Prints the answer and how many
 // attempts the map stage took.
-const reduceKillsExecutor = `import { App, Kindling } from "@kindling/driver"
+const reduceKillsExecutor = `import { App, Kindling } from "@kindling/app"
 import { Console, Effect, Stream } from "effect"
 export default App.make(([marker]) =>
   Effect.scoped(Effect.gen(function*() {
@@ -45,7 +45,7 @@ export default App.make(([marker]) =>
 // partition is cached — SIGKILLs its executor, taking the partitions cached there with it; a third job's answer
 // is still right. Prints the sums, the count after each job, and how many partitions were cached on the executor
 // that died (from the first job's task events).
-const cacheSurvivesExecutorLoss = `import { App, Kindling } from "@kindling/driver"
+const cacheSurvivesExecutorLoss = `import { App, Kindling } from "@kindling/app"
 import { Console, Effect, Stream } from "effect"
 export default App.make(([marker]) =>
   Effect.scoped(Effect.gen(function*() {
@@ -83,7 +83,7 @@ export default App.make(([marker]) =>
 
 // A broadcast table read by 24 tasks over two executors, and an accumulator over a task whose first attempt
 // throws (it counts once, for the attempt that succeeded).
-const sharedVariables = `import { App, Kindling } from "@kindling/driver"
+const sharedVariables = `import { App, Kindling } from "@kindling/app"
 import { Console, Effect } from "effect"
 export default App.make(([marker]) =>
   Effect.gen(function*() {

@@ -9,7 +9,7 @@ import { app, cluster, isRunning, masterState, run, submitArgs, temporaryDirecto
 
 // Uses an exported function (it travels by name: the task threads import the bundled app) and one that does
 // not capture anything (it travels as source text).
-const wordLengths = `import { App, Kindling } from "@kindling/driver"
+const wordLengths = `import { App, Kindling } from "@kindling/app"
 import { Console, Effect } from "effect"
 const vowels = new Set(["a", "e", "i", "o", "u"])
 export const countVowels = (word: string): number => [...word].filter((c) => vowels.has(c)).length
@@ -24,7 +24,7 @@ export default App.make((args) =>
 
 // Partition 0's first attempt kills its executor's process (SIGKILL), as a crash would, mid-job; the job must
 // still give the right answer, its lost tasks run again on the other executor.
-const executorDies = `import { App, Kindling } from "@kindling/driver"
+const executorDies = `import { App, Kindling } from "@kindling/app"
 import { Console, Effect } from "effect"
 export default App.make(([marker]) =>
   Effect.gen(function*() {
@@ -42,7 +42,7 @@ export default App.make(([marker]) =>
 `
 
 // Each task says which executor process it runs in, then waits (bounded) until the test says go.
-const waitsForGo = `import { App, Kindling } from "@kindling/driver"
+const waitsForGo = `import { App, Kindling } from "@kindling/app"
 import { Console, Effect } from "effect"
 export default App.make(([dir]) =>
   Effect.gen(function*() {
@@ -63,7 +63,7 @@ const parentOf = (pid: number) => {
   return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1])
 }
 
-const failing = `import { App, Kindling } from "@kindling/driver"
+const failing = `import { App, Kindling } from "@kindling/app"
 import { Effect } from "effect"
 class Broken extends Error { name = "Broken" }
 export default App.make(() => Effect.gen(function*() {

@@ -5,13 +5,11 @@
  *
  * @since 0.1.0
  */
+import { App, JobFailed, Kindling } from "@kindling/app"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import type * as Layer from "effect/Layer"
-import * as App from "./App.js"
-import { JobFailed } from "./AppErrors.js"
-import { Kindling } from "./Kindling.js"
 
 /**
  * An imported app module: where it is (a `file:` URL executors import too) and what it exports.

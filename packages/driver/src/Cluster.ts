@@ -6,6 +6,7 @@
  *
  * @since 0.1.0
  */
+import { AppContext, Kindling } from "@kindling/app"
 import type { Conf, Problem } from "@kindling/conf"
 import type { Disk } from "@kindling/executor"
 import { KernelConf } from "@kindling/kernel"
@@ -29,7 +30,6 @@ import type * as AppModule from "./AppModule.js"
 import * as Driver from "./Driver.js"
 import * as DriverConf from "./DriverConf.js"
 import type * as DriverCore from "./DriverCore.js"
-import * as Kindling from "./Kindling.js"
 
 /**
  * @since 0.1.0
@@ -102,8 +102,8 @@ export const executorCommand = (driverUrl: string, appUrl: string): Descriptions
  * @since 0.1.0
  * @category layers
  */
-export const layer = (options: Options): Layer.Layer<Kindling.Kindling, Transport.ListenFailed> =>
-  Layer.scoped(Kindling.Kindling, make(options)).pipe(
+export const layer = (options: Options): Layer.Layer<Kindling, Transport.ListenFailed> =>
+  Layer.scoped(Kindling, make(options)).pipe(
     Layer.provide(RpcEnv.layer({ ...options.rpc, host: options.host, port: 0 })),
     Layer.provide(NodeTransport.layer)
   )
@@ -115,7 +115,7 @@ export const layer = (options: Options): Layer.Layer<Kindling.Kindling, Transpor
  * @since 0.1.0
  * @category constructors
  */
-export const make = (options: Options): Effect.Effect<Kindling.Kindling["Type"], never, RpcEnv.RpcEnv | Scope.Scope> =>
+export const make = (options: Options): Effect.Effect<Kindling["Type"], never, RpcEnv.RpcEnv | Scope.Scope> =>
   Effect.gen(function*() {
     // A driver stopped by a defect has failed its jobs and told its executors to stop; the app leaves the master at
     // once, which frees its cores (and has its workers end executors that did not hear the driver).
@@ -206,7 +206,7 @@ export const make = (options: Options): Effect.Effect<Kindling.Kindling["Type"],
         Effect.timeoutOption(options.maxRegisteredWaitMillis)
       )
     }
-    return Kindling.make({
+    return AppContext.make({
       appName: options.appName,
       master: options.masterUrl,
       defaultParallelism: () => Math.max(2, [...granted.values()].reduce((a, b) => a + b, 0)),
@@ -246,7 +246,7 @@ export const fromConf = (conf: Conf.Conf<DriverConf.AppKeys>, options: {
   readonly host: string
   readonly showProgress: boolean
 }): Either.Either<
-  (app: AppModule.Loaded) => Layer.Layer<Kindling.Kindling, Transport.ListenFailed>,
+  (app: AppModule.Loaded) => Layer.Layer<Kindling, Transport.ListenFailed>,
   Problem.InvalidConf
 > =>
   Either.map(ProtocolConf.rpcOptions(conf), (rpc) => (app: AppModule.Loaded) =>

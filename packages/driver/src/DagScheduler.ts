@@ -1,3 +1,4 @@
+import type { JobGraph } from "@kindling/app"
 import { type AppEvents } from "@kindling/monitoring"
 
 /**
@@ -12,44 +13,14 @@ export interface Config {
 }
 
 /**
- * A shuffle a job depends on: its map tasks (one per partition of the dataset shuffled) and the shuffles those
- * read.
+ * A job as the scheduler runs it: the graph of its tasks, its id and its scheduler pool.
  *
  * @since 0.1.0
  * @category models
  */
-export interface ShuffleSpec {
-  readonly shuffleId: number
-  readonly numReduces: number
-  readonly mapTasks: ReadonlyArray<Uint8Array>
-  /** The persisted partition each map task reads, if any (where it would rather run). */
-  readonly preferredBlocks: ReadonlyArray<string | undefined>
-  readonly parents: ReadonlyArray<number>
-  /** The operation that shuffles, for the stage's name (`reduceByKey`, …). */
-  readonly name: string
-  /** The datasets its map tasks compute, for the app's UI. */
-  readonly datasets?: ReadonlyArray<AppEvents.DatasetInfo>
-}
-
-/**
- * A job: its result tasks, the shuffles they read directly (`parents`), and every shuffle it depends on, at any
- * depth.
- *
- * @since 0.1.0
- * @category models
- */
-export interface JobSpec {
+export interface JobSpec extends JobGraph.JobGraph {
   readonly jobId: number
-  readonly tasks: ReadonlyArray<Uint8Array>
-  /** The persisted partition each result task reads, if any. */
-  readonly preferredBlocks: ReadonlyArray<string | undefined>
-  readonly parents: ReadonlyArray<number>
-  readonly shuffles: ReadonlyArray<ShuffleSpec>
   readonly pool: string
-  /** The action, for the result stage's name (`collect`, …). */
-  readonly name: string
-  /** The datasets its result tasks compute, for the app's UI. */
-  readonly datasets?: ReadonlyArray<AppEvents.DatasetInfo>
 }
 
 interface MapOutput {
@@ -296,7 +267,12 @@ export const locations = (
 export const taskBytes = (state: State, stageId: number, partition: number): Uint8Array | undefined =>
   state.stages.get(stageId)?.tasks[partition]
 
-const shuffleStage = (state: State, spec: ShuffleSpec, specs: Map<number, ShuffleSpec>, jobId: number): Stage => {
+const shuffleStage = (
+  state: State,
+  spec: JobGraph.ShuffleSpec,
+  specs: Map<number, JobGraph.ShuffleSpec>,
+  jobId: number
+): Stage => {
   const existing = state.shuffleStages.get(spec.shuffleId)
   if (existing !== undefined) return state.stages.get(existing)!
   // Parents first, so that they get the lower ids.

@@ -5,18 +5,10 @@
  *
  * @since 0.1.0
  */
+import { type AppContext, JobFailed, type JobGraph } from "@kindling/app"
 import { Shell } from "@kindling/kernel"
 import { type AppEvents } from "@kindling/monitoring"
-import {
-  ClusterMessages,
-  Endpoints,
-  Errors,
-  Ids,
-  Records,
-  type RpcAddress,
-  type SharedVariables,
-  type TaskPlan
-} from "@kindling/protocol"
+import { ClusterMessages, Endpoints, Errors, Ids, Records, type RpcAddress, type TaskPlan } from "@kindling/protocol"
 import { DataPlane, RpcEnv } from "@kindling/rpc"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -25,34 +17,17 @@ import * as PubSub from "effect/PubSub"
 import type * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import { JobFailed } from "./AppErrors.js"
-import type * as DagScheduler from "./DagScheduler.js"
 import * as DriverCore from "./DriverCore.js"
 import * as SchedulerPool from "./SchedulerPool.js"
 import * as SharedVariableRegistry from "./SharedVariableRegistry.js"
 
 /**
- * A job as datasets describe it: its result tasks (encoded `TaskPlan.Task`s, one per partition computed), the
- * shuffles they read, and every shuffle those depend on.
- *
  * @since 0.1.0
  * @category models
  */
-export type JobGraph = Omit<DagScheduler.JobSpec, "jobId" | "pool">
-
-/**
- * @since 0.1.0
- * @category models
- */
-export interface Driver {
+export interface Driver extends AppContext.AppDriver {
   /** Where executors register. */
   readonly address: RpcAddress.RpcAddress
-  /** Runs a job; succeeds with each result task's result value, in order. */
-  readonly runJob: (job: JobGraph) => Effect.Effect<Array<unknown>, JobFailed>
-  /** What happens in the app from the moment the stream is run, for each run (Spark's listener bus). */
-  readonly events: Stream.Stream<AppEvents.AppEvent>
-  /** The same from the moment this is run: a listener that must not miss what happens next. */
-  readonly subscribe: Effect.Effect<Stream.Stream<AppEvents.AppEvent>, never, Scope.Scope>
   /**
    * The same as a queue, for a listener that drains it in batches rather than wake for every event (the app UI:
    * a job of 10,000 tasks is 20,000 events).
@@ -62,17 +37,8 @@ export interface Driver {
   readonly executors: Effect.Effect<ReadonlyArray<string>>
   /** The cores of the executors that are registered and ready. */
   readonly cores: Effect.Effect<number>
-  /** A value sent once to each executor that runs a task reading it (`SharedVariables.Broadcast`). */
-  readonly broadcast: <T>(value: T) => SharedVariables.Broadcast<T>
-  /** A variable tasks add to, merged on the driver from the tasks that succeed. */
-  readonly accumulator: <In, Out>(
-    kind: SharedVariables.AccumulatorKind,
-    name: string
-  ) => SharedVariables.Accumulator<In, Out>
   /** Cancels a running job (its action fails with `reason`), as the app UI's kill button does. */
   readonly cancelJob: (jobId: number, reason: string) => Effect.Effect<void>
-  /** Tells the executors to drop the persisted partitions of a dataset, and forgets where they were. */
-  readonly unpersist: (datasetId: number) => Effect.Effect<void>
   /** Tells the executors to stop: the app is done with them. */
   readonly stop: Effect.Effect<void>
   /** The app cannot go on: every job, running or to come, fails with the reason. */
@@ -87,11 +53,6 @@ export interface Driver {
    * cannot go on.
    */
   readonly halt: (reason: string) => Effect.Effect<void>
-  /**
-   * What stopped the driver, if a defect of its own did: every job it was running has failed with it, and every
-   * later one fails at once (`JobFailed` with `internal` set).
-   */
-  readonly fatalError: Effect.Effect<string | undefined>
 }
 
 /**
@@ -233,7 +194,7 @@ export const make = (
       onExit: stopped
     })
 
-    const runJob = (job: JobGraph) =>
+    const runJob = (job: JobGraph.JobGraph) =>
       Effect.gen(function*() {
         const pool = yield* FiberRef.get(SchedulerPool.current)
         const done = yield* Deferred.make<Array<unknown>, JobFailed>()

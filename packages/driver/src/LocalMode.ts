@@ -5,6 +5,7 @@
  *
  * @since 0.1.0
  */
+import { AppContext, Kindling } from "@kindling/app"
 import { Executor, TaskThreads } from "@kindling/executor"
 import { type AppUi, ConsoleProgress, type EventLogWriter } from "@kindling/monitoring"
 import { Ids, RpcAddress } from "@kindling/protocol"
@@ -16,7 +17,6 @@ import * as Os from "node:os"
 import * as AppListeners from "./AppListeners.js"
 import * as Driver from "./Driver.js"
 import type * as DriverCore from "./DriverCore.js"
-import * as Kindling from "./Kindling.js"
 
 /**
  * @since 0.1.0
@@ -62,9 +62,9 @@ const executorHost = "executor-driver"
  * @since 0.1.0
  * @category layers
  */
-export const layer = (options: Options): Layer.Layer<Kindling.Kindling, StartFailed> =>
+export const layer = (options: Options): Layer.Layer<Kindling, StartFailed> =>
   Layer.scoped(
-    Kindling.Kindling,
+    Kindling,
     Effect.gen(function*() {
       const network = yield* Transport.makeMemory
       const onRpc = <A, E, R>(host: string, effect: Effect.Effect<A, E, R>) =>
@@ -114,7 +114,7 @@ export const layer = (options: Options): Layer.Layer<Kindling.Kindling, StartFai
       if (options.showProgress === true) {
         yield* ConsoleProgress.run(ConsoleProgress.onStderr(yield* driver.subscribe))
       }
-      return Kindling.make({
+      return AppContext.make({
         appName: options.appName,
         master: `local[${options.threads}]`,
         defaultParallelism: () => options.threads,

@@ -1,21 +1,11 @@
 /**
- * @kindling/driver: an app's side of the cluster — the app programming model (`App`, the `Kindling` context,
- * `Dataset`), the driver role and its schedulers, and `local` mode.
+ * @kindling/driver: the driver's runtime — the driver role with its core and schedulers (DAG, tasks, pools),
+ * its shared variables, its client of the master, the app's listeners, `local` mode and the cluster's driver, and
+ * loading an app module. It runs the jobs the app API (`@kindling/app`) makes.
  *
  * @since 0.1.0
  */
 
-/** @since 0.1.0 */
-export * as App from "./App.js"
-/** @since 0.1.0 */
-export {
-  EmptyDataset,
-  InputNotReadable,
-  InvalidArgument,
-  JobFailed,
-  OutputDirectoryExists,
-  OutputNotWritable
-} from "./AppErrors.js"
 /** @since 0.1.0 */
 export * as AppModule from "./AppModule.js"
 /** @since 0.1.0 */
@@ -29,8 +19,6 @@ export * as AppClientInputs from "./AppClientInputs.js"
 /** @since 0.1.0 */
 export * as Cluster from "./Cluster.js"
 /** @since 0.1.0 */
-export { Dataset, type DatasetError, type StorageLevel } from "./Dataset.js"
-/** @since 0.1.0 */
 export * as DagScheduler from "./DagScheduler.js"
 /** @since 0.1.0 */
 export * as Driver from "./Driver.js"
@@ -41,8 +29,6 @@ export * as DriverCore from "./DriverCore.js"
 /** @since 0.1.0 */
 export * as DriverInputs from "./DriverInputs.js"
 /** @since 0.1.0 */
-export { Kindling, type KindlingContext } from "./Kindling.js"
-/** @since 0.1.0 */
 export * as LocalMode from "./LocalMode.js"
 /** @since 0.1.0 */
 export * as MasterSpec from "./MasterSpec.js"
@@ -50,5 +36,3 @@ export * as MasterSpec from "./MasterSpec.js"
 export * as SchedulerPool from "./SchedulerPool.js"
 /** @since 0.1.0 */
 export * as TaskScheduler from "./TaskScheduler.js"
-/** @since 0.1.0 */
-export * as UserFunctions from "./UserFunctions.js"

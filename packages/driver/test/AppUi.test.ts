@@ -1,7 +1,8 @@
 // The app UI of a local[2] app, over real HTTP: Spark's monitoring API (checked against the field names a real
 // Spark app's API answers with), the pages, live updates and the app's Prometheus metrics.
 import { assert, describe, it, layer } from "@effect/vitest"
-import { Kindling, LocalMode } from "@kindling/driver"
+import { Kindling } from "@kindling/app"
+import { LocalMode } from "@kindling/driver"
 import { Polling } from "@kindling/protocol/testing"
 import { Effect, Fiber } from "effect"
 import parsePrometheus from "parse-prometheus-text-format"

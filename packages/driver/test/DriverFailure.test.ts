@@ -3,7 +3,8 @@
 // once, and the app fails whatever its main does with those errors. (On a cluster the app also leaves its master
 // and frees its cores: the simulated cluster's test of the same defect checks that.)
 import { assert, describe, it } from "@effect/vitest"
-import { AppModule, JobFailed, Kindling, LocalMode } from "@kindling/driver"
+import { JobFailed, Kindling } from "@kindling/app"
+import { AppModule, LocalMode } from "@kindling/driver"
 import { Defects } from "@kindling/kernel/testing"
 import { Cause, Effect, Exit } from "effect"
 import { pathToFileURL } from "node:url"

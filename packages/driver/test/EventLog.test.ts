@@ -3,7 +3,8 @@
 // rolling logs read the same as plain ones; a log cut short reads up to its last whole line, as incomplete; and
 // the history server follows a growing log.
 import { assert, describe, it } from "@effect/vitest"
-import { Kindling, LocalMode } from "@kindling/driver"
+import { Kindling } from "@kindling/app"
+import { LocalMode } from "@kindling/driver"
 import type { AppEvents } from "@kindling/monitoring"
 import { EventLogCodec, EventLogReader, EventLogWriter, HistoryServer, SparkEvents } from "@kindling/monitoring"
 import { Effect, Either, Queue, Schema } from "effect"

@@ -6,12 +6,11 @@ import {
   EmptyDataset,
   JobFailed,
   Kindling,
-  LocalMode,
   OutputDirectoryExists,
   OutputNotWritable,
-  SchedulerPool,
   UserFunctions
-} from "@kindling/driver"
+} from "@kindling/app"
+import { LocalMode, SchedulerPool } from "@kindling/driver"
 import { Disk } from "@kindling/executor"
 import { Chunk, Effect, Exit, Fiber, Option, Stream } from "effect"
 import * as Fs from "node:fs"

@@ -1,5 +1,6 @@
 import { assert, layer } from "@effect/vitest"
-import { JobFailed, Kindling, LocalMode } from "@kindling/driver"
+import { JobFailed, Kindling } from "@kindling/app"
+import { LocalMode } from "@kindling/driver"
 import { type AppEvents } from "@kindling/monitoring"
 import { Effect, Fiber, Stream, TestServices } from "effect"
 import * as Fs from "node:fs"

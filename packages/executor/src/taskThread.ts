@@ -31,8 +31,8 @@ const counter: Counter = {
   }
 }
 
-// Where `App.register` (in @kindling/driver) keeps functions registered by name; shared through the global
-// object because this package must not import the driver's.
+// Where `App.register` (in @kindling/app) keeps functions registered by name; shared through the global
+// object because this package must not import the app API.
 const registered = (): Map<string, unknown> | undefined =>
   (globalThis as Record<symbol, Map<string, unknown> | undefined>)[Symbol.for("@kindling/registeredFunctions")]
 

@@ -29,6 +29,7 @@ import { fileURLToPath } from "node:url"
 export const provided = [
   "effect",
   "@effect/platform",
+  "@kindling/app",
   "@kindling/driver",
   "@kindling/protocol",
   "@kindling/rpc"

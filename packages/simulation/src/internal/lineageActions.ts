@@ -1,5 +1,5 @@
 // The actions of the random programs' jobs, each with what it must give for the dataset it runs on.
-import type { Dataset } from "@kindling/driver"
+import type { Dataset } from "@kindling/app"
 import * as Effect from "effect/Effect"
 import { fn } from "./lineageFunctions.js"
 import {

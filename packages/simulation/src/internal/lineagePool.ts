@@ -1,7 +1,7 @@
 // The pool a random program's datasets are drawn from: each dataset a node — its lineage's label, the kind of its
 // records, the oracle's model of them, and how a session builds it — and the sources the pool starts from. Every
 // draw is from the program's one `random`, in a fixed order, so that a seed always makes the same program.
-import type { Dataset, KindlingContext } from "@kindling/driver"
+import type { Dataset, KindlingContext } from "@kindling/app"
 import { type Kind, type Model, partitionCount, sliced, textSplits, valuesOf } from "./lineageOracle.js"
 
 /**

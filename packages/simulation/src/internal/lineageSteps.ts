@@ -1,7 +1,7 @@
 // The transformations that grow a random program's pool: each takes a dataset of the pool and gives a new one, its
 // model evaluated by the oracle on the parent's, or undefined when it does not apply to that dataset. Their order is
 // part of what a seed means: a program is drawn by index from this list.
-import type { StorageLevel } from "@kindling/driver"
+import type { StorageLevel } from "@kindling/app"
 import type { Keys } from "@kindling/executor"
 import { fn } from "./lineageFunctions.js"
 import {

@@ -9,7 +9,7 @@ import type * as Effect from "effect/Effect"
 import type { Kindling } from "./Kindling.js"
 import { type AnyFunction, registered } from "./UserFunctions.js"
 
-const AppTypeId: unique symbol = Symbol.for("@kindling/driver/App") as never
+const AppTypeId: unique symbol = Symbol.for("@kindling/app/App") as never
 
 /**
  * @since 0.1.0

@@ -28,7 +28,7 @@ import {
   OutputNotWritable
 } from "./AppErrors.js"
 import * as Builtins from "./Builtins.js"
-import type { JobGraph } from "./Driver.js"
+import type { JobGraph } from "./JobGraph.js"
 import * as Lineage from "./Lineage.js"
 import type * as UserFunctions from "./UserFunctions.js"
 

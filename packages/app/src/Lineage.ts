@@ -12,7 +12,7 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as FiberId from "effect/FiberId"
-import type * as DagScheduler from "./DagScheduler.js"
+import type * as JobGraph from "./JobGraph.js"
 
 type PlanNode = typeof TaskPlan.PlanNode.Encoded
 
@@ -23,7 +23,7 @@ type PlanNode = typeof TaskPlan.PlanNode.Encoded
 export interface Lineage {
   readonly plans: ReadonlyArray<PlanNode>
   /** Every shuffle the plans depend on, at any depth, each once. */
-  readonly shuffles: ReadonlyArray<DagScheduler.ShuffleSpec>
+  readonly shuffles: ReadonlyArray<JobGraph.ShuffleSpec>
   /** The shuffles the plans read directly. */
   readonly parents: ReadonlyArray<number>
   /** The datasets the plans compute since the shuffles they read (what their stage draws). */
@@ -66,7 +66,7 @@ export const withPlans = (lineage: Lineage, plans: ReadonlyArray<PlanNode>): Lin
  * @since 0.1.0
  */
 export const combine = (lineages: ReadonlyArray<Lineage>, plans: ReadonlyArray<PlanNode>): Lineage => {
-  const shuffles = new Map<number, DagScheduler.ShuffleSpec>()
+  const shuffles = new Map<number, JobGraph.ShuffleSpec>()
   const parents = new Set<number>()
   const datasets = new Map<number, AppEvents.DatasetInfo>()
   for (const lineage of lineages) {
@@ -136,7 +136,7 @@ export const shuffled = (
       ...(options.combine === undefined ? {} : { combine: options.combine })
     })
   )
-  const spec: DagScheduler.ShuffleSpec = {
+  const spec: JobGraph.ShuffleSpec = {
     shuffleId: options.shuffleId,
     numReduces: options.numReduces,
     mapTasks,

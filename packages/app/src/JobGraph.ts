@@ -1,0 +1,48 @@
+/**
+ * What an action hands the driver to run: the graph of a job's tasks and the shuffles they read. It is the
+ * contract between the app API, which builds it from a dataset's lineage, and the driver's runtime, which
+ * schedules it.
+ *
+ * @since 0.1.0
+ */
+import { type AppEvents } from "@kindling/monitoring"
+
+/**
+ * A job as datasets hand it to their driver: its result tasks (encoded `TaskPlan.Task`s, one per partition
+ * computed), the shuffles they read directly (`parents`), and every shuffle it depends on, at any depth. The app
+ * API builds it (`Lineage`); the driver's runtime numbers it and runs it (`DagScheduler.JobSpec`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface JobGraph {
+  readonly tasks: ReadonlyArray<Uint8Array>
+  /** The persisted partition each result task reads, if any. */
+  readonly preferredBlocks: ReadonlyArray<string | undefined>
+  readonly parents: ReadonlyArray<number>
+  readonly shuffles: ReadonlyArray<ShuffleSpec>
+  /** The action, for the result stage's name (`collect`, …). */
+  readonly name: string
+  /** The datasets its result tasks compute, for the app's UI. */
+  readonly datasets?: ReadonlyArray<AppEvents.DatasetInfo>
+}
+
+/**
+ * A shuffle a job depends on: its map tasks (one per partition of the dataset shuffled) and the shuffles those
+ * read.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ShuffleSpec {
+  readonly shuffleId: number
+  readonly numReduces: number
+  readonly mapTasks: ReadonlyArray<Uint8Array>
+  /** The persisted partition each map task reads, if any (where it would rather run). */
+  readonly preferredBlocks: ReadonlyArray<string | undefined>
+  readonly parents: ReadonlyArray<number>
+  /** The operation that shuffles, for the stage's name (`reduceByKey`, …). */
+  readonly name: string
+  /** The datasets its map tasks compute, for the app's UI. */
+  readonly datasets?: ReadonlyArray<AppEvents.DatasetInfo>
+}

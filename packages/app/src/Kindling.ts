@@ -1,0 +1,74 @@
+/**
+ * The app context (Spark's `SparkContext`): the service an app's main gets its datasets from. `yield* Kindling`
+ * inside an app; its sources are `parallelize`, `range` and `textFile`.
+ *
+ * @since 0.1.0
+ */
+import type { AppEvents } from "@kindling/monitoring"
+import type { SharedVariables } from "@kindling/protocol"
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+import type * as Stream from "effect/Stream"
+import type { Dataset } from "./Dataset.js"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface KindlingContext {
+  readonly appName: string
+  /** The master the app runs on: `local[2]`, `kindling://host:7077`, … */
+  readonly master: string
+  /**
+   * How many partitions a source gets when none is asked for: the threads of `local[N]`; on a cluster the cores
+   * of the app's executors at the time, and at least 2, as Spark.
+   */
+  readonly defaultParallelism: number
+  /** Where the app's web UI is (Spark's `uiWebUrl`), unless it is off (`kindling.ui.enabled=false`). */
+  readonly uiWebUrl: string | undefined
+  /** What happens in the app from the moment it is run: jobs, stages, tasks, executors (Spark's listener bus). */
+  readonly events: Stream.Stream<AppEvents.AppEvent>
+  /**
+   * The same stream, subscribed to the moment this is run (and until the scope closes), for a listener that must
+   * not miss what happens next — Spark's `addSparkListener` before a job.
+   */
+  readonly subscribe: Effect.Effect<Stream.Stream<AppEvents.AppEvent>, never, Scope.Scope>
+  /** The items, cut into `numSlices` partitions of consecutive items. */
+  readonly parallelize: <A>(items: Iterable<A>, numSlices?: number) => Dataset<A>
+  /** `start`, `start + step`, … up to `end` (excluded), in `numSlices` partitions. */
+  readonly range: (start: number, end: number, step?: number, numSlices?: number) => Dataset<number>
+  /**
+   * The lines of a text file, or of every file of a directory (in name order, hidden files skipped), in byte
+   * ranges of at least `minPartitions` partitions altogether, cut where lines start.
+   */
+  readonly textFile: (path: string, minPartitions?: number) => Dataset<string>
+  /**
+   * `value`, sent to each executor once (when a task first reads it) and shared by its task threads: pass it in
+   * a function's environment and read `.value` there. It is encoded now; later changes are not seen by tasks.
+   */
+  readonly broadcast: <T>(value: T) => SharedVariables.Broadcast<T>
+  /**
+   * A sum tasks `add` numbers to (passed in a function's environment); `.value` on the driver is the total of
+   * the tasks that succeeded (each counted once), after the action that ran them.
+   */
+  readonly longAccumulator: (name?: string) => SharedVariables.LongAccumulator
+  /** As `longAccumulator`, gathering the values added into an array (in no particular order). */
+  readonly collectionAccumulator: <T>(name?: string) => SharedVariables.CollectionAccumulator<T>
+  /**
+   * The running task, as functions see it in their environment (Spark's `TaskContext.get()`): which stage,
+   * partition and attempt it is — `ds.map((x, env) => env.task.attemptNumber, { task: kc.taskContext })`.
+   */
+  readonly taskContext: SharedVariables.TaskContext
+  /**
+   * The internal error that stopped the app's driver, if one did: every job since has failed with it (`JobFailed`
+   * with `internal` set), and the app ends with a failure whatever its main does.
+   */
+  readonly fatalError: Effect.Effect<string | undefined>
+}
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export class Kindling extends Context.Tag("@kindling/app/Kindling")<Kindling, KindlingContext>() {}

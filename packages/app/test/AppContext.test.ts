@@ -1,0 +1,63 @@
+/**
+ * The app API against the contract it has with the driver's runtime, without one: an app context built over a
+ * driver that only records the jobs it is handed shows what actions ask of the runtime (`JobGraph`) and what
+ * they make of its answers.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { AppContext, type JobGraph } from "@kindling/app"
+import { Effect, Stream } from "effect"
+
+const recordingDriver = () => {
+  const jobs: Array<JobGraph.JobGraph> = []
+  const unsupported = () => {
+    throw new Error("not used by this test")
+  }
+  const driver: AppContext.AppDriver = {
+    // Each result task "returns" its partition number plus one.
+    runJob: (job) => Effect.sync(() => (jobs.push(job), job.tasks.map((_, i) => i + 1))),
+    events: Stream.empty,
+    subscribe: Effect.succeed(Stream.empty),
+    broadcast: unsupported,
+    accumulator: unsupported,
+    unpersist: () => Effect.void,
+    fatalError: Effect.succeed(undefined)
+  }
+  return { jobs, driver }
+}
+
+const context = (driver: AppContext.AppDriver) =>
+  AppContext.make({ appName: "contract", master: "test", defaultParallelism: () => 3, driver })
+
+describe("the app API's contract with the driver's runtime", () => {
+  it.effect("an action hands the driver one result task per partition, and folds the tasks' results", () =>
+    Effect.gen(function*() {
+      const { driver, jobs } = recordingDriver()
+      const count = yield* context(driver).parallelize([1, 2, 3, 4, 5, 6, 7], 3).count()
+      assert.strictEqual(count, 1 + 2 + 3)
+      assert.strictEqual(jobs.length, 1)
+      const [job] = jobs
+      assert.strictEqual(job!.tasks.length, 3)
+      assert.deepStrictEqual(job!.shuffles, [])
+      assert.deepStrictEqual(job!.parents, [])
+      assert.strictEqual(job!.name, "count")
+    }))
+
+  it.effect("a shuffle is a shuffle of the job's graph: its map tasks, its reduce side as the job's parent", () =>
+    Effect.gen(function*() {
+      const { driver, jobs } = recordingDriver()
+      yield* context(driver)
+        .parallelize([1, 2, 3, 4], 2)
+        .map((n) => [n % 2, n] as const)
+        .reduceByKey((a, b) => a + b, undefined, 4)
+        .count()
+      const [job] = jobs
+      assert.strictEqual(job!.tasks.length, 4)
+      assert.strictEqual(job!.shuffles.length, 1)
+      const [shuffle] = job!.shuffles
+      assert.strictEqual(shuffle!.mapTasks.length, 2)
+      assert.strictEqual(shuffle!.numReduces, 4)
+      assert.deepStrictEqual(shuffle!.parents, [])
+      assert.deepStrictEqual(job!.parents, [shuffle!.shuffleId])
+      assert.strictEqual(shuffle!.name, "reduceByKey")
+    }))
+})
