@@ -13,17 +13,22 @@
  *   drops (Curator's SUSPENDED), the master steps down at once, and `mayLead` is false from the instant the lease
  *   ends even if the process was paused and has not run a line since. Every write is a transaction that also
  *   checks the latch node, so ZooKeeper itself refuses a write from a master whose session has expired. A master
- *   that stepped down closes its session and joins the election again as a new candidate, as a standby.
+ *   that stepped down closes its session and joins the election again as a new candidate, as a standby. The
+ *   lease's decisions are `LeadershipLease`'s, a pure state machine under a model test; this layer carries out
+ *   the requests and feeds it their answers and their times.
  *
  * @since 0.1.0
  */
 import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import { decodeRecord, encodeRecord, kindOf, recordName, toStored } from "./internal/records.js"
 import { type Candidate, LeaderElection } from "./LeaderElection.js"
+import * as LeadershipLease from "./LeadershipLease.js"
 import type { Record } from "./MasterCore.js"
 import { Persistence, PersistenceError } from "./Persistence.js"
 import * as ZooKeeper from "./ZooKeeper.js"
@@ -43,9 +48,6 @@ export interface Options {
   readonly candidate: string
 }
 
-// The lease runs for this share of the session timeout past the last check ZooKeeper answered.
-const leaseShare = 2 / 3
-
 /**
  * The election and the store of recovery mode ZOOKEEPER, on one session at a time.
  *
@@ -59,57 +61,75 @@ export const layer = (options: Options): Layer.Layer<LeaderElection | Persistenc
     const electionPath = `${options.directory}/leader_election`
     const statusPath = `${options.directory}/master_status`
 
-    // The session of the current round of the election, and this master's node in it.
-    let current: { readonly session: ZooKeeper.Session; readonly latch: string } | undefined
-    let leading = false
-    let leaseEnd = 0
-    const mayLead = () => leading && clock.unsafeCurrentTimeMillis() < leaseEnd
+    // The current round of the election: its session, this master's node in it, and the lease that decides
+    // whether this master leads (`LeadershipLease`, which every answer of ZooKeeper goes through).
+    let current: Round | undefined
+    const mayLead = () =>
+      current !== undefined && LeadershipLease.mayLead(current.lease, clock.unsafeCurrentTimeMillis())
 
-    const renewLease = (session: ZooKeeper.Session, latch: string) =>
+    const feed = (round: Round, candidate: Candidate, input: LeadershipLease.Input) =>
+      Effect.suspend(() => {
+        const [lease, commands] = LeadershipLease.step(round.lease, input)
+        round.lease = lease
+        return Effect.forEach(commands, (command) => {
+          switch (command._tag) {
+            case "Elected":
+              return Effect.zipRight(
+                Effect.logInfo(`Elected leader through ZooKeeper (${round.latch})`),
+                candidate.elected
+              )
+            case "Revoked":
+              return Effect.zipRight(Effect.logWarning("Stepping down as leader"), candidate.revoked)
+            case "EndRound":
+              return Deferred.fail(round.ended, command.error)
+          }
+        }, { discard: true })
+      })
+
+    // A ZooKeeper request of the round that fails ends it, through the lease.
+    const orEnd = (round: Round, candidate: Candidate) => (effect: Effect.Effect<void, ZooKeeper.ZooKeeperError>) =>
+      Effect.catchAll(effect, (error) => feed(round, candidate, { _tag: "Failed", error }))
+
+    // Checks the latch node every third of the session timeout; each answer (or its absence) goes to the lease.
+    const check = (round: Round, candidate: Candidate) =>
       Effect.gen(function*() {
         const sentAt = clock.unsafeCurrentTimeMillis()
-        const present = yield* session.exists(latch).pipe(
-          Effect.timeoutFail({
-            duration: Math.max(0, leaseEnd - sentAt),
-            onTimeout: () =>
-              new ZooKeeper.ZooKeeperError({ operation: "check", path: latch, reason: "the leadership lease lapsed" })
-          })
+        const present = yield* round.session.exists(round.latch).pipe(
+          Effect.timeoutOption(LeadershipLease.checkTimeoutMillis(round.lease, sentAt))
         )
-        if (!present) {
-          return yield* new ZooKeeper.ZooKeeperError({ operation: "check", path: latch, reason: "the node is gone" })
-        }
-        leaseEnd = sentAt + session.timeoutMillis * leaseShare
-      }).pipe(Effect.repeat(Schedule.spaced(session.timeoutMillis / 3)))
+        yield* feed(
+          round,
+          candidate,
+          Option.isNone(present)
+            ? { _tag: "CheckUnanswered" }
+            : { _tag: "CheckAnswered", sentAt, present: present.value }
+        )
+      }).pipe(orEnd(round, candidate), Effect.repeat(Schedule.spaced(LeadershipLease.checkEveryMillis(round.lease))))
 
-    // Waits for leadership, then holds it until the round ends.
-    const contend = (session: ZooKeeper.Session, latch: string, candidate: Candidate) =>
+    // Waits to be first in line: each other candidate watches the node just before its own.
+    const contend = (round: Round, candidate: Candidate) =>
       Effect.gen(function*() {
-        const name = latch.slice(electionPath.length + 1)
+        const name = round.latch.slice(electionPath.length + 1)
         for (;;) {
-          const candidates = [...(yield* session.children(electionPath))].sort((a, b) => sequenceOf(a) - sequenceOf(b))
+          const candidates = [...(yield* round.session.children(electionPath))].sort((a, b) =>
+            sequenceOf(a) - sequenceOf(b)
+          )
           const position = candidates.indexOf(name)
           if (position === -1) {
-            return yield* new ZooKeeper.ZooKeeperError({ operation: "find", path: latch, reason: "the node is gone" })
+            return yield* new ZooKeeper.ZooKeeperError({
+              operation: "find",
+              path: round.latch,
+              reason: "the node is gone"
+            })
           }
           if (position === 0) break
-          const deleted = yield* session.watchDeletion(`${electionPath}/${candidates[position - 1]}`)
+          const deleted = yield* round.session.watchDeletion(`${electionPath}/${candidates[position - 1]}`)
           yield* deleted
         }
-        leading = true
-        yield* Effect.logInfo(`Elected leader through ZooKeeper (${latch})`)
-        yield* candidate.elected
-        return yield* Effect.never
-      })
+        yield* feed(round, candidate, { _tag: "FirstInLine" })
+      }).pipe(orEnd(round, candidate))
 
-    const stepDown = (candidate: Candidate) =>
-      Effect.suspend(() => {
-        current = undefined
-        if (!leading) return Effect.void
-        leading = false
-        return Effect.zipRight(Effect.logWarning("Stepping down as leader"), candidate.revoked)
-      })
-
-    // One round: a session, a node in the election, and leadership for as long as both last.
+    // One round: a session, a node in the election, and leadership for as long as the lease holds.
     const round = (candidate: Candidate) =>
       Effect.gen(function*() {
         const session = yield* ZooKeeper.connect({
@@ -124,21 +144,37 @@ export const layer = (options: Options): Layer.Layer<LeaderElection | Persistenc
           `${electionPath}/latch-`,
           new TextEncoder().encode(options.candidate)
         )
-        leaseEnd = sentAt + session.timeoutMillis * leaseShare
-        current = { session, latch }
+        const round: Round = {
+          session,
+          latch,
+          lease: LeadershipLease.start({ latch, timeoutMillis: session.timeoutMillis, sentAt }),
+          ended: yield* Deferred.make<never, ZooKeeper.ZooKeeperError>()
+        }
+        current = round
         yield* Effect.logInfo(
           `Joined the election at ${options.url} as ${latch} (session 0x${session.id}, timeout ${session.timeoutMillis} ms)`
         )
-        const lost = Effect.flatMap(
-          session.lost,
-          () => new ZooKeeper.ZooKeeperError({ operation: "keep", path: "the session", reason: "disconnected" })
-        )
-        // Whichever ends first ends the round, a failure included.
-        yield* contend(session, latch, candidate).pipe(
-          Effect.raceFirst(renewLease(session, latch)),
-          Effect.raceFirst(lost)
-        )
-      }).pipe(Effect.scoped, Effect.ensuring(stepDown(candidate)))
+        const lost = Effect.flatMap(session.lost, () =>
+          feed(round, candidate, {
+            _tag: "Failed",
+            error: new ZooKeeper.ZooKeeperError({ operation: "keep", path: "the session", reason: "disconnected" })
+          }))
+        yield* Effect.forkScoped(contend(round, candidate))
+        yield* Effect.forkScoped(check(round, candidate))
+        yield* Effect.forkScoped(lost)
+        // The lease ends the round, with the reason it ended for.
+        return yield* Deferred.await(round.ended)
+      }).pipe(Effect.scoped, Effect.ensuring(leave(candidate)))
+
+    // A round left for any reason (its end, or the election's scope closing) steps down if it led.
+    const leave = (candidate: Candidate) =>
+      Effect.suspend(() => {
+        const round = current
+        current = undefined
+        if (round === undefined) return Effect.void
+        const error = new ZooKeeper.ZooKeeperError({ operation: "leave", path: round.latch, reason: "the round ended" })
+        return feed(round, candidate, { _tag: "Failed", error })
+      })
 
     const join = (candidate: Candidate): Effect.Effect<void, never, Scope.Scope> =>
       round(candidate).pipe(
@@ -212,6 +248,14 @@ export const layer = (options: Options): Layer.Layer<LeaderElection | Persistenc
       Context.add(Persistence, { readAll, persist, unpersist })
     )
   }))
+
+// One round of the election: its session, this master's node, the lease, and the end the lease decides.
+interface Round {
+  readonly session: ZooKeeper.Session
+  readonly latch: string
+  lease: LeadershipLease.State
+  readonly ended: Deferred.Deferred<never, ZooKeeper.ZooKeeperError>
+}
 
 // The sequence number ZooKeeper appended to a latch node's name (ten digits).
 const sequenceOf = (name: string): number => Number(name.slice(-10))

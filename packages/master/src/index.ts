@@ -10,6 +10,8 @@ export * as ArtifactStore from "./ArtifactStore.js"
 /** @since 0.1.0 */
 export * as LeaderElection from "./LeaderElection.js"
 /** @since 0.1.0 */
+export * as LeadershipLease from "./LeadershipLease.js"
+/** @since 0.1.0 */
 export * as Master from "./Master.js"
 /** @since 0.1.0 */
 export * as MasterConf from "./MasterConf.js"
