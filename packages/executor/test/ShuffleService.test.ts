@@ -9,20 +9,26 @@ import * as Path from "node:path"
 
 const source = (text: string) => ({ _tag: "SourceFunction" as const, source: text, env: undefined })
 
+// A shuffle service on one node of an in-memory network, over a scratch local dir, and a client node.
+const serviceAndClient = Effect.gen(function*() {
+  const localDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "kindling-shuffle-test-"))
+  yield* Effect.addFinalizer(() => Effect.sync(() => Fs.rmSync(localDir, { recursive: true, force: true })))
+  const server = yield* RpcEnv.make({ host: "server", port: 1 })
+  const client = yield* RpcEnv.make({ host: "client", port: 1 })
+  const shuffles = yield* ShuffleService.make({
+    executorId: Ids.ExecutorId.make("1"),
+    disk: NodeDisk.disk,
+    localDir,
+    driver: Endpoints.ref(RpcAddress.make("driver", 1), Endpoints.scheduler),
+    askTimeoutMillis: 1000
+  }).pipe(Effect.provideService(RpcEnv.RpcEnv, server))
+  return { localDir, server, client, shuffles }
+})
+
 describe("ShuffleService", () => {
   it.scoped("serves a map output's blocks only under its shuffle's token", () =>
     Effect.gen(function*() {
-      const localDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "kindling-shuffle-test-"))
-      yield* Effect.addFinalizer(() => Effect.sync(() => Fs.rmSync(localDir, { recursive: true, force: true })))
-      const server = yield* RpcEnv.make({ host: "server", port: 1 })
-      const client = yield* RpcEnv.make({ host: "client", port: 1 })
-      const shuffles = yield* ShuffleService.make({
-        executorId: Ids.ExecutorId.make("1"),
-        disk: NodeDisk.disk,
-        localDir,
-        driver: Endpoints.ref(RpcAddress.make("driver", 1), Endpoints.scheduler),
-        askTimeoutMillis: 1000
-      }).pipe(Effect.provideService(RpcEnv.RpcEnv, server))
+      const { client, localDir, server, shuffles } = yield* serviceAndClient
       // A map task writes its output for two reduce partitions, combining per key.
       const shuffle = { shuffleId: 3, token: "secret-token" }
       shuffles.mapTaskStarting(shuffle)
@@ -74,17 +80,7 @@ describe("ShuffleService", () => {
 
   it.scoped("a map output it cannot read is refused naming the file; one it does not have is not found", () =>
     Effect.gen(function*() {
-      const localDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "kindling-shuffle-test-"))
-      yield* Effect.addFinalizer(() => Effect.sync(() => Fs.rmSync(localDir, { recursive: true, force: true })))
-      const server = yield* RpcEnv.make({ host: "server", port: 1 })
-      const client = yield* RpcEnv.make({ host: "client", port: 1 })
-      const shuffles = yield* ShuffleService.make({
-        executorId: Ids.ExecutorId.make("1"),
-        disk: NodeDisk.disk,
-        localDir,
-        driver: Endpoints.ref(RpcAddress.make("driver", 1), Endpoints.scheduler),
-        askTimeoutMillis: 1000
-      }).pipe(Effect.provideService(RpcEnv.RpcEnv, server))
+      const { client, localDir, server, shuffles } = yield* serviceAndClient
       const shuffle = { shuffleId: 3, token: "secret-token" }
       shuffles.mapTaskStarting(shuffle)
       // Map output 0's index is a directory (EISDIR for root too); map output 1 was never written.
