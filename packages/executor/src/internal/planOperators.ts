@@ -1,0 +1,170 @@
+// The plan's operators: a partition's plan evaluated into its records, lazily, from its source up (a slice, a
+// range, a text split, shuffle reads, a persisted block) through every narrow transformation.
+import * as BlockStore from "../BlockStore.js"
+import type { Counter, Functions, Task } from "../Evaluation.js"
+import * as Keys from "../Keys.js"
+import * as RecordFiles from "../RecordFiles.js"
+import * as Spill from "../Spill.js"
+import type * as TaskContext from "../TaskContext.js"
+import { lines } from "../TextSplits.js"
+import {
+  cartesian,
+  concatenated,
+  counted,
+  counting,
+  each,
+  eachOf,
+  filtered,
+  flattened,
+  fromThunk,
+  indexed,
+  iterable,
+  mapped,
+  pushable,
+  range,
+  sampled
+} from "./recordStreams.js"
+import { shuffleRead, shuffleRecords } from "./shuffleReads.js"
+
+type PlanNode = Task["plan"]
+
+// Everything one evaluation needs, passed down the plan.
+export interface Run {
+  readonly functions: Functions
+  readonly counter: Counter
+  readonly context: TaskContext.TaskContext
+}
+
+export const evaluate = (node: PlanNode, run: Run): Iterable<unknown> => {
+  const { counter, functions } = run
+  switch (node._tag) {
+    case "Slice":
+      return counting(node.items, counter)
+    case "Range":
+      return counting(range(node.start, node.end, node.step), counter)
+    case "TextSplit":
+      return counting(lines(run.context.files, node.path, node.start, node.length), counter)
+    case "Map": {
+      const fn = functions.bind(node.fn)
+      const child = evaluate(node.child, run)
+      return pushable(() => mapped(child, fn), (sink) => each(child, (record) => sink(fn(record))))
+    }
+    case "Filter": {
+      const fn = functions.bind(node.fn)
+      const child = evaluate(node.child, run)
+      return pushable(() => filtered(child, fn), (sink) =>
+        each(child, (record) => {
+          if (fn(record)) sink(record)
+        }))
+    }
+    case "FlatMap": {
+      const fn = functions.bind(node.fn)
+      const child = evaluate(node.child, run)
+      return pushable(
+        () => flattened(child, fn),
+        (sink) => each(child, (record) => eachOf(fn(record), "flatMap", sink))
+      )
+    }
+    case "MapPartitions":
+      return iterable(functions.bind(node.fn)(evaluate(node.child, run)), "mapPartitions")
+    case "MapPartitionsWithIndex":
+      return iterable(
+        functions.bind(node.fn, 2)(node.partition, evaluate(node.child, run)),
+        "mapPartitionsWithIndex"
+      )
+    case "Glom":
+      return [Array.from(evaluate(node.child, run))]
+    case "Sample":
+      return sampled(evaluate(node.child, run), node)
+    case "ZipWithIndex":
+      return indexed(evaluate(node.child, run), node.offset)
+    case "KeyBy": {
+      const fn = functions.bind(node.fn)
+      const keyed = (record: unknown) => [fn(record), record]
+      const child = evaluate(node.child, run)
+      return pushable(() => mapped(child, keyed), (sink) => each(child, (record) => sink(keyed(record))))
+    }
+    case "MapValues": {
+      const fn = functions.bind(node.fn)
+      const mapValue = (record: unknown) => {
+        const [key, value] = Keys.pair(record, "mapValues")
+        return [key, fn(value)]
+      }
+      const child = evaluate(node.child, run)
+      return pushable(() => mapped(child, mapValue), (sink) => each(child, (record) => sink(mapValue(record))))
+    }
+    case "FlatMapValues": {
+      const fn = functions.bind(node.fn)
+      const child = evaluate(node.child, run)
+      return pushable(
+        () =>
+          flattened(child, (record) => {
+            const [key, value] = Keys.pair(record, "flatMapValues")
+            return mapped(iterable(fn(value), "flatMapValues"), (inner) => [key, inner])
+          }),
+        (sink) =>
+          each(child, (record) => {
+            const [key, value] = Keys.pair(record, "flatMapValues")
+            eachOf(fn(value), "flatMapValues", (inner) => sink([key, inner]))
+          })
+      )
+    }
+    case "ShuffleRead":
+      return shuffleRead(node, run)
+    case "CoGroup":
+      return coGroup(node, run)
+    case "Concat":
+      return concatenated(node.children.map((child) => () => evaluate(child, run)))
+    case "Cartesian":
+      return cartesian(evaluate(node.left, run), () => Array.from(evaluate(node.right, run)))
+    case "Cached": {
+      const blockId = BlockStore.blockId(node.rddId, node.partition)
+      const held = run.context.cached.get(blockId)
+      if (held !== undefined) return counted(RecordFiles.read(run.context.files, held), counter)
+      return storing(evaluate(node.child, run), { blockId, level: node.level }, run.context)
+    }
+  }
+}
+
+// The records pass through, and are kept as the block's frames; a block is kept only once read to its end.
+function* storing(
+  records: Iterable<unknown>,
+  block: { readonly blockId: string; readonly level: BlockStore.StorageLevel },
+  context: TaskContext.TaskContext
+): Generator<unknown> {
+  const frames: Array<Uint8Array> = []
+  const batcher = new RecordFiles.Batcher((frame) => frames.push(frame))
+  for (const record of records) {
+    batcher.push(record)
+    yield record
+  }
+  batcher.flush()
+  context.stored.push({ ...block, bytes: Buffer.concat(frames) })
+}
+
+const coGroup = (node: Extract<PlanNode, { _tag: "CoGroup" }>, run: Run): Iterable<unknown> => {
+  const n = node.inputs.length
+  const map = new Spill.SpillableMap<Array<Array<unknown>>>(
+    run.context,
+    (a, b) => a.map((values, i) => values.concat(b[i]!))
+  )
+  return fromThunk(() => {
+    node.inputs.forEach((input, i) => {
+      const records = input._tag === "Shuffled"
+        ? shuffleRecords(input.shuffle.shuffleId, node.reduceId, run)
+        : mapped(evaluate(input.plan, run), (record) => Keys.pair(record, "cogroup"))
+      for (const record of records) {
+        const [key, value] = record as [Keys.Key, unknown]
+        map.update(key, value, (first) => {
+          const groups = Array.from({ length: n }, (): Array<unknown> => [])
+          groups[i]!.push(first)
+          return groups
+        }, (groups, next) => {
+          groups[i]!.push(next)
+          return groups
+        })
+      }
+    })
+    return map.entries()
+  })
+}

@@ -1,0 +1,152 @@
+// The result operations: what a task does with its partition's records — collects, counts, takes, reduces, folds,
+// runs a function on each, saves them as text, writes them as shuffle output, …
+import * as Path from "node:path"
+import type { Files } from "../Disk.js"
+import type { Task } from "../Evaluation.js"
+import * as Keys from "../Keys.js"
+import * as ShuffleWriter from "../ShuffleWriter.js"
+import type { Run } from "./planOperators.js"
+import { each, seededRandom } from "./recordStreams.js"
+
+export const apply = (result: Task["result"], records: Iterable<unknown>, run: Run): unknown => {
+  const { functions } = run
+  switch (result._tag) {
+    case "Collect": {
+      const all: Array<unknown> = []
+      each(records, (record) => all.push(record))
+      return all
+    }
+    case "Count": {
+      let n = 0
+      each(records, () => n++)
+      return n
+    }
+    case "Take": {
+      const taken: Array<unknown> = []
+      if (result.n === 0) return taken
+      for (const record of records) {
+        taken.push(record)
+        if (taken.length >= result.n) break
+      }
+      return taken
+    }
+    case "Reduce": {
+      const fn = functions.bind(result.fn, 2)
+      let acc: { value: unknown } | undefined
+      each(records, (record) => {
+        acc = acc === undefined ? { value: record } : { value: fn(acc.value, record) }
+      })
+      // An empty partition has nothing to contribute: `[]`; otherwise `[value]`.
+      return acc === undefined ? [] : [acc.value]
+    }
+    case "Fold": {
+      const fn = functions.bind(result.fn, 2)
+      let acc = structuredClone(result.zero)
+      each(records, (record) => {
+        acc = fn(acc, record)
+      })
+      return acc
+    }
+    case "Aggregate": {
+      const fn = functions.bind(result.seqOp, 2)
+      let acc = structuredClone(result.zero)
+      each(records, (record) => {
+        acc = fn(acc, record)
+      })
+      return acc
+    }
+    case "Foreach": {
+      const fn = functions.bind(result.fn)
+      each(records, fn)
+      return null
+    }
+    case "ForeachPartition":
+      functions.bind(result.fn)(records)
+      return null
+    case "SaveAsText":
+      return saveAsText(records, result.dir, result.partition, run.context.files)
+    case "TakeOrdered":
+      return takeOrdered(records, result.n, result.ascending)
+    case "SampleKeys":
+      return sampleKeys(records, result.size, result.seed)
+    case "ShuffleWrite":
+      return ShuffleWriter.write((sink) => each(records, sink), result, run.context, functions, result.operation)
+  }
+}
+
+// Reservoir sampling of the keys, seeded so that every attempt draws the same sample.
+const sampleKeys = (records: Iterable<unknown>, size: number, seed: number) => {
+  const random = seededRandom(seed, 0)
+  const keys: Array<Keys.Key> = []
+  let count = 0
+  each(records, (record) => {
+    const key = Keys.pair(record, "sortByKey")[0]
+    if (keys.length < size) keys.push(key)
+    else {
+      const at = Math.floor(random() * (count + 1))
+      if (at < size) keys[at] = key
+    }
+    count++
+  })
+  return { count, keys }
+}
+
+// The n first records in key order, kept in a sorted array of at most n (binary insertion).
+const takeOrdered = (records: Iterable<unknown>, n: number, ascending: boolean): Array<unknown> => {
+  const order = ascending ? Keys.compare : (a: Keys.Key, b: Keys.Key) => Keys.compare(b, a)
+  const kept: Array<Keys.Key> = []
+  if (n === 0) return kept
+  each(records, (record) => {
+    const key = Keys.check(record, ascending ? "takeOrdered" : "top")
+    if (kept.length === n && order(key, kept[n - 1]!) >= 0) return
+    let low = 0
+    let high = kept.length
+    while (low < high) {
+      const middle = (low + high) >>> 1
+      if (order(kept[middle]!, key) <= 0) low = middle + 1
+      else high = middle
+    }
+    kept.splice(low, 0, key)
+    if (kept.length > n) kept.pop()
+  })
+  return kept
+}
+
+export const asLine = (record: unknown): string =>
+  typeof record === "string"
+    ? record
+    : record !== null && typeof record === "object"
+    ? JSON.stringify(record)
+    : String(record)
+
+export const partFile = (partition: number): string => `part-${String(partition).padStart(5, "0")}`
+
+// Written under a name of the attempt's own and renamed into place: a killed or retried attempt never leaves a
+// half-written part behind, and the last attempt to finish wins whole.
+const saveAsText = (records: Iterable<unknown>, dir: string, partition: number, files: Files): null => {
+  const target = Path.join(dir, partFile(partition))
+  const temporary = Path.join(dir, `.${partFile(partition)}.${process.pid}.${Math.random().toString(36).slice(2)}`)
+  const writer = files.openWrite(temporary)
+  const encoder = new TextEncoder()
+  let position = 0
+  const write = (text: string) => {
+    const bytes = encoder.encode(text)
+    writer.write(bytes, position)
+    position += bytes.length
+  }
+  try {
+    let batch = ""
+    each(records, (record) => {
+      batch += asLine(record) + "\n"
+      if (batch.length >= 64 * 1024) {
+        write(batch)
+        batch = ""
+      }
+    })
+    write(batch)
+  } finally {
+    writer.close()
+  }
+  files.rename(temporary, target)
+  return null
+}
