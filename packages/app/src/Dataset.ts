@@ -12,32 +12,38 @@
  * Every function is called with its ordinary arguments and then the environment given with it, so values from
  * the app travel explicitly: `ds.map((x, env) => x * env.k, { k: 3 })`.
  *
+ * The methods' longer bodies are in `internal/`: running jobs and the actions' driver side (`actions.ts`,
+ * `textOutput.ts`), shuffles and cogroups (`shuffles.ts`), the sort's range partitioner, partition arithmetic, a
+ * dataset's entry in its lineage, and the debug string.
+ *
  * @since 0.1.0
  */
-import { type Disk, Keys } from "@kindling/executor"
+import type { Disk } from "@kindling/executor"
 import type { TaskPlan } from "@kindling/protocol"
 import * as Effect from "effect/Effect"
-import * as Crypto from "node:crypto"
-import * as Path from "node:path"
 import {
   EmptyDataset,
   type InputNotReadable,
   InvalidArgument,
   type JobFailed,
-  OutputDirectoryExists,
-  OutputNotWritable
+  type OutputDirectoryExists,
+  type OutputNotWritable
 } from "./AppErrors.js"
 import * as Builtins from "./Builtins.js"
+import * as Actions from "./internal/actions.js"
+import * as DatasetLineage from "./internal/datasetLineage.js"
+import * as DebugString from "./internal/debugString.js"
+import * as Partitions from "./internal/partitions.js"
+import * as RangePartitioner from "./internal/rangePartitioner.js"
+import * as Shuffles from "./internal/shuffles.js"
+import * as TextOutput from "./internal/textOutput.js"
 import type { JobGraph } from "./JobGraph.js"
 import * as Lineage from "./Lineage.js"
 import type * as UserFunctions from "./UserFunctions.js"
 
 type PlanNode = typeof TaskPlan.PlanNode.Encoded
 type FunctionRef = typeof TaskPlan.FunctionRef.Encoded
-type ResultOp = typeof TaskPlan.ResultOp.Encoded
-type ReadMode = typeof TaskPlan.ReadMode.Encoded
 type Aggregator = typeof TaskPlan.Aggregator.Encoded
-type CoGroupInput = Extract<PlanNode, { _tag: "CoGroup" }>["inputs"][number]
 
 /**
  * What can stop a dataset's job: a job failure, or a source that cannot be read.
@@ -95,20 +101,6 @@ export interface Origin {
 // A fresh seed where the app gives none, as Spark draws one.
 const randomSeed = () => Math.floor(Math.random() * 2 ** 31)
 
-// A shuffle's token: random, so that only the app's own executors, told it in their tasks, can name its blocks.
-const newToken = () => Crypto.randomBytes(16).toString("hex")
-
-// How many keys a range partitioner samples per reduce partition (Spark's 20, before its 3× oversampling).
-const samplesPerPartition = 60
-
-const checkPartitions = (numPartitions: number, operation: string) => {
-  if (!Number.isInteger(numPartitions) || numPartitions < 1) {
-    throw new InvalidArgument({
-      reason: `${operation}: the number of partitions must be a positive integer, got ${numPartitions}`
-    })
-  }
-}
-
 /**
  * @since 0.1.0
  * @category models
@@ -149,27 +141,7 @@ export class Dataset<A> {
   get lineage(): Effect.Effect<Lineage.Lineage, DatasetError> {
     return Effect.suspend(() => {
       const level = this.storage
-      return Effect.map(this.computed, (computed) => {
-        const lineage = Lineage.withDataset(computed, {
-          id: this.id,
-          name: this.origin.kind,
-          operation: this.origin.operation,
-          parentIds: [...this.origin.narrow, ...this.origin.shuffled].map((parent) => parent.id),
-          numPartitions: computed.plans.length,
-          ...(level === undefined ? {} : { storageLevel: level })
-        })
-        if (level === undefined) return lineage
-        return Lineage.withPlans(
-          lineage,
-          lineage.plans.map((child, partition) => ({
-            _tag: "Cached" as const,
-            rddId: this.id,
-            partition,
-            level,
-            child
-          }))
-        )
-      })
+      return Effect.map(this.computed, (computed) => DatasetLineage.recorded(this, computed, level))
     })
   }
 
@@ -285,27 +257,7 @@ export class Dataset<A> {
    * @since 0.1.0
    */
   zipWithIndex(): Dataset<[A, number]> {
-    const counted = Effect.gen(this, function*() {
-      const lineage = yield* this.lineage
-      const counts = lineage.plans.length <= 1
-        ? []
-        : yield* this.runJob(
-          lineage,
-          () => ({ _tag: "Count" }),
-          "zipWithIndex",
-          lineage.plans.slice(0, -1).map((_, i) => i)
-        )
-      let offset = 0
-      return Lineage.withPlans(
-        lineage,
-        lineage.plans.map((child, i) => {
-          const node: PlanNode = { _tag: "ZipWithIndex", offset, child }
-          offset += (counts[i] as number | undefined) ?? 0
-          return node
-        })
-      )
-    })
-    return new Dataset(this.runtime, Lineage.once(counted), {
+    return new Dataset(this.runtime, Lineage.once(Partitions.indexed(this)), {
       kind: "ZippedWithIndexDataset",
       operation: "zipWithIndex",
       narrow: [this as Dataset<unknown>],
@@ -315,36 +267,18 @@ export class Dataset<A> {
 
   // ---- actions ------------------------------------------------------------------------------------------------
 
-  private runJob(
-    lineage: Lineage.Lineage,
-    result: (partition: number) => ResultOp,
-    action: string,
-    partitions?: ReadonlyArray<number>
-  ): Effect.Effect<Array<unknown>, JobFailed> {
-    const which = partitions ?? lineage.plans.map((_, i) => i)
-    return this.runtime.runJob({
-      tasks: which.map((i) => Lineage.encodeTask(lineage.plans[i]!, result(i))),
-      preferredBlocks: which.map((i) => Lineage.preferredBlock(lineage.plans[i]!)),
-      parents: lineage.parents,
-      shuffles: lineage.shuffles,
-      name: action,
-      datasets: lineage.datasets
-    })
-  }
-
-  private run(result: (partition: number) => ResultOp, action: string, partitions?: ReadonlyArray<number>) {
-    return Effect.flatMap(this.lineage, (lineage) => this.runJob(lineage, result, action, partitions))
-  }
-
   /** Every record, in partition order. @since 0.1.0 */
   collect(): Effect.Effect<Array<A>, DatasetError> {
-    return Effect.map(this.run(() => ({ _tag: "Collect" }), "collect"), (parts) => (parts as Array<Array<A>>).flat())
+    return Effect.map(
+      Actions.run(this, () => ({ _tag: "Collect" }), "collect"),
+      (parts) => (parts as Array<Array<A>>).flat()
+    )
   }
 
   /** @since 0.1.0 */
   count(): Effect.Effect<number, DatasetError> {
     return Effect.map(
-      this.run(() => ({ _tag: "Count" }), "count"),
+      Actions.run(this, () => ({ _tag: "Count" }), "count"),
       (counts) => (counts as Array<number>).reduce((a, b) => a + b, 0)
     )
   }
@@ -352,7 +286,7 @@ export class Dataset<A> {
   /** Combines the records with `f`, which must be associative and commutative. @since 0.1.0 */
   reduce<E = undefined>(f: (a: A, b: A, env: E) => A, env?: E): Effect.Effect<A, DatasetError | EmptyDataset> {
     const fn = this.ref(f, env, "reduce")
-    return Effect.flatMap(this.run(() => ({ _tag: "Reduce", fn }), "reduce"), (parts) => {
+    return Effect.flatMap(Actions.run(this, () => ({ _tag: "Reduce", fn }), "reduce"), (parts) => {
       const values = (parts as Array<Array<A>>).flat()
       if (values.length === 0) return Effect.fail(new EmptyDataset({ action: "reduce" }))
       return Effect.sync(() => values.reduce((a, b) => f(a, b, env as E)))
@@ -363,7 +297,7 @@ export class Dataset<A> {
   fold<E = undefined>(zero: A, f: (a: A, b: A, env: E) => A, env?: E): Effect.Effect<A, DatasetError> {
     const fn = this.ref(f, env, "fold")
     return Effect.map(
-      this.run(() => ({ _tag: "Fold", zero, fn }), "fold"),
+      Actions.run(this, () => ({ _tag: "Fold", zero, fn }), "fold"),
       (parts) => (parts as Array<A>).reduce((acc, part) => f(acc, part, env as E), structuredClone(zero))
     )
   }
@@ -382,7 +316,7 @@ export class Dataset<A> {
   ): Effect.Effect<U, DatasetError> {
     const fn = this.ref(seqOp, env, "aggregate")
     return Effect.map(
-      this.run(() => ({ _tag: "Aggregate", zero, seqOp: fn }), "aggregate"),
+      Actions.run(this, () => ({ _tag: "Aggregate", zero, seqOp: fn }), "aggregate"),
       (parts) => (parts as Array<U>).reduce((acc, part) => combOp(acc, part, env as E), structuredClone(zero))
     )
   }
@@ -394,26 +328,7 @@ export class Dataset<A> {
    * @since 0.1.0
    */
   take(n: number): Effect.Effect<Array<A>, DatasetError> {
-    return Effect.gen(this, function*() {
-      const taken: Array<A> = []
-      if (n <= 0) return taken
-      const total = yield* this.numPartitions
-      let scanned = 0
-      while (taken.length < n && scanned < total) {
-        let tries = 1
-        if (scanned > 0) {
-          tries = taken.length === 0
-            ? scanned * 4
-            : Math.min(Math.max(Math.ceil((1.5 * n * scanned) / taken.length) - scanned, 1), scanned * 4)
-        }
-        const partitions = Array.from({ length: Math.min(tries, total - scanned) }, (_, i) => scanned + i)
-        const left = n - taken.length
-        const parts = yield* this.run(() => ({ _tag: "Take", n: left }), "take", partitions)
-        for (const part of parts as Array<Array<A>>) taken.push(...part.slice(0, n - taken.length))
-        scanned += partitions.length
-      }
-      return taken
-    })
+    return Actions.take(this, n)
   }
 
   /** @since 0.1.0 */
@@ -428,7 +343,7 @@ export class Dataset<A> {
   /** Calls `f` on every record, on the executors. @since 0.1.0 */
   foreach<E = undefined>(f: (record: A, env: E) => void, env?: E): Effect.Effect<void, DatasetError> {
     const fn = this.ref(f, env, "foreach")
-    return Effect.asVoid(this.run(() => ({ _tag: "Foreach", fn }), "foreach"))
+    return Effect.asVoid(Actions.run(this, () => ({ _tag: "Foreach", fn }), "foreach"))
   }
 
   /** Calls `f` once per partition with its records, on the executors. @since 0.1.0 */
@@ -437,7 +352,7 @@ export class Dataset<A> {
     env?: E
   ): Effect.Effect<void, DatasetError> {
     const fn = this.ref(f, env, "foreachPartition")
-    return Effect.asVoid(this.run(() => ({ _tag: "ForeachPartition", fn }), "foreachPartition"))
+    return Effect.asVoid(Actions.run(this, () => ({ _tag: "ForeachPartition", fn }), "foreachPartition"))
   }
 
   /**
@@ -449,25 +364,7 @@ export class Dataset<A> {
    * @since 0.1.0
    */
   saveAsTextFile(dir: string): Effect.Effect<void, DatasetError | OutputDirectoryExists | OutputNotWritable> {
-    const path = Path.resolve(dir)
-    const { files } = this.runtime
-    // What the driver itself does to the directory; the reason (a DiskError's) names the file and the operation.
-    const onOutput = <A>(operation: () => A) =>
-      Effect.try({
-        try: operation,
-        catch: (error) =>
-          new OutputNotWritable({ path, reason: error instanceof Error ? error.message : String(error) })
-      })
-    return Effect.gen(this, function*() {
-      if ((yield* onOutput(() => files.stat(path))) !== undefined) return yield* new OutputDirectoryExists({ path })
-      yield* onOutput(() => files.makeDirectory(path))
-      yield* this.run((partition) => ({ _tag: "SaveAsText", dir: path, partition }), "saveAsTextFile")
-      yield* onOutput(() => {
-        // Attempts that were killed mid-write leave their hidden temporary files behind.
-        for (const name of files.list(path)) if (name.startsWith(".part-")) files.remove(Path.join(path, name))
-        files.writeFile(Path.join(path, "_SUCCESS"), new Uint8Array(0))
-      })
-    })
+    return TextOutput.saveAsTextFile(this, dir)
   }
 
   // ---- persistence ----------------------------------------------------------------------------------------------
@@ -510,43 +407,11 @@ export class Dataset<A> {
 
   // ---- shuffles -------------------------------------------------------------------------------------------------
 
-  // A dataset over a new shuffle of this one's records: `numReduces` (this one's partitions when undefined)
-  // reduce partitions, read as `read` says.
-  private shuffle<B>(options: {
-    readonly operation: string
-    readonly numPartitions: number | undefined
-    readonly partitioner: (lineage: Lineage.Lineage) => Effect.Effect<typeof TaskPlan.Partitioner.Encoded, DatasetError>
-    readonly combine?: Aggregator
-    readonly read: ReadMode
-    readonly partitioned: boolean
-  }): Dataset<B> {
-    if (options.numPartitions !== undefined) checkPartitions(options.numPartitions, options.operation)
-    const shuffleId = this.runtime.newShuffleId()
-    const token = newToken()
-    const computed = Effect.gen(this, function*() {
-      const parent = yield* this.lineage
-      const numReduces = options.numPartitions ?? Math.max(1, parent.plans.length)
-      const { lineage, shuffle } = Lineage.shuffled(parent, {
-        shuffleId,
-        token,
-        numReduces,
-        partitioner: yield* options.partitioner(parent),
-        name: options.operation,
-        ...(options.combine === undefined ? {} : { combine: options.combine })
-      })
-      return Lineage.withPlans(
-        lineage,
-        Array.from({ length: numReduces }, (_, reduceId) => ({
-          _tag: "ShuffleRead" as const,
-          shuffle,
-          reduceId,
-          read: options.read
-        }))
-      )
-    })
+  // A dataset over a new shuffle of this one's records.
+  private shuffle<B>(options: Shuffles.Options): Dataset<B> {
     return new Dataset<B>(
       this.runtime,
-      computed,
+      Shuffles.shuffled(this, options),
       { kind: "ShuffledDataset", operation: options.operation, narrow: [], shuffled: [this as Dataset<unknown>] },
       options.partitioned
     )
@@ -667,50 +532,13 @@ export class Dataset<A> {
    * @since 0.1.0
    */
   sortByKey<K, V>(this: Dataset<readonly [K, V]>, ascending = true, numPartitions?: number): Dataset<[K, V]> {
-    const partitioner = Lineage.once(Effect.suspend(() => this.rangeBounds(ascending, numPartitions)))
+    const partitioner = Lineage.once(Effect.suspend(() => RangePartitioner.rangeBounds(this, ascending, numPartitions)))
     return this.shuffle({
       operation: "sortByKey",
       numPartitions,
       partitioner: () => partitioner,
       read: { _tag: "Sort", ascending },
       partitioned: false
-    })
-  }
-
-  // Spark's RangePartitioner: a sample of keys per partition, weighted by how many records each stands for,
-  // cut into ranges of equal weight.
-  private rangeBounds(
-    ascending: boolean,
-    numPartitions: number | undefined
-  ): Effect.Effect<typeof TaskPlan.Partitioner.Encoded, DatasetError> {
-    return Effect.gen(this, function*() {
-      const lineage = yield* this.lineage
-      const partitions = numPartitions ?? Math.max(1, lineage.plans.length)
-      if (partitions <= 1 || lineage.plans.length === 0) return { _tag: "Range", bounds: [], ascending }
-      const size = Math.ceil((samplesPerPartition * partitions) / lineage.plans.length)
-      // Seeded by the dataset, as Spark's RangePartitioner is: the same data gives the same bounds on every run.
-      const seed = Math.imul(this.id + 1, 0x9e3779b1) >>> 0
-      const samples = (yield* this.runJob(
-        lineage,
-        (partition) => ({ _tag: "SampleKeys", size, seed: seed + partition }),
-        "sortByKey"
-      )) as Array<{ readonly count: number; readonly keys: Array<Keys.Key> }>
-      const weighted = samples.flatMap(({ count, keys }) => keys.map((key) => [key, count / keys.length] as const))
-      weighted.sort((a, b) => Keys.compare(a[0], b[0]))
-      const total = weighted.reduce((sum, [, weight]) => sum + weight, 0)
-      const step = total / partitions
-      const bounds: Array<Keys.Key> = []
-      let cumulative = 0
-      let target = step
-      for (const [key, weight] of weighted) {
-        cumulative += weight
-        if (cumulative < target) continue
-        if (bounds.length === 0 || Keys.compare(key, bounds[bounds.length - 1]!) > 0) bounds.push(key)
-        target += step
-        if (bounds.length === partitions - 1) break
-      }
-      // A descending sort sends the largest keys to partition 0: the bounds are read from the other end.
-      return { _tag: "Range", bounds, ascending }
     })
   }
 
@@ -742,24 +570,11 @@ export class Dataset<A> {
    * @since 0.1.0
    */
   coalesce(numPartitions: number, shuffle = false): Dataset<A> {
-    checkPartitions(numPartitions, "coalesce")
+    Partitions.checkPartitions(numPartitions, "coalesce")
     if (shuffle) return this.repartition(numPartitions)
     return new Dataset<A>(
       this.runtime,
-      Effect.map(this.lineage, (lineage) => {
-        const parents = lineage.plans.length
-        if (parents <= numPartitions) return lineage
-        return Lineage.withPlans(
-          lineage,
-          Array.from({ length: numPartitions }, (_, i) => ({
-            _tag: "Concat" as const,
-            children: lineage.plans.slice(
-              Math.floor((i * parents) / numPartitions),
-              Math.floor(((i + 1) * parents) / numPartitions)
-            )
-          }))
-        )
-      }),
+      Effect.map(this.lineage, (lineage) => Partitions.coalesced(lineage, numPartitions)),
       { kind: "CoalescedDataset", operation: "coalesce", narrow: [this as Dataset<unknown>], shuffled: [] }
     )
   }
@@ -787,45 +602,12 @@ export class Dataset<A> {
     operation: string,
     numPartitions: number | undefined
   ): Dataset<[K, Array<Array<unknown>>]> {
-    const runtime = datasets[0]!.runtime
-    if (numPartitions !== undefined) checkPartitions(numPartitions, operation)
-    // Shuffle ids are taken now, so that every job over this dataset reuses the same shuffles.
-    const shuffleIds = datasets.map(() => runtime.newShuffleId())
-    const tokens = datasets.map(newToken)
-    const computed = Effect.gen(function*() {
-      const lineages = yield* Effect.forEach(datasets, (dataset) => dataset.lineage)
-      const partitionings = yield* Effect.forEach(datasets, (dataset) => dataset.hashPartitions)
-      const n = numPartitions ??
-        partitionings.find((p) => p !== undefined) ??
-        Math.max(1, ...lineages.map((lineage) => lineage.plans.length))
-      const parts: Array<Lineage.Lineage> = []
-      const inputs = lineages.map((lineage, i) => {
-        if (partitionings[i] === n) {
-          parts.push(lineage)
-          return (reduceId: number): CoGroupInput => ({ _tag: "InPlace", plan: lineage.plans[reduceId]! })
-        }
-        const { lineage: shuffledLineage, shuffle } = Lineage.shuffled(lineage, {
-          shuffleId: shuffleIds[i]!,
-          token: tokens[i]!,
-          numReduces: n,
-          partitioner: { _tag: "Hash" },
-          name: operation
-        })
-        parts.push(shuffledLineage)
-        return (): CoGroupInput => ({ _tag: "Shuffled", shuffle })
-      })
-      const plans = Array.from({ length: n }, (_, reduceId): PlanNode => ({
-        _tag: "CoGroup",
-        inputs: inputs.map((input) => input(reduceId)),
-        reduceId
-      }))
-      return Lineage.combine(parts, plans)
-    })
+    const computed = Shuffles.cogrouped(datasets, operation, numPartitions)
     // As the debug string shows it: hash-partitioned inputs are taken to be read in place (they are, unless their
     // partition count differs from the cogroup's).
     const narrow = datasets.filter((dataset) => dataset.hashPartitioned)
     return new Dataset<[K, Array<Array<unknown>>]>(
-      runtime,
+      datasets[0]!.runtime,
       computed,
       {
         kind: "CoGroupedDataset",
@@ -1003,42 +785,17 @@ export class Dataset<A> {
    * @since 0.1.0
    */
   lookup<K, V>(this: Dataset<readonly [K, V]>, key: K): Effect.Effect<Array<V>, DatasetError> {
-    return Effect.gen(this, function*() {
-      const lineage = yield* this.lineage
-      const partitions = yield* this.hashPartitions
-      const only = partitions === undefined ? undefined : [Keys.partitionOf(Keys.check(key, "lookup"), partitions)]
-      const matching = Lineage.withPlans(
-        lineage,
-        lineage.plans.map((child): PlanNode => ({
-          _tag: "Map",
-          fn: Builtins.value,
-          child: { _tag: "Filter", fn: Builtins.hasKey(key), child }
-        }))
-      )
-      const parts = yield* this.runJob(matching, () => ({ _tag: "Collect" }), "lookup", only)
-      return (parts as Array<Array<V>>).flat()
-    })
+    return Actions.lookup(this, key)
   }
 
   /** The `n` smallest records in structural key order, sorted. @since 0.1.0 */
   takeOrdered(n: number): Effect.Effect<Array<A>, DatasetError> {
-    return this.ordered(n, true, "takeOrdered")
+    return Actions.ordered(this, n, true, "takeOrdered")
   }
 
   /** The `n` largest records in structural key order, largest first. @since 0.1.0 */
   top(n: number): Effect.Effect<Array<A>, DatasetError> {
-    return this.ordered(n, false, "top")
-  }
-
-  private ordered(n: number, ascending: boolean, action: string): Effect.Effect<Array<A>, DatasetError> {
-    if (!Number.isInteger(n) || n < 0) {
-      throw new InvalidArgument({ reason: `${action}: n must be a non-negative integer, got ${n}` })
-    }
-    return Effect.map(this.run(() => ({ _tag: "TakeOrdered", n, ascending }), action), (parts) => {
-      const all = (parts as Array<Array<Keys.Key>>).flat()
-      all.sort(ascending ? Keys.compare : (a, b) => Keys.compare(b, a))
-      return all.slice(0, n) as Array<A>
-    })
+    return Actions.ordered(this, n, false, "top")
   }
 
   /**
@@ -1048,48 +805,6 @@ export class Dataset<A> {
    * @since 0.1.0
    */
   toDebugString(): Effect.Effect<string, DatasetError> {
-    return Effect.map(firstLines(this as Dataset<unknown>), (lines) => lines.join("\n"))
+    return Effect.map(DebugString.firstLines(this as Dataset<unknown>), (lines) => lines.join("\n"))
   }
-}
-
-const describe = (dataset: Dataset<unknown>) =>
-  `${dataset.origin.kind}[${dataset.id}] at ${dataset.origin.operation} [${dataset.storageLevel ?? ""}]`
-
-// Spark's RDD.toDebugString, line for line: a stage's datasets under each other behind its bar, a shuffle's map
-// side one level in after `+-`.
-const firstLines = (dataset: Dataset<unknown>): Effect.Effect<Array<string>, DatasetError> =>
-  Effect.gen(function*() {
-    const partitions = `(${yield* dataset.numPartitions})`
-    const offset = Math.floor((partitions.length - 1) / 2)
-    const nextPrefix = `${" ".repeat(offset)}|${" ".repeat(partitions.length - offset)}`
-    return [`${partitions} ${describe(dataset)}`, ...(yield* childLines(dataset, nextPrefix))]
-  })
-
-const shuffleLines = (
-  dataset: Dataset<unknown>,
-  prefix: string,
-  last: boolean
-): Effect.Effect<Array<string>, DatasetError> =>
-  Effect.gen(function*() {
-    const partitions = `(${yield* dataset.numPartitions})`
-    const offset = Math.floor((partitions.length - 1) / 2)
-    const thisPrefix = prefix.replace(/\|\s+$/, "")
-    const nextPrefix = `${thisPrefix}${last ? "  " : "| "}${" ".repeat(offset)}|${
-      " ".repeat(partitions.length - offset)
-    }`
-    return [`${thisPrefix}+-${partitions} ${describe(dataset)}`, ...(yield* childLines(dataset, nextPrefix))]
-  })
-
-const childLines = (dataset: Dataset<unknown>, prefix: string): Effect.Effect<Array<string>, DatasetError> => {
-  const parents = [
-    ...dataset.origin.narrow.map((parent) => [parent, false] as const),
-    ...dataset.origin.shuffled.map((parent) => [parent, true] as const)
-  ]
-  return Effect.map(
-    Effect.forEach(parents, ([parent, shuffle], i) =>
-      shuffle
-        ? shuffleLines(parent, prefix, i === parents.length - 1)
-        : Effect.map(childLines(parent, prefix), (lines) => [`${prefix}${describe(parent)}`, ...lines])),
-    (lines) => lines.flat()
-  )
 }

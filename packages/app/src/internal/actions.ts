@@ -1,0 +1,95 @@
+// The actions' jobs: a lineage's tasks run as one job, a result for each partition asked for, and what some actions
+// do beyond folding those results — `take`'s rounds of partitions, `lookup`'s read of one key's partition, and
+// the merge of `takeOrdered`'s and `top`'s partial results.
+import { Keys } from "@kindling/executor"
+import type { TaskPlan } from "@kindling/protocol"
+import * as Effect from "effect/Effect"
+import { InvalidArgument, type JobFailed } from "../AppErrors.js"
+import * as Builtins from "../Builtins.js"
+import type { Dataset, DatasetError, Runtime } from "../Dataset.js"
+import * as Lineage from "../Lineage.js"
+
+type PlanNode = typeof TaskPlan.PlanNode.Encoded
+type ResultOp = typeof TaskPlan.ResultOp.Encoded
+
+// One job over the lineage: a task for each partition asked for (all of them by default), ending in `result`.
+export const runJob = (
+  runtime: Runtime,
+  lineage: Lineage.Lineage,
+  result: (partition: number) => ResultOp,
+  action: string,
+  partitions?: ReadonlyArray<number>
+): Effect.Effect<Array<unknown>, JobFailed> => {
+  const which = partitions ?? lineage.plans.map((_, i) => i)
+  return runtime.runJob({
+    tasks: which.map((i) => Lineage.encodeTask(lineage.plans[i]!, result(i))),
+    preferredBlocks: which.map((i) => Lineage.preferredBlock(lineage.plans[i]!)),
+    parents: lineage.parents,
+    shuffles: lineage.shuffles,
+    name: action,
+    datasets: lineage.datasets
+  })
+}
+
+// One job over the dataset's lineage.
+export const run = <A>(
+  dataset: Dataset<A>,
+  result: (partition: number) => ResultOp,
+  action: string,
+  partitions?: ReadonlyArray<number>
+) => Effect.flatMap(dataset.lineage, (lineage) => runJob(dataset.runtime, lineage, result, action, partitions))
+
+export const take = <A>(dataset: Dataset<A>, n: number): Effect.Effect<Array<A>, DatasetError> =>
+  Effect.gen(function*() {
+    const taken: Array<A> = []
+    if (n <= 0) return taken
+    const total = yield* dataset.numPartitions
+    let scanned = 0
+    while (taken.length < n && scanned < total) {
+      let tries = 1
+      if (scanned > 0) {
+        tries = taken.length === 0
+          ? scanned * 4
+          : Math.min(Math.max(Math.ceil((1.5 * n * scanned) / taken.length) - scanned, 1), scanned * 4)
+      }
+      const partitions = Array.from({ length: Math.min(tries, total - scanned) }, (_, i) => scanned + i)
+      const left = n - taken.length
+      const parts = yield* run(dataset, () => ({ _tag: "Take", n: left }), "take", partitions)
+      for (const part of parts as Array<Array<A>>) taken.push(...part.slice(0, n - taken.length))
+      scanned += partitions.length
+    }
+    return taken
+  })
+
+export const lookup = <K, V>(dataset: Dataset<readonly [K, V]>, key: K): Effect.Effect<Array<V>, DatasetError> =>
+  Effect.gen(function*() {
+    const lineage = yield* dataset.lineage
+    const partitions = yield* dataset.hashPartitions
+    const only = partitions === undefined ? undefined : [Keys.partitionOf(Keys.check(key, "lookup"), partitions)]
+    const matching = Lineage.withPlans(
+      lineage,
+      lineage.plans.map((child): PlanNode => ({
+        _tag: "Map",
+        fn: Builtins.value,
+        child: { _tag: "Filter", fn: Builtins.hasKey(key), child }
+      }))
+    )
+    const parts = yield* runJob(dataset.runtime, matching, () => ({ _tag: "Collect" }), "lookup", only)
+    return (parts as Array<Array<V>>).flat()
+  })
+
+export const ordered = <A>(
+  dataset: Dataset<A>,
+  n: number,
+  ascending: boolean,
+  action: string
+): Effect.Effect<Array<A>, DatasetError> => {
+  if (!Number.isInteger(n) || n < 0) {
+    throw new InvalidArgument({ reason: `${action}: n must be a non-negative integer, got ${n}` })
+  }
+  return Effect.map(run(dataset, () => ({ _tag: "TakeOrdered", n, ascending }), action), (parts) => {
+    const all = (parts as Array<Array<Keys.Key>>).flat()
+    all.sort(ascending ? Keys.compare : (a, b) => Keys.compare(b, a))
+    return all.slice(0, n) as Array<A>
+  })
+}
