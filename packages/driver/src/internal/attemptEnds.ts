@@ -1,0 +1,133 @@
+// Attempts that end: as their executor reports (a success, a failure counted against maxFailures, a kill) or with it.
+import type { Command, Input } from "../TaskScheduler.js"
+import type { Attempt, State, TaskEntry, TaskSet } from "./taskSets.js"
+import { becomeZombie, dropTaskSet, killAttempt } from "./taskSets.js"
+
+// The reason a killed attempt lost to another (public as `TaskScheduler.anotherAttemptSucceeded`).
+export const anotherAttemptSucceeded = "another attempt succeeded"
+
+// The attempt is over: its cores are free and it no longer runs.
+const endAttempt = (state: State, attempt: Attempt): TaskEntry | undefined => {
+  state.attempts.delete(attempt.taskId)
+  const executor = state.executors.get(attempt.executorId)
+  if (executor !== undefined) executor.freeCores += state.config.cpusPerTask
+  const task = state.taskSets.get(attempt.taskSet)?.tasks[attempt.index]
+  task?.running.delete(attempt.taskId)
+  return task
+}
+
+export const statusUpdate = (state: State, input: Extract<Input, { _tag: "StatusUpdate" }>, out: Array<Command>) => {
+  const attempt = state.attempts.get(input.taskId)
+  // An attempt that already ended (a late or repeated report, or one of a lost executor) changes nothing.
+  if (attempt === undefined || input.state === "RUNNING") return
+  const task = endAttempt(state, attempt)
+  const taskSet = state.taskSets.get(attempt.taskSet)
+  if (task === undefined || taskSet === undefined) return
+  if (input.fetchFailed === true && input.state === "FAILED" && !task.done) {
+    out.push({
+      _tag: "Log",
+      level: "Warning",
+      message: `Lost task ${attempt.index}.${attempt.attempt} in stage ${taskSet.stageId}.${taskSet.stageAttempt} ` +
+        `(TID ${attempt.taskId}): ${input.reason}`
+    })
+    becomeZombie(state, taskSet)
+    return
+  }
+  if (task.done) return
+  if (taskSet.zombie) {
+    finishedAttempt(state, taskSet, task, attempt, input, out)
+    if (taskSet.tasks.every((entry) => entry.running.size === 0)) state.taskSets.delete(taskSet.id)
+    return
+  }
+  finishedAttempt(state, taskSet, task, attempt, input, out)
+}
+
+// A zombie's attempts that end count as they would (a map task's output is still an output), but nothing of
+// it runs again.
+const finishedAttempt = (
+  state: State,
+  taskSet: TaskSet,
+  task: TaskEntry,
+  attempt: Attempt,
+  input: Extract<Input, { _tag: "StatusUpdate" }>,
+  out: Array<Command>
+) => {
+  const name = `task ${attempt.index}.${attempt.attempt} in stage ${taskSet.stageId}.${taskSet.stageAttempt} ` +
+    `(TID ${attempt.taskId})`
+  switch (input.state) {
+    case "FINISHED": {
+      task.done = true
+      task.pending = false
+      task.speculatable = false
+      taskSet.succeeded++
+      taskSet.durations.push(input.now - attempt.startedAt)
+      out.push({
+        _tag: "TaskSucceeded",
+        taskSet: taskSet.id,
+        stageId: taskSet.stageId,
+        stageAttempt: taskSet.stageAttempt,
+        index: task.index,
+        partition: task.partition,
+        taskId: attempt.taskId,
+        executorId: attempt.executorId
+      })
+      for (const other of task.running) killAttempt(state, other, anotherAttemptSucceeded, out)
+      if (taskSet.succeeded === taskSet.tasks.length && !taskSet.zombie) {
+        state.taskSets.delete(taskSet.id)
+        out.push({ _tag: "TaskSetFinished", taskSet: taskSet.id })
+      }
+      return
+    }
+    case "FAILED": {
+      task.failures++
+      const executor = state.executors.get(attempt.executorId)
+      const where = `(${executor?.host ?? "unknown host"} executor ${attempt.executorId})`
+      out.push({ _tag: "Log", level: "Warning", message: `Lost ${name} ${where}: ${input.reason}` })
+      if (taskSet.zombie) return
+      if (task.failures >= state.config.maxFailures) {
+        const reason = `Task ${task.index} in stage ${taskSet.stageId}.${taskSet.stageAttempt} failed ` +
+          `${state.config.maxFailures} times, most recent failure: Lost ${name} ${where}: ${input.reason}`
+        dropTaskSet(state, taskSet, "stage aborted", out)
+        out.push({ _tag: "TaskSetFailed", taskSet: taskSet.id, reason })
+        return
+      }
+      retry(taskSet, task)
+      return
+    }
+    case "KILLED":
+    case "LOST":
+      // Killed by the scheduler, it lost to another attempt or its set is gone; killed otherwise (its executor
+      // is going away), or lost, it is not the task's fault: run it again without counting a failure.
+      if (!attempt.killed && !taskSet.zombie) retry(taskSet, task)
+      return
+  }
+}
+
+const retry = (taskSet: TaskSet, task: TaskEntry) => {
+  if (task.running.size > 0 || task.pending || taskSet.zombie) return
+  task.pending = true
+  taskSet.pendingQueue.push(task.index)
+}
+
+export const executorLost = (state: State, executorId: string, reason: string, out: Array<Command>) => {
+  const executor = state.executors.get(executorId)
+  if (executor === undefined) return
+  state.executors.delete(executorId)
+  for (const attempt of [...state.attempts.values()]) {
+    if (attempt.executorId !== executorId) continue
+    const task = endAttempt(state, attempt)
+    const taskSet = state.taskSets.get(attempt.taskSet)
+    if (task !== undefined && taskSet !== undefined && !task.done) {
+      out.push({
+        _tag: "Log",
+        level: "Warning",
+        message: `Lost task ${attempt.index}.${attempt.attempt} (TID ${attempt.taskId}) on executor ${executorId}: ` +
+          reason
+      })
+      retry(taskSet, task)
+    }
+    if (taskSet?.zombie === true && taskSet.tasks.every((entry) => entry.running.size === 0)) {
+      state.taskSets.delete(taskSet.id)
+    }
+  }
+}

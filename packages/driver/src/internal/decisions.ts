@@ -1,0 +1,208 @@
+// What the two schedulers decide, carried out a batch at a time: launches, kills, task sets, jobs' ends, events.
+import { Core } from "@kindling/kernel"
+import { ClusterMessages, Ids } from "@kindling/protocol"
+import * as DagScheduler from "../DagScheduler.js"
+import * as TaskScheduler from "../TaskScheduler.js"
+import type { Step, TaskOutcome } from "./driverState.js"
+import { dag, event, schedule, trusted } from "./driverState.js"
+import { locationsOf } from "./locations.js"
+
+// Takes the queued inputs in order, each batch of decisions carried out before the next input is taken; then the
+// jobs whose results passed kindling.driver.maxResultSize are cancelled, once all of their results are counted.
+export const settle = (step: Step) => {
+  const { state } = step
+  for (;;) {
+    const work = step.work.shift()
+    if (work !== undefined) {
+      if (work._tag === "Tasks") carryOut(step, TaskScheduler.step(state.scheduler, work.input))
+      else carryOutDag(step, DagScheduler.step(state.dag, work.input), work.outcome)
+      continue
+    }
+    const overLimit = [...state.jobs.values()].filter((job) => job.failure !== undefined && state.dag.jobs.has(job.id))
+    if (overLimit.length === 0) return
+    for (const job of overLimit) dag(step, { _tag: "CancelJob", jobId: job.id, reason: job.failure!, now: step.now })
+  }
+}
+
+// Carries out what the task scheduler decided; `onSucceeded` takes the successes (only a status update has them).
+export const carryOut = (
+  step: Step,
+  commands: ReadonlyArray<TaskScheduler.Command>,
+  onSucceeded?: (command: Extract<TaskScheduler.Command, { _tag: "TaskSucceeded" }>) => void
+) => {
+  const { state } = step
+  for (const command of commands) {
+    switch (command._tag) {
+      case "LaunchTask": {
+        const taskSet = state.scheduler.taskSets.get(command.taskSet)
+        const executor = state.executors.get(Ids.ExecutorId.make(command.executorId))
+        const bytes = taskSet === undefined
+          ? undefined
+          : DagScheduler.taskBytes(state.dag, taskSet.stageId, command.partition)
+        if (taskSet === undefined || executor === undefined || bytes === undefined) {
+          // Its task set, stage or executor was dropped after the decision was queued: nothing is sent, and the
+          // attempt ends here, so that its core is free again.
+          schedule(step, {
+            _tag: "StatusUpdate",
+            taskId: command.taskId,
+            state: "KILLED",
+            reason: "its stage was dropped before it was launched",
+            now: step.now
+          })
+          break
+        }
+        Core.send(
+          step,
+          executor.ref,
+          new ClusterMessages.LaunchTask({
+            taskId: command.taskId,
+            attemptNumber: command.attempt,
+            executorId: executor.id,
+            name: `task ${command.index}.${command.attempt} in stage ${taskSet.stageId}.${taskSet.stageAttempt}`,
+            index: command.index,
+            partitionId: command.partition,
+            stageId: taskSet.stageId,
+            stageAttemptId: taskSet.stageAttempt,
+            cpus: state.config.scheduler.cpusPerTask,
+            properties: {},
+            resources: {},
+            serializedTask: bytes
+          }, trusted)
+        )
+        event(step, {
+          _tag: "TaskStart",
+          stageId: taskSet.stageId,
+          stageAttempt: taskSet.stageAttempt,
+          taskId: command.taskId,
+          index: command.index,
+          executorId: executor.id,
+          locality: command.locality,
+          time: step.now
+        })
+        break
+      }
+      case "KillTask": {
+        const executor = state.executors.get(Ids.ExecutorId.make(command.executorId))
+        if (executor === undefined) break
+        Core.send(
+          step,
+          executor.ref,
+          new ClusterMessages.KillTask({
+            taskId: command.taskId,
+            executor: executor.id,
+            interruptThread: true,
+            reason: command.reason
+          }, trusted)
+        )
+        break
+      }
+      case "TaskSucceeded":
+        // Its result came with the status update that made it succeed: `statusUpdate` hands it over.
+        onSucceeded?.(command)
+        break
+      case "TaskSetFinished":
+        // The DAG scheduler ends stages by their partitions, which it has been told of task by task.
+        break
+      case "TaskSetFailed": {
+        const taskSet = command.taskSet.split(".")
+        dag(step, { _tag: "StageAborted", stageId: Number(taskSet[0]), reason: command.reason, now: step.now })
+        break
+      }
+      case "Log":
+        Core.log(step, command.level, command.message)
+        break
+    }
+  }
+}
+
+// Carries out what the DAG scheduler decided.
+const carryOutDag = (
+  step: Step,
+  commands: ReadonlyArray<DagScheduler.Command>,
+  outcome: TaskOutcome | undefined
+) => {
+  const { state } = step
+  for (const command of commands) {
+    switch (command._tag) {
+      case "SubmitTaskSet":
+        schedule(step, {
+          _tag: "SubmitTaskSet",
+          taskSet: `${command.stageId}.${command.stageAttempt}`,
+          stageId: command.stageId,
+          stageAttempt: command.stageAttempt,
+          jobId: command.jobId,
+          pool: command.pool,
+          partitions: command.partitions,
+          preferences: command.preferredBlocks.map((blockId) => locationsOf(state, blockId)),
+          now: step.now
+        })
+        break
+      case "CancelStage":
+        schedule(step, { _tag: "CancelStage", stageId: command.stageId, reason: command.reason, now: step.now })
+        break
+      case "StopStageAttempt":
+        schedule(step, { _tag: "StopTaskSet", taskSet: `${command.stageId}.${command.stageAttempt}`, now: step.now })
+        break
+      case "ResultTask":
+        outcome?.result(command.jobId, command.index)
+        break
+      case "TaskCounted":
+        outcome?.counted()
+        break
+      case "JobSucceeded":
+      case "JobFailed": {
+        const overLimit = state.jobs.get(command.jobId)?.failure
+        state.jobs.delete(command.jobId)
+        step.commands.push(
+          command._tag === "JobSucceeded" && overLimit === undefined
+            ? command
+            : {
+              _tag: "JobFailed",
+              jobId: command.jobId,
+              reason: command._tag === "JobFailed" ? command.reason : overLimit!
+            }
+        )
+        break
+      }
+      case "ScheduleResubmit":
+        Core.startTimer(step, "resubmitFailedStages", { _tag: "ResubmitFailedStages" }, command.delayMillis)
+        break
+      case "JobStarted":
+        event(step, {
+          _tag: "JobStart",
+          jobId: command.jobId,
+          stageIds: command.stageIds,
+          stages: command.stages,
+          pool: state.dag.jobs.get(command.jobId)?.pool ?? "default",
+          time: step.now
+        })
+        break
+      case "JobEnded":
+        event(step, { _tag: "JobEnd", jobId: command.jobId, succeeded: command.succeeded, time: step.now })
+        break
+      case "StageSubmitted":
+        event(step, {
+          _tag: "StageSubmitted",
+          stageId: command.stageId,
+          stageAttempt: command.stageAttempt,
+          name: command.name,
+          tasks: command.tasks,
+          parentIds: command.parents,
+          time: step.now
+        })
+        break
+      case "StageCompleted":
+        event(step, {
+          _tag: "StageCompleted",
+          stageId: command.stageId,
+          stageAttempt: command.stageAttempt,
+          ...(command.failureReason === undefined ? {} : { failureReason: command.failureReason }),
+          time: step.now
+        })
+        break
+      case "Log":
+        Core.log(step, command.level, command.message)
+        break
+    }
+  }
+}

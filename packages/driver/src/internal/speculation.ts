@@ -1,0 +1,32 @@
+// Speculation: stragglers found by how long they run against their set's median, and the copies offered of them.
+import type { State, TaskEntry, TaskSet } from "./taskSets.js"
+
+export const checkSpeculation = (state: State, now: number) => {
+  const { speculation } = state.config
+  if (!speculation.enabled) return
+  for (const taskSet of state.taskSets.values()) {
+    const needed = Math.floor(speculation.quantile * taskSet.tasks.length)
+    if (taskSet.succeeded < Math.max(1, needed)) continue
+    const sorted = [...taskSet.durations].sort((a, b) => a - b)
+    const median = sorted[Math.floor(sorted.length / 2)]!
+    const threshold = Math.max(speculation.minTaskRuntimeMillis, speculation.multiplier * median)
+    for (const task of taskSet.tasks) {
+      if (task.done || task.running.size !== 1 || task.speculatable) continue
+      const attempt = state.attempts.get([...task.running][0]!)!
+      if (now - attempt.startedAt > threshold) task.speculatable = true
+    }
+  }
+}
+
+export const speculatableTask = (
+  state: State,
+  taskSet: TaskSet,
+  executorId: string
+): { readonly task: TaskEntry; readonly level: number } | undefined => {
+  if (!state.config.speculation.enabled) return undefined
+  const task = taskSet.tasks.find((task) =>
+    task.speculatable && !task.done && task.running.size === 1 &&
+    state.attempts.get([...task.running][0]!)!.executorId !== executorId
+  )
+  return task === undefined ? undefined : { task, level: 2 }
+}

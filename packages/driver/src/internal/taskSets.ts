@@ -1,0 +1,143 @@
+// The task scheduler's records (executors, task sets, tasks, attempts), and task sets added, made zombies or dropped.
+import type { Command, Config, Input, Location } from "../TaskScheduler.js"
+
+export interface TaskEntry {
+  readonly index: number
+  readonly partition: number
+  failures: number
+  /** Attempts started so far (the next attempt's number). */
+  attempts: number
+  done: boolean
+  /** Task ids of its running attempts. */
+  readonly running: Set<number>
+  /** Waiting for a core (a first attempt, or a retry). */
+  pending: boolean
+  /** Marked as a straggler: one speculative copy is to be launched. */
+  speculatable: boolean
+  readonly preferred: ReadonlyArray<Location>
+}
+
+export interface TaskSet {
+  readonly id: string
+  readonly stageId: number
+  readonly stageAttempt: number
+  readonly jobId: number
+  readonly pool: string
+  readonly tasks: Array<TaskEntry>
+  /** Indexes of tasks that became pending, oldest first; an index that has since launched is skipped. */
+  readonly pendingQueue: Array<number>
+  pendingHead: number
+  succeeded: number
+  /** How long the successful attempts ran, for speculation. */
+  readonly durations: Array<number>
+  /**
+   * Launches nothing more (a fetch failure showed its stage attempt cannot finish): its running attempts go on,
+   * and it is forgotten once none runs.
+   */
+  zombie: boolean
+  /** Some task has a preferred location: offers follow delay scheduling. */
+  readonly localityAware: boolean
+  /** The best level it may still insist on (an index of `localityLevels`), and since when. */
+  level: number
+  levelSince: number
+}
+
+export interface Attempt {
+  readonly taskId: number
+  readonly taskSet: string
+  readonly stageId: number
+  readonly stageAttempt: number
+  readonly index: number
+  readonly attempt: number
+  readonly executorId: string
+  readonly startedAt: number
+  readonly speculative: boolean
+  /** Set once the scheduler has asked for it to be killed: its end then counts for nothing. */
+  killed: boolean
+}
+
+export interface Executor {
+  readonly id: string
+  readonly host: string
+  readonly cores: number
+  freeCores: number
+}
+
+// The task scheduler's state (public as `TaskScheduler.State`).
+export interface State {
+  readonly config: Config
+  readonly executors: Map<string, Executor>
+  readonly taskSets: Map<string, TaskSet>
+  readonly attempts: Map<number, Attempt>
+  nextTaskId: number
+  random: number
+}
+
+export const submit = (state: State, input: Extract<Input, { _tag: "SubmitTaskSet" }>, out: Array<Command>) => {
+  if (state.taskSets.has(input.taskSet)) return
+  const taskSet: TaskSet = {
+    id: input.taskSet,
+    stageId: input.stageId,
+    stageAttempt: input.stageAttempt,
+    jobId: input.jobId,
+    pool: input.pool,
+    tasks: input.partitions.map((partition, index) => ({
+      index,
+      partition,
+      failures: 0,
+      attempts: 0,
+      done: false,
+      running: new Set(),
+      pending: true,
+      speculatable: false,
+      preferred: input.preferences?.[index] ?? []
+    })),
+    pendingQueue: input.partitions.map((_, index) => index),
+    pendingHead: 0,
+    succeeded: 0,
+    durations: [],
+    zombie: false,
+    localityAware: input.preferences?.some((locations) => locations.length > 0) ?? false,
+    level: 0,
+    levelSince: input.now
+  }
+  if (taskSet.tasks.length === 0) {
+    out.push({ _tag: "TaskSetFinished", taskSet: input.taskSet })
+    return
+  }
+  state.taskSets.set(taskSet.id, taskSet)
+  out.push({
+    _tag: "Log",
+    level: "Info",
+    message: `Adding task set ${input.stageId}.${input.stageAttempt} with ${taskSet.tasks.length} tasks`
+  })
+}
+
+// Ends the set's running attempts (their cores come back when their end is reported) and forgets the set.
+export const dropTaskSet = (state: State, taskSet: TaskSet, reason: string, out: Array<Command>) => {
+  for (const task of taskSet.tasks) {
+    for (const taskId of task.running) killAttempt(state, taskId, reason, out)
+  }
+  state.taskSets.delete(taskSet.id)
+}
+
+export const killAttempt = (state: State, taskId: number, reason: string, out: Array<Command>) => {
+  const attempt = state.attempts.get(taskId)
+  if (attempt === undefined || attempt.killed) return
+  attempt.killed = true
+  out.push({ _tag: "KillTask", taskId, executorId: attempt.executorId, reason })
+}
+
+export const cancel = (state: State, taskSet: TaskSet, reason: string, out: Array<Command>) => {
+  out.push({ _tag: "Log", level: "Info", message: `Cancelling stage ${taskSet.stageId}: ${reason}` })
+  dropTaskSet(state, taskSet, reason, out)
+}
+
+export const becomeZombie = (state: State, taskSet: TaskSet) => {
+  taskSet.zombie = true
+  for (const task of taskSet.tasks) {
+    task.pending = false
+    task.speculatable = false
+  }
+  if (taskSet.tasks.every((task) => task.running.size === 0)) state.taskSets.delete(taskSet.id)
+}
