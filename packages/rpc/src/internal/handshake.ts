@@ -1,5 +1,7 @@
 // The shared-secret challenge-response. Both sides prove knowledge of the secret with HMAC-SHA256 over both
 // nonces; the two proofs use different labels, so a listener's proof can never be replayed as a dialler's.
+import { joined } from "./bytes.js"
+
 const encoder = new TextEncoder()
 const serverLabel = encoder.encode("kindling-server")
 const clientLabel = encoder.encode("kindling-client")
@@ -11,18 +13,8 @@ export const makeNonce = (): Uint8Array => crypto.getRandomValues(new Uint8Array
 export const importSecret = (secret: string): Promise<CryptoKey> =>
   crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"])
 
-const concat = (parts: ReadonlyArray<Uint8Array>): Uint8Array<ArrayBuffer> => {
-  const out = new Uint8Array(parts.reduce((n, part) => n + part.length, 0))
-  let offset = 0
-  for (const part of parts) {
-    out.set(part, offset)
-    offset += part.length
-  }
-  return out
-}
-
 const sign = async (key: CryptoKey, parts: ReadonlyArray<Uint8Array>): Promise<Uint8Array> =>
-  new Uint8Array(await crypto.subtle.sign("HMAC", key, concat(parts)))
+  new Uint8Array(await crypto.subtle.sign("HMAC", key, joined(parts)))
 
 export const serverProof = (key: CryptoKey, clientNonce: Uint8Array, serverNonce: Uint8Array) =>
   sign(key, [serverLabel, clientNonce, serverNonce])
