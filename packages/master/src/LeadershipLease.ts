@@ -43,10 +43,8 @@ export interface State {
   readonly latch: string
   /** The session timeout the server granted. */
   readonly timeoutMillis: number
-  /** When the latest request that proved the session alive was sent. */
+  /** When the latest request that proved the session alive was sent; the lease runs from there (`leaseEnd`). */
   readonly provenAt: number
-  /** The instant after which the master no longer leads, whatever else it has heard. */
-  readonly leaseEnd: number
   readonly leading: boolean
   /** Why the round ended, once it has: nothing that arrives after changes it. */
   readonly ended: ZooKeeperError | undefined
@@ -94,10 +92,17 @@ export const start = (options: {
   latch: options.latch,
   timeoutMillis: options.timeoutMillis,
   provenAt: options.sentAt,
-  leaseEnd: options.sentAt + options.timeoutMillis * leaseShare,
   leading: false,
   ended: undefined
 })
+
+/**
+ * The instant after which the master no longer leads, whatever else it has heard.
+ *
+ * @since 0.1.0
+ * @category accessors
+ */
+export const leaseEnd = (state: State): number => state.provenAt + state.timeoutMillis * leaseShare
 
 /**
  * Whether the master may act as leader at `now`.
@@ -106,7 +111,7 @@ export const start = (options: {
  * @category accessors
  */
 export const mayLead = (state: State, now: number): boolean =>
-  state.leading && state.ended === undefined && now < state.leaseEnd
+  state.leading && state.ended === undefined && now < leaseEnd(state)
 
 /**
  * How long after `sentAt` a check must be answered: until the lease it was sent under ends.
@@ -114,7 +119,7 @@ export const mayLead = (state: State, now: number): boolean =>
  * @since 0.1.0
  * @category accessors
  */
-export const checkTimeoutMillis = (state: State, sentAt: number): number => Math.max(0, state.leaseEnd - sentAt)
+export const checkTimeoutMillis = (state: State, sentAt: number): number => Math.max(0, leaseEnd(state) - sentAt)
 
 /**
  * The time between two checks.
@@ -146,7 +151,7 @@ export const step = (state: State, input: Input): readonly [State, ReadonlyArray
       if (!input.present) return checkFailed(state, "the node is gone")
       // An answer to an older check than the latest proof proves less: the lease never shrinks.
       if (input.sentAt <= state.provenAt) return [state, []]
-      return [{ ...state, provenAt: input.sentAt, leaseEnd: input.sentAt + state.timeoutMillis * leaseShare }, []]
+      return [{ ...state, provenAt: input.sentAt }, []]
     }
     case "CheckUnanswered":
       return checkFailed(state, "the leadership lease lapsed")
@@ -165,10 +170,7 @@ export const step = (state: State, input: Input): readonly [State, ReadonlyArray
 export const validate = (state: State): ReadonlyArray<string> => {
   const problems: Array<string> = []
   if (!(state.timeoutMillis > 0)) problems.push(`the session timeout ${state.timeoutMillis} is not positive`)
-  if (state.leaseEnd !== state.provenAt + state.timeoutMillis * leaseShare) {
-    problems.push(`the lease ends at ${state.leaseEnd}, not ${leaseShare} of the timeout after ${state.provenAt}`)
-  }
-  if (state.leaseEnd >= state.provenAt + state.timeoutMillis) {
+  if (leaseEnd(state) >= state.provenAt + state.timeoutMillis) {
     problems.push("the lease outlasts the session it was proved on")
   }
   if (state.ended !== undefined && state.leading) problems.push("the round ended but the master still leads")
