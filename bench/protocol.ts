@@ -14,19 +14,23 @@ import { format, percentile, row, throughput } from "./stats.js"
 const packr = new Packr({ useRecords: false, moreTypes: false, mapsAsObjects: true })
 const maxFrameSize = 128 * 1024 * 1024
 
-const launchTask = new ClusterMessages.LaunchTask({
-  taskId: 123456,
-  attemptNumber: 0,
+const launchTask = new ClusterMessages.LaunchTasks({
   executorId: Ids.ExecutorId.make("7"),
-  name: "task 12.0 in stage 3.0 (TID 123456)",
-  index: 12,
-  partitionId: 12,
-  stageId: 3,
-  stageAttemptId: 0,
-  cpus: 1,
-  properties: { "kindling.job.description": "word count", "kindling.jobGroup.id": "group-1" },
-  resources: {},
-  serializedTask: crypto.getRandomValues(new Uint8Array(1024))
+  tasks: [
+    new ClusterMessages.TaskDescription({
+      taskId: 123456,
+      attemptNumber: 0,
+      name: "task 12.0 in stage 3.0 (TID 123456)",
+      index: 12,
+      partitionId: 12,
+      stageId: 3,
+      stageAttemptId: 0,
+      cpus: 1,
+      properties: { "kindling.job.description": "word count", "kindling.jobGroup.id": "group-1" },
+      resources: {},
+      serializedTask: crypto.getRandomValues(new Uint8Array(1024))
+    })
+  ]
 })
 const address = RpcAddress.make("10.0.0.12", 41234)
 const registerWorker = new WorkerMessages.RegisterWorker({
@@ -69,7 +73,7 @@ interface CodecFigures {
 
 const codecFigures = (): Array<CodecFigures> =>
   ([
-    ["LaunchTask (12 fields, 1 KiB)", ClusterMessages.DriverToExecutor, launchTask],
+    ["LaunchTasks (one task, 12 fields, 1 KiB)", ClusterMessages.DriverToExecutor, launchTask],
     ["RegisterWorker", WorkerMessages.WorkerToMaster, registerWorker]
   ] as const).map(([name, union, message]) => {
     const ours = codecRoundtrip(union, message)
@@ -298,4 +302,4 @@ console.log(
     `${format(ours.perSecond / raw.perSecond, 2)}×`
   ], rpcWidths)
 )
-console.log("\ntargets: codec ≥ 0.5× raw msgpackr for LaunchTask; ask p50 ≤ 3× the raw echo round trip")
+console.log("\ntargets: codec ≥ 0.5× raw msgpackr for LaunchTasks; ask p50 ≤ 3× the raw echo round trip")

@@ -17,8 +17,10 @@ import { NodeArtifacts, NodeTransport } from "@kindling/rpc/node"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Runtime from "effect/Runtime"
 import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import * as Os from "node:os"
@@ -117,10 +119,13 @@ export const layer = (options: Options): Layer.Layer<Kindling, Transport.ListenF
  */
 export const make = (options: Options): Effect.Effect<Kindling["Type"], never, RpcEnv.RpcEnv | Scope.Scope> =>
   Effect.gen(function*() {
-    // A driver stopped by a defect has failed its jobs and told its executors to stop; the app leaves the master at
-    // once, which frees its cores (and has its workers end executors that did not hear the driver).
-    // (How to leave is known once the app client is made, after the driver.)
+    // A driver stopped by a defect has failed its jobs; the app asks the master for no more executors before they
+    // are told to stop (the master would replace them), and leaves it once they are gone (or after a while), which
+    // frees its cores and has its workers end executors that did not hear the driver. (How is known once the app
+    // client is made, after the driver.)
     const leaving = { leave: Effect.void }
+    const until = <A>(read: Effect.Effect<A>, done: (a: A) => boolean) =>
+      Effect.repeat(read, { until: done, schedule: Schedule.spaced("50 millis") })
     const driver = yield* Driver.make({
       config: options.driver,
       validateState: options.validateState ?? false,
@@ -176,24 +181,35 @@ export const make = (options: Options): Effect.Effect<Kindling["Type"], never, R
       // The app's link to its master is part of its driver: a defect there ends the driver.
       onExit: (_code, reason) => driver.halt(`its app client stopped: ${reason}`)
     }).pipe(Effect.orDie)
-    leaving.leave = appClient.stop
+    const runFork = Runtime.runFork(yield* Effect.runtime<never>())
+    let left: Fiber.RuntimeFiber<void> | undefined
+    leaving.leave = Effect.zipRight(
+      appClient.release,
+      Effect.sync(() => {
+        left = runFork(Effect.zipRight(
+          until(appClient.executors, (executors) => executors === 0).pipe(Effect.timeoutOption("5 seconds")),
+          appClient.stop
+        ))
+      })
+    )
     if ((yield* driver.fatalError) !== undefined) yield* appClient.stop
     // Run first (finalizers run in reverse): the master is asked for no more executors, the executors are told to
     // stop, and once they are gone (or after a while) the app leaves the master — which would otherwise have
-    // replaced them, or had workers kill them mid-goodbye. A driver that stopped on a defect has left already.
-    const until = <A>(read: Effect.Effect<A>, done: (a: A) => boolean) =>
-      Effect.repeat(read, { until: done, schedule: Schedule.spaced("50 millis") })
+    // replaced them, or had workers kill them mid-goodbye. A driver that stopped on a defect is leaving already.
     // Gone from the driver, and then from the master's count (its workers have reported them ended).
     const executorsGone = Effect.zipRight(
       until(driver.executors, (executors) => executors.length === 0),
       until(appClient.executors, (left) => left === 0)
     ).pipe(Effect.timeoutOption("5 seconds"))
     yield* Effect.addFinalizer(() =>
-      Effect.flatMap(driver.fatalError, (fatal) =>
-        fatal !== undefined ? Effect.void : Effect.all(
-          [appClient.release, driver.stop, Effect.interruptible(executorsGone), appClient.stop],
-          { discard: true }
-        ))
+      Effect.flatMap(
+        driver.fatalError,
+        (fatal) =>
+          fatal !== undefined ? (left === undefined ? Effect.void : Fiber.await(left)) : Effect.all(
+            [appClient.release, driver.stop, Effect.interruptible(executorsGone), appClient.stop],
+            { discard: true }
+          )
+      )
     )
     if (options.showProgress === true) {
       yield* ConsoleProgress.run(ConsoleProgress.onStderr(yield* driver.subscribe))

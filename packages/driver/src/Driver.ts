@@ -150,8 +150,8 @@ export const make = (
             return job === undefined ? Effect.void : Deferred.fail(job.done, new JobFailed({ reason: command.reason }))
           case "AccumulatorUpdates":
             return Effect.sync(() => SharedVariableRegistry.merge(command.updates))
-          case "Event":
-            return PubSub.publish(events, command.event)
+          case "Events":
+            return PubSub.publishAll(events, command.events)
         }
       })
 
@@ -171,8 +171,9 @@ export const make = (
           )
       })).pipe(Effect.orDie)
 
-    // A driver that no longer knows its own state fails every job it runs, tells its executors to stop (its core
-    // cannot, but its last state says who they are) and lets the mode free what it holds.
+    // A driver that no longer knows its own state fails every job it runs, lets the mode free what it holds — on a
+    // cluster the app leaves its master first, which would otherwise replace the executors that stop — and tells
+    // its executors to stop (its core cannot, but its last state says who they are).
     const state = DriverCore.make(options.config)
     const stopped = (code: number, reason: string) =>
       Effect.gen(function*() {
@@ -180,10 +181,10 @@ export const make = (
         const running = [...jobs.values()]
         jobs.clear()
         for (const job of running) yield* Deferred.fail(job.done, internalFailure())
+        yield* options.onExit(code, reason)
         for (const executor of state.executors.values()) {
           yield* Effect.ignore(rpc.send(executor.ref, new ClusterMessages.StopExecutor()))
         }
-        yield* options.onExit(code, reason)
       })
 
     const shell = yield* Shell.make({

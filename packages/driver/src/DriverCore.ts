@@ -2,8 +2,8 @@
  * The driver's core (Spark's `CoarseGrainedSchedulerBackend` driver endpoint with its `DAGScheduler` and
  * `TaskSchedulerImpl`): the executors that registered with this app, and the jobs it runs. The DAG scheduler
  * (`DagScheduler`) cuts a job into stages and says which stage attempts run, as task sets; the task scheduler
- * (`TaskScheduler`) decides where each task runs; this core turns their decisions into messages — `LaunchTask`
- * with the task's bytes, `KillTask`, the map output locations reduce tasks ask for — and the jobs' results for
+ * (`TaskScheduler`) decides where each task runs; this core turns their decisions into messages — `LaunchTasks`
+ * with the tasks' bytes, one per executor per step, `KillTask`, the map output locations reduce tasks ask for — and the jobs' results for
  * the shell.
  *
  * The two schedulers talk through a queue, as Spark's do through the DAG scheduler's event loop: what one decides
@@ -31,7 +31,7 @@ import * as Option from "effect/Option"
 import type * as Schema from "effect/Schema"
 import * as DagScheduler from "./DagScheduler.js"
 import type * as DriverInputs from "./DriverInputs.js"
-import { settle } from "./internal/decisions.js"
+import { sendLaunches, settle } from "./internal/decisions.js"
 import type * as internal from "./internal/driverState.js"
 import type { Step } from "./internal/driverState.js"
 import { dag, schedule } from "./internal/driverState.js"
@@ -46,7 +46,7 @@ import {
 } from "./internal/executors.js"
 import { cancelJob, submitJob } from "./internal/jobs.js"
 import { mapOutputStatuses, unpersist, updateBlockInfo } from "./internal/locations.js"
-import { statusUpdate } from "./internal/statusUpdates.js"
+import { statusUpdates } from "./internal/statusUpdates.js"
 import * as validation from "./internal/validation.js"
 import * as TaskScheduler from "./TaskScheduler.js"
 
@@ -107,8 +107,8 @@ export type DriverCommand =
   | { readonly _tag: "JobFailed"; readonly jobId: number; readonly reason: string }
   /** A task succeeded having added these values to accumulators (by id): they count now, once. */
   | { readonly _tag: "AccumulatorUpdates"; readonly updates: ReadonlyArray<readonly [number, unknown]> }
-  /** Something the app's listeners hear of. */
-  | { readonly _tag: "Event"; readonly event: AppEvents.AppEvent }
+  /** What the app's listeners hear of, in order. */
+  | { readonly _tag: "Events"; readonly events: ReadonlyArray<AppEvents.AppEvent> }
 
 /**
  * @since 0.1.0
@@ -156,7 +156,7 @@ const handlers: Core.Handlers<Inbound, Step> = {
     ),
   RegisterExecutor: registerExecutor,
   LaunchedExecutor: launchedExecutor,
-  StatusUpdate: statusUpdate,
+  StatusUpdates: statusUpdates,
   ExecutorDecommissioning: (step, _message, ask) => Core.reply(step, ask, Exit.succeed(true)),
   UpdateBlockInfo: updateBlockInfo,
   GetMapOutputStatuses: mapOutputStatuses,
@@ -246,10 +246,13 @@ export const step = (state: State, input: Input): ReadonlyArray<Command> => {
     now: input.now,
     commands: [],
     connection: input._tag === "Receive" ? input.connection : 0,
-    work: []
+    work: [],
+    launches: new Map(),
+    events: undefined
   }
   handle(step, input)
   settle(step)
+  sendLaunches(step)
   return step.commands
 }
 

@@ -103,7 +103,12 @@ export const layer = (options: Options): Layer.Layer<Kindling, StartFailed> =>
           ...(options.maxDirectResultSize === undefined ? {} : { maxDirectResultSize: options.maxDirectResultSize }),
           ...(options.spillThreshold === undefined ? {} : { spillThreshold: options.spillThreshold }),
           validateState: options.validateState ?? false,
-          onExit: onExit("executor")
+          // The app's only executor: without it no job can end, so every job fails, and those to come.
+          onExit: (code, reason) =>
+            Effect.zipRight(
+              onExit("executor")(code, reason),
+              code === 0 ? Effect.void : driver.abort(`The local executor stopped: ${reason}`)
+            )
         })
       ).pipe(Effect.catchTag("NotListening", "EndpointAlreadyRegistered", Effect.die))
       // Run first (finalizers run in reverse): the executor stops as told before its endpoint goes, and its going

@@ -74,20 +74,25 @@ class World {
       }`
     )
     for (const command of commands) {
-      if (command._tag === "Event" && command.event._tag === "JobStart") {
-        for (const stageId of command.event.stageIds) {
-          this.stageJobs.set(stageId, new Set([...this.stageJobs.get(stageId) ?? [], command.event.jobId]))
+      for (const event of command._tag === "Events" ? command.events : []) {
+        if (event._tag !== "JobStart") continue
+        for (const stageId of event.stageIds) {
+          this.stageJobs.set(stageId, new Set([...this.stageJobs.get(stageId) ?? [], event.jobId]))
         }
       }
-      if (command._tag === "Send" && command.message instanceof ClusterMessages.LaunchTask) {
-        const launch = command.message
-        const jobs = [...this.stageJobs.get(launch.stageId) ?? []]
-        assert.isTrue(
-          jobs.some((job) => !endedBefore.has(job)),
-          `stage ${launch.stageId} launched after its jobs ended`
-        )
-        this.running.set(launch.taskId, Number(command.to.address.host.split("-")[1]))
-        this.stageOf.set(launch.taskId, launch.stageId)
+      if (command._tag === "Send" && command.message instanceof ClusterMessages.LaunchTasks) {
+        const n = Number(command.to.address.host.split("-")[1])
+        assert.strictEqual(command.message.executorId, String(n), "launches sent to another executor")
+        assert.isAbove(command.message.tasks.length, 0, "an empty launch")
+        for (const launch of command.message.tasks) {
+          const jobs = [...this.stageJobs.get(launch.stageId) ?? []]
+          assert.isTrue(
+            jobs.some((job) => !endedBefore.has(job)),
+            `stage ${launch.stageId} launched after its jobs ended`
+          )
+          this.running.set(launch.taskId, n)
+          this.stageOf.set(launch.taskId, launch.stageId)
+        }
       }
       if (command._tag === "TaskResult") assert.isFalse(this.ended.has(command.jobId), "a result after the end")
       if (command._tag === "JobSucceeded" || command._tag === "JobFailed") {
@@ -100,8 +105,9 @@ class World {
         this.killed.add(command.message.taskId)
       }
       // An executor the driver gave up on (it fell silent) is nothing of the driver's any more, nor its tasks.
-      if (command._tag === "Event" && command.event._tag === "ExecutorRemoved") {
-        const n = Number(command.event.executorId)
+      for (const event of command._tag === "Events" ? command.events : []) {
+        if (event._tag !== "ExecutorRemoved") continue
+        const n = Number(event.executorId)
         for (const [taskId, on] of this.running) if (on === n) this.running.delete(taskId)
       }
     }
@@ -195,6 +201,15 @@ class World {
   // the shuffles its stage reads (and the executor said to hold it, if any).
   finish(taskId: number, state: "FINISHED" | "FAILED" | "KILLED" | "FETCH_FAILED") {
     const n = this.running.get(taskId)!
+    this.report(n, [this.ended_(taskId, state)])
+  }
+
+  // Tasks of one executor end in the same turn of its event loop: one report.
+  finishAll(n: number, ends: ReadonlyArray<readonly [number, "FINISHED" | "FAILED" | "KILLED" | "FETCH_FAILED"]>) {
+    if (ends.length > 0) this.report(n, ends.map(([taskId, state]) => this.ended_(taskId, state)))
+  }
+
+  private ended_(taskId: number, state: "FINISHED" | "FAILED" | "KILLED" | "FETCH_FAILED") {
     const stage = this.state.dag.stages.get(this.stageOf.get(taskId)!)
     this.running.delete(taskId)
     this.stageOf.delete(taskId)
@@ -205,24 +220,21 @@ class World {
     } else if (state === "FETCH_FAILED") {
       const parent = stage?.parents[taskId % Math.max(1, stage.parents.length)]
       const shuffleId = parent === undefined ? undefined : this.state.dag.stages.get(parent)?.shuffleId
-      if (shuffleId === undefined) return this.finish2(taskId, n, "FAILED", failure)
-      const holder = this.state.dag.shuffles.get(shuffleId)?.outputs[0]?.executorId
-      data = fetchFailure(shuffleId, holder)
+      const holder = shuffleId === undefined
+        ? undefined
+        : this.state.dag.shuffles.get(shuffleId)?.outputs[0]?.executorId
+      data = shuffleId === undefined ? failure : fetchFailure(shuffleId, holder)
     }
-    this.finish2(taskId, n, state === "FETCH_FAILED" ? "FAILED" : state, data)
+    return new ClusterMessages.TaskStatus({
+      taskId,
+      state: state === "FETCH_FAILED" ? "FAILED" : state,
+      data,
+      resources: {}
+    })
   }
 
-  private finish2(taskId: number, n: number, state: "FINISHED" | "FAILED" | "KILLED", data: Uint8Array) {
-    this.receive(
-      n,
-      new ClusterMessages.StatusUpdate({
-        executorId: Ids.ExecutorId.make(String(n)),
-        taskId,
-        state,
-        data,
-        resources: {}
-      })
-    )
+  private report(n: number, updates: ReadonlyArray<ClusterMessages.TaskStatus>) {
+    return this.receive(n, new ClusterMessages.StatusUpdates({ executorId: Ids.ExecutorId.make(String(n)), updates }))
   }
 }
 
@@ -292,6 +304,22 @@ const operation: fc.Arbitrary<Op> = fc.oneof(
       if (taskId !== undefined) world.finish(taskId, state)
     })
   },
+  {
+    // Several tasks of one executor end in one report: each is taken as if it had come alone.
+    weight: 2,
+    arbitrary: fc.tuple(
+      fc.integer({ min: 0, max: 3 }),
+      fc.array(
+        fc.constantFrom("FINISHED", "FINISHED", "FAILED", "KILLED", "FETCH_FAILED") as fc.Arbitrary<
+          "FINISHED" | "FAILED" | "KILLED" | "FETCH_FAILED"
+        >,
+        { minLength: 2, maxLength: 4 }
+      )
+    ).map(([n, states]): Op => (world) => {
+      const on = [...world.running].filter(([, executor]) => executor === n).map(([taskId]) => taskId)
+      world.finishAll(n, on.slice(0, states.length).map((taskId, i) => [taskId, states[i]!] as const))
+    })
+  },
   fc.integer({ min: 0, max: 3 }).map((n): Op => (world) => {
     const connection = world.connections.get(n)
     if (connection === undefined) return
@@ -355,17 +383,14 @@ describe("DriverCore, worked examples", () => {
     world.running.delete(tid)
     const commands = world.receive(
       0,
-      new ClusterMessages.StatusUpdate({
+      new ClusterMessages.StatusUpdates({
         executorId: Ids.ExecutorId.make("0"),
-        taskId: tid,
-        state: "FAILED",
-        data: failure,
-        resources: {}
+        updates: [new ClusterMessages.TaskStatus({ taskId: tid, state: "FAILED", data: failure, resources: {} })]
       })
     )
     const sent = commands.flatMap((command) => (command._tag === "Send" ? [command.message] : []))
     // The freed core went to the sibling stage, whose task is killed at once: the launch before the kill.
-    const launch = sent.findIndex((message) => message instanceof ClusterMessages.LaunchTask)
+    const launch = sent.findIndex((message) => message instanceof ClusterMessages.LaunchTasks)
     const kill = sent.findIndex((message) => message instanceof ClusterMessages.KillTask)
     assert.isAtLeast(launch, 0)
     assert.isAbove(kill, launch)

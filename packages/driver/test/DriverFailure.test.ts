@@ -6,6 +6,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { JobFailed, Kindling } from "@kindling/app"
 import { AppModule, LocalMode } from "@kindling/driver"
 import { Defects } from "@kindling/kernel/testing"
+import type { ClusterMessages } from "@kindling/protocol"
 import { Cause, Effect, Exit } from "effect"
 import { pathToFileURL } from "node:url"
 import { driverConfig } from "./fixtures/driverConfig.js"
@@ -14,7 +15,8 @@ import { driverConfig } from "./fixtures/driverConfig.js"
 const throwingDriver = Defects.injected(
   "CoarseGrainedScheduler",
   (tag, input) =>
-    tag === "StatusUpdate" && (input as { readonly message: { readonly state: string } }).message.state === "FINISHED"
+    tag === "StatusUpdates" &&
+    (input as { readonly message: ClusterMessages.StatusUpdates }).message.updates.some((u) => u.state === "FINISHED")
 )
 
 const local = () =>
@@ -41,7 +43,7 @@ describe("a driver whose core fails", () => {
       assert.instanceOf(first, JobFailed)
       assert.isTrue(first.internal)
       assert.include(first.reason, "the driver stopped on an internal error")
-      assert.include(first.reason, "injected defect at StatusUpdate")
+      assert.include(first.reason, "injected defect at StatusUpdates")
       const second = yield* Effect.flip(kc.parallelize([1, 2, 3]).collect())
       assert.isTrue(second instanceof JobFailed && second.internal === true)
       assert.include(yield* kc.fatalError, "injected defect")
@@ -58,4 +60,17 @@ describe("a driver whose core fails", () => {
 
   it.live("an app whose driver is sound runs the same program to success", () =>
     Effect.map(forgivingApp, (exit) => assert.isTrue(Exit.isSuccess(exit))))
+
+  // The local executor is the app's only one: when it stops on a defect of its own, no job can end, so they fail
+  // (they used to wait for an executor that would never come).
+  it.live("a local executor that stops on a defect fails the jobs, which do not wait for another", () =>
+    Effect.gen(function*() {
+      const kc = yield* Kindling
+      const failed = yield* Effect.flip(kc.range(0, 100, 1, 2).count())
+      assert.instanceOf(failed, JobFailed)
+      assert.include(failed.reason, "The local executor stopped")
+      assert.include(failed.reason, "injected defect at LaunchTasks")
+      const next = yield* Effect.flip(kc.parallelize([1, 2, 3]).collect())
+      assert.include(next.reason, "The local executor stopped")
+    }).pipe(Effect.provide(local()), Defects.injected("Executor", (tag) => tag === "LaunchTasks")))
 })

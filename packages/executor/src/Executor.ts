@@ -6,24 +6,17 @@
  * @since 0.1.0
  */
 import { DiskOperations, Shell, TemporaryDirectory } from "@kindling/kernel"
-import {
-  ClusterMessages,
-  Endpoints,
-  Errors,
-  type Ids,
-  Records,
-  type RpcAddress,
-  type SharedVariables
-} from "@kindling/protocol"
+import { ClusterMessages, Endpoints, Errors, type Ids, Records, type RpcAddress } from "@kindling/protocol"
 import { type DataPlane, RpcEnv } from "@kindling/rpc"
 import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
-import * as FiberMap from "effect/FiberMap"
+import * as FiberId from "effect/FiberId"
 import * as Runtime from "effect/Runtime"
-import * as Scope from "effect/Scope"
+import type * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
 import * as PerfHooks from "node:perf_hooks"
 import * as V8 from "node:v8"
 import { BlockStore } from "./BlockStore.js"
@@ -31,6 +24,7 @@ import type { Disk } from "./Disk.js"
 import type * as Evaluation from "./Evaluation.js"
 import { blocksRead, shufflesRead } from "./Evaluation.js"
 import * as ExecutorCore from "./ExecutorCore.js"
+import type * as ExecutorInputs from "./ExecutorInputs.js"
 import * as NodeDisk from "./NodeDisk.js"
 import * as ShuffleService from "./ShuffleService.js"
 import type * as TaskContext from "./TaskContext.js"
@@ -226,33 +220,43 @@ export const make = (
       return Records.encode({ _tag: "IndirectTaskResult", blockId, size: outcome.length })
     }
 
-    // What the task needs before a thread takes it: the shuffle blocks it reads, gathered into its scope, and the
-    // persisted partitions it reads that are held here.
+    // What the task needs before a thread takes it: the shuffle blocks it reads, gathered into the task's scope,
+    // the broadcasts it reads, and the persisted partitions it reads that are held here. Most tasks read no
+    // shuffle and no broadcast: their inputs are at hand at once, and they start without a fiber of their own.
     const prepare = (
       taskId: number,
-      bytes: Uint8Array,
-      scope: Scope.Scope
-    ): Effect.Effect<TaskContext.Inputs, ShuffleService.ShuffleFetchFailed | Errors.RpcError | Errors.TransferError> =>
-      Effect.suspend(() => {
-        let task: Evaluation.Task
-        try {
-          task = Records.decode(bytes) as Evaluation.Task
-        } catch {
-          // Not a task: the thread says so, as the task's failure.
-          return Effect.succeed<TaskContext.Inputs>({ localDir, spillThreshold, shuffleInputs: [], cached: [] })
-        }
-        if (task.result._tag === "ShuffleWrite") shuffles.mapTaskStarting(task.result.shuffle)
-        const cached = blocksRead(task.plan).flatMap((id) => {
-          const segment = blocks.get(id)
-          return segment === undefined ? [] : [[id, segment] as const]
-        })
-        const reads = shufflesRead(task.plan)
-        // Most tasks read no shuffle and no broadcast: nothing to wait for.
-        if (reads.length === 0 && task.broadcasts === undefined) {
-          return Effect.succeed<TaskContext.Inputs>({ localDir, spillThreshold, shuffleInputs: [], cached })
-        }
-        return Effect.zipWith(
-          Scope.extend(shuffles.gather(taskId, reads), scope),
+      bytes: Uint8Array
+    ):
+      | { readonly _tag: "Ready"; readonly inputs: TaskContext.Inputs }
+      | {
+        readonly _tag: "Gather"
+        readonly gather: Effect.Effect<
+          TaskContext.Inputs,
+          ShuffleService.ShuffleFetchFailed | Errors.RpcError | Errors.TransferError,
+          Scope.Scope
+        >
+      } =>
+    {
+      let task: Evaluation.Task
+      try {
+        task = Records.decode(bytes) as Evaluation.Task
+      } catch {
+        // Not a task: the thread says so, as the task's failure.
+        return { _tag: "Ready", inputs: { localDir, spillThreshold, shuffleInputs: [], cached: [] } }
+      }
+      if (task.result._tag === "ShuffleWrite") shuffles.mapTaskStarting(task.result.shuffle)
+      const cached = blocksRead(task.plan).flatMap((id) => {
+        const segment = blocks.get(id)
+        return segment === undefined ? [] : [[id, segment] as const]
+      })
+      const reads = shufflesRead(task.plan)
+      if (reads.length === 0 && task.broadcasts === undefined) {
+        return { _tag: "Ready", inputs: { localDir, spillThreshold, shuffleInputs: [], cached } }
+      }
+      return {
+        _tag: "Gather",
+        gather: Effect.zipWith(
+          shuffles.gather(taskId, reads),
           Effect.forEach(task.broadcasts ?? [], broadcastValue),
           (gathered, broadcasts): TaskContext.Inputs => ({
             localDir,
@@ -263,59 +267,105 @@ export const make = (
             broadcasts
           })
         )
+      }
+    }
+
+    type End = Omit<Schema.Schema.Type<typeof ExecutorInputs.TasksEnded>["ends"][number], "taskId">
+
+    // A run's end as the driver hears of it: a result (a large one left here for the driver to fetch) with the
+    // persisted partitions it computed, now kept here; or a failure — the task's own, or the thread's that died
+    // under it (it ran out of memory, or exited), which fails the task, not the executor.
+    const endOf = (taskId: number, run: TaskThreads.TaskRun): End => {
+      if (Exit.isFailure(run)) {
+        const error = Cause.squash(run.cause)
+        return error instanceof Error || (typeof error === "object" && error !== null && "message" in error)
+          ? {
+            state: "FAILED",
+            outcome: failure((error as { readonly _tag?: string })._tag ?? (error as Error).name, String(error.message))
+          }
+          : { state: "FAILED", outcome: failure("Error", String(error)) }
+      }
+      const { outcome, stored } = run.value
+      const { _tag } = Records.decode(outcome) as { readonly _tag: string }
+      if (_tag !== "TaskResult") return { state: "FAILED", outcome }
+      return {
+        state: "FINISHED",
+        outcome: deliverable(taskId, outcome),
+        stored: stored.flatMap((block) => blocks.put(block) ?? [])
+      }
+    }
+
+    // The tasks running here, by id, with what stops each; a task leaves it when it ends or is stopped, whichever
+    // comes first, and is reported once. The ends of one turn go to the core together, as one report.
+    const running = new Map<number, () => void>()
+    const ended: Array<Schema.Schema.Type<typeof ExecutorInputs.TasksEnded>["ends"][number]> = []
+    const settle = (taskId: number, end: End, host: Host) => {
+      if (!running.delete(taskId)) return
+      ended.push({ taskId, ...end })
+      if (ended.length > 1) return
+      options.threads.afterEnds(() => host.feed({ _tag: "TasksEnded", ends: ended.splice(0) }))
+    }
+    // Gathering fibers: closing the executor interrupts them, and waits for them to let go of what they hold.
+    const gathering = new Set<Fiber.RuntimeFiber<unknown, unknown>>()
+    yield* Effect.addFinalizer(() =>
+      Effect.suspend(() => {
+        for (const stop of running.values()) stop()
+        running.clear()
+        return Fiber.interruptAll(gathering)
       })
+    )
 
-    // How a task ended: its outcome, and the persisted partitions it computed that are now kept here.
-    const runTask = (task: Uint8Array, info: SharedVariables.TaskInfo) => {
-      const taskId = info.taskAttemptId
-      return Effect.scoped(Effect.gen(function*() {
-        const inputs = yield* prepare(taskId, task, yield* Effect.scope)
-        const { outcome, stored } = yield* options.threads.run(task, info, inputs)
-        const { _tag } = Records.decode(outcome) as { readonly _tag: string }
-        if (_tag !== "TaskResult") return { state: "FAILED" as const, outcome }
-        return {
-          state: "FINISHED" as const,
-          outcome: deliverable(taskId, outcome),
-          stored: stored.flatMap((block) => blocks.put(block) ?? [])
-        }
-      })).pipe(
-        Effect.catchTag(
-          "ShuffleFetchFailed",
-          (failed) => Effect.succeed({ state: "FAILED" as const, outcome: Records.encode(failed.outcome) })
-        ),
-        // The thread died under the task (it ran out of memory, or exited), or the driver could not say where the
-        // blocks are: the task failed, not the executor.
-        Effect.catchAll((error) =>
-          Effect.succeed({ state: "FAILED" as const, outcome: failure(error._tag, error.message) })
+    const startTask = (command: Extract<ExecutorCore.ExecutorCommand, { _tag: "RunTask" }>, host: Host) => {
+      const { taskId, task, info } = command
+      const prepared = prepare(taskId, task)
+      if (prepared._tag === "Ready") {
+        running.set(
+          taskId,
+          options.threads.start(task, info, prepared.inputs, (run) => settle(taskId, endOf(taskId, run), host))
         )
-      )
-    }
-
-    // A task's end as its executor reports it: interrupted, it was killed; a defect in running it (not in the task's
-    // own code, which the thread reports) fails it, so that a task that cannot be run fails its job rather than run
-    // again for ever.
-    const ended = (exit: Exit.Exit<Effect.Effect.Success<ReturnType<typeof runTask>>>) => {
-      if (Exit.isSuccess(exit)) return exit.value
-      if (Exit.isInterrupted(exit)) return { state: "KILLED" as const, outcome: failure("TaskKilled", "killed") }
-      const defect = Cause.squash(exit.cause)
-      return defect instanceof Error
-        ? { state: "FAILED" as const, outcome: failure(defect.name, defect.message) }
-        : { state: "FAILED" as const, outcome: failure("Error", String(defect)) }
-    }
-
-    // The task runs on a fiber of its own, and its end — whatever it is — is watched from outside that fiber: one
-    // killed before it even started (its kill came right behind its launch) ends without running anything of its
-    // own, its finalizers included.
-    const startTask = (command: Extract<ExecutorCore.ExecutorCommand, { _tag: "RunTask" }>, host: Host) =>
-      Effect.gen(function*() {
-        const fiber = yield* FiberMap.run(tasks, command.taskId, runTask(command.task, command.info))
-        host.fork(
-          Effect.flatMap(
-            Fiber.await(fiber),
-            (exit) => Effect.sync(() => host.feed({ _tag: "TaskEnded", taskId: command.taskId, ...ended(exit) }))
+        return
+      }
+      // Its inputs are gathered on a fiber, which the task then waits on: stopping it interrupts the fiber, whose
+      // scope lets go of the fetched blocks once the task is over.
+      const fiber = runFork(
+        Effect.scoped(Effect.flatMap(
+          prepared.gather,
+          (inputs) =>
+            Effect.async<TaskThreads.TaskRun>((resume) => {
+              const stop = options.threads.start(task, info, inputs, (run) => resume(Effect.succeed(run)))
+              return Effect.sync(stop)
+            })
+        )).pipe(
+          Effect.map((run) => endOf(taskId, run)),
+          Effect.catchTag(
+            "ShuffleFetchFailed",
+            (failed) => Effect.succeed<End>({ state: "FAILED", outcome: Records.encode(failed.outcome) })
+          ),
+          // The driver could not say where the blocks are, or they could not be fetched: the task failed.
+          Effect.catchAll((error) =>
+            Effect.succeed<End>({ state: "FAILED", outcome: failure(error._tag, error.message) })
           )
         )
+      )
+      gathering.add(fiber)
+      running.set(taskId, () => fiber.unsafeInterruptAsFork(FiberId.none))
+      fiber.addObserver((exit) => {
+        gathering.delete(fiber)
+        // A defect in gathering (not in the task's own code, which the thread reports) fails the task, so that a
+        // task that cannot be run fails its job rather than run again for ever.
+        if (Exit.isSuccess(exit)) settle(taskId, exit.value, host)
+        else if (!Exit.isInterrupted(exit)) settle(taskId, endOf(taskId, Exit.failCause(exit.cause)), host)
       })
+    }
+
+    // A killed task ends at once, whatever it was doing: one killed before it even started (its kill came right
+    // behind its launch) never runs.
+    const killTask = (taskId: number, host: Host) => {
+      const stop = running.get(taskId)
+      if (stop === undefined) return
+      stop()
+      settle(taskId, { state: "KILLED", outcome: failure("TaskKilled", "killed") }, host)
+    }
 
     const interpret = (command: ExecutorCore.ExecutorCommand, host: Host) => {
       switch (command._tag) {
@@ -332,9 +382,9 @@ export const make = (
             )
           )
         case "RunTask":
-          return startTask(command, host)
+          return Effect.sync(() => startTask(command, host))
         case "KillTask":
-          return Effect.sync(() => host.fork(FiberMap.remove(tasks, command.taskId)))
+          return Effect.sync(() => killTask(command.taskId, host))
         case "RemoveRdd":
           // The blocks are dropped whatever becomes of their files: one that cannot be removed is logged, not a
           // defect that would stop the executor.
@@ -354,8 +404,6 @@ export const make = (
       }
     }
 
-    // The running tasks, by id; closing the executor's scope interrupts them, before what they use is closed.
-    const tasks = yield* FiberMap.make<number, Effect.Effect.Success<ReturnType<typeof runTask>>>()
     yield* Shell.make({
       core: ExecutorCore.core,
       state: ExecutorCore.make({

@@ -1,7 +1,9 @@
 /**
  * The executor's core (Spark's `CoarseGrainedExecutorBackend`): it registers with its driver, then runs the tasks
- * the driver launches — up to its cores at once — and reports each one's end; it kills tasks when asked, beats
- * its heart with the running tasks, and stops when told to or when its driver goes away.
+ * the driver launches — up to its cores at once — and reports their ends, those of one turn of the event loop in
+ * one message; it kills tasks when asked, beats its heart with the running tasks (the driver's only news of a
+ * task between its launch and its end: no `RUNNING` update is sent), and stops when told to or when its driver
+ * goes away.
  *
  * @since 0.1.0
  */
@@ -107,37 +109,28 @@ const stop = (step: Step, code: number, reason: string) => {
 }
 
 const handlers: Core.Handlers<Inbound, Step> = {
-  LaunchTask: (step, message) => {
+  LaunchTasks: (step, message) => {
     const { state } = step
-    if (state.stopping || message.taskId <= state.highestTaskId) return
-    state.highestTaskId = message.taskId
-    if (state.running.size >= state.config.cores) {
-      Core.log(step, "Warning", `Launched ${message.name} with all ${state.config.cores} cores busy; it waits`)
-    }
-    state.running.set(message.taskId, step.now)
-    Core.send(
-      step,
-      state.config.driver,
-      new ClusterMessages.StatusUpdate({
-        executorId: state.config.executorId,
-        taskId: message.taskId,
-        state: "RUNNING",
-        data: new Uint8Array(0),
-        resources: {}
-      }, trusted)
-    )
-    step.commands.push({
-      _tag: "RunTask",
-      taskId: message.taskId,
-      task: message.serializedTask,
-      info: {
-        stageId: message.stageId,
-        stageAttemptNumber: message.stageAttemptId,
-        partitionId: message.partitionId,
-        attemptNumber: message.attemptNumber,
-        taskAttemptId: message.taskId
+    for (const task of message.tasks) {
+      if (state.stopping || task.taskId <= state.highestTaskId) continue
+      state.highestTaskId = task.taskId
+      if (state.running.size >= state.config.cores) {
+        Core.log(step, "Warning", `Launched ${task.name} with all ${state.config.cores} cores busy; it waits`)
       }
-    })
+      state.running.set(task.taskId, step.now)
+      step.commands.push({
+        _tag: "RunTask",
+        taskId: task.taskId,
+        task: task.serializedTask,
+        info: {
+          stageId: task.stageId,
+          stageAttemptNumber: task.stageAttemptId,
+          partitionId: task.partitionId,
+          attemptNumber: task.attemptNumber,
+          taskAttemptId: task.taskId
+        }
+      })
+    }
   },
   KillTask: (step, message) => {
     if (!step.state.running.has(message.taskId)) return
@@ -188,34 +181,39 @@ const handle = Core.inputs<Inbound, Local, Step>({
     )
   },
   RegistrationFailed: (step, input) => stop(step, 1, `Cannot register with driver: ${input.reason}`),
-  TaskEnded: (step, input) => {
+  TasksEnded: (step, input) => {
     const { config } = step.state
-    if (!step.state.running.delete(input.taskId)) return
-    // The driver learns of the blocks before the task's end, so the next job finds them.
-    for (const block of input.stored ?? []) {
+    const updates: Array<ClusterMessages.TaskStatus> = []
+    for (const end of input.ends) {
+      if (!step.state.running.delete(end.taskId)) continue
+      // The driver learns of the blocks before the task's end, so the next job finds them.
+      for (const block of end.stored ?? []) {
+        Core.send(
+          step,
+          config.driver,
+          new ClusterMessages.UpdateBlockInfo({
+            executorId: config.executorId,
+            blockId: block.blockId,
+            storageLevel: block.level,
+            memSize: block.memSize,
+            diskSize: block.diskSize
+          }, trusted)
+        )
+      }
+      updates.push(
+        new ClusterMessages.TaskStatus(
+          { taskId: end.taskId, state: end.state, data: end.outcome, resources: {} },
+          trusted
+        )
+      )
+    }
+    if (updates.length > 0) {
       Core.send(
         step,
         config.driver,
-        new ClusterMessages.UpdateBlockInfo({
-          executorId: config.executorId,
-          blockId: block.blockId,
-          storageLevel: block.level,
-          memSize: block.memSize,
-          diskSize: block.diskSize
-        }, trusted)
+        new ClusterMessages.StatusUpdates({ executorId: config.executorId, updates }, trusted)
       )
     }
-    Core.send(
-      step,
-      config.driver,
-      new ClusterMessages.StatusUpdate({
-        executorId: config.executorId,
-        taskId: input.taskId,
-        state: input.state,
-        data: input.outcome,
-        resources: {}
-      }, trusted)
-    )
   },
   SendHeartbeat: (step) => {
     const { config } = step.state

@@ -27,22 +27,27 @@ export const RegistrationFailed = Schema.TaggedStruct("RegistrationFailed", { re
  * @since 0.1.0
  * @category schemas
  */
-export const TaskEnded = Schema.TaggedStruct("TaskEnded", {
-  taskId: Schema.Int,
-  state: Schema.Literal("FINISHED", "FAILED", "KILLED"),
-  outcome: Schema.propertySignature(Schema.Uint8ArrayFromSelf).annotations({
-    description: "its encoded `TaskOutcome`"
-  }),
-  stored: Schema.optionalWith(
-    Schema.Array(Schema.Struct({
-      blockId: Schema.String,
-      level: Schema.Literal("MEMORY_ONLY", "MEMORY_AND_DISK", "DISK_ONLY"),
-      memSize: Schema.Int,
-      diskSize: Schema.Int
-    })),
-    { exact: true }
-  ).annotations({ description: "the persisted partitions it computed that this executor now holds" })
-}).annotations({ description: "A task ended on its thread: finished, failed, or killed" })
+export const TasksEnded = Schema.TaggedStruct("TasksEnded", {
+  ends: Schema.Array(Schema.Struct({
+    taskId: Schema.Int,
+    state: Schema.Literal("FINISHED", "FAILED", "KILLED"),
+    outcome: Schema.propertySignature(Schema.Uint8ArrayFromSelf).annotations({
+      description: "its encoded `TaskOutcome`"
+    }),
+    stored: Schema.optionalWith(
+      Schema.Array(Schema.Struct({
+        blockId: Schema.String,
+        level: Schema.Literal("MEMORY_ONLY", "MEMORY_AND_DISK", "DISK_ONLY"),
+        memSize: Schema.Int,
+        diskSize: Schema.Int
+      })),
+      { exact: true }
+    ).annotations({ description: "the persisted partitions it computed that this executor now holds" })
+  }))
+}).annotations({
+  description: "Tasks ended — finished, failed, or killed — in one turn of the event loop: reported to the driver " +
+    "in one `StatusUpdates`"
+})
 
 /**
  * @since 0.1.0
@@ -66,4 +71,4 @@ export const HeartbeatFailed = Schema.TaggedStruct("HeartbeatFailed", { reason: 
  * @since 0.1.0
  * @category schemas
  */
-export const Local = Schema.Union(Registered, RegistrationFailed, TaskEnded, SendHeartbeat, HeartbeatFailed)
+export const Local = Schema.Union(Registered, RegistrationFailed, TasksEnded, SendHeartbeat, HeartbeatFailed)

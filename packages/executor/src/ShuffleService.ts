@@ -173,13 +173,15 @@ export const make = (options: Options): Effect.Effect<ShuffleService, never, Rpc
         const segments = yield* Effect.forEach(
           statuses.locations.filter((location) => location.size > 0),
           (location) => {
+            // The shuffle's token is what lets the app's executors name its blocks: it stays out of the reason,
+            // which the app's log and UI show.
             const failed = (reason: string) =>
               new ShuffleFetchFailed({
                 shuffleId,
                 mapIndex: location.mapIndex,
                 reduceId,
                 executorId: location.executorId,
-                reason
+                reason: reason.replaceAll(read.token, "<token>")
               })
             metrics.shuffleBytesRead = (metrics.shuffleBytesRead ?? 0) + location.size
             const block = (segment: RecordFiles.Segment): TaskContext.ShuffleBlock => ({

@@ -1,7 +1,7 @@
 /**
  * The executor's pool of task threads: one `worker_threads` thread per core, each importing the app module once,
- * when a task first names one of its functions. A task runs on an idle thread; interrupting its run terminates that thread (a task stuck in a loop
- * cannot be stopped any other way) and a fresh one takes its place. A thread that dies under a task — the task
+ * when a task first names one of its functions. A task runs on an idle thread; stopping it terminates that thread
+ * (a task stuck in a loop cannot be stopped any other way) and a fresh one takes its place. A thread that dies under a task — the task
  * exhausted memory, or called `process.exit` — fails that task and is replaced; the executor carries on.
  *
  * @since 0.1.0
@@ -10,6 +10,7 @@ import { ModuleLoading } from "@kindling/kernel"
 import type { SharedVariables } from "@kindling/protocol"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import type * as Scope from "effect/Scope"
 import * as Fs from "node:fs"
 import { createRequire } from "node:module"
@@ -57,16 +58,34 @@ export interface TaskOutput {
 }
 
 /**
+ * How a task run ended: its output, or why the runner could not run it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type TaskRun = Exit.Exit<TaskOutput, ThreadDied | ThreadStartFailed>
+
+/**
  * @since 0.1.0
  * @category models
  */
 export interface TaskThreads {
-  /** Runs attempt `info` of an encoded `TaskPlan.Task` with its inputs. */
-  readonly run: (
+  /**
+   * Starts attempt `info` of an encoded `TaskPlan.Task` with its inputs, and calls `done` when it ends. Returns
+   * what stops it: once stopped, `done` is not called.
+   */
+  readonly start: (
     task: Uint8Array,
     info: SharedVariables.TaskInfo,
-    inputs: Inputs
-  ) => Effect.Effect<TaskOutput, ThreadDied | ThreadStartFailed>
+    inputs: Inputs,
+    done: (run: TaskRun) => void
+  ) => () => void
+  /**
+   * Calls `f` once the ends that arrive now have all been told (`done`), so that a caller can report them
+   * together: a pool of threads after the turn of the event loop their answers arrived in, an inline runner at
+   * once.
+   */
+  readonly afterEnds: (f: () => void) => void
   readonly size: number
   /** How far a running task has got: the records it has read so far, if this runner can tell. */
   readonly progress: (taskId: number) => { readonly recordsRead: number } | undefined
@@ -116,9 +135,7 @@ interface Thread {
   /** The local dir of the last inputs it was sent, which it uses for tasks sent without inputs. */
   localDir: string | undefined
   /** The task it runs, with what to call when it is done. */
-  current:
-    | { readonly taskId: number; readonly done: (result: Effect.Effect<TaskOutput, ThreadDied>) => void }
-    | undefined
+  current: { readonly taskId: number; readonly done: (run: TaskRun) => void } | undefined
 }
 
 /**
@@ -141,7 +158,7 @@ export const make = (options: Options): Effect.Effect<TaskThreads, ThreadStartFa
     }
 
     // A thread ready for work, or the reason it could not start.
-    const start = (): Effect.Effect<Thread, ThreadStartFailed> =>
+    const startThread = (): Effect.Effect<Thread, ThreadStartFailed> =>
       Effect.async<Thread, ThreadStartFailed>((resume) => {
         const progress = new SharedArrayBuffer(Float64Array.BYTES_PER_ELEMENT)
         const worker = spawn(options.appUrl, progress)
@@ -168,7 +185,7 @@ export const make = (options: Options): Effect.Effect<TaskThreads, ThreadStartFa
               if (current === undefined || current.taskId !== message.taskId) return
               thread.current = undefined
               release(thread)
-              return current.done(Effect.succeed({ outcome: message.outcome, stored: message.stored }))
+              return current.done(Exit.succeed({ outcome: message.outcome, stored: message.stored }))
             }
           }
         })
@@ -182,7 +199,7 @@ export const make = (options: Options): Effect.Effect<TaskThreads, ThreadStartFa
           thread.current = undefined
           const at = idle.indexOf(thread)
           if (at >= 0) idle.splice(at, 1)
-          current?.done(Effect.fail(new ThreadDied({ reason })))
+          current?.done(Exit.fail(new ThreadDied({ reason })))
           if (!closed) replace()
         }
         let lastError: string | undefined
@@ -195,7 +212,7 @@ export const make = (options: Options): Effect.Effect<TaskThreads, ThreadStartFa
     // A thread lost under a task is replaced in the background; until the new one is ready, the tasks wait.
     const replace = () =>
       Effect.runFork(
-        start().pipe(
+        startThread().pipe(
           Effect.tap((thread) => Effect.sync(() => release(thread))),
           Effect.ignore
         )
@@ -207,39 +224,54 @@ export const make = (options: Options): Effect.Effect<TaskThreads, ThreadStartFa
         return Promise.all([...threads].map((thread) => thread.worker.terminate()))
       })
     )
-    const started = yield* Effect.all(Array.from({ length: options.size }, start), { concurrency: "unbounded" })
+    const started = yield* Effect.all(Array.from({ length: options.size }, startThread), { concurrency: "unbounded" })
     for (const thread of started) release(thread)
 
     // A task goes to an idle thread, or waits for the next one released; either way it is posted the moment it
-    // has a thread, so that no interruption can leave a thread taken and unused.
-    const run = (task: Uint8Array, info: SharedVariables.TaskInfo, inputs: Inputs) =>
-      Effect.async<TaskOutput, ThreadDied>((resume) => {
-        const taskId = info.taskAttemptId
-        let assigned: Thread | undefined
-        const assign = (thread: Thread) => {
-          assigned = thread
-          thread.current = { taskId, done: resume }
-          const plain = inputs.shuffleInputs.length === 0 && inputs.cached.length === 0 &&
-            inputs.broadcasts === undefined && inputs.metrics === undefined && thread.localDir === inputs.localDir
-          const message: ToThread = plain ? { taskId, task, info } : { taskId, task, info, inputs }
-          thread.localDir = inputs.localDir
-          thread.worker.postMessage(message)
+    // has a thread, so that no stop can leave a thread taken and unused.
+    const start: TaskThreads["start"] = (task, info, inputs, done) => {
+      const taskId = info.taskAttemptId
+      let assigned: Thread | undefined
+      const assign = (thread: Thread) => {
+        assigned = thread
+        thread.current = { taskId, done }
+        const plain = inputs.shuffleInputs.length === 0 && inputs.cached.length === 0 &&
+          inputs.broadcasts === undefined && inputs.metrics === undefined && thread.localDir === inputs.localDir
+        // The task's bytes are most often a view into the frame they came in, which a post would copy whole: a copy
+        // of their own is handed over instead (`new Uint8Array` copies; a Buffer's `slice` would not).
+        const own = new Uint8Array(task)
+        const message: ToThread = plain ? { taskId, task: own, info } : { taskId, task: own, info, inputs }
+        thread.localDir = inputs.localDir
+        thread.worker.postMessage(message, [own.buffer])
+      }
+      const thread = idle.pop()
+      if (thread !== undefined) assign(thread)
+      else waiting.push(assign)
+      return () => {
+        if (assigned === undefined) {
+          const at = waiting.indexOf(assign)
+          if (at >= 0) waiting.splice(at, 1)
+          return
         }
-        const thread = idle.pop()
-        if (thread !== undefined) assign(thread)
-        else waiting.push(assign)
-        return Effect.sync(() => {
-          if (assigned === undefined) {
-            const at = waiting.indexOf(assign)
-            if (at >= 0) waiting.splice(at, 1)
-            return
-          }
-          // Interrupted while it runs: the only way to stop what the thread is doing is to end the thread.
-          if (assigned.current?.taskId !== taskId) return
-          assigned.current = undefined
-          void assigned.worker.terminate()
-        })
+        // Stopped while it runs: the only way to stop what the thread is doing is to end the thread.
+        if (assigned.current?.taskId !== taskId) return
+        assigned.current = undefined
+        void assigned.worker.terminate()
+      }
+    }
+
+    // Threads answer in messages of their own, each in its own callback; the ends of one turn of the event loop
+    // are told before what waits on them, which then reports them at once.
+    let waitingOnEnds: Array<() => void> = []
+    const afterEnds = (f: () => void) => {
+      waitingOnEnds.push(f)
+      if (waitingOnEnds.length > 1) return
+      setImmediate(() => {
+        const waiting = waitingOnEnds
+        waitingOnEnds = []
+        for (const g of waiting) g()
       })
+    }
 
     const progress = (taskId: number) => {
       for (const thread of threads) {
@@ -248,5 +280,5 @@ export const make = (options: Options): Effect.Effect<TaskThreads, ThreadStartFa
       return undefined
     }
 
-    return { run, size: options.size, progress }
+    return { start, afterEnds, size: options.size, progress }
   })

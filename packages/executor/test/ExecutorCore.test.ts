@@ -7,11 +7,10 @@ const driver = Endpoints.ref(RpcAddress.make("driver", 7078), Endpoints.schedule
 const self = Endpoints.ref(RpcAddress.make("exec-1", 5000), Endpoints.executor)
 const executorId = Ids.ExecutorId.make("1")
 
-const launch = (taskId: number) =>
-  new ClusterMessages.LaunchTask({
+const task = (taskId: number) =>
+  new ClusterMessages.TaskDescription({
     taskId,
     attemptNumber: 0,
-    executorId,
     name: `task ${taskId}`,
     index: taskId,
     partitionId: taskId,
@@ -22,6 +21,8 @@ const launch = (taskId: number) =>
     resources: {},
     serializedTask: new Uint8Array([taskId])
   })
+const launch = (...taskIds: ReadonlyArray<number>) =>
+  new ClusterMessages.LaunchTasks({ executorId, tasks: taskIds.map(task) })
 
 // Drives the core as its shell and driver would; checks that every launched task runs once and is reported
 // ended once, that kills go only to running tasks, and that a stopping executor kills what runs and exits once.
@@ -49,9 +50,12 @@ class World {
       }
       if (command._tag === "KillTask") assert.isTrue(this.running.has(command.taskId), "a kill for nothing")
       if (command._tag === "Exit") this.exits++
-      if (command._tag === "Send" && command.message instanceof ClusterMessages.StatusUpdate) {
-        const { state, taskId } = command.message
-        if (state !== "RUNNING") this.reportedEnds.set(taskId, (this.reportedEnds.get(taskId) ?? 0) + 1)
+      if (command._tag === "Send" && command.message instanceof ClusterMessages.StatusUpdates) {
+        assert.isAbove(command.message.updates.length, 0, "an empty report")
+        for (const { state, taskId } of command.message.updates) {
+          assert.notStrictEqual(state, "RUNNING")
+          this.reportedEnds.set(taskId, (this.reportedEnds.get(taskId) ?? 0) + 1)
+        }
       }
     }
     assert.deepStrictEqual(ExecutorCore.validate(this.state), [])
@@ -71,29 +75,38 @@ class World {
     })
   }
 
-  end(taskId: number, state: "FINISHED" | "FAILED" | "KILLED") {
-    this.running.delete(taskId)
-    this.apply({ _tag: "TaskEnded", taskId, state, outcome: new Uint8Array(), now: this.now })
+  // Tasks that ended in one turn; the runner tells each once, but may tell of one the core no longer runs.
+  end(ends: ReadonlyArray<readonly [number, "FINISHED" | "FAILED" | "KILLED"]>) {
+    for (const [taskId] of ends) this.running.delete(taskId)
+    this.apply({
+      _tag: "TasksEnded",
+      ends: ends.map(([taskId, state]) => ({ taskId, state, outcome: new Uint8Array() })),
+      now: this.now
+    })
   }
 }
 
 type Op = (world: World) => void
 const operation: fc.Arbitrary<Op> = fc.oneof(
-  // The driver never reuses a task id; a launch it repeats (a duplicated frame) names one already running.
+  // The driver never reuses a task id; a launch it repeats (a duplicated frame) names tasks already running.
   {
-    arbitrary: fc.boolean().map((again): Op => (world) =>
-      world.receive(launch(again && world.nextTaskId > 0 ? world.nextTaskId - 1 : world.nextTaskId++))
-    ),
+    arbitrary: fc.tuple(fc.boolean(), fc.integer({ min: 1, max: 3 })).map(([again, count]): Op => (world) => {
+      const first = again && world.nextTaskId >= count ? world.nextTaskId - count : world.nextTaskId
+      world.receive(launch(...Array.from({ length: count }, (_, i) => first + i)))
+      world.nextTaskId = Math.max(world.nextTaskId, first + count)
+    }),
     weight: 4
   },
   {
-    arbitrary: fc.tuple(
-      fc.integer({ min: 0, max: 30 }),
-      fc.constantFrom("FINISHED", "FAILED", "KILLED") as fc.Arbitrary<
-        "FINISHED" | "FAILED" | "KILLED"
-      >
-    ).map(([id, state]): Op => (world) => {
-      if (world.running.has(id)) world.end(id, state)
+    arbitrary: fc.array(
+      fc.tuple(
+        fc.integer({ min: 0, max: 30 }),
+        fc.constantFrom("FINISHED", "FAILED", "KILLED") as fc.Arbitrary<"FINISHED" | "FAILED" | "KILLED">
+      ),
+      { minLength: 1, maxLength: 3 }
+    ).map((ends): Op => (world) => {
+      const running = ends.filter(([id], i) => world.running.has(id) && ends.findIndex(([other]) => other === id) === i)
+      if (running.length > 0) world.end(running)
     }),
     weight: 4
   },
@@ -123,7 +136,7 @@ describe("ExecutorCore", () => {
         world.apply({ _tag: "Start", now: 0 })
         world.apply({ _tag: "Registered", now: 0 })
         for (const op of ops) op(world)
-        for (const taskId of [...world.running]) world.end(taskId, "KILLED")
+        for (const taskId of [...world.running]) world.end([[taskId, "KILLED"]])
         for (const [taskId, reports] of world.reportedEnds) assert.strictEqual(reports, 1, `TID ${taskId}`)
       }),
       { numRuns: 300 }

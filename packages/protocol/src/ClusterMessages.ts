@@ -96,18 +96,31 @@ export class LaunchedExecutor extends Schema.TaggedClass<LaunchedExecutor>()("La
 }, { description: "The executor is ready for tasks" }) {}
 
 /**
- * A task attempt changed state; `data` is the serialized result or failure when the state is finished.
+ * A task attempt's new state; `data` is the serialized result or failure once it has ended.
  *
  * @since 0.1.0
- * @category executor → driver
+ * @category models
  */
-export class StatusUpdate extends Schema.TaggedClass<StatusUpdate>()("StatusUpdate", {
-  executorId: ExecutorId,
+export class TaskStatus extends Schema.Class<TaskStatus>("TaskStatus")({
   taskId: Count,
   state: TaskState,
   data: Bytes,
   resources: Resources
-}, { description: "A task attempt changed state; data holds the result or failure" }) {}
+}, { description: "A task attempt's new state; data holds the result or failure" }) {}
+
+/**
+ * Task attempts changed state (Spark's `StatusUpdate`, one per task there): an executor reports the ends that
+ * came in one turn of its event loop in one message. `RUNNING` is accepted but need not be sent — the driver
+ * counts an attempt running from its launch, and heartbeats list the attempts still running — so Kindling's
+ * executor reports only ends.
+ *
+ * @since 0.1.0
+ * @category executor → driver
+ */
+export class StatusUpdates extends Schema.TaggedClass<StatusUpdates>()("StatusUpdates", {
+  executorId: ExecutorId,
+  updates: Schema.Array(TaskStatus)
+}, { description: "Task attempts changed state; each carries its result or failure once ended" }) {}
 
 /**
  * The executor is being decommissioned; the driver answers whether it took note.
@@ -277,7 +290,7 @@ export const ExecutorToDriver = Schema.Union(
   RetrieveAppConfig,
   RegisterExecutor,
   LaunchedExecutor,
-  StatusUpdate,
+  StatusUpdates,
   ExecutorDecommissioning,
   ShufflePushCompletion,
   IsExecutorAlive,
@@ -293,16 +306,14 @@ export const ExecutorToDriver = Schema.Union(
 export type ExecutorToDriver = typeof ExecutorToDriver.Type
 
 /**
- * Run one task attempt. The fields are Spark's `TaskDescription`; `serializedTask` holds the stage's partition
- * plan.
+ * One task attempt to run. The fields are Spark's `TaskDescription`; `serializedTask` holds the partition's plan.
  *
  * @since 0.1.0
- * @category driver → executor
+ * @category models
  */
-export class LaunchTask extends Schema.TaggedClass<LaunchTask>()("LaunchTask", {
+export class TaskDescription extends Schema.Class<TaskDescription>("TaskDescription")({
   taskId: Count,
   attemptNumber: Count,
-  executorId: ExecutorId,
   name: Schema.String,
   index: Count,
   partitionId: Count,
@@ -312,7 +323,19 @@ export class LaunchTask extends Schema.TaggedClass<LaunchTask>()("LaunchTask", {
   properties: Properties,
   resources: Resources,
   serializedTask: Bytes
-}, { description: "Run one task attempt" }) {}
+}, { description: "One task attempt to run" }) {}
+
+/**
+ * Run these task attempts (Spark's `LaunchTask`, one per task there): everything one round of offers gave this
+ * executor, in one message, in the order they were launched.
+ *
+ * @since 0.1.0
+ * @category driver → executor
+ */
+export class LaunchTasks extends Schema.TaggedClass<LaunchTasks>()("LaunchTasks", {
+  executorId: ExecutorId,
+  tasks: Schema.Array(TaskDescription)
+}, { description: "Run these task attempts" }) {}
 
 /**
  * @since 0.1.0
@@ -368,7 +391,7 @@ export class RemoveRdd extends Schema.TaggedClass<RemoveRdd>()("RemoveRdd", {
  * @category unions
  */
 export const DriverToExecutor = Schema.Union(
-  LaunchTask,
+  LaunchTasks,
   KillTask,
   StopExecutor,
   DecommissionExecutor,

@@ -1,6 +1,6 @@
 /**
  * What a task runs: the partition plan of one partition of a stage (a small tree of operators, its leaves the
- * sources) and what to make of the records (the result operation). `LaunchTask.serializedTask` carries a
+ * sources) and what to make of the records (the result operation). `TaskDescription.serializedTask` carries a
  * `Task` encoded with MessagePack; a third-party executor evaluates it as this module describes.
  *
  * User functions travel as `FunctionRef`s: by name (exported or registered by the app module, which every
@@ -471,7 +471,7 @@ export const ResultOp = Schema.Union(
 export type ResultOp = typeof ResultOp.Type
 
 /**
- * A task: a partition's plan and what to make of its records. `LaunchTask.serializedTask` is this, encoded.
+ * A task: a partition's plan and what to make of its records. `TaskDescription.serializedTask` is this, encoded.
  *
  * @since 0.1.0
  * @category models
@@ -487,7 +487,7 @@ export class Task extends Schema.Class<Task>("Task")({
 }, { description: "A partition's plan and what to make of its records" }) {}
 
 /**
- * A task's result, in `StatusUpdate.data` when it FINISHED: the value of its result operation.
+ * A task's result, in `TaskStatus.data` when it FINISHED: the value of its result operation.
  *
  * @since 0.1.0
  * @category results
@@ -514,7 +514,7 @@ export class TaskResult extends Schema.TaggedClass<TaskResult>()("TaskResult", {
 }, { description: "A finished task's result" }) {}
 
 /**
- * Why a task attempt failed, in `StatusUpdate.data` when it FAILED or was KILLED: the error's class, message and
+ * Why a task attempt failed, in `TaskStatus.data` when it FAILED or was KILLED: the error's class, message and
  * stack as the executor saw them.
  *
  * @since 0.1.0
@@ -527,7 +527,7 @@ export class TaskFailure extends Schema.TaggedClass<TaskFailure>()("TaskFailure"
 }, { description: "Why a task attempt failed" }) {}
 
 /**
- * A finished task's result too large to travel in its `StatusUpdate` (over `kindling.task.maxDirectResultSize`):
+ * A finished task's result too large to travel in its `TaskStatus` (over `kindling.task.maxDirectResultSize`):
  * the encoded `TaskResult` waits on the executor's data plane as block `blockId` of `size` bytes, for the driver
  * to fetch once. The executor forgets it once it has been read to its end.
  *
@@ -556,7 +556,7 @@ export class FetchFailed extends Schema.TaggedClass<FetchFailed>()("FetchFailed"
 }, { description: "A reduce task could not read a map output" }) {}
 
 /**
- * What `StatusUpdate.data` holds once a task has ended.
+ * What `TaskStatus.data` holds once a task has ended.
  *
  * @since 0.1.0
  * @category results

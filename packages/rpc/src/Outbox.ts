@@ -1,12 +1,13 @@
 /**
  * Fire-and-forget sending in Spark's sense: `post` returns at once, messages to one destination go out in the
- * order they were posted, from a fiber of their own, so a slow or unreachable peer delays only its own
- * messages and never the node that posts them. A failed send is reported to `onError` and dropped.
+ * order they were posted — at once when the connection to it is open, else from a fiber of their own that dials
+ * it — so a slow or unreachable peer delays only its own messages and never the node that posts them. A failed send is reported to `onError` and dropped.
  *
  * @since 0.1.0
  */
 import { type Codec, type Errors, RpcAddress } from "@kindling/protocol"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as FiberSet from "effect/FiberSet"
 import type * as Scope from "effect/Scope"
 import type { ConnectionId, RpcEnv } from "./RpcEnv.js"
@@ -65,7 +66,13 @@ export const make = (
         queue.push(entry)
         return
       }
-      queues.set(destination, [entry])
-      run(drain(destination))
+      // Nothing waits for this destination: on an open connection the message goes out now, without a fiber.
+      const sent = rpc.sendNow(entry.to, message, { via })
+      if (sent === undefined) {
+        queues.set(destination, [entry])
+        run(drain(destination))
+      } else if (Either.isLeft(sent)) {
+        run(onError(entry.to, message, sent.left))
+      }
     }
   })

@@ -9,6 +9,7 @@ import { type Codec, type Errors, type RpcAddress } from "@kindling/protocol"
 import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
+import type * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import type * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
@@ -171,6 +172,16 @@ export interface RpcEnv {
     message: M,
     options?: { readonly via?: ConnectionId | undefined }
   ) => Effect.Effect<void, Errors.RpcError>
+  /**
+   * `send` at once, outside any fiber: the message is delivered (to this node) or written (on the connection it
+   * would take, when that is open) before this returns, with the outcome; undefined, and nothing sent, when that
+   * connection is still to be dialled — which only `send` does.
+   */
+  readonly sendNow: <M extends Codec.Message>(
+    to: RpcAddress.Ref<M>,
+    message: M,
+    options?: { readonly via?: ConnectionId | undefined }
+  ) => Either.Either<void, Errors.RpcError> | undefined
   /** A request answered with its reply type or one of its declared errors; `to` must accept it. */
   readonly ask: <M extends Codec.Message & Schema.WithResult.All>(
     to: RpcAddress.Ref<M>,

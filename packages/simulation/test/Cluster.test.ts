@@ -4,7 +4,9 @@ import { assert, describe, it } from "vitest"
 
 // `KINDLING_SIM_SEEDS=1-5000 pnpm test packages/simulation` sweeps more seeds; `pnpm bench simulation` reports
 // thousands with figures. A failing seed replays exactly: `Cluster.run({ seed })` and read its `trace`.
-const [first, last] = (process.env["KINDLING_SIM_SEEDS"] ?? "1-200").split("-").map(Number) as [number, number]
+// The default window exercises every kind of fault at least once — the rarest, a crash while fetching a block into
+// a file, strikes only when a trap on a worker meets a remote fetch over the in-memory bound (4 times in it).
+const [first, last] = (process.env["KINDLING_SIM_SEEDS"] ?? "201-400").split("-").map(Number) as [number, number]
 
 describe("the simulated cluster", () => {
   it(`keeps its guarantees under faults, seeds ${first}-${last}`, async () => {
@@ -77,14 +79,17 @@ describe("the simulated cluster", () => {
     const outcome = Cluster.run({
       seed: 1,
       faults: false,
-      coreWrapper: Defects.throwing("CoarseGrainedScheduler", (tag) => tag === "StatusUpdate" && ++statusUpdates === 12)
+      coreWrapper: Defects.throwing(
+        "CoarseGrainedScheduler",
+        (tag) => tag === "StatusUpdates" && ++statusUpdates === 12
+      )
     })
     assert.isTrue(outcome.trace.some((line) => /jobs-1 ERROR The driver stopped \(70\): internal error/.test(line)))
     assert.isTrue(outcome.problems.some((problem) => problem.includes("the driver stopped on an internal error")))
     for (const problem of outcome.problems) {
       assert.match(
         problem,
-        /the driver stopped on an internal error: .*injected defect at StatusUpdate|^jobs-1: (job|stage|TID) /
+        /the driver stopped on an internal error: .*injected defect at StatusUpdates|^jobs-1: (job|stage|TID) /
       )
     }
   })
@@ -96,10 +101,10 @@ describe("the simulated cluster", () => {
     const outcome = Cluster.run({
       seed: 1,
       faults: false,
-      coreWrapper: Defects.throwing("Executor", (tag) => tag === "LaunchTask" && ++launches === 3)
+      coreWrapper: Defects.throwing("Executor", (tag) => tag === "LaunchTasks" && ++launches === 3)
     })
     assert.isTrue(
-      outcome.trace.some((line) => /Executor stops: internal error: failed to handle Receive LaunchTask/.test(line))
+      outcome.trace.some((line) => /Executor stops: internal error: failed to handle Receive LaunchTasks/.test(line))
     )
     assert.strictEqual(outcome.problems.length, 1, outcome.problems.join("\n"))
     assert.match(outcome.problems[0]!, /^executor \/sim\/worker-\d\/app-[\w-]+\/\d+ stopped on an internal error$/)

@@ -24,6 +24,17 @@ export const settle = (step: Step) => {
   }
 }
 
+// Sends the tasks launched in this step so far, one message per executor (only to `only`, if given).
+export const sendLaunches = (step: Step, only?: Ids.ExecutorId) => {
+  for (const [executorId, tasks] of step.launches) {
+    if (only !== undefined && executorId !== only) continue
+    step.launches.delete(executorId)
+    const executor = step.state.executors.get(executorId)
+    if (executor === undefined) continue
+    Core.send(step, executor.ref, new ClusterMessages.LaunchTasks({ executorId, tasks }, trusted))
+  }
+}
+
 // Carries out what the task scheduler decided; `onSucceeded` takes the successes (only a status update has them).
 export const carryOut = (
   step: Step,
@@ -51,13 +62,12 @@ export const carryOut = (
           })
           break
         }
-        Core.send(
-          step,
-          executor.ref,
-          new ClusterMessages.LaunchTask({
+        let launches = step.launches.get(executor.id)
+        if (launches === undefined) step.launches.set(executor.id, launches = [])
+        launches.push(
+          new ClusterMessages.TaskDescription({
             taskId: command.taskId,
             attemptNumber: command.attempt,
-            executorId: executor.id,
             name: `task ${command.index}.${command.attempt} in stage ${taskSet.stageId}.${taskSet.stageAttempt}`,
             index: command.index,
             partitionId: command.partition,
@@ -84,6 +94,8 @@ export const carryOut = (
       case "KillTask": {
         const executor = state.executors.get(Ids.ExecutorId.make(command.executorId))
         if (executor === undefined) break
+        // A kill goes after the launch of its task, which may be in this step's batch.
+        sendLaunches(step, executor.id)
         Core.send(
           step,
           executor.ref,

@@ -48,6 +48,10 @@ export type Step = Core.Out<Local, DriverCommand> & {
   readonly connection: RpcEnv.ConnectionId
   /** Inputs of the schedulers waiting for their turn, oldest first. */
   readonly work: Array<Work>
+  /** The tasks launched in this step, by executor, not yet sent: each executor gets them in one `LaunchTasks`. */
+  readonly launches: Map<Ids.ExecutorId, Array<ClusterMessages.TaskDescription>>
+  /** The events of this step, published together where the first of them was made. */
+  events: Array<AppEvents.AppEvent> | undefined
 }
 
 // An input for one of the two schedulers; a DAG input about a successful task comes with what the task brought.
@@ -77,5 +81,11 @@ export const dag = (step: Step, input: DagScheduler.Input, outcome?: TaskOutcome
   step.work.push({ _tag: "Dag", input, outcome })
 }
 
-export const event = (step: Step, appEvent: AppEvents.AppEvent) =>
-  step.commands.push({ _tag: "Event", event: appEvent })
+export const event = (step: Step, appEvent: AppEvents.AppEvent) => {
+  if (step.events === undefined) {
+    step.events = [appEvent]
+    step.commands.push({ _tag: "Events", events: step.events })
+  } else {
+    step.events.push(appEvent)
+  }
+}

@@ -2,7 +2,7 @@
 import { type ClusterMessages, Records, type States, type TaskPlan } from "@kindling/protocol"
 import * as TaskScheduler from "../TaskScheduler.js"
 import { carryOut } from "./decisions.js"
-import type { Step, TaskOutcome } from "./driverState.js"
+import type { Executor, Step, TaskOutcome } from "./driverState.js"
 import { dag, event } from "./driverState.js"
 import { takeResult } from "./jobs.js"
 
@@ -77,10 +77,19 @@ const mapSizes = (outcome: typeof TaskPlan.TaskOutcome.Encoded | undefined): Rea
   }
 }
 
-export const statusUpdate = (step: Step, message: ClusterMessages.StatusUpdate) => {
-  const { state } = step
-  const executor = state.executors.get(message.executorId)
+// Each update in turn, as if it had come alone.
+export const statusUpdates = (step: Step, message: ClusterMessages.StatusUpdates) => {
+  const executor = step.state.executors.get(message.executorId)
   if (executor !== undefined) executor.lastHeard = step.now
+  for (const update of message.updates) statusUpdate(step, executor, update)
+}
+
+const statusUpdate = (
+  step: Step,
+  executor: Executor | undefined,
+  message: ClusterMessages.TaskStatus
+) => {
+  const { state } = step
   const status = schedulerState(message.state)
   const finished = status === "FINISHED" ? finishedOutcome(message.data) : undefined
   const failure = status === "FAILED" || status === "KILLED" ? failureOf(message.data) : undefined

@@ -447,7 +447,7 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
         )
       })
 
-    const { ask, send } = makeSending({
+    const { ask, send, sendNow } = makeSending({
       address: () => address,
       endpoints,
       asks,
@@ -506,6 +506,7 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
       maxFrameSize,
       register: endpoints.register as Api.RpcEnv["register"],
       send,
+      sendNow,
       ask,
       peers: Effect.sync(() =>
         [...peers.values()].filter((peer) => peer.phase === "open").map((peer) => peer.identity)

@@ -39,7 +39,7 @@ export interface SendingContext {
 
 export const makeSending = (
   context: SendingContext
-): Pick<Api.RpcEnv, "send" | "ask"> => {
+): Pick<Api.RpcEnv, "send" | "sendNow" | "ask"> => {
   const isLocal = (target: RpcAddress.RpcAddress) => {
     const address = context.address()
     return address !== undefined && RpcAddress.key(target) === RpcAddress.key(address)
@@ -63,16 +63,30 @@ export const makeSending = (
     return Either.void
   }
 
+  // Written without Effect: this is the hot path of every message a core sends. Undefined when the connection
+  // the message must go on is still to be dialled.
+  const sendOn = (peer: Peer | undefined, to: RpcAddress.RpcEndpointRef, message: Codec.Message) => {
+    const body = Codec.encodeMessage(message)
+    if (Either.isLeft(body)) return Either.left(body.left)
+    if (peer === undefined) return deliverLocally(to, body.right, undefined)
+    return context.write(peer, { _tag: "send", from: context.address() ?? null, to: to.name, body: body.right })
+  }
+
+  // Written without Effect: this is the hot path of every message a core sends.
+  const sendNow: Api.RpcEnv["sendNow"] = (to, message, sendOptions) => {
+    if (isLocal(to.address)) return sendOn(undefined, to, message)
+    const via = sendOptions?.via === undefined ? undefined : context.connection(sendOptions.via)
+    const peer = via !== undefined && via.phase === "open" && via.purpose === "control"
+      ? via
+      : context.openPeer(to.address)
+    return peer === undefined ? undefined : sendOn(peer, to, message)
+  }
+
   const send: Api.RpcEnv["send"] = (to, message, sendOptions) =>
-    Effect.gen(function*() {
-      const body = yield* Codec.encodeMessage(message)
-      if (isLocal(to.address)) return yield* deliverLocally(to, body, undefined)
-      const via = sendOptions?.via === undefined ? undefined : context.connection(sendOptions.via)
-      const peer = via !== undefined && via.phase === "open" && via.purpose === "control"
-        ? via
-        : yield* context.peerFor(to.address)
-      yield* context.write(peer, { _tag: "send", from: context.address() ?? null, to: to.name, body })
-    })
+    Effect.suspend(() =>
+      sendNow(to, message, sendOptions) ??
+        Effect.flatMap(context.peerFor(to.address), (peer) => sendOn(peer, to, message))
+    )
 
   const ask = <M extends Codec.Message & Schema.WithResult.All>(
     to: RpcAddress.RpcEndpointRef,
@@ -138,5 +152,5 @@ export const makeSending = (
     }) as Effect.Effect<Api.ReplyOf<M>, Api.FailureOf<M> | Errors.RpcError>
   }
 
-  return { send, ask }
+  return { send, sendNow, ask }
 }
