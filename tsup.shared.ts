@@ -1,3 +1,4 @@
+import * as Esbuild from "esbuild"
 import { defineConfig, type Options } from "tsup"
 
 // Every package builds the same way: ESM for Node 20 with declarations; dependencies stay external.
@@ -13,3 +14,33 @@ export const packageConfig = (entry: Array<string>, overrides: Options = {}) =>
     splitting: true,
     ...overrides
   })
+
+/**
+ * Once built, each of these entries is bundled into `dist/<name>.js`, one file with everything it imports:
+ * a process or thread that starts from it reads and compiles one file rather than hundreds of modules (Node 20 has
+ * no compile cache to make those cheap). Only entries that share no objects with an app's artifact may be bundled —
+ * the artifact imports `effect` and `@kindling/*` from the installation, and a second copy of them in the same
+ * thread would not be the same module.
+ */
+export const standalone = (entries: Array<string>): NonNullable<Options["onSuccess"]> => async () => {
+  for (const name of entries) {
+    await Esbuild.build({
+      entryPoints: [`src/${name}.ts`],
+      outfile: `dist/${name}.js`,
+      allowOverwrite: true,
+      bundle: true,
+      format: "esm",
+      platform: "node",
+      target: "node20",
+      sourcemap: true,
+      logLevel: "warning",
+      // The packages' builds import their shared chunks bare, and declare themselves free of side effects: true.
+      logOverride: { "ignored-bare-import": "silent" },
+      // Bundled CommonJS dependencies may call `require`: give them one.
+      banner: {
+        js: "import { createRequire as __kindlingRequire } from 'node:module'; " +
+          "const require = __kindlingRequire(import.meta.url);"
+      }
+    })
+  }
+}

@@ -11,9 +11,30 @@ const app = Path.join(root, "bench/apps/empty-tasks.ts")
 
 export interface Outcome {
   readonly firstTaskMillis: number
+  /**
+   * On a cluster, for each executor: from its worker being asked to launch it (before its process starts) to its
+   * driver registering it, from the log's timestamps.
+   */
+  readonly registerMillis: ReadonlyArray<number>
   readonly runMillis: Array<number>
   readonly restRss: number
   readonly peakRss: number
+}
+
+const at = (line: string) => Date.parse(line.slice(0, 23).replace(" ", "T"))
+
+// Pairs each "Asked to launch executor APP/N" of a worker with the driver's "Registered executor N".
+const registrations = (log: string): Array<number> => {
+  const asked = new Map<string, number>()
+  const millis: Array<number> = []
+  for (const line of log.split("\n")) {
+    const launch = /Asked to launch executor \S+\/(\d+) /.exec(line)
+    if (launch !== null) asked.set(launch[1]!, at(line))
+    const registered = /Registered executor (\S+) on /.exec(line)
+    const from = registered === null ? undefined : asked.get(registered[1]!)
+    if (from !== undefined) millis.push(at(line) - from)
+  }
+  return millis
 }
 
 export const emptyTasks = (options: {
@@ -40,7 +61,13 @@ export const emptyTasks = (options: {
       ],
       { stdio: ["ignore", "pipe", "pipe"] }
     )
-    const outcome = { firstTaskMillis: 0, runMillis: [] as Array<number>, restRss: 0, peakRss: 0 }
+    const outcome = {
+      firstTaskMillis: 0,
+      registerMillis: [] as Array<number>,
+      runMillis: [] as Array<number>,
+      restRss: 0,
+      peakRss: 0
+    }
     let phase: "starting" | "rest" | "running" = "starting"
     // In local[N] the executor is the submit process itself.
     const executors = () => (master.startsWith("local-cluster") ? children(child.pid!) : [child.pid!])
@@ -70,6 +97,7 @@ export const emptyTasks = (options: {
     })
     child.once("exit", (code) => {
       clearInterval(sampler)
+      outcome.registerMillis = registrations(stderr)
       if (code === 0) resolve(outcome)
       else reject(new Error(`kindling submit --master ${master} exited with ${code}:\n${stderr}`))
     })

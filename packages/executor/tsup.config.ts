@@ -1,3 +1,4 @@
-import { packageConfig } from "../../tsup.shared.js"
+import { packageConfig, standalone } from "../../tsup.shared.js"
 
-export default packageConfig(["index", "main", "taskThread"])
+// An executor process starts from `main`, and each of its task threads from `taskThread`.
+export default packageConfig(["index", "main", "taskThread"], { onSuccess: standalone(["main", "taskThread"]) })

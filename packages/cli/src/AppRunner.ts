@@ -19,9 +19,7 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import { pathToFileURL } from "node:url"
 import * as Artifact from "./Artifact.js"
-import * as MasterCommand from "./MasterCommand.js"
 import type * as Settings from "./Settings.js"
-import * as WorkerCommand from "./WorkerCommand.js"
 
 type Runtime = (app: AppModule.Loaded) => Layer.Layer<Kindling, Settings.Failure>
 
@@ -75,7 +73,11 @@ const runtimeFor = (
             eventLog: DriverConf.eventLogOptions(conf)
           })
       case "LocalCluster": {
-        // A master and its workers on 127.0.0.1, as Spark's tests run them: real nodes, in this process.
+        // A master and its workers on 127.0.0.1, as Spark's tests run them: real nodes, in this process. Their
+        // code is loaded only here: the other modes need none of it.
+        const [MasterCommand, WorkerCommand] = yield* Effect.promise(() =>
+          Promise.all([import("./MasterCommand.js"), import("./WorkerCommand.js")])
+        )
         const master = yield* MasterCommand.start({ conf, host: "127.0.0.1", port: 0, onExit: () => Effect.void })
         const workDir = yield* TemporaryDirectory.make("kindling-local-cluster-")
         for (let i = 0; i < spec.workers; i++) {

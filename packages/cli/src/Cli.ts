@@ -12,18 +12,19 @@ import * as Effect from "effect/Effect"
 import type * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
 import packageJson from "../package.json" with { type: "json" }
-import * as ConformanceCommand from "./ConformanceCommand.js"
-import * as HistoryCommand from "./HistoryCommand.js"
-import * as MasterCommand from "./MasterCommand.js"
 import * as Settings from "./Settings.js"
 import * as SubmitCommands from "./SubmitCommands.js"
-import * as WorkerCommand from "./WorkerCommand.js"
 
 /**
  * @since 0.1.0
  * @category constants
  */
 export const version: string = packageJson.version
+
+// A command's module is loaded when the command runs: `kindling submit` does not load the master's, the workers'
+// or the history server's code, a good part of what the CLI would otherwise load before it does anything.
+const loaded = <M, A, E>(load: () => Promise<M>, run: (module: M) => Effect.Effect<A, E>): Effect.Effect<A, E> =>
+  Effect.flatMap(Effect.promise(load), run)
 
 // A command's result is the process's exit code; a failure is printed as its message and exits 1.
 const exitCode = <E extends Settings.Failure>(effect: Effect.Effect<number | void, E>): Effect.Effect<void> =>
@@ -62,7 +63,10 @@ const master = Command.make(
     propertiesFile,
     conf
   },
-  (args) => exitCode(MasterCommand.run({ ...args, conf: confList(args.conf) }))
+  (args) =>
+    exitCode(
+      loaded(() => import("./MasterCommand.js"), (command) => command.run({ ...args, conf: confList(args.conf) }))
+    )
 ).pipe(Command.withDescription("Start a master"))
 
 const history = Command.make(
@@ -80,7 +84,10 @@ const history = Command.make(
       Args.optional
     )
   },
-  (args) => exitCode(HistoryCommand.run({ ...args, conf: confList(args.conf) }))
+  (args) =>
+    exitCode(
+      loaded(() => import("./HistoryCommand.js"), (command) => command.run({ ...args, conf: confList(args.conf) }))
+    )
 ).pipe(Command.withDescription("Start a history server over a folder of event logs"))
 
 const worker = Command.make(
@@ -105,7 +112,10 @@ const worker = Command.make(
     propertiesFile,
     conf
   },
-  (args) => exitCode(WorkerCommand.run({ ...args, conf: confList(args.conf) }))
+  (args) =>
+    exitCode(
+      loaded(() => import("./WorkerCommand.js"), (command) => command.run({ ...args, conf: confList(args.conf) }))
+    )
 ).pipe(Command.withDescription("Start a worker and register it with the masters"))
 
 const masterUrl = Options.text("master").pipe(
@@ -229,7 +239,10 @@ const conformance = Command.make(
     propertiesFile,
     conf
   },
-  (args) => exitCode(ConformanceCommand.run({ ...args, conf: confList(args.conf) }))
+  (args) =>
+    exitCode(
+      loaded(() => import("./ConformanceCommand.js"), (command) => command.run({ ...args, conf: confList(args.conf) }))
+    )
 ).pipe(
   Command.withDescription(
     "Check that a master or worker speaks the wire protocol: the handshake, every ask of its role, framing and " +

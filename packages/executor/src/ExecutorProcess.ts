@@ -185,14 +185,17 @@ export const run = <E, NE, R>(
     // Built in the process's scope: the executor's network lives as long as the executor.
     const network = yield* Layer.build(environment.network(args.hostname))
     yield* Effect.gen(function*() {
-      const threads = yield* environment.tasks(args.cores, yield* localArtifact(args.appUrl))
-      // The app's settings for its executors, as Spark's executors fetch them before registering.
       const rpc = yield* RpcEnv.RpcEnv
-      const config = yield* rpc.ask(
-        Endpoints.ref(args.driver, Endpoints.scheduler),
-        new ClusterMessages.RetrieveAppConfig({ resourceProfileId: 0 }),
-        { timeout: 120_000 }
-      )
+      // The app's settings for its executors, as Spark's executors fetch them before registering — asked while
+      // the app is fetched and the task threads start, which is most of the time an executor takes to start.
+      const [threads, config] = yield* Effect.all([
+        Effect.flatMap(localArtifact(args.appUrl), (appUrl) => environment.tasks(args.cores, appUrl)),
+        rpc.ask(
+          Endpoints.ref(args.driver, Endpoints.scheduler),
+          new ClusterMessages.RetrieveAppConfig({ resourceProfileId: 0 }),
+          { timeout: 120_000 }
+        )
+      ], { concurrency: "unbounded" })
       const setting = (key: string, fallback: number) => {
         const value = Number(config.properties.find(([name]) => name === key)?.[1])
         return Number.isFinite(value) && value > 0 ? value : fallback

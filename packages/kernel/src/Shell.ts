@@ -291,20 +291,52 @@ export const make = <
         })
       )
 
+    // Sends and answers are carried out in place; anything else takes an effect. False for anything else.
+    const carriedOutInPlace = (
+      command: Core.Command<Local, C>,
+      replies: Array<Extract<Core.KernelCommand<Local>, { _tag: "Reply" }>>
+    ): boolean => {
+      const kernelCommand = command as Core.KernelCommand<Local>
+      switch (kernelCommand._tag) {
+        case "Send":
+          post(kernelCommand.to, kernelCommand.message, kernelCommand.via)
+          return true
+        case "Reply":
+          replies.push(kernelCommand)
+          return true
+        default:
+          return false
+      }
+    }
+
     // Carries out a step's commands in order; the replies wait until the rest is done. A command that fails stops
     // the node (exit 1); one that dies in the shell's own hands (a message that cannot be sent, say) is a defect.
-    const carryOut = (commands: ReadonlyArray<Core.Command<Local, C>>) =>
+    // Most steps only send and answer: those are carried out at once, without an effect.
+    const carryOut = (commands: ReadonlyArray<Core.Command<Local, C>>): Effect.Effect<void, never, R> => {
+      const replies: Array<Extract<Core.KernelCommand<Local>, { _tag: "Reply" }>> = []
+      let next = 0
+      try {
+        while (next < commands.length && carriedOutInPlace(commands[next]!, replies)) next++
+      } catch (defect) {
+        return fail("failed to carry out a step", Cause.die(defect))
+      }
+      if (next === commands.length) {
+        for (const { ask, exit } of replies) answer(ask.id, exit)
+        return Effect.void
+      }
+      return carryOutFrom(commands, next, replies)
+    }
+
+    const carryOutFrom = (
+      commands: ReadonlyArray<Core.Command<Local, C>>,
+      first: number,
+      replies: Array<Extract<Core.KernelCommand<Local>, { _tag: "Reply" }>>
+    ) =>
       Effect.gen(function*() {
-        const replies: Array<Extract<Core.KernelCommand<Local>, { _tag: "Reply" }>> = []
-        for (const command of commands) {
+        for (const command of commands.slice(first)) {
+          if (carriedOutInPlace(command, replies)) continue
           const kernelCommand = command as Core.KernelCommand<Local>
           switch (kernelCommand._tag) {
-            case "Send":
-              post(kernelCommand.to, kernelCommand.message, kernelCommand.via)
-              break
-            case "Reply":
-              replies.push(kernelCommand)
-              break
             case "StartTimer":
               yield* startTimer(kernelCommand)
               break

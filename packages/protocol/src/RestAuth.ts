@@ -12,7 +12,6 @@
  */
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
-import * as Jose from "jose"
 
 /**
  * A request without a valid token.
@@ -34,6 +33,10 @@ export class TokenRejected extends Data.TaggedError("TokenRejected")<{ readonly 
  */
 export const key = (secret: string): Uint8Array => new TextEncoder().encode(secret)
 
+// The JOSE library is loaded when a token is first signed or checked: every process imports this package, few
+// of them ever see a token, and the library is dozens of modules.
+const jose = () => import("jose")
+
 /**
  * An HS256 token signed with the secret, issued now and valid for `lifetimeSeconds` (default 300).
  *
@@ -41,8 +44,8 @@ export const key = (secret: string): Uint8Array => new TextEncoder().encode(secr
  * @category constructors
  */
 export const sign = (secret: string, options: { readonly lifetimeSeconds?: number } = {}): Effect.Effect<string> =>
-  Effect.promise(() =>
-    new Jose.SignJWT({})
+  Effect.promise(async () =>
+    new (await jose()).SignJWT({})
       .setProtectedHeader({ alg: "HS256", typ: "JWT" })
       .setIssuedAt()
       .setExpirationTime(`${options.lifetimeSeconds ?? 300}s`)
@@ -74,7 +77,7 @@ export const verify = (secret: string, authorization: string | undefined): Effec
     return Effect.fail(new TokenRejected({ reason: "the Authorization header is not Bearer <token>" }))
   }
   return Effect.tryPromise({
-    try: () => Jose.jwtVerify(bearer[1]!, key(secret), { algorithms: ["HS256"], clockTolerance: 30 }),
+    try: async () => (await jose()).jwtVerify(bearer[1]!, key(secret), { algorithms: ["HS256"], clockTolerance: 30 }),
     catch: (error) =>
       new TokenRejected({ reason: `the token is not valid: ${error instanceof Error ? error.message : String(error)}` })
   }).pipe(Effect.asVoid)

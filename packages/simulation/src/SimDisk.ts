@@ -10,7 +10,7 @@
  *
  * @since 0.1.0
  */
-import { FileSystem } from "@effect/platform"
+import * as FileSystem from "@effect/platform/FileSystem"
 import type { Disk } from "@kindling/executor"
 import { DiskError } from "@kindling/kernel"
 import { Errors } from "@kindling/protocol"

@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { FileSystem } from "@effect/platform"
+import * as FileSystem from "@effect/platform/FileSystem"
 import { RpcEnv } from "@kindling/rpc"
 import { NodeArtifacts } from "@kindling/rpc/node"
 import * as Data from "effect/Data"

@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import type { FileSystem } from "@effect/platform"
+import type * as FileSystem from "@effect/platform/FileSystem"
 import type { Installation } from "@kindling/installation"
 import { Descriptions, Errors, type Ids, type States } from "@kindling/protocol"
 import { type RpcEnv } from "@kindling/rpc"

@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { FileSystem } from "@effect/platform"
+import * as FileSystem from "@effect/platform/FileSystem"
 import { type Installation, WorkDirs } from "@kindling/installation"
 import { DiskError, DiskOperations } from "@kindling/kernel"
 import { type Descriptions, Errors, type Ids } from "@kindling/protocol"

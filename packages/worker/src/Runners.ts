@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { FileSystem } from "@effect/platform"
+import * as FileSystem from "@effect/platform/FileSystem"
 import type { Installation } from "@kindling/installation"
 import { DiskError, DiskOperations } from "@kindling/kernel"
 import { Descriptions, type Ids } from "@kindling/protocol"

@@ -1,7 +1,7 @@
 // What DriverRunner and ExecutorRunner share (the shell's side of running a process; the core's is workload.ts):
 // preparing the work dir and the node command line, and running one process so that a kill, or the runner's own
 // interruption, terminates it.
-import { FileSystem } from "@effect/platform"
+import * as FileSystem from "@effect/platform/FileSystem"
 import { Installation } from "@kindling/installation"
 import { ModuleLoading } from "@kindling/kernel"
 import type { Descriptions } from "@kindling/protocol"
