@@ -1,7 +1,8 @@
 /**
  * An app's artifact: `kindling submit APP` bundles the app module with esbuild into one ES module, as a jar is
  * built — its own imports inlined, `effect`, `@effect/*` and `@kindling/*` left out, so that they resolve to the
- * Kindling installation that runs it and there is one copy of `effect` at run time. A syntax or type-stripping
+ * Kindling installation that runs it and there is one copy of `effect` at run time (imported module by module:
+ * `EffectImports`). A syntax or type-stripping
  * error stops the submission with esbuild's message, before anything starts.
  *
  * @since 0.1.0
@@ -12,6 +13,7 @@ import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Esbuild from "esbuild"
 import * as Path from "node:path"
+import * as EffectImports from "./EffectImports.js"
 import { installation } from "./ThisInstallation.js"
 
 /**
@@ -41,6 +43,8 @@ const external = ["effect", "effect/*", "@effect/*", "@kindling/*"]
 export const build = (app: string, dir: string): Effect.Effect<string, AppBuildFailed> =>
   Effect.gen(function*() {
     const outfile = Path.join(dir, "app.mjs")
+    const effect = installation.packages().find((installed) => installed.name === "effect")
+    const effectModules = effect === undefined ? new Set<string>() : EffectImports.modulesOf(effect.root)
     const result = yield* Effect.tryPromise({
       try: () =>
         Esbuild.build({
@@ -54,6 +58,7 @@ export const build = (app: string, dir: string): Effect.Effect<string, AppBuildF
           logLevel: "silent",
           metafile: true,
           sourcemap: "inline",
+          plugins: effectModules.size === 0 ? [] : [EffectImports.plugin(effectModules)],
           // Bundled CommonJS dependencies may call `require`: give them one.
           banner: {
             js:

@@ -8,3 +8,6 @@
 export * as Cli from "./Cli.js"
 /** @since 0.1.0 */
 export * as Settings from "./Settings.js"
+
+/** @since 0.1.0 */
+export * as EffectImports from "./EffectImports.js"
