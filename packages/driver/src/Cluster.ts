@@ -183,23 +183,22 @@ export const make = (options: Options): Effect.Effect<Kindling["Type"], never, R
     }).pipe(Effect.orDie)
     const runFork = Runtime.runFork(yield* Effect.runtime<never>())
     let left: Fiber.RuntimeFiber<void> | undefined
+    // The app's executors gone from the master's count: its workers have reported them ended.
+    const goneFromMaster = until(appClient.executors, (executors) => executors === 0)
     leaving.leave = Effect.zipRight(
       appClient.release,
       Effect.sync(() => {
-        left = runFork(Effect.zipRight(
-          until(appClient.executors, (executors) => executors === 0).pipe(Effect.timeoutOption("5 seconds")),
-          appClient.stop
-        ))
+        left = runFork(Effect.zipRight(goneFromMaster.pipe(Effect.timeoutOption("5 seconds")), appClient.stop))
       })
     )
     if ((yield* driver.fatalError) !== undefined) yield* appClient.stop
     // Run first (finalizers run in reverse): the master is asked for no more executors, the executors are told to
     // stop, and once they are gone (or after a while) the app leaves the master — which would otherwise have
     // replaced them, or had workers kill them mid-goodbye. A driver that stopped on a defect is leaving already.
-    // Gone from the driver, and then from the master's count (its workers have reported them ended).
+    // Gone from the driver, and then from the master's count.
     const executorsGone = Effect.zipRight(
       until(driver.executors, (executors) => executors.length === 0),
-      until(appClient.executors, (left) => left === 0)
+      goneFromMaster
     ).pipe(Effect.timeoutOption("5 seconds"))
     yield* Effect.addFinalizer(() =>
       Effect.flatMap(

@@ -270,18 +270,20 @@ export const make = (
       }
     }
 
-    type End = Omit<Schema.Schema.Type<typeof ExecutorInputs.TasksEnded>["ends"][number], "taskId">
+    type Ended = Schema.Schema.Type<typeof ExecutorInputs.TasksEnded>["ends"][number]
+    type End = Omit<Ended, "taskId">
 
     // A run's end as the driver hears of it: a result (a large one left here for the driver to fetch) with the
     // persisted partitions it computed, now kept here; or a failure — the task's own, or the thread's that died
     // under it (it ran out of memory, or exited), which fails the task, not the executor.
     const endOf = (taskId: number, run: TaskThreads.TaskRun): End => {
       if (Exit.isFailure(run)) {
+        // The runner's tagged error (ThreadDied, ThreadStartFailed), or a defect of anything.
         const error = Cause.squash(run.cause)
-        return error instanceof Error || (typeof error === "object" && error !== null && "message" in error)
+        return error instanceof Error
           ? {
             state: "FAILED",
-            outcome: failure((error as { readonly _tag?: string })._tag ?? (error as Error).name, String(error.message))
+            outcome: failure((error as { readonly _tag?: string })._tag ?? error.name, error.message)
           }
           : { state: "FAILED", outcome: failure("Error", String(error)) }
       }
@@ -298,7 +300,7 @@ export const make = (
     // The tasks running here, by id, with what stops each; a task leaves it when it ends or is stopped, whichever
     // comes first, and is reported once. The ends of one turn go to the core together, as one report.
     const running = new Map<number, () => void>()
-    const ended: Array<Schema.Schema.Type<typeof ExecutorInputs.TasksEnded>["ends"][number]> = []
+    const ended: Array<Ended> = []
     const settle = (taskId: number, end: End, host: Host) => {
       if (!running.delete(taskId)) return
       ended.push({ taskId, ...end })

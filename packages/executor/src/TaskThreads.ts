@@ -1,8 +1,9 @@
 /**
  * The executor's pool of task threads: one `worker_threads` thread per core, each importing the app module once,
  * when a task first names one of its functions. A task runs on an idle thread; stopping it terminates that thread
- * (a task stuck in a loop cannot be stopped any other way) and a fresh one takes its place. A thread that dies under a task — the task
- * exhausted memory, or called `process.exit` — fails that task and is replaced; the executor carries on.
+ * (a task stuck in a loop cannot be stopped any other way) and a fresh one takes its place. A thread that dies
+ * under a task — the task exhausted memory, or called `process.exit` — fails that task and is replaced; the
+ * executor carries on.
  *
  * @since 0.1.0
  */

@@ -291,7 +291,7 @@ export const make = <
         })
       )
 
-    // Sends and answers are carried out in place; anything else takes an effect. False for anything else.
+    // Carries out a send or an answer in place (true); any other command takes an effect (false).
     const carriedOutInPlace = (
       command: Core.Command<Local, C>,
       replies: Array<Extract<Core.KernelCommand<Local>, { _tag: "Reply" }>>
