@@ -3,12 +3,14 @@
 // run, as ratios; they are not tests and CI does not run them.
 const name = process.argv[2]
 const known = [
+  "curves",
   "eventlog",
   "failover",
   "hostile",
   "protocol",
   "scheduling",
   "simulation",
+  "spark",
   "tasks",
   "transfer",
   "ui",

@@ -15,9 +15,9 @@ import * as Net from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import * as Url from "node:url"
+import { pysparkVersion, sparkHome } from "./pyspark.js"
 
 const root = Path.resolve(Path.dirname(Url.fileURLToPath(import.meta.url)), "..")
-const pysparkVersion = "4.3.0"
 const work = Fs.mkdtempSync(Path.join(Os.tmpdir(), "kindling-spark-compat-"))
 const children: Array<ChildProcess.ChildProcess> = []
 let failures = 0
@@ -76,24 +76,6 @@ const eventually = async <A>(probe: () => Promise<A | undefined>, seconds: numbe
 const json = async (url: string) => {
   const response = await fetch(url)
   return response.ok ? (await response.json()) as any : undefined
-}
-
-// Spark's home: pyspark's package folder, installed from PyPI when missing.
-const sparkHome = (): string => {
-  const find = () =>
-    ChildProcess.spawnSync("python3", ["-c", "import pyspark, os; print(os.path.dirname(pyspark.__file__))"], {
-      encoding: "utf8"
-    })
-  let found = find()
-  if (found.status !== 0) {
-    console.log(`Installing pyspark ${pysparkVersion} from PyPI…`)
-    ChildProcess.spawnSync("python3", ["-m", "pip", "install", "--quiet", `pyspark==${pysparkVersion}`], {
-      stdio: "inherit"
-    })
-    found = find()
-  }
-  if (found.status !== 0) throw new Error(`pyspark cannot be imported:\n${found.stderr}`)
-  return found.stdout.trim()
 }
 
 const summary = (jobs: ReadonlyArray<any>, stages: ReadonlyArray<any>) =>

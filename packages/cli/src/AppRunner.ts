@@ -19,7 +19,7 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import { pathToFileURL } from "node:url"
 import * as Artifact from "./Artifact.js"
-import type * as Settings from "./Settings.js"
+import * as Settings from "./Settings.js"
 
 type Runtime = (app: AppModule.Loaded) => Layer.Layer<Kindling, Settings.Failure>
 
@@ -73,6 +73,16 @@ const runtimeFor = (
             eventLog: DriverConf.eventLogOptions(conf)
           })
       case "LocalCluster": {
+        // No worker could ever take an executor bigger than itself: the app would wait for ever. Spark refuses too.
+        const executorMemory = conf.get(DriverConf.keys.executorMemory)
+        if (executorMemory > spec.memoryPerWorker) {
+          return yield* new Settings.UsageError({
+            message:
+              `local-cluster[${spec.workers},${spec.coresPerWorker},${spec.memoryPerWorker}] gives each worker ` +
+              `${spec.memoryPerWorker} MiB, less than one executor's ${executorMemory} MiB ` +
+              `(${DriverConf.keys.executorMemory.name}): lower it, or give the workers more`
+          })
+        }
         // A master and its workers on 127.0.0.1, as Spark's tests run them: real nodes, in this process. Their
         // code is loaded only here: the other modes need none of it.
         const [MasterCommand, WorkerCommand] = yield* Effect.promise(() =>

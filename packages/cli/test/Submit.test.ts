@@ -316,4 +316,16 @@ describe("kindling submit", () => {
       assert.strictEqual(result.code, 1)
       assert.include(result.stderr, "Could not parse the master URL 'local[0]'")
     }), 60_000)
+
+  it.live(
+    "a local cluster whose workers are smaller than one executor gets a usage error, not a wait",
+    () =>
+      Effect.gen(function*() {
+        const result = yield* run(["submit", "--master", "local-cluster[2,1,256]", "examples/pi.ts"])
+        assert.strictEqual(result.code, 1)
+        assert.include(result.stderr, "gives each worker 256 MiB, less than one executor's 1024 MiB")
+        assert.notInclude(result.stderr, "Registered app")
+      }),
+    60_000
+  )
 })

@@ -29,6 +29,14 @@ export const shuffle = <A>(state: State, items: Array<A>): Array<A> => {
 export const schedule = (step: Step) => {
   const { state } = step
   if (state.status !== "ALIVE") return
+  // Spark shuffles the workers at every pass; with no driver waiting there is nothing to place, and skipping the
+  // shuffle keeps a pass over a large cluster with many waiting apps from costing a pass over every worker.
+  if (state.waitingDrivers.length > 0) placeDrivers(step)
+  startExecutorsOnWorkers(step)
+}
+
+const placeDrivers = (step: Step) => {
+  const { state } = step
   const alive = shuffle(state, [...state.workers.values()].filter((worker) => worker.state === "ALIVE"))
   const waiting = [...state.waitingDrivers]
   const placement = Scheduling.placeDrivers(
@@ -41,21 +49,23 @@ export const schedule = (step: Step) => {
     state.waitingDrivers.splice(state.waitingDrivers.indexOf(driver), 1)
     launchDriver(step, alive[at]!, driver)
   })
-  startExecutorsOnWorkers(step)
 }
 
 export const startExecutorsOnWorkers = (step: Step) => {
   const { state } = step
+  // Every app needs a core at least, so a worker without a free core is usable by none: the pass looks only at the
+  // others (in the same order, so the choice is Spark's), and ends when none is left. With many apps waiting on a
+  // full cluster, a pass is then a pass over the apps, not over apps × workers.
+  let withFreeCores = [...state.workers.values()].filter((worker) => worker.state === "ALIVE" && coresFree(worker) > 0)
   for (const app of [...state.waitingApps]) {
+    if (withFreeCores.length === 0) return
     const coresPerExecutor = Option.getOrUndefined(app.desc.coresPerExecutor)
     const minCores = coresPerExecutor ?? 1
     const coresLeft = Option.getOrElse(app.desc.maxCores, () => state.config.defaultCores) - app.coresGranted
     if (coresLeft < minCores) continue
     // Spark sorts ascending by free cores (stably), then reverses.
-    const usable = [...state.workers.values()]
-      .filter((worker) =>
-        worker.state === "ALIVE" && memoryFree(worker) >= app.desc.memoryPerExecutorMB && coresFree(worker) >= minCores
-      )
+    const usable = withFreeCores
+      .filter((worker) => memoryFree(worker) >= app.desc.memoryPerExecutorMB && coresFree(worker) >= minCores)
       .sort((a, b) => coresFree(a) - coresFree(b))
       .reverse()
     const assigned = Scheduling.scheduleExecutorsOnWorkers(
@@ -76,6 +86,7 @@ export const startExecutorsOnWorkers = (step: Step) => {
       for (let n = 0; n < executors; n++) launchExecutor(step, worker, addExecutor(app, worker, coresEach))
       app.state = "RUNNING"
     })
+    if (assigned.some((cores) => cores > 0)) withFreeCores = withFreeCores.filter((worker) => coresFree(worker) > 0)
   }
 }
 
