@@ -8,7 +8,8 @@
 //     driver's heap per task;
 // (c) master-schedule.svg: the master's schedule pass with 100, 1,000 and 10,000 workers and as many waiting apps;
 // (d) finished-apps.svg: the master's heap and the history server's resident memory after up to 10,000 finished
-//     apps (the master keeps kindling.deploy.retainedApplications, 200, of them).
+//     apps (the master keeps kindling.deploy.retainedApplications, 200, of them; the history server lists them all
+//     and keeps the replays of kindling.history.retainedApplications, 50).
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { type Series, svg } from "./chart.js"

@@ -56,6 +56,7 @@ export const run = (args: Args): Effect.Effect<number, Settings.Failure> =>
         port: conf.get(HistoryConf.keys.uiPort),
         maxRetries: conf.get(KernelConf.keys.portMaxRetries),
         updateIntervalMillis: conf.get(HistoryConf.keys.updateInterval),
+        retainedApplications: conf.get(HistoryConf.keys.retainedApplications),
         retention: {
           jobs: conf.get(DriverConf.keys.uiRetainedJobs),
           stages: conf.get(DriverConf.keys.uiRetainedStages),

@@ -24,7 +24,7 @@ const lines = (text: string) => text.split("\n").filter((line) => line !== "")
 const decode = Schema.decodeUnknownEither(SparkEvents.SparkEvent)
 
 // What a history server shows of a log, as the monitoring API says it.
-const served = (dir: string) =>
+const served = (dir: string, retainedApplications = 50) =>
   Effect.gen(function*() {
     const server = yield* HistoryServer.start({
       dir,
@@ -32,7 +32,8 @@ const served = (dir: string) =>
       port: 0,
       maxRetries: 0,
       updateIntervalMillis: 60_000,
-      retention
+      retention,
+      retainedApplications
     })
     const apps = yield* getJson(`${server.url}/api/v1/applications`)
     return {
@@ -301,6 +302,30 @@ describe("a log cut short", () => {
         assert.strictEqual(app.id, "local-1796383708124")
         const jobs = yield* history.api("local-1796383708124", "jobs")
         assert.deepStrictEqual(jobs.map((job: { status: string }) => job.status), ["FAILED", "SUCCEEDED", "SUCCEEDED"])
+      }).pipe(Effect.scoped),
+    30_000
+  )
+
+  it.live(
+    "the history server keeps kindling.history.retainedApplications finished apps in memory, and reads the others " +
+      "again when asked",
+    () =>
+      Effect.gen(function*() {
+        const dir = temporary("kindling-retained-")
+        const ids = ["local-1", "local-2", "local-3"]
+        const log = Fs.readFileSync(sparkLog, "utf8")
+        for (const id of ids) Fs.writeFileSync(Path.join(dir, id), log.replaceAll("local-1796383708124", id))
+        const history = yield* served(dir, 1)
+        assert.deepStrictEqual(history.apps.map((app: { id: string }) => app.id).sort(), ids)
+        assert.strictEqual(history.server.replaysInMemory(), 1)
+        const expected = yield* history.api("local-1", "jobs")
+        assert.strictEqual(expected.length, 3)
+        // Each app's pages answer the same whether its log was still in memory or had to be read again.
+        for (const id of [...ids, ...ids]) {
+          assert.deepStrictEqual(yield* history.api(id, "jobs"), expected, id)
+          assert.strictEqual(history.server.replaysInMemory(), 1)
+        }
+        assert.include((yield* get(history.server.url)).text, "Completed Applications (3)")
       }).pipe(Effect.scoped),
     30_000
   )

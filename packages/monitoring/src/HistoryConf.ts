@@ -22,6 +22,11 @@ export const keys = {
   updateInterval: Key.make("kindling.history.fs.update.interval", ValueType.duration("s"), {
     default: "10s",
     description: "How often the history server reads the log folder again for new and growing logs."
+  }),
+  retainedApplications: Key.make("kindling.history.retainedApplications", ValueType.int({ min: 1 }), {
+    default: "50",
+    description: "Finished apps whose replayed status the history server keeps in memory, those viewed last; " +
+      "the others stay listed, and their log is read again when one of their pages is asked for."
   })
 }
 

@@ -3,7 +3,10 @@
  * the log folder, listed with its duration, each served by the same UI and `/api/v1` code as a live app — its log
  * replayed into an `AppStatus` — under `/history/<appId>/`. The folder is read again every
  * `kindling.history.fs.update.interval`: new logs appear, growing ones catch up (only their new lines are read),
- * and their open pages update live.
+ * and their open pages update live. As Spark's (`spark.history.retainedApplications`), it keeps the replayed
+ * status of `kindling.history.retainedApplications` finished apps in memory, those whose pages were asked for
+ * last; the others stay listed, and their log is read again when a page of theirs is asked for. Running apps'
+ * logs are always kept, since only their new lines are read.
  *
  * @since 0.1.0
  */
@@ -42,6 +45,8 @@ export interface Options {
   /** How often the folder is read again (`kindling.history.fs.update.interval`). */
   readonly updateIntervalMillis: number
   readonly retention: AppStatus.Retention
+  /** Finished apps whose replayed status stays in memory (`kindling.history.retainedApplications`). */
+  readonly retainedApplications: number
 }
 
 /**
@@ -54,13 +59,30 @@ export interface HistoryServer {
   readonly url: string
   /** Reads the folder now (it is read every update interval anyway). */
   readonly refresh: Effect.Effect<void>
+  /** How many apps' replayed status it holds in memory now (running apps, and the retained finished ones). */
+  readonly replaysInMemory: () => number
+}
+
+// What the listing shows of a log, kept when its replay is let go.
+interface Summary {
+  /** The app, without its configuration (which only its own pages show). */
+  readonly app: MonitoringApi.AppInfo
+  readonly started: boolean
+  readonly complete: boolean
+  readonly lastUpdated: number
+  readonly lastTime: number
 }
 
 // One log and what serves it.
 interface Loaded {
-  readonly log: EventLogReader.AppLog
+  readonly key: string
+  /** The log as read so far; undefined while its finished app is not among the retained ones. */
+  log: EventLogReader.AppLog | undefined
+  summary: Summary
   /** Its current name in the folder (it loses `.inprogress` when its app ends). */
   entry: string
+  /** When a page of its was last asked for (a count of requests), for keeping the most recently used. */
+  used: number
   readonly changes: PubSub.PubSub<number>
   published: number
   routes: HttpRouter.HttpRouter<unknown, never> | undefined
@@ -69,13 +91,19 @@ interface Loaded {
 }
 
 // What the API says about a logged app. One whose log is incomplete has not ended, whatever its last event says.
-const info = (loaded: Loaded): MonitoringApi.AppInfo => {
-  const { endTime, ...app } = EventLogCodec.appInfo(loaded.log.replay, loaded.log.key)
-  return loaded.log.complete && endTime !== undefined ? { ...app, endTime } : app
+const info = (log: EventLogReader.AppLog): MonitoringApi.AppInfo => {
+  const { endTime, ...app } = EventLogCodec.appInfo(log.replay, log.key)
+  return log.complete && endTime !== undefined ? { ...app, endTime } : app
 }
 
-// A log is an app's once its start is read.
-const started = (loaded: Loaded) => loaded.log.replay.name !== "" || loaded.log.replay.id !== undefined
+const summarize = (log: EventLogReader.AppLog): Summary => ({
+  app: { ...info(log), properties: [] },
+  // A log is an app's once its start is read.
+  started: log.replay.name !== "" || log.replay.id !== undefined,
+  complete: log.complete,
+  lastUpdated: log.status.lastUpdated,
+  lastTime: log.replay.lastTime
+})
 
 const uiRoot = (appId: string) => `/history/${encodeURIComponent(appId)}/`
 
@@ -99,6 +127,18 @@ export const start = (options: Options): Effect.Effect<HistoryServer, WebServer.
     const apps = new Map<string, Loaded>()
     let lastScan = 0
     let folderProblem: string | undefined
+    let requests = 0
+
+    // Lets go of the replays of the finished apps used longest ago, past the retained number.
+    const release = () => {
+      const finished = [...apps.values()].filter((loaded) => loaded.log !== undefined && loaded.log.complete)
+      if (finished.length <= options.retainedApplications) return
+      finished.sort((a, b) => a.used - b.used)
+      for (const loaded of finished.slice(0, finished.length - options.retainedApplications)) {
+        loaded.log = undefined
+        loaded.routes = undefined
+      }
+    }
 
     const refresh = Effect.gen(function*() {
       const names = yield* Effect.try(() => Fs.readdirSync(dir)).pipe(Effect.either)
@@ -117,9 +157,13 @@ export const start = (options: Options): Effect.Effect<HistoryServer, WebServer.
         present.add(key)
         let loaded = apps.get(key)
         if (loaded === undefined) {
+          const log = EventLogReader.make(key, options.retention)
           loaded = {
-            log: EventLogReader.make(key, options.retention),
+            key,
+            log,
+            summary: summarize(log),
             entry: name,
+            used: 0,
             changes: yield* PubSub.sliding<number>(1),
             published: 0,
             routes: undefined,
@@ -127,32 +171,56 @@ export const start = (options: Options): Effect.Effect<HistoryServer, WebServer.
           }
           apps.set(key, loaded)
         }
+        // A finished app's log no longer changes: one let go is read again only when asked for.
+        if (loaded.log === undefined) continue
         loaded.entry = name
         const current = loaded
-        const read = yield* Effect.either(Effect.try(() => EventLogReader.refresh(current.log, dir, name)))
+        const log = loaded.log
+        const read = yield* Effect.either(Effect.try(() => EventLogReader.refresh(log, dir, name)))
         const problem = read._tag === "Left"
           ? `The event log ${name} cannot be read: ${String(read.left.error)}`
           : undefined
         // Said once, not at every update.
         if (problem !== undefined && problem !== current.problem) yield* Effect.logWarning(problem)
         current.problem = problem
-        if (current.log.status.version !== current.published) {
-          current.published = current.log.status.version
+        current.summary = summarize(log)
+        if (log.status.version !== current.published) {
+          current.published = log.status.version
           yield* PubSub.publish(current.changes, current.published)
         }
       }
       for (const key of [...apps.keys()]) if (!present.has(key)) apps.delete(key)
+      release()
       lastScan = yield* Clock.currentTimeMillis
     })
 
+    // The replayed log of an app whose page is asked for, read again if it was let go (which fails if the log has
+    // gone or broken since).
+    const logOf = (loaded: Loaded): Effect.Effect<EventLogReader.AppLog, string> =>
+      Effect.suspend(() => {
+        loaded.used = ++requests
+        if (loaded.log !== undefined) return Effect.succeed(loaded.log)
+        const log = EventLogReader.make(loaded.key, options.retention)
+        return Effect.try({
+          try: () => EventLogReader.refresh(log, dir, loaded.entry),
+          catch: (error) => `The event log ${loaded.entry} cannot be read: ${String(error)}`
+        }).pipe(Effect.map(() => {
+          loaded.log = log
+          loaded.published = log.status.version
+          release()
+          return log
+        }))
+      })
+
     const listed = () =>
-      [...apps.values()].filter(started).sort((a, b) => b.log.replay.startTime - a.log.replay.startTime)
-    const byId = (appId: string) => listed().find((loaded) => info(loaded).id === appId)
-    const routesOf = (loaded: Loaded) => {
+      [...apps.values()].filter((loaded) => loaded.summary.started)
+        .sort((a, b) => b.summary.app.startTime - a.summary.app.startTime)
+    const byId = (appId: string) => listed().find((loaded) => loaded.summary.app.id === appId)
+    const routesOf = (loaded: Loaded, log: EventLogReader.AppLog) => {
       if (loaded.routes !== undefined) return loaded.routes
-      const app = info(loaded)
+      const app = info(log)
       loaded.routes = AppUi.routes(
-        loaded.log.status,
+        log.status,
         {
           name: app.name,
           master: app.properties.find(([key]) => key === "kindling.master")?.[1] ?? "",
@@ -160,7 +228,7 @@ export const start = (options: Options): Effect.Effect<HistoryServer, WebServer.
           startTime: app.startTime,
           uiRoot: uiRoot(app.id)
         },
-        () => info(loaded),
+        () => info(log),
         Stream.fromPubSub(loaded.changes),
         { enabled: false, cancelJob: () => Effect.void }
       )
@@ -171,8 +239,10 @@ export const start = (options: Options): Effect.Effect<HistoryServer, WebServer.
       Effect.gen(function*() {
         const loaded = byId(appId)
         if (loaded === undefined) return notFound(`No app ${appId} in ${dir}`)
+        const log = yield* Effect.either(logOf(loaded))
+        if (log._tag === "Left") return HttpServerResponse.text(log.left, { status: 500 })
         const request = yield* HttpServerRequest.HttpServerRequest
-        return yield* routesOf(loaded).pipe(
+        return yield* routesOf(loaded, log.right).pipe(
           Effect.provideService(HttpServerRequest.HttpServerRequest, request.modify({ url: path })),
           Effect.catchIf(
             (error) => error instanceof HttpServerError.RouteNotFound,
@@ -210,11 +280,11 @@ export const start = (options: Options): Effect.Effect<HistoryServer, WebServer.
           }
           const { limit, status } = query.right
           const apps = listed().filter((loaded) =>
-            status === undefined || (status === "completed") === loaded.log.complete
+            status === undefined || (status === "completed") === loaded.summary.complete
           )
           return HttpServerResponse.unsafeJson(
-            apps.slice(0, limit ?? apps.length).map((loaded) =>
-              MonitoringApi.application(info(loaded), loaded.log.status.lastUpdated)
+            apps.slice(0, limit ?? apps.length).map(({ summary }) =>
+              MonitoringApi.application(summary.app, summary.lastUpdated)
             )
           )
         })
@@ -231,37 +301,41 @@ export const start = (options: Options): Effect.Effect<HistoryServer, WebServer.
       metrics: () => ({ prefix: "kindling_history_", tags: {} })
     })
     yield* Effect.logInfo(`Reading event logs from ${dir}`)
-    return { url: server.url, refresh }
+    return {
+      url: server.url,
+      refresh,
+      replaysInMemory: () => [...apps.values()].filter((loaded) => loaded.log !== undefined).length
+    }
   })
 
 const listPage = (dir: string, apps: ReadonlyArray<Loaded>, lastScan: number, now: number) => {
   const table = (rows: ReadonlyArray<Loaded>, empty: string) =>
     Html.table<Loaded>(
       [
-        { header: "App ID", cell: (a) => link(`${uiRoot(info(a).id)}jobs/`, info(a).id) },
-        { header: "App Name", cell: (a) => info(a).name },
-        { header: "Started", cell: (a) => Html.time(info(a).startTime) },
+        { header: "App ID", cell: (a) => link(`${uiRoot(a.summary.app.id)}jobs/`, a.summary.app.id) },
+        { header: "App Name", cell: (a) => a.summary.app.name },
+        { header: "Started", cell: (a) => Html.time(a.summary.app.startTime) },
         {
           header: "Completed",
           cell: (a) => {
-            const end = info(a).endTime
+            const end = a.summary.app.endTime
             return end === undefined ? "" : Html.time(end)
           }
         },
         {
           header: "Duration",
-          cell: (a) => Html.duration((info(a).endTime ?? a.log.replay.lastTime) - info(a).startTime),
+          cell: (a) => Html.duration((a.summary.app.endTime ?? a.summary.lastTime) - a.summary.app.startTime),
           numeric: true
         },
-        { header: "User", cell: (a) => info(a).user },
-        { header: "Last Updated", cell: (a) => Html.time(a.log.status.lastUpdated || info(a).startTime) },
+        { header: "User", cell: (a) => a.summary.app.user },
+        { header: "Last Updated", cell: (a) => Html.time(a.summary.lastUpdated || a.summary.app.startTime) },
         { header: "Event Log", cell: (a) => a.entry }
       ],
       rows,
       { empty }
     )
-  const complete = apps.filter((a) => a.log.complete)
-  const incomplete = apps.filter((a) => !a.log.complete)
+  const complete = apps.filter((a) => a.summary.complete)
+  const incomplete = apps.filter((a) => !a.summary.complete)
   return Html.respond(Html.page({
     title: "History Server",
     body: html`<ul class="summary">
