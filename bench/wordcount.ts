@@ -4,16 +4,14 @@
 // process. Both write `word<TAB>count` lines sorted by count descending, then word; the outputs must be
 // identical. Reports both wall times and their ratio (target ≤ 0.6, limit 0.5 on two cores), the bytes the
 // shuffles wrote and read, and the peak resident memory of each executor.
-import { spawn } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { fileURLToPath } from "node:url"
 import * as Corpus from "../scripts/corpus.js"
 import { children, rss } from "./processes.js"
 import { format } from "./stats.js"
+import { submit } from "./submit.js"
 
-const root = fileURLToPath(new URL("../", import.meta.url))
 const size = 100 * 1024 * 1024
 const work = Fs.mkdtempSync(Path.join(Os.tmpdir(), "kindling-bench-wordcount-"))
 
@@ -112,40 +110,17 @@ interface Run {
   readonly peakRss: Map<number, number>
 }
 
-const submit = (input: string, output: string) =>
-  new Promise<Run>((resolve, reject) => {
-    const started = performance.now()
-    const child = spawn(
-      process.execPath,
-      [
-        Path.join(root, "packages/cli/dist/bin.js"),
-        "submit",
-        "--master",
-        "local-cluster[2,1,2048]",
-        Path.join(root, "bench/apps/wordcount-measured.ts"),
-        input,
-        output
-      ],
-      { stdio: ["ignore", "pipe", "pipe"] }
-    )
-    const peakRss = new Map<number, number>()
-    const sampler = setInterval(() => {
-      for (const pid of children(child.pid!)) peakRss.set(pid, Math.max(peakRss.get(pid) ?? 0, rss(pid)))
-    }, 50)
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (chunk) => (stdout += chunk))
-    child.stderr.on("data", (chunk) => (stderr += chunk))
-    child.once("exit", (code) => {
-      const millis = performance.now() - started
-      clearInterval(sampler)
-      const line = stdout.split("\n").find((l) => l.startsWith("shuffle "))
-      if (code !== 0 || line === undefined) {
-        return reject(new Error(`kindling submit exited with ${code}:\n${stdout}\n${stderr.slice(-4000)}`))
-      }
-      resolve({ millis, shuffle: line.split(" ").slice(1).map(Number), peakRss })
-    })
+const wordcount = async (input: string, output: string): Promise<Run> => {
+  const peakRss = new Map<number, number>()
+  const ran = await submit("local-cluster[2,1,2048]", "bench/apps/wordcount-measured.ts", [input, output], {
+    sample: (pid) => {
+      for (const child of children(pid)) peakRss.set(child, Math.max(peakRss.get(child) ?? 0, rss(child)))
+    }
   })
+  const line = ran.stdout.split("\n").find((l) => l.startsWith("shuffle "))
+  if (line === undefined) throw new Error(`kindling submit printed no shuffle figures:\n${ran.stdout}`)
+  return { millis: ran.millis, shuffle: line.split(" ").slice(1).map(Number), peakRss }
+}
 
 const concatenated = (dir: string) =>
   Fs.readdirSync(dir).filter((name) => name.startsWith("part-")).sort()
@@ -160,7 +135,7 @@ const main = async () => {
   const plainStarted = performance.now()
   plain(input, plainOutput)
   const plainMillis = performance.now() - plainStarted
-  const run = await submit(input, Path.join(work, "kindling"))
+  const run = await wordcount(input, Path.join(work, "kindling"))
   const same = concatenated(Path.join(work, "kindling")) === Fs.readFileSync(plainOutput, "utf8")
   const [written, read, remote, spilled] = run.shuffle as [number, number, number, number]
   const executors = [...run.peakRss.values()].sort((a, b) => b - a).slice(0, 2)

@@ -4,6 +4,7 @@ import { Core } from "@kindling/kernel"
 import { MasterCore } from "@kindling/master"
 import { AppClientMessages, Descriptions, Endpoints, Ids, RpcAddress, WorkerMessages } from "@kindling/protocol"
 import { Option } from "effect"
+import { masterOptions } from "../../packages/master/test/fixtures/options.js"
 
 const masterAddress = RpcAddress.make("10.0.0.1", 7077)
 
@@ -26,19 +27,10 @@ export class MasterWorld {
 
   constructor(retainedApplications = 200) {
     this.core = MasterCore.make({
+      ...masterOptions(),
       self: Endpoints.ref(masterAddress, Endpoints.master),
-      webUiUrl: "http://10.0.0.1:8080",
-      webUiPort: 8080,
-      restPort: undefined,
-      workerTimeoutMillis: 60_000,
-      deadWorkerPersistence: 15,
-      recoveryTimeoutMillis: 60_000,
       retainedApplications,
-      retainedDrivers: 200,
-      spreadOut: true,
-      defaultCores: Infinity,
-      maxExecutorRetries: 10,
-      seed: 1
+      retainedDrivers: 200
     })
     MasterCore.step(this.core, { _tag: "ElectedLeader", stored: { apps: [], drivers: [], workers: [] }, now: this.now })
   }
