@@ -5,7 +5,6 @@
 // straight into an app status in the same process — the floor any replay has to pay.
 import { type AppEvents, AppStatus, EventLogReader, EventLogWriter } from "@kindling/monitoring"
 import * as Effect from "effect/Effect"
-import * as Queue from "effect/Queue"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
@@ -39,14 +38,12 @@ const throughput = async (master: string) => {
 
 const writeLog = (events: ReadonlyArray<AppEvents.AppEvent>, dir: string, compress: boolean) =>
   Effect.runPromise(Effect.scoped(Effect.gen(function*() {
-    const queue = yield* Queue.unbounded<AppEvents.AppEvent>()
-    yield* Queue.offerAll(queue, events)
     const log = yield* EventLogWriter.start(
       { dir, compress, properties: [] },
-      { name: "bench", user: "bench", startTime: 0, version: "bench" },
-      queue
+      { name: "bench", user: "bench", startTime: 0, version: "bench" }
     )
     log.setAppId("bench-app")
+    log.add(events)
   })))
 
 const best = (runs: number, f: () => void) => {

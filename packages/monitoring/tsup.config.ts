@@ -1,3 +1,4 @@
-import { packageConfig } from "../../tsup.shared.js"
+import { packageConfig, standalone } from "../../tsup.shared.js"
 
-export default packageConfig(["index"])
+// An event log's thread starts from `eventLogThread`.
+export default packageConfig(["index", "eventLogThread"], { onSuccess: standalone(["eventLogThread"]) })

@@ -40,21 +40,19 @@ export interface AppListeners {
 export const start = (
   options: Options,
   app: AppPages.AppDescription,
-  driver: Pick<Driver, "listen" | "cancelJob">
+  driver: Pick<Driver, "listen" | "onEvents" | "cancelJob">
 ): Effect.Effect<AppListeners, never, Scope.Scope> =>
   Effect.gen(function*() {
-    // Both subscribe before either starts: starting the UI (binding its port) lets the app go on meanwhile, and
+    // The log listens before the UI starts: starting the UI (binding its port) lets the app go on meanwhile, and
     // the log must not miss what happens then.
-    const logEvents = options.eventLog === undefined ? undefined : yield* driver.listen
+    const log = options.eventLog === undefined ? undefined : yield* EventLogWriter.start(options.eventLog, {
+      name: app.name,
+      user: app.user,
+      startTime: app.startTime,
+      version: MonitoringApi.version
+    })
+    if (log !== undefined) yield* driver.onEvents(log.add)
     const ui = yield* AppUi.startIfEnabled(options.ui, app, driver)
-    const log = logEvents === undefined || options.eventLog === undefined
-      ? undefined
-      : yield* EventLogWriter.start(options.eventLog, {
-        name: app.name,
-        user: app.user,
-        startTime: app.startTime,
-        version: MonitoringApi.version
-      }, logEvents)
     return {
       uiUrl: ui?.url,
       setAppId: (appId) => {

@@ -33,6 +33,14 @@ export interface Driver extends AppContext.AppDriver {
    * a job of 10,000 tasks is 20,000 events).
    */
   readonly listen: Effect.Effect<Queue.Dequeue<AppEvents.AppEvent>, never, Scope.Scope>
+  /**
+   * Calls `listener` with each batch of events as the driver makes them, on its own thread, until the scope
+   * closes: for a listener that only hands them on (the event log, to its thread), which a queue would cost a
+   * fiber's wake-up per batch. A listener that throws is removed.
+   */
+  readonly onEvents: (
+    listener: (events: ReadonlyArray<AppEvents.AppEvent>) => void
+  ) => Effect.Effect<void, never, Scope.Scope>
   /** The executors that are registered and ready, as ids. */
   readonly executors: Effect.Effect<ReadonlyArray<string>>
   /** The cores of the executors that are registered and ready. */
@@ -91,6 +99,18 @@ export const make = (
     const rpc = yield* RpcEnv.RpcEnv
     const jobs = new Map<number, RunningJob>()
     const events = yield* PubSub.unbounded<AppEvents.AppEvent>()
+    const listeners = new Set<(events: ReadonlyArray<AppEvents.AppEvent>) => void>()
+    const tellListeners = (batch: ReadonlyArray<AppEvents.AppEvent>) => {
+      for (const listener of listeners) {
+        try {
+          listener(batch)
+        } catch (error) {
+          listeners.delete(listener)
+          return Effect.logError("An event listener failed and no longer listens", error)
+        }
+      }
+      return Effect.void
+    }
     let nextJobId = 0
     let fatal: string | undefined
     const internalFailure = () =>
@@ -151,7 +171,7 @@ export const make = (
           case "AccumulatorUpdates":
             return Effect.sync(() => SharedVariableRegistry.merge(command.updates))
           case "Events":
-            return PubSub.publishAll(events, command.events)
+            return Effect.zipRight(tellListeners(command.events), PubSub.publishAll(events, command.events))
         }
       })
 
@@ -220,6 +240,11 @@ export const make = (
       events: Stream.fromPubSub(events),
       subscribe: Stream.fromPubSub(events, { scoped: true }),
       listen: PubSub.subscribe(events),
+      onEvents: (listener) =>
+        Effect.acquireRelease(
+          Effect.sync(() => listeners.add(listener)),
+          () => Effect.sync(() => listeners.delete(listener))
+        ),
       executors: shell.read((state) => [...state.executors.values()].filter((e) => e.launched).map((e) => e.id)),
       cores: shell.read((state) =>
         [...state.executors.values()].reduce((sum, e) => sum + (e.launched ? e.cores : 0), 0)

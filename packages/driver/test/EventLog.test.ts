@@ -7,7 +7,7 @@ import { Kindling } from "@kindling/app"
 import { LocalMode } from "@kindling/driver"
 import type { AppEvents } from "@kindling/monitoring"
 import { EventLogCodec, EventLogReader, EventLogWriter, HistoryServer, SparkEvents } from "@kindling/monitoring"
-import { Effect, Either, Queue, Schema } from "effect"
+import { Effect, Either, Logger, Schema } from "effect"
 import * as fc from "effect/FastCheck"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
@@ -115,6 +115,34 @@ describe("reading a log", () => {
 })
 
 describe("a local app's event log", () => {
+  it.live("that cannot be written is said, and the app goes on without it", () =>
+    Effect.gen(function*() {
+      const notAFolder = Path.join(temporary("kindling-not-a-folder-"), "file")
+      Fs.writeFileSync(notAFolder, "")
+      const said: Array<string> = []
+      const listening = Logger.replace(
+        Logger.defaultLogger,
+        Logger.make(({ message }) => said.push(Array.isArray(message) ? message.join(" ") : String(message)))
+      )
+      const app = LocalMode.layer({
+        appName: "unlogged",
+        threads: 2,
+        driver: driverConfig(1),
+        heartbeatIntervalMillis: 200,
+        eventLog: { dir: notAFolder, compress: false, properties: [] }
+      })
+      const counted = yield* Effect.flatMap(Kindling, (kc) => kc.parallelize([1, 2, 3], 3).count()).pipe(
+        Effect.provide(app),
+        Effect.provide(listening)
+      )
+      assert.strictEqual(counted, 3)
+      assert.isTrue(
+        said.some((line) => line.includes(`Cannot start the event log in ${notAFolder}`) && line.includes("goes on")),
+        said.join("\n")
+      )
+      assert.strictEqual(Fs.readFileSync(notAFolder, "utf8"), "")
+    }), 30_000)
+
   it.live(
     "reads line by line with Spark's schemas, and the history server answers /api/v1 as the live UI did",
     () =>
@@ -248,17 +276,15 @@ const rewrite = (
   options: { readonly compress: boolean; readonly rollingMaxFileSize?: number }
 ) =>
   Effect.gen(function*() {
-    const queue = yield* Queue.unbounded<AppEvents.AppEvent>()
-    yield* Queue.offerAll(queue, events)
-    yield* Effect.gen(function*() {
-      const log = yield* EventLogWriter.start(
-        { dir, properties: replay.properties, ...options },
-        { name: replay.name, user: replay.user, startTime: replay.startTime, version: replay.version },
-        queue
-      )
-      log.setAppId(appId)
-    }).pipe(Effect.scoped)
-  })
+    const log = yield* EventLogWriter.start(
+      { dir, properties: replay.properties, ...options },
+      { name: replay.name, user: replay.user, startTime: replay.startTime, version: replay.version }
+    )
+    // Some before the app has its id, the rest after, in batches as the driver makes them.
+    log.add(events.slice(0, 5))
+    log.setAppId(appId)
+    for (let i = 5; i < events.length; i += 7) log.add(events.slice(i, i + 7))
+  }).pipe(Effect.scoped)
 
 describe("a log cut short", () => {
   const whole = lines(Fs.readFileSync(sparkLog, "utf8"))

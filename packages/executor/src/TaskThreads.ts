@@ -13,11 +13,7 @@ import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import type * as Scope from "effect/Scope"
-import * as Fs from "node:fs"
-import { createRequire } from "node:module"
-import * as Path from "node:path"
-import { pathToFileURL } from "node:url"
-import { Worker } from "node:worker_threads"
+import type { Worker } from "node:worker_threads"
 import type { NewBlock } from "./BlockStore.js"
 import type { Failure, FromThread, ToThread } from "./internal/threadMessages.js"
 import type { Inputs } from "./TaskContext.js"
@@ -103,31 +99,8 @@ export interface Options {
   readonly appUrl?: string | undefined
 }
 
-// In development and tests this package runs from its TypeScript sources, which a thread cannot load by itself:
-// it first registers tsx's loader (found from here, where the workspace has it), and resolves packages to their
-// sources as its parent does.
-const fromSources = import.meta.url.endsWith(".ts")
-const entry = new URL(fromSources ? "./taskThread.ts" : "./taskThread.js", import.meta.url).href
-const boot = `const { workerData } = require("node:worker_threads")
-import(workerData.loader).then((tsx) => tsx.register()).then(() => import(workerData.entry))`
-
-// tsx's ESM entry, read off its package manifest (resolving it as `require` would gives the CommonJS one).
-const tsxLoader = (): string => {
-  const manifestPath = createRequire(import.meta.url).resolve("tsx/package.json")
-  const manifest = JSON.parse(Fs.readFileSync(manifestPath, "utf8")) as {
-    readonly exports: Record<string, { readonly import: { readonly default: string } }>
-  }
-  return pathToFileURL(Path.join(Path.dirname(manifestPath), manifest.exports["./esm/api"]!.import.default)).href
-}
-
 const spawn = (appUrl: string | undefined, progress: SharedArrayBuffer): Worker =>
-  fromSources
-    ? new Worker(boot, {
-      eval: true,
-      workerData: { appUrl, progress, entry, loader: tsxLoader() },
-      execArgv: [...ModuleLoading.flags(), "--conditions=@kindling/source"]
-    })
-    : new Worker(new URL(entry), { workerData: { appUrl, progress }, execArgv: [...ModuleLoading.flags()] })
+  ModuleLoading.thread(import.meta.url, "taskThread", { appUrl, progress })
 
 interface Thread {
   readonly worker: Worker

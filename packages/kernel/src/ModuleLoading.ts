@@ -5,6 +5,11 @@
  *
  * @since 0.1.0
  */
+import * as Fs from "node:fs"
+import { createRequire } from "node:module"
+import * as Path from "node:path"
+import { pathToFileURL } from "node:url"
+import { Worker } from "node:worker_threads"
 
 const loading = /^--(import|require|loader|experimental-loader|conditions)$/
 const loadingWithValue = /^--(import|require|loader|experimental-loader|conditions)=/
@@ -24,4 +29,39 @@ export const flags = (argv: ReadonlyArray<string> = process.execArgv): ReadonlyA
     else if (loadingWithValue.test(flag)) found.push(flag)
   }
   return found
+}
+
+// In development and tests a package runs from its TypeScript sources, which a thread cannot load by itself: it
+// first registers tsx's loader (found from here, where the workspace has it), and resolves packages to their
+// sources as its parent does.
+const boot = `const { workerData } = require("node:worker_threads")
+import(workerData.__loader).then((tsx) => tsx.register()).then(() => import(workerData.__entry))`
+
+// tsx's ESM entry, read off its package manifest (resolving it as `require` would gives the CommonJS one).
+const tsxLoader = (): string => {
+  const manifestPath = createRequire(import.meta.url).resolve("tsx/package.json")
+  const manifest = JSON.parse(Fs.readFileSync(manifestPath, "utf8")) as {
+    readonly exports: Record<string, { readonly import: { readonly default: string } }>
+  }
+  return pathToFileURL(Path.join(Path.dirname(manifestPath), manifest.exports["./esm/api"]!.import.default)).href
+}
+
+/**
+ * Starts a thread from the module `name` beside the caller (`from` is the caller's `import.meta.url`): its
+ * `name.js` when the caller runs built, its `name.ts` through tsx when the caller runs from its sources. The
+ * thread loads modules as this process does (`flags()`); `workerData` must not use the keys `__loader` and
+ * `__entry`.
+ *
+ * @since 0.1.0
+ */
+export const thread = (from: string, name: string, workerData: Record<string, unknown> = {}): Worker => {
+  const fromSources = from.endsWith(".ts")
+  const entry = new URL(`./${name}.${fromSources ? "ts" : "js"}`, from)
+  return fromSources
+    ? new Worker(boot, {
+      eval: true,
+      workerData: { ...workerData, __entry: entry.href, __loader: tsxLoader() },
+      execArgv: [...flags(), "--conditions=@kindling/source"]
+    })
+    : new Worker(entry, { workerData, execArgv: [...flags()] })
 }

@@ -10,23 +10,30 @@
  *   a crash still reads up to its last whole member.
  * - Lines are written in batches, each batch with one write: a crash loses at most the batch being written, and a
  *   reader never sees half a batch except at the very end of a log it knows to be in progress.
+ * - The events are turned into Spark's and written on a thread of the log's own (`eventLogThread.ts`): on the
+ *   driver's thread, that cost a fifth of its time in jobs of short tasks. The driver's thread hands them over in
+ *   batches, as Spark's writer buffers them: the events that come by the thousand — tasks' starts and ends,
+ *   executors' metrics, blocks — wait for the next event of another kind (a stage's or job's start or end, an
+ *   executor added or lost), for 256 of them, or for the first event to come a second or more after the first of
+ *   them (executors' heartbeats come every few seconds), whichever is first.
  *
  * @since 0.1.0
  */
+import { ModuleLoading } from "@kindling/kernel"
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as Queue from "effect/Queue"
+import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
-import * as Fs from "node:fs"
 import * as Path from "node:path"
 import * as Url from "node:url"
-import * as Zlib from "node:zlib"
 import type { AppEvent } from "./AppEvents.js"
 import * as EventLogCodec from "./EventLogCodec.js"
+import type * as EventLogFiles from "./internal/eventLogFiles.js"
+import * as Names from "./internal/eventLogNames.js"
+import type { FromLogThread, ToLogThread } from "./internal/eventLogThreadMessages.js"
 import type * as MonitoringApi from "./MonitoringApi.js"
-import type { SparkEvent } from "./SparkEvents.js"
 
 /**
  * @since 0.1.0
@@ -52,6 +59,8 @@ export interface Options {
 export interface EventLog {
   /** Names the log and starts writing it: nothing is written before the app has its id. */
   readonly setAppId: (appId: string) => void
+  /** Logs the app's events, in the order they happened (events added before the app has its id wait for it). */
+  readonly add: (events: ReadonlyArray<AppEvent>) => void
 }
 
 /**
@@ -60,7 +69,7 @@ export interface EventLog {
  * @since 0.1.0
  * @category constants
  */
-export const inProgressSuffix = ".inprogress"
+export const inProgressSuffix = Names.inProgressSuffix
 
 /**
  * The prefix of a rolling log's folder (Spark's `eventlog_v2_`).
@@ -68,7 +77,7 @@ export const inProgressSuffix = ".inprogress"
  * @since 0.1.0
  * @category constants
  */
-export const rollingPrefix = "eventlog_v2_"
+export const rollingPrefix = Names.rollingPrefix
 
 /**
  * A folder path from `kindling.eventLog.dir` (a path or a `file:` URL).
@@ -77,188 +86,104 @@ export const rollingPrefix = "eventlog_v2_"
  */
 export const directory = (dir: string): string => dir.startsWith("file:") ? Url.fileURLToPath(dir) : Path.resolve(dir)
 
-const gzip = (text: Buffer) =>
-  Effect.async<Buffer, Error>((resume) =>
-    Zlib.gzip(text, (error, bytes) => resume(error === null ? Effect.succeed(bytes) : Effect.fail(error)))
-  )
-
-const append = (fd: number, bytes: Uint8Array) =>
-  Effect.async<void, Error>((resume) =>
-    Fs.write(fd, bytes, (error, written) =>
-      resume(
-        error !== null
-          ? Effect.fail(error)
-          : written < bytes.length
-          ? append(fd, bytes.subarray(written))
-          : Effect.void
-      ))
-  )
-
-// The most events written at once.
+// The most events held before they are handed over.
 const batchSize = 256
 
-// The files one log is written to, and how far the current one has got.
-interface Files {
-  readonly appId: string
-  fd: number
-  path: string
-  bytes: number
-  index: number
-}
+// Events held at most this long, as far as the next event's arrival tells (see the module's description).
+const holdMillis = 1000
 
-const codecSuffix = (compress: boolean) => compress ? ".gz" : ""
+// Events that come by the thousand and may wait for the next hand-over.
+const held = new Set<AppEvent["_tag"]>(["TaskStart", "TaskEnd", "ExecutorMetricsUpdate", "BlockUpdated"])
 
-const openLog = (dir: string, appId: string, options: Options): Files => {
-  if (options.rollingMaxFileSize === undefined) {
-    const path = Path.join(dir, `${appId}${codecSuffix(options.compress)}${inProgressSuffix}`)
-    return { appId, fd: Fs.openSync(path, "wx"), path, bytes: 0, index: 1 }
-  }
-  const folder = Path.join(dir, `${rollingPrefix}${appId}`)
-  Fs.mkdirSync(folder)
-  Fs.closeSync(Fs.openSync(Path.join(folder, `appstatus_${appId}${inProgressSuffix}`), "wx"))
-  return openRolled(folder, appId, 1, options)
-}
-
-const openRolled = (folder: string, appId: string, index: number, options: Options): Files => {
-  const path = Path.join(folder, `events_${index}_${appId}${codecSuffix(options.compress)}`)
-  return { appId, fd: Fs.openSync(path, "wx"), path, bytes: 0, index }
-}
-
-// Ends the log: its last file closed, and its name (or its folder's status marker) no longer in progress.
-const closeLog = (files: Files, options: Options) => {
-  Fs.closeSync(files.fd)
-  if (options.rollingMaxFileSize === undefined) {
-    Fs.renameSync(files.path, files.path.slice(0, -inProgressSuffix.length))
-  } else {
-    const marker = Path.join(Path.dirname(files.path), `appstatus_${files.appId}`)
-    Fs.renameSync(`${marker}${inProgressSuffix}`, marker)
-  }
-}
+// How long the end of the app waits for its log's last write.
+const closeTimeoutMillis = 30_000
 
 /**
- * Starts the log of `app`, fed by `events` (subscribed before the app's first job); it is finished — its last
- * events and Spark's `ApplicationEnd` written, its name no longer in progress — when the scope closes. A log that
- * cannot be written is reported, and the app goes on without it.
+ * Starts the log of `app`, fed by `add` (from before the app's first job); it is finished — its last events and
+ * Spark's `ApplicationEnd` written, its name no longer in progress — when the scope closes. A log that cannot be
+ * written is reported, and the app goes on without it.
  *
  * @since 0.1.0
  * @category constructors
  */
 export const start = (
   options: Options,
-  app: Omit<MonitoringApi.AppInfo, "id" | "properties" | "endTime">,
-  events: Queue.Dequeue<AppEvent>
+  app: Omit<MonitoringApi.AppInfo, "id" | "properties" | "endTime">
 ): Effect.Effect<EventLog, never, Scope.Scope> =>
   Effect.gen(function*() {
     const dir = directory(options.dir)
-    const named = yield* Deferred.make<string>()
-    const encoder = EventLogCodec.makeEncoder()
+    const layout: EventLogFiles.Layout = {
+      compress: options.compress,
+      rollingMaxFileSize: options.rollingMaxFileSize
+    }
+    const closed = yield* Deferred.make<void>()
+    const runFork = Runtime.runFork(yield* Effect.runtime<never>())
+    const clock = yield* Effect.clock
+    const thread = ModuleLoading.thread(import.meta.url, "eventLogThread", { dir, layout })
     let appId: string | undefined
-    let files: Files | undefined
-    let failed = false
-
-    // One write per batch (per file, when a rolling log moves on to the next one mid-batch), compressed and written
-    // off the driver's thread; a write that fails stops the log (said once) and leaves the app alone.
-    const write = (sparkEvents: ReadonlyArray<SparkEvent>) =>
-      Effect.suspend(() => {
-        if (files === undefined || failed || sparkEvents.length === 0) return Effect.void
-        const pieces: Array<{ readonly files: Files; readonly text: Buffer; readonly last: boolean }> = []
-        let pending: Array<string> = []
-        let pendingBytes = 0
-        const flush = (last: boolean) => {
-          if (pending.length > 0 || last) pieces.push({ files: files!, text: Buffer.from(pending.join("")), last })
-          files!.bytes += pendingBytes
-          pending = []
-          pendingBytes = 0
-        }
-        for (const event of sparkEvents) {
-          const line = `${JSON.stringify(event)}\n`
-          pending.push(line)
-          pendingBytes += Buffer.byteLength(line)
-          const max = options.rollingMaxFileSize
-          if (max !== undefined && files.bytes + pendingBytes >= max) {
-            flush(true)
-            files = openRolled(Path.dirname(files.path), files.appId, files.index + 1, options)
-          }
-        }
-        flush(false)
-        return Effect.forEach(pieces, (piece) =>
-          Effect.flatMap(
-            options.compress && piece.text.length > 0 ? gzip(piece.text) : Effect.succeed(piece.text),
-            (bytes) =>
-              Effect.zipRight(
-                bytes.length === 0 ? Effect.void : append(piece.files.fd, bytes),
-                // A rolled-over file is closed once its last bytes are in.
-                piece.last
-                  ? Effect.try(() => Fs.closeSync(piece.files.fd))
-                  : Effect.void
-              )
-          ), { discard: true }).pipe(
-            Effect.catchAll((error) => {
-              failed = true
-              return Effect.logError(
-                `The event log ${files?.path} cannot be written (${error.message}); the app goes on without it`
-              )
-            })
-          )
-      })
-    const encodeAll = (batch: Iterable<AppEvent>) => [...batch].flatMap((event) => EventLogCodec.encode(encoder, event))
-
-    // Opens the log once the app has its id (by the writing fiber, or by the finalizer of an app that ended at once).
-    const open = Effect.suspend(() => {
-      if (files !== undefined || failed || appId === undefined) return Effect.void
-      const id = appId
-      return Effect.try(() => openLog(dir, id, options)).pipe(
-        Effect.matchEffect({
-          onFailure: (error) => {
-            failed = true
-            return Effect.logError(
-              `Cannot start the event log in ${dir} (${String(error.error)}); the app goes on without it`
-            )
-          },
-          onSuccess: (opened) => {
-            files = opened
-            return Effect.logInfo(`Logging events to ${opened.path}`).pipe(
-              Effect.zipRight(write(EventLogCodec.header({ ...app, id, properties: options.properties })))
-            )
-          }
-        })
-      )
+    let stopped = false
+    const stop = (problem: Effect.Effect<void>) => {
+      if (!stopped) runFork(problem)
+      stopped = true
+      Deferred.unsafeDone(closed, Exit.void)
+    }
+    thread.on("message", (message: FromLogThread) => {
+      switch (message._tag) {
+        case "Opened":
+          runFork(Effect.logInfo(`Logging events to ${message.path}`))
+          return
+        case "Failed":
+          return stop(Effect.logError(`${message.reason}; the app goes on without its event log`))
+        case "Closed":
+          return Deferred.unsafeDone(closed, Exit.void)
+      }
     })
+    thread.on("error", (error) => stop(Effect.logError(`The event log stopped (${error.message}); the app goes on`)))
+    thread.on("exit", () => stop(Effect.void))
+    yield* Effect.addFinalizer(() => Effect.promise(() => thread.terminate()))
 
-    // Run last (finalizers run in reverse), once the writing fiber is stopped: what is left is written, then the end.
+    const post = (message: ToLogThread) => {
+      if (!stopped) thread.postMessage(message)
+    }
+    // What is held for the next hand-over, and since when.
+    let holding: Array<AppEvent> = []
+    let holdingSince = 0
+    const takeHeld = () => {
+      const taken = holding
+      holding = []
+      return taken
+    }
+
+    // At the end, what is held goes over, then the end, and the app waits for the log's last write (bounded: a
+    // stuck disk does not keep the app from ending).
     yield* Effect.addFinalizer((exit) =>
       Effect.gen(function*() {
-        yield* open
-        if (files === undefined) return
-        const rest = yield* Queue.takeAll(events)
+        if (appId === undefined || stopped) return
         const time = yield* Clock.currentTimeMillis
-        yield* write([...encodeAll(rest), EventLogCodec.footer(time, Exit.isSuccess(exit) ? 0 : 1)])
-        if (failed) return
-        const last = files
-        yield* Effect.try(() => closeLog(last, options)).pipe(
-          Effect.catchAll((error) =>
-            Effect.logError(`The event log ${last.path} cannot be closed: ${String(error.error)}`)
-          )
-        )
+        post({ _tag: "Close", events: takeHeld(), footer: EventLogCodec.footer(time, Exit.isSuccess(exit) ? 0 : 1) })
+        const done = yield* Deferred.await(closed).pipe(Effect.timeout(closeTimeoutMillis), Effect.option)
+        if (done._tag === "None") {
+          yield* Effect.logError(`The event log's last write took over ${closeTimeoutMillis} ms`)
+        }
       })
     )
-    yield* Effect.forkScoped(Effect.gen(function*() {
-      yield* Deferred.await(named)
-      yield* open
-      if (files === undefined) return
-      // Small batches, and a yield after each: the log shares the driver's thread, whose messages must not wait
-      // behind a long write.
-      yield* Effect.forever(
-        Queue.takeBetween(events, 1, batchSize).pipe(
-          Effect.flatMap((batch) => write(encodeAll(batch))),
-          Effect.zipRight(Effect.yieldNow())
-        )
-      )
-    }))
     return {
       setAppId: (id) => {
+        if (appId !== undefined) return
         appId = id
-        Deferred.unsafeDone(named, Exit.succeed(id))
+        post({ _tag: "Open", appId: id, header: EventLogCodec.header({ ...app, id, properties: options.properties }) })
+        if (holding.length > 0) post({ _tag: "Events", events: takeHeld() })
+      },
+      add: (events) => {
+        if (stopped || events.length === 0) return
+        const now = clock.unsafeCurrentTimeMillis()
+        if (holding.length === 0) holdingSince = now
+        let due = holding.length + events.length >= batchSize || now - holdingSince >= holdMillis
+        for (const event of events) {
+          holding.push(event)
+          due ||= !held.has(event._tag)
+        }
+        if (due && appId !== undefined) post({ _tag: "Events", events: takeHeld() })
       }
     }
   })

@@ -29,3 +29,9 @@ export const storageLevelName = (level: SparkStorageLevel): string | undefined =
 export const poolProperty = "spark.scheduler.pool"
 
 export const killedPrefix = "TaskKilled ("
+
+/** The suffix of a log still being written. */
+export const inProgressSuffix = ".inprogress"
+
+/** The prefix of a rolling log's folder (Spark's `eventlog_v2_`). */
+export const rollingPrefix = "eventlog_v2_"
