@@ -8,8 +8,9 @@
  *   before compression) and an empty `appstatus_<appId>(.inprogress)` marker, as Spark's rolling writer lays it out.
  * - Compressed logs are gzip (`node:zlib`): each batch of lines is a gzip member of its own, so a log cut short by
  *   a crash still reads up to its last whole member.
- * - Lines are written in batches, each batch with one write: a crash loses at most the batch being written, and a
- *   reader never sees half a batch except at the very end of a log it knows to be in progress.
+ * - Lines are written in batches, each batch with one write: a crash loses at most the events held (below) and the
+ *   batch being written, and a reader never sees half a batch except at the very end of a log it knows to be in
+ *   progress.
  * - The events are turned into Spark's and written on a thread of the log's own (`eventLogThread.ts`): on the
  *   driver's thread, that cost a fifth of its time in jobs of short tasks. The driver's thread hands them over in
  *   batches, as Spark's writer buffers them: the events that come by the thousand — tasks' starts and ends,
