@@ -13,9 +13,12 @@ export const sparkHome = (): string => {
   let found = find()
   if (found.status !== 0) {
     console.log(`Installing pyspark ${pysparkVersion} from PyPI…`)
-    ChildProcess.spawnSync("python3", ["-m", "pip", "install", "--quiet", `pyspark==${pysparkVersion}`], {
-      stdio: "inherit"
-    })
+    const install = (flags: ReadonlyArray<string>) =>
+      ChildProcess.spawnSync("python3", ["-m", "pip", "install", "--quiet", ...flags, `pyspark==${pysparkVersion}`], {
+        stdio: "inherit"
+      }).status === 0
+    // A system Python (Debian's, say) refuses installs outside a virtual environment: then into the user's site.
+    if (!install([])) install(["--user", "--break-system-packages"])
     found = find()
   }
   if (found.status !== 0) throw new Error(`pyspark cannot be imported:\n${found.stderr}`)
