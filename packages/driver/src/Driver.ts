@@ -101,15 +101,20 @@ export const make = (
     const events = yield* PubSub.unbounded<AppEvents.AppEvent>()
     const listeners = new Set<(events: ReadonlyArray<AppEvents.AppEvent>) => void>()
     const tellListeners = (batch: ReadonlyArray<AppEvents.AppEvent>) => {
+      const failures: Array<unknown> = []
       for (const listener of listeners) {
         try {
           listener(batch)
         } catch (error) {
           listeners.delete(listener)
-          return Effect.logError("An event listener failed and no longer listens", error)
+          failures.push(error)
         }
       }
-      return Effect.void
+      return Effect.forEach(
+        failures,
+        (error) => Effect.logError("An event listener failed and no longer listens", error),
+        { discard: true }
+      )
     }
     let nextJobId = 0
     let fatal: string | undefined
