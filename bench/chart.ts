@@ -98,7 +98,8 @@ export const svg = (chart: Chart): string => {
       `<line x1="${margin.left}" y1="${y}" x2="${
         margin.left + plotW
       }" y2="${y}" stroke="#555" stroke-dasharray="6 4"/>`,
-      `<text x="${margin.left + plotW + 8}" y="${y + 4}" fill="#555">${escape(chart.limit.label)}</text>`
+      // Inside the plot, just above its line: to the right it would run into the legend.
+      `<text x="${margin.left + 6}" y="${y - 5}" fill="#555">${escape(chart.limit.label)}</text>`
     )
   }
   chart.series.forEach((series, i) => {

@@ -46,7 +46,9 @@ export const keys = {
   }),
   executorMemory: Key.make("kindling.executor.memory", ValueType.memory, {
     default: "1g",
-    description: "Memory of each executor, charged against its worker's."
+    description: "Memory of each executor, charged against its worker's: the whole process's, of which the executor " +
+      "sets aside what it holds once started and gives its tasks' spills a quarter of the rest, its fetches a fifth " +
+      "and its cache three tenths (lowering the spill threshold and maxSizeInFlight when they ask for more)."
   }),
   executorCores: Key.make("kindling.executor.cores", ValueType.int({ min: 1 }), {
     description: "Cores of each executor; unset, an app gets one executor per worker with all its free cores."
@@ -242,6 +244,7 @@ export const coreConfig = (conf: Conf.Conf<AppKeys>, maxFailures: number): Drive
     [ProtocolConf.keys.askTimeout.name, String(conf.get(ProtocolConf.keys.askTimeout))],
     [keys.maxDirectResultSize.name, String(conf.get(keys.maxDirectResultSize))],
     // Sizes in bytes, as numbers.
+    [keys.executorMemory.name, String(conf.get(keys.executorMemory) * 1024 * 1024)],
     [keys.shuffleSpillThreshold.name, String(conf.get(keys.shuffleSpillThreshold) * 1024 * 1024)],
     [keys.reducerMaxSizeInFlight.name, String(conf.get(keys.reducerMaxSizeInFlight) * 1024 * 1024)],
     [keys.maxRemoteBlockSizeFetchToMem.name, String(conf.get(keys.maxRemoteBlockSizeFetchToMem) * 1024 * 1024)]

@@ -24,6 +24,7 @@ import * as Path from "node:path"
 import * as Url from "node:url"
 import type { Disk } from "./Disk.js"
 import * as Executor from "./Executor.js"
+import * as MemoryBudget from "./MemoryBudget.js"
 import * as NodeDisk from "./NodeDisk.js"
 import type * as TaskThreads from "./TaskThreads.js"
 
@@ -200,6 +201,23 @@ export const run = <E, NE, R>(
         const value = Number(config.properties.find(([name]) => name === key)?.[1])
         return Number.isFinite(value) && value > 0 ? value : fallback
       }
+      const asked = {
+        spillThreshold: setting("kindling.shuffle.spill.threshold", 64 * 1024 * 1024),
+        maxBytesInFlight: setting("kindling.reducer.maxSizeInFlight", 48 * 1024 * 1024)
+      }
+      // An executor of known memory shares what is left of it once started (measured now that the task threads
+      // are up, before any task runs); otherwise it keeps to what the app asked for.
+      let budget: typeof asked & Partial<MemoryBudget.Budget> = asked
+      const memory = setting("kindling.executor.memory", 0)
+      if (memory > 0) {
+        const shared = MemoryBudget.share({ memory, baseline: process.memoryUsage.rss(), cores: args.cores, ...asked })
+        yield* Effect.logInfo(
+          `Memory ${mib(memory)}: a task spills past ${mib(shared.spillThreshold)}, fetches hold ${
+            mib(shared.maxBytesInFlight)
+          }, the cache ${mib(shared.storageMemory)}`
+        )
+        budget = shared
+      }
       yield* Executor.make({
         executorId: args.executorId,
         driver: args.driver,
@@ -209,8 +227,7 @@ export const run = <E, NE, R>(
         heartbeatIntervalMillis: setting("kindling.executor.heartbeatInterval", 10_000),
         askTimeoutMillis: setting("kindling.rpc.askTimeout", 120_000),
         maxDirectResultSize: setting("kindling.task.maxDirectResultSize", 1024 * 1024),
-        spillThreshold: setting("kindling.shuffle.spill.threshold", 64 * 1024 * 1024),
-        maxBytesInFlight: setting("kindling.reducer.maxSizeInFlight", 48 * 1024 * 1024),
+        ...budget,
         maxInMemoryBlock: setting("kindling.network.maxRemoteBlockSizeFetchToMem", 1024 * 1024),
         disk,
         localDir: yield* blockManagerDir(disk, environment.workDir ?? process.cwd()),
@@ -224,3 +241,5 @@ export const run = <E, NE, R>(
     }).pipe(Effect.provide(network))
     return yield* Deferred.await(exit)
   })
+
+const mib = (bytes: number) => `${Math.round(bytes / 2 ** 20)} MiB`

@@ -23,6 +23,8 @@ export * as InlineTasks from "./InlineTasks.js"
 /** @since 0.1.0 */
 export * as Keys from "./Keys.js"
 /** @since 0.1.0 */
+export * as MemoryBudget from "./MemoryBudget.js"
+/** @since 0.1.0 */
 export * as NodeDisk from "./NodeDisk.js"
 /** @since 0.1.0 */
 export * as RecordFiles from "./RecordFiles.js"

@@ -65,11 +65,13 @@ describe("DriverRunner with real processes", () => {
       assert.strictEqual(yield* driver.launches, 1)
       const report = JSON.parse(yield* readText(Path.join(driverDir, "stdout")))
       assert.deepStrictEqual(report.args, [workerUrl, Path.join(driverDir, "app.js")])
-      // The parent watch first, then the module-loading flags of the test's own process, then the memory cap.
+      // The parent watch first, then the module-loading flags of the test's own process, then the memory cap
+      // with the young generation sized to it (1 MiB semi-spaces below 128 MiB), and two malloc arenas.
       const execArgv: Array<string> = report.execArgv
       assert.deepStrictEqual(execArgv.slice(0, 2), ["--import", ProcessLauncher.parentWatchUrl])
-      assert.strictEqual(execArgv.at(-1), "--max-old-space-size=64")
-      for (const flag of execArgv.slice(2, -1)) assert.include(process.execArgv, flag)
+      assert.deepStrictEqual(execArgv.slice(-2), ["--max-old-space-size=64", "--max-semi-space-size=1"])
+      for (const flag of execArgv.slice(2, -2)) assert.include(process.execArgv, flag)
+      assert.strictEqual(report.mallocArenas, process.env.MALLOC_ARENA_MAX ?? "2")
       assert.strictEqual(report.cwd, driverDir)
       assert.strictEqual(report.env, "from the command")
       assert.strictEqual(yield* readText(Path.join(driverDir, "stderr")), "to stderr\n")

@@ -58,11 +58,13 @@ describe("ExecutorRunner", () => {
       })
       const report = JSON.parse(yield* readText(Path.join(executorDir, "stdout")))
       assert.deepStrictEqual(report.args, [workerUrl, "2", "host-a", "4", appId, "{{USER_JAR}}"])
-      // The parent watch first, then the module-loading flags of the test's own process, then the memory cap.
+      // The parent watch first, then the module-loading flags of the test's own process, then the memory cap
+      // with the young generation sized to it (1 MiB semi-spaces below 128 MiB), and two malloc arenas.
       const execArgv: Array<string> = report.execArgv
       assert.deepStrictEqual(execArgv.slice(0, 2), ["--import", ProcessLauncher.parentWatchUrl])
-      assert.strictEqual(execArgv.at(-1), "--max-old-space-size=96")
-      for (const flag of execArgv.slice(2, -1)) assert.include(process.execArgv, flag)
+      assert.deepStrictEqual(execArgv.slice(-2), ["--max-old-space-size=96", "--max-semi-space-size=1"])
+      for (const flag of execArgv.slice(2, -2)) assert.include(process.execArgv, flag)
+      assert.strictEqual(report.mallocArenas, process.env.MALLOC_ARENA_MAX ?? "2")
       assert.strictEqual(report.cwd, executorDir)
       assert.strictEqual(yield* readText(Path.join(executorDir, "stderr")), "to stderr\n")
     }))
