@@ -21,6 +21,12 @@ import type * as RecordFiles from "./RecordFiles.js"
 import * as ShuffleFiles from "./ShuffleFiles.js"
 import * as TaskContext from "./TaskContext.js"
 
+// A shuffle block is frames that each carry the CRC-32 of their records, written by the map task and checked by
+// the reduce task as it reads them (`RecordFiles.read`): a check from disk to disk, stronger than one per chunk on
+// the wire, which would only repeat it at a third of the data plane's CPU. Bytes damaged in transit fail the task
+// with `CorruptFrame`, and its next attempt fetches them again.
+const endToEnd = { checksums: false } as const
+
 /**
  * A map output a task needs cannot be had: the task's outcome is a `TaskPlan.FetchFailed` with these fields.
  *
@@ -205,7 +211,7 @@ export const make = (options: Options): Effect.Effect<ShuffleService, never, Rpc
             metrics.shuffleRemoteBytesRead = (metrics.shuffleRemoteBytesRead ?? 0) + location.size
             const blockId = ShuffleFiles.blockId({ ...read, mapIndex: location.mapIndex })
             if (location.size <= maxInMemory) {
-              return rpc.data.fetchBytes(location.address, blockId).pipe(
+              return rpc.data.fetchBytes(location.address, blockId, endToEnd).pipe(
                 Effect.map((bytes) => block({ _tag: "Bytes", bytes })),
                 Effect.mapError((error) => failed(error.message)),
                 withinBound(location.size)
@@ -228,7 +234,7 @@ export const make = (options: Options): Effect.Effect<ShuffleService, never, Rpc
         const path = Path.join(options.localDir, `fetched-${taskId}-${fetched++}`)
         yield* Effect.addFinalizer(() => DiskOperations.removing(path, () => disk.remove(path)))
         const file = yield* disk.appender(path)
-        yield* rpc.data.fetch(from, blockId).pipe(Stream.runForEach(file.append))
+        yield* rpc.data.fetch(from, blockId, endToEnd).pipe(Stream.runForEach(file.append))
         return { _tag: "File", path, offset: 0, length: size } as RecordFiles.Segment
       })
 

@@ -162,13 +162,13 @@ export const chunkFrameOverhead: number = chunkFrames.chunkFrameOverhead
 /**
  * A chunk's frame as two pieces, the frame header and envelope up to the data, then the data itself, so that a
  * chunk goes out without copying its bytes. Together they are a frame of the `chunk` envelope, in the layout
- * `decodeChunkPieces` reads back without copying either. The caller keeps to the frame size limit.
+ * (with its `crc` or without) `decodeChunkPieces` reads back without copying either. The caller keeps to the frame size limit.
  *
  * @since 0.1.0
  * @category encoding
  */
 export const encodeChunkFrame: (
-  chunk: { readonly id: number; readonly offset: number; readonly crc: number; readonly data: Uint8Array }
+  chunk: { readonly id: number; readonly offset: number; readonly crc?: number; readonly data: Uint8Array }
 ) => readonly [header: Uint8Array, data: Uint8Array] = chunkFrames.encodeChunkFrame
 
 /**
@@ -180,13 +180,14 @@ export const encodeChunkFrame: (
 export interface ChunkPieces {
   readonly id: number
   readonly offset: number
-  readonly crc: number
+  /** Absent when the fetch asked for no checksums. */
+  readonly crc: number | undefined
   readonly data: ReadonlyArray<Uint8Array>
 }
 
 /**
  * A payload in pieces (see `FrameDecoder.pushPieces`) as a chunk, without joining its data, when it is a chunk in
- * the layout `encodeChunkFrame` writes. Anything else, chunks encoded otherwise included, is undefined: decode it
+ * one of the layouts `encodeChunkFrame` writes. Anything else, chunks encoded otherwise included, is undefined: decode it
  * whole, with `decodePayload`.
  *
  * @since 0.1.0

@@ -184,7 +184,10 @@ const Offset = Schema.NonNegativeInt.annotations({ description: "a byte position
 
 /**
  * Asks for the bytes of a block from `offset` on, granting `window` bytes of credit to start with (0 is
- * allowed: the server then sends nothing but `end` or `fetchFailed` until a `credit`).
+ * allowed: the server then sends nothing but `end` or `fetchFailed` until a `credit`). `checksums: false` says
+ * the fetcher checks the block's bytes itself (a shuffle block's frames carry their own CRC-32, checked from the
+ * map task's write to the reduce task's read): its chunks then come without a `crc`, which would only check
+ * again, at a third of the data plane's CPU, what is checked end to end. Absent, it is true.
  *
  * @since 0.1.0
  * @category data plane
@@ -193,12 +196,17 @@ export const Fetch = Schema.TaggedStruct("fetch", {
   id: StreamId,
   block: Schema.String,
   offset: Offset,
-  window: Schema.NonNegativeInt
+  window: Schema.NonNegativeInt,
+  checksums: Schema.optionalWith(
+    Schema.Boolean.annotations({ description: "false: chunks without crc, the fetcher checks the bytes itself" }),
+    { exact: true }
+  )
 }).annotations({ identifier: "Fetch", description: "fetcher → server: open a stream of a block's bytes" })
 
 /**
- * The next bytes of a stream, starting at `offset`, with their CRC-32 (IEEE 802.3, as zlib's `crc32`). A
- * chunk never carries more than the credit the fetcher has granted and the server has not used yet.
+ * The next bytes of a stream, starting at `offset`, with their CRC-32 (IEEE 802.3, as zlib's `crc32`) unless the
+ * fetch asked for none. A chunk never carries more than the credit the fetcher has granted and the server has not
+ * used yet.
  *
  * @since 0.1.0
  * @category data plane
@@ -206,7 +214,12 @@ export const Fetch = Schema.TaggedStruct("fetch", {
 export const Chunk = Schema.TaggedStruct("chunk", {
   id: StreamId,
   offset: Offset,
-  crc: Schema.Int.pipe(Schema.between(0, 0xffffffff)).annotations({ description: "CRC-32 of data" }),
+  crc: Schema.optionalWith(
+    Schema.Int.pipe(Schema.between(0, 0xffffffff)).annotations({
+      description: "CRC-32 of data; absent when the fetch asked for no checksums"
+    }),
+    { exact: true }
+  ),
   data: Bytes
 }).annotations({ identifier: "Chunk", description: "server → fetcher: bytes of the stream at offset" })
 

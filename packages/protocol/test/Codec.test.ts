@@ -158,7 +158,9 @@ describe("Codec", () => {
     [Arbitrary.make(Envelope.Chunk), fc.array(fc.nat())],
     ([chunk, cuts]) => {
       const [header, data] = Codec.encodeChunkFrame(chunk)
-      assert.strictEqual(header.length, Codec.chunkFrameOverhead)
+      // Without its crc (a fetch that asked for no checksums) a chunk's frame is shorter.
+      assert.isTrue(chunk.crc === undefined ? header.length < Codec.chunkFrameOverhead : true)
+      assert.isAtMost(header.length, Codec.chunkFrameOverhead)
       const frame = new Uint8Array(header.length + data.length)
       frame.set(header)
       frame.set(data, header.length)
@@ -176,13 +178,14 @@ describe("Codec", () => {
       const whole = Either.getOrThrow(Codec.decodePayload(frame.subarray(Codec.headerSize)))
       assert.deepStrictEqual(whole, chunk)
       const read = Codec.decodeChunkPieces(pieces)
-      if (pieces[0]!.length < Codec.chunkFrameOverhead - Codec.headerSize) {
+      if (pieces[0]!.length < header.length - Codec.headerSize) {
         assert.isUndefined(read)
         return
       }
-      const { _tag, ...fields } = chunk
       assert.deepStrictEqual({ ...read!, data: Buffer.concat(read!.data) }, {
-        ...fields,
+        id: chunk.id,
+        offset: chunk.offset,
+        crc: chunk.crc,
         data: Buffer.from(chunk.data)
       })
     },

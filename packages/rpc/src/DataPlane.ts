@@ -83,6 +83,13 @@ export interface Options {
 export interface FetchOptions {
   /** Where in the block to start (default 0). */
   readonly offset?: number
+  /**
+   * Whether the data plane checks each chunk against its CRC-32 (default true). False is for bytes the consumer
+   * checks end to end itself, such as a shuffle block's checksummed frames: the chunks then come without a CRC,
+   * sparing both sides a pass over every byte, and damaged bytes reach the consumer as they arrived (its check
+   * finds them; the data plane does not refetch).
+   */
+  readonly checksums?: boolean
 }
 
 /**

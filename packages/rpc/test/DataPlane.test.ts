@@ -121,6 +121,29 @@ const suite = (name: string, transport: Layer.Layer<Transport.Transport>) =>
         assert.strictEqual((yield* client.rpc.data.stats).retries, 1)
       }))
 
+    live(
+      "a fetch whose consumer checks the bytes itself gets chunks without checksums, damaged bytes as they came",
+      () =>
+        Effect.gen(function*() {
+          const dataPlane: DataPlane.Options = { chunkSize: 64 * KiB, window: 256 * KiB, retryWait: "10 millis" }
+          const seen = makeSeen()
+          const server = yield* startNode({ dataPlane })
+          const client = yield* startNode({ dataPlane }).pipe(withFaults({ corrupt: (n) => n === 2 }, seen))
+          const block = pattern(MiB, 3)
+          yield* serveBlocks(server.rpc, "b/", { "b/x": block })
+          const fetched = yield* collect(client.rpc.data.fetch(server.address, "b/x", { checksums: false }))
+          // The last byte of the second chunk, flipped on the way, and nothing else: no refetch, no retry.
+          const differing = [...fetched.keys()].filter((i) => fetched[i] !== block[i])
+          assert.deepStrictEqual(differing, [2 * 64 * KiB - 1])
+          assert.deepStrictEqual(fetchOffsets(seen), [0])
+          const opened = seen.written.find((envelope) => envelope._tag === "fetch")
+          assert.strictEqual(opened?._tag === "fetch" ? opened.checksums : undefined, false)
+          assert.strictEqual((yield* client.rpc.data.stats).retries, 0)
+          // The same fetch asking for checksums finds the damage and refetches.
+          sameBytes(yield* collect(client.rpc.data.fetch(server.address, "b/x")), block)
+        })
+    )
+
     live("a slow consumer keeps the fetcher's and the server's buffered bytes within their bounds", () =>
       Effect.gen(function*() {
         const dataPlane = {

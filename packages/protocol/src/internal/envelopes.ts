@@ -78,18 +78,24 @@ const dataEnvelopeOf = (value: Record<string, unknown>): Checked<DataEnvelope> |
       const offset = checkCount(value.offset, "offset")
       if (offset instanceof MalformedFrame) return offset
       const window = checkCount(value.window, "window")
-      return window instanceof MalformedFrame ? window : { _tag: "fetch", id, block: value.block, offset, window }
+      if (window instanceof MalformedFrame) return window
+      if (value.checksums === undefined) return { _tag: "fetch", id, block: value.block, offset, window }
+      return typeof value.checksums === "boolean"
+        ? { _tag: "fetch", id, block: value.block, offset, window, checksums: value.checksums }
+        : notEnvelope(`checksums must be a boolean, got ${shown(value.checksums)}`)
     }
     case "chunk": {
       const id = checkId(value.id)
       if (id instanceof MalformedFrame) return id
       const offset = checkCount(value.offset, "offset")
       if (offset instanceof MalformedFrame) return offset
-      if (!isInt(value.crc) || value.crc < 0 || value.crc > 0xffffffff) {
-        return notEnvelope(`crc must be a uint32, got ${shown(value.crc)}`)
+      const crc = value.crc
+      if (crc !== undefined && (!isInt(crc) || crc < 0 || crc > 0xffffffff)) {
+        return notEnvelope(`crc must be a uint32, got ${shown(crc)}`)
       }
       const data = checkBytes(value.data, "data")
-      return data instanceof MalformedFrame ? data : { _tag: "chunk", id, offset, crc: value.crc, data }
+      if (data instanceof MalformedFrame) return data
+      return crc === undefined ? { _tag: "chunk", id, offset, data } : { _tag: "chunk", id, offset, crc, data }
     }
     case "credit": {
       const id = checkId(value.id)

@@ -37,6 +37,8 @@ interface Transfer {
   readonly from: RpcAddress.RpcAddress
   readonly blockId: string
   readonly route: Route
+  /** Whether its chunks come with their CRC-32, checked here; false when the consumer checks the bytes itself. */
+  readonly checksums: boolean
   state: TransferState
   /** Where the verified bytes end. */
   offset: number
@@ -214,9 +216,12 @@ export const makeFetcher = (
     if (size > transfer.granted) {
       return corrupted(transfer, `a chunk of ${size} bytes beyond the ${transfer.granted} bytes of credit`)
     }
-    let sum = 0
-    for (const piece of data) sum = checksum(piece, sum)
-    if (sum !== crc) return corrupted(transfer, "a chunk's checksum does not match its bytes")
+    if (crc === undefined && transfer.checksums) return corrupted(transfer, "a chunk without its checksum")
+    if (crc !== undefined) {
+      let sum = 0
+      for (const piece of data) sum = checksum(piece, sum)
+      if (sum !== crc) return corrupted(transfer, "a chunk's checksum does not match its bytes")
+    }
     transfer.offset += size
     transfer.granted -= size
     transfer.readyBytes += size
@@ -307,7 +312,8 @@ export const makeFetcher = (
             id,
             block: transfer.blockId,
             offset: transfer.offset,
-            window: claim(transfer)
+            window: claim(transfer),
+            ...(transfer.checksums ? {} : { checksums: false })
           })
         }
       })
@@ -379,7 +385,7 @@ export const makeFetcher = (
       lastError: new Errors.ConnectionLost({ peer: transfer.from.hostPort, reason: "node stopped" })
     })
 
-  const open = (from: RpcAddress.RpcAddress, blockId: string, offset: number): Transfer => {
+  const open = (from: RpcAddress.RpcAddress, blockId: string, offset: number, checksums: boolean): Transfer => {
     const key = RpcAddress.key(from)
     let route = routes.get(key)
     if (route === undefined) {
@@ -391,6 +397,7 @@ export const makeFetcher = (
       from,
       blockId,
       route,
+      checksums,
       state: { _tag: "idle" },
       offset,
       ready: [],
@@ -416,11 +423,11 @@ export const makeFetcher = (
     if (--transfer.route.transfers === 0) routes.delete(transfer.route.key)
   }
 
-  const fetchRemote = (from: RpcAddress.RpcAddress, blockId: string, offset: number) =>
+  const fetchRemote = (from: RpcAddress.RpcAddress, blockId: string, offset: number, checksums: boolean) =>
     Stream.unwrapScoped(
       Effect.map(
         Effect.acquireRelease(
-          Effect.sync(() => open(from, blockId, offset)),
+          Effect.sync(() => open(from, blockId, offset, checksums)),
           (transfer) => Effect.sync(() => close(transfer))
         ),
         (transfer) => Stream.repeatEffectChunkOption(pull(transfer))
@@ -453,7 +460,7 @@ export const makeFetcher = (
     const self = host.address()
     return self !== undefined && RpcAddress.key(self) === RpcAddress.key(from)
       ? fetchLocal(self, blockId, offset)
-      : fetchRemote(from, blockId, offset)
+      : fetchRemote(from, blockId, offset, fetchOptions?.checksums ?? true)
   }
 
   const received = (link: Link, envelope: Envelope.DataEnvelope): boolean => {
@@ -462,7 +469,7 @@ export const makeFetcher = (
     touch(fetchLink)
     switch (envelope._tag) {
       case "chunk":
-        onChunk(fetchLink, { ...envelope, data: [envelope.data] })
+        onChunk(fetchLink, { id: envelope.id, offset: envelope.offset, crc: envelope.crc, data: [envelope.data] })
         return true
       case "end":
         onEnd(fetchLink, envelope)

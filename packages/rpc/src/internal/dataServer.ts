@@ -1,5 +1,5 @@
-// The serving side of the data plane: blocks registered by prefix, each fetch streamed in checksummed chunks as
-// the fetcher's credit allows, within the bounds on bytes buffered per connection and per node.
+// The serving side of the data plane: blocks registered by prefix, each fetch streamed in chunks (checksummed,
+// unless the fetcher checks the bytes itself) as the fetcher's credit allows, within the bounds on bytes buffered per connection and per node.
 import { Codec, type Envelope, Errors, type RpcAddress } from "@kindling/protocol"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
@@ -37,6 +37,8 @@ interface Serving {
   readonly blockId: string
   readonly server: ServerLink
   readonly registration: Registration | undefined
+  /** Whether its chunks carry their CRC-32: false when the fetcher checks the bytes itself. */
+  readonly checksums: boolean
   credit: number
   wake: (() => void) | undefined
   fiber: Fiber.RuntimeFiber<void> | undefined
@@ -159,7 +161,12 @@ export const makeServer = (shared: Shared): Server => {
         // Read only when the bytes can go out soon, so a stream holds at most one chunk outside the buffer.
         yield* awaitRoom(server, length + Codec.chunkFrameOverhead)
         const data = yield* readExactly(source, blockId, position, length)
-        yield* write(server, Codec.encodeChunkFrame({ id, offset: position, crc: checksum(data), data }))
+        yield* write(
+          server,
+          Codec.encodeChunkFrame(
+            serving.checksums ? { id, offset: position, crc: checksum(data), data } : { id, offset: position, data }
+          )
+        )
         serving.credit -= length
         position += length
         bytesServed += length
@@ -190,7 +197,7 @@ export const makeServer = (shared: Shared): Server => {
       return Option.isSome(failure) ? Effect.void : Effect.logError(`serving ${serving.blockId} failed`, cause)
     })
 
-  const onFetch = (server: ServerLink, { block, id, offset, window }: DataMessage<"fetch">) => {
+  const onFetch = (server: ServerLink, { block, checksums, id, offset, window }: DataMessage<"fetch">) => {
     if (server.streams.has(id)) return violation(server.link, `stream ${id} opened twice`)
     const registration = registrationOf(block)
     const serving: Serving = {
@@ -198,6 +205,7 @@ export const makeServer = (shared: Shared): Server => {
       blockId: block,
       server,
       registration,
+      checksums: checksums ?? true,
       credit: window,
       wake: undefined,
       fiber: undefined
