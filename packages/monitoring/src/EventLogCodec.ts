@@ -95,6 +95,14 @@ export const footer = (time: number, exitCode: number): SparkEvent => ({
  */
 export const encode: (encoder: Encoder, event: AppEvent) => ReadonlyArray<SparkEvent> = Encoding.encode
 
+/**
+ * One of the app's events as the lines a log holds: the JSON of what `encode` gives, without newlines. Tasks'
+ * starts and ends, most of a log, are written straight from the event, several times faster.
+ *
+ * @since 0.1.0
+ */
+export const encodeLines: (encoder: Encoder, event: AppEvent) => ReadonlyArray<string> = Encoding.encodeLines
+
 // ---- replay -------------------------------------------------------------------------------------------------
 
 /**

@@ -29,12 +29,14 @@ const attempt = (what: string, body: () => void) => {
   }
 }
 
-const write = (events: ReadonlyArray<SparkEvent>) =>
+const write = (lines: ReadonlyArray<string>) =>
   attempt(`The event log ${files?.path} cannot be written`, () => {
-    if (files !== undefined) files = EventLogFiles.write(files, events, layout)
+    if (files !== undefined) files = EventLogFiles.write(files, lines, layout)
   })
 
-const encodeAll = (events: ReadonlyArray<AppEvent>) => events.flatMap((event) => EventLogCodec.encode(encoder, event))
+const linesOf = (events: ReadonlyArray<AppEvent>) =>
+  events.flatMap((event) => EventLogCodec.encodeLines(encoder, event))
+const sparkLines = (events: ReadonlyArray<SparkEvent>) => events.map((event) => JSON.stringify(event))
 
 parentPort!.on("message", (message: ToLogThread) => {
   switch (message._tag) {
@@ -43,13 +45,13 @@ parentPort!.on("message", (message: ToLogThread) => {
         files = EventLogFiles.open(dir, message.appId, layout)
         tell({ _tag: "Opened", path: files.path })
       })
-      write(message.header)
+      write(sparkLines(message.header))
       return
     case "Events":
-      write(encodeAll(message.events))
+      write(linesOf(message.events))
       return
     case "Close":
-      write([...encodeAll(message.events), message.footer])
+      write([...linesOf(message.events), ...sparkLines([message.footer])])
       attempt(`The event log ${files?.path} cannot be closed`, () => {
         if (files !== undefined) EventLogFiles.close(files, layout)
       })

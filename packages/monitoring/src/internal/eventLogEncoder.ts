@@ -88,6 +88,47 @@ const taskEndReason = (succeeded: boolean, reason: string | undefined): typeof S
 
 const key = (stageId: number, attempt: number) => `${stageId}.${attempt}`
 
+type TaskStart = Extract<AppEvent, { readonly _tag: "TaskStart" }>
+type TaskEnd = Extract<AppEvent, { readonly _tag: "TaskEnd" }>
+type TaskEndReason = typeof SparkEvents.TaskEndReason.Type
+
+// A task's launch as Spark's TaskInfo, kept for its end; it counts as its partition's next attempt.
+const taskStarted = (encoder: Encoder, event: TaskStart): SparkTaskInfo => {
+  const partition = `${key(event.stageId, event.stageAttempt)}.${event.index}`
+  const attempt = encoder.launches.get(partition) ?? 0
+  encoder.launches.set(partition, attempt + 1)
+  const info: SparkTaskInfo = {
+    "Task ID": event.taskId,
+    Index: event.index,
+    Attempt: attempt,
+    "Partition ID": event.index,
+    "Launch Time": event.time,
+    "Executor ID": event.executorId,
+    Host: encoder.hosts.get(event.executorId)?.host ?? "unknown",
+    Locality: event.locality,
+    Speculative: false,
+    "Getting Result Time": 0,
+    "Finish Time": 0,
+    Failed: false,
+    Killed: false,
+    Accumulables: []
+  }
+  encoder.tasks.set(event.taskId, info)
+  return info
+}
+
+// A task's end: the TaskInfo of its launch, forgotten now, and why it ended; nothing for a task never launched.
+const taskEnded = (encoder: Encoder, event: TaskEnd) => {
+  const started = encoder.tasks.get(event.taskId)
+  encoder.tasks.delete(event.taskId)
+  return started === undefined ? undefined : { started, reason: taskEndReason(event.succeeded, event.reason) }
+}
+
+const taskType = (encoder: Encoder, stageId: number) =>
+  encoder.resultStages.has(stageId) ? "ResultTask" : "ShuffleMapTask"
+
+const failed = (reason: TaskEndReason) => reason.Reason !== "Success" && reason.Reason !== "TaskKilled"
+
 const stageOf = (encoder: Encoder, stageId: number, name = `stage ${stageId}`): StageInfo =>
   encoder.stages.get(stageId) ?? { stageId, name, numTasks: 0, parentIds: [], datasets: [] }
 
@@ -136,49 +177,27 @@ export const encode = (encoder: Encoder, event: AppEvent): ReadonlyArray<SparkEv
         })
       }]
     }
-    case "TaskStart": {
-      const partition = `${key(event.stageId, event.stageAttempt)}.${event.index}`
-      const attempt = encoder.launches.get(partition) ?? 0
-      encoder.launches.set(partition, attempt + 1)
-      const info: SparkTaskInfo = {
-        "Task ID": event.taskId,
-        Index: event.index,
-        Attempt: attempt,
-        "Partition ID": event.index,
-        "Launch Time": event.time,
-        "Executor ID": event.executorId,
-        Host: encoder.hosts.get(event.executorId)?.host ?? "unknown",
-        Locality: event.locality,
-        Speculative: false,
-        "Getting Result Time": 0,
-        "Finish Time": 0,
-        Failed: false,
-        Killed: false,
-        Accumulables: []
-      }
-      encoder.tasks.set(event.taskId, info)
+    case "TaskStart":
       return [{
         Event: "SparkListenerTaskStart",
         "Stage ID": event.stageId,
         "Stage Attempt ID": event.stageAttempt,
-        "Task Info": info
+        "Task Info": taskStarted(encoder, event)
       }]
-    }
     case "TaskEnd": {
-      const started = encoder.tasks.get(event.taskId)
-      encoder.tasks.delete(event.taskId)
-      if (started === undefined) return []
-      const reason = taskEndReason(event.succeeded, event.reason)
+      const ended = taskEnded(encoder, event)
+      if (ended === undefined) return []
+      const { reason, started } = ended
       return [{
         Event: "SparkListenerTaskEnd",
         "Stage ID": event.stageId,
         "Stage Attempt ID": event.stageAttempt,
-        "Task Type": encoder.resultStages.has(event.stageId) ? "ResultTask" : "ShuffleMapTask",
+        "Task Type": taskType(encoder, event.stageId),
         "Task End Reason": reason,
         "Task Info": {
           ...started,
           "Finish Time": event.time,
-          Failed: reason.Reason !== "Success" && reason.Reason !== "TaskKilled",
+          Failed: failed(reason),
           Killed: reason.Reason === "TaskKilled"
         },
         "Task Metrics": taskMetrics(event.metrics)
@@ -227,5 +246,63 @@ export const encode = (encoder: Encoder, event: AppEvent): ReadonlyArray<SparkEv
     case "ExecutorLaunchFailed":
     case "ExecutorMetricsUpdate":
       return []
+  }
+}
+
+// ---- lines --------------------------------------------------------------------------------------------------
+
+// JSON.stringify's text for a number or a string, without its generic walk.
+const number = (n: number) => (Number.isFinite(n) ? `${n}` : "null")
+const string = JSON.stringify
+
+// A task's partition is its index (`taskStarted`).
+const taskInfoLine = (info: SparkTaskInfo, finishTime: number, failed: boolean, killed: boolean) =>
+  `{"Task ID":${number(info["Task ID"])},"Index":${number(info.Index)},"Attempt":${number(info.Attempt)},` +
+  `"Partition ID":${number(info.Index)},"Launch Time":${number(info["Launch Time"])},` +
+  `"Executor ID":${string(info["Executor ID"])},"Host":${string(info.Host)},"Locality":${string(info.Locality)},` +
+  `"Speculative":false,"Getting Result Time":0,"Finish Time":${number(finishTime)},"Failed":${failed},` +
+  `"Killed":${killed},"Accumulables":[]}`
+
+const taskMetricsLine = (metrics: Readonly<Record<string, number>>) => {
+  const { "Shuffle Read Metrics": read, "Shuffle Write Metrics": write, ...times } = taskMetrics(metrics)
+  return `{"Executor Deserialize Time":0,"Executor Run Time":${number(times["Executor Run Time"])},` +
+    `"Result Size":0,"JVM GC Time":0,"Result Serialization Time":0,` +
+    `"Memory Bytes Spilled":${number(times["Memory Bytes Spilled"])},` +
+    `"Disk Bytes Spilled":${number(times["Disk Bytes Spilled"])},` +
+    `"Shuffle Read Metrics":{"Remote Blocks Fetched":0,"Local Blocks Fetched":0,"Fetch Wait Time":0,` +
+    `"Remote Bytes Read":${number(read["Remote Bytes Read"])},"Local Bytes Read":${number(read["Local Bytes Read"])},` +
+    `"Total Records Read":${number(read["Total Records Read"])}},` +
+    `"Shuffle Write Metrics":{"Shuffle Bytes Written":${number(write["Shuffle Bytes Written"])},` +
+    `"Shuffle Write Time":0,"Shuffle Records Written":${number(write["Shuffle Records Written"])}}}`
+}
+
+/**
+ * One of the app's events as the lines of Spark's log (JSON, without their newlines). A task's start and end, two
+ * lines of every task and the bulk of a log, are written straight from the event, a sixth of the time
+ * `JSON.stringify` takes over Spark's objects; the text is the same, key for key (a property test holds them
+ * together).
+ */
+export const encodeLines = (encoder: Encoder, event: AppEvent): ReadonlyArray<string> => {
+  switch (event._tag) {
+    case "TaskStart":
+      return [
+        `{"Event":"SparkListenerTaskStart","Stage ID":${number(event.stageId)},` +
+        `"Stage Attempt ID":${number(event.stageAttempt)},` +
+        `"Task Info":${taskInfoLine(taskStarted(encoder, event), 0, false, false)}}`
+      ]
+    case "TaskEnd": {
+      const ended = taskEnded(encoder, event)
+      if (ended === undefined) return []
+      const { reason, started } = ended
+      return [
+        `{"Event":"SparkListenerTaskEnd","Stage ID":${number(event.stageId)},` +
+        `"Stage Attempt ID":${number(event.stageAttempt)},"Task Type":"${taskType(encoder, event.stageId)}",` +
+        `"Task End Reason":${reason.Reason === "Success" ? `{"Reason":"Success"}` : JSON.stringify(reason)},` +
+        `"Task Info":${taskInfoLine(started, event.time, failed(reason), reason.Reason === "TaskKilled")},` +
+        `"Task Metrics":${taskMetricsLine(event.metrics)}}`
+      ]
+    }
+    default:
+      return encode(encoder, event).map((sparkEvent) => JSON.stringify(sparkEvent))
   }
 }

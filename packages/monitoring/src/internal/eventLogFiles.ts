@@ -3,7 +3,6 @@
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import * as Zlib from "node:zlib"
-import type { SparkEvent } from "../SparkEvents.js"
 import { inProgressSuffix, rollingPrefix } from "./eventLogNames.js"
 
 /** How a log is laid out (`kindling.eventLog.compress`, `kindling.eventLog.rolling.*`). */
@@ -18,6 +17,7 @@ export interface Files {
   readonly appId: string
   readonly fd: number
   readonly path: string
+  /** The bytes written to it, counted for a rolling layout only. */
   bytes: number
   readonly index: number
 }
@@ -51,18 +51,20 @@ const writeText = (files: Files, text: string, layout: Layout) => {
 }
 
 /**
- * Writes events as lines, rolling over to the next file (the full one closed) past the layout's size; returns the
- * file the log goes on in.
+ * Writes events' lines (JSON, `EventLogCodec.encodeLines`), rolling over to the next file (the full one closed)
+ * past the layout's size; returns the file the log goes on in.
  */
-export const write = (files: Files, events: ReadonlyArray<SparkEvent>, layout: Layout): Files => {
+export const write = (files: Files, lines: ReadonlyArray<string>, layout: Layout): Files => {
   let current = files
   let pending = ""
-  for (const event of events) {
-    const line = `${JSON.stringify(event)}\n`
+  for (const text of lines) {
+    const line = `${text}\n`
     pending += line
-    current.bytes += Buffer.byteLength(line)
+    // Counted only when it matters: a log of one file never rolls over.
     const max = layout.rollingMaxFileSize
-    if (max !== undefined && current.bytes >= max) {
+    if (max === undefined) continue
+    current.bytes += Buffer.byteLength(line)
+    if (current.bytes >= max) {
       writeText(current, pending, layout)
       pending = ""
       Fs.closeSync(current.fd)
