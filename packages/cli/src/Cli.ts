@@ -12,6 +12,7 @@ import * as Effect from "effect/Effect"
 import type * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
 import packageJson from "../package.json" with { type: "json" }
+import * as CommandLine from "./internal/commandLine.js"
 import * as Settings from "./Settings.js"
 import * as SubmitCommands from "./SubmitCommands.js"
 
@@ -51,34 +52,40 @@ const confList = (option: Option.Option<HashMap.HashMap<string, string>>) =>
 const host = Options.text("host").pipe(Options.withDescription("The host to listen on"), Options.optional)
 const webuiPort = Options.integer("webui-port").pipe(Options.withDescription("The web UI's port"), Options.optional)
 
+const masterOptions = {
+  host,
+  port: Options.integer("port").pipe(
+    Options.withDescription("The port to listen on (0: any free port)"),
+    Options.withDefault(7077)
+  ),
+  webuiPort,
+  propertiesFile,
+  conf
+}
+
 const master = Command.make(
   "master",
-  {
-    host,
-    port: Options.integer("port").pipe(
-      Options.withDescription("The port to listen on (0: any free port)"),
-      Options.withDefault(7077)
-    ),
-    webuiPort,
-    propertiesFile,
-    conf
-  },
+  masterOptions,
   (args) =>
     exitCode(
       loaded(() => import("./MasterCommand.js"), (command) => command.run({ ...args, conf: confList(args.conf) }))
     )
 ).pipe(Command.withDescription("Start a master"))
 
+const historyOptions = {
+  host,
+  port: Options.integer("port").pipe(
+    Options.withDescription("The port of the UI and API (default: kindling.history.ui.port, 18080; 0: any)"),
+    Options.optional
+  ),
+  propertiesFile,
+  conf
+}
+
 const history = Command.make(
   "history",
   {
-    host,
-    port: Options.integer("port").pipe(
-      Options.withDescription("The port of the UI and API (default: kindling.history.ui.port, 18080; 0: any)"),
-      Options.optional
-    ),
-    propertiesFile,
-    conf,
+    ...historyOptions,
     logDirectory: Args.text({ name: "log-dir" }).pipe(
       Args.withDescription("The folder of event logs (default: kindling.history.fs.logDirectory)"),
       Args.optional
@@ -90,27 +97,31 @@ const history = Command.make(
     )
 ).pipe(Command.withDescription("Start a history server over a folder of event logs"))
 
+const workerOptions = {
+  cores: Options.integer("cores").pipe(Options.withDescription("Cores to offer (default: all)"), Options.optional),
+  memory: Options.text("memory").pipe(
+    Options.withDescription("Memory to offer, e.g. 2g or 512m (default: RAM minus 1 GiB, at least 1 GiB)"),
+    Options.optional
+  ),
+  workDir: Options.directory("work-dir").pipe(
+    Options.withDescription("Where drivers and executors run"),
+    Options.optional
+  ),
+  host,
+  port: Options.integer("port").pipe(
+    Options.withDescription("The port to listen on (default: any)"),
+    Options.withDefault(0)
+  ),
+  webuiPort,
+  propertiesFile,
+  conf
+}
+
 const worker = Command.make(
   "worker",
   {
     master: Args.text({ name: "master-url" }).pipe(Args.withDescription("kindling://host:port[,host2:port2]")),
-    cores: Options.integer("cores").pipe(Options.withDescription("Cores to offer (default: all)"), Options.optional),
-    memory: Options.text("memory").pipe(
-      Options.withDescription("Memory to offer, e.g. 2g or 512m (default: RAM minus 1 GiB, at least 1 GiB)"),
-      Options.optional
-    ),
-    workDir: Options.directory("work-dir").pipe(
-      Options.withDescription("Where drivers and executors run"),
-      Options.optional
-    ),
-    host,
-    port: Options.integer("port").pipe(
-      Options.withDescription("The port to listen on (default: any)"),
-      Options.withDefault(0)
-    ),
-    webuiPort,
-    propertiesFile,
-    conf
+    ...workerOptions
   },
   (args) =>
     exitCode(
@@ -182,21 +193,12 @@ const submit = Command.make(
     )
 ).pipe(Command.withDescription("Submit an app to run as a driver on the cluster; prints the driver id"))
 
-// As with spark-submit, what follows APP is the app's; a Kindling option there is most likely a mistake, so say so.
-const warnMisplacedOptions = (appArgs: ReadonlyArray<string>) =>
-  Effect.forEach(
-    appArgs.filter((arg) => submitOptionNames.has(arg.split("=")[0]!)),
-    (arg) =>
-      Effect.logWarning(
-        `${arg} comes after the app, so it is passed to the app as an argument; kindling's options go before the app`
-      ),
-    { discard: true }
-  )
+const driverOptions = { master: masterUrl, propertiesFile, conf }
 
 const driverCommand = (name: string, description: string, run: typeof SubmitCommands.status) =>
   Command.make(
     name,
-    { master: masterUrl, propertiesFile, conf, driverId: Args.text({ name: "driver-id" }) },
+    { ...driverOptions, driverId: Args.text({ name: "driver-id" }) },
     (args) => exitCode(run({ ...args, conf: confList(args.conf) }))
   ).pipe(Command.withDescription(description))
 
@@ -204,9 +206,7 @@ const driverCommand = (name: string, description: string, run: typeof SubmitComm
 const status = Command.make(
   "status",
   {
-    master: masterUrl,
-    propertiesFile,
-    conf,
+    ...driverOptions,
     driverId: Args.text({ name: "driver-id" }).pipe(Args.optional)
   },
   (args) =>
@@ -223,22 +223,24 @@ const status = Command.make(
   )
 )
 
+const conformanceOptions = {
+  target: Options.text("target").pipe(Options.withDescription("The node to check, as kindling://host:port")),
+  role: Options.choice("role", ["master", "worker"]).pipe(Options.withDescription("What the node is")),
+  secret: Options.text("secret").pipe(
+    Options.withDescription("The cluster's shared secret (default: kindling.authenticate.secret, when on)"),
+    Options.optional
+  ),
+  timeout: Options.integer("timeout").pipe(
+    Options.withDescription("Seconds to wait for each answer"),
+    Options.withDefault(5)
+  ),
+  propertiesFile,
+  conf
+}
+
 const conformance = Command.make(
   "conformance",
-  {
-    target: Options.text("target").pipe(Options.withDescription("The node to check, as kindling://host:port")),
-    role: Options.choice("role", ["master", "worker"]).pipe(Options.withDescription("What the node is")),
-    secret: Options.text("secret").pipe(
-      Options.withDescription("The cluster's shared secret (default: kindling.authenticate.secret, when on)"),
-      Options.optional
-    ),
-    timeout: Options.integer("timeout").pipe(
-      Options.withDescription("Seconds to wait for each answer"),
-      Options.withDefault(5)
-    ),
-    propertiesFile,
-    conf
-  },
+  conformanceOptions,
   (args) =>
     exitCode(
       loaded(() => import("./ConformanceCommand.js"), (command) => command.run({ ...args, conf: confList(args.conf) }))
@@ -272,50 +274,61 @@ export const kindling = Command.make(
   ])
 )
 
-// Read off the options themselves, so that an option added to `submit` is never taken for APP.
-const submitOptionList = Object.values<Options.Options<unknown>>(submitOptions)
-const submitOptionNames: ReadonlySet<string> = new Set(
-  submitOptionList.flatMap((option) => Option.toArray(Options.getIdentifier(option)))
-)
-const submitOptionsWithValue: ReadonlySet<string> = new Set(
-  submitOptionList.flatMap((option) => (Options.isBool(option) ? [] : Option.toArray(Options.getIdentifier(option))))
-)
-
-// `kindling submit [options] APP [ARGS…]`: everything after APP belongs to the app, even what looks like an
-// option, as with spark-submit. @effect/cli stops reading options at `--`, so one goes in after APP.
-const separateAppArgs = (argv: ReadonlyArray<string>): ReadonlyArray<string> => {
-  const command = argv.indexOf("submit", 2)
-  if (command !== 2 || argv.includes("--")) return argv
-  for (let i = command + 1; i < argv.length; i++) {
-    const token = argv[i]!
-    if (submitOptionsWithValue.has(token)) i++
-    else if (!token.startsWith("-")) return [...argv.slice(0, i + 1), "--", ...argv.slice(i + 1)]
-  }
-  return argv
+// What each command's options are called, for the command line to be checked against before it is parsed.
+const options = {
+  master: CommandLine.commandOptions(masterOptions),
+  worker: CommandLine.commandOptions(workerOptions),
+  submit: CommandLine.commandOptions(submitOptions),
+  status: CommandLine.commandOptions(driverOptions),
+  kill: CommandLine.commandOptions(driverOptions),
+  history: CommandLine.commandOptions(historyOptions),
+  conformance: CommandLine.commandOptions(conformanceOptions)
 }
 
-// `--conf` may be given any number of times, between any other options, as spark-submit allows; @effect/cli only
-// reads a repeated option whose occurrences are next to each other (Effect-TS/effect#3729), so they are moved
-// together, right after the command, before parsing. What follows `--` (an app's arguments) is left alone.
-const gatherConfFlags = (argv: ReadonlyArray<string>): ReadonlyArray<string> => {
-  const end = argv.includes("--") ? argv.indexOf("--") : argv.length
-  const confs: Array<string> = []
-  const rest: Array<string> = []
-  for (let i = 3; i < end; i++) {
-    const token = argv[i]!
-    if (token === "--conf" && i + 1 < end) confs.push(token, argv[++i]!)
-    else if (token.startsWith("--conf=")) confs.push(token)
-    else rest.push(token)
-  }
-  return [...argv.slice(0, 3), ...confs, ...rest, ...argv.slice(end)]
-}
+// As with spark-submit, what follows APP is the app's; a Kindling option there is most likely a mistake, so say so.
+const warnMisplacedOptions = (appArgs: ReadonlyArray<string>) =>
+  Effect.forEach(
+    appArgs.filter((arg) => options.submit.names.has(arg.split("=")[0]!)),
+    (arg) =>
+      Effect.logWarning(
+        `${arg} comes after the app, so it is passed to the app as an argument; kindling's options go before the app`
+      ),
+    { discard: true }
+  )
 
 const runKindling = Command.run(kindling, { name: "kindling", version })
 
 /**
- * Parses `argv` (as `process.argv`: node, script, then the arguments) and runs the command.
+ * Parses `argv` (as `process.argv`: node, script, then the arguments) and runs the command. A command line that
+ * cannot be what was meant is said in one line, with exit code 2.
  *
  * @since 0.1.0
  * @category running
  */
-export const run = (argv: ReadonlyArray<string>) => runKindling(gatherConfFlags(separateAppArgs(argv)))
+export const run = (argv: ReadonlyArray<string>): ReturnType<typeof runKindling> => {
+  const prepared = CommandLine.prepare(argv, options)
+  if (prepared instanceof CommandLine.CommandLineError) {
+    return Effect.zipRight(
+      Console.error(`kindling: ${prepared.message}`),
+      Effect.sync(() => {
+        process.exitCode = 2
+      })
+    )
+  }
+  const end = prepared.includes("--") ? prepared.indexOf("--") : prepared.length
+  const help = prepared.slice(2, end).some((token) => token === "--help" || token === "-h")
+  return help && (process.stdout.isTTY !== true || process.env["NO_COLOR"] !== undefined)
+    ? withoutColours(runKindling(prepared))
+    : runKindling(prepared)
+}
+
+// @effect/cli colours its help whatever it is written to; into a file or a pipe the codes are only noise.
+// eslint-disable-next-line no-control-regex -- an escape character is exactly what it looks for
+const colourCodes = /\u001b\[[0-9;]*m/g
+const withoutColours = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.flatMap(Effect.console, (console) =>
+    Effect.withConsole(effect, {
+      ...console,
+      log: (...args: ReadonlyArray<unknown>) =>
+        console.log(...args.map((arg) => (typeof arg === "string" ? arg.replace(colourCodes, "") : arg)))
+    }))

@@ -73,6 +73,52 @@ describe("kindling on bad input", () => {
         expectRejected(yield* run(["master", "--bogus"]), 2, "--bogus")
       }))
 
+    it.live("an unknown option is named with the one it most likely meant, a Spark-only one with what to use", () =>
+      Effect.gen(function*() {
+        expectRejected(
+          yield* run(["submit", "--deploy-mod", "cluster", "--master", "local[2]", "examples/pi.ts"]),
+          2,
+          "kindling submit has no option --deploy-mod (did you mean --deploy-mode?)"
+        )
+        expectRejected(
+          yield* run(["status", "--mastr", "kindling://127.0.0.1:1", "driver-1"]),
+          2,
+          "kindling status has no option --mastr (did you mean --master?)"
+        )
+        expectRejected(
+          yield* run(["submit", "--num-executors", "2", "--master", "local[2]", "examples/pi.ts"]),
+          2,
+          "Spark's --num-executors",
+          "--total-executor-cores"
+        )
+      }))
+
+    it.live("--conf without a value is said in one line", () =>
+      Effect.gen(function*() {
+        const outcome = yield* run(["submit", "--conf", "kindling.app.name", "--master", "local[2]", "examples/pi.ts"])
+        expectRejected(outcome, 2, "--conf kindling.app.name has no value: give it as --conf kindling.app.name=VALUE")
+        assert.lengthOf(`${outcome.stdout}${outcome.stderr}`.trim().split("\n"), 1)
+      }))
+
+    it.live("--log-level is taken after the command as before it", () =>
+      Effect.gen(function*() {
+        const quiet = yield* run(["submit", "--log-level", "warning", "--master", "local[1]", "examples/pi.ts", "1"])
+        assert.strictEqual(quiet.code, 0, quiet.stderr)
+        assert.notMatch(quiet.stderr, / INFO /)
+        assert.include(quiet.stdout, "Pi is roughly")
+        const chatty = yield* run(["submit", "--master", "local[1]", "--log-level=info", "examples/pi.ts", "1"])
+        assert.strictEqual(chatty.code, 0, chatty.stderr)
+        assert.match(chatty.stderr, / INFO /)
+      }))
+
+    it.live("help written to a pipe has no colour codes", () =>
+      Effect.gen(function*() {
+        const outcome = yield* run(["submit", "--help"])
+        assert.strictEqual(outcome.code, 0, outcome.stderr)
+        assert.include(outcome.stdout, "--deploy-mode")
+        assert.notInclude(outcome.stdout, "\u001b[")
+      }))
+
     it.scopedLive("a worker that no master answers gives up after its attempts and exits 1", () =>
       Effect.gen(function*() {
         const port = yield* freePort

@@ -20,4 +20,6 @@ export * as Registry from "./Registry.js"
 /** @since 0.1.0 */
 export * as Source from "./Source.js"
 /** @since 0.1.0 */
+export * as Spelling from "./Spelling.js"
+/** @since 0.1.0 */
 export * as ValueType from "./ValueType.js"
