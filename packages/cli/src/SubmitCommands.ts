@@ -432,9 +432,14 @@ const submitToCluster = (args: SubmitArgs, app: string, conf: Conf.Conf<Settings
       // Follow the driver until it ends, as Spark's client does with waitAppCompletion.
       for (;;) {
         yield* Effect.sleep(1000)
-        const state = (yield* gateway.status(driverId)).state ?? "UNKNOWN"
+        const status = yield* gateway.status(driverId)
+        const state = status.state ?? "UNKNOWN"
         if (States.isDriverFinished(state)) {
           yield* Console.log(`${driverId} ${state}`)
+          // Why it failed, as its worker reported it (the end of the driver's stderr).
+          if (status.exception !== null) {
+            yield* Console.error(`kindling: ${driverId} ${state}: ${status.exception.message}`)
+          }
           return state === "FINISHED" ? 0 : 1
         }
       }

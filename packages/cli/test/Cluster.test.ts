@@ -59,10 +59,19 @@ describe("a cluster of real processes on 127.0.0.1", () => {
       assert.strictEqual(result.code, 1)
       const [driverId] = result.stdout.split("\n")
       assert.match(result.stdout, / FAILED\n$/)
+      // The reason, from the end of the driver's stderr, is said by submit and carried by status.
+      assert.include(result.stderr, `kindling: ${driverId} FAILED: The driver exited with code 1: `)
+      assert.include(result.stderr, "the app failed on purpose")
       const status = yield* run(["status", "--master", master.url, driverId!])
       assert.strictEqual(status.code, 0)
-      const json = JSON.parse(status.stdout) as { state: string; workerId: string }
+      const json = JSON.parse(status.stdout) as {
+        state: string
+        workerId: string
+        exception: { name: string; message: string } | null
+      }
       assert.strictEqual(json.state, "FAILED")
+      assert.strictEqual(json.exception?.name, "DriverFailed")
+      assert.include(json.exception?.message, "the app failed on purpose")
       const stderr = ["worker-0", "worker-1"]
         .map((w) => Path.join(dir, w, driverId!, "stderr"))
         .filter((file) => Fs.existsSync(file))

@@ -18,9 +18,12 @@ import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
 import * as Path from "node:path"
 import { fetchArtifact } from "./Artifacts.js"
-import { makeWorkDir, nodeSpawnSpec, runProcess, unlessKilled } from "./internal/nodeProcess.js"
-import type { ProcessLauncher } from "./ProcessLauncher.js"
+import { lastLines, makeWorkDir, nodeSpawnSpec, runProcess, unlessKilled } from "./internal/nodeProcess.js"
+import type { ProcessLauncher, SpawnSpec } from "./ProcessLauncher.js"
 import { driverFinalState, exitCode, nextBackoff, substitute } from "./Supervision.js"
+
+// How much of a failed driver's stderr its failure carries: the error it ended with, not its whole log.
+const failureBytes = 2048
 
 /**
  * @since 0.1.0
@@ -87,6 +90,18 @@ export const start = (
     const dir = Path.join(options.workDir, options.driverId)
     const initialMillis = Duration.toMillis(Duration.decode(options.initialBackoff))
     const ended = (state: States.DriverState): DriverResult => ({ state, exception: Option.none() })
+    // A driver that failed carries why, as its submitter and `status` see it: the end of its stderr, where a
+    // driver writes its error last (Spark's worker reports no more than the state).
+    const failed = (spec: SpawnSpec, code: number | undefined) =>
+      Effect.map(lastLines(spec.stderrFile, failureBytes), (said): DriverResult => ({
+        state: driverFinalState({ exitCode: code, killed: false }),
+        exception: Option.some(
+          new Descriptions.RemoteException({
+            name: "DriverFailed",
+            message: `The driver exited with code ${code ?? "none (a signal)"}` + (said === "" ? "" : `: ${said}`)
+          })
+        )
+      }))
 
     const prepare = Effect.gen(function*() {
       yield* makeWorkDir(dir)
@@ -116,7 +131,8 @@ export const start = (
         })
         const code = exitCode(exit)
         const killed = yield* Deferred.isDone(killRequest)
-        if (code === 0 || killed || !supervise) return ended(driverFinalState({ exitCode: code, killed }))
+        if (code === 0 || killed) return ended(driverFinalState({ exitCode: code, killed }))
+        if (!supervise) return yield* failed(spec.value, code)
         backoff = nextBackoff(backoff, (yield* Clock.currentTimeMillis) - startedAt, initialMillis)
         const slept = yield* unlessKilled(killRequest, Effect.sleep(backoff))
         if (Option.isNone(slept)) return ended(driverFinalState({ exitCode: code, killed: true }))

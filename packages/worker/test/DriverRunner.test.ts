@@ -84,8 +84,27 @@ describe("DriverRunner with real processes", () => {
       const driver = yield* DriverRunner.start(
         options(workDir, driverDescription({ appUrl, command: command("exit", ["1"]) }))
       )
-      assert.strictEqual((yield* driver.result).state, "FAILED")
+      const result = yield* driver.result
+      assert.strictEqual(result.state, "FAILED")
+      assert.deepStrictEqual(
+        Option.map(result.exception, (e) => [e.name, e.message]),
+        Option.some(["DriverFailed", "The driver exited with code 1: to stderr"])
+      )
       assert.strictEqual(yield* driver.launches, 1)
+    }))
+
+  live("a failed driver's exception carries the end of its stderr, from a line's start", () =>
+    Effect.gen(function*() {
+      const { appUrl, workDir } = yield* setup
+      const driver = yield* DriverRunner.start(
+        options(workDir, driverDescription({ appUrl, command: command("noisy", ["5000"]) }))
+      )
+      const message = Option.getOrThrow((yield* driver.result).exception).message
+      const prefix = "The driver exited with code 3: "
+      assert.isTrue(message.startsWith(`${prefix}log line `), message)
+      assert.isTrue(message.endsWith("Error: the driver failed after 4999 lines"), message)
+      assert.isAtMost(message.length, prefix.length + 2048)
+      assert.notInclude(message, "log line 1 ")
     }))
 
   live("relaunches a supervised driver until it exits with 0", () =>

@@ -119,6 +119,23 @@ export const nodeSpawnSpec = (options: {
     stderrFile: Path.join(options.dir, "stderr")
   })))
 
+/**
+ * The last lines of a text file, at most `bytes` of them (from a line's start unless one line is longer): where a
+ * process that failed said why. Empty when the file cannot be read.
+ */
+export const lastLines = (path: string, bytes: number): Effect.Effect<string, never, FileSystem.FileSystem> =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const size = Number((yield* fs.stat(path)).size)
+    const from = Math.max(0, size - bytes)
+    const read = yield* Effect.scoped(
+      Effect.flatMap(fs.open(path), (file) => Effect.zipRight(file.seek(from, "start"), file.readAlloc(size - from)))
+    )
+    const text = new TextDecoder().decode(Option.getOrElse(read, () => new Uint8Array()))
+    const firstWhole = from === 0 ? 0 : text.indexOf("\n") + 1
+    return (firstWhole > 0 && firstWhole < text.length ? text.slice(firstWhole) : text).trim()
+  }).pipe(Effect.orElseSucceed(() => ""))
+
 // SIGTERM to the process group, then SIGKILL to whatever is left after the timeout. This runs inside releases (a
 // worker stopping closes its runners' scopes), which are uninterruptible: there a timeout cannot stop its wait,
 // and the worker would hang with a process that ignores SIGTERM. So the wait alone is interruptible — it runs in
