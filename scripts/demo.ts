@@ -1,7 +1,8 @@
 /**
  * The README's main job: word count on `local-cluster[2,1,1024]` (a master, two workers and their executor
- * processes, all started for the run) over a generated text of 20 MB, with the console progress bar. The
- * output goes to a fresh directory under the machine's temporary one, which the app names at the end.
+ * processes, all started for the run) over a generated text of 20 MB, with the console progress bar when stderr is
+ * a terminal (as `kindling submit` draws it by default). The output goes to a fresh directory under the machine's
+ * temporary one, which the app names at the end.
  */
 import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"
@@ -24,8 +25,6 @@ const result = ChildProcess.spawnSync(
     "submit",
     "--master",
     "local-cluster[2,1,1024]",
-    "--conf",
-    "kindling.ui.showConsoleProgress=true",
     Path.join(root, "examples/wordcount.ts"),
     input,
     output

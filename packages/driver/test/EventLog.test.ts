@@ -5,6 +5,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Kindling } from "@kindling/app"
 import { LocalMode } from "@kindling/driver"
+import { Html } from "@kindling/kernel/web"
 import type { AppEvents } from "@kindling/monitoring"
 import { EventLogCodec, EventLogReader, EventLogWriter, HistoryServer, SparkEvents } from "@kindling/monitoring"
 import { Effect, Either, Logger, Schema } from "effect"
@@ -215,9 +216,15 @@ describe("a local app's event log", () => {
           ["FAILED", "SUCCEEDED", "SUCCEEDED"]
         )
 
-        // Its pages, under the history server's path for it.
+        // Its pages, under the history server's path for it. A finished app's clock stopped at its end: its uptime is
+        // its duration, however long after it is looked at.
+        yield* Effect.sleep("400 millis")
         const jobsPage = yield* get(`${history.server.url}/history/${live.appId}/jobs/`)
         assert.strictEqual(jobsPage.status, 200)
+        assert.include(
+          jobsPage.text,
+          `<strong>Total Uptime:</strong>${Html.duration(history.apps[0].attempts[0].duration)}`
+        )
         assert.include(jobsPage.text, `<base href="/history/${live.appId}/">`)
         assert.include(jobsPage.text, "Failed Jobs (1)")
         const stagePage = yield* get(`${history.server.url}/history/${live.appId}/stages/stage/?id=0&attempt=0`)

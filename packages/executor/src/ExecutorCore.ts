@@ -146,7 +146,9 @@ const handlers: Core.Handlers<Inbound, Step> = {
 const handle = Core.inputs<Inbound, Local, Step>({
   Start: (step) => {
     const { config } = step.state
-    Core.log(step, "Info", `Connecting to driver: ${config.driver.toString()}`)
+    // Said where the driver is another process: a local app's executor is the driver's own, with Spark's id for
+    // it, `driver`.
+    if (config.executorId !== "driver") Core.log(step, "Info", `Connecting to driver: ${config.driver.toString()}`)
     step.commands.push({
       _tag: "Register",
       message: new ClusterMessages.RegisterExecutor({

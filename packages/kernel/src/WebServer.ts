@@ -177,7 +177,15 @@ export const bind = (options: Options): Effect.Effect<WebServer, WebPortUnavaila
     const server = yield* tryPorts(options, 0)
     const port = server.address._tag === "TcpAddress" ? server.address.port : options.port
     const url = `http://${options.host.includes(":") ? `[${options.host}]` : options.host}:${port}`
-    yield* Effect.logInfo(`The ${options.name} is at ${url}`)
+    // On another port than the one asked for, it says so loudly: whoever looks for it there finds another server.
+    if (options.port !== 0 && port !== options.port) {
+      yield* Effect.logWarning(
+        `The ${options.name} is at ${url}: its port ${options.port} is taken (by another server, which answers ` +
+          `there), and the next free one was bound (kindling.port.maxRetries)`
+      )
+    } else {
+      yield* Effect.logInfo(`The ${options.name} is at ${url}`)
+    }
     const guarded = <E>(app: HttpApp.Default<E>) =>
       app.pipe(
         Effect.catchAllCause((cause) =>

@@ -4,7 +4,7 @@ import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { assert, describe, it } from "@effect/vitest"
 import { Html, WebServer } from "@kindling/kernel/web"
-import { Effect, Metric, Stream } from "effect"
+import { Effect, Logger, Metric, Stream } from "effect"
 import * as Net from "node:net"
 
 const get = (url: string, init?: RequestInit) =>
@@ -38,10 +38,22 @@ describe("WebServer", () => {
   it.scopedLive("takes the next port when the one asked for is taken, and says which it took", () =>
     Effect.gen(function*() {
       const port = yield* taken
-      const server = yield* WebServer.bind({ name: "test UI", host: "127.0.0.1", port, maxRetries: 16 })
+      const warnings: Array<string> = []
+      const capture = Logger.replace(
+        Logger.defaultLogger,
+        Logger.make(({ logLevel, message }) => {
+          if (logLevel._tag === "Warning") warnings.push(Array.isArray(message) ? message.join(" ") : String(message))
+        })
+      )
+      const server = yield* WebServer.bind({ name: "test UI", host: "127.0.0.1", port, maxRetries: 16 }).pipe(
+        Effect.provide(capture)
+      )
       assert.notStrictEqual(server.port, port)
       assert.isTrue(server.port > port && server.port <= port + 16)
       assert.strictEqual(server.url, `http://127.0.0.1:${server.port}`)
+      // Loudly: whoever looks for it at the port asked for finds another server.
+      assert.lengthOf(warnings, 1)
+      assert.include(warnings[0], `The test UI is at ${server.url}: its port ${port} is taken`)
     }))
 
   it.scopedLive("fails with a typed error when no port is free within the retries", () =>

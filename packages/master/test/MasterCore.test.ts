@@ -748,6 +748,21 @@ describe("MasterCore, worked examples", () => {
     assert.strictEqual(snapshot.completedApps[0]!.state, "FAILED")
   })
 
+  it("a completed app is shown with the cores it held, though its executors ended before it did", () => {
+    const world = alive()
+    registerWorker(4, 4096, 1)(world)
+    registerApp(3, 1, 512, undefined)(world)
+    assert.strictEqual(MasterCore.masterState(world.core).activeApps[0]!.coresGranted, 3)
+    // Stopping, the driver asks for no more executors and stops its own, which exit normally; then it unregisters.
+    world.receive(new AppClientMessages.RequestExecutors({ appId: appOf(world, 0)!, requestedTotal: 0 }))
+    for (let i = 0; i < 3; i++) executorReport(0, "EXITED", 0)(world)
+    assert.strictEqual(MasterCore.masterState(world.core).activeApps[0]!.coresGranted, 0)
+    unregister(0)(world)
+    const snapshot = MasterCore.masterState(world.core)
+    assert.strictEqual(snapshot.completedApps[0]!.state, "FINISHED")
+    assert.strictEqual(snapshot.completedApps[0]!.coresGranted, 3)
+  })
+
   it("an app whose driver connection breaks is ended, and its driver is told on a new connection", () => {
     const world = alive()
     registerWorker(4, 4096, 1)(world)

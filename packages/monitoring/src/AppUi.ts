@@ -210,7 +210,9 @@ export const routes = (
   changes: Stream.Stream<number>,
   kill: Kill
 ): HttpRouter.HttpRouter<unknown, never> => {
-  const now = Clock.currentTimeMillis
+  // An app that has ended (one the history server shows) is seen as it was at its end: its uptime and what it
+  // left running stop growing.
+  const now = Effect.map(Clock.currentTimeMillis, (time) => Math.min(time, info().endTime ?? time))
   const query = <A, I extends Readonly<Record<string, string | ReadonlyArray<string> | undefined>>>(
     schema: Schema.Schema<A, I>,
     render: (a: A, now: number) => HttpServerResponse.HttpServerResponse

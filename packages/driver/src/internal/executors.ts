@@ -132,7 +132,8 @@ export const executorLost = (step: Step, executorId: Ids.ExecutorId, reason: str
     taskEnded(step, taskId, false, {}, `ExecutorLostFailure (executor ${executorId} exited: ${reason})`)
   }
   schedule(step, { _tag: "ExecutorLost", executorId, reason, now: step.now })
-  dag(step, { _tag: "ExecutorLost", executorId, now: step.now })
+  // A stopping app runs no more stages: the map outputs of executors told to stop need not be forgotten.
+  if (!state.stopping) dag(step, { _tag: "ExecutorLost", executorId, now: step.now })
   // Its persisted partitions went with it: later tasks compute them again, from their lineage.
   for (const [blockId, holders] of state.blocks) {
     if (holders.delete(executorId) && holders.size === 0) state.blocks.delete(blockId)

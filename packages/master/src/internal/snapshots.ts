@@ -40,7 +40,8 @@ export const appInfo = (app: AppEntry) =>
     desc: app.desc,
     driver: app.driver,
     state: app.state,
-    coresGranted: app.coresGranted,
+    // A completed app's: the most it held, as Spark's page shows it (its executors still counted when it ends).
+    coresGranted: app.endTime === undefined ? app.coresGranted : app.peakCoresGranted,
     executors: [...app.executors.values()].map(executorInfo),
     executorLimit: Number.isFinite(app.executorLimit) ? Option.some(app.executorLimit) : Option.none(),
     endTime: Option.fromNullable(app.endTime)

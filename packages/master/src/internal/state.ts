@@ -48,6 +48,11 @@ export interface AppEntry {
   /** The connection its driver registered (or acknowledged recovery) on; its loss finishes the app. */
   connection: RpcEnv.ConnectionId | undefined
   coresGranted: number
+  /**
+   * The most cores it has held at once: what a completed app's cores are shown as, since its executors usually end
+   * (their cores given back) before its driver unregisters it.
+   */
+  peakCoresGranted: number
   readonly executors: Map<number, ExecutorEntry>
   nextExecutorId: number
   retryCount: number
@@ -164,6 +169,7 @@ export const addExecutor = (app: AppEntry, worker: WorkerEntry, cores: number, i
   }
   app.executors.set(execId, executor)
   app.coresGranted += cores
+  app.peakCoresGranted = Math.max(app.peakCoresGranted, app.coresGranted)
   worker.executors.set(Ids.fullExecutorId(app.id, execId), executor)
   worker.coresUsed += cores
   worker.memoryUsed += executor.memory
@@ -205,6 +211,7 @@ export const newApp = (
   executorLimit: fields.executorLimit,
   connection: fields.connection,
   coresGranted: 0,
+  peakCoresGranted: 0,
   executors: new Map(),
   nextExecutorId: 0,
   retryCount: 0,
