@@ -2,7 +2,7 @@
 // line with them, and the history server replays it into the same /api/v1 answers the live app UI gave; gzip and
 // rolling logs read the same as plain ones; a log cut short reads up to its last whole line, as incomplete; and
 // the history server follows a growing log.
-import { assert, describe, it } from "@effect/vitest"
+import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Kindling } from "@kindling/app"
 import { LocalMode } from "@kindling/driver"
 import { Html } from "@kindling/kernel/web"
@@ -20,7 +20,16 @@ import { get, getJson, settled } from "./fixtures/http.js"
 
 const retention = { jobs: 1000, stages: 1000, tasks: 100_000 }
 const sparkLog = Url.fileURLToPath(new URL("./fixtures/spark-4.3.0-event-log.jsonl", import.meta.url))
-const temporary = (prefix: string) => Fs.mkdtempSync(Path.join(Os.tmpdir(), prefix))
+// The folders the tests make, removed once they have all run.
+const made: Array<string> = []
+const temporary = (prefix: string) => {
+  const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), prefix))
+  made.push(dir)
+  return dir
+}
+afterAll(() => {
+  for (const dir of made) Fs.rmSync(dir, { recursive: true, force: true })
+})
 const lines = (text: string) => text.split("\n").filter((line) => line !== "")
 const decode = Schema.decodeUnknownEither(SparkEvents.SparkEvent)
 
