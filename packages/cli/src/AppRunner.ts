@@ -83,12 +83,19 @@ const runtimeFor = (
               `(${DriverConf.keys.executorMemory.name}): lower it, or give the workers more`
           })
         }
-        // A master and its workers on 127.0.0.1, as Spark's tests run them: real nodes, in this process. Their
-        // code is loaded only here: the other modes need none of it.
+        // A master and its workers on 127.0.0.1, as Spark's tests run them: real nodes, in this process, their
+        // ports and their UIs' any free ones (as Spark's LocalSparkCluster binds them). Their code is loaded only
+        // here: the other modes need none of it.
         const [MasterCommand, WorkerCommand] = yield* Effect.promise(() =>
           Promise.all([import("./MasterCommand.js"), import("./WorkerCommand.js")])
         )
-        const master = yield* MasterCommand.start({ conf, host: "127.0.0.1", port: 0, onExit: () => Effect.void })
+        const master = yield* MasterCommand.start({
+          conf,
+          host: "127.0.0.1",
+          port: 0,
+          uiPort: 0,
+          onExit: () => Effect.void
+        })
         const workDir = yield* TemporaryDirectory.make("kindling-local-cluster-")
         for (let i = 0; i < spec.workers; i++) {
           yield* WorkerCommand.start({
@@ -98,6 +105,7 @@ const runtimeFor = (
             memory: spec.memoryPerWorker,
             host: "127.0.0.1",
             port: 0,
+            uiPort: 0,
             workDir: Path.join(workDir, `worker-${i}`),
             onExit: (code, reason) => Effect.logError(`Worker ${i} stopped (${code}): ${reason}`)
           })

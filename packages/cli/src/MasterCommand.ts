@@ -52,6 +52,8 @@ export const start = (options: {
   readonly conf: Conf.Conf<Settings.Keys>
   readonly host: string
   readonly port: number
+  /** The UI's port, over the configuration's (0: any free one, as a local cluster's master takes). */
+  readonly uiPort?: number
   readonly onExit: (code: number) => Effect.Effect<void>
 }): Effect.Effect<Master.Master, Settings.Failure, Scope.Scope> =>
   Effect.gen(function*() {
@@ -78,7 +80,7 @@ export const start = (options: {
     const ui = yield* WebServer.bind({
       name: "master UI",
       host,
-      port: conf.get(MasterConf.keys.uiPort),
+      port: options.uiPort ?? conf.get(MasterConf.keys.uiPort),
       maxRetries: conf.get(KernelConf.keys.portMaxRetries)
     })
     const rest = conf.get(MasterConf.keys.restEnabled) ? yield* restServer(conf, host) : undefined

@@ -59,6 +59,8 @@ export const start = (options: {
   readonly memory: number
   readonly host: string
   readonly port: number
+  /** The UI's port, over the configuration's (0: any free one, as a local cluster's workers take). */
+  readonly uiPort?: number
   readonly workDir: string
   readonly onExit: (code: number, reason: string) => Effect.Effect<void>
 }): Effect.Effect<void, Settings.Failure, Scope.Scope> =>
@@ -75,7 +77,7 @@ export const start = (options: {
       const ui = yield* WebServer.bind({
         name: "worker UI",
         host,
-        port: conf.get(WorkerConf.keys.uiPort),
+        port: options.uiPort ?? conf.get(WorkerConf.keys.uiPort),
         maxRetries: conf.get(KernelConf.keys.portMaxRetries)
       })
       const worker = yield* Worker.make({

@@ -180,8 +180,8 @@ export const bind = (options: Options): Effect.Effect<WebServer, WebPortUnavaila
     // On another port than the one asked for, it says so loudly: whoever looks for it there finds another server.
     if (options.port !== 0 && port !== options.port) {
       yield* Effect.logWarning(
-        `The ${options.name} is at ${url}: its port ${options.port} is taken (by another server, which answers ` +
-          `there), and the next free one was bound (kindling.port.maxRetries)`
+        `The ${options.name} is at ${url} (not at its port ${options.port}, which another server holds and ` +
+          "answers on; the next free one was bound, kindling.port.maxRetries)"
       )
     } else {
       yield* Effect.logInfo(`The ${options.name} is at ${url}`)

@@ -53,7 +53,10 @@ describe("WebServer", () => {
       assert.strictEqual(server.url, `http://127.0.0.1:${server.port}`)
       // Loudly: whoever looks for it at the port asked for finds another server.
       assert.lengthOf(warnings, 1)
-      assert.include(warnings[0], `The test UI is at ${server.url}: its port ${port} is taken`)
+      assert.include(
+        warnings[0],
+        `The test UI is at ${server.url} (not at its port ${port}, which another server holds`
+      )
     }))
 
   it.scopedLive("fails with a typed error when no port is free within the retries", () =>
