@@ -33,6 +33,7 @@ import * as Builtins from "./Builtins.js"
 import * as Actions from "./internal/actions.js"
 import * as DatasetLineage from "./internal/datasetLineage.js"
 import * as DebugString from "./internal/debugString.js"
+import * as NumericActions from "./internal/numericActions.js"
 import * as Partitions from "./internal/partitions.js"
 import * as RangePartitioner from "./internal/rangePartitioner.js"
 import * as Shuffles from "./internal/shuffles.js"
@@ -43,6 +44,14 @@ import type * as UserFunctions from "./UserFunctions.js"
 
 type PlanNode = typeof TaskPlan.PlanNode.Encoded
 type FunctionRef = typeof TaskPlan.FunctionRef.Encoded
+
+/**
+ * What `stats` gives: count, mean, sum, extremes and variances, as Spark's `StatCounter`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Stats = NumericActions.Stats
 type Aggregator = typeof TaskPlan.Aggregator.Encoded
 
 /**
@@ -319,6 +328,83 @@ export class Dataset<A> {
       Actions.run(this, () => ({ _tag: "Aggregate", zero, seqOp: fn }), "aggregate"),
       (parts) => (parts as Array<U>).reduce((acc, part) => combOp(acc, part, env as E), structuredClone(zero))
     )
+  }
+
+  /** How many partitions it has, as Spark's `getNumPartitions`. @since 0.1.0 */
+  getNumPartitions(): Effect.Effect<number, DatasetError> {
+    return this.numPartitions
+  }
+
+  /** Whether it has no record: no partition, or none where `take(1)` looks (Spark's `isEmpty`). @since 0.1.0 */
+  isEmpty(): Effect.Effect<boolean, DatasetError> {
+    return Effect.flatMap(
+      this.numPartitions,
+      (n) => (n === 0 ? Effect.succeed(true) : Effect.map(this.take(1), (records) => records.length === 0))
+    )
+  }
+
+  /**
+   * The pairs as a `Map`; of a key's several values, the last in partition order, as Spark's `collectAsMap`. Keys
+   * are compared as a `Map` compares them: primitives by value, arrays and objects by identity.
+   *
+   * @since 0.1.0
+   */
+  collectAsMap<K, V>(this: Dataset<readonly [K, V]>): Effect.Effect<Map<K, V>, DatasetError> {
+    return Effect.map(this.collect(), (pairs) => new Map(pairs))
+  }
+
+  /** The sum of the numbers; 0 of none. @since 0.1.0 */
+  sum(this: Dataset<number>): Effect.Effect<number, DatasetError> {
+    return Effect.map(
+      Actions.run(this, () => ({ _tag: "Fold", zero: 0, fn: Builtins.sum }), "sum"),
+      (parts) => (parts as Array<number>).reduce((a, b) => a + b, 0)
+    )
+  }
+
+  /** The greatest number (NaN is the greatest, as in Spark). @since 0.1.0 */
+  max(this: Dataset<number>): Effect.Effect<number, DatasetError | EmptyDataset> {
+    return this.extreme("max", NumericActions.greater)
+  }
+
+  /** The least number. @since 0.1.0 */
+  min(this: Dataset<number>): Effect.Effect<number, DatasetError | EmptyDataset> {
+    return this.extreme("min", NumericActions.lesser)
+  }
+
+  private extreme(
+    this: Dataset<number>,
+    action: string,
+    pick: { readonly ref: FunctionRef; readonly f: (a: number, b: number) => number }
+  ): Effect.Effect<number, DatasetError | EmptyDataset> {
+    return Effect.flatMap(Actions.run(this, () => ({ _tag: "Reduce", fn: pick.ref }), action), (parts) => {
+      const values = (parts as Array<Array<number>>).flat()
+      return values.length === 0 ? Effect.fail(new EmptyDataset({ action })) : Effect.succeed(values.reduce(pick.f))
+    })
+  }
+
+  /**
+   * Count, mean, sum, extremes and variances of the numbers in one job, as Spark's `stats` (its `StatCounter`;
+   * of no number, a mean of 0 and variances NaN).
+   *
+   * @since 0.1.0
+   */
+  stats(this: Dataset<number>): Effect.Effect<Stats, DatasetError> {
+    return Effect.map(
+      Actions.run(
+        this,
+        () => ({ _tag: "Aggregate", zero: NumericActions.emptyCounter, seqOp: NumericActions.add.ref }),
+        "stats"
+      ),
+      (parts) =>
+        NumericActions.stats(
+          (parts as Array<NumericActions.Counter>).reduce(NumericActions.merge, NumericActions.emptyCounter)
+        )
+    )
+  }
+
+  /** The mean of the numbers; 0 of none, as Spark's. @since 0.1.0 */
+  mean(this: Dataset<number>): Effect.Effect<number, DatasetError> {
+    return Effect.map(this.stats(), (stats) => stats.mean)
   }
 
   /**

@@ -12,7 +12,7 @@ import {
 } from "@kindling/app"
 import { LocalMode, SchedulerPool } from "@kindling/driver"
 import { Disk } from "@kindling/executor"
-import { Chunk, Effect, Exit, Fiber, Option, Stream } from "effect"
+import { Chunk, Effect, Exit, FastCheck as fc, Fiber, Option, Stream } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
@@ -55,6 +55,57 @@ layer(local(1), { timeout: 60_000 })("local[2]", (it) => {
       yield* ds.foreach((x) => {
         if (x < 0) throw new Error("never")
       })
+    }))
+
+  it.effect("the numeric actions, isEmpty, getNumPartitions and collectAsMap agree with the same on an array", () =>
+    Effect.gen(function*() {
+      const kc = yield* Kindling
+      const cases = fc.sample(
+        fc.tuple(fc.array(fc.integer({ min: -1000, max: 1000 }), { maxLength: 60 }), fc.integer({ min: 1, max: 5 })),
+        { numRuns: 12, seed: 24 }
+      )
+      for (
+        const [numbers, partitions] of [
+          ...cases,
+          [[], 3] as [Array<number>, number],
+          [[7], 4] as [Array<number>, number]
+        ]
+      ) {
+        const ds = kc.parallelize(numbers, partitions)
+        const n = numbers.length
+        const sum = numbers.reduce((a, b) => a + b, 0)
+        const mean = n === 0 ? 0 : sum / n
+        const variance = n === 0 ? Number.NaN : numbers.reduce((a, x) => a + (x - mean) ** 2, 0) / n
+        const sampleVariance = n <= 1 ? Number.NaN : (variance * n) / (n - 1)
+        assert.strictEqual(yield* ds.sum(), sum)
+        assert.strictEqual(yield* ds.isEmpty(), n === 0)
+        assert.strictEqual(yield* ds.getNumPartitions(), partitions)
+        const stats = yield* ds.stats()
+        assert.strictEqual(stats.count, n)
+        assert.closeTo(stats.mean, mean, 1e-9)
+        assert.closeTo(yield* ds.mean(), mean, 1e-9)
+        assert.closeTo(stats.sum, sum, 1e-6)
+        if (n === 0) {
+          assert.isNaN(stats.variance)
+          assert.deepStrictEqual([stats.max, stats.min], [-Infinity, Infinity])
+          assert.instanceOf(yield* Effect.flip(ds.max()), EmptyDataset)
+          assert.instanceOf(yield* Effect.flip(ds.min()), EmptyDataset)
+        } else {
+          assert.closeTo(stats.variance, variance, 1e-6)
+          assert.closeTo(stats.stdev, Math.sqrt(variance), 1e-6)
+          assert.deepStrictEqual([stats.max, stats.min], [Math.max(...numbers), Math.min(...numbers)])
+          assert.strictEqual(yield* ds.max(), Math.max(...numbers))
+          assert.strictEqual(yield* ds.min(), Math.min(...numbers))
+        }
+        if (n <= 1) assert.isNaN(stats.sampleVariance)
+        else assert.closeTo(stats.sampleVariance, sampleVariance, 1e-6)
+        // Of a key's several values, the last: keys are the numbers' residues, values their positions.
+        const pairs = numbers.map((x, i): [number, number] => [((x % 7) + 7) % 7, i])
+        assert.deepStrictEqual(yield* kc.parallelize(pairs, partitions).collectAsMap(), new Map(pairs))
+      }
+      // NaN is the greatest, as in Spark's ordering of doubles.
+      assert.isNaN(yield* kc.parallelize([1, Number.NaN, 3], 2).max())
+      assert.strictEqual(yield* kc.parallelize([1, Number.NaN, 3], 2).min(), 1)
     }))
 
   it.effect("sample: the same seed gives the same sample, and about the fraction asked for", () =>
