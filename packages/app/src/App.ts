@@ -5,6 +5,7 @@
  *
  * @since 0.1.0
  */
+import * as Records from "@kindling/protocol/records"
 import type * as Effect from "effect/Effect"
 import type { Kindling } from "./Kindling.js"
 import { type AnyFunction, registered } from "./UserFunctions.js"
@@ -47,4 +48,18 @@ export const isApp = (value: unknown): value is App => typeof value === "object"
 export const register = <F extends AnyFunction>(name: string, fn: F): F => {
   registered().set(name, fn)
   return fn
+}
+
+/**
+ * Makes the instances of `cls` travel as instances — through a shuffle, a broadcast, the cache, `collect` —
+ * under `name` (the class's own name by default; give another when two classes share one). An instance arrives
+ * as an object of the class with the instance's own fields; its constructor is not run, and `#private` fields
+ * do not travel. Call it at the top level of the app module, so that every executor, which imports the module,
+ * registers it too. An instance of a class not registered is refused, naming the class.
+ *
+ * @since 0.1.0
+ */
+export const registerClass = <C extends abstract new(...args: Array<any>) => unknown>(cls: C, name?: string): C => {
+  Records.registerClass(cls, name)
+  return cls
 }

@@ -5,10 +5,10 @@
  *
  * @since 0.1.0
  */
-import { Disk } from "@kindling/executor"
-import { DiskError } from "@kindling/kernel"
+import { Disk } from "@kindling/executor/tasks"
+import * as DiskError from "@kindling/kernel/DiskError"
 import type { AppEvents } from "@kindling/monitoring"
-import { SharedVariables } from "@kindling/protocol"
+import { SharedVariables } from "@kindling/protocol/records"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"

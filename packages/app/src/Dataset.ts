@@ -30,6 +30,7 @@ import {
   type OutputNotWritable
 } from "./AppErrors.js"
 import * as Builtins from "./Builtins.js"
+import * as CallSites from "./CallSites.js"
 import * as Actions from "./internal/actions.js"
 import * as DatasetLineage from "./internal/datasetLineage.js"
 import * as DebugString from "./internal/debugString.js"
@@ -134,7 +135,11 @@ export class Dataset<A> {
     readonly hashPartitioned = false
   ) {
     this.id = runtime.newDatasetId()
+    this.creation = CallSites.capture(origin.operation)
   }
+
+  /** @internal Where the app made it (Spark's creation site). */
+  readonly creation: () => CallSites.CallSite
 
   /** @internal */
   static of<A>(
@@ -278,36 +283,48 @@ export class Dataset<A> {
 
   /** Every record, in partition order. @since 0.1.0 */
   collect(): Effect.Effect<Array<A>, DatasetError> {
-    return Effect.map(
-      Actions.run(this, () => ({ _tag: "Collect" }), "collect"),
-      (parts) => (parts as Array<Array<A>>).flat()
+    return CallSites.action(
+      "collect",
+      Effect.map(
+        Actions.run(this, () => ({ _tag: "Collect" }), "collect"),
+        (parts) => (parts as Array<Array<A>>).flat()
+      )
     )
   }
 
   /** @since 0.1.0 */
   count(): Effect.Effect<number, DatasetError> {
-    return Effect.map(
-      Actions.run(this, () => ({ _tag: "Count" }), "count"),
-      (counts) => (counts as Array<number>).reduce((a, b) => a + b, 0)
+    return CallSites.action(
+      "count",
+      Effect.map(
+        Actions.run(this, () => ({ _tag: "Count" }), "count"),
+        (counts) => (counts as Array<number>).reduce((a, b) => a + b, 0)
+      )
     )
   }
 
   /** Combines the records with `f`, which must be associative and commutative. @since 0.1.0 */
   reduce<E = undefined>(f: (a: A, b: A, env: E) => A, env?: E): Effect.Effect<A, DatasetError | EmptyDataset> {
     const fn = this.ref(f, env, "reduce")
-    return Effect.flatMap(Actions.run(this, () => ({ _tag: "Reduce", fn }), "reduce"), (parts) => {
-      const values = (parts as Array<Array<A>>).flat()
-      if (values.length === 0) return Effect.fail(new EmptyDataset({ action: "reduce" }))
-      return Effect.sync(() => values.reduce((a, b) => f(a, b, env as E)))
-    })
+    return CallSites.action(
+      "reduce",
+      Effect.flatMap(Actions.run(this, () => ({ _tag: "Reduce", fn }), "reduce"), (parts) => {
+        const values = (parts as Array<Array<A>>).flat()
+        if (values.length === 0) return Effect.fail(new EmptyDataset({ action: "reduce" }))
+        return Effect.sync(() => values.reduce((a, b) => f(a, b, env as E)))
+      })
+    )
   }
 
   /** Folds each partition from `zero`, then the partitions' results from `zero`, with `f`. @since 0.1.0 */
   fold<E = undefined>(zero: A, f: (a: A, b: A, env: E) => A, env?: E): Effect.Effect<A, DatasetError> {
     const fn = this.ref(f, env, "fold")
-    return Effect.map(
-      Actions.run(this, () => ({ _tag: "Fold", zero, fn }), "fold"),
-      (parts) => (parts as Array<A>).reduce((acc, part) => f(acc, part, env as E), structuredClone(zero))
+    return CallSites.action(
+      "fold",
+      Effect.map(
+        Actions.run(this, () => ({ _tag: "Fold", zero, fn }), "fold"),
+        (parts) => (parts as Array<A>).reduce((acc, part) => f(acc, part, env as E), structuredClone(zero))
+      )
     )
   }
 
@@ -324,22 +341,28 @@ export class Dataset<A> {
     env?: E
   ): Effect.Effect<U, DatasetError> {
     const fn = this.ref(seqOp, env, "aggregate")
-    return Effect.map(
-      Actions.run(this, () => ({ _tag: "Aggregate", zero, seqOp: fn }), "aggregate"),
-      (parts) => (parts as Array<U>).reduce((acc, part) => combOp(acc, part, env as E), structuredClone(zero))
+    return CallSites.action(
+      "aggregate",
+      Effect.map(
+        Actions.run(this, () => ({ _tag: "Aggregate", zero, seqOp: fn }), "aggregate"),
+        (parts) => (parts as Array<U>).reduce((acc, part) => combOp(acc, part, env as E), structuredClone(zero))
+      )
     )
   }
 
   /** How many partitions it has, as Spark's `getNumPartitions`. @since 0.1.0 */
   getNumPartitions(): Effect.Effect<number, DatasetError> {
-    return this.numPartitions
+    return CallSites.action("getNumPartitions", this.numPartitions)
   }
 
   /** Whether it has no record: no partition, or none where `take(1)` looks (Spark's `isEmpty`). @since 0.1.0 */
   isEmpty(): Effect.Effect<boolean, DatasetError> {
-    return Effect.flatMap(
-      this.numPartitions,
-      (n) => (n === 0 ? Effect.succeed(true) : Effect.map(this.take(1), (records) => records.length === 0))
+    return CallSites.action(
+      "isEmpty",
+      Effect.flatMap(
+        this.numPartitions,
+        (n) => (n === 0 ? Effect.succeed(true) : Effect.map(this.take(1), (records) => records.length === 0))
+      )
     )
   }
 
@@ -355,9 +378,12 @@ export class Dataset<A> {
 
   /** The sum of the numbers; 0 of none. @since 0.1.0 */
   sum(this: Dataset<number>): Effect.Effect<number, DatasetError> {
-    return Effect.map(
-      Actions.run(this, () => ({ _tag: "Fold", zero: 0, fn: Builtins.sum }), "sum"),
-      (parts) => (parts as Array<number>).reduce((a, b) => a + b, 0)
+    return CallSites.action(
+      "sum",
+      Effect.map(
+        Actions.run(this, () => ({ _tag: "Fold", zero: 0, fn: Builtins.sum }), "sum"),
+        (parts) => (parts as Array<number>).reduce((a, b) => a + b, 0)
+      )
     )
   }
 
@@ -376,10 +402,13 @@ export class Dataset<A> {
     action: string,
     pick: { readonly ref: FunctionRef; readonly f: (a: number, b: number) => number }
   ): Effect.Effect<number, DatasetError | EmptyDataset> {
-    return Effect.flatMap(Actions.run(this, () => ({ _tag: "Reduce", fn: pick.ref }), action), (parts) => {
-      const values = (parts as Array<Array<number>>).flat()
-      return values.length === 0 ? Effect.fail(new EmptyDataset({ action })) : Effect.succeed(values.reduce(pick.f))
-    })
+    return CallSites.action(
+      "extreme",
+      Effect.flatMap(Actions.run(this, () => ({ _tag: "Reduce", fn: pick.ref }), action), (parts) => {
+        const values = (parts as Array<Array<number>>).flat()
+        return values.length === 0 ? Effect.fail(new EmptyDataset({ action })) : Effect.succeed(values.reduce(pick.f))
+      })
+    )
   }
 
   /**
@@ -389,16 +418,19 @@ export class Dataset<A> {
    * @since 0.1.0
    */
   stats(this: Dataset<number>): Effect.Effect<Stats, DatasetError> {
-    return Effect.map(
-      Actions.run(
-        this,
-        () => ({ _tag: "Aggregate", zero: NumericActions.emptyCounter, seqOp: NumericActions.add.ref }),
-        "stats"
-      ),
-      (parts) =>
-        NumericActions.stats(
-          (parts as Array<NumericActions.Counter>).reduce(NumericActions.merge, NumericActions.emptyCounter)
-        )
+    return CallSites.action(
+      "stats",
+      Effect.map(
+        Actions.run(
+          this,
+          () => ({ _tag: "Aggregate", zero: NumericActions.emptyCounter, seqOp: NumericActions.add.ref }),
+          "stats"
+        ),
+        (parts) =>
+          NumericActions.stats(
+            (parts as Array<NumericActions.Counter>).reduce(NumericActions.merge, NumericActions.emptyCounter)
+          )
+      )
     )
   }
 
@@ -414,7 +446,7 @@ export class Dataset<A> {
    * @since 0.1.0
    */
   take(n: number): Effect.Effect<Array<A>, DatasetError> {
-    return Actions.take(this, n)
+    return CallSites.action("take", Actions.take(this, n))
   }
 
   /** @since 0.1.0 */
@@ -429,7 +461,7 @@ export class Dataset<A> {
   /** Calls `f` on every record, on the executors. @since 0.1.0 */
   foreach<E = undefined>(f: (record: A, env: E) => void, env?: E): Effect.Effect<void, DatasetError> {
     const fn = this.ref(f, env, "foreach")
-    return Effect.asVoid(Actions.run(this, () => ({ _tag: "Foreach", fn }), "foreach"))
+    return CallSites.action("foreach", Effect.asVoid(Actions.run(this, () => ({ _tag: "Foreach", fn }), "foreach")))
   }
 
   /** Calls `f` once per partition with its records, on the executors. @since 0.1.0 */
@@ -438,7 +470,10 @@ export class Dataset<A> {
     env?: E
   ): Effect.Effect<void, DatasetError> {
     const fn = this.ref(f, env, "foreachPartition")
-    return Effect.asVoid(Actions.run(this, () => ({ _tag: "ForeachPartition", fn }), "foreachPartition"))
+    return CallSites.action(
+      "foreachPartition",
+      Effect.asVoid(Actions.run(this, () => ({ _tag: "ForeachPartition", fn }), "foreachPartition"))
+    )
   }
 
   /**
@@ -450,7 +485,7 @@ export class Dataset<A> {
    * @since 0.1.0
    */
   saveAsTextFile(dir: string): Effect.Effect<void, DatasetError | OutputDirectoryExists | OutputNotWritable> {
-    return TextOutput.saveAsTextFile(this, dir)
+    return CallSites.action("saveAsTextFile", TextOutput.saveAsTextFile(this, dir))
   }
 
   // ---- persistence ----------------------------------------------------------------------------------------------
@@ -871,17 +906,17 @@ export class Dataset<A> {
    * @since 0.1.0
    */
   lookup<K, V>(this: Dataset<readonly [K, V]>, key: K): Effect.Effect<Array<V>, DatasetError> {
-    return Actions.lookup(this, key)
+    return CallSites.action("lookup", Actions.lookup(this, key))
   }
 
   /** The `n` smallest records in structural key order, sorted. @since 0.1.0 */
   takeOrdered(n: number): Effect.Effect<Array<A>, DatasetError> {
-    return Actions.ordered(this, n, true, "takeOrdered")
+    return CallSites.action("takeOrdered", Actions.ordered(this, n, true, "takeOrdered"))
   }
 
   /** The `n` largest records in structural key order, largest first. @since 0.1.0 */
   top(n: number): Effect.Effect<Array<A>, DatasetError> {
-    return Actions.ordered(this, n, false, "top")
+    return CallSites.action("top", Actions.ordered(this, n, false, "top"))
   }
 
   /**
@@ -891,6 +926,9 @@ export class Dataset<A> {
    * @since 0.1.0
    */
   toDebugString(): Effect.Effect<string, DatasetError> {
-    return Effect.map(DebugString.firstLines(this as Dataset<unknown>), (lines) => lines.join("\n"))
+    return CallSites.action(
+      "toDebugString",
+      Effect.map(DebugString.firstLines(this as Dataset<unknown>), (lines) => lines.join("\n"))
+    )
   }
 }

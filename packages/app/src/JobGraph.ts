@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { type AppEvents } from "@kindling/monitoring"
+import type { AppEvents } from "@kindling/monitoring"
 
 /**
  * A job as datasets hand it to their driver: its result tasks (encoded `TaskPlan.Task`s, one per partition
@@ -21,8 +21,10 @@ export interface JobGraph {
   readonly preferredBlocks: ReadonlyArray<string | undefined>
   readonly parents: ReadonlyArray<number>
   readonly shuffles: ReadonlyArray<ShuffleSpec>
-  /** The action, for the result stage's name (`collect`, …). */
+  /** The result stage's name: the action's call site (`count at logs.ts:42`), or the action (`count`). */
   readonly name: string
+  /** The app's stack where the action was called (Spark's long call site), for the stage's details. */
+  readonly details?: string
   /** The datasets its result tasks compute, for the app's UI. */
   readonly datasets?: ReadonlyArray<AppEvents.DatasetInfo>
 }
@@ -41,8 +43,11 @@ export interface ShuffleSpec {
   /** The persisted partition each map task reads, if any (where it would rather run). */
   readonly preferredBlocks: ReadonlyArray<string | undefined>
   readonly parents: ReadonlyArray<number>
-  /** The operation that shuffles, for the stage's name (`reduceByKey`, …). */
+  /** The map stage's name: where the dataset shuffled was made (`map at logs.ts:40`), or the operation that
+   * shuffles (`reduceByKey`). */
   readonly name: string
+  /** The app's stack where that dataset was made, for the stage's details. */
+  readonly details?: string
   /** The datasets its map tasks compute, for the app's UI. */
   readonly datasets?: ReadonlyArray<AppEvents.DatasetInfo>
 }

@@ -5,9 +5,10 @@
  *
  * @since 0.1.0
  */
-import { Evaluation } from "@kindling/executor"
-import { type AppEvents } from "@kindling/monitoring"
-import { Records, type TaskPlan } from "@kindling/protocol"
+import { Evaluation } from "@kindling/executor/tasks"
+import type { AppEvents } from "@kindling/monitoring"
+import type { TaskPlan } from "@kindling/protocol"
+import * as Records from "@kindling/protocol/records"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -125,6 +126,7 @@ export const shuffled = (
   options: ShuffleOptions
 ): { readonly shuffle: typeof TaskPlan.ShuffleHandle.Type; readonly lineage: Lineage } => {
   const shuffle = { shuffleId: options.shuffleId, token: options.token }
+  const shuffledDataset = lineage.datasets.at(-1)
   const mapTasks = lineage.plans.map((plan, mapIndex) =>
     encodeTask(plan, {
       _tag: "ShuffleWrite",
@@ -142,7 +144,9 @@ export const shuffled = (
     mapTasks,
     preferredBlocks: lineage.plans.map(preferredBlock),
     parents: lineage.parents,
-    name: options.name,
+    // Named, as Spark names a map stage, after the dataset shuffled: the last its map tasks compute.
+    name: shuffledDataset?.callSite ?? options.name,
+    details: shuffledDataset?.callSiteLong ?? "",
     datasets: lineage.datasets
   }
   return {

@@ -1,15 +1,28 @@
 /**
- * How a function given to a transformation reaches the executors (DESIGN §5). A function the app module
- * exports, or registers with `App.register`, travels by name: every executor imports the same module. Any other
- * function travels as its source text, and so must be self-contained: when the transformation is declared its
- * source is parsed (acorn) and its scopes analysed (periscopic), and a reference to a variable of its
- * surroundings rejects it on the spot, naming the variable and the transformation. Values it needs go in the
- * transformation's environment argument, which the function receives as its last parameter. The JavaScript
- * platform's globals (`Math`, `JSON`, `Date`, …) are not captures.
+ * How a function given to a transformation reaches the executors (DESIGN §5), as Spark's closures do:
+ *
+ * - A function the app module exports, or registers with `App.register`, travels by name: every executor
+ *   imports the same module.
+ * - Any function written in the app's sources travels as a hoisted function: `kindling submit` bundles the app
+ *   with a copy of each of its functions at the top level of its module (`@kindling/cli`'s `ClosureHoisting`),
+ *   where it reaches everything the module reaches — its top-level helpers, its imports, its constants — and
+ *   marks the function itself with where it is written (`closure`). Local variables of the code around it that it
+ *   refers to travel by value, as they are when the transformation is declared; local functions travel as
+ *   functions. A function that assigns to such a variable is refused on the spot: on an executor it would
+ *   assign to a copy, and the driver would never see it (use an accumulator).
+ * - A function that was not bundled (code run without `kindling submit`, as a test does) travels as its source
+ *   text, and so must be self-contained: its source is parsed (acorn) and its scopes analysed (periscopic), and
+ *   a reference to a variable of its surroundings rejects it, naming the variable and the transformation.
+ *
+ * The environment argument of a transformation, and the captured values, must be values the record codec
+ * carries (`@kindling/protocol/records`): a function or an instance of an unregistered class in them is refused
+ * when the transformation is declared, naming where it is. The JavaScript platform's globals (`Math`, `JSON`,
+ * `Date`, …) are not captures.
  *
  * @since 0.1.0
  */
 import type { TaskPlan } from "@kindling/protocol"
+import * as Records from "@kindling/protocol/records"
 import * as Acorn from "acorn"
 import * as Data from "effect/Data"
 import { analyze } from "periscopic"
@@ -25,10 +38,11 @@ export class FunctionCapturesVariable extends Data.TaggedError("FunctionCaptures
   readonly transformation: string
 }> {
   override get message() {
-    return `The function given to ${this.transformation} refers to \`${this.variable}\`, a variable outside it; ` +
-      `functions run on executors, which cannot see it. Pass its value in the environment argument — ` +
-      `${this.transformation}((…, env) => … env.${this.variable} …, { ${this.variable} }) — or export the ` +
-      `function from the app module, so that it travels by name.`
+    return `The function given to ${this.transformation} refers to \`${this.variable}\`, a variable outside it, ` +
+      `and it was not bundled by kindling submit, which would ship what it refers to: functions run on executors, ` +
+      `which cannot see it. Submit the app with kindling submit, pass the value in the environment argument — ` +
+      `${this.transformation}((…, env) => … env.${this.variable} …, { ${this.variable} }) — or export the function ` +
+      `from the app module, so that it travels by name.`
   }
 }
 
@@ -101,8 +115,153 @@ const freeVariable = (source: string, transformation: string): string | undefine
 }
 
 /**
- * How `fn` travels, with `env` handed to it as its last argument. Throws `FunctionCapturesVariable` or
- * `FunctionNotShippable` when it cannot travel — at declaration, as Spark's closure check does.
+ * The function assigns to a local variable of the code around it: on an executor it would assign to a copy,
+ * and the driver would never see the change.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class FunctionAssignsCapturedVariable extends Data.TaggedError("FunctionAssignsCapturedVariable")<{
+  readonly variable: string
+  readonly transformation: string
+  readonly at: string
+}> {
+  override get message() {
+    return `The function given to ${this.transformation} (${this.at}) assigns to \`${this.variable}\`, a local ` +
+      `variable outside it; it runs on executors, each with its own copy, and the driver would never see the ` +
+      `change. Count or collect with an accumulator (kc.longAccumulator, kc.collectionAccumulator), or return ` +
+      `the values from the transformation.`
+  }
+}
+
+/**
+ * A value the function needs — in its environment argument, or a local variable it refers to — cannot be sent.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ValueCannotTravel extends Data.TaggedError("ValueCannotTravel")<{
+  readonly transformation: string
+  readonly path: string
+  readonly reason: string
+}> {
+  override get message() {
+    return `The function given to ${this.transformation} needs \`${this.path}\`, which cannot be sent to executors: ` +
+      this.reason
+  }
+}
+
+/**
+ * What the bundler says of a function it hoisted: where it is written, and the local variables it refers to.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Closure {
+  readonly id: string
+  /** The current values of the local variables the function refers to. */
+  readonly captured: (() => Record<string, unknown>) | undefined
+  /** The local variables it assigns to. */
+  readonly assigns: ReadonlyArray<string>
+}
+
+const closuresKey = Symbol.for("@kindling/closures")
+const hoistedKey = Symbol.for("@kindling/hoistedFunctions")
+
+// Kept on the global object: the bundled app reaches this module through the installation it runs on, which
+// may be another copy of it than the one its runner imported.
+const closures = (): WeakMap<AnyFunction, Closure> => {
+  const global = globalThis as Record<symbol, WeakMap<AnyFunction, Closure> | undefined>
+  return global[closuresKey] ??= new WeakMap()
+}
+
+/**
+ * The factories of hoisted functions by id, where executors find them once they have imported the app module.
+ *
+ * @since 0.1.0
+ */
+export const hoisted = (): Map<string, (captured: Record<string, unknown>) => AnyFunction> => {
+  const global = globalThis as Record<symbol, Map<string, (captured: Record<string, unknown>) => AnyFunction>>
+  return global[hoistedKey] ??= new Map()
+}
+
+/**
+ * Marks `fn` as the function written at `id`, whose copy the bundle hoisted; called by the code the bundler
+ * writes, where the function is made. Returns `fn`.
+ *
+ * @since 0.1.0
+ */
+export const closure = <F extends AnyFunction>(
+  id: string,
+  fn: F,
+  captured?: () => Record<string, unknown>,
+  assigns: ReadonlyArray<string> = []
+): F => {
+  closures().set(fn, { id, captured, assigns })
+  return fn
+}
+
+/**
+ * Registers the factory of the function written at `id`; called by the code the bundler writes, at the top
+ * level of the module.
+ *
+ * @since 0.1.0
+ */
+export const hoist = (id: string, factory: (captured: Record<string, unknown>) => AnyFunction): void => {
+  hoisted().set(id, factory)
+}
+
+// The first function found in `value`, as a path from `root` (`env.parsers[1]`), for an error that says where.
+const functionIn = (value: unknown, root: string): string | undefined => {
+  const seen = new Set<unknown>()
+  const visit = (inner: unknown, path: string): string | undefined => {
+    if (typeof inner === "function") return path
+    if (typeof inner !== "object" || inner === null || seen.has(inner)) return undefined
+    seen.add(inner)
+    if (inner instanceof Map) {
+      for (const [key, entry] of inner) {
+        const found = visit(key, `${path} key`) ?? visit(entry, `${path}.get(${String(key)})`)
+        if (found !== undefined) return found
+      }
+      return undefined
+    }
+    if (inner instanceof Set) {
+      for (const entry of inner) {
+        const found = visit(entry, `${path} member`)
+        if (found !== undefined) return found
+      }
+      return undefined
+    }
+    for (const [key, entry] of Object.entries(inner)) {
+      const found = visit(entry, Array.isArray(inner) ? `${path}[${key}]` : `${path}.${key}`)
+      if (found !== undefined) return found
+    }
+    return undefined
+  }
+  return visit(value, root)
+}
+
+// A value goes to the executors only if the record codec carries it all: checked when the transformation is
+// declared, not when its tasks are sent, so that the error points at the declaration.
+const checkTravels = (value: unknown, path: string, transformation: string): void => {
+  if (value === undefined) return
+  try {
+    Records.encode(value)
+  } catch (error) {
+    if (!(error instanceof Records.CannotTravel)) throw error
+    const where = error.className === undefined ? functionIn(value, path) ?? path : path
+    const reason = error.className === undefined
+      ? `\`${where}\` is a function. Functions do not travel as values: call the function from the ` +
+        `transformation's own function (in a submitted app it may call any function its module reaches).`
+      : error.message
+    throw new ValueCannotTravel({ transformation, path: where, reason })
+  }
+}
+
+/**
+ * How `fn` travels, with `env` handed to it as its last argument. Throws `FunctionCapturesVariable`,
+ * `FunctionAssignsCapturedVariable`, `ValueCannotTravel` or `FunctionNotShippable` when it cannot travel — at
+ * declaration, as Spark's closure check does.
  *
  * @since 0.1.0
  */
@@ -111,6 +270,17 @@ export const reference = (
   env: unknown,
   transformation: string,
   appExports: Readonly<Record<string, unknown>>
+): typeof TaskPlan.FunctionRef.Encoded => {
+  checkTravels(env, "env", transformation)
+  return functionRef(fn, env, transformation, appExports, new Set())
+}
+
+const functionRef = (
+  fn: AnyFunction,
+  env: unknown,
+  transformation: string,
+  appExports: Readonly<Record<string, unknown>>,
+  enclosing: Set<AnyFunction>
 ): typeof TaskPlan.FunctionRef.Encoded => {
   if (typeof fn !== "function") {
     throw new FunctionNotShippable({ transformation, reason: `it is a ${typeof fn}, not a function` })
@@ -121,6 +291,8 @@ export const reference = (
   for (const [name, exported] of Object.entries(appExports)) {
     if (exported === fn && name !== "default") return { _tag: "NamedFunction", name, env }
   }
+  const hoistedClosure = closures().get(fn)
+  if (hoistedClosure !== undefined) return closureRef(fn, hoistedClosure, env, transformation, appExports, enclosing)
   const source = Function.prototype.toString.call(fn)
   if (source.endsWith("{ [native code] }")) {
     throw new FunctionNotShippable({ transformation, reason: "it is a built-in or bound function" })
@@ -128,4 +300,47 @@ export const reference = (
   const variable = freeVariable(source, transformation)
   if (variable !== undefined) throw new FunctionCapturesVariable({ variable, transformation })
   return { _tag: "SourceFunction", source, env }
+}
+
+const closureRef = (
+  fn: AnyFunction,
+  { assigns, captured: values, id }: Closure,
+  env: unknown,
+  transformation: string,
+  appExports: Readonly<Record<string, unknown>>,
+  enclosing: Set<AnyFunction>
+): typeof TaskPlan.FunctionRef.Encoded => {
+  if (assigns.length > 0) throw new FunctionAssignsCapturedVariable({ variable: assigns[0]!, transformation, at: id })
+  const captured: Record<string, unknown> = {}
+  const functions: Record<string, typeof TaskPlan.FunctionRef.Encoded> = {}
+  const inner = new Set(enclosing).add(fn)
+  let current: Record<string, unknown>
+  try {
+    current = values?.() ?? {}
+  } catch (error) {
+    // A variable read before its declaration ran (`const` in its temporal dead zone).
+    throw new FunctionNotShippable({ transformation, reason: `${id}: ${String(error)}` })
+  }
+  for (const [name, value] of Object.entries(current)) {
+    if (typeof value === "function") {
+      if (inner.has(value as AnyFunction)) {
+        throw new FunctionNotShippable({
+          transformation,
+          reason: `${id} refers to \`${name}\`, a local function that refers back to it; local functions that ` +
+            `call each other travel when they are moved to the top level of the module`
+        })
+      }
+      functions[name] = functionRef(
+        value as AnyFunction,
+        undefined,
+        `${transformation} (through \`${name}\`)`,
+        appExports,
+        inner
+      )
+    } else {
+      checkTravels(value, name, transformation)
+      captured[name] = value
+    }
+  }
+  return { _tag: "ClosureFunction", id, captured, functions, env }
 }

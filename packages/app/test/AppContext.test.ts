@@ -39,7 +39,9 @@ describe("the app API's contract with the driver's runtime", () => {
       assert.strictEqual(job!.tasks.length, 3)
       assert.deepStrictEqual(job!.shuffles, [])
       assert.deepStrictEqual(job!.parents, [])
-      assert.strictEqual(job!.name, "count")
+      // Named as Spark names it: the action, where the app's code called it.
+      assert.strictEqual(job!.name, "count at AppContext.test.ts:35")
+      assert.match(job!.details!, /AppContext\.test\.ts:35:/)
     }))
 
   it.effect("a shuffle is a shuffle of the job's graph: its map tasks, its reduce side as the job's parent", () =>
@@ -58,6 +60,7 @@ describe("the app API's contract with the driver's runtime", () => {
       assert.strictEqual(shuffle!.numReduces, 4)
       assert.deepStrictEqual(shuffle!.parents, [])
       assert.deepStrictEqual(job!.parents, [shuffle!.shuffleId])
-      assert.strictEqual(shuffle!.name, "reduceByKey")
+      // A map stage is named after the dataset it shuffles: the last its map tasks compute.
+      assert.strictEqual(shuffle!.name, "map at AppContext.test.ts:52")
     }))
 })

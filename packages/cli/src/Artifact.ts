@@ -2,8 +2,8 @@
  * An app's artifact: `kindling submit APP` bundles the app module with esbuild into one ES module, as a jar is
  * built — its own imports inlined, `effect`, `@effect/*` and `@kindling/*` left out, so that they resolve to the
  * Kindling installation that runs it and there is one copy of `effect` at run time (imported module by module:
- * `EffectImports`). A syntax or type-stripping
- * error stops the submission with esbuild's message, before anything starts.
+ * `EffectImports`), and each of its functions hoisted so that it travels to executors (`ClosureHoisting`). A
+ * syntax or type-stripping error stops the submission with esbuild's message, before anything starts.
  *
  * @since 0.1.0
  */
@@ -12,7 +12,10 @@ import { Installation } from "@kindling/installation"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Esbuild from "esbuild"
+import * as Fs from "node:fs"
 import * as Path from "node:path"
+import { pathToFileURL } from "node:url"
+import * as ClosureHoisting from "./ClosureHoisting.js"
 import * as EffectImports from "./EffectImports.js"
 import { installation } from "./ThisInstallation.js"
 
@@ -32,6 +35,42 @@ export class AppBuildFailed extends Data.TaggedError("AppBuildFailed")<{
 }
 
 const external = ["effect", "effect/*", "@effect/*", "@kindling/*"]
+
+const loaders: Record<string, Esbuild.Loader> = {
+  ".ts": "ts",
+  ".mts": "ts",
+  ".cts": "ts",
+  ".tsx": "tsx",
+  ".js": "js",
+  ".mjs": "js",
+  ".cjs": "js",
+  ".jsx": "jsx"
+}
+
+// The app's own modules (not its dependencies'), as the artifact holds them: their imports of effect's index
+// made into imports of its modules (`EffectImports`), and their functions hoisted so that they travel
+// (`ClosureHoisting`; not in CommonJS modules, which cannot import). Their ids name them from the app's folder.
+const appSources = (effectModules: ReadonlySet<string>, root: string): Esbuild.Plugin => ({
+  name: "kindling-app-sources",
+  setup: (build) => {
+    build.onLoad({ filter: /\.[cm]?[jt]sx?$/ }, (args) => {
+      if (args.path.split(Path.sep).includes("node_modules")) return undefined
+      const extension = Path.extname(args.path)
+      const loader = loaders[extension] ?? "js"
+      let source = Fs.readFileSync(args.path, "utf8")
+      if (effectModules.size > 0 && source.includes("effect")) source = EffectImports.rewrite(source, effectModules)
+      if (extension === ".cjs" || extension === ".cts") return { contents: source, loader }
+      const file = Path.relative(root, args.path).split(Path.sep).join("/")
+      try {
+        return { contents: ClosureHoisting.rewriteFile(source, args.path, loader, file), loader: "js" }
+      } catch (error) {
+        // A syntax error: esbuild's own load of the source reports it, with where it is.
+        if (Array.isArray((error as Esbuild.BuildFailure).errors)) return { contents: source, loader }
+        throw error
+      }
+    })
+  }
+})
 
 /**
  * Bundles `app` into `dir/app.mjs` and links the installation's `effect` and `@kindling/*` packages next to it
@@ -58,7 +97,10 @@ export const build = (app: string, dir: string): Effect.Effect<string, AppBuildF
           logLevel: "silent",
           metafile: true,
           sourcemap: "inline",
-          plugins: effectModules.size === 0 ? [] : [EffectImports.plugin(effectModules)],
+          // The sources named from the submitting machine's root, not from the artifact (which executors keep
+          // elsewhere): a stack trace names the user's own file wherever it runs.
+          sourceRoot: `${pathToFileURL(dir).href}/`,
+          plugins: [appSources(effectModules, Path.dirname(Path.resolve(app)))],
           // Bundled CommonJS dependencies may call `require`: give them one.
           banner: {
             js:

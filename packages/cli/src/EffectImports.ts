@@ -7,7 +7,6 @@
  *
  * @since 0.1.0
  */
-import type * as Esbuild from "esbuild"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 
@@ -53,31 +52,3 @@ export const modulesOf = (root: string): ReadonlySet<string> => {
     Object.keys(manifest.exports ?? {}).flatMap((key) => /^\.\/[A-Z]\w*$/.test(key) ? [key.slice(2)] : [])
   )
 }
-
-const loaders: Record<string, Esbuild.Loader> = {
-  ".ts": "ts",
-  ".mts": "ts",
-  ".cts": "ts",
-  ".tsx": "tsx",
-  ".js": "js",
-  ".mjs": "js",
-  ".cjs": "js",
-  ".jsx": "jsx"
-}
-
-/**
- * The esbuild plugin that rewrites the app's own files (not its dependencies').
- *
- * @since 0.1.0
- */
-export const plugin = (modules: ReadonlySet<string>): Esbuild.Plugin => ({
-  name: "kindling-effect-imports",
-  setup: (build) => {
-    build.onLoad({ filter: /\.[cm]?[jt]sx?$/ }, (args) => {
-      if (args.path.includes(`${Path.sep}node_modules${Path.sep}`)) return undefined
-      const source = Fs.readFileSync(args.path, "utf8")
-      if (!source.includes("effect")) return undefined
-      return { contents: rewrite(source, modules), loader: loaders[Path.extname(args.path)] ?? "js" }
-    })
-  }
-})

@@ -10,4 +10,7 @@ export * as Cli from "./Cli.js"
 export * as Settings from "./Settings.js"
 
 /** @since 0.1.0 */
+export * as ClosureHoisting from "./ClosureHoisting.js"
+
+/** @since 0.1.0 */
 export * as EffectImports from "./EffectImports.js"

@@ -17,7 +17,7 @@ export default App.make(([marker]) =>
     const attempts = new Set()
     const events = yield* kc.subscribe
     yield* Effect.forkScoped(Stream.runForEach(events, (event) => Effect.sync(() => {
-      if (event._tag === "StageSubmitted" && event.name.startsWith("reduceByKey")) attempts.add(event.stageAttempt)
+      if (event._tag === "StageSubmitted" && event.name.startsWith("map at")) attempts.add(event.stageAttempt)
     })))
     const counts = yield* kc.range(0, 20000, 1, 4)
       .map((x): [number, number] => [x % 100, 1])

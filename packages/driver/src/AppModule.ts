@@ -51,6 +51,9 @@ export const run = <E>(options: {
   readonly runtime: (app: Loaded) => Layer.Layer<Kindling, E>
 }): Effect.Effect<Exit.Exit<unknown, unknown>> =>
   Effect.gen(function*() {
+    // The bundle's source map names the app's own files and lines: in its stack traces, and in the call sites
+    // that name its jobs and stages.
+    process.setSourceMapsEnabled(true)
     const imported = yield* Effect.exit(
       Effect.tryPromise({
         try: () => import(options.url) as Promise<Record<string, unknown>>,

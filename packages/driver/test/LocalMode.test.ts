@@ -132,6 +132,65 @@ layer(local(1), { timeout: 60_000 })("local[2]", (it) => {
       Fs.rmSync(Path.dirname(dir), { recursive: true })
     }))
 
+  it.effect("tasks count the bytes and lines they read from files and wrote to them, and their CPU time", () =>
+    Effect.gen(function*() {
+      const kc = yield* Kindling
+      const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "kindling-io-"))
+      const input = Path.join(dir, "in.txt")
+      const lines = Array.from({ length: 3000 }, (_, i) => `line ${i} ${"x".repeat(i % 50)}`)
+      Fs.writeFileSync(input, lines.join("\n") + "\n")
+      const events = yield* kc.subscribe
+      yield* kc.textFile(input, 4).filter((line) => line.length % 2 === 0).saveAsTextFile(Path.join(dir, "out"))
+      const ends = Chunk.toArray(
+        yield* events.pipe(
+          Stream.filterMap((event) => event._tag === "TaskEnd" ? Option.some(event.metrics) : Option.none()),
+          Stream.take(4),
+          Stream.runCollect
+        )
+      )
+      const total = (metric: string) => ends.reduce((sum, metrics) => sum + (metrics[metric] ?? 0), 0)
+      const kept = lines.filter((line) => line.length % 2 === 0)
+      const parts = Fs.readdirSync(Path.join(dir, "out")).filter((name) => name.startsWith("part-"))
+      const written = parts.reduce((sum, name) => sum + Fs.statSync(Path.join(dir, "out", name)).size, 0)
+      // Every line is read once; a split also reads the end of the line it starts inside of, which its neighbour
+      // gives, so the bytes read pass the file's size by at most a line per split.
+      assert.strictEqual(total("inputRecords"), lines.length)
+      const size = Fs.statSync(input).size
+      assert.isAtLeast(total("inputBytes"), size)
+      assert.isAtMost(total("inputBytes"), size + 4 * 70)
+      assert.strictEqual(total("outputRecords"), kept.length)
+      assert.strictEqual(total("outputBytes"), written)
+      Fs.rmSync(dir, { recursive: true })
+    }).pipe(Effect.scoped))
+
+  it.effect("on Linux, a task's CPU time is its thread's: most of a busy task's, and never more than the process's", () =>
+    Effect.gen(function*() {
+      if (process.platform !== "linux") return
+      const kc = yield* Kindling
+      const events = yield* kc.subscribe
+      const before = process.cpuUsage()
+      // A fixed amount of work, about 100 ms of a core's time, in each of two tasks.
+      yield* kc.range(0, 2, 1, 2).map((x) => {
+        let acc = x
+        for (let i = 0; i < 60_000_000; i++) acc = (acc * 31 + i) % 1_000_003
+        return acc
+      }).count()
+      const used = process.cpuUsage(before)
+      const cpu = Chunk.toArray(
+        yield* events.pipe(
+          Stream.filterMap((event) =>
+            event._tag === "TaskEnd" ? Option.some(event.metrics["cpuTime"] ?? 0) : Option.none()
+          ),
+          Stream.take(2),
+          Stream.runCollect
+        )
+      )
+      const busy = cpu.reduce((a, b) => a + b, 0)
+      // The kernel counts a thread's time at its ticks (a few ms): the tasks' times are that close to true.
+      assert.isTrue(cpu.every((nanos) => nanos > 20e6), `task CPU times ${cpu}`)
+      assert.isAtMost(busy / 1e3, used.user + used.system + 10_000)
+    }).pipe(Effect.scoped))
+
   it.effect("saveAsTextFile where the driver cannot make the directory fails with OutputNotWritable naming it", () =>
     Effect.gen(function*() {
       const kc = yield* Kindling

@@ -202,7 +202,7 @@ layer(local(4), { timeout: 120_000 })("local[2] shuffles", (it) => {
         }, { tag }).reduceByKey((a, b) => a + b).collect()
       const { events } = yield* eventsOf(Effect.all([slow("a"), slow("b")], { concurrency: 2 }))
       const maps = events.filter((e): e is Extract<AppEvents.AppEvent, { _tag: "StageSubmitted" }> =>
-        e._tag === "StageSubmitted" && e.name.startsWith("reduceByKey")
+        e._tag === "StageSubmitted" && e.name.startsWith("map at Shuffle.test.ts")
       )
       assert.strictEqual(maps.length, 2)
       const ended = (stageId: number) => events.findIndex((e) => e._tag === "StageCompleted" && e.stageId === stageId)

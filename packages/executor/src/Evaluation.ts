@@ -29,32 +29,57 @@ type PlanNode = Task["plan"]
 type FunctionRef = typeof TaskPlan.FunctionRef.Encoded
 
 /**
- * Turns a function reference into the function. Named functions come from the app module; source text is
- * compiled once per text.
+ * Turns a function reference into the function. Named functions come from the app module, hoisted ones are
+ * made by the app module's factories from their captured values; source text is compiled once per text.
  *
  * @since 0.1.0
  */
 export class Functions {
   private readonly compiled = new Map<string, (...args: Array<any>) => any>()
 
-  constructor(private readonly named: (name: string) => unknown) {}
+  constructor(
+    private readonly named: (name: string) => unknown,
+    private readonly hoisted: (id: string) => unknown = () => undefined
+  ) {}
 
   /**
    * The function with its environment bound as its last argument, for calls with `arity` ordinary arguments
    * (a wrapper of fixed arity: it is called once per record, and spreading arguments would allocate each time).
    */
   bind(ref: FunctionRef, arity: 1 | 2 = 1): (...args: Array<any>) => any {
-    const fn = ref._tag === "NamedFunction" ? this.byName(ref.name) : this.compile(ref.source)
+    const fn = this.resolve(ref)
     const env = ref.env
     // No environment: called as it is, its last parameter is undefined all the same.
     if (env === undefined) return fn
     return arity === 1 ? (a: unknown) => fn(a, env) : (a: unknown, b: unknown) => fn(a, b, env)
   }
 
+  private resolve(ref: FunctionRef): (...args: Array<any>) => any {
+    switch (ref._tag) {
+      case "NamedFunction":
+        return this.byName(ref.name)
+      case "SourceFunction":
+        return this.compile(ref.source)
+      case "ClosureFunction":
+        return this.make(ref)
+    }
+  }
+
   private byName(name: string): (...args: Array<any>) => any {
     const fn = this.named(name)
     if (typeof fn !== "function") throw new Error(`The app module has no function named ${name}`)
     return fn as (...args: Array<any>) => any
+  }
+
+  // A hoisted function, made afresh for the task from the values it captured and the functions it refers to.
+  private make(ref: Extract<FunctionRef, { readonly _tag: "ClosureFunction" }>): (...args: Array<any>) => any {
+    const factory = this.hoisted(ref.id)
+    if (typeof factory !== "function") {
+      throw new Error(`The app module has no function written at ${ref.id}: was it built from other sources?`)
+    }
+    const captured: Record<string, unknown> = { ...ref.captured }
+    for (const [name, inner] of Object.entries(ref.functions)) captured[name] = this.resolve(inner)
+    return factory(captured) as (...args: Array<any>) => any
   }
 
   private compile(source: string): (...args: Array<any>) => any {
@@ -92,8 +117,9 @@ export interface Counter {
 }
 
 /**
- * Runs the task against `functions` in `context`, counting what it reads in `counter`; throws whatever the
- * user's functions throw. The task's scratch files are gone when it returns or throws.
+ * Runs the task against `functions` in `context`, counting what it reads in `counter` and, when its thread has a
+ * `cpuClock` (nanoseconds this thread has run), the CPU time it took (`cpuTime`); throws whatever the user's
+ * functions throw. The task's scratch files are gone when it returns or throws.
  *
  * @since 0.1.0
  */
@@ -101,13 +127,16 @@ export const run = (
   task: Task,
   functions: Functions,
   context: TaskContext.TaskContext,
-  counter: Counter = { read: 0 }
+  counter: Counter = { read: 0 },
+  cpuClock?: () => number
 ): Outcome => {
   const env: planOperators.Run = { functions, counter, context }
+  const cpuStart = cpuClock?.()
   try {
     return SharedVariables.withinTask(variablesOf(context), () => {
       const records = planOperators.evaluate(task.plan, env)
       const value = resultOps.apply(task.result, records, env)
+      if (cpuStart !== undefined) TaskContext.count(context, "cpuTime", cpuClock!() - cpuStart)
       return { value, recordsRead: counter.read, metrics: context.metrics }
     })
   } finally {
@@ -152,10 +181,11 @@ export const outcomeOf = (
   task: Task,
   functions: Functions,
   context: TaskContext.TaskContext,
-  counter?: Counter
+  counter?: Counter,
+  cpuClock?: () => number
 ): Uint8Array => {
   try {
-    const { metrics, recordsRead, value } = run(task, functions, context, counter)
+    const { metrics, recordsRead, value } = run(task, functions, context, counter, cpuClock)
     const accumulators = [...context.accumulators].map(([id, entry]) => [id, entry.value])
     return Records.encode({
       _tag: "TaskResult",
@@ -212,32 +242,6 @@ export const runEncoded = (task: Uint8Array, functions: Functions, context: Task
     return failureOutcome(error)
   }
   return outcomeOf(decoded, functions, context)
-}
-
-/**
- * Whether the task names a function of the app module (`NamedFunction`), which must then be imported before it
- * runs. A plan is a chain from its result operation down to one source.
- *
- * @since 0.1.0
- */
-export const namesAppFunction = (task: Task): boolean => {
-  let found = false
-  const visit = (value: unknown): void => {
-    if (found || value === null || typeof value !== "object") return
-    if (Array.isArray(value)) return value.forEach(visit)
-    const node = value as Record<string, unknown>
-    if (node._tag === "NamedFunction") {
-      found = true
-      return
-    }
-    // Records and environments are values, not plan: only the plan's own fields are walked.
-    for (const [field, inner] of Object.entries(node)) {
-      if (field !== "items" && field !== "env" && field !== "zero" && field !== "bounds") visit(inner)
-    }
-  }
-  visit(task.plan)
-  visit(task.result)
-  return found
 }
 
 /**

@@ -239,7 +239,8 @@ export const make = (
     {
       let task: Evaluation.Task
       try {
-        task = Records.decode(bytes) as Evaluation.Task
+        // The plan's shape is all this process needs: the app's classes are registered in its task threads.
+        task = Records.decodeWithoutClasses(bytes) as Evaluation.Task
       } catch {
         // Not a task: the thread says so, as the task's failure.
         return { _tag: "Ready", inputs: { localDir, spillThreshold, shuffleInputs: [], cached: [] } }
@@ -288,7 +289,7 @@ export const make = (
           : { state: "FAILED", outcome: failure("Error", String(error)) }
       }
       const { outcome, stored } = run.value
-      const { _tag } = Records.decode(outcome) as { readonly _tag: string }
+      const { _tag } = Records.decodeWithoutClasses(outcome) as { readonly _tag: string }
       if (_tag !== "TaskResult") return { state: "FAILED", outcome }
       return {
         state: "FINISHED",

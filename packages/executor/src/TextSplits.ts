@@ -8,17 +8,36 @@
 import type { Files } from "./Disk.js"
 
 const chunkSize = 1024 * 1024
+
+/**
+ * What a reader of lines has used of its file: bytes, and lines given.
+ *
+ * @since 0.1.0
+ */
+export interface Tally {
+  bytes: number
+  records: number
+}
 const newline = 0x0a
 
 /**
  * The lines of the file at `path` that start in `(start, start + length]` (or `[0, length]` when `start` is 0),
  * without `\n` or `\r\n`, decoded as UTF-8. The file is read a chunk at a time and each chunk's complete lines are decoded in
- * one go; a line cut by a chunk's end waits, as bytes, for the rest.
+ * one go; a line cut by a chunk's end waits, as bytes, for the rest. `done` is told, once the reader is done or
+ * stopped early, the bytes it used of the file (the split's, the line it finishes past the split, the line it
+ * skips before it) and the lines it gave: a task's input metrics.
  *
  * @since 0.1.0
  */
-export function* lines(files: Files, path: string, start: number, length: number): Generator<string> {
+export function* lines(
+  files: Files,
+  path: string,
+  start: number,
+  length: number,
+  done?: (read: Tally) => void
+): Generator<string> {
   const reader = files.openRead(path)
+  const read: Tally = { bytes: 0, records: 0 }
   try {
     const end = start + length
     const buffer = Buffer.allocUnsafe(chunkSize)
@@ -28,24 +47,28 @@ export function* lines(files: Files, path: string, start: number, length: number
     // A split after the first skips the line it starts inside of (or at: that one is the previous split's).
     let skipping = start > 0
     for (;;) {
-      const read = reader.read(buffer, 0, chunkSize, position)
-      if (read === 0) break
-      const chunk = buffer.subarray(0, read)
+      const got = reader.read(buffer, 0, chunkSize, position)
+      if (got === 0) break
+      const chunk = buffer.subarray(0, got)
       let from = 0
       if (skipping) {
         const skipped = chunk.indexOf(newline)
         if (skipped < 0) {
-          position += read
+          read.bytes += got
+          position += got
           continue
         }
         skipping = false
         from = skipped + 1
-        if (position + skipped >= end) return
+        if (position + skipped >= end) {
+          read.bytes += from
+          return
+        }
       }
       // Past the split's end, the line that ends at the first newline at or after it is the last one read.
-      let stop = read
+      let stop = got
       let last = false
-      if (position + read > end) {
+      if (position + got > end) {
         const cut = chunk.indexOf(newline, Math.max(from, end - position))
         if (cut >= 0) {
           stop = cut + 1
@@ -57,24 +80,31 @@ export function* lines(files: Files, path: string, start: number, length: number
         carry = carry === undefined
           ? Buffer.from(chunk.subarray(from, stop))
           : Buffer.concat([carry, chunk.subarray(from, stop)])
-        position += read
+        read.bytes += got
+        position += got
         continue
       }
       const text = carry === undefined
         ? chunk.toString("utf8", from, lastNewline)
         : Buffer.concat([carry, chunk.subarray(from, lastNewline)]).toString("utf8")
       carry = undefined
-      for (const line of text.split("\n")) yield line.endsWith("\r") ? line.slice(0, -1) : line
+      read.bytes += stop
+      for (const line of text.split("\n")) {
+        read.records++
+        yield line.endsWith("\r") ? line.slice(0, -1) : line
+      }
       if (last) return
-      if (lastNewline + 1 < read) carry = Buffer.from(chunk.subarray(lastNewline + 1, read))
-      position += read
+      if (lastNewline + 1 < got) carry = Buffer.from(chunk.subarray(lastNewline + 1, got))
+      position += got
     }
     // The last line of a file without a final newline.
     if (!skipping && carry !== undefined && carry.length > 0) {
       const text = carry.toString("utf8")
+      read.records++
       yield text.endsWith("\r") ? text.slice(0, -1) : text
     }
   } finally {
     reader.close()
+    done?.(read)
   }
 }

@@ -40,3 +40,6 @@ export * as TaskContext from "./TaskContext.js"
 export * as TaskThreads from "./TaskThreads.js"
 /** @since 0.1.0 */
 export * as TextSplits from "./TextSplits.js"
+
+/** @since 0.1.0 */
+export * as ThreadCpu from "./ThreadCpu.js"

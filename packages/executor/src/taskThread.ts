@@ -1,9 +1,9 @@
 /**
  * The body of a task thread: it runs the tasks it is given one at a time and answers each with its encoded
- * outcome. The app module is imported the first time a task names one of its functions (exported or registered
- * by name), not before: most tasks carry their functions as source, and importing the app — with `effect` and
- * the driver's package — is most of what it costs to start a thread. A task that never ends is dealt with from
- * outside: the thread is terminated.
+ * outcome. As it starts it imports the app module, when there is one, and its first task waits for it: the module
+ * registers the functions the tasks name (exported, registered, or hoisted by the bundler) and the classes their
+ * records are made of, and its source map lets a task's failure name the user's file and line. A task that never
+ * ends is dealt with from outside: the thread is terminated.
  *
  * Running this module is the point of importing it, so the package barrel does not re-export it.
  *
@@ -13,9 +13,10 @@ import * as Records from "@kindling/protocol/records"
 import { parentPort, workerData } from "node:worker_threads"
 import type { NewBlock } from "./BlockStore.js"
 import { nodeFiles } from "./Disk.js"
-import { type Counter, failureOutcome, Functions, namesAppFunction, outcomeOf, type Task } from "./Evaluation.js"
+import { type Counter, failureOutcome, Functions, outcomeOf, type Task } from "./Evaluation.js"
 import type { FromThread, ToThread } from "./internal/threadMessages.js"
 import * as TaskContext from "./TaskContext.js"
+import * as ThreadCpu from "./ThreadCpu.js"
 
 const port = parentPort!
 const { appUrl, progress } = workerData as { readonly appUrl: string | undefined; readonly progress: SharedArrayBuffer }
@@ -31,18 +32,26 @@ const counter: Counter = {
   }
 }
 
-// Where `App.register` (in @kindling/app) keeps functions registered by name; shared through the global
-// object because this package must not import the app API.
-const registered = (): Map<string, unknown> | undefined =>
-  (globalThis as Record<symbol, Map<string, unknown> | undefined>)[Symbol.for("@kindling/registeredFunctions")]
+// Where @kindling/app keeps the functions registered by name (`App.register`) and the factories of hoisted
+// ones; shared through the global object because this package must not import the app API.
+const appRegistry = (key: string) => (globalThis as Record<symbol, Map<string, unknown> | undefined>)[Symbol.for(key)]
+
+// Stack traces of the app's code name its own files and lines: the bundle carries its source map.
+process.setSourceMapsEnabled(true)
 
 const post = (message: FromThread, transfer: ReadonlyArray<ArrayBuffer> = []) =>
   port.postMessage(message, transfer as Array<ArrayBuffer>)
 
-// The app module once imported; a failed import fails every task that needs it, with the import's error.
-let app: Promise<Record<string, unknown>> | undefined
+// The app module, imported as soon as the thread starts, while the executor registers and waits for tasks; a
+// failed import fails every task, with the import's error.
+const app = appUrl === undefined ? undefined : import(appUrl) as Promise<Record<string, unknown>>
+// Until a task awaits it, a failed import is no unhandled rejection.
+app?.catch(() => undefined)
 let loaded: Record<string, unknown> | undefined
-const functions = new Functions((name) => registered()?.get(name) ?? loaded?.[name])
+const functions = new Functions(
+  (name) => appRegistry("@kindling/registeredFunctions")?.get(name) ?? loaded?.[name],
+  (id) => appRegistry("@kindling/hoistedFunctions")?.get(id)
+)
 
 // Whole buffers, so that they can be handed over rather than copied.
 const own = (bytes: Uint8Array) =>
@@ -63,11 +72,8 @@ let plainInputs: TaskContext.Inputs | undefined
 const run = async (message: ToThread) => {
   let task: Task
   try {
+    if (loaded === undefined && app !== undefined) loaded = await app
     task = Records.decode(message.task) as Task
-    if (loaded === undefined && appUrl !== undefined && namesAppFunction(task)) {
-      app ??= import(appUrl) as Promise<Record<string, unknown>>
-      loaded = await app
-    }
   } catch (error) {
     return answer(message.taskId, failureOutcome(error))
   }
@@ -77,10 +83,10 @@ const run = async (message: ToThread) => {
     plainInputs = { localDir, spillThreshold, shuffleInputs: [], cached: [] }
   }
   const context = TaskContext.fromInputs(message.inputs ?? plainInputs!, nodeFiles, message.info)
-  answer(message.taskId, outcomeOf(task, functions, context, counter), context.stored)
+  answer(message.taskId, outcomeOf(task, functions, context, counter, ThreadCpu.clock), context.stored)
 }
 
-// One task at a time, in the order given: a task that waits for the app holds back the ones behind it.
+// One task at a time, in the order given: the first waits for the app module, and holds back the ones behind it.
 const queue: Array<ToThread> = []
 let draining = false
 const drain = async () => {

@@ -19,6 +19,10 @@ export interface DatasetInfo {
   /** Its kind: `MapPartitionsDataset`, `ShuffledDataset`, … */
   readonly name: string
   readonly operation: string
+  /** Where the app made it (`map at logs.ts:40`), when the app's own code did. */
+  readonly callSite?: string
+  /** The app's stack there (Spark's long call site). */
+  readonly callSiteLong?: string
   readonly parentIds: ReadonlyArray<number>
   readonly numPartitions: number
   /** Its storage level, when persisted. */
@@ -33,7 +37,10 @@ export interface DatasetInfo {
  */
 export interface StageInfo {
   readonly stageId: number
+  /** Its call site (`count at logs.ts:42`), or its operation when the app's code made none. */
   readonly name: string
+  /** The app's stack at that call site (Spark's stage details). */
+  readonly details?: string
   /** Its partitions: the tasks of an attempt that computes them all. */
   readonly numTasks: number
   readonly parentIds: ReadonlyArray<number>

@@ -72,6 +72,8 @@ export interface StageAttempt {
   readonly stageId: number
   readonly attemptId: number
   readonly name: string
+  /** The app's stack at the stage's call site. */
+  readonly details: string
   readonly numTasks: number
   readonly parentIds: ReadonlyArray<number>
   /** The datasets its tasks compute. */
@@ -114,6 +116,8 @@ export interface Executor {
   completedTasks: number
   failedTasks: number
   totalDuration: number
+  /** Bytes its tasks read from their input files. */
+  inputBytes: number
   shuffleRead: number
   shuffleWrite: number
   /** The memory figures of its last heartbeat (`heapUsed`, `processRss`, …). */

@@ -1,17 +1,133 @@
 /**
  * The encoding of an app's values — the records, environments and zero values inside a task, and a task's
  * result: MessagePack with msgpackr's structured-clone extensions, so that a `Map`, `Set`, `Date`, `BigInt`,
- * typed array or a value with cycles arrives as it was sent (two exceptions: -0 arrives as 0, as through JSON, and an own key named `__proto__` arrives as `__proto_`, so
- * that no record can set its own prototype). (Protocol messages use plain MessagePack; this is
- * only for what the app itself puts in a dataset.) It imports nothing but msgpackr, so a task thread can load it
- * alone: `@kindling/protocol/records`.
+ * typed array, `Error` or a value with cycles arrives as it was sent (two exceptions: -0 arrives as 0, as through
+ * JSON, and an own key named `__proto__` arrives as `__proto_`, so that no record can set its own prototype).
+ * An instance of a class the app registered (`registerClass`) arrives as an instance of that class with its own
+ * fields; a function, or an instance of any other class, is refused with `CannotTravel` naming it. (Protocol
+ * messages use plain MessagePack; this is only for what the app itself puts in a dataset.) It imports nothing but
+ * msgpackr, so a task thread can load it alone: `@kindling/protocol/records`.
  *
  * @since 0.1.0
  */
 import { addExtension, Packr } from "msgpackr"
 import { Accumulator, Broadcast, TaskContext, taskContext } from "./SharedVariables.js"
 
-const packr = new Packr({ moreTypes: true, structuredClone: true })
+/**
+ * A value the codec cannot carry: a function, or an instance of a class the app has not registered. Encoding
+ * fails with it rather than sending something else (a function would arrive as `undefined`, an instance as a
+ * plain object without its methods).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class CannotTravel extends Error {
+  constructor(readonly what: string, readonly className?: string) {
+    super(
+      className === undefined
+        ? `${what} cannot be sent: functions travel only as the functions of a transformation`
+        : `${what} cannot be sent: its class ${className} is not registered. Register it at the top level of the ` +
+          `app module — App.registerClass(${className}) — so that its instances arrive as instances`
+    )
+    this.name = "CannotTravel"
+  }
+}
+
+/**
+ * A value of a registered class arrived where that class is not registered.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class UnknownClass extends Error {
+  constructor(readonly className: string) {
+    super(
+      `A value of class ${className} arrived, but no class is registered under that name here: register it at ` +
+        `the top level of the app module (App.registerClass), which every executor imports`
+    )
+    this.name = "UnknownClass"
+  }
+}
+
+const packr = new Packr({
+  moreTypes: true,
+  structuredClone: true,
+  writeFunction: () => {
+    throw new CannotTravel("A function")
+  }
+})
+
+// The classes registered by name (`registerClass`), on the global object under a well-known symbol: the app
+// module registers them through its own copy of this module, a task thread reads them through its.
+const classRegistryKey = Symbol.for("@kindling/registeredClasses")
+interface ClassRegistry {
+  readonly byName: Map<string, abstract new(...args: Array<any>) => unknown>
+  readonly byClass: Map<unknown, string>
+}
+const classRegistry = (): ClassRegistry => {
+  const global = globalThis as Record<symbol, ClassRegistry | undefined>
+  return global[classRegistryKey] ??= { byName: new Map(), byClass: new Map() }
+}
+
+/**
+ * Makes the instances of `cls` travel as instances: they are sent as `name` and their own enumerable fields,
+ * and arrive as objects of the class with those fields (its constructor is not run, as Java serialization runs
+ * none). Registering another class under a name already taken throws.
+ *
+ * @since 0.1.0
+ */
+export const registerClass = (cls: abstract new(...args: Array<any>) => unknown, name: string = cls.name): void => {
+  const registry = classRegistry()
+  const taken = registry.byName.get(name)
+  if (taken === cls) return
+  if (taken !== undefined || name === "") {
+    throw new Error(
+      name === ""
+        ? "A class without a name cannot be registered without one: give it a name (registerClass(cls, name))"
+        : `Another class is already registered as ${name}: register this one under another name`
+    )
+  }
+  registry.byName.set(name, cls)
+  registry.byClass.set(cls, name)
+}
+
+// What msgpackr carries by itself (or through the extensions below): anything else made by a class is either
+// registered or refused.
+const carried = (value: object): boolean =>
+  value instanceof Date || value instanceof Set || value instanceof Error || value instanceof RegExp ||
+  value instanceof ArrayBuffer || ArrayBuffer.isView(value) || value instanceof Broadcast ||
+  value instanceof Accumulator || value instanceof TaskContext || value instanceof Map || Array.isArray(value)
+
+// msgpackr asks its extensions about every object whose constructor is not `Object`, `Array` or `Map`, with
+// `instanceof`: this one answers yes for the instances of classes, and null-prototype objects stay plain.
+class ClassInstance {
+  static [Symbol.hasInstance](value: unknown): boolean {
+    if (typeof value !== "object" || value === null) return false
+    const prototype = Object.getPrototypeOf(value)
+    return prototype !== null && prototype !== Object.prototype && !carried(value)
+  }
+}
+addExtension({
+  Class: ClassInstance,
+  type: 0x24,
+  write: (instance: object) => {
+    const name = classRegistry().byClass.get(instance.constructor)
+    if (name === undefined) {
+      const className = instance.constructor?.name || "(anonymous)"
+      throw new CannotTravel(`A value of class ${className}`, className)
+    }
+    return [name, { ...instance }]
+  },
+  read: ([name, fields]: [string, object]) => {
+    const cls = classRegistry().byName.get(name)
+    if (cls !== undefined) return Object.assign(Object.create(cls.prototype), fields)
+    if (withoutClasses) return fields
+    throw new UnknownClass(name)
+  }
+})
+
+// While `decodeWithoutClasses` runs: instances of classes not registered here arrive as their fields.
+let withoutClasses = false
 
 // Broadcasts met while encoding, when someone is collecting them (`encodeCollecting`).
 let collecting: Map<number, Broadcast<unknown>> | undefined
@@ -75,3 +191,19 @@ export const encodeCollecting = (
  * @since 0.1.0
  */
 export const decode = (bytes: Uint8Array): unknown => packr.unpack(bytes)
+
+/**
+ * `decode` for a reader that needs the shape of what was sent, not the app's values: instances of classes not
+ * registered where it runs arrive as plain objects of their fields (an executor's own process reads a task's plan
+ * so; the app's classes are registered in its task threads, which import the app).
+ *
+ * @since 0.1.0
+ */
+export const decodeWithoutClasses = (bytes: Uint8Array): unknown => {
+  withoutClasses = true
+  try {
+    return packr.unpack(bytes)
+  } finally {
+    withoutClasses = false
+  }
+}

@@ -4,8 +4,9 @@
  * `Task` encoded with MessagePack; a third-party executor evaluates it as this module describes.
  *
  * User functions travel as `FunctionRef`s: by name (exported or registered by the app module, which every
- * executor imports) or as the source text of a self-contained function expression. Each is called with its
- * ordinary arguments and then, last, the environment it was declared with (`undefined` if none).
+ * executor imports), as a function the bundler hoisted into the app module with the values of the local
+ * variables it refers to, or as the source text of a self-contained function expression. Each is called with
+ * its ordinary arguments and then, last, the environment it was declared with (`undefined` if none).
  *
  * @since 0.1.0
  */
@@ -46,15 +47,75 @@ export class SourceFunction extends Schema.TaggedClass<SourceFunction>()("Source
 }, { description: "A self-contained function expression, as source text" }) {}
 
 /**
+ * A function of the app's source that `kindling submit` hoisted when it bundled the app: the bundle holds, under
+ * `id` (where the function is written, `file:line:column`), a factory that makes the function from the local
+ * variables it refers to. `captured` holds their values as they were when the transformation was declared;
+ * `functions` those that are themselves functions, as references.
+ *
  * @since 0.1.0
  * @category functions
  */
-export const FunctionRef = Schema.Union(NamedFunction, SourceFunction)
+export interface ClosureFunction {
+  readonly _tag: "ClosureFunction"
+  readonly id: string
+  readonly captured: { readonly [name: string]: unknown }
+  readonly functions: { readonly [name: string]: FunctionRef }
+  readonly env: unknown
+}
+
 /**
  * @since 0.1.0
  * @category functions
  */
-export type FunctionRef = typeof FunctionRef.Type
+export interface ClosureFunctionEncoded {
+  readonly _tag: "ClosureFunction"
+  readonly id: string
+  readonly captured: { readonly [name: string]: unknown }
+  readonly functions: { readonly [name: string]: FunctionRefEncoded }
+  readonly env: unknown
+}
+
+/**
+ * @since 0.1.0
+ * @category functions
+ */
+export type FunctionRefEncoded = typeof NamedFunction.Encoded | typeof SourceFunction.Encoded | ClosureFunctionEncoded
+
+/**
+ * @since 0.1.0
+ * @category functions
+ */
+export const ClosureFunction: Schema.Schema<ClosureFunction, ClosureFunctionEncoded> = Schema.TaggedStruct(
+  "ClosureFunction",
+  {
+    id: Schema.String,
+    captured: Schema.Record({ key: Schema.String, value: Value }),
+    functions: Schema.Record({
+      key: Schema.String,
+      value: Schema.suspend((): Schema.Schema<FunctionRef, FunctionRefEncoded> => FunctionRef)
+    }),
+    env: Value
+  }
+).annotations({
+  identifier: "ClosureFunction",
+  description: "A function hoisted by the bundler, with the values of the local variables it refers to"
+})
+
+/**
+ * @since 0.1.0
+ * @category functions
+ */
+export type FunctionRef = NamedFunction | SourceFunction | ClosureFunction
+
+/**
+ * @since 0.1.0
+ * @category functions
+ */
+export const FunctionRef: Schema.Schema<FunctionRef, FunctionRefEncoded> = Schema.Union(
+  NamedFunction,
+  SourceFunction,
+  ClosureFunction
+).annotations({ identifier: "FunctionRef", description: "How a user function travels" })
 
 /**
  * A partition of `parallelize`: its records, inline.

@@ -39,4 +39,48 @@ describe("TaskPlan", () => {
     assert.deepStrictEqual(Records.decode(Records.encode(record)), record)
     assert.isTrue(Object.is(Records.decode(Records.encode(-0)), 0))
   })
+
+  it("an instance of a registered class arrives as one, fields and methods; others are refused, by name", () => {
+    class Point {
+      constructor(readonly x: number, readonly y: number, readonly label?: Point) {}
+      norm() {
+        return Math.hypot(this.x, this.y)
+      }
+    }
+    class Unregistered {
+      readonly n = 1
+    }
+    Records.registerClass(Point, "test.Point")
+    fc.assert(
+      fc.property(fc.integer(), fc.integer(), fc.boolean(), (x, y, nested) => {
+        const point = new Point(x, y, nested ? new Point(y, x) : undefined)
+        const back = Records.decode(Records.encode({ key: [point, new Map([[1, point]])] })) as {
+          key: [Point, Map<number, Point>]
+        }
+        const [arrived, map] = back.key
+        assert.instanceOf(arrived, Point)
+        assert.strictEqual(arrived.norm(), point.norm())
+        assert.deepStrictEqual(arrived, point)
+        assert.instanceOf(map.get(1), Point)
+        if (nested) assert.instanceOf(arrived.label, Point)
+      })
+    )
+    assert.throws(() => Records.encode([1, { inside: new Unregistered() }]), /class Unregistered is not registered/)
+    assert.throws(() => Records.encode({ parse: (s: string) => s }), /A function cannot be sent/)
+    // Another class under a name already taken is refused; the same one again is not.
+    assert.throws(() => Records.registerClass(Unregistered, "test.Point"), /already registered as test\.Point/)
+    Records.registerClass(Point, "test.Point")
+  })
+
+  it("a value of a class registered where it was sent but not where it arrives is a clear error", () => {
+    class Sent {
+      readonly v = 1
+    }
+    Records.registerClass(Sent, "test.Sent")
+    const bytes = Records.encode(new Sent())
+    // What a thread that has not registered it sees: the name, and nothing else of the class.
+    const registry = (globalThis as any)[Symbol.for("@kindling/registeredClasses")]
+    registry.byName.delete("test.Sent")
+    assert.throws(() => Records.decode(bytes), /class test\.Sent arrived, but no class is registered/)
+  })
 })

@@ -1,11 +1,13 @@
 // The actions' jobs: a lineage's tasks run as one job, a result for each partition asked for, and what some actions
 // do beyond folding those results — `take`'s rounds of partitions, `lookup`'s read of one key's partition, and
 // the merge of `takeOrdered`'s and `top`'s partial results.
-import { Keys } from "@kindling/executor"
+import { Keys } from "@kindling/executor/tasks"
 import type { TaskPlan } from "@kindling/protocol"
 import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
 import { InvalidArgument, type JobFailed } from "../AppErrors.js"
 import * as Builtins from "../Builtins.js"
+import * as CallSites from "../CallSites.js"
 import type { Dataset, DatasetError, Runtime } from "../Dataset.js"
 import * as Lineage from "../Lineage.js"
 
@@ -21,13 +23,17 @@ export const runJob = (
   partitions?: ReadonlyArray<number>
 ): Effect.Effect<Array<unknown>, JobFailed> => {
   const which = partitions ?? lineage.plans.map((_, i) => i)
-  return runtime.runJob({
-    tasks: which.map((i) => Lineage.encodeTask(lineage.plans[i]!, result(i))),
-    preferredBlocks: which.map((i) => Lineage.preferredBlock(lineage.plans[i]!)),
-    parents: lineage.parents,
-    shuffles: lineage.shuffles,
-    name: action,
-    datasets: lineage.datasets
+  return Effect.flatMap(FiberRef.get(CallSites.currentAction), (site) => {
+    const called = site?.()
+    return runtime.runJob({
+      tasks: which.map((i) => Lineage.encodeTask(lineage.plans[i]!, result(i))),
+      preferredBlocks: which.map((i) => Lineage.preferredBlock(lineage.plans[i]!)),
+      parents: lineage.parents,
+      shuffles: lineage.shuffles,
+      name: called?.short ?? action,
+      details: called?.long ?? "",
+      datasets: lineage.datasets
+    })
   })
 }
 

@@ -3,6 +3,11 @@
 import type { Dataset, StorageLevel } from "../Dataset.js"
 import * as Lineage from "../Lineage.js"
 
+const callSiteOf = <A>(dataset: Dataset<A>) => {
+  const { long, short } = dataset.creation()
+  return short === undefined ? {} : { callSite: short, callSiteLong: long }
+}
+
 export const recorded = <A>(
   dataset: Dataset<A>,
   computed: Lineage.Lineage,
@@ -12,6 +17,7 @@ export const recorded = <A>(
     id: dataset.id,
     name: dataset.origin.kind,
     operation: dataset.origin.operation,
+    ...callSiteOf(dataset),
     parentIds: [...dataset.origin.narrow, ...dataset.origin.shuffled].map((parent) => parent.id),
     numPartitions: computed.plans.length,
     ...(level === undefined ? {} : { storageLevel: level })

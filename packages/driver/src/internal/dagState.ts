@@ -14,7 +14,10 @@ interface ShuffleOutputs {
 
 export interface Stage {
   readonly id: number
+  /** Its call site (`count at logs.ts:42`), or its operation. */
   readonly name: string
+  /** The app's stack at its call site. */
+  readonly details: string
   /** The shuffle it writes; undefined for a result stage. */
   readonly shuffleId: number | undefined
   readonly tasks: ReadonlyArray<Uint8Array>

@@ -16,7 +16,8 @@ const shuffleStage = (
   // Parents first, so that they get the lower ids.
   const parents = spec.parents.map((id) => shuffleStage(state, specs.get(id)!, specs, jobId).id)
   const stage = newStage(state, {
-    name: `${spec.name} (shuffle ${spec.shuffleId})`,
+    name: spec.name,
+    details: spec.details ?? "",
     shuffleId: spec.shuffleId,
     tasks: spec.mapTasks,
     preferredBlocks: spec.preferredBlocks,
@@ -35,6 +36,7 @@ const newStage = (
   state: State,
   spec: {
     readonly name: string
+    readonly details: string
     readonly shuffleId: number | undefined
     readonly tasks: ReadonlyArray<Uint8Array>
     readonly preferredBlocks: ReadonlyArray<string | undefined>
@@ -46,6 +48,7 @@ const newStage = (
   const stage: Stage = {
     id: state.nextStageId++,
     name: spec.name,
+    details: spec.details,
     shuffleId: spec.shuffleId,
     tasks: spec.tasks,
     preferredBlocks: spec.preferredBlocks,
@@ -65,6 +68,7 @@ const newStage = (
 const stageInfo = (stage: Stage): AppEvents.StageInfo => ({
   stageId: stage.id,
   name: stage.name,
+  details: stage.details,
   numTasks: stage.tasks.length,
   parentIds: stage.parents,
   datasets: stage.datasets
@@ -89,7 +93,8 @@ export const submitJob = (state: State, spec: JobSpec, out: Array<Command>) => {
   const specs = new Map(spec.shuffles.map((shuffle) => [shuffle.shuffleId, shuffle]))
   const parents = spec.parents.map((id) => shuffleStage(state, specs.get(id)!, specs, spec.jobId).id)
   const finalStage = newStage(state, {
-    name: `${spec.name} (job ${spec.jobId})`,
+    name: spec.name,
+    details: spec.details ?? "",
     shuffleId: undefined,
     tasks: spec.tasks,
     preferredBlocks: spec.preferredBlocks,
@@ -107,7 +112,11 @@ export const submitJob = (state: State, spec: JobSpec, out: Array<Command>) => {
     pool: spec.pool,
     stageIds
   })
-  out.push({ _tag: "Log", level: "Info", message: `Got job ${spec.jobId} with ${spec.tasks.length} output partitions` })
+  out.push({
+    _tag: "Log",
+    level: "Info",
+    message: `Got job ${spec.jobId} (${spec.name}) with ${spec.tasks.length} output partitions`
+  })
   out.push({
     _tag: "JobStarted",
     jobId: spec.jobId,

@@ -61,7 +61,12 @@ const submitMissingTasks = (state: State, stage: Stage, job: Job, out: Array<Com
     submitWaitingChildren(state, stage, out)
     return
   }
-  out.push({ _tag: "Log", level: "Info", message: `Submitting ${partitions.length} missing tasks from ${stage.name}` })
+  const kind = stage.shuffleId === undefined ? "ResultStage" : "ShuffleMapStage"
+  out.push({
+    _tag: "Log",
+    level: "Info",
+    message: `Submitting ${partitions.length} missing tasks from ${kind} ${stage.id} (${stage.name})`
+  })
   out.push({
     _tag: "SubmitTaskSet",
     stageId: stage.id,

@@ -5,7 +5,7 @@ import type { Counter, Functions, Task } from "../Evaluation.js"
 import * as Keys from "../Keys.js"
 import * as RecordFiles from "../RecordFiles.js"
 import * as Spill from "../Spill.js"
-import type * as TaskContext from "../TaskContext.js"
+import * as TaskContext from "../TaskContext.js"
 import { lines } from "../TextSplits.js"
 import {
   cartesian,
@@ -43,7 +43,13 @@ export const evaluate = (node: PlanNode, run: Run): Iterable<unknown> => {
     case "Range":
       return counting(range(node.start, node.end, node.step), counter)
     case "TextSplit":
-      return counting(lines(run.context.files, node.path, node.start, node.length), counter)
+      return counting(
+        lines(run.context.files, node.path, node.start, node.length, (read) => {
+          TaskContext.count(run.context, "inputBytes", read.bytes)
+          TaskContext.count(run.context, "inputRecords", read.records)
+        }),
+        counter
+      )
     case "Map": {
       const fn = functions.bind(node.fn)
       const child = evaluate(node.child, run)

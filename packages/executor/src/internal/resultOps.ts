@@ -1,10 +1,10 @@
 // The result operations: what a task does with its partition's records — collects, counts, takes, reduces, folds,
 // runs a function on each, saves them as text, writes them as shuffle output, …
 import * as Path from "node:path"
-import type { Files } from "../Disk.js"
 import type { Task } from "../Evaluation.js"
 import * as Keys from "../Keys.js"
 import * as ShuffleWriter from "../ShuffleWriter.js"
+import { count, type TaskContext } from "../TaskContext.js"
 import type { Run } from "./planOperators.js"
 import { each, seededRandom } from "./recordStreams.js"
 
@@ -64,7 +64,7 @@ export const apply = (result: Task["result"], records: Iterable<unknown>, run: R
       functions.bind(result.fn)(records)
       return null
     case "SaveAsText":
-      return saveAsText(records, result.dir, result.partition, run.context.files)
+      return saveAsText(records, result.dir, result.partition, run.context)
     case "TakeOrdered":
       return takeOrdered(records, result.n, result.ascending)
     case "SampleKeys":
@@ -123,12 +123,14 @@ export const partFile = (partition: number): string => `part-${String(partition)
 
 // Written under a name of the attempt's own and renamed into place: a killed or retried attempt never leaves a
 // half-written part behind, and the last attempt to finish wins whole.
-const saveAsText = (records: Iterable<unknown>, dir: string, partition: number, files: Files): null => {
+const saveAsText = (records: Iterable<unknown>, dir: string, partition: number, context: TaskContext): null => {
+  const { files } = context
   const target = Path.join(dir, partFile(partition))
   const temporary = Path.join(dir, `.${partFile(partition)}.${process.pid}.${Math.random().toString(36).slice(2)}`)
   const writer = files.openWrite(temporary)
   const encoder = new TextEncoder()
   let position = 0
+  let written = 0
   const write = (text: string) => {
     const bytes = encoder.encode(text)
     writer.write(bytes, position)
@@ -138,6 +140,7 @@ const saveAsText = (records: Iterable<unknown>, dir: string, partition: number, 
     let batch = ""
     each(records, (record) => {
       batch += asLine(record) + "\n"
+      written++
       if (batch.length >= 64 * 1024) {
         write(batch)
         batch = ""
@@ -148,5 +151,8 @@ const saveAsText = (records: Iterable<unknown>, dir: string, partition: number, 
     writer.close()
   }
   files.rename(temporary, target)
+  // The task's output metrics, as Spark counts a file's: what it committed.
+  count(context, "outputBytes", position)
+  count(context, "outputRecords", written)
   return null
 }

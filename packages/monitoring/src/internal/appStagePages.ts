@@ -48,6 +48,8 @@ export const stagesTable = (rows: ReadonlyArray<StageRow>, now: number, id: stri
               s.attempt.numFailedTasks > 0 ? ` (${s.attempt.numFailedTasks} failed)` : ""
             )
       },
+      { header: "Input", cell: (s) => bytesOr(s.attempt?.totals["inputBytes"]), numeric: true },
+      { header: "Output", cell: (s) => bytesOr(s.attempt?.totals["outputBytes"]), numeric: true },
       { header: "Shuffle Read", cell: (s) => bytesOr(s.attempt?.totals["shuffleBytesRead"]), numeric: true },
       { header: "Shuffle Write", cell: (s) => bytesOr(s.attempt?.totals["shuffleBytesWritten"]), numeric: true },
       {
@@ -173,6 +175,12 @@ const summaryMetrics: ReadonlyArray<
   { readonly label: string; readonly metric: string; readonly format: (n: number) => string }
 > = [
   { label: "Duration", metric: "duration", format: Html.duration },
+  // Nanoseconds, as Spark counts it.
+  { label: "Executor CPU Time", metric: "cpuTime", format: (nanos) => Html.duration(nanos / 1e6) },
+  { label: "Input Size", metric: "inputBytes", format: Html.bytes },
+  { label: "Input Records", metric: "inputRecords", format: String },
+  { label: "Output Size", metric: "outputBytes", format: Html.bytes },
+  { label: "Output Records", metric: "outputRecords", format: String },
   { label: "Shuffle Read Size", metric: "shuffleBytesRead", format: Html.bytes },
   { label: "Shuffle Remote Reads", metric: "shuffleRemoteBytesRead", format: Html.bytes },
   { label: "Shuffle Write Size", metric: "shuffleBytesWritten", format: Html.bytes },
@@ -255,6 +263,12 @@ export const stagePage = (
 <li><strong>Status:</strong>${state(attempt.status)}</li>
 <li><strong>Tasks:</strong>${attempt.numCompleteTasks} succeeded, ${attempt.numActiveTasks} running, ${attempt.numFailedTasks} failed of ${attempt.numTasks}</li>
 <li><strong>Total time across all tasks:</strong>${Html.duration(attempt.totals["duration"] ?? 0)}</li>
+<li><strong>Input:</strong>${Html.bytes(attempt.totals["inputBytes"] ?? 0)} / ${
+      attempt.totals["inputRecords"] ?? 0
+    } records</li>
+<li><strong>Output:</strong>${Html.bytes(attempt.totals["outputBytes"] ?? 0)} / ${
+      attempt.totals["outputRecords"] ?? 0
+    } records</li>
 <li><strong>Shuffle read:</strong>${Html.bytes(attempt.totals["shuffleBytesRead"] ?? 0)}</li>
 <li><strong>Shuffle write:</strong>${Html.bytes(attempt.totals["shuffleBytesWritten"] ?? 0)}</li>
 <li><strong>Associated jobs:</strong>${

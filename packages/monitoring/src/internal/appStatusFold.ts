@@ -72,6 +72,7 @@ export const apply = (status: AppStatus, event: AppEvent): void => {
         stageId: event.stageId,
         attemptId: event.stageAttempt,
         name: event.name,
+        details: info?.details ?? "",
         numTasks: event.tasks,
         parentIds: event.parentIds,
         datasetIds: info?.datasets.map((dataset) => dataset.id) ?? [],
@@ -173,6 +174,7 @@ export const apply = (status: AppStatus, event: AppEvent): void => {
           if (event.succeeded) executor.completedTasks++
           else executor.failedTasks++
           executor.totalDuration += event.metrics["duration"] ?? 0
+          executor.inputBytes += event.metrics["inputBytes"] ?? 0
           executor.shuffleRead += event.metrics["shuffleBytesRead"] ?? 0
           executor.shuffleWrite += event.metrics["shuffleBytesWritten"] ?? 0
         }
@@ -192,6 +194,7 @@ export const apply = (status: AppStatus, event: AppEvent): void => {
         completedTasks: 0,
         failedTasks: 0,
         totalDuration: 0,
+        inputBytes: 0,
         shuffleRead: 0,
         shuffleWrite: 0,
         memory: {}

@@ -13,7 +13,7 @@ type SparkTaskInfo = typeof SparkEvents.TaskInfo.Type
 const rddInfo = (dataset: DatasetInfo): typeof SparkEvents.RddInfo.Type => ({
   "RDD ID": dataset.id,
   Name: dataset.name,
-  Callsite: dataset.operation,
+  Callsite: dataset.callSite ?? dataset.operation,
   "Parent IDs": dataset.parentIds,
   "Storage Level": dataset.storageLevel === undefined ? notStored : storageLevels[dataset.storageLevel] ?? notStored,
   "Number of Partitions": dataset.numPartitions,
@@ -34,19 +34,21 @@ const stageInfo = (
   "Number of Tasks": tasks,
   "RDD Info": stage.datasets.map(rddInfo),
   "Parent IDs": stage.parentIds,
-  Details: "",
+  Details: stage.details ?? "",
   ...times,
   Accumulables: []
 })
 
-// Spark's reader requires these; the metrics it reads when present (CPU times, input and output, …) are left out,
-// as Kindling does not measure them and they would only make every line longer.
+// Spark's reader requires these, and reads CPU time, input and output when present; the metrics Kindling does not
+// measure (deserialization CPU time, peak execution memory, …) are left out, as they would only make every line
+// longer.
 const taskMetrics = (metrics: Readonly<Record<string, number>>): typeof SparkEvents.TaskMetrics.Type => {
   const read = metrics["shuffleBytesRead"] ?? 0
   const remote = metrics["shuffleRemoteBytesRead"] ?? 0
   return {
     "Executor Deserialize Time": 0,
     "Executor Run Time": metrics["duration"] ?? 0,
+    "Executor CPU Time": metrics["cpuTime"] ?? 0,
     "Result Size": 0,
     "JVM GC Time": 0,
     "Result Serialization Time": 0,
@@ -64,6 +66,11 @@ const taskMetrics = (metrics: Readonly<Record<string, number>>): typeof SparkEve
       "Shuffle Bytes Written": metrics["shuffleBytesWritten"] ?? 0,
       "Shuffle Write Time": 0,
       "Shuffle Records Written": metrics["shuffleRecordsWritten"] ?? 0
+    },
+    "Input Metrics": { "Bytes Read": metrics["inputBytes"] ?? 0, "Records Read": metrics["inputRecords"] ?? 0 },
+    "Output Metrics": {
+      "Bytes Written": metrics["outputBytes"] ?? 0,
+      "Records Written": metrics["outputRecords"] ?? 0
     }
   }
 }
@@ -264,8 +271,15 @@ const taskInfoLine = (info: SparkTaskInfo, finishTime: number, failed: boolean, 
   `"Killed":${killed},"Accumulables":[]}`
 
 const taskMetricsLine = (metrics: Readonly<Record<string, number>>) => {
-  const { "Shuffle Read Metrics": read, "Shuffle Write Metrics": write, ...times } = taskMetrics(metrics)
+  const {
+    "Input Metrics": input,
+    "Output Metrics": output,
+    "Shuffle Read Metrics": read,
+    "Shuffle Write Metrics": write,
+    ...times
+  } = taskMetrics(metrics)
   return `{"Executor Deserialize Time":0,"Executor Run Time":${number(times["Executor Run Time"])},` +
+    `"Executor CPU Time":${number(times["Executor CPU Time"]!)},` +
     `"Result Size":0,"JVM GC Time":0,"Result Serialization Time":0,` +
     `"Memory Bytes Spilled":${number(times["Memory Bytes Spilled"])},` +
     `"Disk Bytes Spilled":${number(times["Disk Bytes Spilled"])},` +
@@ -273,7 +287,10 @@ const taskMetricsLine = (metrics: Readonly<Record<string, number>>) => {
     `"Remote Bytes Read":${number(read["Remote Bytes Read"])},"Local Bytes Read":${number(read["Local Bytes Read"])},` +
     `"Total Records Read":${number(read["Total Records Read"])}},` +
     `"Shuffle Write Metrics":{"Shuffle Bytes Written":${number(write["Shuffle Bytes Written"])},` +
-    `"Shuffle Write Time":0,"Shuffle Records Written":${number(write["Shuffle Records Written"])}}}`
+    `"Shuffle Write Time":0,"Shuffle Records Written":${number(write["Shuffle Records Written"])}},` +
+    `"Input Metrics":{"Bytes Read":${number(input!["Bytes Read"])},"Records Read":${number(input!["Records Read"])}},` +
+    `"Output Metrics":{"Bytes Written":${number(output!["Bytes Written"])},` +
+    `"Records Written":${number(output!["Records Written"])}}}`
 }
 
 /**

@@ -10,10 +10,14 @@ const localities = new Set(["PROCESS_LOCAL", "NODE_LOCAL", "ANY"])
 
 const datasetInfo = (rdd: typeof SparkEvents.RddInfo.Type): DatasetInfo => {
   const level = storageLevelName(rdd["Storage Level"])
+  // `map at logs.ts:40`, or an operation alone.
+  const callSite = rdd.Callsite ?? ""
+  const at = callSite.indexOf(" at ")
   return {
     id: rdd["RDD ID"],
     name: rdd.Name,
-    operation: rdd.Callsite ?? "",
+    operation: at === -1 ? callSite : callSite.slice(0, at),
+    ...(at === -1 ? {} : { callSite }),
     parentIds: rdd["Parent IDs"],
     numPartitions: rdd["Number of Partitions"],
     ...(level === undefined ? {} : { storageLevel: level })
@@ -39,7 +43,12 @@ const metricsOf = (end: SparkEventOf<"SparkListenerTaskEnd">): Record<string, nu
     shuffleBytesRead: read["Remote Bytes Read"] + read["Local Bytes Read"],
     shuffleRemoteBytesRead: read["Remote Bytes Read"],
     shuffleRecordsRead: read["Total Records Read"],
-    spilledBytes: Math.max(m["Memory Bytes Spilled"], m["Disk Bytes Spilled"])
+    spilledBytes: Math.max(m["Memory Bytes Spilled"], m["Disk Bytes Spilled"]),
+    cpuTime: m["Executor CPU Time"] ?? 0,
+    inputBytes: m["Input Metrics"]?.["Bytes Read"] ?? 0,
+    inputRecords: m["Input Metrics"]?.["Records Read"] ?? 0,
+    outputBytes: m["Output Metrics"]?.["Bytes Written"] ?? 0,
+    outputRecords: m["Output Metrics"]?.["Records Written"] ?? 0
   }
   // Only what the task did: a metric it never recorded is absent, as in the live stream.
   const metrics: Record<string, number> = { duration: m["Executor Run Time"] }
@@ -81,6 +90,7 @@ export const replay = (state: Replay, event: SparkEvent): ReadonlyArray<AppEvent
         stages: event["Stage Infos"].map((stage) => ({
           stageId: stage["Stage ID"],
           name: stage["Stage Name"],
+          details: stage.Details,
           numTasks: stage["Number of Tasks"],
           parentIds: stage["Parent IDs"],
           datasets: stage["RDD Info"].map(datasetInfo)
