@@ -5,17 +5,19 @@
  *
  * @since 0.1.0
  */
-import { Disk } from "@kindling/executor/tasks"
-import * as DiskError from "@kindling/kernel/DiskError"
+import { Disk, TextSplits } from "@kindling/executor/tasks"
 import type { AppEvents } from "@kindling/monitoring"
+import type { TaskPlan } from "@kindling/protocol"
 import { SharedVariables } from "@kindling/protocol/records"
 import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
-import * as Path from "node:path"
 import { InputNotReadable, InvalidArgument, type JobFailed } from "./AppErrors.js"
 import { Dataset, type Runtime } from "./Dataset.js"
+import * as InputPaths from "./internal/inputPaths.js"
 import type * as JobGraph from "./JobGraph.js"
+import * as JobGroups from "./JobGroups.js"
 import type { KindlingContext } from "./Kindling.js"
 import * as Lineage from "./Lineage.js"
 import * as UserFunctions from "./UserFunctions.js"
@@ -36,6 +38,10 @@ export interface AppDriver {
   readonly subscribe: Effect.Effect<Stream.Stream<AppEvents.AppEvent>, never, Scope.Scope>
   /** A value sent once to each executor that runs a task reading it (`SharedVariables.Broadcast`). */
   readonly broadcast: <T>(value: T) => SharedVariables.Broadcast<T>
+  /** Cancels the running jobs of a group (`KindlingContext.cancelJobGroup`). */
+  readonly cancelJobGroup: (groupId: string) => Effect.Effect<void>
+  /** Cancels every running job. */
+  readonly cancelAllJobs: Effect.Effect<void>
   /** A variable tasks add to, merged on the driver from the tasks that succeed. */
   readonly accumulator: <In, Out>(
     kind: SharedVariables.AccumulatorKind,
@@ -67,30 +73,11 @@ const blockSize = 32 * 1024 * 1024
 // A file's last split may be up to 10% larger than the rest rather than leave a sliver.
 const splitSlop = 1.1
 
-const inputFiles = (
-  files: Disk.Files,
-  path: string
-): Effect.Effect<Array<{ path: string; size: number }>, InputNotReadable> =>
+const { isGzip } = TextSplits
+
+const inputFiles = (files: Disk.Files, path: string): Effect.Effect<Array<InputPaths.InputFile>, InputNotReadable> =>
   Effect.try({
-    try: () => {
-      const absolute = Path.resolve(path)
-      const stat = files.stat(absolute)
-      if (stat === undefined) {
-        throw new DiskError.DiskError({
-          operation: "stat",
-          path: absolute,
-          code: "ENOENT",
-          reason: "no such file or directory"
-        })
-      }
-      if (stat.kind === "file") return [{ path: absolute, size: stat.size }]
-      const names = files.list(absolute).filter((name) => !name.startsWith(".") && !name.startsWith("_"))
-      return [...names].sort().flatMap((name) => {
-        const file = Path.join(absolute, name)
-        const info = files.stat(file)
-        return info?.kind === "file" ? [{ path: file, size: info.size }] : []
-      })
-    },
+    try: () => InputPaths.expand(files, path),
     catch: (error) => new InputNotReadable({ path, reason: error instanceof Error ? error.message : String(error) })
   })
 
@@ -137,6 +124,16 @@ export const make = (options: {
     taskContext: SharedVariables.taskContext,
     fatalError: driver.fatalError,
     longAccumulator: (name = "") => driver.accumulator<number, number>("long", name),
+    setJobGroup: (group, description) =>
+      FiberRef.update(JobGroups.current, (properties) => ({
+        group,
+        description: description ?? properties.description
+      })),
+    clearJobGroup: FiberRef.update(JobGroups.current, (properties) => ({ ...properties, group: undefined })),
+    setJobDescription: (description) =>
+      FiberRef.update(JobGroups.current, (properties) => ({ ...properties, description })),
+    cancelJobGroup: driver.cancelJobGroup,
+    cancelAllJobs: driver.cancelAllJobs,
     collectionAccumulator: <T>(name = "") => driver.accumulator<T, Array<T>>("collection", name),
     parallelize: <A>(items: Iterable<A>, numSlices = options.defaultParallelism()) => {
       checkSlices(numSlices, "parallelize")
@@ -165,8 +162,12 @@ export const make = (options: {
         const total = files.reduce((sum, file) => sum + file.size, 0)
         const goal = Math.floor(total / minPartitions)
         const splitSize = Math.max(1, Math.min(goal, blockSize))
-        return files.flatMap((file) => {
-          const splits: Array<{ _tag: "TextSplit"; path: string; start: number; length: number }> = []
+        return files.flatMap((file): Array<typeof TaskPlan.TextSplit.Encoded> => {
+          // A compressed file cannot be cut: it is one split, as in Spark.
+          if (isGzip(file.path)) {
+            return [{ _tag: "TextSplit", path: file.path, start: 0, length: file.size, compression: "gzip" }]
+          }
+          const splits: Array<typeof TaskPlan.TextSplit.Encoded> = []
           let left = file.size
           while (left / splitSize > splitSlop) {
             splits.push({ _tag: "TextSplit", path: file.path, start: file.size - left, length: splitSize })
@@ -179,6 +180,29 @@ export const make = (options: {
         })
       })
       return Dataset.of<string>(runtime, Lineage.once(plans), "TextFileDataset", "textFile")
+    },
+    wholeTextFiles: (path, minPartitions = Math.min(options.defaultParallelism(), 2)) => {
+      checkSlices(minPartitions, "wholeTextFiles")
+      // Files in path order, cut where a partition reaches its share of the bytes (at least one file each).
+      const plans = Effect.map(inputFiles(files, path), (files) => {
+        const share = files.reduce((sum, file) => sum + file.size, 0) / minPartitions
+        const groups: Array<Array<string>> = []
+        let size = Infinity
+        for (const file of files) {
+          if (size >= share) {
+            groups.push([])
+            size = 0
+          }
+          groups.at(-1)!.push(file.path)
+          size += file.size
+        }
+        return groups.map((paths) => ({ _tag: "WholeTextFiles" as const, paths }))
+      })
+      return Dataset.of<[string, string]>(runtime, Lineage.once(plans), "WholeTextFileDataset", "wholeTextFiles")
+    },
+    union: <A>(datasets: ReadonlyArray<Dataset<A>>) => {
+      if (datasets.length === 0) throw new InvalidArgument({ reason: "union: no dataset to unite" })
+      return Dataset.unionAll(datasets)
     }
   }
 }

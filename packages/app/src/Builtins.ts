@@ -84,3 +84,35 @@ export const hasKey = (key: unknown): FunctionRef =>
     }`,
     key
   )
+
+/**
+ * The left values of a key the right side lacks (`subtractByKey`).
+ *
+ * @since 0.1.0
+ */
+export const leftWithoutRight = source("(groups) => groups[1].length === 0 ? groups[0] : []")
+
+/**
+ * The records of two partitions side by side, `[a, b]`; partitions of different sizes fail the task (`zip`).
+ *
+ * @since 0.1.0
+ */
+export const zip = source(`function* (left, right) {
+  const a = left[Symbol.iterator]()
+  const b = right[Symbol.iterator]()
+  for (;;) {
+    const x = a.next()
+    const y = b.next()
+    if (x.done !== y.done) throw new Error("zip: partitions of unequal numbers of records cannot be zipped")
+    if (x.done) return
+    yield [x.value, y.value]
+  }
+}`)
+
+/**
+ * Each record keyed by its partition's index modulo `n` (a level of `treeAggregate`).
+ *
+ * @since 0.1.0
+ */
+export const keyedByPartition = (n: number): FunctionRef =>
+  source("function* (partition, records, n) { for (const record of records) yield [partition % n, record] }", n)

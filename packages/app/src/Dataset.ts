@@ -18,14 +18,14 @@
  *
  * @since 0.1.0
  */
-import type { Disk } from "@kindling/executor"
+import type { Disk } from "@kindling/executor/tasks"
 import type { TaskPlan } from "@kindling/protocol"
 import * as Effect from "effect/Effect"
 import {
   EmptyDataset,
   type InputNotReadable,
   InvalidArgument,
-  type JobFailed,
+  JobFailed,
   type OutputDirectoryExists,
   type OutputNotWritable
 } from "./AppErrors.js"
@@ -37,6 +37,7 @@ import * as DebugString from "./internal/debugString.js"
 import * as NumericActions from "./internal/numericActions.js"
 import * as Partitions from "./internal/partitions.js"
 import * as RangePartitioner from "./internal/rangePartitioner.js"
+import * as Sampling from "./internal/sampling.js"
 import * as Shuffles from "./internal/shuffles.js"
 import * as TextOutput from "./internal/textOutput.js"
 import type { JobGraph } from "./JobGraph.js"
@@ -108,6 +109,9 @@ export interface Origin {
   readonly shuffled: ReadonlyArray<Dataset<unknown>>
 }
 
+const validDepth = (depth: number) => Number.isSafeInteger(depth) && depth >= 1
+const badDepth = (depth: number) => new InvalidArgument({ reason: `the depth of a tree must be ≥ 1, got ${depth}` })
+
 // A fresh seed where the app gives none, as Spark draws one.
 const randomSeed = () => Math.floor(Math.random() * 2 ** 31)
 
@@ -119,6 +123,7 @@ export class Dataset<A> {
   /** Its id among the app's datasets. */
   readonly id: number
   private storage: StorageLevel | undefined
+  private label: string | undefined
 
   /** @internal */
   constructor(
@@ -226,14 +231,101 @@ export class Dataset<A> {
 
   /** The partitions of this dataset, then those of `other`. @since 0.1.0 */
   union(other: Dataset<A>): Dataset<A> {
+    return Dataset.unionAll([this, other])
+  }
+
+  /** @internal The partitions of each of the datasets, in turn (`union`, `kc.union`). */
+  static unionAll<A>(datasets: ReadonlyArray<Dataset<A>>): Dataset<A> {
     return new Dataset<A>(
-      this.runtime,
-      Effect.zipWith(
-        this.lineage,
-        other.lineage,
-        (mine, theirs) => Lineage.combine([mine, theirs], [...mine.plans, ...theirs.plans])
+      datasets[0]!.runtime,
+      Effect.map(
+        Effect.forEach(datasets, (dataset) => dataset.lineage),
+        (lineages) => Lineage.combine(lineages, lineages.flatMap((lineage) => lineage.plans))
       ),
-      { kind: "UnionDataset", operation: "union", narrow: [this, other] as Array<Dataset<unknown>>, shuffled: [] }
+      { kind: "UnionDataset", operation: "union", narrow: datasets as ReadonlyArray<Dataset<unknown>>, shuffled: [] }
+    )
+  }
+
+  /**
+   * Random samples that split the records by `weights` (normalized to sum to 1; Spark's `randomSplit`): each
+   * record is in exactly one, and the same seed gives the same split.
+   *
+   * @since 0.1.0
+   */
+  randomSplit(weights: ReadonlyArray<number>, seed: number = randomSeed()): Array<Dataset<A>> {
+    const total = weights.reduce((sum, weight) => sum + weight, 0)
+    if (weights.length === 0 || weights.some((weight) => !(weight >= 0)) || !(total > 0)) {
+      throw new InvalidArgument({
+        reason: `randomSplit: the weights must be non-negative, and not all 0; got [${weights.join(", ")}]`
+      })
+    }
+    let lowerBound = 0
+    return weights.map((weight, i) => {
+      const lower = lowerBound
+      // The last range ends at 1 itself, so that no record falls past the sum's rounding.
+      const upper = i === weights.length - 1 ? 1 : lower + weight / total
+      lowerBound = upper
+      return this.derive<A>("randomSplit", (child, partition) => ({
+        _tag: "Sample",
+        withReplacement: false,
+        fraction: upper,
+        lowerBound: lower,
+        seed: Math.trunc(seed),
+        partition,
+        child
+      }))
+    })
+  }
+
+  /**
+   * Each record paired with the record at the same place of `other` (Spark's `zip`): the two must have as many
+   * partitions, and as many records in each, or the job fails.
+   *
+   * @since 0.1.0
+   */
+  zip<B>(other: Dataset<B>): Dataset<[A, B]> {
+    return this.zipped(other, Builtins.zip, "zip")
+  }
+
+  /**
+   * `f(records of a partition here, records of the same partition of other, env)` for each partition (Spark's
+   * `zipPartitions`): the two must have as many partitions.
+   *
+   * @since 0.1.0
+   */
+  zipPartitions<B, R, E = undefined>(
+    other: Dataset<B>,
+    f: (mine: Iterable<A>, theirs: Iterable<B>, env: E) => Iterable<R>,
+    env?: E
+  ): Dataset<R> {
+    return this.zipped(other, this.ref(f, env, "zipPartitions"), "zipPartitions")
+  }
+
+  private zipped<R>(other: Dataset<unknown>, fn: FunctionRef, operation: string): Dataset<R> {
+    return new Dataset<R>(
+      this.runtime,
+      Effect.flatMap(
+        Effect.all([this.lineage, other.lineage]),
+        ([mine, theirs]) =>
+          mine.plans.length === theirs.plans.length
+            ? Effect.succeed(
+              Lineage.combine(
+                [mine, theirs],
+                mine.plans.map((plan, i) => ({
+                  _tag: "ZipPartitions" as const,
+                  fn,
+                  children: [plan, theirs.plans[i]!]
+                }))
+              )
+            )
+            : Effect.fail(
+              new JobFailed({
+                reason: `${operation}: datasets of unequal numbers of partitions (${mine.plans.length} and ` +
+                  `${theirs.plans.length}) cannot be zipped`
+              })
+            )
+      ),
+      { kind: "ZippedPartitionsDataset", operation, narrow: [this, other] as Array<Dataset<unknown>>, shuffled: [] }
     )
   }
 
@@ -350,6 +442,79 @@ export class Dataset<A> {
     )
   }
 
+  /**
+   * `aggregate` in a tree (Spark's `treeAggregate`): each partition folded with `seqOp` from `zero`, then the
+   * partitions' results merged with `combOp` on the executors, level after level (`depth` levels at most), so
+   * that the driver merges a few rather than one per partition. The same answer as `aggregate`'s.
+   *
+   * @since 0.1.0
+   */
+  treeAggregate<U, E = undefined>(
+    zero: U,
+    seqOp: (acc: U, record: A, env: E) => U,
+    combOp: (a: U, b: U, env: E) => U,
+    depth = 2,
+    env?: E
+  ): Effect.Effect<U, DatasetError | InvalidArgument> {
+    if (!validDepth(depth)) return Effect.fail(badDepth(depth))
+    const fold = this.ref(seqOp, env, "treeAggregate")
+    const folded = this.derive<U>("treeAggregate", (child) => ({ _tag: "FoldPartition", zero, fn: fold, child }))
+    return CallSites.action(
+      "treeAggregate",
+      Effect.flatMap(
+        this.treeLevels(folded, depth, (level, n) => level.foldByKey(zero, combOp, env, n)),
+        (top) => top.fold(zero, combOp, env)
+      )
+    )
+  }
+
+  /**
+   * `reduce` in a tree (Spark's `treeReduce`), as `treeAggregate` folds: the same answer as `reduce`'s.
+   *
+   * @since 0.1.0
+   */
+  treeReduce<E = undefined>(
+    f: (a: A, b: A, env: E) => A,
+    depth = 2,
+    env?: E
+  ): Effect.Effect<A, DatasetError | EmptyDataset | InvalidArgument> {
+    if (!validDepth(depth)) return Effect.fail(badDepth(depth))
+    const fn = this.ref(f, env, "treeReduce")
+    const reduced = this.derive<A>("treeReduce", (child) => ({ _tag: "ReducePartition", fn, child }))
+    return CallSites.action(
+      "treeReduce",
+      Effect.flatMap(
+        this.treeLevels(reduced, depth, (level, n) => level.reduceByKey(f, env, n)),
+        (top) => top.reduce(f, env)
+      )
+    )
+  }
+
+  // The levels of a tree aggregation over one value per partition: while a level saves the driver enough merges,
+  // the values are merged by partition index modulo a scale (`depth` levels in all, as Spark's).
+  private treeLevels<U>(
+    partial: Dataset<U>,
+    depth: number,
+    merge: (keyed: Dataset<readonly [number, U]>, numPartitions: number) => Dataset<[number, U]>
+  ): Effect.Effect<Dataset<U>, DatasetError> {
+    return Effect.map(partial.numPartitions, (partitions) => {
+      const scale = Math.max(Math.ceil(partitions ** (1 / depth)), 2)
+      let level = partial
+      let n = partitions
+      while (n > scale + Math.ceil(n / scale)) {
+        n = Math.floor(n / scale)
+        const keyed = level.derive<readonly [number, U]>("treeAggregate", (child, partition) => ({
+          _tag: "MapPartitionsWithIndex",
+          fn: Builtins.keyedByPartition(n),
+          partition,
+          child
+        }))
+        level = merge(keyed, n).values()
+      }
+      return level
+    })
+  }
+
   /** How many partitions it has, as Spark's `getNumPartitions`. @since 0.1.0 */
   getNumPartitions(): Effect.Effect<number, DatasetError> {
     return CallSites.action("getNumPartitions", this.numPartitions)
@@ -440,6 +605,58 @@ export class Dataset<A> {
   }
 
   /**
+   * How many numbers fall in each bucket (PySpark's `histogram`): `buckets` is a count of evenly spaced buckets
+   * between the least and greatest number, or their bounds, increasing. A number in `[bound i, bound i+1)` counts
+   * in bucket i, the last bucket closed; NaN and numbers outside the bounds are not counted. Gives the bounds and
+   * the counts. A count of buckets over no number, or over infinite ones, fails.
+   *
+   * @since 0.1.0
+   */
+  histogram(
+    this: Dataset<number>,
+    buckets: number | ReadonlyArray<number>
+  ): Effect.Effect<[Array<number>, Array<number>], DatasetError | EmptyDataset | InvalidArgument> {
+    const counted = (chosen: NumericActions.Buckets) =>
+      Effect.map(
+        Actions.run(this, () => ({
+          _tag: "Aggregate",
+          zero: Array.from({ length: chosen.bounds.length - 1 }, () => 0),
+          seqOp: { ...NumericActions.countBuckets.ref, env: chosen }
+        }), "histogram"),
+        (parts): [Array<number>, Array<number>] => [
+          [...chosen.bounds],
+          (parts as Array<Array<number>>).reduce((sum, part) => sum.map((n, i) => n + part[i]!))
+        ]
+      )
+    if (typeof buckets !== "number") {
+      const chosen = NumericActions.bucketsOf(buckets)
+      if (typeof chosen === "string") return Effect.fail(new InvalidArgument({ reason: `histogram: ${chosen}` }))
+      return CallSites.action("histogram", counted(chosen))
+    }
+    if (!Number.isSafeInteger(buckets) || buckets < 1) {
+      return Effect.fail(
+        new InvalidArgument({ reason: `histogram: the number of buckets must be ≥ 1, got ${buckets}` })
+      )
+    }
+    const numbers = this.filter((x: number) => typeof x === "number" && !Number.isNaN(x))
+    return CallSites.action(
+      "histogram",
+      Effect.flatMap(numbers.stats(), ({ count, max, min }): Effect.Effect<
+        [Array<number>, Array<number>],
+        DatasetError | EmptyDataset | InvalidArgument
+      > => {
+        if (count === 0) return Effect.fail(new EmptyDataset({ action: "histogram" }))
+        if (!Number.isFinite(min) || !Number.isFinite(max)) {
+          return Effect.fail(new InvalidArgument({ reason: "histogram: cannot make buckets of infinite numbers" }))
+        }
+        // One bucket, or one value: all the numbers in one bucket, as PySpark answers.
+        if (min === max || buckets === 1) return Effect.succeed([[min, max], [count]])
+        return counted(NumericActions.evenBuckets(min, max, buckets))
+      })
+    )
+  }
+
+  /**
    * The first `n` records, reading as few partitions as it can: one first, then four times as many as it has
    * read each round, or as many as the records found so far suggest (Spark's `take`).
    *
@@ -447,6 +664,45 @@ export class Dataset<A> {
    */
   take(n: number): Effect.Effect<Array<A>, DatasetError> {
     return CallSites.action("take", Actions.take(this, n))
+  }
+
+  /**
+   * `num` records drawn at random (Spark's `takeSample`): without replacement, distinct records, all of them
+   * (shuffled) when there are no more than `num`; with replacement, a record may come more than once. It counts
+   * the records, then samples a fraction that gives `num` with very high probability (again in the rare case it
+   * does not). The same seed gives the same records.
+   *
+   * @since 0.1.0
+   */
+  takeSample(
+    withReplacement: boolean,
+    num: number,
+    seed: number = randomSeed()
+  ): Effect.Effect<Array<A>, DatasetError | InvalidArgument> {
+    if (!Number.isSafeInteger(num) || num < 0) {
+      return Effect.fail(new InvalidArgument({ reason: `takeSample: the number of records must be ≥ 0, got ${num}` }))
+    }
+    const random = Sampling.seeded(seed)
+    const nextSeed = () => Math.floor(random() * 2 ** 31)
+    const count = this.count()
+    const collect = this.collect()
+    const sample = (fraction: number) => this.sample(withReplacement, fraction, nextSeed()).collect()
+    return CallSites.action(
+      "takeSample",
+      Effect.gen(function*() {
+        if (num === 0) return []
+        const total = yield* count
+        if (total === 0) return []
+        if (!withReplacement && num >= total) return Sampling.shuffle(yield* collect, random)
+        const fraction = Sampling.fractionFor(num, total, withReplacement)
+        // Short one time in ten thousand: drawn again then, a bounded number of times.
+        for (let attempt = 0; attempt < 100; attempt++) {
+          const drawn = yield* sample(fraction)
+          if (drawn.length >= num) return Sampling.shuffle(drawn, random).slice(0, num)
+        }
+        return yield* new JobFailed({ reason: `takeSample: 100 samples of ${total} records all had fewer than ${num}` })
+      })
+    )
   }
 
   /** @since 0.1.0 */
@@ -519,6 +775,17 @@ export class Dataset<A> {
       this.storage = undefined
       return Effect.as(this.runtime.unpersist(this.id), this)
     })
+  }
+
+  /** Names it, for the UI's Storage tab and `toDebugString` (Spark's `setName`); returns this dataset. @since 0.1.0 */
+  setName(name: string): this {
+    this.label = name
+    return this
+  }
+
+  /** The name `setName` gave it, if any. @since 0.1.0 */
+  get name(): string | undefined {
+    return this.label
   }
 
   /** How it is persisted, if it is. @since 0.1.0 */
@@ -860,6 +1127,19 @@ export class Dataset<A> {
       dataset.derive<readonly [A, null]>("subtract", (child) => ({ _tag: "Map", fn: Builtins.withNull, child }))
     return Dataset.cogroupAll<A>([pairs(this), pairs(other)], "subtract", numPartitions)
       .derive<A>("subtract", (child) => ({ _tag: "FlatMap", fn: Builtins.onlyLeft, child }))
+  }
+
+  /** The pairs whose key `other` does not have (Spark's `subtractByKey`). @since 0.1.0 */
+  subtractByKey<K, V, W>(
+    this: Dataset<readonly [K, V]>,
+    other: Dataset<readonly [K, W]>,
+    numPartitions?: number
+  ): Dataset<[K, V]> {
+    return Dataset.cogroupAll<K>(
+      [this, other] as Array<Dataset<readonly [K, unknown]>>,
+      "subtractByKey",
+      numPartitions
+    ).flatMapValuesWith(Builtins.leftWithoutRight, "subtractByKey")
   }
 
   /** Every pair `[a, b]` of a record here and one of `other`. @since 0.1.0 */

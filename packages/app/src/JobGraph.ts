@@ -27,6 +27,10 @@ export interface JobGraph {
   readonly details?: string
   /** The datasets its result tasks compute, for the app's UI. */
   readonly datasets?: ReadonlyArray<AppEvents.DatasetInfo>
+  /** The job group of the fiber that started it (`JobGroups`). */
+  readonly group?: string | undefined
+  /** Its description (`JobGroups`). */
+  readonly description?: string | undefined
 }
 
 /**

@@ -40,9 +40,18 @@ export interface KindlingContext {
   readonly range: (start: number, end: number, step?: number, numSlices?: number) => Dataset<number>
   /**
    * The lines of a text file, or of every file of a directory (in name order, hidden files skipped), in byte
-   * ranges of at least `minPartitions` partitions altogether, cut where lines start.
+   * ranges of at least `minPartitions` partitions altogether, cut where lines start. `path` may list several
+   * paths separated by commas, and glob patterns (`logs/part-*`, `{jan,feb}.log`, `day-[0-9].txt`); a gzip'd file
+   * (`.gz`) is decompressed, in one partition, as Spark reads it.
    */
   readonly textFile: (path: string, minPartitions?: number) => Dataset<string>
+  /**
+   * Each file whole, as `[file:path, text]` (Spark's `wholeTextFiles`): the files `path` names as `textFile` finds
+   * them, in at least `minPartitions` partitions as their sizes allow. gzip'd files (`.gz`) are decompressed.
+   */
+  readonly wholeTextFiles: (path: string, minPartitions?: number) => Dataset<[string, string]>
+  /** The partitions of all the datasets, one after the other (Spark's `SparkContext.union`). */
+  readonly union: <A>(datasets: ReadonlyArray<Dataset<A>>) => Dataset<A>
   /**
    * `value`, sent to each executor once (when a task first reads it) and shared by its task threads: pass it in
    * a function's environment and read `.value` there. It is encoded now; later changes are not seen by tasks.
@@ -65,6 +74,25 @@ export interface KindlingContext {
    * with `internal` set), and the app ends with a failure whatever its main does.
    */
   readonly fatalError: Effect.Effect<string | undefined>
+  /**
+   * Puts the jobs this fiber starts from now on (and those of the fibers it forks) in group `groupId`, described
+   * by `description` (Spark's `setJobGroup`): `cancelJobGroup(groupId)` cancels those running.
+   */
+  readonly setJobGroup: (groupId: string, description?: string) => Effect.Effect<void>
+  /** This fiber's jobs are in no group from now on (Spark's `clearJobGroup`). */
+  readonly clearJobGroup: Effect.Effect<void>
+  /**
+   * Describes the jobs this fiber starts from now on (Spark's `setJobDescription`): the description names them
+   * in the UI, the monitoring API and the event log. `undefined` takes it away.
+   */
+  readonly setJobDescription: (description: string | undefined) => Effect.Effect<void>
+  /**
+   * Cancels the running jobs of group `groupId` (Spark's `cancelJobGroup`): their tasks are killed, and their
+   * actions fail with `JobFailed` (`Job 3 cancelled part of cancelled job group reports`).
+   */
+  readonly cancelJobGroup: (groupId: string) => Effect.Effect<void>
+  /** Cancels every running job of the app (Spark's `cancelAllJobs`). */
+  readonly cancelAllJobs: Effect.Effect<void>
 }
 
 /**

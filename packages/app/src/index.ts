@@ -24,6 +24,10 @@ export {
 export { Dataset, type DatasetError, type StorageLevel } from "./Dataset.js"
 /** @since 0.1.0 */
 export * as JobGraph from "./JobGraph.js"
+/**
+ * @since 0.1.0
+ */
+export * as JobGroups from "./JobGroups.js"
 /** @since 0.1.0 */
 export { Kindling, type KindlingContext } from "./Kindling.js"
 /** @since 0.1.0 */

@@ -20,7 +20,9 @@ const recordingDriver = () => {
     broadcast: unsupported,
     accumulator: unsupported,
     unpersist: () => Effect.void,
-    fatalError: Effect.succeed(undefined)
+    fatalError: Effect.succeed(undefined),
+    cancelJobGroup: () => Effect.void,
+    cancelAllJobs: Effect.void
   }
   return { jobs, driver }
 }

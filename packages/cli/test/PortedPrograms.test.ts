@@ -59,7 +59,8 @@ export default App.make(([input, minimum]) =>
     const means = latencies
       .map(([service, latency]) => \`\${service}=\${latency.mean().toFixed(2)}/\${latency instanceof Latency}\`)
       .sort()
-    yield* Console.log(\`slow \${slow}; \${means.join(" ")}\`)
+    const [, counts] = yield* entries.map((entry) => entry.millis).histogram([0, 100, 200, 250])
+    yield* Console.log(\`slow \${slow}; \${means.join(" ")}; histogram \${counts.join(",")}\`)
   }))
 `
 
@@ -121,7 +122,11 @@ const expectedLogs = (lines: ReadonlyArray<string>, least: number) => {
   const means = [...groups].map(([service, all]) =>
     `${service}=${(all.reduce((a, b) => a + b, 0) / all.length).toFixed(2)}/true`
   ).sort()
-  return `slow ${slow}; ${means.join(" ")}`
+  const bounds = [0, 100, 200, 250]
+  const counts = bounds.slice(1).map((upper, i) =>
+    entries.filter((e) => e.millis >= bounds[i]! && (e.millis < upper || (i === 2 && e.millis === upper))).length
+  )
+  return `slow ${slow}; ${means.join(" ")}; histogram ${counts.join(",")}`
 }
 
 const expectedCenters = (n: number, iterations: number) => {

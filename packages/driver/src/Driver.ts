@@ -83,6 +83,7 @@ type Host = Shell.Host<DriverCore.Local>
 interface RunningJob {
   readonly results: Array<unknown>
   readonly done: Deferred.Deferred<Array<unknown>, JobFailed>
+  readonly group: string | undefined
 }
 
 /**
@@ -227,7 +228,7 @@ export const make = (
         // Checked with nothing in between: a driver that stops from here on fails the job among its others.
         if (fatal !== undefined) return yield* internalFailure()
         const jobId = nextJobId++
-        jobs.set(jobId, { results: new Array(job.tasks.length), done })
+        jobs.set(jobId, { results: new Array(job.tasks.length), done, group: job.group })
         shell.feed({ _tag: "SubmitJob", job: { ...job, jobId, pool } })
         return yield* Deferred.await(done).pipe(
           Effect.onInterrupt(() =>
@@ -256,6 +257,22 @@ export const make = (
       ),
       unpersist: (rddId) => Effect.sync(() => shell.feed({ _tag: "Unpersist", rddId })),
       cancelJob: (jobId, reason) => Effect.sync(() => shell.feed({ _tag: "CancelJob", jobId, reason })),
+      cancelJobGroup: (group) =>
+        Effect.sync(() => {
+          for (const [jobId, job] of jobs) {
+            if (job.group !== group) continue
+            shell.feed({
+              _tag: "CancelJob",
+              jobId,
+              reason: `Job ${jobId} cancelled part of cancelled job group ${group}`
+            })
+          }
+        }),
+      cancelAllJobs: Effect.sync(() => {
+        for (const jobId of jobs.keys()) {
+          shell.feed({ _tag: "CancelJob", jobId, reason: `Job ${jobId} cancelled as part of cancellation of all jobs` })
+        }
+      }),
       broadcast: (value) => {
         const made = SharedVariableRegistry.broadcast(value)
         broadcasts.push(made.id)

@@ -122,7 +122,7 @@ layer(local(4), { timeout: 120_000 })("local[2] shuffles", (it) => {
       const text = yield* counts.toDebugString()
       assert.match(
         text,
-        /^\(2\) ShuffledDataset\[\d+\] at reduceByKey \[\]\n \+-\(2\) MapPartitionsDataset\[\d+\] at map \[\]\n {4}\| {2}MapPartitionsDataset\[\d+\] at flatMap \[\]\n {4}\| {2}ParallelCollectionDataset\[\d+\] at parallelize \[\]$/
+        /^\(2\) ShuffledDataset\[\d+\] at reduceByKey at Shuffle\.test\.ts:121 \[\]\n \+-\(2\) MapPartitionsDataset\[\d+\] at map at Shuffle\.test\.ts:120 \[\]\n {4}\| {2}MapPartitionsDataset\[\d+\] at flatMap at Shuffle\.test\.ts:120 \[\]\n {4}\| {2}ParallelCollectionDataset\[\d+\] at parallelize at Shuffle\.test\.ts:120 \[\]$/
       )
     }))
 

@@ -44,14 +44,18 @@ export class Functions {
 
   /**
    * The function with its environment bound as its last argument, for calls with `arity` ordinary arguments
-   * (a wrapper of fixed arity: it is called once per record, and spreading arguments would allocate each time).
+   * (a wrapper of fixed arity for one or two: it is called once per record, and spreading arguments would
+   * allocate each time).
    */
-  bind(ref: FunctionRef, arity: 1 | 2 = 1): (...args: Array<any>) => any {
+  bind(ref: FunctionRef, arity = 1): (...args: Array<any>) => any {
     const fn = this.resolve(ref)
     const env = ref.env
     // No environment: called as it is, its last parameter is undefined all the same.
     if (env === undefined) return fn
-    return arity === 1 ? (a: unknown) => fn(a, env) : (a: unknown, b: unknown) => fn(a, b, env)
+    if (arity === 1) return (a: unknown) => fn(a, env)
+    if (arity === 2) return (a: unknown, b: unknown) => fn(a, b, env)
+    // Called once per partition (`zipPartitions` of three datasets or more): the spread costs nothing.
+    return (...args: Array<unknown>) => fn(...args.slice(0, arity), env)
   }
 
   private resolve(ref: FunctionRef): (...args: Array<any>) => any {
@@ -255,12 +259,14 @@ export function* nodes(plan: PlanNode): Generator<PlanNode> {
     case "Slice":
     case "Range":
     case "TextSplit":
+    case "WholeTextFiles":
     case "ShuffleRead":
       return
     case "CoGroup":
       for (const input of plan.inputs) if (input._tag === "InPlace") yield* nodes(input.plan)
       return
     case "Concat":
+    case "ZipPartitions":
       for (const child of plan.children) yield* nodes(child)
       return
     case "Cartesian":

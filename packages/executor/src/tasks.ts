@@ -12,3 +12,5 @@ export * as Disk from "./Disk.js"
 export * as Evaluation from "./Evaluation.js"
 /** @since 0.1.0 */
 export * as Keys from "./Keys.js"
+/** @since 0.1.0 */
+export * as TextSplits from "./TextSplits.js"

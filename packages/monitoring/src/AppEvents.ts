@@ -61,6 +61,10 @@ export type AppEvent =
     readonly stages: ReadonlyArray<StageInfo>
     /** The scheduler pool it runs in (`SchedulerPool.within`). */
     readonly pool: string
+    /** The job group of the fiber that started it (`kc.setJobGroup`), if any. */
+    readonly jobGroup?: string
+    /** Its description (`kc.setJobDescription`), if any. */
+    readonly description?: string
     readonly time: number
   }
   | { readonly _tag: "JobEnd"; readonly jobId: number; readonly succeeded: boolean; readonly time: number }

@@ -37,6 +37,9 @@ export interface Job {
   readonly jobId: number
   readonly name: string
   readonly pool: string
+  /** `kc.setJobDescription`'s, if any: what the UI shows for the job, before its name. */
+  readonly description: string | undefined
+  readonly jobGroup: string | undefined
   readonly submissionTime: number
   completionTime: number | undefined
   status: JobStatus

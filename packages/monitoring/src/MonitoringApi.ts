@@ -77,9 +77,11 @@ export const job = (status: AppStatus.AppStatus, job: AppStatus.Job) => {
   return {
     jobId: job.jobId,
     name: job.name,
+    ...(job.description === undefined ? {} : { description: job.description }),
     submissionTime: date(job.submissionTime),
     ...(job.completionTime === undefined ? {} : { completionTime: date(job.completionTime) }),
     stageIds: [...job.stageIds],
+    ...(job.jobGroup === undefined ? {} : { jobGroup: job.jobGroup }),
     jobTags: [],
     status: job.status,
     ...progress,

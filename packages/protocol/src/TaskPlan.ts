@@ -150,8 +150,21 @@ export class Range extends Schema.TaggedClass<Range>()("Range", {
 export class TextSplit extends Schema.TaggedClass<TextSplit>()("TextSplit", {
   path: Schema.String,
   start: Count,
-  length: Count
+  length: Count,
+  compression: Schema.optional(Schema.Literal("gzip")).annotations({
+    description: "A compressed file is one split, its lines those of the file decompressed: start 0, length its size"
+  })
 }, { description: "Source: the lines of a byte range of a text file" }) {}
+
+/**
+ * Whole files: for each path, `[file:path, the file's text]` (UTF-8; gzip'd files, `.gz`, decompressed).
+ *
+ * @since 0.1.0
+ * @category sources
+ */
+export class WholeTextFiles extends Schema.TaggedClass<WholeTextFiles>()("WholeTextFiles", {
+  paths: Schema.Array(Schema.String)
+}, { description: "Source: whole text files, each as [file:path, text]" }) {}
 
 /**
  * How values combine per key (Spark's `Aggregator`): a key's first value becomes its combiner through
@@ -322,8 +335,10 @@ export interface Glom {
 }
 
 /**
- * A random sample: with replacement, each record `Poisson(fraction)` times; without, each with probability
- * `fraction`. The generator is seeded with `seed` and the partition index.
+ * A random sample: with replacement, each record `Poisson(fraction)` times; without, each record for which the
+ * generator's next number `x` (uniform in [0, 1)) is in `[lowerBound, fraction)` — `lowerBound` 0 when absent, so
+ * with probability `fraction`; samples of one seed with adjoining ranges split the records (`randomSplit`). The
+ * generator is seeded with `seed` and the partition index.
  *
  * @since 0.1.0
  * @category operators
@@ -332,9 +347,47 @@ export interface Sample {
   readonly _tag: "Sample"
   readonly withReplacement: boolean
   readonly fraction: number
+  readonly lowerBound?: number | undefined
   readonly seed: number
   readonly partition: number
   readonly child: PlanNode
+}
+
+/**
+ * One record: the partition's records folded with `fn(acc, record, env)` from a copy of `zero`.
+ *
+ * @since 0.1.0
+ * @category operators
+ */
+export interface FoldPartition {
+  readonly _tag: "FoldPartition"
+  readonly zero: unknown
+  readonly fn: FunctionRef
+  readonly child: PlanNode
+}
+
+/**
+ * The partition's records reduced with `fn(a, b, env)`: one record, none of an empty partition.
+ *
+ * @since 0.1.0
+ * @category operators
+ */
+export interface ReducePartition {
+  readonly _tag: "ReducePartition"
+  readonly fn: FunctionRef
+  readonly child: PlanNode
+}
+
+/**
+ * The records `fn(records of children[0], records of children[1], …, env)` returns (`zip`, `zipPartitions`).
+ *
+ * @since 0.1.0
+ * @category operators
+ */
+export interface ZipPartitions {
+  readonly _tag: "ZipPartitions"
+  readonly fn: FunctionRef
+  readonly children: ReadonlyArray<PlanNode>
 }
 
 /**
@@ -357,10 +410,14 @@ export type PlanNode =
   | Slice
   | Range
   | TextSplit
+  | WholeTextFiles
   | MapOp
   | MapPartitionsWithIndex
   | Glom
   | Sample
+  | FoldPartition
+  | ReducePartition
+  | ZipPartitions
   | ZipWithIndex
   | ShuffleRead
   | CoGroup
@@ -379,10 +436,18 @@ type PlanNodeEncoded =
   | typeof Slice.Encoded
   | typeof Range.Encoded
   | typeof TextSplit.Encoded
+  | typeof WholeTextFiles.Encoded
   | MapOpEncoded
   | Omit<MapPartitionsWithIndex, "fn" | "child"> & { readonly fn: typeof FunctionRef.Encoded; child: PlanNodeEncoded }
   | Omit<Glom, "child"> & { readonly child: PlanNodeEncoded }
   | Omit<Sample, "child"> & { readonly child: PlanNodeEncoded }
+  | Omit<FoldPartition, "fn" | "child"> & { readonly fn: typeof FunctionRef.Encoded; child: PlanNodeEncoded }
+  | Omit<ReducePartition, "fn" | "child"> & { readonly fn: typeof FunctionRef.Encoded; child: PlanNodeEncoded }
+  | {
+    readonly _tag: "ZipPartitions"
+    readonly fn: typeof FunctionRef.Encoded
+    children: ReadonlyArray<PlanNodeEncoded>
+  }
   | Omit<ZipWithIndex, "child"> & { readonly child: PlanNodeEncoded }
   | Omit<ShuffleRead, "read"> & { readonly read: typeof ReadMode.Encoded }
   | {
@@ -409,6 +474,7 @@ export const PlanNode: Schema.Schema<PlanNode, PlanNodeEncoded> = Schema.Union(
   Slice,
   Range,
   TextSplit,
+  WholeTextFiles,
   Schema.Struct({
     _tag: Schema.Literal("Map", "Filter", "FlatMap", "MapPartitions", "MapValues", "FlatMapValues", "KeyBy"),
     fn: FunctionRef,
@@ -420,10 +486,14 @@ export const PlanNode: Schema.Schema<PlanNode, PlanNodeEncoded> = Schema.Union(
     _tag: Schema.Literal("Sample"),
     withReplacement: Schema.Boolean,
     fraction: unit,
+    lowerBound: Schema.optional(unit),
     seed: Schema.Int,
     partition: Count,
     child
   }),
+  Schema.Struct({ _tag: Schema.Literal("FoldPartition"), zero: Value, fn: FunctionRef, child }),
+  Schema.Struct({ _tag: Schema.Literal("ReducePartition"), fn: FunctionRef, child }),
+  Schema.Struct({ _tag: Schema.Literal("ZipPartitions"), fn: FunctionRef, children: Schema.Array(child) }),
   Schema.Struct({ _tag: Schema.Literal("ZipWithIndex"), offset: Count, child }),
   Schema.Struct({ _tag: Schema.Literal("ShuffleRead"), shuffle: ShuffleHandle, reduceId: Count, read: ReadMode }),
   Schema.Struct({

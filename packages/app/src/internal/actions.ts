@@ -9,6 +9,7 @@ import { InvalidArgument, type JobFailed } from "../AppErrors.js"
 import * as Builtins from "../Builtins.js"
 import * as CallSites from "../CallSites.js"
 import type { Dataset, DatasetError, Runtime } from "../Dataset.js"
+import * as JobGroups from "../JobGroups.js"
 import * as Lineage from "../Lineage.js"
 
 type PlanNode = typeof TaskPlan.PlanNode.Encoded
@@ -23,9 +24,14 @@ export const runJob = (
   partitions?: ReadonlyArray<number>
 ): Effect.Effect<Array<unknown>, JobFailed> => {
   const which = partitions ?? lineage.plans.map((_, i) => i)
-  return Effect.flatMap(FiberRef.get(CallSites.currentAction), (site) => {
+  return Effect.flatMap(Effect.all([FiberRef.get(CallSites.currentAction), FiberRef.get(JobGroups.current)]), ([
+    site,
+    { description, group }
+  ]) => {
     const called = site?.()
     return runtime.runJob({
+      group,
+      description,
       tasks: which.map((i) => Lineage.encodeTask(lineage.plans[i]!, result(i))),
       preferredBlocks: which.map((i) => Lineage.preferredBlock(lineage.plans[i]!)),
       parents: lineage.parents,

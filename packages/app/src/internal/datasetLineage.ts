@@ -15,7 +15,7 @@ export const recorded = <A>(
 ): Lineage.Lineage => {
   const lineage = Lineage.withDataset(computed, {
     id: dataset.id,
-    name: dataset.origin.kind,
+    name: dataset.name ?? dataset.origin.kind,
     operation: dataset.origin.operation,
     ...callSiteOf(dataset),
     parentIds: [...dataset.origin.narrow, ...dataset.origin.shuffled].map((parent) => parent.id),

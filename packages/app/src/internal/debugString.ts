@@ -3,8 +3,11 @@
 import * as Effect from "effect/Effect"
 import type { Dataset, DatasetError } from "../Dataset.js"
 
+// `name Kind[id] at map at logs.ts:40 [storage]`, as Spark prints an RDD: its name when it has one, and where it was
+// made (the operation alone when no app code made it).
 const describe = (dataset: Dataset<unknown>) =>
-  `${dataset.origin.kind}[${dataset.id}] at ${dataset.origin.operation} [${dataset.storageLevel ?? ""}]`
+  `${dataset.name === undefined ? "" : `${dataset.name} `}${dataset.origin.kind}[${dataset.id}] at ` +
+  `${dataset.creation().short ?? dataset.origin.operation} [${dataset.storageLevel ?? ""}]`
 
 export const firstLines = (dataset: Dataset<unknown>): Effect.Effect<Array<string>, DatasetError> =>
   Effect.gen(function*() {

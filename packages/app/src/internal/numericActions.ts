@@ -83,3 +83,58 @@ export const stats = ([n, mean, m2, max, min]: Counter): Stats => {
     sampleStdev: Math.sqrt(sampleVariance)
   }
 }
+
+/** Where `histogram` counts: bucket bounds, and whether they are evenly spaced (a bucket is then computed). */
+export interface Buckets {
+  readonly bounds: ReadonlyArray<number>
+  readonly even: boolean
+}
+
+/**
+ * The buckets of `histogram(bounds)`, as PySpark checks them: at least two bounds, none NaN, increasing; even when
+ * their steps differ by less than 1e-10. What is wrong with them when they are not buckets.
+ */
+export const bucketsOf = (bounds: ReadonlyArray<number>): Buckets | string => {
+  if (bounds.length < 2) return "the buckets need at least two bounds"
+  if (bounds.some((bound) => typeof bound !== "number" || Number.isNaN(bound))) return "a bucket bound is NaN"
+  for (let i = 1; i < bounds.length; i++) {
+    if (!(bounds[i]! > bounds[i - 1]!)) return "the bucket bounds must increase, without duplicates"
+  }
+  const steps = bounds.slice(1).map((bound, i) => bound - bounds[i]!)
+  return { bounds, even: Math.max(...steps) - Math.min(...steps) < 1e-10 }
+}
+
+/**
+ * `count` evenly spaced buckets from `min` to `max`, as PySpark makes them (the last bound `max` itself).
+ */
+export const evenBuckets = (min: number, max: number, count: number): Buckets => {
+  const step = (max - min) / count
+  return { bounds: [...Array.from({ length: count }, (_, i) => i * step + min), max], even: true }
+}
+
+/**
+ * A partition's counts per bucket: a number in `[bound i, bound i+1)` counts in bucket i, the last bucket closed;
+ * NaN and numbers outside the bounds are not counted. Shipped as its own source: it must be self-contained.
+ */
+export const countBuckets = both((counts: Array<number>, x: number, buckets: Buckets): Array<number> => {
+  const { bounds, even } = buckets
+  const min = bounds[0]!
+  const max = bounds[bounds.length - 1]!
+  if (typeof x !== "number" || Number.isNaN(x) || x < min || x > max) return counts
+  let bucket: number
+  if (even) {
+    bucket = Math.min(Math.floor((x - min) / ((max - min) / (bounds.length - 1))), bounds.length - 2)
+  } else {
+    // The last bound not above x.
+    let low = 0
+    let high = bounds.length - 1
+    while (low < high) {
+      const middle = (low + high + 1) >> 1
+      if (bounds[middle]! <= x) low = middle
+      else high = middle - 1
+    }
+    bucket = Math.min(low, bounds.length - 2)
+  }
+  counts[bucket]!++
+  return counts
+})

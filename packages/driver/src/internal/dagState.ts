@@ -42,6 +42,9 @@ export interface Job {
   readonly finished: Array<boolean>
   numFinished: number
   readonly pool: string
+  /** Its job group and description, from the fiber that started it. */
+  readonly group: string | undefined
+  readonly description: string | undefined
   /** Every stage it needs, the skipped ones included. */
   readonly stageIds: ReadonlyArray<number>
 }

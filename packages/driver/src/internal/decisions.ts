@@ -3,6 +3,7 @@ import { Core } from "@kindling/kernel"
 import { ClusterMessages, Ids } from "@kindling/protocol"
 import * as DagScheduler from "../DagScheduler.js"
 import * as TaskScheduler from "../TaskScheduler.js"
+import type { Job } from "./dagState.js"
 import type { Step, TaskOutcome } from "./driverState.js"
 import { dag, event, schedule, trusted } from "./driverState.js"
 import { locationsOf } from "./locations.js"
@@ -128,6 +129,12 @@ export const carryOut = (
 }
 
 // Carries out what the DAG scheduler decided.
+// A job's group and description, for its start event, when it has them.
+const jobProperties = (job: Job | undefined) => ({
+  ...(job?.group === undefined ? {} : { jobGroup: job.group }),
+  ...(job?.description === undefined ? {} : { description: job.description })
+})
+
 const carryOutDag = (
   step: Step,
   commands: ReadonlyArray<DagScheduler.Command>,
@@ -186,6 +193,7 @@ const carryOutDag = (
           stageIds: command.stageIds,
           stages: command.stages,
           pool: state.dag.jobs.get(command.jobId)?.pool ?? "default",
+          ...jobProperties(state.dag.jobs.get(command.jobId)),
           time: step.now
         })
         break

@@ -110,6 +110,8 @@ export const submitJob = (state: State, spec: JobSpec, out: Array<Command>) => {
     finished: spec.tasks.map(() => false),
     numFinished: 0,
     pool: spec.pool,
+    group: spec.group,
+    description: spec.description,
     stageIds
   })
   out.push({

@@ -6,7 +6,7 @@ import * as Keys from "../Keys.js"
 import * as RecordFiles from "../RecordFiles.js"
 import * as Spill from "../Spill.js"
 import * as TaskContext from "../TaskContext.js"
-import { lines } from "../TextSplits.js"
+import { gzipLines, lines, type Tally, wholeText } from "../TextSplits.js"
 import {
   cartesian,
   concatenated,
@@ -42,14 +42,20 @@ export const evaluate = (node: PlanNode, run: Run): Iterable<unknown> => {
       return counting(node.items, counter)
     case "Range":
       return counting(range(node.start, node.end, node.step), counter)
-    case "TextSplit":
+    case "TextSplit": {
+      const tally = (read: Tally) => {
+        TaskContext.count(run.context, "inputBytes", read.bytes)
+        TaskContext.count(run.context, "inputRecords", read.records)
+      }
       return counting(
-        lines(run.context.files, node.path, node.start, node.length, (read) => {
-          TaskContext.count(run.context, "inputBytes", read.bytes)
-          TaskContext.count(run.context, "inputRecords", read.records)
-        }),
+        node.compression === "gzip"
+          ? gzipLines(run.context.files, node.path, tally)
+          : lines(run.context.files, node.path, node.start, node.length, tally),
         counter
       )
+    }
+    case "WholeTextFiles":
+      return counting(wholeFiles(node.paths, run.context), counter)
     case "Map": {
       const fn = functions.bind(node.fn)
       const child = evaluate(node.child, run)
@@ -82,6 +88,34 @@ export const evaluate = (node: PlanNode, run: Run): Iterable<unknown> => {
       return [Array.from(evaluate(node.child, run))]
     case "Sample":
       return sampled(evaluate(node.child, run), node)
+    case "FoldPartition": {
+      const fn = functions.bind(node.fn, 2)
+      const child = evaluate(node.child, run)
+      return fromThunk(() => {
+        let acc = structuredClone(node.zero)
+        each(child, (record) => {
+          acc = fn(acc, record)
+        })
+        return [acc]
+      })
+    }
+    case "ReducePartition": {
+      const fn = functions.bind(node.fn, 2)
+      const child = evaluate(node.child, run)
+      return fromThunk(() => {
+        const none = Symbol()
+        let acc: unknown = none
+        each(child, (record) => {
+          acc = acc === none ? record : fn(acc, record)
+        })
+        return acc === none ? [] : [acc]
+      })
+    }
+    case "ZipPartitions":
+      return iterable(
+        functions.bind(node.fn, node.children.length)(...node.children.map((child) => evaluate(child, run))),
+        "zipPartitions"
+      )
     case "ZipWithIndex":
       return indexed(evaluate(node.child, run), node.offset)
     case "KeyBy": {
@@ -173,4 +207,14 @@ const coGroup = (node: Extract<PlanNode, { _tag: "CoGroup" }>, run: Run): Iterab
     })
     return map.entries()
   })
+}
+
+// Each file whole, as `[file:path, text]`; its bytes and one record per file are the task's input.
+function* wholeFiles(paths: ReadonlyArray<string>, context: TaskContext.TaskContext): Generator<unknown> {
+  for (const path of paths) {
+    const { bytes, text } = wholeText(context.files, path)
+    TaskContext.count(context, "inputBytes", bytes)
+    TaskContext.count(context, "inputRecords", 1)
+    yield [`file:${path}`, text]
+  }
 }

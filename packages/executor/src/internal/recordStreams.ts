@@ -100,14 +100,22 @@ export const iterable = (value: unknown, operation: string): Iterable<unknown> =
 
 export function* sampled(
   records: Iterable<unknown>,
-  options: { readonly withReplacement: boolean; readonly fraction: number; readonly seed: number; partition: number }
+  options: {
+    readonly withReplacement: boolean
+    readonly fraction: number
+    readonly lowerBound?: number | undefined
+    readonly seed: number
+    readonly partition: number
+  }
 ): Generator<unknown> {
   const random = seededRandom(options.seed, options.partition)
+  const lower = options.lowerBound ?? 0
   for (const record of records) {
     if (options.withReplacement) {
       for (let n = poisson(options.fraction, random); n > 0; n--) yield record
-    } else if (random() < options.fraction) {
-      yield record
+    } else {
+      const x = random()
+      if (x >= lower && x < options.fraction) yield record
     }
   }
 }

@@ -20,7 +20,9 @@ const jobsTable = (
       { header: "Job Id", cell: ({ j }) => link(`jobs/job/?id=${j.jobId}`, j.jobId), numeric: true },
       {
         header: "Description",
+        // As Spark's: the app's description of the job when it gave one, its call site under it.
         cell: ({ j }) => [
+          j.description === undefined ? "" : html`<span>${j.description}</span><br>`,
           link(`jobs/job/?id=${j.jobId}`, j.name),
           killable && j.status === "RUNNING" ? Html.killButton("jobs/job/kill/", j.jobId, "job") : ""
         ]

@@ -49,6 +49,8 @@ export const apply = (status: AppStatus, event: AppEvent): void => {
         jobId: event.jobId,
         name: last?.name ?? `job ${event.jobId}`,
         pool: event.pool,
+        description: event.description,
+        jobGroup: event.jobGroup,
         submissionTime: event.time,
         completionTime: undefined,
         status: "RUNNING",

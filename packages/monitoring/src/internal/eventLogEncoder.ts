@@ -5,7 +5,14 @@ import type { AppEvent, DatasetInfo, StageInfo } from "../AppEvents.js"
 import type { Encoder } from "../EventLogCodec.js"
 import type { SparkEvent } from "../SparkEvents.js"
 import type * as SparkEvents from "../SparkEvents.js"
-import { killedPrefix, notStored, poolProperty, storageLevels } from "./eventLogNames.js"
+import {
+  descriptionProperty,
+  jobGroupProperty,
+  killedPrefix,
+  notStored,
+  poolProperty,
+  storageLevels
+} from "./eventLogNames.js"
 
 type SparkStageInfo = typeof SparkEvents.StageInfo.Type
 type SparkTaskInfo = typeof SparkEvents.TaskInfo.Type
@@ -151,7 +158,11 @@ export const encode = (encoder: Encoder, event: AppEvent): ReadonlyArray<SparkEv
         "Submission Time": event.time,
         "Stage Infos": event.stages.map((stage) => stageInfo(stage, 0, stage.numTasks)),
         "Stage IDs": event.stageIds,
-        Properties: { [poolProperty]: event.pool }
+        Properties: {
+          [poolProperty]: event.pool,
+          ...(event.description === undefined ? {} : { [descriptionProperty]: event.description }),
+          ...(event.jobGroup === undefined ? {} : { [jobGroupProperty]: event.jobGroup })
+        }
       }]
     }
     case "JobEnd":

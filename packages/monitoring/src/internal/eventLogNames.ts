@@ -27,6 +27,8 @@ export const storageLevelName = (level: SparkStorageLevel): string | undefined =
 
 // The pool a job runs in, as Spark's job properties name it.
 export const poolProperty = "spark.scheduler.pool"
+export const descriptionProperty = "spark.job.description"
+export const jobGroupProperty = "spark.jobGroup.id"
 
 export const killedPrefix = "TaskKilled ("
 

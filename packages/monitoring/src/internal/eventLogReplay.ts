@@ -4,7 +4,17 @@ import type { AppEvent, DatasetInfo } from "../AppEvents.js"
 import type { Replay } from "../EventLogCodec.js"
 import type { SparkEvent, SparkEventOf } from "../SparkEvents.js"
 import type * as SparkEvents from "../SparkEvents.js"
-import { killedPrefix, poolProperty, storageLevelName } from "./eventLogNames.js"
+import { descriptionProperty, jobGroupProperty, killedPrefix, poolProperty, storageLevelName } from "./eventLogNames.js"
+
+// A job property the log has, as a field of the job's start.
+const propertyOf = <F extends string>(
+  properties: Readonly<Record<string, string>> | undefined,
+  name: string,
+  field: F
+): { readonly [K in F]?: string } => {
+  const value = properties?.[name]
+  return value === undefined ? {} : { [field]: value } as { readonly [K in F]?: string }
+}
 
 const localities = new Set(["PROCESS_LOCAL", "NODE_LOCAL", "ANY"])
 
@@ -96,6 +106,8 @@ export const replay = (state: Replay, event: SparkEvent): ReadonlyArray<AppEvent
           datasets: stage["RDD Info"].map(datasetInfo)
         })),
         pool: event.Properties?.[poolProperty] ?? "default",
+        ...propertyOf(event.Properties, descriptionProperty, "description"),
+        ...propertyOf(event.Properties, jobGroupProperty, "jobGroup"),
         time: event["Submission Time"]
       }]
     case "SparkListenerJobEnd":
