@@ -1,16 +1,19 @@
 import * as Esbuild from "esbuild"
 import { defineConfig, type Options } from "tsup"
 
-// Every package builds the same way: ESM for Node 20 with declarations; dependencies stay external.
+// Every package's JavaScript builds the same way: ESM for Node 20; dependencies stay external. Its declarations are
+// the TypeScript compiler's (`tsc -b tsconfig.build.json`, incremental), written into `dist` beside it: a build
+// empties `dist` of the last one's JavaScript (its chunks are named by their content) and keeps them, and the
+// compiler's record of them. (tsup's `clean` list names what to keep.)
 export const packageConfig = (entry: Array<string>, overrides: Options = {}) =>
   defineConfig({
     entry: entry.map((name) => `src/${name}.ts`),
     format: ["esm"],
     target: "node20",
     platform: "node",
-    dts: true,
+    dts: false,
     sourcemap: true,
-    clean: true,
+    clean: ["!**/*.d.ts", "!**/*.d.ts.map", "!.tsbuildinfo"],
     splitting: true,
     ...overrides
   })
