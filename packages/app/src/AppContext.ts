@@ -13,7 +13,9 @@ import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
-import { InputNotReadable, InvalidArgument, type JobFailed } from "./AppErrors.js"
+import * as Crypto from "node:crypto"
+import * as Path from "node:path"
+import { InputNotReadable, InvalidArgument, type JobFailed, OutputNotWritable } from "./AppErrors.js"
 import { Dataset, type Runtime } from "./Dataset.js"
 import * as InputPaths from "./internal/inputPaths.js"
 import type * as JobGraph from "./JobGraph.js"
@@ -109,7 +111,8 @@ export const make = (options: {
     newDatasetId: () => datasets++,
     newShuffleId: () => shuffles++,
     unpersist: driver.unpersist,
-    files
+    files,
+    checkpoints: { dir: undefined }
   }
   return {
     appName: options.appName,
@@ -132,6 +135,17 @@ export const make = (options: {
     clearJobGroup: FiberRef.update(JobGroups.current, (properties) => ({ ...properties, group: undefined })),
     setJobDescription: (description) =>
       FiberRef.update(JobGroups.current, (properties) => ({ ...properties, description })),
+    setCheckpointDir: (dir) =>
+      Effect.try({
+        // A folder of the app's own in it, as Spark makes one.
+        try: () => {
+          const path = Path.join(Path.resolve(dir), Crypto.randomUUID())
+          files.makeDirectory(path)
+          runtime.checkpoints.dir = path
+        },
+        catch: (error) =>
+          new OutputNotWritable({ path: dir, reason: error instanceof Error ? error.message : String(error) })
+      }),
     cancelJobGroup: driver.cancelJobGroup,
     cancelAllJobs: driver.cancelAllJobs,
     collectionAccumulator: <T>(name = "") => driver.accumulator<T, Array<T>>("collection", name),

@@ -21,6 +21,7 @@
 import type { Disk } from "@kindling/executor/tasks"
 import type { TaskPlan } from "@kindling/protocol"
 import * as Effect from "effect/Effect"
+import * as Path from "node:path"
 import {
   EmptyDataset,
   type InputNotReadable,
@@ -32,6 +33,7 @@ import {
 import * as Builtins from "./Builtins.js"
 import * as CallSites from "./CallSites.js"
 import * as Actions from "./internal/actions.js"
+import * as Checkpoints from "./internal/checkpoints.js"
 import * as DatasetLineage from "./internal/datasetLineage.js"
 import * as DebugString from "./internal/debugString.js"
 import * as NumericActions from "./internal/numericActions.js"
@@ -83,6 +85,8 @@ export interface Runtime {
   readonly unpersist: (datasetId: number) => Effect.Effect<void>
   /** The files its sources read and its output goes to. */
   readonly files: Disk.Files
+  /** Where checkpoints are written (`kc.setCheckpointDir`), once the app says. */
+  readonly checkpoints: { dir: string | undefined }
 }
 
 /**
@@ -124,6 +128,11 @@ export class Dataset<A> {
   readonly id: number
   private storage: StorageLevel | undefined
   private label: string | undefined
+  // Asked for by `checkpoint()`; then written, in a folder.
+  private checkpointState:
+    | { readonly _tag: "Requested" }
+    | { readonly _tag: "Written"; readonly dir: string }
+    | undefined
 
   /** @internal */
   constructor(
@@ -133,7 +142,7 @@ export class Dataset<A> {
      * What it computes: the plan of each partition and the shuffles they need. Computing it may run a job (the
      * counts of zipWithIndex, a sort's sample) or read a directory (textFile).
      */
-    private readonly computed: Effect.Effect<Lineage.Lineage, DatasetError>,
+    private computed: Effect.Effect<Lineage.Lineage, DatasetError>,
     /** @internal */
     readonly origin: Origin,
     /** Its pairs are hash-partitioned by key into its partitions (it comes out of a shuffle by key). */
@@ -180,6 +189,12 @@ export class Dataset<A> {
       { kind: "MapPartitionsDataset", operation, narrow: [this as Dataset<unknown>], shuffled: [] },
       keepsPartitioning && this.hashPartitioned
     )
+  }
+
+  // An action's effect: its jobs named after where the app called it (`CallSites.action`), and followed by the
+  // checkpoints its lineage asks for.
+  private action<X, E>(name: string, effect: Effect.Effect<X, E>): Effect.Effect<X, E | DatasetError> {
+    return CallSites.action(name, Effect.tap(effect, () => Checkpoints.writeRequested(this as Dataset<unknown>)))
   }
 
   private ref(fn: UserFunctions.AnyFunction, env: unknown, transformation: string): FunctionRef {
@@ -375,7 +390,7 @@ export class Dataset<A> {
 
   /** Every record, in partition order. @since 0.1.0 */
   collect(): Effect.Effect<Array<A>, DatasetError> {
-    return CallSites.action(
+    return this.action(
       "collect",
       Effect.map(
         Actions.run(this, () => ({ _tag: "Collect" }), "collect"),
@@ -386,7 +401,7 @@ export class Dataset<A> {
 
   /** @since 0.1.0 */
   count(): Effect.Effect<number, DatasetError> {
-    return CallSites.action(
+    return this.action(
       "count",
       Effect.map(
         Actions.run(this, () => ({ _tag: "Count" }), "count"),
@@ -398,7 +413,7 @@ export class Dataset<A> {
   /** Combines the records with `f`, which must be associative and commutative. @since 0.1.0 */
   reduce<E = undefined>(f: (a: A, b: A, env: E) => A, env?: E): Effect.Effect<A, DatasetError | EmptyDataset> {
     const fn = this.ref(f, env, "reduce")
-    return CallSites.action(
+    return this.action(
       "reduce",
       Effect.flatMap(Actions.run(this, () => ({ _tag: "Reduce", fn }), "reduce"), (parts) => {
         const values = (parts as Array<Array<A>>).flat()
@@ -411,7 +426,7 @@ export class Dataset<A> {
   /** Folds each partition from `zero`, then the partitions' results from `zero`, with `f`. @since 0.1.0 */
   fold<E = undefined>(zero: A, f: (a: A, b: A, env: E) => A, env?: E): Effect.Effect<A, DatasetError> {
     const fn = this.ref(f, env, "fold")
-    return CallSites.action(
+    return this.action(
       "fold",
       Effect.map(
         Actions.run(this, () => ({ _tag: "Fold", zero, fn }), "fold"),
@@ -433,7 +448,7 @@ export class Dataset<A> {
     env?: E
   ): Effect.Effect<U, DatasetError> {
     const fn = this.ref(seqOp, env, "aggregate")
-    return CallSites.action(
+    return this.action(
       "aggregate",
       Effect.map(
         Actions.run(this, () => ({ _tag: "Aggregate", zero, seqOp: fn }), "aggregate"),
@@ -459,7 +474,7 @@ export class Dataset<A> {
     if (!validDepth(depth)) return Effect.fail(badDepth(depth))
     const fold = this.ref(seqOp, env, "treeAggregate")
     const folded = this.derive<U>("treeAggregate", (child) => ({ _tag: "FoldPartition", zero, fn: fold, child }))
-    return CallSites.action(
+    return this.action(
       "treeAggregate",
       Effect.flatMap(
         this.treeLevels(folded, depth, (level, n) => level.foldByKey(zero, combOp, env, n)),
@@ -481,7 +496,7 @@ export class Dataset<A> {
     if (!validDepth(depth)) return Effect.fail(badDepth(depth))
     const fn = this.ref(f, env, "treeReduce")
     const reduced = this.derive<A>("treeReduce", (child) => ({ _tag: "ReducePartition", fn, child }))
-    return CallSites.action(
+    return this.action(
       "treeReduce",
       Effect.flatMap(
         this.treeLevels(reduced, depth, (level, n) => level.reduceByKey(f, env, n)),
@@ -522,7 +537,7 @@ export class Dataset<A> {
 
   /** Whether it has no record: no partition, or none where `take(1)` looks (Spark's `isEmpty`). @since 0.1.0 */
   isEmpty(): Effect.Effect<boolean, DatasetError> {
-    return CallSites.action(
+    return this.action(
       "isEmpty",
       Effect.flatMap(
         this.numPartitions,
@@ -543,7 +558,7 @@ export class Dataset<A> {
 
   /** The sum of the numbers; 0 of none. @since 0.1.0 */
   sum(this: Dataset<number>): Effect.Effect<number, DatasetError> {
-    return CallSites.action(
+    return this.action(
       "sum",
       Effect.map(
         Actions.run(this, () => ({ _tag: "Fold", zero: 0, fn: Builtins.sum }), "sum"),
@@ -567,7 +582,7 @@ export class Dataset<A> {
     action: string,
     pick: { readonly ref: FunctionRef; readonly f: (a: number, b: number) => number }
   ): Effect.Effect<number, DatasetError | EmptyDataset> {
-    return CallSites.action(
+    return this.action(
       "extreme",
       Effect.flatMap(Actions.run(this, () => ({ _tag: "Reduce", fn: pick.ref }), action), (parts) => {
         const values = (parts as Array<Array<number>>).flat()
@@ -583,7 +598,7 @@ export class Dataset<A> {
    * @since 0.1.0
    */
   stats(this: Dataset<number>): Effect.Effect<Stats, DatasetError> {
-    return CallSites.action(
+    return this.action(
       "stats",
       Effect.map(
         Actions.run(
@@ -631,7 +646,7 @@ export class Dataset<A> {
     if (typeof buckets !== "number") {
       const chosen = NumericActions.bucketsOf(buckets)
       if (typeof chosen === "string") return Effect.fail(new InvalidArgument({ reason: `histogram: ${chosen}` }))
-      return CallSites.action("histogram", counted(chosen))
+      return this.action("histogram", counted(chosen))
     }
     if (!Number.isSafeInteger(buckets) || buckets < 1) {
       return Effect.fail(
@@ -639,7 +654,7 @@ export class Dataset<A> {
       )
     }
     const numbers = this.filter((x: number) => typeof x === "number" && !Number.isNaN(x))
-    return CallSites.action(
+    return this.action(
       "histogram",
       Effect.flatMap(numbers.stats(), ({ count, max, min }): Effect.Effect<
         [Array<number>, Array<number>],
@@ -663,7 +678,7 @@ export class Dataset<A> {
    * @since 0.1.0
    */
   take(n: number): Effect.Effect<Array<A>, DatasetError> {
-    return CallSites.action("take", Actions.take(this, n))
+    return this.action("take", Actions.take(this, n))
   }
 
   /**
@@ -687,7 +702,7 @@ export class Dataset<A> {
     const count = this.count()
     const collect = this.collect()
     const sample = (fraction: number) => this.sample(withReplacement, fraction, nextSeed()).collect()
-    return CallSites.action(
+    return this.action(
       "takeSample",
       Effect.gen(function*() {
         if (num === 0) return []
@@ -717,7 +732,7 @@ export class Dataset<A> {
   /** Calls `f` on every record, on the executors. @since 0.1.0 */
   foreach<E = undefined>(f: (record: A, env: E) => void, env?: E): Effect.Effect<void, DatasetError> {
     const fn = this.ref(f, env, "foreach")
-    return CallSites.action("foreach", Effect.asVoid(Actions.run(this, () => ({ _tag: "Foreach", fn }), "foreach")))
+    return this.action("foreach", Effect.asVoid(Actions.run(this, () => ({ _tag: "Foreach", fn }), "foreach")))
   }
 
   /** Calls `f` once per partition with its records, on the executors. @since 0.1.0 */
@@ -726,7 +741,7 @@ export class Dataset<A> {
     env?: E
   ): Effect.Effect<void, DatasetError> {
     const fn = this.ref(f, env, "foreachPartition")
-    return CallSites.action(
+    return this.action(
       "foreachPartition",
       Effect.asVoid(Actions.run(this, () => ({ _tag: "ForeachPartition", fn }), "foreachPartition"))
     )
@@ -741,7 +756,7 @@ export class Dataset<A> {
    * @since 0.1.0
    */
   saveAsTextFile(dir: string): Effect.Effect<void, DatasetError | OutputDirectoryExists | OutputNotWritable> {
-    return CallSites.action("saveAsTextFile", TextOutput.saveAsTextFile(this, dir))
+    return this.action("saveAsTextFile", TextOutput.saveAsTextFile(this, dir))
   }
 
   // ---- persistence ----------------------------------------------------------------------------------------------
@@ -775,6 +790,48 @@ export class Dataset<A> {
       this.storage = undefined
       return Effect.as(this.runtime.unpersist(this.id), this)
     })
+  }
+
+  /**
+   * Marks it to be checkpointed (Spark's `checkpoint`): after the next action that computes it, its partitions are
+   * saved in the app's checkpoint directory (`kc.setCheckpointDir`, which must be set first), and later jobs read
+   * them from there rather than computing its lineage again — what a long iterative lineage needs. Persist it too,
+   * or the saving computes it once more. On a cluster the directory must be one every executor and the driver
+   * share.
+   *
+   * @since 0.1.0
+   */
+  checkpoint(): void {
+    if (this.runtime.checkpoints.dir === undefined) {
+      throw new InvalidArgument({
+        reason: "checkpoint: the checkpoint directory has not been set: call kc.setCheckpointDir(dir) first"
+      })
+    }
+    this.checkpointState ??= { _tag: "Requested" }
+  }
+
+  /** Whether it is checkpointed: written, and read from its checkpoint. @since 0.1.0 */
+  get isCheckpointed(): boolean {
+    return this.checkpointState?._tag === "Written"
+  }
+
+  /** The folder of its checkpoint, once written. @since 0.1.0 */
+  get checkpointFile(): string | undefined {
+    return this.checkpointState?._tag === "Written" ? this.checkpointState.dir : undefined
+  }
+
+  /** @internal Marked for checkpointing, and not written yet. */
+  get checkpointRequested(): boolean {
+    return this.checkpointState?._tag === "Requested"
+  }
+
+  /** @internal Its checkpoint is written, in `partitions` files in `dir`: its lineage ends there. */
+  checkpointed(dir: string, partitions: number): void {
+    this.checkpointState = { _tag: "Written", dir }
+    this.computed = Effect.succeed(Lineage.fromPlans(Array.from({ length: partitions }, (_, partition) => ({
+      _tag: "RecordFile" as const,
+      path: Path.join(dir, `part-${String(partition).padStart(5, "0")}`)
+    }))))
   }
 
   /** Names it, for the UI's Storage tab and `toDebugString` (Spark's `setName`); returns this dataset. @since 0.1.0 */
@@ -1186,17 +1243,17 @@ export class Dataset<A> {
    * @since 0.1.0
    */
   lookup<K, V>(this: Dataset<readonly [K, V]>, key: K): Effect.Effect<Array<V>, DatasetError> {
-    return CallSites.action("lookup", Actions.lookup(this, key))
+    return this.action("lookup", Actions.lookup(this, key))
   }
 
   /** The `n` smallest records in structural key order, sorted. @since 0.1.0 */
   takeOrdered(n: number): Effect.Effect<Array<A>, DatasetError> {
-    return CallSites.action("takeOrdered", Actions.ordered(this, n, true, "takeOrdered"))
+    return this.action("takeOrdered", Actions.ordered(this, n, true, "takeOrdered"))
   }
 
   /** The `n` largest records in structural key order, largest first. @since 0.1.0 */
   top(n: number): Effect.Effect<Array<A>, DatasetError> {
-    return CallSites.action("top", Actions.ordered(this, n, false, "top"))
+    return this.action("top", Actions.ordered(this, n, false, "top"))
   }
 
   /**

@@ -10,6 +10,7 @@ import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
+import type { OutputNotWritable } from "./AppErrors.js"
 import type { Dataset } from "./Dataset.js"
 
 /**
@@ -93,6 +94,11 @@ export interface KindlingContext {
   readonly cancelJobGroup: (groupId: string) => Effect.Effect<void>
   /** Cancels every running job of the app (Spark's `cancelAllJobs`). */
   readonly cancelAllJobs: Effect.Effect<void>
+  /**
+   * Where `checkpoint()` saves datasets (Spark's `setCheckpointDir`): a folder of the app's own is made in `dir`.
+   * On a cluster it must be one the driver and every executor share.
+   */
+  readonly setCheckpointDir: (dir: string) => Effect.Effect<void, OutputNotWritable>
 }
 
 /**

@@ -339,7 +339,8 @@ describe("functions", () => {
         newDatasetId: () => 0,
         newShuffleId: () => 0,
         unpersist: () => Effect.void,
-        files: Disk.nodeFiles
+        files: Disk.nodeFiles,
+        checkpoints: { dir: undefined }
       },
       Effect.succeed([]),
       "ParallelCollectionDataset",

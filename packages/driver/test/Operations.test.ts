@@ -197,6 +197,35 @@ layer(local, { timeout: 60_000 })("more operations in local[2]", (it) => {
       Fs.rmSync(dir, { recursive: true })
     }))
 
+  it.effect("checkpoint: after the next action a dataset is read from its saved partitions, its lineage no more", () =>
+    Effect.gen(function*() {
+      const kc = yield* Kindling
+      assert.throws(() => kc.range(0, 3).checkpoint(), /the checkpoint directory has not been set/)
+      const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "kindling-checkpoints-"))
+      yield* kc.setCheckpointDir(dir)
+      const calls = kc.longAccumulator("calls")
+      const doubled = kc.range(0, 100, 1, 4).map((x, env) => {
+        env.calls.add(1)
+        return { x, twice: x * 2, at: new Map([[x, [x]]]) }
+      }, { calls })
+      doubled.checkpoint()
+      assert.isFalse(doubled.isCheckpointed)
+      assert.strictEqual(yield* doubled.map((record) => record.twice).sum(), 9900)
+      assert.isTrue(doubled.isCheckpointed)
+      // Computed for the action, and once more for the checkpoint (it was not persisted).
+      assert.strictEqual(calls.value, 200)
+      const parts = Fs.readdirSync(doubled.checkpointFile!).filter((name) => name.startsWith("part-"))
+      assert.deepStrictEqual(parts.sort(), ["part-00000", "part-00001", "part-00002", "part-00003"])
+      const again = yield* doubled.collect()
+      assert.deepStrictEqual(
+        again,
+        Array.from({ length: 100 }, (_, x) => ({ x, twice: x * 2, at: new Map([[x, [x]]]) }))
+      )
+      assert.strictEqual(yield* doubled.map((record) => record.x).filter((x) => x % 2 === 0).count(), 50)
+      assert.strictEqual(calls.value, 200, "read from the checkpoint, never computed again")
+      Fs.rmSync(dir, { recursive: true })
+    }))
+
   it.effect("job groups: a description and group ride on the fiber's jobs; cancelJobGroup fails those running", () =>
     Effect.gen(function*() {
       const kc = yield* Kindling

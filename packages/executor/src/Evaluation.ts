@@ -260,6 +260,7 @@ export function* nodes(plan: PlanNode): Generator<PlanNode> {
     case "Range":
     case "TextSplit":
     case "WholeTextFiles":
+    case "RecordFile":
     case "ShuffleRead":
       return
     case "CoGroup":

@@ -157,6 +157,16 @@ export class TextSplit extends Schema.TaggedClass<TextSplit>()("TextSplit", {
 }, { description: "Source: the lines of a byte range of a text file" }) {}
 
 /**
+ * A checkpointed partition: the records of a file of record frames, as `SaveRecords` wrote it.
+ *
+ * @since 0.1.0
+ * @category sources
+ */
+export class RecordFile extends Schema.TaggedClass<RecordFile>()("RecordFile", {
+  path: Schema.String
+}, { description: "Source: the records of a checkpointed partition's file" }) {}
+
+/**
  * Whole files: for each path, `[file:path, the file's text]` (UTF-8; gzip'd files, `.gz`, decompressed).
  *
  * @since 0.1.0
@@ -411,6 +421,7 @@ export type PlanNode =
   | Range
   | TextSplit
   | WholeTextFiles
+  | RecordFile
   | MapOp
   | MapPartitionsWithIndex
   | Glom
@@ -437,6 +448,7 @@ type PlanNodeEncoded =
   | typeof Range.Encoded
   | typeof TextSplit.Encoded
   | typeof WholeTextFiles.Encoded
+  | typeof RecordFile.Encoded
   | MapOpEncoded
   | Omit<MapPartitionsWithIndex, "fn" | "child"> & { readonly fn: typeof FunctionRef.Encoded; child: PlanNodeEncoded }
   | Omit<Glom, "child"> & { readonly child: PlanNodeEncoded }
@@ -475,6 +487,7 @@ export const PlanNode: Schema.Schema<PlanNode, PlanNodeEncoded> = Schema.Union(
   Range,
   TextSplit,
   WholeTextFiles,
+  RecordFile,
   Schema.Struct({
     _tag: Schema.Literal("Map", "Filter", "FlatMap", "MapPartitions", "MapValues", "FlatMapValues", "KeyBy"),
     fn: FunctionRef,
@@ -573,6 +586,8 @@ export class MapStatus extends Schema.Class<MapStatus>("MapStatus")({
  *   `Aggregate`: `seqOp(acc, record, env)` from `zero` (the driver then merges with `combOp`).
  * - `Foreach`: `fn(record, env)` for each; `ForeachPartition`: `fn(records, env)` once.
  * - `SaveAsText`: writes the records, one per line, to `dir/part-NNNNN` (the partition index, five digits).
+ * - `SaveRecords`: writes the records as record frames (as shuffle outputs and cached blocks hold them) to
+ *   `dir/part-NNNNN`, for a checkpoint that `RecordFile` reads back.
  * - `TakeOrdered`: the `n` smallest records (largest when not `ascending`) in structural order, sorted.
  * - `SampleKeys`: how many `[key, value]` records there are and a uniform sample of at most `size` of their
  *   keys, `{ count, keys }` (for a range partitioner's bounds).
@@ -591,6 +606,7 @@ export const ResultOp = Schema.Union(
   Schema.TaggedStruct("Foreach", { fn: FunctionRef }),
   Schema.TaggedStruct("ForeachPartition", { fn: FunctionRef }),
   Schema.TaggedStruct("SaveAsText", { dir: Schema.String, partition: Count }),
+  Schema.TaggedStruct("SaveRecords", { dir: Schema.String, partition: Count }),
   Schema.TaggedStruct("TakeOrdered", { n: Count, ascending: Schema.Boolean }),
   Schema.TaggedStruct("SampleKeys", { size: Count, seed: Schema.Int }),
   ShuffleWrite

@@ -56,6 +56,14 @@ export const evaluate = (node: PlanNode, run: Run): Iterable<unknown> => {
     }
     case "WholeTextFiles":
       return counting(wholeFiles(node.paths, run.context), counter)
+    case "RecordFile": {
+      const length = run.context.files.stat(node.path)?.size
+      if (length === undefined) throw new Error(`The checkpoint file ${node.path} is gone`)
+      return counting(
+        RecordFiles.read(run.context.files, { _tag: "File", path: node.path, offset: 0, length }),
+        counter
+      )
+    }
     case "Map": {
       const fn = functions.bind(node.fn)
       const child = evaluate(node.child, run)

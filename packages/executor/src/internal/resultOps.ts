@@ -3,6 +3,7 @@
 import * as Path from "node:path"
 import type { Task } from "../Evaluation.js"
 import * as Keys from "../Keys.js"
+import * as RecordFiles from "../RecordFiles.js"
 import * as ShuffleWriter from "../ShuffleWriter.js"
 import { count, type TaskContext } from "../TaskContext.js"
 import type { Run } from "./planOperators.js"
@@ -65,6 +66,8 @@ export const apply = (result: Task["result"], records: Iterable<unknown>, run: R
       return null
     case "SaveAsText":
       return saveAsText(records, result.dir, result.partition, run.context)
+    case "SaveRecords":
+      return saveRecords(records, result.dir, result.partition, run.context)
     case "TakeOrdered":
       return takeOrdered(records, result.n, result.ascending)
     case "SampleKeys":
@@ -121,38 +124,61 @@ export const asLine = (record: unknown): string =>
 
 export const partFile = (partition: number): string => `part-${String(partition).padStart(5, "0")}`
 
-// Written under a name of the attempt's own and renamed into place: a killed or retried attempt never leaves a
-// half-written part behind, and the last attempt to finish wins whole.
-const saveAsText = (records: Iterable<unknown>, dir: string, partition: number, context: TaskContext): null => {
+// A part file written under a name of the attempt's own and renamed into place: a killed or retried attempt never
+// leaves a half-written part behind, and the last attempt to finish wins whole. `body` writes the bytes and says
+// how many records they hold: the task's output metrics, as Spark counts a file's, are what it committed.
+const writePart = (
+  dir: string,
+  partition: number,
+  context: TaskContext,
+  body: (write: (bytes: Uint8Array) => void) => number
+): null => {
   const { files } = context
   const target = Path.join(dir, partFile(partition))
   const temporary = Path.join(dir, `.${partFile(partition)}.${process.pid}.${Math.random().toString(36).slice(2)}`)
   const writer = files.openWrite(temporary)
-  const encoder = new TextEncoder()
   let position = 0
-  let written = 0
-  const write = (text: string) => {
-    const bytes = encoder.encode(text)
-    writer.write(bytes, position)
-    position += bytes.length
-  }
+  let written: number
   try {
+    written = body((bytes) => {
+      writer.write(bytes, position)
+      position += bytes.length
+    })
+  } finally {
+    writer.close()
+  }
+  files.rename(temporary, target)
+  count(context, "outputBytes", position)
+  count(context, "outputRecords", written)
+  return null
+}
+
+const saveAsText = (records: Iterable<unknown>, dir: string, partition: number, context: TaskContext): null =>
+  writePart(dir, partition, context, (write) => {
+    const encoder = new TextEncoder()
+    let written = 0
     let batch = ""
     each(records, (record) => {
       batch += asLine(record) + "\n"
       written++
       if (batch.length >= 64 * 1024) {
-        write(batch)
+        write(encoder.encode(batch))
         batch = ""
       }
     })
-    write(batch)
-  } finally {
-    writer.close()
-  }
-  files.rename(temporary, target)
-  // The task's output metrics, as Spark counts a file's: what it committed.
-  count(context, "outputBytes", position)
-  count(context, "outputRecords", written)
-  return null
-}
+    write(encoder.encode(batch))
+    return written
+  })
+
+// Records as frames, as shuffle outputs and cached blocks hold them: what a checkpoint keeps.
+const saveRecords = (records: Iterable<unknown>, dir: string, partition: number, context: TaskContext): null =>
+  writePart(dir, partition, context, (write) => {
+    let written = 0
+    const batcher = new RecordFiles.Batcher((frame) => write(frame))
+    each(records, (record) => {
+      batcher.push(record)
+      written++
+    })
+    batcher.flush()
+    return written
+  })

@@ -1,0 +1,37 @@
+// Checkpoints (Spark's reliable checkpointing): after an action's jobs, each dataset of its lineage marked with
+// `checkpoint()` is written — a job whose tasks save its partitions' records, as record frames, to
+// `<checkpoint dir>/rdd-<id>/part-NNNNN` — and from then on is read from those files: its lineage ends there.
+import * as Effect from "effect/Effect"
+import * as Path from "node:path"
+import { JobFailed } from "../AppErrors.js"
+import type { Dataset, DatasetError } from "../Dataset.js"
+import { run } from "./actions.js"
+
+// The datasets `dataset` is made from, itself first, each once.
+const lineageOf = (dataset: Dataset<unknown>, into = new Set<Dataset<unknown>>()): Set<Dataset<unknown>> => {
+  if (into.has(dataset)) return into
+  into.add(dataset)
+  for (const parent of [...dataset.origin.narrow, ...dataset.origin.shuffled]) lineageOf(parent, into)
+  return into
+}
+
+const write = (dataset: Dataset<unknown>, root: string): Effect.Effect<void, DatasetError> =>
+  Effect.gen(function*() {
+    const dir = Path.join(root, `rdd-${dataset.id}`)
+    yield* Effect.try({
+      try: () => dataset.runtime.files.makeDirectory(dir),
+      catch: (error) =>
+        new JobFailed({ reason: `checkpoint: ${error instanceof Error ? error.message : String(error)}` })
+    })
+    const parts = yield* run(dataset, (partition) => ({ _tag: "SaveRecords", dir, partition }), "checkpoint")
+    dataset.checkpointed(dir, parts.length)
+  })
+
+/** Writes the checkpoints the lineage of `dataset` asks for and has not got yet. */
+export const writeRequested = (dataset: Dataset<unknown>): Effect.Effect<void, DatasetError> =>
+  Effect.suspend(() => {
+    const root = dataset.runtime.checkpoints.dir
+    const requested = [...lineageOf(dataset)].filter((each) => each.checkpointRequested)
+    if (root === undefined || requested.length === 0) return Effect.void
+    return Effect.forEach(requested, (each) => write(each, root), { discard: true })
+  })
