@@ -39,8 +39,10 @@ export class FunctionCapturesVariable extends Data.TaggedError("FunctionCaptures
 }> {
   override get message() {
     return `The function given to ${this.transformation} refers to \`${this.variable}\`, a variable outside it, ` +
-      `and it was not bundled by kindling submit, which would ship what it refers to: functions run on executors, ` +
-      `which cannot see it. Submit the app with kindling submit, pass the value in the environment argument — ` +
+      `and travels as its source text, without it: functions run on executors. kindling submit copies the app's ` +
+      `functions so that they take what they refer to along — all but methods, and arrow functions that use the ` +
+      `this, arguments or super of the code around them: wrap such a one, (x) => obj.method(x). Code not run ` +
+      `by kindling submit (a test) is not copied: pass the value in the environment argument — ` +
       `${this.transformation}((…, env) => … env.${this.variable} …, { ${this.variable} }) — or export the function ` +
       `from the app module, so that it travels by name.`
   }
