@@ -27,20 +27,6 @@ const logs = `import { App, Kindling } from "@kindling/app"
 import { Console, Effect } from "effect"
 import { type Entry, parseLine } from "./parser.js"
 
-class Latency {
-  constructor(readonly count = 0, readonly total = 0) {}
-  add(millis: number) {
-    return new Latency(this.count + 1, this.total + millis)
-  }
-  merge(other: Latency) {
-    return new Latency(this.count + other.count, this.total + other.total)
-  }
-  mean() {
-    return this.count === 0 ? 0 : this.total / this.count
-  }
-}
-App.registerClass(Latency)
-
 const isError = (entry: Entry) => entry.level === "ERROR"
 const isSlowError = (entry: Entry) => isError(entry) && entry.millis > 100
 
@@ -53,12 +39,10 @@ export default App.make(([input, minimum]) =>
     const slow = yield* entries.filter(isSlowError).count()
     const latencies = yield* entries
       .filter((entry) => entry.millis >= least)
-      .map((entry) => [tag(entry.service), new Latency().add(entry.millis)] as const)
-      .reduceByKey((a, b) => a.merge(b))
+      .map((entry) => [tag(entry.service), [1, entry.millis]] as const)
+      .reduceByKey(([n, a], [m, b]) => [n + m, a + b] as const)
       .collect()
-    const means = latencies
-      .map(([service, latency]) => \`\${service}=\${latency.mean().toFixed(2)}/\${latency instanceof Latency}\`)
-      .sort()
+    const means = latencies.map(([service, [n, total]]) => \`\${service}=\${(total / n).toFixed(2)}\`).sort()
     const [, counts] = yield* entries.map((entry) => entry.millis).histogram([0, 100, 200, 250])
     yield* Console.log(\`slow \${slow}; \${means.join(" ")}; histogram \${counts.join(",")}\`)
   }))
@@ -120,7 +104,7 @@ const expectedLogs = (lines: ReadonlyArray<string>, least: number) => {
     groups.set(e.service.toUpperCase(), [...(groups.get(e.service.toUpperCase()) ?? []), e.millis])
   }
   const means = [...groups].map(([service, all]) =>
-    `${service}=${(all.reduce((a, b) => a + b, 0) / all.length).toFixed(2)}/true`
+    `${service}=${(all.reduce((a, b) => a + b, 0) / all.length).toFixed(2)}`
   ).sort()
   const bounds = [0, 100, 200, 250]
   const counts = bounds.slice(1).map((upper, i) =>
@@ -151,6 +135,18 @@ const expectedCenters = (n: number, iterations: number) => {
   return `centers ${centers.map(([x, y]) => `${x.toFixed(3)},${y.toFixed(3)}`).join(" ")}`
 }
 
+// examples/latency.ts over plain arrays: its lines are generated from their numbers.
+const expectedLatencies = (n: number, least: number) => {
+  const names = ["auth", "db", "queue", "web"]
+  const entries = Array.from({ length: n }, (_, i) => ({ service: names[(i * 7) % 4]!, millis: (i * 31) % 250 }))
+  const lines = names.map((service) => {
+    const all = entries.filter((e) => e.service === service && e.millis >= least).map((e) => e.millis)
+    const mean = all.reduce((a, b) => a + b, 0) / all.length
+    return `${service.toUpperCase().padEnd(5)} ${mean.toFixed(1)} ms over ${all.length} requests\n`
+  })
+  return `${lines.join("")}${entries.filter((e) => e.millis > 200).length} requests over 200 ms\n`
+}
+
 const services = ["db", "web", "auth", "queue"]
 const levels = ["ERROR", "INFO", "WARN"]
 const logLines = Array.from(
@@ -175,12 +171,16 @@ describe("ported Spark programs", () => {
         assert.strictEqual(logsRun.code, 0, logsRun.stderr)
         assert.strictEqual(logsRun.stdout.trim(), expectedLogs(logLines, 40))
         // Jobs and stages are named where the app's code called them.
-        assert.include(logsRun.stderr, "Got job 0 (count at logs.ts:28)")
-        assert.include(logsRun.stderr, "ShuffleMapStage 1 (map at logs.ts:31)")
-        assert.include(logsRun.stderr, "ResultStage 2 (collect at logs.ts:33)")
+        assert.include(logsRun.stderr, "Got job 0 (count at logs.ts:14)")
+        assert.include(logsRun.stderr, "ShuffleMapStage 1 (map at logs.ts:17)")
+        assert.include(logsRun.stderr, "ResultStage 2 (collect at logs.ts:19)")
         const kmeansRun = yield* run(["submit", "--master", master, files.kmeans, "400", "4"])
         assert.strictEqual(kmeansRun.code, 0, kmeansRun.stderr)
         assert.strictEqual(kmeansRun.stdout.trim(), expectedCenters(400, 4))
+        // The README's worked example: an imported parser, a class with methods through a shuffle, local values.
+        const example = yield* run(["submit", "--master", master, "examples/latency.ts", "5000", "20"])
+        assert.strictEqual(example.code, 0, example.stderr)
+        assert.strictEqual(example.stdout, expectedLatencies(5000, 20))
       }), 120_000)
   }
 

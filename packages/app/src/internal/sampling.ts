@@ -1,5 +1,6 @@
 // The sizes `takeSample` samples with, as Spark's SamplingUtils computes them: a fraction that gives at least the
 // number of records asked for with very high probability (99.99 %), so that one pass almost always does.
+import { Evaluation } from "@kindling/executor/tasks"
 
 // Poisson: the mean plus enough standard deviations (more for small means, where the tail is fatter).
 const poissonUpperBound = (size: number): number => {
@@ -16,17 +17,8 @@ const binomialUpperBound = (delta: number, total: number, fraction: number): num
 export const fractionFor = (size: number, total: number, withReplacement: boolean): number =>
   withReplacement ? poissonUpperBound(size) / total : binomialUpperBound(1e-4, total, size / total)
 
-// A seeded generator (mulberry32) for the driver's side of sampling: the seeds of the samples and the shuffle.
-export const seeded = (seed: number): () => number => {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+// The driver's side of sampling draws from the executors' generator (the seeds of the samples, the shuffle).
+export const seeded = (seed: number): () => number => Evaluation.seededRandom(seed, 0)
 
 // Fisher–Yates, in place.
 export const shuffle = <A>(items: Array<A>, random: () => number): Array<A> => {
