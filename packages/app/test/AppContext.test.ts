@@ -6,6 +6,12 @@
 import { assert, describe, it } from "@effect/vitest"
 import { AppContext, type JobGraph } from "@kindling/app"
 import { Effect, Stream } from "effect"
+import * as Fs from "node:fs"
+import { fileURLToPath } from "node:url"
+
+// The line of this file that holds `text`: where a call site must point.
+const lineOf = (text: string) =>
+  Fs.readFileSync(fileURLToPath(import.meta.url), "utf8").split("\n").findIndex((line) => line.includes(text)) + 1
 
 const recordingDriver = () => {
   const jobs: Array<JobGraph.JobGraph> = []
@@ -42,8 +48,9 @@ describe("the app API's contract with the driver's runtime", () => {
       assert.deepStrictEqual(job!.shuffles, [])
       assert.deepStrictEqual(job!.parents, [])
       // Named as Spark names it: the action, where the app's code called it.
-      assert.strictEqual(job!.name, "count at AppContext.test.ts:35")
-      assert.match(job!.details!, /AppContext\.test\.ts:35:/)
+      const line = lineOf("parallelize([1, 2, 3, 4, 5, 6, 7], 3).count()")
+      assert.strictEqual(job!.name, `count at AppContext.test.ts:${line}`)
+      assert.include(job!.details!, `AppContext.test.ts:${line}:`)
     }))
 
   it.effect("a shuffle is a shuffle of the job's graph: its map tasks, its reduce side as the job's parent", () =>
@@ -63,6 +70,6 @@ describe("the app API's contract with the driver's runtime", () => {
       assert.deepStrictEqual(shuffle!.parents, [])
       assert.deepStrictEqual(job!.parents, [shuffle!.shuffleId])
       // A map stage is named after the dataset it shuffles: the last its map tasks compute.
-      assert.strictEqual(shuffle!.name, "map at AppContext.test.ts:52")
+      assert.strictEqual(shuffle!.name, `map at AppContext.test.ts:${lineOf(".map((n) => [n % 2, n] as const)")}`)
     }))
 })

@@ -6,6 +6,7 @@ import { Effect, Fiber, Stream, TestServices } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
 import { driverConfig } from "./fixtures/driverConfig.js"
 import * as Pipelines from "./fixtures/pipelines.js"
 
@@ -120,9 +121,18 @@ layer(local(4), { timeout: 120_000 })("local[2] shuffles", (it) => {
       const counts = kc.parallelize(["a b", "b"], 2).flatMap((l) => l.split(" ")).map((w): [string, number] => [w, 1])
         .reduceByKey((a, b) => a + b)
       const text = yield* counts.toDebugString()
+      // Each dataset named where it was made, as Spark's call sites name RDDs.
+      const made = Fs.readFileSync(fileURLToPath(import.meta.url), "utf8").split("\n")
+        .findIndex((line) => line.includes(`kc.parallelize(["a b", "b"], 2)`)) + 1
+      const at = (operation: string, line: number) => `at ${operation} at Shuffle\\.test\\.ts:${line}`
       assert.match(
         text,
-        /^\(2\) ShuffledDataset\[\d+\] at reduceByKey at Shuffle\.test\.ts:121 \[\]\n \+-\(2\) MapPartitionsDataset\[\d+\] at map at Shuffle\.test\.ts:120 \[\]\n {4}\| {2}MapPartitionsDataset\[\d+\] at flatMap at Shuffle\.test\.ts:120 \[\]\n {4}\| {2}ParallelCollectionDataset\[\d+\] at parallelize at Shuffle\.test\.ts:120 \[\]$/
+        new RegExp(
+          `^\\(2\\) ShuffledDataset\\[\\d+\\] ${at("reduceByKey", made + 1)} \\[\\]\\n` +
+            ` \\+-\\(2\\) MapPartitionsDataset\\[\\d+\\] ${at("map", made)} \\[\\]\\n` +
+            ` {4}\\| {2}MapPartitionsDataset\\[\\d+\\] ${at("flatMap", made)} \\[\\]\\n` +
+            ` {4}\\| {2}ParallelCollectionDataset\\[\\d+\\] ${at("parallelize", made)} \\[\\]$`
+        )
       )
     }))
 
