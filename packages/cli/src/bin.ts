@@ -7,6 +7,19 @@ import { NodeLogging } from "@kindling/kernel"
 import * as Effect from "effect/Effect"
 import { run } from "./Cli.js"
 
+// A reader that goes away (`kindling … | head`) makes writes to its pipe fail with EPIPE: the command stops as it
+// would on SIGTERM — what it runs is interrupted and cleans up (a local cluster's folders, executors) — rather
+// than die of the unhandled error with all of it left behind. Later writes to the closed pipe are dropped.
+let readerGone = false
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code !== "EPIPE") throw error
+    if (readerGone) return
+    readerGone = true
+    process.kill(process.pid, "SIGTERM")
+  })
+}
+
 run(process.argv).pipe(
   // @effect/cli has already printed what was wrong with the command line; only the exit code is left to set.
   Effect.catchIf(ValidationError.isValidationError, () =>

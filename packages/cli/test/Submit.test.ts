@@ -2,10 +2,21 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Polling } from "@kindling/protocol/testing"
 import { Effect, Fiber } from "effect"
+import * as ChildProcess from "node:child_process"
 import * as Crypto from "node:crypto"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { app, cluster, isRunning, masterState, run, submitArgs, temporaryDirectory } from "./fixtures/cluster.js"
+import {
+  app,
+  cluster,
+  isRunning,
+  kindling,
+  masterState,
+  root,
+  run,
+  submitArgs,
+  temporaryDirectory
+} from "./fixtures/cluster.js"
 
 // Uses an exported function (it travels by name: the task threads import the bundled app) and one that does
 // not capture anything (it travels as source text).
@@ -82,6 +93,34 @@ describe("kindling submit", () => {
       assert.strictEqual(result.code, 0, result.stderr)
       assert.match(result.stdout, /^Pi is roughly 3\.1\d*\n$/)
     }), 60_000)
+
+  it.scopedLive(
+    "piped into a reader that leaves early (| head -1), it still stops cleanly and leaves no folder",
+    () =>
+      Effect.gen(function*() {
+        // Its own temporary directory, where the local cluster's folders would be left.
+        const tmp = yield* temporaryDirectory
+        const command = [...kindling, "submit", "--master", "local-cluster[1,1,1024]", "examples/pi.ts", "4"]
+          .map((word) => `'${word}'`).join(" ")
+        const first = yield* Effect.async<string>((resume) => {
+          ChildProcess.execFile("sh", ["-c", `${command} 2>&1 | head -1`], {
+            cwd: root,
+            env: { ...process.env, TMPDIR: tmp },
+            timeout: 60_000
+          }, (_, stdout) => resume(Effect.succeed(stdout)))
+        })
+        assert.match(first, /INFO/)
+        // The command, told of the closed pipe, stops as on SIGTERM: its folders are gone shortly after.
+        // (tsx, which runs the command from its sources here, keeps a cache there too.)
+        const ours = () => Fs.readdirSync(tmp).filter((name) => name.startsWith("kindling-"))
+        yield* Polling.eventually(Effect.sync(ours), (names) => names.length === 0, {
+          timeout: 15_000,
+          interval: "100 millis",
+          describe: (names) => `left behind: ${names?.join(", ")}`
+        })
+      }),
+    60_000
+  )
 
   it.live(
     "runs examples/pi.ts on local-cluster[2,1,1024]: executors are processes of in-process workers",
