@@ -161,8 +161,10 @@ export class ValueCannotTravel extends Data.TaggedError("ValueCannotTravel")<{
  */
 export interface Closure {
   readonly id: string
-  /** The current values of the local variables the function refers to. */
-  readonly captured: (() => Record<string, unknown>) | undefined
+  /** The local variables the function refers to. */
+  readonly names: ReadonlyArray<string>
+  /** Their current values, in the same order. */
+  readonly values: (() => ReadonlyArray<unknown>) | undefined
   /** The local variables it assigns to. */
   readonly assigns: ReadonlyArray<string>
 }
@@ -188,18 +190,20 @@ export const hoisted = (): Map<string, (captured: Record<string, unknown>) => An
 }
 
 /**
- * Marks `fn` as the function written at `id`, whose copy the bundle hoisted; called by the code the bundler
- * writes, where the function is made. Returns `fn`.
+ * Marks `fn` as the function written at `id`, whose copy the bundle hoisted, referring to the local variables
+ * `names` (their values read by `values`) and assigning to `assigns`; called by the code the bundler writes, where
+ * the function is made. Returns `fn`.
  *
  * @since 0.1.0
  */
 export const closure = <F extends AnyFunction>(
   id: string,
   fn: F,
-  captured?: () => Record<string, unknown>,
+  names: ReadonlyArray<string> = [],
+  values?: () => ReadonlyArray<unknown>,
   assigns: ReadonlyArray<string> = []
 ): F => {
-  closures().set(fn, { id, captured, assigns })
+  closures().set(fn, { id, names, values, assigns })
   return fn
 }
 
@@ -306,7 +310,7 @@ const functionRef = (
 
 const closureRef = (
   fn: AnyFunction,
-  { assigns, captured: values, id }: Closure,
+  { assigns, id, names, values }: Closure,
   env: unknown,
   transformation: string,
   appExports: Readonly<Record<string, unknown>>,
@@ -316,14 +320,15 @@ const closureRef = (
   const captured: Record<string, unknown> = {}
   const functions: Record<string, typeof TaskPlan.FunctionRef.Encoded> = {}
   const inner = new Set(enclosing).add(fn)
-  let current: Record<string, unknown>
+  let current: ReadonlyArray<unknown>
   try {
-    current = values?.() ?? {}
+    current = values?.() ?? []
   } catch (error) {
     // A variable read before its declaration ran (`const` in its temporal dead zone).
     throw new FunctionNotShippable({ transformation, reason: `${id}: ${String(error)}` })
   }
-  for (const [name, value] of Object.entries(current)) {
+  for (const [i, name] of names.entries()) {
+    const value = current[i]
     if (typeof value === "function") {
       if (inner.has(value as AnyFunction)) {
         throw new FunctionNotShippable({

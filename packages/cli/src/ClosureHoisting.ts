@@ -252,8 +252,13 @@ const bodyStartOf = (node: Estree.Node, prologue: number): number | undefined =>
   return start
 }
 
+// The names of the captured variables, and a reader of their values. An array, not an object literal: V8 names
+// anonymous functions after the property names around them, and the original's frames would read
+// `map.closure.helper.helper` rather than what they read without the rewrite.
 const capturedReader = (hoisted: Hoisted): string =>
-  hoisted.captured.size === 0 ? "undefined" : `() => ({ ${[...hoisted.captured].join(", ")} })`
+  hoisted.captured.size === 0
+    ? "[], undefined"
+    : `${JSON.stringify([...hoisted.captured])}, () => [${[...hoisted.captured].join(", ")}]`
 
 /**
  * The module `code` (JavaScript, with `map` its source map) with its functions hoisted, as JavaScript with an

@@ -136,6 +136,20 @@ describe("functions hoisted by the bundler", () => {
         }
       })()
       assert.match(error!.stack!, new RegExp(`app\\.ts:${throwLine}:\\d+`))
+      // On the driver the original runs, and its frames read as they would without the rewrite: named as the
+      // language names it, nothing of the rewrite's own names in them.
+      const onDriver = (() => {
+        try {
+          made["throws"]!(-1)
+        } catch (thrown) {
+          return (thrown as Error).stack!
+        }
+      })()!
+      assert.match(
+        onDriver.split("\n")[1]!,
+        new RegExp(`^\\s+at (Object\\.)?throws \\(.*app\\.ts:${throwLine}:\\d+\\)$`)
+      )
+      assert.notInclude(onDriver, "__kindling")
     }))
 
   it("leave a module without functions, or that is not an ES module, as it is", () => {
