@@ -1246,14 +1246,27 @@ export class Dataset<A> {
     return this.action("lookup", Actions.lookup(this, key))
   }
 
-  /** The `n` smallest records in structural key order, sorted. @since 0.1.0 */
-  takeOrdered(n: number): Effect.Effect<Array<A>, DatasetError> {
-    return this.action("takeOrdered", Actions.ordered(this, n, true, "takeOrdered"))
+  /**
+   * The `n` smallest records, sorted: in structural key order, or by `key(record, env)` when given (PySpark's
+   * `takeOrdered(n, key)`; the records themselves then need not be keys).
+   *
+   * @since 0.1.0
+   */
+  takeOrdered<K, E = undefined>(
+    n: number,
+    key?: (record: A, env: E) => K,
+    env?: E
+  ): Effect.Effect<Array<A>, DatasetError> {
+    return this.action("takeOrdered", Actions.ordered(this, n, true, "takeOrdered", this.keyedBy(key, env)))
   }
 
-  /** The `n` largest records in structural key order, largest first. @since 0.1.0 */
-  top(n: number): Effect.Effect<Array<A>, DatasetError> {
-    return this.action("top", Actions.ordered(this, n, false, "top"))
+  /** The `n` largest records, largest first: by structural key order, or by `key(record, env)`. @since 0.1.0 */
+  top<K, E = undefined>(n: number, key?: (record: A, env: E) => K, env?: E): Effect.Effect<Array<A>, DatasetError> {
+    return this.action("top", Actions.ordered(this, n, false, "top", this.keyedBy(key, env)))
+  }
+
+  private keyedBy<K, E>(key: ((record: A, env: E) => K) | undefined, env: E | undefined) {
+    return key === undefined ? undefined : this.keyBy(key, env) as Dataset<readonly [unknown, A]>
   }
 
   /**

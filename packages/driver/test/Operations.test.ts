@@ -152,6 +152,28 @@ layer(local, { timeout: 60_000 })("more operations in local[2]", (it) => {
       assert.instanceOf(yield* Effect.flip(kc.range(0, 4).treeReduce((a, b) => a + b, 0)), InvalidArgument)
     }))
 
+  it.effect("takeOrdered and top by a key function order records that are not keys themselves", () =>
+    Effect.gen(function*() {
+      const kc = yield* Kindling
+      for (
+        const [scores, n] of fc.sample(
+          fc.tuple(fc.array(fc.integer({ min: -50, max: 50 }), { maxLength: 40 }), fc.integer({ min: 0, max: 8 })),
+          { numRuns: 10, seed: 11 }
+        )
+      ) {
+        const records = scores.map((score, i) => ({ name: `p${i}`, score }))
+        const ds = kc.parallelize(records, 3)
+        const byScore = [...records].sort((a, b) => a.score - b.score)
+        const lowest = yield* ds.takeOrdered(n, (record) => record.score)
+        const highest = yield* ds.top(n, (record) => record.score)
+        // Ties may come in any order: the scores are what must match.
+        assert.deepStrictEqual(lowest.map((r) => r.score), byScore.slice(0, n).map((r) => r.score))
+        assert.deepStrictEqual(highest.map((r) => r.score), [...byScore].reverse().slice(0, n).map((r) => r.score))
+        assert.isTrue(lowest.every((r) => records.some((x) => x.name === r.name && x.score === r.score)))
+      }
+      assert.deepStrictEqual(yield* kc.parallelize([3, 1, 2], 2).takeOrdered(2), [1, 2])
+    }))
+
   it.effect("kc.union of several datasets; setName names a dataset in its lineage", () =>
     Effect.gen(function*() {
       const kc = yield* Kindling

@@ -588,7 +588,8 @@ export class MapStatus extends Schema.Class<MapStatus>("MapStatus")({
  * - `SaveAsText`: writes the records, one per line, to `dir/part-NNNNN` (the partition index, five digits).
  * - `SaveRecords`: writes the records as record frames (as shuffle outputs and cached blocks hold them) to
  *   `dir/part-NNNNN`, for a checkpoint that `RecordFile` reads back.
- * - `TakeOrdered`: the `n` smallest records (largest when not `ascending`) in structural order, sorted.
+ * - `TakeOrdered`: the `n` smallest records (largest when not `ascending`) in structural order, sorted; with
+ *   `byKey`, of `[key, record]` pairs, ordered by their keys alone.
  * - `SampleKeys`: how many `[key, value]` records there are and a uniform sample of at most `size` of their
  *   keys, `{ count, keys }` (for a range partitioner's bounds).
  * - `ShuffleWrite`: the map side of a shuffle; its value is a `MapStatus`.
@@ -607,7 +608,7 @@ export const ResultOp = Schema.Union(
   Schema.TaggedStruct("ForeachPartition", { fn: FunctionRef }),
   Schema.TaggedStruct("SaveAsText", { dir: Schema.String, partition: Count }),
   Schema.TaggedStruct("SaveRecords", { dir: Schema.String, partition: Count }),
-  Schema.TaggedStruct("TakeOrdered", { n: Count, ascending: Schema.Boolean }),
+  Schema.TaggedStruct("TakeOrdered", { n: Count, ascending: Schema.Boolean, byKey: Schema.optional(Schema.Boolean) }),
   Schema.TaggedStruct("SampleKeys", { size: Count, seed: Schema.Int }),
   ShuffleWrite
 ).annotations({ identifier: "ResultOp", description: "What a task makes of its partition's records" })

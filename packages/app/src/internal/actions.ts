@@ -90,18 +90,28 @@ export const lookup = <K, V>(dataset: Dataset<readonly [K, V]>, key: K): Effect.
     return (parts as Array<Array<V>>).flat()
   })
 
+// `keyed`: the dataset's records paired with their keys (`keyBy`), ordered by the keys alone, given without them.
 export const ordered = <A>(
   dataset: Dataset<A>,
   n: number,
   ascending: boolean,
-  action: string
+  action: string,
+  keyed?: Dataset<readonly [unknown, A]>
 ): Effect.Effect<Array<A>, DatasetError> => {
   if (!Number.isInteger(n) || n < 0) {
     throw new InvalidArgument({ reason: `${action}: n must be a non-negative integer, got ${n}` })
   }
+  const order = ascending ? Keys.compare : (a: Keys.Key, b: Keys.Key) => Keys.compare(b, a)
+  if (keyed !== undefined) {
+    return Effect.map(run(keyed, () => ({ _tag: "TakeOrdered", n, ascending, byKey: true }), action), (parts) => {
+      const all = (parts as Array<Array<readonly [Keys.Key, A]>>).flat()
+      all.sort((a, b) => order(a[0], b[0]))
+      return all.slice(0, n).map(([, record]) => record)
+    })
+  }
   return Effect.map(run(dataset, () => ({ _tag: "TakeOrdered", n, ascending }), action), (parts) => {
     const all = (parts as Array<Array<Keys.Key>>).flat()
-    all.sort(ascending ? Keys.compare : (a, b) => Keys.compare(b, a))
+    all.sort(order)
     return all.slice(0, n) as Array<A>
   })
 }

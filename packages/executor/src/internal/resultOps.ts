@@ -69,7 +69,7 @@ export const apply = (result: Task["result"], records: Iterable<unknown>, run: R
     case "SaveRecords":
       return saveRecords(records, result.dir, result.partition, run.context)
     case "TakeOrdered":
-      return takeOrdered(records, result.n, result.ascending)
+      return takeOrdered(records, result.n, result.ascending, result.byKey === true)
     case "SampleKeys":
       return sampleKeys(records, result.size, result.seed)
     case "ShuffleWrite":
@@ -95,22 +95,32 @@ const sampleKeys = (records: Iterable<unknown>, size: number, seed: number) => {
 }
 
 // The n first records in key order, kept in a sorted array of at most n (binary insertion).
-const takeOrdered = (records: Iterable<unknown>, n: number, ascending: boolean): Array<unknown> => {
+// The `n` first records in order, kept sorted as they come; `byKey`: `[key, record]` pairs, ordered by key alone.
+const takeOrdered = (records: Iterable<unknown>, n: number, ascending: boolean, byKey: boolean): Array<unknown> => {
+  const operation = ascending ? "takeOrdered" : "top"
+  const keyOf = byKey
+    ? (record: unknown) => Keys.check(Keys.pair(record, operation)[0], operation)
+    : (record: unknown) => Keys.check(record, operation)
   const order = ascending ? Keys.compare : (a: Keys.Key, b: Keys.Key) => Keys.compare(b, a)
-  const kept: Array<Keys.Key> = []
+  const kept: Array<unknown> = []
+  const keys: Array<Keys.Key> = []
   if (n === 0) return kept
   each(records, (record) => {
-    const key = Keys.check(record, ascending ? "takeOrdered" : "top")
-    if (kept.length === n && order(key, kept[n - 1]!) >= 0) return
+    const key = keyOf(record)
+    if (keys.length === n && order(key, keys[n - 1]!) >= 0) return
     let low = 0
-    let high = kept.length
+    let high = keys.length
     while (low < high) {
       const middle = (low + high) >>> 1
-      if (order(kept[middle]!, key) <= 0) low = middle + 1
+      if (order(keys[middle]!, key) <= 0) low = middle + 1
       else high = middle
     }
-    kept.splice(low, 0, key)
-    if (kept.length > n) kept.pop()
+    keys.splice(low, 0, key)
+    kept.splice(low, 0, record)
+    if (keys.length > n) {
+      keys.pop()
+      kept.pop()
+    }
   })
   return kept
 }
