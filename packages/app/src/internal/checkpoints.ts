@@ -30,8 +30,9 @@ const write = (dataset: Dataset<unknown>, root: string): Effect.Effect<void, Dat
 /** Writes the checkpoints the lineage of `dataset` asks for and has not got yet. */
 export const writeRequested = (dataset: Dataset<unknown>): Effect.Effect<void, DatasetError> =>
   Effect.suspend(() => {
+    // An app without a checkpoint directory has no checkpoint to write: its lineages are not walked after each action.
     const root = dataset.runtime.checkpoints.dir
+    if (root === undefined) return Effect.void
     const requested = [...lineageOf(dataset)].filter((each) => each.checkpointRequested)
-    if (root === undefined || requested.length === 0) return Effect.void
     return Effect.forEach(requested, (each) => write(each, root), { discard: true })
   })
