@@ -1,3 +1,3 @@
 import { packageConfig } from "../../tsup.shared.js"
 
-export default packageConfig(["index", "DiskError", "testing", "web"])
+export default packageConfig(["index", "DiskError", "ModuleLoading", "testing", "web"])

@@ -5,18 +5,18 @@
  *
  * @since 0.1.0
  */
-import { Disk, TextSplits } from "@kindling/executor/tasks"
+import { Disk, FilePaths } from "@kindling/executor/tasks"
 import type { AppEvents } from "@kindling/monitoring"
-import type { TaskPlan } from "@kindling/protocol"
 import { SharedVariables } from "@kindling/protocol/records"
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import * as Crypto from "node:crypto"
-import * as Path from "node:path"
 import { InputNotReadable, InvalidArgument, type JobFailed, OutputNotWritable } from "./AppErrors.js"
+import * as DataReader from "./DataReader.js"
 import { Dataset, type Runtime } from "./Dataset.js"
+import * as ByteSplits from "./internal/byteSplits.js"
 import * as InputPaths from "./internal/inputPaths.js"
 import type * as JobGraph from "./JobGraph.js"
 import * as JobGroups from "./JobGroups.js"
@@ -69,13 +69,6 @@ const checkSlices = (numSlices: number, source: string) => {
 // Partition i of n over `length` items: [⌊i·length/n⌋, ⌊(i+1)·length/n⌋), as Spark slices collections.
 const bounds = (i: number, n: number, length: number) =>
   [Math.floor((i * length) / n), Math.floor(((i + 1) * length) / n)] as const
-
-// Hadoop's local file system block size: a split is never larger.
-const blockSize = 32 * 1024 * 1024
-// A file's last split may be up to 10% larger than the rest rather than leave a sliver.
-const splitSlop = 1.1
-
-const { isGzip } = TextSplits
 
 const inputFiles = (files: Disk.Files, path: string): Effect.Effect<Array<InputPaths.InputFile>, InputNotReadable> =>
   Effect.try({
@@ -139,7 +132,7 @@ export const make = (options: {
       Effect.try({
         // A folder of the app's own in it, as Spark makes one.
         try: () => {
-          const path = Path.join(Path.resolve(dir), Crypto.randomUUID())
+          const path = FilePaths.join(FilePaths.resolve(dir), Crypto.randomUUID())
           files.makeDirectory(path)
           runtime.checkpoints.dir = path
         },
@@ -172,27 +165,10 @@ export const make = (options: {
     },
     textFile: (path, minPartitions = Math.min(options.defaultParallelism(), 2)) => {
       checkSlices(minPartitions, "textFile")
-      const plans = Effect.map(inputFiles(files, path), (files) => {
-        const total = files.reduce((sum, file) => sum + file.size, 0)
-        const goal = Math.floor(total / minPartitions)
-        const splitSize = Math.max(1, Math.min(goal, blockSize))
-        return files.flatMap((file): Array<typeof TaskPlan.TextSplit.Encoded> => {
-          // A compressed file cannot be cut: it is one split, as in Spark.
-          if (isGzip(file.path)) {
-            return [{ _tag: "TextSplit", path: file.path, start: 0, length: file.size, compression: "gzip" }]
-          }
-          const splits: Array<typeof TaskPlan.TextSplit.Encoded> = []
-          let left = file.size
-          while (left / splitSize > splitSlop) {
-            splits.push({ _tag: "TextSplit", path: file.path, start: file.size - left, length: splitSize })
-            left -= splitSize
-          }
-          if (left > 0 || file.size === 0) {
-            splits.push({ _tag: "TextSplit", path: file.path, start: file.size - left, length: left })
-          }
-          return splits
-        })
-      })
+      const plans = Effect.map(
+        inputFiles(files, path),
+        (found) => ByteSplits.cut(found, minPartitions).map((split) => ({ _tag: "TextSplit" as const, ...split }))
+      )
       return Dataset.of<string>(runtime, Lineage.once(plans), "TextFileDataset", "textFile")
     },
     wholeTextFiles: (path, minPartitions = Math.min(options.defaultParallelism(), 2)) => {
@@ -214,6 +190,7 @@ export const make = (options: {
       })
       return Dataset.of<[string, string]>(runtime, Lineage.once(plans), "WholeTextFileDataset", "wholeTextFiles")
     },
+    read: DataReader.make(runtime, options.defaultParallelism),
     union: <A>(datasets: ReadonlyArray<Dataset<A>>) => {
       if (datasets.length === 0) throw new InvalidArgument({ reason: "union: no dataset to unite" })
       return Dataset.unionAll(datasets)

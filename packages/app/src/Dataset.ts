@@ -18,10 +18,9 @@
  *
  * @since 0.1.0
  */
-import type { Disk } from "@kindling/executor/tasks"
-import type { TaskPlan } from "@kindling/protocol"
+import { type Disk, FilePaths, PartFiles } from "@kindling/executor/tasks"
+import type { DataFormats, TaskPlan } from "@kindling/protocol"
 import * as Effect from "effect/Effect"
-import * as Path from "node:path"
 import {
   EmptyDataset,
   type InputNotReadable,
@@ -32,16 +31,17 @@ import {
 } from "./AppErrors.js"
 import * as Builtins from "./Builtins.js"
 import * as CallSites from "./CallSites.js"
+import * as DatasetWriter from "./DatasetWriter.js"
 import * as Actions from "./internal/actions.js"
 import * as Checkpoints from "./internal/checkpoints.js"
 import * as DatasetLineage from "./internal/datasetLineage.js"
 import * as DebugString from "./internal/debugString.js"
+import * as FileOutput from "./internal/fileOutput.js"
 import * as NumericActions from "./internal/numericActions.js"
 import * as Partitions from "./internal/partitions.js"
 import * as RangePartitioner from "./internal/rangePartitioner.js"
 import * as Sampling from "./internal/sampling.js"
 import * as Shuffles from "./internal/shuffles.js"
-import * as TextOutput from "./internal/textOutput.js"
 import type { JobGraph } from "./JobGraph.js"
 import * as Lineage from "./Lineage.js"
 import type * as UserFunctions from "./UserFunctions.js"
@@ -155,6 +155,35 @@ export class Dataset<A> {
   /** @internal Where the app made it (Spark's creation site). */
   readonly creation: () => CallSites.CallSite
 
+  private recordFields: DataFormats.Fields | undefined
+
+  /**
+   * The fields of its records, when they are known: read from CSV, JSON lines with fields, or Parquet, and
+   * kept by the transformations that keep records as they are (`filter`, `sample`, `repartition`, `coalesce`,
+   * `distinct`, `persist`). Writers write these types; for records of other datasets they infer them.
+   *
+   * @since 0.1.0
+   */
+  get fields(): DataFormats.Fields | undefined {
+    return this.recordFields
+  }
+
+  /** @internal Says what the fields of its records are. */
+  withFields(fields: DataFormats.Fields | undefined): this {
+    this.recordFields = fields
+    return this
+  }
+
+  /**
+   * Writes the records as files — CSV, JSON lines, Parquet or text — one part per partition, as Spark's
+   * `DataFrameWriter` does.
+   *
+   * @since 0.1.0
+   */
+  get write(): DatasetWriter.DatasetWriter {
+    return DatasetWriter.make(this as Dataset<unknown>, this.action.bind(this))
+  }
+
   /** @internal */
   static of<A>(
     runtime: Runtime,
@@ -217,7 +246,7 @@ export class Dataset<A> {
   /** @since 0.1.0 */
   filter<E = undefined>(f: (record: A, env: E) => boolean, env?: E): Dataset<A> {
     const fn = this.ref(f, env, "filter")
-    return this.derive("filter", (child) => ({ _tag: "Filter", fn, child }), true)
+    return this.derive<A>("filter", (child) => ({ _tag: "Filter", fn, child }), true).withFields(this.recordFields)
   }
 
   /** @since 0.1.0 */
@@ -361,14 +390,14 @@ export class Dataset<A> {
         reason: `sample: the fraction must be ${withReplacement ? "≥ 0" : "in [0, 1]"}, got ${fraction}`
       })
     }
-    return this.derive("sample", (child, partition) => ({
+    return this.derive<A>("sample", (child, partition) => ({
       _tag: "Sample",
       withReplacement,
       fraction,
       seed: Math.trunc(seed),
       partition,
       child
-    }))
+    })).withFields(this.recordFields)
   }
 
   /**
@@ -756,7 +785,10 @@ export class Dataset<A> {
    * @since 0.1.0
    */
   saveAsTextFile(dir: string): Effect.Effect<void, DatasetError | OutputDirectoryExists | OutputNotWritable> {
-    return this.action("saveAsTextFile", TextOutput.saveAsTextFile(this, dir))
+    return this.action(
+      "saveAsTextFile",
+      FileOutput.save(this, dir, { format: { _tag: "Text" }, mode: "error", extension: "", plainNames: true })
+    )
   }
 
   // ---- persistence ----------------------------------------------------------------------------------------------
@@ -830,7 +862,7 @@ export class Dataset<A> {
     this.checkpointState = { _tag: "Written", dir }
     this.computed = Effect.succeed(Lineage.fromPlans(Array.from({ length: partitions }, (_, partition) => ({
       _tag: "RecordFile" as const,
-      path: Path.join(dir, `part-${String(partition).padStart(5, "0")}`)
+      path: FilePaths.join(dir, PartFiles.partFile(partition))
     }))))
   }
 
@@ -999,13 +1031,13 @@ export class Dataset<A> {
    * @since 0.1.0
    */
   repartition(numPartitions: number): Dataset<A> {
-    return this.shuffle({
+    return this.shuffle<A>({
       operation: "repartition",
       numPartitions,
       partitioner: () => Effect.succeed({ _tag: "RoundRobin" }),
       read: { _tag: "Records" },
       partitioned: false
-    })
+    }).withFields(this.recordFields)
   }
 
   /**
@@ -1021,7 +1053,7 @@ export class Dataset<A> {
       this.runtime,
       Effect.map(this.lineage, (lineage) => Partitions.coalesced(lineage, numPartitions)),
       { kind: "CoalescedDataset", operation: "coalesce", narrow: [this as Dataset<unknown>], shuffled: [] }
-    )
+    ).withFields(this.recordFields)
   }
 
   /**
@@ -1167,6 +1199,7 @@ export class Dataset<A> {
         numPartitions
       )
       .keys()
+      .withFields(this.recordFields)
   }
 
   /** The distinct records found in both (records must be valid keys). @since 0.1.0 */

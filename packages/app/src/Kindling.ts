@@ -1,6 +1,6 @@
 /**
  * The app context (Spark's `SparkContext`): the service an app's main gets its datasets from. `yield* Kindling`
- * inside an app; its sources are `parallelize`, `range` and `textFile`.
+ * inside an app; its sources are `parallelize`, `range`, `textFile` and the file formats of `read`.
  *
  * @since 0.1.0
  */
@@ -11,6 +11,7 @@ import type * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import type { OutputNotWritable } from "./AppErrors.js"
+import type { DataReader } from "./DataReader.js"
 import type { Dataset } from "./Dataset.js"
 
 /**
@@ -51,6 +52,11 @@ export interface KindlingContext {
    * them, in at least `minPartitions` partitions as their sizes allow. gzip'd files (`.gz`) are decompressed.
    */
   readonly wholeTextFiles: (path: string, minPartitions?: number) => Dataset<[string, string]>
+  /**
+   * Datasets of records from CSV, JSON lines and Parquet files (Spark's `spark.read`); a dataset's `write` writes
+   * them back.
+   */
+  readonly read: DataReader
   /** The partitions of all the datasets, one after the other (Spark's `SparkContext.union`). */
   readonly union: <A>(datasets: ReadonlyArray<Dataset<A>>) => Dataset<A>
   /**

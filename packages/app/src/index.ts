@@ -21,7 +21,11 @@ export {
   OutputNotWritable
 } from "./AppErrors.js"
 /** @since 0.1.0 */
+export * as DataReader from "./DataReader.js"
+/** @since 0.1.0 */
 export { Dataset, type DatasetError, type StorageLevel } from "./Dataset.js"
+/** @since 0.1.0 */
+export * as DatasetWriter from "./DatasetWriter.js"
 /** @since 0.1.0 */
 export * as JobGraph from "./JobGraph.js"
 /**

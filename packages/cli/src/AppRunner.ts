@@ -37,6 +37,8 @@ export const run = (options: {
   readonly conf: Conf.Conf<Settings.Keys>
 }): Effect.Effect<number, Settings.Failure> =>
   Effect.gen(function*() {
+    // The driver's own reads and writes of s3:// paths (and, in local modes, its tasks') go where the conf says.
+    Object.assign(process.env, DriverConf.objectStoreEnvironment(options.conf))
     const dir = yield* TemporaryDirectory.make("kindling-app-")
     const artifact = yield* Artifact.build(options.app, dir)
     const name = options.conf.get(DriverConf.keys.appName) ?? Path.basename(options.app)

@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import { type Conf, Key, Registry, ValueType } from "@kindling/conf"
+import { ObjectStore } from "@kindling/executor/tasks"
 import { KernelConf } from "@kindling/kernel"
 import { type AppUi, type EventLogWriter } from "@kindling/monitoring"
 import { ProtocolConf } from "@kindling/rpc"
@@ -118,6 +119,26 @@ export const keys = {
   eventLogDir: Key.make("kindling.eventLog.dir", ValueType.string, {
     default: "file:/tmp/kindling-events",
     description: "Driver: the folder event logs are written to (a path or a file: URL); it must exist."
+  }),
+  s3aEndpoint: Key.make("kindling.hadoop.fs.s3a.endpoint", ValueType.string, {
+    description: "Object storage: the S3-compatible store s3:// paths are on (a URL); unset, AWS_ENDPOINT_URL_S3 or " +
+      "AWS's own. The driver and its executors read it."
+  }),
+  s3aRegion: Key.make("kindling.hadoop.fs.s3a.endpoint.region", ValueType.string, {
+    description: "Object storage: the region requests are signed for; unset, AWS_REGION or us-east-1."
+  }),
+  s3aAccessKey: Key.make("kindling.hadoop.fs.s3a.access.key", ValueType.string, {
+    description: "Object storage: the access key id; unset, AWS_ACCESS_KEY_ID."
+  }),
+  s3aSecretKey: Key.make("kindling.hadoop.fs.s3a.secret.key", ValueType.string, {
+    description: "Object storage: the secret access key; unset, AWS_SECRET_ACCESS_KEY."
+  }),
+  s3aSessionToken: Key.make("kindling.hadoop.fs.s3a.session.token", ValueType.string, {
+    description: "Object storage: a session token of temporary credentials; unset, AWS_SESSION_TOKEN."
+  }),
+  s3aPathStyleAccess: Key.make("kindling.hadoop.fs.s3a.path.style.access", ValueType.boolean, {
+    description: "Object storage: the bucket in the path rather than the host name; unset, on when an endpoint is " +
+      "given (as S3-compatible stores want)."
   }),
   eventLogCompress: Key.make("kindling.eventLog.compress", ValueType.boolean, {
     default: "false",
@@ -247,9 +268,39 @@ export const coreConfig = (conf: Conf.Conf<AppKeys>, maxFailures: number): Drive
     [keys.executorMemory.name, String(conf.get(keys.executorMemory) * 1024 * 1024)],
     [keys.shuffleSpillThreshold.name, String(conf.get(keys.shuffleSpillThreshold) * 1024 * 1024)],
     [keys.reducerMaxSizeInFlight.name, String(conf.get(keys.reducerMaxSizeInFlight) * 1024 * 1024)],
-    [keys.maxRemoteBlockSizeFetchToMem.name, String(conf.get(keys.maxRemoteBlockSizeFetchToMem) * 1024 * 1024)]
+    [keys.maxRemoteBlockSizeFetchToMem.name, String(conf.get(keys.maxRemoteBlockSizeFetchToMem) * 1024 * 1024)],
+    // The object store's settings (its keys among them: the driver's link to its executors is authenticated, and
+    // encrypted where the cluster's network is): executors set them in their environment, which tasks read.
+    ...s3aKeys.flatMap((key): Array<readonly [string, string]> => {
+      const value = conf.get(key)
+      return value === undefined ? [] : [[key.name, String(value)]]
+    })
   ]
 })
+
+/**
+ * The environment that points a process at the object store the `kindling.hadoop.fs.s3a.*` keys name (AWS's
+ * variables, which `ObjectStore` reads): the driver's own, and its executors'.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const objectStoreEnvironment = (conf: Conf.Conf<AppKeys>): Record<string, string> =>
+  ObjectStore.environmentOf(
+    Object.fromEntries(s3aKeys.map((key) => {
+      const value = conf.get(key)
+      return [key.name, value === undefined ? undefined : String(value)]
+    }))
+  )
+
+const s3aKeys = [
+  keys.s3aEndpoint,
+  keys.s3aRegion,
+  keys.s3aAccessKey,
+  keys.s3aSecretKey,
+  keys.s3aSessionToken,
+  keys.s3aPathStyleAccess
+] as const
 
 // Spark's default `spark.redaction.regex`: values of keys like these are not shown.
 const redacted = /secret|password|token|access[.]?key/i

@@ -219,7 +219,8 @@ layer(local(1), { timeout: 60_000 })("local[2]", (it) => {
           return line
         }).saveAsTextFile(dir)
       )
-      while (!(Fs.existsSync(dir) && Fs.readdirSync(dir).some((name) => name.startsWith(".part-")))) {
+      const temporary = Path.join(dir, "_temporary")
+      while (!(Fs.existsSync(temporary) && Fs.readdirSync(temporary).some((name) => name.startsWith("part-")))) {
         yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 10)))
       }
       Fs.rmSync(dir, { recursive: true })
@@ -227,7 +228,7 @@ layer(local(1), { timeout: 60_000 })("local[2]", (it) => {
       Fs.rmSync(parent, { recursive: true })
       assert.instanceOf(error, JobFailed)
       assert.strictEqual(error._tag, "JobFailed")
-      assert.include(error.message, `DiskError: ENOENT: no such file or directory, rename '${dir}/.part-00000.`)
+      assert.include(error.message, `DiskError: ENOENT: no such file or directory, rename '${temporary}/part-00000.`)
     }))
 
   it.effect("an action's job runs in the scheduler pool its fiber is in", () =>

@@ -20,6 +20,7 @@ import type { DataPlane } from "@kindling/rpc"
 import type * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import * as Fs from "node:fs"
+import * as ObjectStore from "./ObjectStore.js"
 
 /**
  * A file open for reading.
@@ -113,12 +114,8 @@ const attempt = <A>(operation: string, path: string, run: () => A): A => {
   }
 }
 
-/**
- * The local file system's synchronous face, through `node:fs`.
- *
- * @since 0.1.0
- */
-export const nodeFiles: Files = {
+// The local file system's synchronous face, through `node:fs`.
+const localFiles: Files = {
   openRead: (path) => {
     const fd = attempt("open", path, () => Fs.openSync(path, "r"))
     return {
@@ -152,3 +149,29 @@ export const nodeFiles: Files = {
   },
   list: (path) => attempt("list", path, () => Fs.readdirSync(path))
 }
+
+/**
+ * The files of this machine and of object storage: `s3://` and `s3a://` paths are objects (`ObjectStore`),
+ * others the local file system's, through `node:fs`.
+ *
+ * @since 0.1.0
+ */
+export const nodeFiles: Files = {
+  openRead: (path) => on(path).openRead(path),
+  openWrite: (path) => on(path).openWrite(path),
+  readFile: (path) => on(path).readFile(path),
+  writeFile: (path, bytes) => on(path).writeFile(path, bytes),
+  rename: (from, to) => {
+    if (isObjectPath(from) !== isObjectPath(to)) {
+      throw fromCause("rename", from, Object.assign(new Error(`${to} is on another file system`), { code: "EXDEV" }))
+    }
+    on(from).rename(from, to)
+  },
+  remove: (path) => on(path).remove(path),
+  makeDirectory: (path) => on(path).makeDirectory(path),
+  stat: (path) => on(path).stat(path),
+  list: (path) => on(path).list(path)
+}
+
+const { isObjectPath } = ObjectStore
+const on = (path: string): Files => (isObjectPath(path) ? ObjectStore.files : localFiles)

@@ -259,6 +259,8 @@ export function* nodes(plan: PlanNode): Generator<PlanNode> {
     case "Slice":
     case "Range":
     case "TextSplit":
+    case "LineRecordSplit":
+    case "ParquetSplit":
     case "WholeTextFiles":
     case "RecordFile":
     case "ShuffleRead":
@@ -322,18 +324,3 @@ export const describeError = (
  * @since 0.1.0
  */
 export const seededRandom: (seed: number, partition: number) => () => number = recordStreams.seededRandom
-
-/**
- * A record as a line of text: strings as they are, other primitives as `String` writes them, objects and arrays
- * as JSON (JavaScript's `toString` of an object says nothing about it).
- *
- * @since 0.1.0
- */
-export const asLine: (record: unknown) => string = resultOps.asLine
-
-/**
- * `part-00000`, `part-00001`, …: the file a partition's records are saved to.
- *
- * @since 0.1.0
- */
-export const partFile: (partition: number) => string = resultOps.partFile

@@ -26,6 +26,7 @@ import type { Disk } from "./Disk.js"
 import * as Executor from "./Executor.js"
 import * as MemoryBudget from "./MemoryBudget.js"
 import * as NodeDisk from "./NodeDisk.js"
+import * as ObjectStore from "./ObjectStore.js"
 import type * as TaskThreads from "./TaskThreads.js"
 
 /**
@@ -197,6 +198,8 @@ export const run = <E, NE, R>(
           { timeout: 120_000 }
         )
       ], { concurrency: "unbounded" })
+      // Tasks read and write object storage as the app says (its threads share this environment).
+      Object.assign(process.env, ObjectStore.environmentOf(Object.fromEntries(config.properties)))
       const setting = (key: string, fallback: number) => {
         const value = Number(config.properties.find(([name]) => name === key)?.[1])
         return Number.isFinite(value) && value > 0 ? value : fallback

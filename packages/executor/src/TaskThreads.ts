@@ -100,7 +100,8 @@ export interface Options {
 }
 
 const spawn = (appUrl: string | undefined, progress: SharedArrayBuffer): Worker =>
-  ModuleLoading.thread(import.meta.url, "taskThread", { appUrl, progress })
+  // Sharing the executor's environment: the app's object-store settings arrive once the threads have started.
+  ModuleLoading.thread(import.meta.url, "taskThread", { appUrl, progress }, { shareEnvironment: true })
 
 interface Thread {
   readonly worker: Worker

@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import * as Zlib from "node:zlib"
+import * as Compression from "./Compression.js"
 import type { Files } from "./Disk.js"
 
 const chunkSize = 1024 * 1024
@@ -111,41 +111,43 @@ export function* lines(
 }
 
 /**
- * The text of a whole file, decompressed when it is gzip'd (`.gz`). A compressed file cannot be cut into byte
- * ranges, so it is read whole, as Hadoop reads it: the file's text must fit in memory.
+ * The text of a whole file, decompressed when its name says it is compressed (`.gz`, `.zst`). A compressed file
+ * cannot be cut into byte ranges, so it is read whole, as Hadoop reads it: the file's text must fit in memory.
  *
  * @since 0.1.0
  */
 export const wholeText = (files: Files, path: string): { readonly text: string; readonly bytes: number } => {
   const bytes = files.readFile(path)
-  const text = isGzip(path) ? Zlib.gunzipSync(bytes).toString("utf8") : Buffer.from(bytes).toString("utf8")
+  const codec = Compression.codecOf(path)
+  const text = Buffer.from(codec === undefined ? bytes : Compression.decompress(bytes, codec)).toString("utf8")
   return { text, bytes: bytes.length }
 }
 
 /**
- * Whether a path names a gzip'd file, as Hadoop tells: by its extension.
+ * The lines of a text, as `lines` gives a file's: a final line end ends the last line, it starts no other.
  *
  * @since 0.1.0
  */
-export const isGzip = (path: string): boolean => path.endsWith(".gz")
+export function* linesOf(text: string): Generator<string> {
+  const all = text.split("\n")
+  if (all.at(-1) === "") all.pop()
+  for (const line of all) yield line.endsWith("\r") ? line.slice(0, -1) : line
+}
 
 /**
- * The lines of a gzip'd file (one split: it cannot be cut), as `lines` gives them; `done` is told the compressed
- * bytes read and the lines given.
+ * The lines of a whole file — compressed (one split: it cannot be cut) or read whole so that a record may span
+ * lines — as `lines` gives them; `done` is told the bytes read of the file and the lines given.
  *
  * @since 0.1.0
  */
-export function* gzipLines(files: Files, path: string, done?: (read: Tally) => void): Generator<string> {
+export function* wholeFileLines(files: Files, path: string, done?: (read: Tally) => void): Generator<string> {
   const read: Tally = { bytes: 0, records: 0 }
   try {
     const { bytes, text } = wholeText(files, path)
     read.bytes = bytes
-    const all = text.split("\n")
-    // A final newline ends the last line; it does not start another.
-    if (all.at(-1) === "") all.pop()
-    for (const line of all) {
+    for (const line of linesOf(text)) {
       read.records++
-      yield line.endsWith("\r") ? line.slice(0, -1) : line
+      yield line
     }
   } finally {
     done?.(read)

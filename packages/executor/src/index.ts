@@ -7,6 +7,10 @@
  */
 
 /** @since 0.1.0 */
+export * as Compression from "./Compression.js"
+/** @since 0.1.0 */
+export * as Csv from "./Csv.js"
+/** @since 0.1.0 */
 export * as Disk from "./Disk.js"
 /** @since 0.1.0 */
 export * as Evaluation from "./Evaluation.js"
@@ -21,7 +25,21 @@ export * as ExecutorProcess from "./ExecutorProcess.js"
 /** @since 0.1.0 */
 export * as InlineTasks from "./InlineTasks.js"
 /** @since 0.1.0 */
+export * as FieldValues from "./FieldValues.js"
+/** @since 0.1.0 */
+export * as FilePaths from "./FilePaths.js"
+/** @since 0.1.0 */
+export * as JsonLines from "./JsonLines.js"
+/** @since 0.1.0 */
 export * as Keys from "./Keys.js"
+/** @since 0.1.0 */
+export * as ObjectStore from "./ObjectStore.js"
+/** @since 0.1.0 */
+export * as Parquet from "./Parquet.js"
+/** @since 0.1.0 */
+export * as PartFiles from "./PartFiles.js"
+/** @since 0.1.0 */
+export * as ParseModes from "./ParseModes.js"
 /** @since 0.1.0 */
 export * as MemoryBudget from "./MemoryBudget.js"
 /** @since 0.1.0 */

@@ -19,15 +19,18 @@ describe("Evaluation", () => {
       )
       const outcome = Records.decode(
         Evaluation.outcomeOf(
-          { plan: { _tag: "Slice", items: ["a", "b"] }, result: { _tag: "SaveAsText", dir, partition: 0 } },
+          {
+            plan: { _tag: "Slice", items: ["a", "b"] },
+            result: { _tag: "SaveAs", dir, file: "part-00000", format: { _tag: "Text" } }
+          },
           new Evaluation.Functions(() => undefined),
           context
         )
       ) as { readonly _tag: string; readonly className: string; readonly message: string }
       assert.strictEqual(outcome._tag, "TaskFailure")
       assert.strictEqual(outcome.className, "DiskError")
-      assert.match(outcome.message, /^ENOTDIR: not a directory, open '(.*)'$/)
-      assert.isTrue(outcome.message.includes(`${dir}/.part-00000.`), outcome.message)
+      assert.match(outcome.message, /^ENOTDIR: not a directory, mkdir '(.*)'$/)
+      assert.isTrue(outcome.message.includes(`${dir}/_temporary`), outcome.message)
     } finally {
       Fs.rmSync(localDir, { recursive: true, force: true })
     }

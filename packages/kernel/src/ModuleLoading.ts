@@ -9,7 +9,7 @@ import * as Fs from "node:fs"
 import { createRequire } from "node:module"
 import * as Path from "node:path"
 import { pathToFileURL } from "node:url"
-import { Worker } from "node:worker_threads"
+import { SHARE_ENV, type TransferListItem, Worker, type WorkerOptions } from "node:worker_threads"
 
 const loading = /^--(import|require|loader|experimental-loader|conditions)$/
 const loadingWithValue = /^--(import|require|loader|experimental-loader|conditions)=/
@@ -50,18 +50,30 @@ const tsxLoader = (): string => {
  * Starts a thread from the module `name` beside the caller (`from` is the caller's `import.meta.url`): its
  * `name.js` when the caller runs built, its `name.ts` through tsx when the caller runs from its sources. The
  * thread loads modules as this process does (`flags()`); `workerData` must not use the keys `__loader` and
- * `__entry`.
+ * `__entry`. `transferList` names what `workerData` holds that is handed over rather than copied (a
+ * `MessagePort`); with `shareEnvironment` the thread sees this process's environment as it changes (Node's
+ * `SHARE_ENV`) rather than a copy of it as it is now.
  *
  * @since 0.1.0
  */
-export const thread = (from: string, name: string, workerData: Record<string, unknown> = {}): Worker => {
+export const thread = (
+  from: string,
+  name: string,
+  workerData: Record<string, unknown> = {},
+  options: { readonly transferList?: ReadonlyArray<Transferable>; readonly shareEnvironment?: boolean } = {}
+): Worker => {
   const fromSources = from.endsWith(".ts")
   const entry = new URL(`./${name}.${fromSources ? "ts" : "js"}`, from)
+  const common: Pick<WorkerOptions, "transferList" | "env"> = {
+    transferList: [...options.transferList ?? []] as Array<TransferListItem>,
+    ...(options.shareEnvironment === true ? { env: SHARE_ENV } : {})
+  }
   return fromSources
     ? new Worker(boot, {
       eval: true,
       workerData: { ...workerData, __entry: entry.href, __loader: tsxLoader() },
-      execArgv: [...flags(), "--conditions=@kindling/source"]
+      execArgv: [...flags(), "--conditions=@kindling/source"],
+      ...common
     })
-    : new Worker(entry, { workerData, execArgv: [...flags()] })
+    : new Worker(entry, { workerData, execArgv: [...flags()], ...common })
 }

@@ -11,6 +11,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
+import { Compression, Fields, LineFormat, OutputFormat } from "./DataFormats.js"
 import { Count } from "./Descriptions.js"
 
 /**
@@ -151,10 +152,41 @@ export class TextSplit extends Schema.TaggedClass<TextSplit>()("TextSplit", {
   path: Schema.String,
   start: Count,
   length: Count,
-  compression: Schema.optional(Schema.Literal("gzip")).annotations({
+  compression: Schema.optionalWith(Compression, { exact: true }).annotations({
     description: "A compressed file is one split, its lines those of the file decompressed: start 0, length its size"
   })
 }, { description: "Source: the lines of a byte range of a text file" }) {}
+
+/**
+ * A byte range of a CSV or JSON lines file, its lines cut as `TextSplit`'s and made records as `format` says;
+ * `compression`, as `TextSplit`'s. With CSV's `multiLine` a file is one split, read whole, so that a quoted
+ * value may hold line breaks.
+ *
+ * @since 0.1.0
+ * @category sources
+ */
+export class LineRecordSplit extends Schema.TaggedClass<LineRecordSplit>()("LineRecordSplit", {
+  path: Schema.String,
+  start: Count,
+  length: Count,
+  compression: Schema.optionalWith(Compression, { exact: true }),
+  /** The file is one split whose records may span lines (a quoted CSV value holding line breaks). */
+  multiLine: Schema.optionalWith(Schema.Boolean, { exact: true }),
+  format: LineFormat
+}, { description: "Source: the CSV or JSON lines records of a byte range of a file" }) {}
+
+/**
+ * Row groups of a Parquet file (its splits, as Spark cuts Parquet), `fields` the columns read of them: a record
+ * per row, with a property per field.
+ *
+ * @since 0.1.0
+ * @category sources
+ */
+export class ParquetSplit extends Schema.TaggedClass<ParquetSplit>()("ParquetSplit", {
+  path: Schema.String,
+  rowGroups: Schema.Array(Count),
+  fields: Fields
+}, { description: "Source: the records of row groups of a Parquet file" }) {}
 
 /**
  * A checkpointed partition: the records of a file of record frames, as `SaveRecords` wrote it.
@@ -420,6 +452,8 @@ export type PlanNode =
   | Slice
   | Range
   | TextSplit
+  | LineRecordSplit
+  | ParquetSplit
   | WholeTextFiles
   | RecordFile
   | MapOp
@@ -447,6 +481,8 @@ type PlanNodeEncoded =
   | typeof Slice.Encoded
   | typeof Range.Encoded
   | typeof TextSplit.Encoded
+  | typeof LineRecordSplit.Encoded
+  | typeof ParquetSplit.Encoded
   | typeof WholeTextFiles.Encoded
   | typeof RecordFile.Encoded
   | MapOpEncoded
@@ -486,6 +522,8 @@ export const PlanNode: Schema.Schema<PlanNode, PlanNodeEncoded> = Schema.Union(
   Slice,
   Range,
   TextSplit,
+  LineRecordSplit,
+  ParquetSplit,
   WholeTextFiles,
   RecordFile,
   Schema.Struct({
@@ -585,11 +623,16 @@ export class MapStatus extends Schema.Class<MapStatus>("MapStatus")({
  * - `Reduce`: `fn(a, b, env)` over the records, nothing for an empty partition; `Fold`: the same from `zero`;
  *   `Aggregate`: `seqOp(acc, record, env)` from `zero` (the driver then merges with `combOp`).
  * - `Foreach`: `fn(record, env)` for each; `ForeachPartition`: `fn(records, env)` once.
- * - `SaveAsText`: writes the records, one per line, to `dir/part-NNNNN` (the partition index, five digits).
+ * - `SaveAs`: writes the records in `format` to `dir/file` (compressed with `compression`, if given): first to
+ *   a file of the attempt's own under `dir/_temporary`, renamed into place once whole, so that no reader ever
+ *   sees part of a file and the last attempt to finish wins whole.
  * - `SaveRecords`: writes the records as record frames (as shuffle outputs and cached blocks hold them) to
  *   `dir/part-NNNNN`, for a checkpoint that `RecordFile` reads back.
  * - `TakeOrdered`: the `n` smallest records (largest when not `ascending`) in structural order, sorted; with
  *   `byKey`, of `[key, record]` pairs, ordered by their keys alone.
+ * - `InferFields`: of records whose values are texts (a CSV read as strings), the narrowest field type that holds
+ *   every value of each property, as Spark infers a CSV schema: `[name, field]` pairs, in the order the
+ *   properties first appear; a property whose values are all null has none.
  * - `SampleKeys`: how many `[key, value]` records there are and a uniform sample of at most `size` of their
  *   keys, `{ count, keys }` (for a range partitioner's bounds).
  * - `ShuffleWrite`: the map side of a shuffle; its value is a `MapStatus`.
@@ -606,10 +649,16 @@ export const ResultOp = Schema.Union(
   Schema.TaggedStruct("Aggregate", { zero: Value, seqOp: FunctionRef }),
   Schema.TaggedStruct("Foreach", { fn: FunctionRef }),
   Schema.TaggedStruct("ForeachPartition", { fn: FunctionRef }),
-  Schema.TaggedStruct("SaveAsText", { dir: Schema.String, partition: Count }),
+  Schema.TaggedStruct("SaveAs", {
+    dir: Schema.String,
+    file: Schema.String,
+    format: OutputFormat,
+    compression: Schema.optionalWith(Compression, { exact: true })
+  }),
   Schema.TaggedStruct("SaveRecords", { dir: Schema.String, partition: Count }),
   Schema.TaggedStruct("TakeOrdered", { n: Count, ascending: Schema.Boolean, byKey: Schema.optional(Schema.Boolean) }),
   Schema.TaggedStruct("SampleKeys", { size: Count, seed: Schema.Int }),
+  Schema.TaggedStruct("InferFields", {}),
   ShuffleWrite
 ).annotations({ identifier: "ResultOp", description: "What a task makes of its partition's records" })
 /**

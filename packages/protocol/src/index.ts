@@ -15,6 +15,8 @@ export * as ClusterMessages from "./ClusterMessages.js"
 /** @since 0.1.0 */
 export * as Codec from "./Codec.js"
 /** @since 0.1.0 */
+export * as DataFormats from "./DataFormats.js"
+/** @since 0.1.0 */
 export * as Descriptions from "./Descriptions.js"
 /** @since 0.1.0 */
 export * as EndpointNames from "./EndpointNames.js"

@@ -1,8 +1,8 @@
 // Checkpoints (Spark's reliable checkpointing): after an action's jobs, each dataset of its lineage marked with
 // `checkpoint()` is written — a job whose tasks save its partitions' records, as record frames, to
 // `<checkpoint dir>/rdd-<id>/part-NNNNN` — and from then on is read from those files: its lineage ends there.
+import { FilePaths } from "@kindling/executor/tasks"
 import * as Effect from "effect/Effect"
-import * as Path from "node:path"
 import { JobFailed } from "../AppErrors.js"
 import type { Dataset, DatasetError } from "../Dataset.js"
 import { run } from "./actions.js"
@@ -17,7 +17,7 @@ const lineageOf = (dataset: Dataset<unknown>, into = new Set<Dataset<unknown>>()
 
 const write = (dataset: Dataset<unknown>, root: string): Effect.Effect<void, DatasetError> =>
   Effect.gen(function*() {
-    const dir = Path.join(root, `rdd-${dataset.id}`)
+    const dir = FilePaths.join(root, `rdd-${dataset.id}`)
     yield* Effect.try({
       try: () => dataset.runtime.files.makeDirectory(dir),
       catch: (error) =>

@@ -1,9 +1,8 @@
 // The files an input path names, as Hadoop's FileInputFormat finds them: several paths separated by commas, each
 // a file, a directory (its files, without the hidden `.name` and `_name` ones) or a glob pattern — `*` and `?`
 // within a name, `[abc]` and `[a-z]`, `{a,b}` alternatives — whose matches are files or directories in turn.
-import type { Disk } from "@kindling/executor/tasks"
+import { type Disk, FilePaths } from "@kindling/executor/tasks"
 import * as DiskError from "@kindling/kernel/DiskError"
-import * as Path from "node:path"
 
 export interface InputFile {
   readonly path: string
@@ -68,19 +67,18 @@ const notFound = (path: string, reason: string) =>
 
 // The paths a pattern matches, in order: each segment with a wildcard matched against its directory's entries.
 const matches = (files: Disk.Files, pattern: string): Array<string> => {
-  const absolute = Path.resolve(pattern)
-  const segments = absolute.split(Path.sep).filter((segment) => segment !== "")
-  let found: Array<string> = [Path.sep]
-  for (const segment of segments) {
+  const { names, root } = FilePaths.segments(pattern)
+  let found: Array<string> = [root]
+  for (const segment of names) {
     if (!isGlob(segment)) {
-      found = found.map((dir) => Path.join(dir, segment)).filter((path) => files.stat(path) !== undefined)
+      found = found.map((dir) => FilePaths.join(dir, segment)).filter((path) => files.stat(path) !== undefined)
       continue
     }
     const regex = segmentPattern(segment)
     found = found.flatMap((dir) =>
       files.stat(dir)?.kind === "directory"
         ? [...files.list(dir)].sort().filter((name) => visible(name) && regex.test(name)).map((name) =>
-          Path.join(dir, name)
+          FilePaths.join(dir, name)
         )
         : []
     )
@@ -94,7 +92,7 @@ const filesAt = (files: Disk.Files, path: string): Array<InputFile> => {
   if (stat === undefined) return []
   if (stat.kind === "file") return [{ path, size: stat.size }]
   return [...files.list(path)].filter(visible).sort().flatMap((name) => {
-    const file = Path.join(path, name)
+    const file = FilePaths.join(path, name)
     const info = files.stat(file)
     return info?.kind === "file" ? [{ path: file, size: info.size }] : []
   })
@@ -106,11 +104,11 @@ const filesAt = (files: Disk.Files, path: string): Array<InputFile> => {
 export const expand = (files: Disk.Files, paths: string): Array<InputFile> =>
   splitPaths(paths).flatMap((path) => {
     if (!isGlob(path)) {
-      const absolute = Path.resolve(path)
+      const absolute = FilePaths.resolve(path)
       if (files.stat(absolute) === undefined) throw notFound(absolute, "no such file or directory")
       return filesAt(files, absolute)
     }
     const matched = matches(files, path)
-    if (matched.length === 0) throw notFound(Path.resolve(path), "the pattern matches no file")
+    if (matched.length === 0) throw notFound(FilePaths.resolve(path), "the pattern matches no file")
     return matched.flatMap((match) => filesAt(files, match))
   })

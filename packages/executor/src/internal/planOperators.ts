@@ -1,12 +1,16 @@
 // The plan's operators: a partition's plan evaluated into its records, lazily, from its source up (a slice, a
 // range, a text split, shuffle reads, a persisted block) through every narrow transformation.
 import * as BlockStore from "../BlockStore.js"
+import * as Csv from "../Csv.js"
 import type { Counter, Functions, Task } from "../Evaluation.js"
+import * as JsonLines from "../JsonLines.js"
 import * as Keys from "../Keys.js"
+import * as Parquet from "../Parquet.js"
 import * as RecordFiles from "../RecordFiles.js"
 import * as Spill from "../Spill.js"
 import * as TaskContext from "../TaskContext.js"
-import { gzipLines, lines, type Tally, wholeText } from "../TextSplits.js"
+import { type Tally, wholeText } from "../TextSplits.js"
+import * as TextSplits from "../TextSplits.js"
 import {
   cartesian,
   concatenated,
@@ -42,18 +46,32 @@ export const evaluate = (node: PlanNode, run: Run): Iterable<unknown> => {
       return counting(node.items, counter)
     case "Range":
       return counting(range(node.start, node.end, node.step), counter)
-    case "TextSplit": {
-      const tally = (read: Tally) => {
-        TaskContext.count(run.context, "inputBytes", read.bytes)
-        TaskContext.count(run.context, "inputRecords", read.records)
+    case "TextSplit":
+      return counting(splitLines(node, run.context, "inputRecords"), counter)
+    case "LineRecordSplit": {
+      const { format } = node
+      const place = {
+        path: node.path,
+        firstLine: () => linesBefore(run.context, node.path, node.start) + 1,
+        startsFile: node.start === 0,
+        multiLine: node.multiLine === true
       }
+      const lines = splitLines(node, run.context)
+      const records = format._tag === "Csv"
+        ? Csv.records(lines, format, place)
+        : JsonLines.records(lines, format, place)
+      return counting(countedAs(records, run.context), counter)
+    }
+    case "ParquetSplit":
       return counting(
-        node.compression === "gzip"
-          ? gzipLines(run.context.files, node.path, tally)
-          : lines(run.context.files, node.path, node.start, node.length, tally),
+        countedAs(
+          Parquet.rows(run.context.files, node.path, node.rowGroups, node.fields, (bytes) => {
+            TaskContext.count(run.context, "inputBytes", bytes)
+          }),
+          run.context
+        ),
         counter
       )
-    }
     case "WholeTextFiles":
       return counting(wholeFiles(node.paths, run.context), counter)
     case "RecordFile": {
@@ -218,6 +236,44 @@ const coGroup = (node: Extract<PlanNode, { _tag: "CoGroup" }>, run: Run): Iterab
 }
 
 // Each file whole, as `[file:path, text]`; its bytes and one record per file are the task's input.
+// The lines of a text split: a byte range of a file, or the whole file when it is compressed or read whole. Its
+// bytes count as the task's input, and its lines as its input records when they are what it reads.
+const splitLines = (
+  split: {
+    readonly path: string
+    readonly start: number
+    readonly length: number
+    readonly compression?: string | undefined
+    readonly multiLine?: boolean | undefined
+  },
+  context: TaskContext.TaskContext,
+  records?: "inputRecords"
+): Iterable<string> => {
+  const tally = (read: Tally) => {
+    TaskContext.count(context, "inputBytes", read.bytes)
+    if (records !== undefined) TaskContext.count(context, records, read.records)
+  }
+  return split.compression !== undefined || split.multiLine === true
+    ? TextSplits.wholeFileLines(context.files, split.path, tally)
+    : TextSplits.lines(context.files, split.path, split.start, split.length, tally)
+}
+
+// Records a source made of what it read, counted as the task's input records as they are given.
+function* countedAs<A>(records: Iterable<A>, context: TaskContext.TaskContext): Generator<A> {
+  for (const record of records) {
+    TaskContext.count(context, "inputRecords", 1)
+    yield record
+  }
+}
+
+// How many lines a file has before byte `start`: where a split's first line is, for a message naming a line.
+const linesBefore = (context: TaskContext.TaskContext, path: string, start: number): number => {
+  if (start === 0) return 0
+  let lines = 0
+  for (const _ of TextSplits.lines(context.files, path, 0, start)) lines++
+  return lines
+}
+
 function* wholeFiles(paths: ReadonlyArray<string>, context: TaskContext.TaskContext): Generator<unknown> {
   for (const path of paths) {
     const { bytes, text } = wholeText(context.files, path)

@@ -1,11 +1,13 @@
 // The result operations: what a task does with its partition's records — collects, counts, takes, reduces, folds,
-// runs a function on each, saves them as text, writes them as shuffle output, …
-import * as Path from "node:path"
+// runs a function on each, saves them as files, writes them as shuffle output, …
+import type { DataFormats } from "@kindling/protocol"
 import type { Task } from "../Evaluation.js"
+import * as FieldValues from "../FieldValues.js"
 import * as Keys from "../Keys.js"
+import * as PartFiles from "../PartFiles.js"
 import * as RecordFiles from "../RecordFiles.js"
 import * as ShuffleWriter from "../ShuffleWriter.js"
-import { count, type TaskContext } from "../TaskContext.js"
+import type { TaskContext } from "../TaskContext.js"
 import type { Run } from "./planOperators.js"
 import { each, seededRandom } from "./recordStreams.js"
 
@@ -64,17 +66,37 @@ export const apply = (result: Task["result"], records: Iterable<unknown>, run: R
     case "ForeachPartition":
       functions.bind(result.fn)(records)
       return null
-    case "SaveAsText":
-      return saveAsText(records, result.dir, result.partition, run.context)
+    case "SaveAs":
+      PartFiles.save(records, result, run.context)
+      return null
     case "SaveRecords":
       return saveRecords(records, result.dir, result.partition, run.context)
     case "TakeOrdered":
       return takeOrdered(records, result.n, result.ascending, result.byKey === true)
+    case "InferFields":
+      return inferFields(records)
     case "SampleKeys":
       return sampleKeys(records, result.size, result.seed)
     case "ShuffleWrite":
       return ShuffleWriter.write((sink) => each(records, sink), result, run.context, functions, result.operation)
   }
+}
+
+// The narrowest type of each property's texts, as Spark infers a CSV schema.
+const inferFields = (records: Iterable<unknown>): Array<[string, DataFormats.Field]> => {
+  const types = new Map<string, DataFormats.Field | undefined>()
+  each(records, (record) => {
+    for (const [name, value] of Object.entries(record as Record<string, unknown>)) {
+      if (typeof value !== "string") {
+        if (!types.has(name)) types.set(name, undefined)
+        continue
+      }
+      const type = FieldValues.inferType(value)
+      const known = types.get(name)
+      types.set(name, known === undefined ? type : FieldValues.widen(known, type))
+    }
+  })
+  return [...types].flatMap(([name, field]) => field === undefined ? [] : [[name, { ...field, name }]])
 }
 
 // Reservoir sampling of the keys, seeded so that every attempt draws the same sample.
@@ -125,70 +147,21 @@ const takeOrdered = (records: Iterable<unknown>, n: number, ascending: boolean, 
   return kept
 }
 
-export const asLine = (record: unknown): string =>
-  typeof record === "string"
-    ? record
-    : record !== null && typeof record === "object"
-    ? JSON.stringify(record)
-    : String(record)
-
-export const partFile = (partition: number): string => `part-${String(partition).padStart(5, "0")}`
-
-// A part file written under a name of the attempt's own and renamed into place: a killed or retried attempt never
-// leaves a half-written part behind, and the last attempt to finish wins whole. `body` writes the bytes and says
-// how many records they hold: the task's output metrics, as Spark counts a file's, are what it committed.
-const writePart = (
-  dir: string,
-  partition: number,
-  context: TaskContext,
-  body: (write: (bytes: Uint8Array) => void) => number
-): null => {
-  const { files } = context
-  const target = Path.join(dir, partFile(partition))
-  const temporary = Path.join(dir, `.${partFile(partition)}.${process.pid}.${Math.random().toString(36).slice(2)}`)
-  const writer = files.openWrite(temporary)
-  let position = 0
-  let written: number
-  try {
-    written = body((bytes) => {
-      writer.write(bytes, position)
-      position += bytes.length
-    })
-  } finally {
-    writer.close()
-  }
-  files.rename(temporary, target)
-  count(context, "outputBytes", position)
-  count(context, "outputRecords", written)
-  return null
-}
-
-const saveAsText = (records: Iterable<unknown>, dir: string, partition: number, context: TaskContext): null =>
-  writePart(dir, partition, context, (write) => {
-    const encoder = new TextEncoder()
-    let written = 0
-    let batch = ""
-    each(records, (record) => {
-      batch += asLine(record) + "\n"
-      written++
-      if (batch.length >= 64 * 1024) {
-        write(encoder.encode(batch))
-        batch = ""
-      }
-    })
-    write(encoder.encode(batch))
-    return written
-  })
-
 // Records as frames, as shuffle outputs and cached blocks hold them: what a checkpoint keeps.
-const saveRecords = (records: Iterable<unknown>, dir: string, partition: number, context: TaskContext): null =>
-  writePart(dir, partition, context, (write) => {
+const saveRecords = (records: Iterable<unknown>, dir: string, partition: number, context: TaskContext): null => {
+  PartFiles.write(dir, PartFiles.partFile(partition), context, (writer) => {
     let written = 0
-    const batcher = new RecordFiles.Batcher((frame) => write(frame))
+    let position = 0
+    const batcher = new RecordFiles.Batcher((frame) => {
+      writer.write(frame, position)
+      position += frame.length
+    })
     each(records, (record) => {
       batcher.push(record)
       written++
     })
     batcher.flush()
-    return written
+    return { records: written, bytes: position }
   })
+  return null
+}

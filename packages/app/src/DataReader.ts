@@ -1,0 +1,348 @@
+/**
+ * Reading datasets of records from files (Spark's `DataFrameReader`): CSV, JSON lines and Parquet, from a file,
+ * a directory, several paths separated by commas or glob patterns, as `textFile` finds them; text, CSV and JSON
+ * lines compressed with gzip (`.gz`) or Zstandard (`.zst`) are decompressed, a file to a partition. A reader is
+ * an Effect, as Spark's is eager: it looks at the files now (a CSV's header, a Parquet file's footer, and with
+ * `inferSchema` every CSV value, in a job) and its dataset's `fields` say what its records hold.
+ *
+ * Records are objects with a property per field, their values by the fields' types (`DataFormats` lists them:
+ * `long` as bigint, `decimal` as exact text, `date` and `timestamp` as `Date`, null for a missing value).
+ *
+ * @since 0.1.0
+ */
+import { Csv, type Disk, FieldValues, Parquet, TextSplits } from "@kindling/executor/tasks"
+import type { DataFormats, TaskPlan } from "@kindling/protocol"
+import * as Effect from "effect/Effect"
+import { InputNotReadable, InvalidArgument } from "./AppErrors.js"
+import { Dataset, type DatasetError, type Runtime } from "./Dataset.js"
+import * as Actions from "./internal/actions.js"
+import * as ByteSplits from "./internal/byteSplits.js"
+import * as FieldDefinitions from "./internal/fieldDefinitions.js"
+import * as InputPaths from "./internal/inputPaths.js"
+import * as Lineage from "./Lineage.js"
+
+/**
+ * A record read from a file: a property per field.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Row = Record<string, unknown>
+
+/**
+ * What a reader does with a record it cannot read (Spark's `mode`, `PERMISSIVE` by default): keep it, its bad
+ * values null and its text in the `columnNameOfCorruptRecord` field when the fields have one; leave it out; or
+ * fail the job with `MalformedRecord`, naming the file, line and field.
+ *
+ * @since 0.1.0
+ * @category options
+ */
+export type ParseMode = DataFormats.ParseMode
+
+/**
+ * @since 0.1.0
+ * @category options
+ */
+export interface LineReadOptions {
+  /** The fields to read, as DDL text (`"id LONG, name STRING"`) or a list. */
+  readonly fields?: FieldDefinitions.FieldsInput | undefined
+  readonly mode?: ParseMode | undefined
+  /** The string field that keeps the text of a malformed record in `PERMISSIVE` mode (`_corrupt_record`). */
+  readonly columnNameOfCorruptRecord?: string | undefined
+  /** At least this many partitions, as `textFile` cuts files (2, or fewer threads, unless given). */
+  readonly minPartitions?: number | undefined
+}
+
+/**
+ * Spark's CSV reader options, with its defaults — but for `escape`, which is the quote: RFC 4180's doubled quote
+ * is read either way, and `\"` also when `escape` is `\\`.
+ *
+ * @since 0.1.0
+ * @category options
+ */
+export interface CsvReadOptions extends LineReadOptions {
+  /** The first line of each file names the fields (`_c0`, `_c1`, … otherwise). */
+  readonly header?: boolean | undefined
+  readonly sep?: string | undefined
+  readonly quote?: string | undefined
+  readonly escape?: string | undefined
+  /** The text of a null value (the empty string). */
+  readonly nullValue?: string | undefined
+  /** Lines starting with this character are skipped. */
+  readonly comment?: string | undefined
+  /** Infer each field's type from every value, in a job over the files (strings otherwise). */
+  readonly inferSchema?: boolean | undefined
+  /** Records may hold line breaks inside quoted values: each file is read whole, as one partition. */
+  readonly multiLine?: boolean | undefined
+}
+
+/**
+ * @since 0.1.0
+ * @category options
+ */
+export interface ParquetReadOptions {
+  /** The columns to read (all of them unless given): only their chunks are read from the files. */
+  readonly columns?: ReadonlyArray<string> | undefined
+}
+
+/**
+ * @since 0.1.0
+ * @category errors
+ */
+export type ReadError = InputNotReadable | InvalidArgument | DatasetError
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface DataReader {
+  /** CSV records: a record per line (or per quoted multi-line record with `multiLine`). */
+  readonly csv: (path: string, options?: CsvReadOptions) => Effect.Effect<Dataset<Row>, ReadError>
+  /** JSON lines: with `fields`, records of them; without, each line's value as it parses. */
+  readonly json: (path: string, options?: LineReadOptions) => Effect.Effect<Dataset<unknown>, ReadError>
+  /** Parquet records: a partition reads whole row groups, about 128 MiB of them, as Spark packs them. */
+  readonly parquet: (path: string, options?: ParquetReadOptions) => Effect.Effect<Dataset<Row>, ReadError>
+}
+
+const notReadable = (path: string) => (error: unknown) =>
+  new InputNotReadable({ path, reason: error instanceof Error ? error.message : String(error) })
+
+const oneCharacter = (value: string | undefined, fallback: string, name: string, empty = false) => {
+  const chosen = value ?? fallback
+  if (chosen.length !== 1 && !(empty && chosen === "")) {
+    throw new InvalidArgument({ reason: `read.csv: ${name} must be one character, got ${JSON.stringify(chosen)}` })
+  }
+  return chosen
+}
+
+const checkMode = (mode: ParseMode | undefined, operation: string): ParseMode => {
+  const chosen = mode ?? "PERMISSIVE"
+  if (chosen !== "PERMISSIVE" && chosen !== "DROPMALFORMED" && chosen !== "FAILFAST") {
+    throw new InvalidArgument({
+      reason: `${operation}: mode must be PERMISSIVE, DROPMALFORMED or FAILFAST, got ${String(chosen)}`
+    })
+  }
+  return chosen
+}
+
+// The names a CSV's first record gives its fields: its values under a header (an empty one `_c<i>`, a repeated
+// one suffixed with its position, as Spark does), `_c0`, `_c1`, … otherwise.
+const columnNames = (tokens: ReadonlyArray<string | null>, header: boolean): Array<string> => {
+  const names = tokens.map((token, i) => header && token !== null && token !== "" ? token : `_c${i}`)
+  const counts = new Map<string, number>()
+  for (const name of names) counts.set(name, (counts.get(name) ?? 0) + 1)
+  return names.map((name, i) => (counts.get(name)! > 1 ? `${name}${i}` : name))
+}
+
+// The first record of the first file (its header when it has one), as fields.
+const firstRecord = (
+  files: Disk.Files,
+  splits: ReadonlyArray<ByteSplits.ByteSplit>,
+  dialect: DataFormats.CsvDialect
+): Array<string | null> | undefined => {
+  const first = splits.find((split) => split.start === 0)
+  if (first === undefined) return undefined
+  const lines = first.compression === undefined
+    ? TextSplits.lines(files, first.path, 0, first.length)
+    : TextSplits.wholeFileLines(files, first.path)
+  let text = ""
+  for (const line of lines) {
+    if (text === "" && (line === "" || (dialect.comment !== "" && line.startsWith(dialect.comment)))) continue
+    text = text === "" ? line : `${text}\n${line}`
+    const tokens = Csv.split(text, dialect)
+    if (tokens !== undefined) return tokens
+  }
+  return undefined
+}
+
+// Row groups packed into splits as Spark packs file blocks: up to `maxPartitionBytes` (128 MiB) and no larger
+// than the data over the cores, but at least the cost of opening a file (4 MiB), row groups of a file in order.
+const rowGroupSplits = (
+  footers: ReadonlyArray<{ readonly path: string; readonly sizes: ReadonlyArray<number> }>,
+  parallelism: number
+): Array<{ readonly path: string; readonly rowGroups: Array<number> }> => {
+  const total = footers.reduce((sum, footer) => sum + footer.sizes.reduce((a, b) => a + b, 0), 0)
+  const target = Math.min(128 * 1024 * 1024, Math.max(4 * 1024 * 1024, Math.ceil(total / parallelism)))
+  const splits: Array<{ path: string; rowGroups: Array<number> }> = []
+  for (const { path, sizes } of footers) {
+    let size = Infinity
+    sizes.forEach((bytes, group) => {
+      if (size + bytes > target) {
+        splits.push({ path, rowGroups: [] })
+        size = 0
+      }
+      splits.at(-1)!.rowGroups.push(group)
+      size += bytes
+    })
+  }
+  return splits
+}
+
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (runtime: Runtime, defaultParallelism: () => number): DataReader => {
+  const { files } = runtime
+  const found = (path: string) => Effect.try({ try: () => InputPaths.expand(files, path), catch: notReadable(path) })
+  const checked = <A>(operation: string, make: () => A) =>
+    Effect.try({
+      try: make,
+      catch: (error) =>
+        error instanceof InvalidArgument ? error : new InvalidArgument({ reason: `${operation}: ${String(error)}` })
+    })
+  const minPartitions = (given: number | undefined, operation: string) => {
+    const chosen = given ?? Math.min(defaultParallelism(), 2)
+    if (!Number.isSafeInteger(chosen) || chosen < 1) {
+      throw new InvalidArgument({ reason: `${operation}: minPartitions must be a positive integer, got ${chosen}` })
+    }
+    return chosen
+  }
+  const dataset = <A>(
+    plans: ReadonlyArray<typeof TaskPlan.PlanNode.Encoded>,
+    kind: string,
+    operation: string,
+    fields: DataFormats.Fields | undefined
+  ) => Dataset.of<A>(runtime, Effect.succeed(plans), kind, operation).withFields(fields)
+  const corruptField = (fields: DataFormats.Fields | undefined, name: string | undefined) => {
+    const chosen = name ?? "_corrupt_record"
+    return fields?.some((field) => field.name === chosen && field.type === "string") === true ? chosen : undefined
+  }
+
+  return {
+    csv: (path, options = {}) =>
+      Effect.gen(function*() {
+        const operation = "read.csv"
+        const { dialect, fieldsGiven, mode, partitions } = yield* checked(operation, () => {
+          const quote = oneCharacter(options.quote, "\"", "quote")
+          const dialect: DataFormats.CsvDialect = {
+            header: options.header ?? false,
+            sep: oneCharacter(options.sep, ",", "sep"),
+            quote,
+            escape: oneCharacter(options.escape, quote, "escape"),
+            nullValue: options.nullValue ?? "",
+            comment: oneCharacter(options.comment, "", "comment", true)
+          }
+          return {
+            dialect,
+            fieldsGiven: options.fields === undefined ? undefined : FieldDefinitions.parse(options.fields, operation),
+            mode: checkMode(options.mode, operation),
+            partitions: minPartitions(options.minPartitions, operation)
+          }
+        })
+        const multiLine = options.multiLine === true
+        const splits = ByteSplits.cut(yield* found(path), partitions, { whole: multiLine })
+        const plansOf = (format: DataFormats.LineFormat) =>
+          splits.map((split): typeof TaskPlan.PlanNode.Encoded => ({
+            _tag: "LineRecordSplit",
+            ...split,
+            ...(multiLine ? { multiLine } : {}),
+            format
+          }))
+        let fields = fieldsGiven
+        if (fields === undefined) {
+          const first = yield* Effect.try({ try: () => firstRecord(files, splits, dialect), catch: notReadable(path) })
+          const names = columnNames(first ?? [], dialect.header)
+          const strings = names.map((name): DataFormats.Field => ({ name, type: "string", nullable: true }))
+          fields = strings
+          if (options.inferSchema === true && strings.length > 0) {
+            // Spark's inference: a job over every value, each field the narrowest type that holds its values.
+            const inferred = yield* Actions.runJob(
+              runtime,
+              Lineage.fromPlans(plansOf({ _tag: "Csv", dialect, fields: strings, mode: "PERMISSIVE" })),
+              () => ({ _tag: "InferFields" }),
+              operation
+            )
+            const types = new Map<string, DataFormats.Field>()
+            for (const partial of inferred as Array<Array<[string, DataFormats.Field]>>) {
+              for (const [name, field] of partial) {
+                const known = types.get(name)
+                types.set(name, known === undefined ? field : { ...FieldValues.widen(known, field), name })
+              }
+            }
+            fields = strings.map((field) => types.get(field.name) ?? field)
+          }
+        }
+        const corruptRecordField = corruptField(fields, options.columnNameOfCorruptRecord)
+        const format: DataFormats.LineFormat = {
+          _tag: "Csv",
+          dialect,
+          fields,
+          mode,
+          ...(corruptRecordField === undefined ? {} : { corruptRecordField })
+        }
+        return dataset<Row>(plansOf(format), "CsvDataset", operation, fields)
+      }),
+    json: (path, options = {}) =>
+      Effect.gen(function*() {
+        const operation = "read.json"
+        const { fields, mode, partitions } = yield* checked(operation, () => ({
+          fields: options.fields === undefined ? undefined : FieldDefinitions.parse(options.fields, operation),
+          mode: checkMode(options.mode, operation),
+          partitions: minPartitions(options.minPartitions, operation)
+        }))
+        const corruptRecordField = fields === undefined
+          ? options.columnNameOfCorruptRecord ?? "_corrupt_record"
+          : corruptField(fields, options.columnNameOfCorruptRecord)
+        const format: DataFormats.LineFormat = {
+          _tag: "JsonLines",
+          mode,
+          ...(fields === undefined ? {} : { fields }),
+          ...(corruptRecordField === undefined ? {} : { corruptRecordField })
+        }
+        const splits = ByteSplits.cut(yield* found(path), partitions)
+        return dataset<unknown>(
+          splits.map((split) => ({ _tag: "LineRecordSplit" as const, ...split, format })),
+          "JsonDataset",
+          operation,
+          fields
+        )
+      }),
+    parquet: (path, options = {}) =>
+      Effect.gen(function*() {
+        const operation = "read.parquet"
+        const inputs = yield* found(path)
+        const footers = yield* Effect.try({
+          try: () =>
+            inputs.map((input) => {
+              const metadata = Parquet.footer(files, input.path)
+              return {
+                path: input.path,
+                metadata,
+                sizes: metadata.row_groups.map((group) => Number(group.total_byte_size))
+              }
+            }),
+          catch: notReadable(path)
+        })
+        const first = footers[0]
+        if (first === undefined) return dataset<Row>([], "ParquetDataset", operation, [])
+        const { fields: all, nested } = Parquet.fieldsOf(first.metadata)
+        const fields = yield* checked(operation, () => {
+          if (options.columns === undefined) {
+            if (nested.length > 0) {
+              throw new InvalidArgument({
+                reason: `${operation}: ${first.path} has nested columns (${nested.join(", ")}), which are not read ` +
+                  `yet: choose the others with the columns option`
+              })
+            }
+            return all
+          }
+          return options.columns.map((name) => {
+            const field = all.find((candidate) => candidate.name === name)
+            if (field !== undefined) return field
+            throw new InvalidArgument({
+              reason: nested.includes(name)
+                ? `${operation}: ${name} is a nested column, not read yet`
+                : `${operation}: ${first.path} has no column ${name} (it has ${all.map((f) => f.name).join(", ")})`
+            })
+          })
+        })
+        const plans = rowGroupSplits(footers, defaultParallelism()).map((split) => ({
+          _tag: "ParquetSplit" as const,
+          ...split,
+          fields
+        }))
+        return dataset<Row>(plans, "ParquetDataset", operation, fields)
+      })
+  }
+}

@@ -1,0 +1,128 @@
+// Fields as an app gives them: a list of `Field`s, or Spark's DDL text (`name STRING, price DECIMAL(10,2)`) —
+// and, where an app gives none for records it writes, the fields inferred from a sample of its records.
+import { FieldValues } from "@kindling/executor/tasks"
+import type { DataFormats } from "@kindling/protocol"
+import { InvalidArgument } from "../AppErrors.js"
+
+type Field = DataFormats.Field
+type FieldType = DataFormats.FieldType
+
+/** Fields as DDL text or as a list. */
+export type FieldsInput = string | ReadonlyArray<Field>
+
+const typeNames: ReadonlyArray<readonly [RegExp, FieldType]> = [
+  [/^(string|varchar(\(\d+\))?|char(\(\d+\))?)$/, "string"],
+  [/^(boolean|bool)$/, "boolean"],
+  [/^(int|integer|smallint|tinyint|short|byte)$/, "int"],
+  [/^(bigint|long)$/, "long"],
+  [/^(float|real)$/, "float"],
+  [/^double$/, "double"],
+  [/^date$/, "date"],
+  [/^timestamp(_ltz)?$/, "timestamp"],
+  [/^binary$/, "binary"]
+]
+
+const fieldOf = (definition: string, operation: string): Field => {
+  const match = /^\s*(`[^`]+`|[^\s:]+)\s*:?\s+(.+?)(\s+not\s+null)?\s*$/i.exec(definition)
+  if (match === null) {
+    throw new InvalidArgument({ reason: `${operation}: ${JSON.stringify(definition)} is no field: write "name TYPE"` })
+  }
+  const name = match[1]!.replace(/^`|`$/g, "")
+  const type = match[2]!.toLowerCase().replaceAll(" ", "")
+  const nullable = match[3] === undefined
+  const decimal = /^(decimal|numeric|dec)(?:\((\d+)(?:,(\d+))?\))?$/.exec(type)
+  if (decimal !== null) {
+    const precision = decimal[2] === undefined ? 10 : Number(decimal[2])
+    const scale = decimal[3] === undefined ? 0 : Number(decimal[3])
+    if (precision < 1 || precision > 38 || scale > precision) {
+      throw new InvalidArgument({ reason: `${operation}: ${name}: decimal(${precision},${scale}) is out of range` })
+    }
+    return { name, type: "decimal", nullable, precision, scale }
+  }
+  const known = typeNames.find(([pattern]) => pattern.test(type))
+  if (known === undefined) {
+    throw new InvalidArgument({
+      reason: `${operation}: ${name}: unknown type ${JSON.stringify(match[2])} (string, boolean, int, long, float, ` +
+        `double, decimal(p,s), date, timestamp, binary)`
+    })
+  }
+  return { name, type: known[1], nullable }
+}
+
+// Commas separate fields, except inside a decimal's parentheses.
+const definitions = (ddl: string): Array<string> => {
+  const parts: Array<string> = []
+  let depth = 0
+  let current = ""
+  for (const char of ddl) {
+    if (char === "(") depth++
+    if (char === ")") depth--
+    if (char === "," && depth === 0) {
+      parts.push(current)
+      current = ""
+    } else current += char
+  }
+  parts.push(current)
+  return parts.filter((part) => part.trim() !== "")
+}
+
+/** The fields given, checked: names unique, types known. */
+export const parse = (input: FieldsInput, operation: string): DataFormats.Fields => {
+  const fields = typeof input === "string"
+    ? definitions(input).map((definition) => fieldOf(definition, operation))
+    : [...input]
+  if (fields.length === 0) throw new InvalidArgument({ reason: `${operation}: no fields given` })
+  const names = new Set<string>()
+  for (const field of fields) {
+    if (names.has(field.name)) {
+      throw new InvalidArgument({ reason: `${operation}: the field ${JSON.stringify(field.name)} is given twice` })
+    }
+    names.add(field.name)
+  }
+  return fields
+}
+
+const typeOfValue = (value: unknown): Field | undefined => {
+  const field = (type: FieldType): Field => ({ name: "", type, nullable: true })
+  switch (typeof value) {
+    case "string":
+      return field("string")
+    case "boolean":
+      return field("boolean")
+    case "bigint":
+      return field("long")
+    case "number":
+      return Number.isInteger(value) ? field(Math.abs(value) < 2 ** 31 ? "int" : "long") : field("double")
+    case "object":
+      if (value === null) return undefined
+      if (value instanceof Date) return field("timestamp")
+      if (value instanceof Uint8Array) return field("binary")
+      return field("string")
+    default:
+      return undefined
+  }
+}
+
+/**
+ * The fields of records that are objects, by the values of a sample of them: a property's type is the narrowest
+ * that holds every value it has (numbers widen, anything else mixed is a string); properties in the order they
+ * first appear; one whose values are all null is a string.
+ */
+export const inferFromValues = (records: ReadonlyArray<unknown>, operation: string): DataFormats.Fields => {
+  const types = new Map<string, Field | undefined>()
+  for (const record of records) {
+    if (typeof record !== "object" || record === null || Array.isArray(record) || record instanceof Date) {
+      throw new InvalidArgument({
+        reason: `${operation} writes records that are objects, a property per column; got ${
+          Array.isArray(record) ? "an array" : record === null ? "null" : typeof record
+        }: map the records to objects first, or give the fields`
+      })
+    }
+    for (const [name, value] of Object.entries(record)) {
+      const type = typeOfValue(value)
+      const known = types.get(name)
+      types.set(name, known === undefined ? type : type === undefined ? known : FieldValues.widen(known, type))
+    }
+  }
+  return [...types].map(([name, field]) => ({ ...(field ?? { type: "string" as const, nullable: true }), name }))
+}

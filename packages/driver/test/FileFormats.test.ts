@@ -1,0 +1,209 @@
+// Records written as CSV, JSON lines and Parquet and read back, in local[2]: random records of every field type
+// come back equal, however the files are cut into partitions; readers' options and modes behave as Spark's.
+import { assert, layer } from "@effect/vitest"
+import { InvalidArgument, JobFailed, Kindling, OutputDirectoryExists } from "@kindling/app"
+import { LocalMode } from "@kindling/driver"
+import type { DataFormats } from "@kindling/protocol"
+import { Effect, FastCheck as fc } from "effect"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import * as Zlib from "node:zlib"
+import { driverConfig } from "./fixtures/driverConfig.js"
+
+const local = LocalMode.layer({
+  appName: "file-formats",
+  threads: 2,
+  driver: driverConfig(1),
+  heartbeatIntervalMillis: 10_000,
+  validateState: true
+})
+
+const fields: DataFormats.Fields = [
+  { name: "id", type: "long", nullable: false },
+  { name: "name", type: "string", nullable: true },
+  { name: "count", type: "int", nullable: true },
+  { name: "score", type: "double", nullable: true },
+  { name: "ok", type: "boolean", nullable: true },
+  { name: "price", type: "decimal", nullable: true, precision: 20, scale: 4 },
+  { name: "day", type: "date", nullable: true },
+  { name: "at", type: "timestamp", nullable: true }
+]
+
+const day = 86_400_000
+const decimalText = fc.tuple(fc.bigInt({ min: -(10n ** 20n) + 1n, max: 10n ** 20n - 1n })).map(([unscaled]) => {
+  const negative = unscaled < 0n
+  const digits = (negative ? -unscaled : unscaled).toString().padStart(5, "0")
+  return `${negative ? "-" : ""}${digits.slice(0, -4)}.${digits.slice(-4)}`
+})
+const nullable = <A>(arbitrary: fc.Arbitrary<A>) => fc.option(arbitrary, { nil: null, freq: 5 })
+const record = fc.record({
+  id: fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }),
+  name: nullable(fc.string({ unit: "binary", maxLength: 12 }).filter((s) => !/[\r\n]/.test(s))),
+  count: nullable(fc.integer()),
+  score: nullable(fc.double({ noNaN: true, noDefaultInfinity: true })),
+  ok: nullable(fc.boolean()),
+  price: nullable(decimalText),
+  day: nullable(fc.integer({ min: -20_000, max: 60_000 }).map((n) => new Date(n * day))),
+  at: nullable(fc.integer({ min: -2e12, max: 4e12 }).map((n) => new Date(n)))
+})
+
+const byId = (a: Record<string, unknown>, b: Record<string, unknown>) => ((a.id as bigint) < (b.id as bigint) ? -1 : 1)
+const fresh = (name: string) => Fs.mkdtempSync(Path.join(Os.tmpdir(), `kindling-${name}-`))
+
+layer(local, { timeout: 120_000 })("file formats in local[2]", (it) => {
+  it.effect("random records of every field type roundtrip through CSV, JSON lines and Parquet", () =>
+    Effect.gen(function*() {
+      const kc = yield* Kindling
+      const samples = fc.sample(
+        fc.tuple(fc.uniqueArray(record, { selector: (r) => r.id, maxLength: 60 }), fc.integer({ min: 1, max: 4 })),
+        { numRuns: 12, seed: 42 }
+      )
+      for (
+        const [records, slices] of [
+          ...samples,
+          ...fc.sample(
+            fc.tuple(
+              fc.uniqueArray(record, {
+                selector: (r) => r.id,
+                maxLength: 60
+              }),
+              fc.integer({ min: 1, max: 4 })
+            ),
+            6
+          )
+        ]
+      ) {
+        const dir = fresh("roundtrip")
+        const dataset = kc.parallelize(records, slices)
+        const expected = [...records].sort(byId)
+        yield* dataset.write.parquet(Path.join(dir, "parquet"), { fields, rowGroupSize: 7 })
+        const parquet = yield* kc.read.parquet(Path.join(dir, "parquet"))
+        assert.deepStrictEqual(parquet.fields, fields)
+        assert.deepStrictEqual((yield* parquet.collect()).sort(byId), expected)
+
+        yield* dataset.write.csv(Path.join(dir, "csv"), { fields, header: true })
+        const csv = yield* kc.read.csv(Path.join(dir, "csv"), { fields, header: true, minPartitions: 3 })
+        assert.deepStrictEqual((yield* csv.collect()).sort(byId), expected)
+
+        yield* dataset.write.json(Path.join(dir, "json"), { compression: "gzip", fields })
+        const json = yield* kc.read.json(Path.join(dir, "json"), { fields })
+        const jsonRows = (yield* json.collect()) as Array<Record<string, unknown>>
+        assert.deepStrictEqual(jsonRows.sort(byId), expected)
+        Fs.rmSync(dir, { recursive: true })
+      }
+    }))
+
+  it.effect("a dataset read keeps its fields through filter and repartition, so a write needs none", () =>
+    Effect.gen(function*() {
+      const kc = yield* Kindling
+      const dir = fresh("fields")
+      const records = fc.sample(record, { numRuns: 40, seed: 7 })
+      yield* kc.parallelize(records, 2).write.parquet(Path.join(dir, "a"), { fields })
+      const read = yield* kc.read.parquet(Path.join(dir, "a"))
+      yield* read.filter((r) => r.ok !== false).repartition(3).write.parquet(Path.join(dir, "b"))
+      const back = yield* kc.read.parquet(Path.join(dir, "b"))
+      assert.deepStrictEqual(back.fields, fields)
+      assert.deepStrictEqual(
+        (yield* back.collect()).sort(byId),
+        records.filter((r) => r.ok !== false).sort(byId)
+      )
+      Fs.rmSync(dir, { recursive: true })
+    }))
+
+  it.effect("CSV: header, inferred types as Spark infers them, quoting, and the three modes", () =>
+    Effect.gen(function*() {
+      const kc = yield* Kindling
+      const dir = fresh("csv")
+      const file = Path.join(dir, "people.csv")
+      Fs.writeFileSync(
+        file,
+        [
+          "name,age,joined,balance,big,active,note",
+          "ann,31,2024-01-05,10.5,9223372036854775807,true,\"says \"\"hi\"\", twice\"",
+          "bob,,2024-02-29,-3,12,false,",
+          "cid,x,2023-12-31,7,1,TRUE,plain"
+        ].join("\n") + "\n"
+      )
+      const inferred = yield* kc.read.csv(file, { header: true, inferSchema: true })
+      assert.deepStrictEqual(inferred.fields?.map((f) => [f.name, f.type]), [
+        ["name", "string"],
+        ["age", "string"],
+        ["joined", "date"],
+        ["balance", "double"],
+        ["big", "long"],
+        ["active", "boolean"],
+        ["note", "string"]
+      ])
+      const rows = yield* inferred.collect()
+      assert.deepStrictEqual(rows[0], {
+        name: "ann",
+        age: "31",
+        joined: new Date("2024-01-05T00:00:00Z"),
+        balance: 10.5,
+        big: 9223372036854775807n,
+        active: true,
+        note: "says \"hi\", twice"
+      })
+      assert.strictEqual(rows[1]!.age, null)
+      // Given fields: a value that does not fit is null (PERMISSIVE, with the text kept), dropped or fatal.
+      const given = "name STRING, age INT, joined DATE, balance DECIMAL(5,2), big LONG, active BOOLEAN, note STRING"
+      const permissive = yield* kc.read.csv(file, {
+        header: true,
+        fields: `${given}, _corrupt_record STRING`
+      })
+      const kept = yield* permissive.collect()
+      assert.strictEqual(kept.length, 3)
+      assert.deepStrictEqual([kept[2]!.age, kept[2]!._corrupt_record], [null, "cid,x,2023-12-31,7,1,TRUE,plain"])
+      assert.strictEqual(kept[0]!.balance, "10.50")
+      assert.strictEqual(kept[0]!._corrupt_record, null)
+      const dropped = yield* kc.read.csv(file, { header: true, fields: given, mode: "DROPMALFORMED" })
+      assert.deepStrictEqual((yield* dropped.collect()).map((r) => r.name), ["ann", "bob"])
+      const failing = yield* kc.read.csv(file, { header: true, fields: given, mode: "FAILFAST" })
+      const failure = yield* Effect.flip(failing.collect())
+      assert.instanceOf(failure, JobFailed)
+      assert.include(failure.message, `MalformedRecord: Malformed record in ${file} at line 4`)
+      assert.include(failure.message, `cannot read "x" as int (field "age")`)
+      // Bad options are typed errors, before any job.
+      assert.instanceOf(yield* Effect.flip(kc.read.csv(file, { sep: ";;" })), InvalidArgument)
+      assert.instanceOf(yield* Effect.flip(kc.read.csv(file, { fields: "a WHATEVER" })), InvalidArgument)
+      Fs.rmSync(dir, { recursive: true })
+    }))
+
+  it.effect("a FAILFAST error deep in a file names its line, wherever the split starts", () =>
+    Effect.gen(function*() {
+      const kc = yield* Kindling
+      const dir = fresh("lines")
+      const file = Path.join(dir, "numbers.csv")
+      const lines = Array.from({ length: 5000 }, (_, i) => (i === 4321 ? "oops" : String(i)))
+      Fs.writeFileSync(file, lines.join("\n") + "\n")
+      const read = yield* kc.read.csv(file, { fields: "n INT", mode: "FAILFAST", minPartitions: 7 })
+      const failure = yield* Effect.flip(read.count())
+      assert.include(failure.message, `in ${file} at line 4322:`)
+      assert.strictEqual(yield* (yield* kc.read.csv(file, { fields: "n INT", mode: "DROPMALFORMED" })).count(), 4999)
+      Fs.rmSync(dir, { recursive: true })
+    }))
+
+  it.effect("compressed and multi-line inputs, globs, and write modes", () =>
+    Effect.gen(function*() {
+      const kc = yield* Kindling
+      const dir = fresh("inputs")
+      Fs.mkdirSync(Path.join(dir, "in"))
+      Fs.writeFileSync(Path.join(dir, "in", "a.csv.gz"), Zlib.gzipSync("k,v\n1,\"two\nlines\"\n2,b\n"))
+      Fs.writeFileSync(Path.join(dir, "in", "b.csv"), "k,v\n3,c\n")
+      const multi = yield* kc.read.csv(Path.join(dir, "in", "*.csv*"), { header: true, multiLine: true })
+      assert.deepStrictEqual((yield* multi.collect()).map((r) => r.v), ["two\nlines", "b", "c"])
+      const out = Path.join(dir, "out")
+      yield* multi.write.csv(out, { header: true })
+      assert.instanceOf(yield* Effect.flip(multi.write.csv(out)), OutputDirectoryExists)
+      yield* multi.write.csv(out, { mode: "ignore" })
+      yield* multi.write.csv(out, { header: true, mode: "append" })
+      const parts = Fs.readdirSync(out).filter((name) => name.startsWith("part-"))
+      assert.isTrue(parts.every((name) => name.endsWith(".csv")), parts.join())
+      assert.deepStrictEqual(Fs.readdirSync(out).filter((name) => !name.startsWith("part-")), ["_SUCCESS"])
+      assert.strictEqual(yield* (yield* kc.read.csv(out, { header: true, multiLine: true })).count(), 6)
+      yield* multi.write.csv(out, { header: true, mode: "overwrite" })
+      assert.strictEqual(yield* (yield* kc.read.csv(out, { header: true, multiLine: true })).count(), 3)
+      Fs.rmSync(dir, { recursive: true })
+    }))
+})

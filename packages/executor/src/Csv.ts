@@ -1,0 +1,188 @@
+/**
+ * CSV records, read and written: a line cut into fields by a dialect (separator, quote, escape, the text of a
+ * null), fields made values of their types, and records written back the same way. Lines come from a split as
+ * `TextSplits` cuts files; a record whose quoted value holds a line break goes on to the next line when the
+ * source reads whole files (`multiLine`), and is malformed otherwise, as Spark has it.
+ *
+ * @since 0.1.0
+ */
+import type { DataFormats } from "@kindling/protocol"
+import * as FieldValues from "./FieldValues.js"
+import { type LinePlace, malformed, type ParseFormat } from "./ParseModes.js"
+
+type Dialect = DataFormats.CsvDialect
+
+/**
+ * The fields of one line, the unquoted text of a null a `null`; `undefined` when a quoted value is still open at
+ * the line's end.
+ *
+ * @since 0.1.0
+ */
+export const split = (line: string, dialect: Dialect): Array<string | null> | undefined => {
+  const { escape, nullValue, quote, sep } = dialect
+  const fields: Array<string | null> = []
+  let at = 0
+  for (;;) {
+    if (line.startsWith(quote, at)) {
+      // A quoted value: to the quote that is neither doubled nor escaped; text after it, before the separator,
+      // is kept (as Spark keeps it).
+      let value = ""
+      let from = at + 1
+      for (;;) {
+        const next = line.indexOf(quote, from)
+        if (next < 0) return undefined
+        if (escape !== quote && next > from && line[next - 1] === escape) {
+          value += line.slice(from, next - 1) + quote
+          from = next + 1
+        } else if (line.startsWith(quote, next + 1)) {
+          value += line.slice(from, next) + quote
+          from = next + 2
+        } else {
+          value += line.slice(from, next)
+          at = next + 1
+          break
+        }
+      }
+      const end = line.indexOf(sep, at)
+      value += line.slice(at, end < 0 ? line.length : end)
+      fields.push(value)
+      if (end < 0) return fields
+      at = end + 1
+    } else {
+      const end = line.indexOf(sep, at)
+      const text = line.slice(at, end < 0 ? line.length : end)
+      fields.push(text === nullValue ? null : text)
+      if (end < 0) return fields
+      at = end + 1
+    }
+  }
+}
+
+/**
+ * The records of a split's lines. The split that starts its file skips the header line when the dialect has one;
+ * empty lines and comments are skipped everywhere.
+ *
+ * @since 0.1.0
+ */
+export function* records(
+  lines: Iterable<string>,
+  format: ParseFormat & { readonly dialect: Dialect; readonly fields: DataFormats.Fields },
+  place: LinePlace & { readonly startsFile: boolean; readonly multiLine: boolean }
+): Generator<Record<string, unknown>> {
+  const { dialect, fields } = format
+  const read = fields.filter((field) => field.name !== format.corruptRecordField)
+  let headerLeft = place.startsFile && dialect.header
+  let line = -1
+  // A record whose quoted value runs on to the next lines: its text so far and the line it started on.
+  let pending: { text: string; line: number } | undefined
+  for (const next of lines) {
+    line++
+    const text = pending === undefined ? next : `${pending.text}\n${next}`
+    const first = pending?.line ?? line
+    if (pending === undefined && (next === "" || (dialect.comment !== "" && next.startsWith(dialect.comment)))) {
+      continue
+    }
+    const tokens = split(text, dialect)
+    if (tokens === undefined && place.multiLine) {
+      pending = { text, line: first }
+      continue
+    }
+    pending = undefined
+    if (headerLeft) {
+      headerLeft = false
+      continue
+    }
+    const record = tokens === undefined
+      ? malformed(format, place, first, text, "a quoted value is not closed", nulls(read, format))
+      : recordOf(tokens, read, format, place, first, text)
+    if (record !== undefined) yield record
+  }
+  if (pending !== undefined) {
+    const record = malformed(
+      format,
+      place,
+      pending.line,
+      pending.text,
+      "a quoted value is not closed",
+      nulls(read, format)
+    )
+    if (record !== undefined) yield record
+  }
+}
+
+const nulls = (fields: DataFormats.Fields, format: ParseFormat) => {
+  const record: Record<string, unknown> = {}
+  for (const field of fields) record[field.name] = null
+  if (format.corruptRecordField !== undefined) record[format.corruptRecordField] = null
+  return record
+}
+
+const recordOf = (
+  tokens: ReadonlyArray<string | null>,
+  fields: DataFormats.Fields,
+  format: ParseFormat,
+  place: LinePlace,
+  line: number,
+  text: string
+): Record<string, unknown> | undefined => {
+  const record = nulls(fields, format)
+  let problem: string | undefined
+  for (let i = 0; i < fields.length; i++) {
+    const field = fields[i]!
+    const token = tokens[i]
+    if (token === undefined || token === null) continue
+    try {
+      record[field.name] = FieldValues.fromText(field, token)
+    } catch (error) {
+      if (!(error instanceof FieldValues.Unparsable)) throw error
+      problem ??= error.message
+    }
+  }
+  // Too few or too many values: PERMISSIVE fills in nulls and drops the extra ones, as Spark's reader does.
+  if (problem === undefined && tokens.length !== fields.length && format.mode !== "PERMISSIVE") {
+    problem = `${tokens.length} values for ${fields.length} fields`
+  }
+  return problem === undefined ? record : malformed(format, place, line, text, problem, record)
+}
+
+const needsQuotes = (text: string, dialect: Dialect) =>
+  text === "" || text === dialect.nullValue || text.includes(dialect.sep) || text.includes(dialect.quote) ||
+  text.includes("\n") || text.includes("\r") || (dialect.comment !== "" && text.startsWith(dialect.comment)) ||
+  text.trim() !== text
+
+/**
+ * One value as a CSV field: a null as the dialect's null text, a value that needs it quoted (an empty string
+ * too, so that it reads back as one and not as a null) with its quotes doubled.
+ *
+ * @since 0.1.0
+ */
+export const field = (value: unknown, dialect: Dialect, type?: DataFormats.FieldType): string => {
+  if (value === null || value === undefined) return dialect.nullValue
+  const text = FieldValues.toText(value, type)
+  if (!needsQuotes(text, dialect)) return text
+  return dialect.quote + text.replaceAll(dialect.quote, dialect.quote + dialect.quote) + dialect.quote
+}
+
+/**
+ * A record, an object of `fields`, as a CSV line (without its line end); a record that is no object is one
+ * field.
+ *
+ * @since 0.1.0
+ */
+export const line = (record: unknown, fields: DataFormats.Fields, dialect: Dialect): string => {
+  if (typeof record !== "object" || record === null || record instanceof Date || Array.isArray(record)) {
+    return Array.isArray(record)
+      ? record.map((value) => field(value, dialect)).join(dialect.sep)
+      : field(record, dialect)
+  }
+  const values = record as Record<string, unknown>
+  return fields.map((f) => field(values[f.name], dialect, f.type)).join(dialect.sep)
+}
+
+/**
+ * The header line of `fields`.
+ *
+ * @since 0.1.0
+ */
+export const header = (fields: DataFormats.Fields, dialect: Dialect): string =>
+  fields.map((f) => field(f.name, dialect)).join(dialect.sep)

@@ -1,0 +1,411 @@
+/**
+ * A field's value from its text and back, as CSV and JSON lines hold values: the conversions by field type (the
+ * values `DataFormats` documents), the type Spark would infer for a text, and the widening of two inferred types.
+ *
+ * @since 0.1.0
+ */
+import type { DataFormats } from "@kindling/protocol"
+
+type Field = DataFormats.Field
+type FieldType = DataFormats.FieldType
+
+const integer = /^[+-]?\d+$/
+const decimalText = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/
+const date = /^(\d{4})-(\d{2})-(\d{2})$/
+const timestamp = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?$/
+const int32 = [-(2 ** 31), 2 ** 31 - 1] as const
+const int64 = [-(2n ** 63n), 2n ** 63n - 1n] as const
+const numberWords = new Map([
+  ["NaN", NaN],
+  ["Infinity", Infinity],
+  ["+Infinity", Infinity],
+  ["Inf", Infinity],
+  ["-Infinity", -Infinity],
+  ["-Inf", -Infinity]
+])
+
+/**
+ * A value that does not fit its field: the reader's mode decides what becomes of its record.
+ *
+ * @since 0.1.0
+ */
+export class Unparsable {
+  constructor(readonly field: string, readonly type: string, readonly text: string) {}
+  get message(): string {
+    return `cannot read ${JSON.stringify(this.text)} as ${this.type} (field ${JSON.stringify(this.field)})`
+  }
+}
+
+/**
+ * A field's type as Spark writes it: `decimal(10,2)`, `long`.
+ *
+ * @since 0.1.0
+ */
+export const typeName = (field: Field): string =>
+  field.type === "decimal" ? `decimal(${field.precision ?? 10},${field.scale ?? 0})` : field.type
+
+// The digits of a decimal text at `scale` digits after the point (rounded half up, as Spark's casts round), as
+// its unscaled integer; undefined when it is no number or needs more than `precision` digits.
+const unscaled = (text: string, precision: number, scale: number): bigint | undefined => {
+  const match = decimalText.exec(text)
+  if (match === null) return undefined
+  const [, sign, whole = "", fraction = "", exponent = "0"] = match
+  if (whole === "" && fraction === "") return undefined
+  const shift = Number(exponent)
+  let digits = BigInt(whole + fraction || "0")
+  let point = fraction.length - shift
+  if (point > scale) {
+    const drop = 10n ** BigInt(point - scale)
+    digits = (digits + drop / 2n) / drop
+    point = scale
+  }
+  digits *= 10n ** BigInt(scale - point)
+  if (digits >= 10n ** BigInt(precision)) return undefined
+  return sign === "-" ? -digits : digits
+}
+
+/**
+ * A decimal's text at its scale, from its unscaled integer: `-1250n` at scale 2 is `-12.50`.
+ *
+ * @since 0.1.0
+ */
+export const decimalFromUnscaled = (value: bigint, scale: number): string => {
+  const negative = value < 0n
+  const digits = (negative ? -value : value).toString().padStart(scale + 1, "0")
+  const text = scale === 0 ? digits : `${digits.slice(0, -scale)}.${digits.slice(-scale)}`
+  return negative ? `-${text}` : text
+}
+
+/**
+ * A decimal's unscaled integer at `scale`, from its text (`"-12.5"` at scale 2 is `-1250n`); undefined for a text
+ * that is no number or does not fit `precision`.
+ *
+ * @since 0.1.0
+ */
+export const unscaledDecimal = (text: string, precision: number, scale: number): bigint | undefined =>
+  unscaled(text.trim(), precision, scale)
+
+const parseDate = (text: string): Date | undefined => {
+  const match = date.exec(text)
+  if (match === null) {
+    // A timestamp at midnight UTC is that day (as a date written as a timestamp reads back).
+    const time = parseTimestamp(text)
+    return time !== undefined && time.getTime() % 86_400_000 === 0 ? time : undefined
+  }
+  const value = new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])))
+  return value.getUTCDate() === Number(match[3]) ? value : undefined
+}
+
+const parseTimestamp = (text: string): Date | undefined => {
+  const match = timestamp.exec(text)
+  if (match === null) return undefined
+  const [, year, month, day, hour, minute, second = "0", fraction = "", zone] = match
+  let millis = Date.UTC(
+    Number(year),
+    Number(month) - 1,
+    Number(day),
+    Number(hour),
+    Number(minute),
+    Number(second),
+    Number(fraction.padEnd(3, "0").slice(0, 3))
+  )
+  if (Number.isNaN(millis)) return undefined
+  // A time without a zone is UTC (Spark reads it in its session time zone, which a cluster sets to UTC).
+  if (zone !== undefined && zone !== "Z") {
+    const sign = zone.startsWith("-") ? -1 : 1
+    const digits = zone.slice(1).replace(":", "")
+    millis -= sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2))) * 60_000
+  }
+  return new Date(millis)
+}
+
+const parseNumber = (text: string): number | undefined => {
+  const word = numberWords.get(text)
+  if (word !== undefined) return word
+  if (!decimalText.test(text) || text === "" || text === "." || /^[+-]$/.test(text)) return undefined
+  return Number(text)
+}
+
+/**
+ * A field's value from its text (`Unparsable` when it does not fit).
+ *
+ * @since 0.1.0
+ */
+export const fromText = (field: Field, text: string): unknown => {
+  const trimmed = field.type === "string" ? text : text.trim()
+  let value: unknown
+  switch (field.type) {
+    case "string":
+      return text
+    case "boolean": {
+      const lower = trimmed.toLowerCase()
+      value = lower === "true" ? true : lower === "false" ? false : undefined
+      break
+    }
+    case "int": {
+      const n = integer.test(trimmed) ? Number(trimmed) : NaN
+      value = n >= int32[0] && n <= int32[1] ? n : undefined
+      break
+    }
+    case "long": {
+      const n = integer.test(trimmed) ? BigInt(trimmed) : undefined
+      value = n !== undefined && n >= int64[0] && n <= int64[1] ? n : undefined
+      break
+    }
+    case "float":
+      value = parseNumber(trimmed)
+      if (typeof value === "number") value = Math.fround(value)
+      break
+    case "double":
+      value = parseNumber(trimmed)
+      break
+    case "decimal": {
+      const scale = field.scale ?? 0
+      const digits = unscaled(trimmed, field.precision ?? 10, scale)
+      value = digits === undefined ? undefined : decimalFromUnscaled(digits, scale)
+      break
+    }
+    case "date":
+      value = parseDate(trimmed)
+      break
+    case "timestamp":
+      value = parseTimestamp(trimmed)
+      break
+    case "binary":
+      value = /^[A-Za-z0-9+/]*={0,2}$/.test(trimmed) ? new Uint8Array(Buffer.from(trimmed, "base64")) : undefined
+      break
+  }
+  if (value === undefined) throw new Unparsable(field.name, typeName(field), text)
+  return value
+}
+
+/**
+ * A field's value from a JSON value: a number, string or boolean converted to the field's type as its text would
+ * be (`Unparsable` when it does not fit), null as null.
+ *
+ * @since 0.1.0
+ */
+export const fromJson = (field: Field, value: unknown): unknown => {
+  if (value === null || value === undefined) return null
+  if (value instanceof RawNumber) return field.type === "string" ? value.text : fromText(field, value.text)
+  if (field.type === "string") return typeof value === "string" ? value : jsonText(value)
+  if (field.type === "boolean" && typeof value === "boolean") return value
+  if (typeof value === "number" && (field.type === "double" || field.type === "float")) return value
+  if (typeof value === "number" && field.type === "long" && Number.isInteger(value)) return BigInt(value)
+  if (typeof value === "number" || typeof value === "string") return fromText(field, String(value))
+  throw new Unparsable(field.name, typeName(field), jsonText(value))
+}
+
+/**
+ * A value as text in a CSV or JSON file: numbers and bigints by their digits, a date field's `Date` as
+ * `yyyy-MM-dd`, a timestamp's as ISO 8601 in UTC, bytes as base64.
+ *
+ * @since 0.1.0
+ */
+export const toText = (value: unknown, type?: FieldType): string => {
+  if (typeof value === "string") return value
+  if (value instanceof Date) return type === "date" ? value.toISOString().slice(0, 10) : value.toISOString()
+  if (value instanceof Uint8Array) return Buffer.from(value).toString("base64")
+  if (typeof value === "object" && value !== null) return jsonText(value)
+  return String(value)
+}
+
+/**
+ * A JSON number whose text a JavaScript number would not keep (an integer past 2^53, a decimal of many digits),
+ * kept as its text by `parseJson` until a field says what it is.
+ *
+ * @since 0.1.0
+ */
+export class RawNumber {
+  constructor(readonly text: string) {}
+}
+
+const longNumber = /\d{16}/
+const numberToken = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y
+const stringToken = /"(?:[^"\\]|\\.)*"/y
+const space = /[ \t\r\n]*/y
+
+// The digits of a number's text that carry its value (no sign, point, exponent or leading zeros).
+const significantDigits = (text: string) => text.replace(/[eE].*$/, "").replace(/[-.]/g, "").replace(/^0+/, "").length
+
+/**
+ * A line of JSON, as `JSON.parse` reads it but for numbers it would round: those are `RawNumber`s while a
+ * field is to say what they are (`raw`), else integers bigints and the rest numbers. Lines without a run of 16
+ * digits are `JSON.parse`'s alone, which is faster.
+ *
+ * @since 0.1.0
+ */
+export const parseJson = (text: string, raw: boolean): unknown => {
+  if (!longNumber.test(text)) return JSON.parse(text)
+  let at = 0
+  const skip = () => {
+    space.lastIndex = at
+    space.exec(text)
+    at = space.lastIndex
+  }
+  const fail = (): never => {
+    throw new SyntaxError(`Unexpected token in JSON at position ${at}`)
+  }
+  const value = (): unknown => {
+    skip()
+    const char = text[at]
+    if (char === "{") {
+      at++
+      const object: Record<string, unknown> = {}
+      skip()
+      if (text[at] === "}") {
+        at++
+        return object
+      }
+      for (;;) {
+        skip()
+        stringToken.lastIndex = at
+        const key = stringToken.exec(text)
+        if (key === null) fail()
+        at = stringToken.lastIndex
+        skip()
+        if (text[at++] !== ":") fail()
+        object[JSON.parse(key![0]) as string] = value()
+        skip()
+        const next = text[at++]
+        if (next === "}") return object
+        if (next !== ",") fail()
+      }
+    }
+    if (char === "[") {
+      at++
+      const array: Array<unknown> = []
+      skip()
+      if (text[at] === "]") {
+        at++
+        return array
+      }
+      for (;;) {
+        array.push(value())
+        skip()
+        const next = text[at++]
+        if (next === "]") return array
+        if (next !== ",") fail()
+      }
+    }
+    if (char === "\"") {
+      stringToken.lastIndex = at
+      const token = stringToken.exec(text)
+      if (token === null) fail()
+      at = stringToken.lastIndex
+      return JSON.parse(token![0])
+    }
+    numberToken.lastIndex = at
+    const number = numberToken.exec(text)
+    if (number !== null) {
+      at = numberToken.lastIndex
+      const literal = number[0]
+      const parsed = Number(literal)
+      const integral = /^-?\d+$/.test(literal)
+      if (integral ? Number.isSafeInteger(parsed) : significantDigits(literal) <= 15) return parsed
+      return raw ? new RawNumber(literal) : integral ? BigInt(literal) : parsed
+    }
+    for (const [word, meaning] of [["true", true], ["false", false], ["null", null]] as const) {
+      if (text.startsWith(word, at)) {
+        at += word.length
+        return meaning
+      }
+    }
+    return fail()
+  }
+  const parsed = value()
+  skip()
+  if (at !== text.length) fail()
+  return parsed
+}
+
+/**
+ * A value as JSON text: bigints as numbers with every digit, dates as ISO 8601 text, bytes as base64, maps as
+ * objects and sets as arrays (Spark's JSON writer's forms); an `undefined` property is left out, as
+ * `JSON.stringify` leaves it.
+ *
+ * @since 0.1.0
+ */
+export const jsonText = (value: unknown): string => {
+  switch (typeof value) {
+    case "string":
+      return JSON.stringify(value)
+    case "number":
+      return Number.isFinite(value) ? String(value) : "null"
+    case "bigint":
+    case "boolean":
+      return String(value)
+    case "object": {
+      if (value === null) return "null"
+      if (value instanceof RawNumber) return value.text
+      if (value instanceof Date) return `"${value.toISOString()}"`
+      if (value instanceof Uint8Array) return `"${Buffer.from(value).toString("base64")}"`
+      if (Array.isArray(value) || value instanceof Set) {
+        return `[${Array.from(value as Iterable<unknown>, (item) => item === undefined ? "null" : jsonText(item))}]`
+      }
+      const entries = value instanceof Map ? [...value] : Object.entries(value)
+      const members = entries.filter(([, item]) => item !== undefined && typeof item !== "function")
+        .map(([key, item]) => `${JSON.stringify(String(key))}:${jsonText(item)}`)
+      return `{${members.join(",")}}`
+    }
+    default:
+      return "null"
+  }
+}
+
+/**
+ * The type Spark would infer for a value's text, from the narrowest (`int`, `long`, `decimal` for an integer too
+ * large for a long, `double`, `date`, `timestamp`, `boolean`) to `string`.
+ *
+ * @since 0.1.0
+ */
+export const inferType = (text: string): Field => {
+  const trimmed = text.trim()
+  if (integer.test(trimmed)) {
+    const n = BigInt(trimmed)
+    if (n >= BigInt(int32[0]) && n <= BigInt(int32[1])) return inferred("int")
+    if (n >= int64[0] && n <= int64[1]) return inferred("long")
+    const digits = trimmed.replace(/^[+-]/, "").length
+    if (digits <= 38) return { ...inferred("decimal"), precision: digits, scale: 0 }
+    return inferred("double")
+  }
+  if (parseNumber(trimmed) !== undefined) return inferred("double")
+  if (date.test(trimmed) && parseDate(trimmed) !== undefined) return inferred("date")
+  if (parseTimestamp(trimmed) !== undefined) return inferred("timestamp")
+  const lower = trimmed.toLowerCase()
+  if (lower === "true" || lower === "false") return inferred("boolean")
+  return inferred("string")
+}
+
+const inferred = (type: FieldType): Field => ({ name: "", type, nullable: true })
+
+const numeric: ReadonlyArray<FieldType> = ["int", "long", "decimal", "double"]
+
+/**
+ * The narrowest type that holds values of both: numbers widen (`int` < `long` < `decimal` < `double`), a date and
+ * a timestamp make a timestamp, anything else a string.
+ *
+ * @since 0.1.0
+ */
+export const widen = (a: Field, b: Field): Field => {
+  if (a.type === b.type) {
+    if (a.type !== "decimal") return a
+    const scale = Math.max(a.scale ?? 0, b.scale ?? 0)
+    const whole = Math.max((a.precision ?? 10) - (a.scale ?? 0), (b.precision ?? 10) - (b.scale ?? 0))
+    return whole + scale > 38 ? inferred("double") : { ...a, precision: whole + scale, scale }
+  }
+  const [i, j] = [numeric.indexOf(a.type), numeric.indexOf(b.type)]
+  if (i >= 0 && j >= 0) {
+    const wider = i > j ? a : b
+    const narrower = i > j ? b : a
+    if (wider.type !== "decimal") return wider
+    // A long or int beside a decimal: a decimal with room for the long's 19 digits (or the int's 10).
+    const whole = Math.max((wider.precision ?? 10) - (wider.scale ?? 0), narrower.type === "long" ? 19 : 10)
+    const scale = wider.scale ?? 0
+    return whole + scale > 38 ? inferred("double") : { ...wider, precision: whole + scale, scale }
+  }
+  if ((a.type === "date" && b.type === "timestamp") || (a.type === "timestamp" && b.type === "date")) {
+    return inferred("timestamp")
+  }
+  return inferred("string")
+}

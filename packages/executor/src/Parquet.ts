@@ -1,0 +1,330 @@
+/**
+ * Parquet files, read and written on a task's thread, synchronously: the footer (its row groups and schema), the
+ * rows of row groups — only the column chunks of the fields read are read from the file — and a partition's
+ * records written as a file of row groups. Pages are decoded and encoded by hyparquet; what it leaves to its
+ * asynchronous reader (fetching the chunks) is done here through `Files`, so that it runs inside a task.
+ *
+ * Fields map to Parquet's types as Spark writes them: `string` is UTF8 `BYTE_ARRAY`, `int` `INT32`, `long`
+ * `INT64`, `date` `INT32 (DATE)`, `timestamp` `INT64 (TIMESTAMP(MICROS, UTC))` (INT96, as older writers made
+ * them, is read too), `decimal(p,s)` `INT32`/`INT64`/`FIXED_LEN_BYTE_ARRAY` by precision, `binary` `BYTE_ARRAY`.
+ * Nested columns (lists, maps, structs) are not read yet.
+ *
+ * @since 0.1.0
+ */
+import type { DataFormats } from "@kindling/protocol"
+import type { CompressionCodec, FileMetaData, SchemaElement } from "hyparquet"
+import { parquetMetadata, parquetSchema } from "hyparquet"
+import { compressors as decompressors } from "hyparquet-compressors"
+import { ByteWriter, ParquetWriter } from "hyparquet-writer"
+import { readColumn } from "hyparquet/src/column.js"
+import { DEFAULT_PARSERS } from "hyparquet/src/convert.js"
+import { getTreePath, isFlatColumn } from "hyparquet/src/schema.js"
+import type { ColumnDecoder } from "hyparquet/src/types.js"
+import * as Zlib from "node:zlib"
+import type { Files, Writer } from "./Disk.js"
+import * as FieldValues from "./FieldValues.js"
+
+type Field = DataFormats.Field
+
+const magic = 0x31524150
+
+/**
+ * The footer of the Parquet file at `path`: its row groups and schema.
+ *
+ * @since 0.1.0
+ */
+export const footer = (files: Files, path: string): FileMetaData => {
+  const size = files.stat(path)?.size
+  if (size === undefined) throw new Error(`${path} does not exist`)
+  if (size < 12) throw new Error(`${path} is no Parquet file: ${size} bytes`)
+  const reader = files.openRead(path)
+  try {
+    const tail = readRange(reader, size - 8, 8)
+    const view = new DataView(tail.buffer, tail.byteOffset, 8)
+    if (view.getUint32(4, true) !== magic) throw new Error(`${path} is no Parquet file: it does not end in PAR1`)
+    const length = view.getUint32(0, true)
+    if (length + 12 > size) throw new Error(`${path} is no Parquet file: a footer of ${length} bytes`)
+    return parquetMetadata(readRange(reader, size - 8 - length, length + 8))
+  } finally {
+    reader.close()
+  }
+}
+
+const readRange = (reader: ReturnType<Files["openRead"]>, position: number, length: number): Uint8Array => {
+  const bytes = new Uint8Array(length)
+  let got = 0
+  while (got < length) {
+    const n = reader.read(bytes, got, length - got, position + got)
+    if (n === 0) throw new Error(`the file ends ${length - got} bytes short of a Parquet chunk`)
+    got += n
+  }
+  return bytes
+}
+
+const fieldOf = (element: SchemaElement): Field | string => {
+  const { converted_type: converted, logical_type: logical, name, type } = element
+  const nullable = element.repetition_type !== "REQUIRED"
+  const field = (fieldType: DataFormats.FieldType): Field => ({ name, type: fieldType, nullable })
+  if (converted === "DECIMAL" || logical?.type === "DECIMAL") {
+    return { ...field("decimal"), precision: element.precision ?? 10, scale: element.scale ?? 0 }
+  }
+  switch (type) {
+    case "BOOLEAN":
+      return field("boolean")
+    case "INT32":
+      if (converted === "DATE" || logical?.type === "DATE") return field("date")
+      if (converted === "UINT_32" || (logical?.type === "INTEGER" && !logical.isSigned)) return field("long")
+      return field("int")
+    case "INT64":
+      if (converted === "TIMESTAMP_MILLIS" || converted === "TIMESTAMP_MICROS" || logical?.type === "TIMESTAMP") {
+        return field("timestamp")
+      }
+      return field("long")
+    case "INT96":
+      return field("timestamp")
+    case "FLOAT":
+      return field("float")
+    case "DOUBLE":
+      return field("double")
+    case "BYTE_ARRAY":
+    case "FIXED_LEN_BYTE_ARRAY":
+      return converted === "UTF8" || converted === "ENUM" || converted === "JSON" || logical?.type === "STRING" ||
+          logical?.type === "ENUM" || logical?.type === "JSON"
+        ? field("string")
+        : field("binary")
+    default:
+      return `${name} is a nested column (${converted ?? logical?.type ?? "group"})`
+  }
+}
+
+/**
+ * The fields of a Parquet file's top-level columns, and the nested columns it has, which cannot be read yet.
+ *
+ * @since 0.1.0
+ */
+export const fieldsOf = (
+  metadata: FileMetaData
+): { readonly fields: Array<Field>; readonly nested: Array<string> } => {
+  const fields: Array<Field> = []
+  const nested: Array<string> = []
+  for (const child of parquetSchema(metadata).children) {
+    const field = child.children.length > 0 ? `${child.element.name} is a nested column` : fieldOf(child.element)
+    if (typeof field === "string") nested.push(child.element.name)
+    else fields.push(field)
+  }
+  return { fields, nested }
+}
+
+// A chunk's values as the field's values: decimals from their unscaled integers (hyparquet would make them
+// floating-point numbers), INT32 and INT64 as they are.
+const valuesOf = (raw: ArrayLike<unknown>, field: Field, element: SchemaElement): ArrayLike<unknown> => {
+  if (field.type !== "decimal") return raw
+  const scale = element.scale ?? 0
+  return Array.from(raw, (value) => {
+    if (value === null || value === undefined) return null
+    const unscaled = value instanceof Uint8Array ? signedBigInt(value) : BigInt(value as number | bigint)
+    return FieldValues.decimalFromUnscaled(unscaled, scale)
+  })
+}
+
+const signedBigInt = (bytes: Uint8Array): bigint => {
+  let value = 0n
+  for (const byte of bytes) value = (value << 8n) | BigInt(byte)
+  return bytes.length > 0 && bytes[0]! >= 0x80 ? value - (1n << BigInt(bytes.length * 8)) : value
+}
+
+/**
+ * The rows of row groups of the Parquet file at `path`, each an object of `fields` (the file's columns of those
+ * names), a row group at a time. `done` is told the bytes read of the file.
+ *
+ * @since 0.1.0
+ */
+export function* rows(
+  files: Files,
+  path: string,
+  rowGroups: ReadonlyArray<number>,
+  fields: DataFormats.Fields,
+  done?: (bytes: number) => void
+): Generator<Record<string, unknown>> {
+  let bytes = 0
+  try {
+    const metadata = footer(files, path)
+    const schema = parquetSchema(metadata)
+    for (const group of rowGroups) {
+      const rowGroup = metadata.row_groups[group]
+      if (rowGroup === undefined) throw new Error(`${path} has no row group ${group}`)
+      const rowCount = Number(rowGroup.num_rows)
+      const columns = fields.map((field) => {
+        const chunk = rowGroup.columns.find((column) =>
+          column.meta_data?.path_in_schema.length === 1 && column.meta_data.path_in_schema[0] === field.name
+        )?.meta_data
+        if (chunk === undefined) throw new Error(`${path} has no column ${field.name} in row group ${group}`)
+        const schemaPath = getTreePath(schema, chunk.path_in_schema)
+        if (!isFlatColumn(schemaPath)) throw new Error(`${path}: ${field.name} is a nested column`)
+        const element = schemaPath[schemaPath.length - 1]!.element
+        // Decimals are made values here, from their unscaled integers.
+        const { converted_type: _, logical_type: __, ...undecorated } = element
+        const decoded: SchemaElement = field.type === "decimal" ? undecorated : element
+        const decoder: ColumnDecoder = {
+          pathInSchema: chunk.path_in_schema,
+          type: chunk.type,
+          element: decoded,
+          schemaPath,
+          codec: chunk.codec,
+          parsers: DEFAULT_PARSERS,
+          compressors: decompressors
+        }
+        const start = Number(chunk.dictionary_page_offset ?? chunk.data_page_offset)
+        const length = Number(chunk.total_compressed_size)
+        const reader = files.openRead(path)
+        let buffer: Uint8Array
+        try {
+          buffer = readRange(reader, start, length)
+        } finally {
+          reader.close()
+        }
+        bytes += length
+        const { data } = readColumn(
+          { view: new DataView(buffer.buffer, buffer.byteOffset, buffer.byteLength), offset: 0 },
+          { groupStart: 0, selectStart: 0, selectEnd: rowCount, groupRows: rowCount },
+          decoder
+        )
+        const values: Array<unknown> = []
+        for (const page of data) for (let i = 0; i < page.length; i++) values.push(page[i])
+        return valuesOf(values, field, element)
+      })
+      for (let row = 0; row < rowCount; row++) {
+        const record: Record<string, unknown> = {}
+        for (let i = 0; i < fields.length; i++) record[fields[i]!.name] = columns[i]![row] ?? null
+        yield record
+      }
+    }
+  } finally {
+    done?.(bytes)
+  }
+}
+
+const codecs: Record<DataFormats.ParquetCodec, CompressionCodec> = {
+  uncompressed: "UNCOMPRESSED",
+  snappy: "SNAPPY",
+  gzip: "GZIP",
+  zstd: "ZSTD"
+}
+
+const schemaElement = (field: Field): SchemaElement => {
+  const repetition_type = field.nullable ? "OPTIONAL" : "REQUIRED"
+  const { name } = field
+  switch (field.type) {
+    case "string":
+      return { name, repetition_type, type: "BYTE_ARRAY", converted_type: "UTF8", logical_type: { type: "STRING" } }
+    case "boolean":
+      return { name, repetition_type, type: "BOOLEAN" }
+    case "int":
+      return { name, repetition_type, type: "INT32" }
+    case "long":
+      return { name, repetition_type, type: "INT64" }
+    case "float":
+      return { name, repetition_type, type: "FLOAT" }
+    case "double":
+      return { name, repetition_type, type: "DOUBLE" }
+    case "date":
+      return { name, repetition_type, type: "INT32", converted_type: "DATE", logical_type: { type: "DATE" } }
+    case "timestamp":
+      return {
+        name,
+        repetition_type,
+        type: "INT64",
+        converted_type: "TIMESTAMP_MICROS",
+        logical_type: { type: "TIMESTAMP", isAdjustedToUTC: true, unit: "MICROS" }
+      }
+    case "binary":
+      return { name, repetition_type, type: "BYTE_ARRAY" }
+    case "decimal": {
+      const precision = field.precision ?? 10
+      const scale = field.scale ?? 0
+      const decimal = { converted_type: "DECIMAL" as const, precision, scale }
+      // As Spark writes them: the smallest physical type that holds the precision.
+      if (precision <= 9) return { name, repetition_type, type: "INT32", ...decimal }
+      if (precision <= 18) return { name, repetition_type, type: "INT64", ...decimal }
+      return { name, repetition_type, type: "FIXED_LEN_BYTE_ARRAY", type_length: decimalBytes(precision), ...decimal }
+    }
+  }
+}
+
+// The bytes a two's-complement integer of `precision` decimal digits needs.
+const decimalBytes = (precision: number) => Math.ceil((Math.log2(10) * precision + 1) / 8)
+
+// A record's value as the writer takes it for the field's column.
+const columnValue = (value: unknown, field: Field): unknown => {
+  if (value === null || value === undefined) return null
+  switch (field.type) {
+    case "decimal": {
+      const unscaled = FieldValues.unscaledDecimal(String(value), field.precision ?? 10, field.scale ?? 0)
+      if (unscaled === undefined) {
+        throw new Error(`${field.name}: ${String(value)} does not fit ${FieldValues.typeName(field)}`)
+      }
+      return unscaled
+    }
+    case "long":
+      return typeof value === "bigint" ? value : BigInt(value as number)
+    case "date":
+    case "timestamp":
+      return value instanceof Date ? value : new Date(value as string)
+    default:
+      return value
+  }
+}
+
+/**
+ * Writes records, objects of `fields`, as a Parquet file through `writer`: `rowGroupSize` records to a row group,
+ * the pages compressed with `codec`. Returns how many records and bytes it wrote.
+ *
+ * @since 0.1.0
+ */
+export const write = (
+  records: Iterable<unknown>,
+  fields: DataFormats.Fields,
+  options: { readonly codec: DataFormats.ParquetCodec; readonly rowGroupSize: number },
+  writer: Writer
+): { readonly records: number; readonly bytes: number } => {
+  let position = 0
+  const output = new ByteWriter()
+  const flush = () => {
+    if (output.index === 0) return
+    writer.write(new Uint8Array(output.buffer, 0, output.index), position)
+    position += output.index
+    output.index = 0
+  }
+  const ensure = output.ensure.bind(output)
+  output.ensure = (size: number) => {
+    if (output.index > 1 << 20) flush()
+    ensure(size)
+  }
+  output.finish = flush
+  const parquet = new ParquetWriter({
+    writer: output,
+    schema: [{ name: "spark_schema", num_children: fields.length }, ...fields.map(schemaElement)],
+    codec: codecs[options.codec],
+    compressors: { GZIP: (bytes: Uint8Array) => Zlib.gzipSync(bytes) },
+    createdBy: "kindling"
+  })
+  let count = 0
+  let batch: Array<Array<unknown>> = fields.map(() => [])
+  const writeBatch = () => {
+    if (batch[0]!.length === 0 && count > 0) return
+    parquet.write({
+      columnData: fields.map((field, i) => ({ name: field.name, data: batch[i]! })),
+      rowGroupSize: options.rowGroupSize
+    })
+    batch = fields.map(() => [])
+  }
+  for (const record of records) {
+    const values = record as Record<string, unknown>
+    for (let i = 0; i < fields.length; i++) batch[i]!.push(columnValue(values[fields[i]!.name], fields[i]!))
+    count++
+    if (batch[0]!.length === options.rowGroupSize) writeBatch()
+  }
+  writeBatch()
+  parquet.finish()
+  return { records: count, bytes: position }
+}

@@ -1,0 +1,66 @@
+/**
+ * What a reader of CSV or JSON lines does with a record it cannot read, by its mode (Spark's): `PERMISSIVE`
+ * keeps the record, with the values it could read and its text in the corrupt-record field; `DROPMALFORMED`
+ * drops it; `FAILFAST` fails the task, naming the file, line and field.
+ *
+ * @since 0.1.0
+ */
+import type { DataFormats } from "@kindling/protocol"
+
+/**
+ * A record that a `FAILFAST` reader could not read: the file, line and field are in the message.
+ *
+ * @since 0.1.0
+ */
+export class MalformedRecord extends Error {
+  override readonly name = "MalformedRecord"
+}
+
+/**
+ * Where a split's lines are: its file and where its first line is (a line number counted only when a message
+ * needs it, as it means reading the file up to the split).
+ *
+ * @since 0.1.0
+ */
+export interface LinePlace {
+  readonly path: string
+  readonly firstLine: () => number
+}
+
+/**
+ * What a reader of records is told about them.
+ *
+ * @since 0.1.0
+ */
+export interface ParseFormat {
+  readonly fields?: DataFormats.Fields | undefined
+  readonly mode: DataFormats.ParseMode
+  readonly corruptRecordField?: string | undefined
+}
+
+/**
+ * What becomes of the record of a line's text that could not be read, by the reader's mode: the record to give
+ * (`partial`, completed), none, or a `MalformedRecord` thrown.
+ *
+ * @since 0.1.0
+ */
+export const malformed = (
+  format: ParseFormat,
+  place: LinePlace,
+  line: number,
+  text: string,
+  reason: string,
+  partial: Record<string, unknown>
+): Record<string, unknown> | undefined => {
+  switch (format.mode) {
+    case "DROPMALFORMED":
+      return undefined
+    case "FAILFAST":
+      throw new MalformedRecord(
+        `Malformed record in ${place.path} at line ${place.firstLine() + line}: ${reason} (mode FAILFAST)`
+      )
+    case "PERMISSIVE":
+      if (format.corruptRecordField !== undefined) partial[format.corruptRecordField] = text
+      return partial
+  }
+}

@@ -1,0 +1,157 @@
+/**
+ * The part files of a saved dataset, written by its tasks. An attempt writes its part under a name of its own in
+ * `dir/_temporary` (hidden from readers, as Hadoop's committers hide it) and renames it into place once whole:
+ * a failed or killed attempt never leaves a partial part where readers look, and of attempts that both finish —
+ * a retry, a speculative copy — the last wins whole, as each writes the same records under the same name. The
+ * driver removes `_temporary` when it commits the job.
+ *
+ * @since 0.1.0
+ */
+import type { DataFormats } from "@kindling/protocol"
+import * as Compression from "./Compression.js"
+import * as Csv from "./Csv.js"
+import type { Writer } from "./Disk.js"
+import * as FilePaths from "./FilePaths.js"
+import { each } from "./internal/recordStreams.js"
+import * as JsonLines from "./JsonLines.js"
+import * as Parquet from "./Parquet.js"
+import { count, type TaskContext } from "./TaskContext.js"
+
+/**
+ * Where attempts write their parts until each is whole.
+ *
+ * @since 0.1.0
+ */
+export const temporaryDir = "_temporary"
+
+/**
+ * A part's name by its partition, as Hadoop names them: `part-00007`.
+ *
+ * @since 0.1.0
+ */
+export const partFile = (partition: number): string => `part-${String(partition).padStart(5, "0")}`
+
+/**
+ * Writes `dir/file` through a temporary file of the attempt's own, renamed into place once `body` has written
+ * it whole. `body` writes through the writer it is given and says how many records and bytes it wrote: the
+ * task's output metrics, as Spark counts a file's, are what it committed.
+ *
+ * @since 0.1.0
+ */
+export const write = (
+  dir: string,
+  file: string,
+  context: TaskContext,
+  body: (writer: Writer) => { readonly records: number; readonly bytes: number }
+): void => {
+  const { files } = context
+  const temporary = FilePaths.join(
+    dir,
+    temporaryDir,
+    `${file}.${context.task.taskAttemptId}.${process.pid}.${Math.random().toString(36).slice(2)}`
+  )
+  files.makeDirectory(FilePaths.dirname(temporary))
+  const writer = files.openWrite(temporary)
+  let written: { readonly records: number; readonly bytes: number }
+  try {
+    written = body(writer)
+  } finally {
+    writer.close()
+  }
+  files.rename(temporary, FilePaths.join(dir, file))
+  count(context, "outputBytes", written.bytes)
+  count(context, "outputRecords", written.records)
+}
+
+// Raw bytes bound for a compressed file are compressed a member at a time, at most this many to a member.
+const memberSize = 64 * 1024 * 1024
+// Text is encoded and written in batches of about this many characters.
+const batchSize = 64 * 1024
+
+// Lines written through `writer`, compressed with `codec` when given; returns the bytes written.
+const lineWriter = (writer: Writer, codec: DataFormats.Compression | undefined) => {
+  const encoder = new TextEncoder()
+  let position = 0
+  let text = ""
+  let raw: Array<Uint8Array> = []
+  let rawBytes = 0
+  const put = (bytes: Uint8Array) => {
+    writer.write(bytes, position)
+    position += bytes.length
+  }
+  // A compressed file holds at least one member, empty if need be: every reader takes that for no lines.
+  let members = 0
+  const flushMember = () => {
+    if (rawBytes === 0 && members > 0) return
+    members++
+    put(Compression.compress(Buffer.concat(raw, rawBytes), codec!))
+    raw = []
+    rawBytes = 0
+  }
+  const flushText = () => {
+    if (text === "") return
+    const bytes = encoder.encode(text)
+    text = ""
+    if (codec === undefined) return put(bytes)
+    raw.push(bytes)
+    rawBytes += bytes.length
+    if (rawBytes >= memberSize) flushMember()
+  }
+  return {
+    line: (line: string) => {
+      text += line + "\n"
+      if (text.length >= batchSize) flushText()
+    },
+    end: () => {
+      flushText()
+      if (codec !== undefined) flushMember()
+      return position
+    }
+  }
+}
+
+/**
+ * A record as a line of text: a string as itself, anything else as JSON.
+ *
+ * @since 0.1.0
+ */
+export const asLine = (record: unknown): string =>
+  typeof record === "string"
+    ? record
+    : record !== null && typeof record === "object"
+    ? JSON.stringify(record)
+    : String(record)
+
+/**
+ * Writes records as `dir/file` in `format`, compressed with `compression` when given (text, CSV and JSON lines;
+ * Parquet compresses its pages by its own codec).
+ *
+ * @since 0.1.0
+ */
+export const save = (
+  records: Iterable<unknown>,
+  target: {
+    readonly dir: string
+    readonly file: string
+    readonly format: DataFormats.OutputFormat
+    readonly compression?: DataFormats.Compression | undefined
+  },
+  context: TaskContext
+): void =>
+  write(target.dir, target.file, context, (writer) => {
+    const { format } = target
+    if (format._tag === "Parquet") return Parquet.write(records, format.fields, format, writer)
+    const out = lineWriter(writer, target.compression)
+    let written = 0
+    const lineOf = format._tag === "Csv"
+      ? (record: unknown) => Csv.line(record, format.fields, format.dialect)
+      : format._tag === "JsonLines"
+      ? (record: unknown) => JsonLines.line(record, format.fields)
+      : asLine
+    if (format._tag === "Csv" && format.dialect.header) out.line(Csv.header(format.fields, format.dialect))
+    each(records, (record) => {
+      out.line(lineOf(record))
+      written++
+    })
+    return { records: written, bytes: out.end() }
+  })
