@@ -101,7 +101,7 @@ const s3Conf = (server: S3Server) => [
 
 describe("object storage", () => {
   it.scopedLive(
-    "records of every type roundtrip through Parquet, CSV and JSON lines on s3://, in both modes",
+    "records of every type roundtrip through Parquet, CSV and JSON lines, on s3:// and local files, in both modes",
     () =>
       Effect.gen(function*() {
         const server = yield* s3Server
@@ -109,6 +109,10 @@ describe("object storage", () => {
         yield* Effect.promise(() => client.send(new CreateBucketCommand({ Bucket: "datasets" })))
         const dir = yield* temporaryDirectory
         const source = app(dir, "roundtrip.ts", roundtrip)
+        // On local files in local-cluster too (local[2] on local files is FileFormats.test.ts's).
+        const local = yield* run(["submit", "--master", "local-cluster[2,1,1024]", source, `${dir}/local`, "13", "400"])
+        assert.strictEqual(local.code, 0, local.stderr)
+        assert.match(local.stdout.trim(), /^parquet true; csv true; json true; ok \d+$/)
         for (const [master, seed] of [["local[2]", 11], ["local-cluster[2,1,1024]", 12]] as const) {
           const root = `s3://datasets/run-${seed}`
           const result = yield* run([
