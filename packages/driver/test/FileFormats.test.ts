@@ -184,6 +184,43 @@ layer(local, { timeout: 120_000 })("file formats in local[2]", (it) => {
       Fs.rmSync(dir, { recursive: true })
     }))
 
+  it.effect("files pyarrow and Spark wrote read as the rows they hold (pnpm test:formats-compat made them)", () =>
+    Effect.gen(function*() {
+      const kc = yield* Kindling
+      const interop = Path.join(import.meta.dirname, "fixtures/interop")
+      const given =
+        "id LONG, name STRING, count INT, score DOUBLE, ok BOOLEAN, price DECIMAL(20,4), day DATE, at TIMESTAMP"
+      // The rows in their canonical form: integers and decimals as text, doubles by their bits, microseconds.
+      const expected = Fs.readFileSync(Path.join(interop, "rows.jsonl"), "utf8").trim().split("\n").map((line) => {
+        const c = JSON.parse(line)
+        const bits = new DataView(new ArrayBuffer(8))
+        if (c.score !== null) bits.setBigUint64(0, BigInt(`0x${c.score}`))
+        return {
+          id: BigInt(c.id),
+          name: c.name,
+          count: c.count,
+          score: c.score === null ? null : bits.getFloat64(0),
+          ok: c.ok,
+          price: c.price,
+          day: c.day === null ? null : new Date(`${c.day}T00:00:00Z`),
+          at: c.at === null ? null : new Date(Number(BigInt(c.at) / 1000n))
+        }
+      }).sort(byId)
+      const reads = {
+        "pyarrow-parquet-snappy": kc.read.parquet(Path.join(interop, "pyarrow-parquet-snappy")),
+        "pyarrow-parquet-gzip": kc.read.parquet(Path.join(interop, "pyarrow-parquet-gzip")),
+        "pyarrow-parquet-zstd": kc.read.parquet(Path.join(interop, "pyarrow-parquet-zstd")),
+        "spark-parquet": kc.read.parquet(Path.join(interop, "spark-parquet")),
+        "pyarrow-csv": kc.read.csv(Path.join(interop, "pyarrow-csv"), { fields: given, header: true }),
+        "spark-csv": kc.read.csv(Path.join(interop, "spark-csv"), { fields: given, header: true, escape: "\\" }),
+        "spark-json": kc.read.json(Path.join(interop, "spark-json"), { fields: given })
+      }
+      for (const [name, read] of Object.entries(reads)) {
+        const rows = (yield* (yield* read).collect()) as Array<Record<string, unknown>>
+        assert.deepStrictEqual(rows.map((row) => ({ ...row })).sort(byId), expected, name)
+      }
+    }))
+
   it.effect("compressed and multi-line inputs, globs, and write modes", () =>
     Effect.gen(function*() {
       const kc = yield* Kindling

@@ -1,0 +1,82 @@
+// The Kindling side of `pnpm test:formats-compat`: rows of every field type from a seed, and
+//   expected <seed> <n>              prints them as canonical JSON lines (see formats_peer.py);
+//   write <seed> <n> <dir>           writes them as Parquet, CSV (gzip'd) and JSON lines under dir;
+//   read <format> <path> [options]   reads files some tool wrote and prints their rows as canonical JSON lines.
+import { App, Kindling } from "@kindling/app"
+import { Console, Effect } from "effect"
+
+const fields = "id LONG, name STRING, count INT, score DOUBLE, ok BOOLEAN, price DECIMAL(20,4), day DATE, at TIMESTAMP"
+
+const rows = (seed: number, n: number) => {
+  let state = seed >>> 0
+  const next = () => {
+    state = (state * 1664525 + 1013904223) >>> 0
+    return state / 2 ** 32
+  }
+  const maybe = <A>(make: () => A) => (next() < 0.15 ? null : make())
+  const pieces = ["a", "B", "\"", ",", " ", "é", "😀", ";", "x y", ""]
+  return Array.from({ length: n }, (_, i) => ({
+    id: BigInt(i) * 7919n - 2n ** 62n,
+    name: maybe(() => Array.from({ length: Math.floor(next() * 6) }, () => pieces[Math.floor(next() * 10)]).join("")),
+    count: maybe(() => Math.floor(next() * 2 ** 32) - 2 ** 31),
+    score: maybe(() => (next() - 0.5) * 10 ** Math.floor(next() * 12 - 4)),
+    ok: maybe(() => next() < 0.5),
+    price: maybe(() =>
+      `${next() < 0.5 ? "-" : ""}${Math.floor(next() * 1e12)}.${String(Math.floor(next() * 1e4)).padStart(4, "0")}`
+    ),
+    day: maybe(() => new Date(Math.floor((next() - 0.3) * 40_000) * 86_400_000)),
+    at: maybe(() => new Date(Math.floor((next() - 0.3) * 4e12)))
+  }))
+}
+
+// A row as every side prints it: integers and decimals as text, a double by its IEEE bits, a timestamp in
+// microseconds since the epoch, a date as yyyy-MM-dd; keys sorted.
+const canonical = (row: Record<string, unknown>): string => {
+  const bits = (value: number) => {
+    const view = new DataView(new ArrayBuffer(8))
+    view.setFloat64(0, value)
+    return view.getBigUint64(0).toString(16).padStart(16, "0")
+  }
+  const decimal = (value: unknown) => {
+    if (value === null) return null
+    const [whole = "0", fraction = ""] = String(value).replace(/^-/, "").split(".")
+    const digits = `${BigInt(whole)}.${fraction.padEnd(4, "0")}`
+    return String(value).startsWith("-") && /[1-9]/.test(digits) ? `-${digits}` : digits
+  }
+  const out = {
+    at: row.at === null ? null : String(BigInt((row.at as Date).getTime()) * 1000n),
+    count: row.count,
+    day: row.day === null ? null : (row.day as Date).toISOString().slice(0, 10),
+    id: String(row.id),
+    name: row.name,
+    ok: row.ok,
+    price: decimal(row.price),
+    score: row.score === null ? null : bits(row.score as number)
+  }
+  return JSON.stringify(out)
+}
+
+const print = (all: ReadonlyArray<Record<string, unknown>>) =>
+  Console.log([...all].sort((a, b) => ((a.id as bigint) < (b.id as bigint) ? -1 : 1)).map(canonical).join("\n"))
+
+export default App.make(([mode, ...args]) =>
+  Effect.gen(function*() {
+    const kc = yield* Kindling
+    if (mode === "expected") return yield* print(rows(Number(args[0]), Number(args[1])))
+    if (mode === "write") {
+      const [seed, n, dir] = args
+      const dataset = kc.parallelize(rows(Number(seed), Number(n)), 3)
+      yield* dataset.write.parquet(`${dir}/parquet`, { fields })
+      yield* dataset.write.csv(`${dir}/csv`, { fields, header: true, compression: "gzip" })
+      yield* dataset.write.json(`${dir}/json`, { fields })
+      return
+    }
+    const [format, path, escape] = args
+    const read = format === "parquet"
+      ? yield* kc.read.parquet(path!)
+      : format === "csv"
+      ? yield* kc.read.csv(path!, { fields, header: true, mode: "FAILFAST", ...(escape ? { escape } : {}) })
+      : yield* kc.read.json(path!, { fields, mode: "FAILFAST" })
+    yield* print((yield* read.collect()) as Array<Record<string, unknown>>)
+  })
+)

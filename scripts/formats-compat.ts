@@ -1,0 +1,126 @@
+/**
+ * `pnpm test:formats-compat`: do other tools read what Kindling writes, and does Kindling read what they write?
+ * Opt-in (not part of `pnpm test`): it installs pyarrow and pyspark from PyPI when missing and needs Java 17. Rows
+ * of every field type (scripts/compat/formats-app.ts makes them from a seed) are
+ *
+ * - written by Kindling as Parquet, gzip'd CSV and JSON lines, and read by pyarrow and by Spark;
+ * - written by pyarrow (Parquet with snappy, gzip and zstd pages; CSV) and by Spark (Parquet, CSV, JSON lines),
+ *   and read by Kindling;
+ *
+ * every reading compared, row by row, with the rows as written (their canonical form: scripts/compat). One
+ * PASS/FAIL line per check; the exit code is the number of failed checks. With `--fixtures`, the files pyarrow and
+ * Spark wrote are copied to packages/driver/test/fixtures/interop, which the default suite reads.
+ */
+import * as ChildProcess from "node:child_process"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import * as Url from "node:url"
+import { sparkHome } from "./pyspark.js"
+
+const root = Path.resolve(Path.dirname(Url.fileURLToPath(import.meta.url)), "..")
+const work = Fs.mkdtempSync(Path.join(Os.tmpdir(), "kindling-formats-compat-"))
+const app = Path.join(root, "scripts/compat/formats-app.ts")
+const peer = Path.join(root, "scripts/compat/formats_peer.py")
+const seed = "7"
+const rows = "120"
+let failures = 0
+
+const kindling = (args: ReadonlyArray<string>) =>
+  ChildProcess.spawnSync(
+    process.execPath,
+    [...process.execArgv, "--conditions=@kindling/source", Path.join(root, "packages/cli/src/bin.ts"), ...args],
+    { cwd: root, encoding: "utf8", timeout: 300_000, maxBuffer: 1 << 26 }
+  )
+const submit = (...args: ReadonlyArray<string>) => kindling(["submit", "--master", "local[2]", app, ...args])
+const python = (...args: ReadonlyArray<string>) =>
+  ChildProcess.spawnSync("python3", [peer, ...args], {
+    encoding: "utf8",
+    timeout: 300_000,
+    maxBuffer: 1 << 26,
+    env: { ...process.env, TZ: "UTC", PYSPARK_PYTHON: "python3" }
+  })
+
+const check = (name: string, result: ChildProcess.SpawnSyncReturns<string>, expected: string) => {
+  const ok = result.status === 0 && result.stdout.trim() === expected
+  if (!ok) failures++
+  console.log(`${ok ? "PASS" : "FAIL"} ${name}`)
+  if (!ok) {
+    const got = result.stdout.trim().split("\n")
+    const want = expected.split("\n")
+    const first = want.findIndex((line, i) => got[i] !== line)
+    console.log(`    exit ${result.status}; ${got.length} rows for ${want.length}`)
+    if (first >= 0) {
+      console.log(`    first difference, row ${first}:\n      want ${want[first]}\n      got  ${got[first]}`)
+    }
+    console.log(result.stderr.trim().split("\n").slice(-15).map((line) => `    ${line}`).join("\n"))
+  }
+}
+
+const ensurePyarrow = () => {
+  if (ChildProcess.spawnSync("python3", ["-c", "import pyarrow"]).status === 0) return
+  console.log("Installing pyarrow from PyPI…")
+  const install = (flags: ReadonlyArray<string>) =>
+    ChildProcess.spawnSync("python3", ["-m", "pip", "install", "--quiet", ...flags, "pyarrow"], { stdio: "inherit" })
+      .status === 0
+  if (!install([])) install(["--user", "--break-system-packages"])
+}
+
+sparkHome()
+ensurePyarrow()
+const expectedRun = submit("expected", seed, rows)
+if (expectedRun.status !== 0) throw new Error(`the expected rows could not be made:\n${expectedRun.stderr}`)
+const expected = expectedRun.stdout.trim()
+const rowsFile = Path.join(work, "rows.jsonl")
+Fs.writeFileSync(rowsFile, expected + "\n")
+
+// Kindling writes; pyarrow and Spark read.
+const written = Path.join(work, "kindling")
+const write = submit("write", seed, rows, written)
+if (write.status !== 0) throw new Error(`Kindling could not write the rows:\n${write.stderr}`)
+// Spark reads an empty CSV value as null, quoted or not (its nullValue is the empty string, which it compares
+// after unquoting): there, the rows' empty names are nulls.
+const emptyAsNull = expected.replaceAll(`"name":""`, `"name":null`)
+for (const tool of ["pyarrow", "spark"]) {
+  for (const format of ["parquet", "csv", "json"]) {
+    const want = tool === "spark" && format === "csv" ? emptyAsNull : expected
+    check(`${tool} reads Kindling's ${format}`, python(`${tool}-read`, format, Path.join(written, format)), want)
+  }
+}
+
+// pyarrow and Spark write; Kindling reads.
+for (const tool of ["pyarrow", "spark"]) {
+  const dir = Path.join(work, tool)
+  const made = python(`${tool}-write`, rowsFile, dir)
+  if (made.status !== 0) {
+    failures++
+    console.log(`FAIL ${tool} writes the rows\n${made.stderr}`)
+    continue
+  }
+  for (const name of Fs.readdirSync(dir).sort()) {
+    const format = name.split("-")[0]!
+    // Spark escapes a quote in a quoted CSV value with a backslash (its default), pyarrow doubles it.
+    const escape = tool === "spark" && format === "csv" ? ["\\"] : []
+    check(`Kindling reads ${tool}'s ${name}`, submit("read", format, Path.join(dir, name), ...escape), expected)
+  }
+}
+
+if (process.argv.includes("--fixtures")) {
+  const fixtures = Path.join(root, "packages/driver/test/fixtures/interop")
+  Fs.rmSync(fixtures, { recursive: true, force: true })
+  Fs.mkdirSync(fixtures, { recursive: true })
+  Fs.copyFileSync(rowsFile, Path.join(fixtures, "rows.jsonl"))
+  for (const tool of ["pyarrow", "spark"]) {
+    const dir = Path.join(work, tool)
+    for (const name of Fs.readdirSync(dir)) {
+      Fs.cpSync(Path.join(dir, name), Path.join(fixtures, `${tool}-${name}`), {
+        recursive: true,
+        // Spark's checksums and markers are not what the fixtures are about.
+        filter: (source) => !Path.basename(source).startsWith(".") && Path.basename(source) !== "_SUCCESS"
+      })
+    }
+  }
+  console.log(`Fixtures written to ${Path.relative(root, fixtures)}`)
+}
+Fs.rmSync(work, { recursive: true, force: true })
+process.exit(failures)
