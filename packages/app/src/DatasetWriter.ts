@@ -82,17 +82,31 @@ export interface ParquetWriteOptions extends WriteOptions, FieldsOption {
  * @category models
  */
 export interface DatasetWriter {
+  // The errors are spelled out rather than named by `WriteError`: an app's inferred types then name them from
+  // the package's root, where they are exported.
   /** Each record, an object, as a CSV line of its fields (`part-NNNNN-<write>.csv`). */
-  readonly csv: (dir: string, options?: CsvWriteOptions) => Effect.Effect<void, WriteError>
+  readonly csv: (
+    dir: string,
+    options?: CsvWriteOptions
+  ) => Effect.Effect<void, DatasetError | OutputDirectoryExists | OutputNotWritable | InvalidArgument>
   /**
    * Each record as a JSON line (`.json`): bigints as numbers, dates as ISO 8601 text, bytes as base64; with
    * fields (given or the dataset's), a `date` as `yyyy-MM-dd` and a `decimal` as a number, as Spark writes them.
    */
-  readonly json: (dir: string, options?: TextWriteOptions & FieldsOption) => Effect.Effect<void, WriteError>
+  readonly json: (
+    dir: string,
+    options?: TextWriteOptions & FieldsOption
+  ) => Effect.Effect<void, DatasetError | OutputDirectoryExists | OutputNotWritable | InvalidArgument>
   /** The records, objects, as a Parquet file per partition (`.parquet`, `snappy` pages unless told). */
-  readonly parquet: (dir: string, options?: ParquetWriteOptions) => Effect.Effect<void, WriteError>
+  readonly parquet: (
+    dir: string,
+    options?: ParquetWriteOptions
+  ) => Effect.Effect<void, DatasetError | OutputDirectoryExists | OutputNotWritable | InvalidArgument>
   /** Each record as a line, a string as itself and anything else as JSON (`.txt`). */
-  readonly text: (dir: string, options?: TextWriteOptions) => Effect.Effect<void, WriteError>
+  readonly text: (
+    dir: string,
+    options?: TextWriteOptions
+  ) => Effect.Effect<void, DatasetError | OutputDirectoryExists | OutputNotWritable | InvalidArgument>
 }
 
 /**
