@@ -6,6 +6,7 @@ const known = [
   "curves",
   "eventlog",
   "failover",
+  "formats",
   "hostile",
   "protocol",
   "scheduling",

@@ -74,6 +74,11 @@ export interface CsvReadOptions extends LineReadOptions {
   readonly inferSchema?: boolean | undefined
   /** Records may hold line breaks inside quoted values: each file is read whole, as one partition. */
   readonly multiLine?: boolean | undefined
+  /**
+   * The fields records keep, by name (all unless given): only their values are converted, as Spark's CSV reader
+   * prunes the columns a query does not use.
+   */
+  readonly columns?: ReadonlyArray<string> | undefined
 }
 
 /**
@@ -264,14 +269,27 @@ export const make = (runtime: Runtime, defaultParallelism: () => number): DataRe
           }
         }
         const corruptRecordField = corruptField(fields, options.columnNameOfCorruptRecord)
+        const all = fields
+        const columns = options.columns
+        const kept = yield* checked(operation, () =>
+          columns === undefined ? all : columns.map((name) => {
+            const field = all.find((candidate) => candidate.name === name)
+            if (field === undefined) {
+              throw new InvalidArgument({
+                reason: `${operation}: no field ${name} to keep (the fields are ${all.map((f) => f.name).join(", ")})`
+              })
+            }
+            return field
+          }))
         const format: DataFormats.LineFormat = {
           _tag: "Csv",
           dialect,
           fields,
           mode,
-          ...(corruptRecordField === undefined ? {} : { corruptRecordField })
+          ...(corruptRecordField === undefined ? {} : { corruptRecordField }),
+          ...(columns === undefined ? {} : { columns })
         }
-        return dataset<Row>(plansOf(format), "CsvDataset", operation, fields)
+        return dataset<Row>(plansOf(format), "CsvDataset", operation, kept)
       }),
     json: (path, options = {}) =>
       Effect.gen(function*() {

@@ -146,6 +146,11 @@ layer(local, { timeout: 120_000 })("file formats in local[2]", (it) => {
         note: "says \"hi\", twice"
       })
       assert.strictEqual(rows[1]!.age, null)
+      // Only the fields asked for are kept (and converted).
+      const pruned = yield* kc.read.csv(file, { header: true, inferSchema: true, columns: ["big", "name"] })
+      assert.deepStrictEqual(pruned.fields?.map((f) => f.name), ["big", "name"])
+      assert.deepStrictEqual((yield* pruned.collect())[0], { name: "ann", big: 9223372036854775807n })
+      assert.instanceOf(yield* Effect.flip(kc.read.csv(file, { header: true, columns: ["nope"] })), InvalidArgument)
       // Given fields: a value that does not fit is null (PERMISSIVE, with the text kept), dropped or fatal.
       const given = "name STRING, age INT, joined DATE, balance DECIMAL(5,2), big LONG, active BOOLEAN, note STRING"
       const permissive = yield* kc.read.csv(file, {

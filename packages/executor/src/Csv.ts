@@ -66,11 +66,19 @@ export const split = (line: string, dialect: Dialect): Array<string | null> | un
  */
 export function* records(
   lines: Iterable<string>,
-  format: ParseFormat & { readonly dialect: Dialect; readonly fields: DataFormats.Fields },
+  format: ParseFormat & {
+    readonly dialect: Dialect
+    readonly fields: DataFormats.Fields
+    readonly columns?: ReadonlyArray<string> | undefined
+  },
   place: LinePlace & { readonly startsFile: boolean; readonly multiLine: boolean }
 ): Generator<Record<string, unknown>> {
   const { dialect, fields } = format
+  // The file's fields, in its order, and those a record keeps, with their places among the values.
   const read = fields.filter((field) => field.name !== format.corruptRecordField)
+  const kept = read.flatMap((field, place) =>
+    format.columns === undefined || format.columns.includes(field.name) ? [{ field, place }] : []
+  )
   let headerLeft = place.startsFile && dialect.header
   let line = -1
   // A record whose quoted value runs on to the next lines: its text so far and the line it started on.
@@ -93,8 +101,8 @@ export function* records(
       continue
     }
     const record = tokens === undefined
-      ? malformed(format, place, first, text, "a quoted value is not closed", nulls(read, format))
-      : recordOf(tokens, read, format, place, first, text)
+      ? malformed(format, place, first, text, "a quoted value is not closed", nulls(kept, format))
+      : recordOf(tokens, read.length, kept, format, place, first, text)
     if (record !== undefined) yield record
   }
   if (pending !== undefined) {
@@ -104,32 +112,39 @@ export function* records(
       pending.line,
       pending.text,
       "a quoted value is not closed",
-      nulls(read, format)
+      nulls(kept, format)
     )
     if (record !== undefined) yield record
   }
 }
 
-const nulls = (fields: DataFormats.Fields, format: ParseFormat) => {
+interface Kept {
+  readonly field: DataFormats.Field
+  /** Its value's place among a line's values. */
+  readonly place: number
+}
+
+const nulls = (kept: ReadonlyArray<Kept>, format: ParseFormat) => {
   const record: Record<string, unknown> = {}
-  for (const field of fields) record[field.name] = null
+  for (const { field } of kept) record[field.name] = null
   if (format.corruptRecordField !== undefined) record[format.corruptRecordField] = null
   return record
 }
 
 const recordOf = (
   tokens: ReadonlyArray<string | null>,
-  fields: DataFormats.Fields,
+  fieldCount: number,
+  kept: ReadonlyArray<Kept>,
   format: ParseFormat,
   place: LinePlace,
   line: number,
   text: string
 ): Record<string, unknown> | undefined => {
-  const record = nulls(fields, format)
+  const record = nulls(kept, format)
   let problem: string | undefined
-  for (let i = 0; i < fields.length; i++) {
-    const field = fields[i]!
-    const token = tokens[i]
+  for (let i = 0; i < kept.length; i++) {
+    const { field, place: at } = kept[i]!
+    const token = tokens[at]
     if (token === undefined || token === null) continue
     try {
       record[field.name] = FieldValues.fromText(field, token)
@@ -139,8 +154,8 @@ const recordOf = (
     }
   }
   // Too few or too many values: PERMISSIVE fills in nulls and drops the extra ones, as Spark's reader does.
-  if (problem === undefined && tokens.length !== fields.length && format.mode !== "PERMISSIVE") {
-    problem = `${tokens.length} values for ${fields.length} fields`
+  if (problem === undefined && tokens.length !== fieldCount && format.mode !== "PERMISSIVE") {
+    problem = `${tokens.length} values for ${fieldCount} fields`
   }
   return problem === undefined ? record : malformed(format, place, line, text, problem, record)
 }

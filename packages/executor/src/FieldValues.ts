@@ -119,11 +119,49 @@ const parseTimestamp = (text: string): Date | undefined => {
   return new Date(millis)
 }
 
-const parseNumber = (text: string): number | undefined => {
-  const word = numberWords.get(text)
-  if (word !== undefined) return word
-  if (!decimalText.test(text) || text === "" || text === "." || /^[+-]$/.test(text)) return undefined
-  return Number(text)
+
+// Numbers as JavaScript reads them, without what `Number` takes and Spark does not: hexadecimal, binary and
+// octal forms, underscores, the empty string. Checked by the text's first two characters, which is all it takes.
+const digitOrPoint = (code: number) => (code >= 48 && code <= 57) || code === 46
+const numberText = (text: string): number | undefined => {
+  const first = text.charCodeAt(0)
+  if (!(digitOrPoint(first) || ((first === 45 || first === 43) && digitOrPoint(text.charCodeAt(1))))) {
+    return numberWords.get(text)
+  }
+  const value = Number(text)
+  if (Number.isNaN(value) || (first === 48 && /^0[xXbBoO]/.test(text))) return undefined
+  return value
+}
+
+// `yyyy-MM-dd`, by its characters' codes: the common case of a date, read without a regular expression.
+const plainDate = (text: string): Date | undefined => {
+  if (text.length !== 10 || text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45) return parseDate(text)
+  let year = 0
+  let month = 0
+  let day = 0
+  for (let i = 0; i < 10; i++) {
+    if (i === 4 || i === 7) continue
+    const digit = text.charCodeAt(i) - 48
+    if (digit < 0 || digit > 9) return undefined
+    if (i < 4) year = year * 10 + digit
+    else if (i < 7) month = month * 10 + digit
+    else day = day * 10 + digit
+  }
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0)
+  if (month < 1 || month > 12 || day < 1 || day > (month === 2 && leap ? 29 : monthDays[month - 1]!)) return undefined
+  return new Date(daysFromCivil(year, month, day) * 86_400_000)
+}
+
+const monthDays = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+
+// Days since 1970-01-01 of a day of the proleptic Gregorian calendar (Howard Hinnant's `days_from_civil`).
+const daysFromCivil = (year: number, month: number, day: number): number => {
+  const y = month <= 2 ? year - 1 : year
+  const era = Math.floor(y / 400)
+  const yearOfEra = y - era * 400
+  const dayOfYear = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1
+  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear
+  return era * 146097 + dayOfEra - 719468
 }
 
 /**
@@ -132,32 +170,35 @@ const parseNumber = (text: string): number | undefined => {
  * @since 0.1.0
  */
 export const fromText = (field: Field, text: string): unknown => {
-  const trimmed = field.type === "string" ? text : text.trim()
+  if (field.type === "string") return text
+  const trimmed = text.trim()
   let value: unknown
   switch (field.type) {
-    case "string":
-      return text
     case "boolean": {
       const lower = trimmed.toLowerCase()
       value = lower === "true" ? true : lower === "false" ? false : undefined
       break
     }
     case "int": {
-      const n = integer.test(trimmed) ? Number(trimmed) : NaN
-      value = n >= int32[0] && n <= int32[1] ? n : undefined
+      const n = numberText(trimmed)
+      value = n !== undefined && Number.isInteger(n) && n >= int32[0] && n <= int32[1] && integer.test(trimmed)
+        ? n
+        : undefined
       break
     }
-    case "long": {
-      const n = integer.test(trimmed) ? BigInt(trimmed) : undefined
-      value = n !== undefined && n >= int64[0] && n <= int64[1] ? n : undefined
+    case "long":
+      // Up to 18 digits a long cannot overflow: no range to check.
+      if (integer.test(trimmed)) {
+        const n = BigInt(trimmed)
+        value = trimmed.length <= 18 || (n >= int64[0] && n <= int64[1]) ? n : undefined
+      }
       break
-    }
     case "float":
-      value = parseNumber(trimmed)
+      value = numberText(trimmed)
       if (typeof value === "number") value = Math.fround(value)
       break
     case "double":
-      value = parseNumber(trimmed)
+      value = numberText(trimmed)
       break
     case "decimal": {
       const scale = field.scale ?? 0
@@ -166,7 +207,7 @@ export const fromText = (field: Field, text: string): unknown => {
       break
     }
     case "date":
-      value = parseDate(trimmed)
+      value = plainDate(trimmed)
       break
     case "timestamp":
       value = parseTimestamp(trimmed)
@@ -369,7 +410,7 @@ export const inferType = (text: string): Field => {
     if (digits <= 38) return { ...inferred("decimal"), precision: digits, scale: 0 }
     return inferred("double")
   }
-  if (parseNumber(trimmed) !== undefined) return inferred("double")
+  if (numberText(trimmed) !== undefined) return inferred("double")
   if (date.test(trimmed) && parseDate(trimmed) !== undefined) return inferred("date")
   if (parseTimestamp(trimmed) !== undefined) return inferred("timestamp")
   const lower = trimmed.toLowerCase()

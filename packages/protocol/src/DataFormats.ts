@@ -153,7 +153,9 @@ export const LineFormat = Schema.Union(
     dialect: CsvDialect,
     fields: Fields,
     mode: ParseMode,
-    corruptRecordField: Schema.optionalWith(Schema.String, { exact: true })
+    corruptRecordField: Schema.optionalWith(Schema.String, { exact: true }),
+    /** The fields a record keeps, by name (all of them when absent): only their values are converted. */
+    columns: Schema.optionalWith(Schema.Array(Schema.String), { exact: true })
   }),
   Schema.TaggedStruct("JsonLines", {
     fields: Schema.optionalWith(Fields, { exact: true }),
