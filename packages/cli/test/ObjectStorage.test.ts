@@ -76,6 +76,18 @@ export default App.make(([root, seed, n]) =>
   }))
 `
 
+// Sales rows as Parquet in a bucket, for the README's example: 3 files of rows over 5 countries.
+const salesWriter = `import { App, Kindling } from "@kindling/app"
+import { Effect } from "effect"
+export default App.make(([out]) =>
+  Effect.gen(function*() {
+    const kc = yield* Kindling
+    const countries = ["fr", "de", "jp", "br", "ca"]
+    const sales = kc.range(0, 3000, 1, 3).map((i) => ({ id: i, country: countries[i % 5], amount: (i % 97) + 0.25 }))
+    yield* sales.write.parquet(out!, { fields: "id INT, country STRING, amount DOUBLE" })
+  }))
+`
+
 const clientOf = (server: S3Server) =>
   new S3Client({
     endpoint: server.endpoint,
@@ -138,6 +150,54 @@ describe("object storage", () => {
       }),
     { timeout: 240_000 }
   )
+
+  it.scopedLive("the README's example: Parquet from s3://, a group-by, CSV written back", () =>
+    Effect.gen(function*() {
+      const server = yield* s3Server
+      const client = clientOf(server)
+      yield* Effect.promise(() => client.send(new CreateBucketCommand({ Bucket: "shop" })))
+      const dir = yield* temporaryDirectory
+      const written = yield* run([
+        "submit",
+        "--master",
+        "local[2]",
+        ...s3Conf(server),
+        app(dir, "sales.ts", salesWriter),
+        "s3://shop/sales"
+      ])
+      assert.strictEqual(written.code, 0, written.stderr)
+      const report = yield* run([
+        "submit",
+        "--master",
+        "local-cluster[2,1,1024]",
+        ...s3Conf(server),
+        "examples/parquet-report.ts",
+        "s3://shop/sales/*.parquet",
+        "s3://shop/reports/by-country"
+      ])
+      assert.strictEqual(report.code, 0, report.stderr)
+      // The plain computation of the same report.
+      const totals = new Map<string, number>()
+      for (let i = 0; i < 3000; i++) {
+        const country = ["fr", "de", "jp", "br", "ca"][i % 5]!
+        totals.set(country, (totals.get(country) ?? 0) + (i % 97) + 0.25)
+      }
+      const expected = [...totals].map(([country, total]) => [country, Math.round(total * 100) / 100] as const)
+        .sort((a, b) => b[1] - a[1])
+      assert.strictEqual(
+        report.stdout,
+        expected.slice(0, 3).map(([country, total]) => `${country}\t${total}\n`).join("")
+      )
+      const keys = yield* keysUnder(client, "shop", "reports/by-country/")
+      assert.deepStrictEqual(keys.filter((key) => !key.startsWith("part-")), ["_SUCCESS"])
+      const csv = yield* Effect.promise(async () => {
+        const object = await client.send(
+          new GetObjectCommand({ Bucket: "shop", Key: `reports/by-country/${keys.find((k) => k.startsWith("part-"))}` })
+        )
+        return object.Body!.transformToString()
+      })
+      assert.strictEqual(csv, `country,total\n${expected.map(([country, total]) => `${country},${total}\n`).join("")}`)
+    }), { timeout: 240_000 })
 
   it.scopedLive(
     "a 40 MiB output is uploaded in parts, and read back whole from ranged splits",
