@@ -7,7 +7,9 @@
  */
 import * as Records from "@kindling/protocol/records"
 import type * as Effect from "effect/Effect"
+import type * as Schema from "effect/Schema"
 import type { Kindling } from "./Kindling.js"
+import * as RecordSchemas from "./RecordSchemas.js"
 import { type AnyFunction, registered } from "./UserFunctions.js"
 
 const AppTypeId: unique symbol = Symbol.for("@kindling/app/App") as never
@@ -63,3 +65,13 @@ export const registerClass = <C extends abstract new(...args: Array<any>) => unk
   Records.registerClass(cls, name)
   return cls
 }
+
+/**
+ * Registers an Effect Schema under `name`, for a reader to type its records with (`kc.read.csv(path, { schema
+ * })`): executors decode each record by it as they read it. Call it at the top level of the app module, so
+ * that every executor, which imports the module, registers it too.
+ *
+ * @since 0.1.0
+ */
+export const registerSchema: <S extends Schema.Schema<any, any, never>>(name: string, schema: S) => S =
+  RecordSchemas.register

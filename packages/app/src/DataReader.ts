@@ -13,6 +13,7 @@
 import { Csv, type Disk, FieldValues, Parquet, TextSplits } from "@kindling/executor/tasks"
 import type { DataFormats, TaskPlan } from "@kindling/protocol"
 import * as Effect from "effect/Effect"
+import type * as Schema from "effect/Schema"
 import { InputNotReadable, InvalidArgument } from "./AppErrors.js"
 import { Dataset, type DatasetError, type Runtime } from "./Dataset.js"
 import * as Actions from "./internal/actions.js"
@@ -20,6 +21,7 @@ import * as ByteSplits from "./internal/byteSplits.js"
 import * as FieldDefinitions from "./internal/fieldDefinitions.js"
 import * as InputPaths from "./internal/inputPaths.js"
 import * as Lineage from "./Lineage.js"
+import * as RecordSchemas from "./RecordSchemas.js"
 
 /**
  * A record read from a file: a property per field.
@@ -43,7 +45,7 @@ export type ParseMode = DataFormats.ParseMode
  * @since 0.1.0
  * @category options
  */
-export interface LineReadOptions {
+export interface LineReadOptions<A = Row> extends SchemaOption<A> {
   /** The fields to read, as DDL text (`"id LONG, name STRING"`) or a list. */
   readonly fields?: FieldDefinitions.FieldsInput | undefined
   readonly mode?: ParseMode | undefined
@@ -54,13 +56,26 @@ export interface LineReadOptions {
 }
 
 /**
+ * An Effect Schema that types the records read: executors decode each record by it as they read it (so the
+ * schema must be registered, `App.registerSchema("Sale", Sale)`, at the top level of the app module). A record
+ * it rejects is dropped with `mode: "DROPMALFORMED"` and fails the job otherwise — `MalformedRecord: Record in
+ * /data/sales.csv at line 12 does not fit the schema: …`, the schema's message naming the field.
+ *
+ * @since 0.1.0
+ * @category options
+ */
+export interface SchemaOption<A> {
+  readonly schema?: Schema.Schema<A, any, never> | undefined
+}
+
+/**
  * Spark's CSV reader options, with its defaults — but for `escape`, which is the quote: RFC 4180's doubled quote
  * is read either way, and `\"` also when `escape` is `\\`.
  *
  * @since 0.1.0
  * @category options
  */
-export interface CsvReadOptions extends LineReadOptions {
+export interface CsvReadOptions<A = Row> extends LineReadOptions<A> {
   /** The first line of each file names the fields (`_c0`, `_c1`, … otherwise). */
   readonly header?: boolean | undefined
   readonly sep?: string | undefined
@@ -85,9 +100,11 @@ export interface CsvReadOptions extends LineReadOptions {
  * @since 0.1.0
  * @category options
  */
-export interface ParquetReadOptions {
+export interface ParquetReadOptions<A = Row> extends SchemaOption<A> {
   /** The columns to read (all of them unless given): only their chunks are read from the files. */
   readonly columns?: ReadonlyArray<string> | undefined
+  /** With a schema: drop the records it rejects (`DROPMALFORMED`) or fail the job (`FAILFAST`, the default). */
+  readonly mode?: "DROPMALFORMED" | "FAILFAST" | undefined
 }
 
 /**
@@ -102,12 +119,24 @@ export type ReadError = InputNotReadable | InvalidArgument | DatasetError
  */
 export interface DataReader {
   /** CSV records: a record per line (or per quoted multi-line record with `multiLine`). */
-  readonly csv: (path: string, options?: CsvReadOptions) => Effect.Effect<Dataset<Row>, ReadError>
+  readonly csv: <A = Row>(
+    path: string,
+    options?: CsvReadOptions<A>
+  ) => Effect.Effect<Dataset<A>, InputNotReadable | InvalidArgument | DatasetError>
   /** JSON lines: with `fields`, records of them; without, each line's value as it parses. */
-  readonly json: (path: string, options?: LineReadOptions) => Effect.Effect<Dataset<unknown>, ReadError>
+  readonly json: <A = unknown>(
+    path: string,
+    options?: LineReadOptions<A>
+  ) => Effect.Effect<Dataset<A>, InputNotReadable | InvalidArgument | DatasetError>
   /** Parquet records: a partition reads whole row groups, about 128 MiB of them, as Spark packs them. */
-  readonly parquet: (path: string, options?: ParquetReadOptions) => Effect.Effect<Dataset<Row>, ReadError>
+  readonly parquet: <A = Row>(
+    path: string,
+    options?: ParquetReadOptions<A>
+  ) => Effect.Effect<Dataset<A>, InputNotReadable | InvalidArgument | DatasetError>
 }
+
+const decoderOf = (schema: Schema.Schema<any, any, never> | undefined, operation: string) =>
+  schema === undefined ? undefined : RecordSchemas.decoder(schema, operation)
 
 const notReadable = (path: string) => (error: unknown) =>
   new InputNotReadable({ path, reason: error instanceof Error ? error.message : String(error) })
@@ -215,7 +244,7 @@ export const make = (runtime: Runtime, defaultParallelism: () => number): DataRe
   }
 
   return {
-    csv: (path, options = {}) =>
+    csv: <A = Row>(path: string, options: CsvReadOptions<A> = {}) =>
       Effect.gen(function*() {
         const operation = "read.csv"
         const { dialect, fieldsGiven, mode, partitions } = yield* checked(operation, () => {
@@ -237,12 +266,14 @@ export const make = (runtime: Runtime, defaultParallelism: () => number): DataRe
         })
         const multiLine = options.multiLine === true
         const splits = ByteSplits.cut(yield* found(path), partitions, { whole: multiLine })
-        const plansOf = (format: DataFormats.LineFormat) =>
+        const decode = yield* checked(operation, () => decoderOf(options.schema, operation))
+        const plansOf = (format: DataFormats.LineFormat, typed = true) =>
           splits.map((split): typeof TaskPlan.PlanNode.Encoded => ({
             _tag: "LineRecordSplit",
             ...split,
             ...(multiLine ? { multiLine } : {}),
-            format
+            format,
+            ...(typed && decode !== undefined ? { decode } : {})
           }))
         let fields = fieldsGiven
         if (fields === undefined) {
@@ -254,7 +285,7 @@ export const make = (runtime: Runtime, defaultParallelism: () => number): DataRe
             // Spark's inference: a job over every value, each field the narrowest type that holds its values.
             const inferred = yield* Actions.runJob(
               runtime,
-              Lineage.fromPlans(plansOf({ _tag: "Csv", dialect, fields: strings, mode: "PERMISSIVE" })),
+              Lineage.fromPlans(plansOf({ _tag: "Csv", dialect, fields: strings, mode: "PERMISSIVE" }, false)),
               () => ({ _tag: "InferFields" }),
               operation
             )
@@ -289,15 +320,17 @@ export const make = (runtime: Runtime, defaultParallelism: () => number): DataRe
           ...(corruptRecordField === undefined ? {} : { corruptRecordField }),
           ...(columns === undefined ? {} : { columns })
         }
-        return dataset<Row>(plansOf(format), "CsvDataset", operation, kept)
+        // A schema's records are its own: their fields are what it makes of them, which a writer infers.
+        return dataset<A>(plansOf(format), "CsvDataset", operation, decode === undefined ? kept : undefined)
       }),
-    json: (path, options = {}) =>
+    json: <A = unknown>(path: string, options: LineReadOptions<A> = {}) =>
       Effect.gen(function*() {
         const operation = "read.json"
-        const { fields, mode, partitions } = yield* checked(operation, () => ({
+        const { decode, fields, mode, partitions } = yield* checked(operation, () => ({
           fields: options.fields === undefined ? undefined : FieldDefinitions.parse(options.fields, operation),
           mode: checkMode(options.mode, operation),
-          partitions: minPartitions(options.minPartitions, operation)
+          partitions: minPartitions(options.minPartitions, operation),
+          decode: decoderOf(options.schema, operation)
         }))
         const corruptRecordField = fields === undefined
           ? options.columnNameOfCorruptRecord ?? "_corrupt_record"
@@ -309,16 +342,22 @@ export const make = (runtime: Runtime, defaultParallelism: () => number): DataRe
           ...(corruptRecordField === undefined ? {} : { corruptRecordField })
         }
         const splits = ByteSplits.cut(yield* found(path), partitions)
-        return dataset<unknown>(
-          splits.map((split) => ({ _tag: "LineRecordSplit" as const, ...split, format })),
+        return dataset<A>(
+          splits.map((split) => ({
+            _tag: "LineRecordSplit" as const,
+            ...split,
+            format,
+            ...(decode === undefined ? {} : { decode })
+          })),
           "JsonDataset",
           operation,
-          fields
+          decode === undefined ? fields : undefined
         )
       }),
-    parquet: (path, options = {}) =>
+    parquet: <A = Row>(path: string, options: ParquetReadOptions<A> = {}) =>
       Effect.gen(function*() {
         const operation = "read.parquet"
+        const decode = yield* checked(operation, () => decoderOf(options.schema, operation))
         const inputs = yield* found(path)
         const footers = yield* Effect.try({
           try: () =>
@@ -333,7 +372,7 @@ export const make = (runtime: Runtime, defaultParallelism: () => number): DataRe
           catch: notReadable(path)
         })
         const first = footers[0]
-        if (first === undefined) return dataset<Row>([], "ParquetDataset", operation, [])
+        if (first === undefined) return dataset<A>([], "ParquetDataset", operation, [])
         const { fields: all, nested } = Parquet.fieldsOf(first.metadata)
         const fields = yield* checked(operation, () => {
           if (options.columns === undefined) {
@@ -358,9 +397,11 @@ export const make = (runtime: Runtime, defaultParallelism: () => number): DataRe
         const plans = rowGroupSplits(footers, defaultParallelism()).map((split) => ({
           _tag: "ParquetSplit" as const,
           ...split,
-          fields
+          fields,
+          ...(decode === undefined ? {} : { decode }),
+          ...(options.mode === "DROPMALFORMED" ? { dropMalformed: true } : {})
         }))
-        return dataset<Row>(plans, "ParquetDataset", operation, fields)
+        return dataset<A>(plans, "ParquetDataset", operation, decode === undefined ? fields : undefined)
       })
   }
 }

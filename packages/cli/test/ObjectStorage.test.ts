@@ -9,8 +9,8 @@ import {
   PutObjectCommand,
   S3Client
 } from "@aws-sdk/client-s3"
-import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { assert, layer } from "@effect/vitest"
+import { Context, Effect, Layer } from "effect"
 import { app, run, temporaryDirectory } from "./fixtures/cluster.js"
 import { type S3Server, s3Server } from "./fixtures/s3Server.js"
 
@@ -78,7 +78,7 @@ export default App.make(([root, seed, n]) =>
 
 // Sales rows as Parquet in a bucket, for the README's example: 3 files of rows over 5 countries.
 const salesWriter = `import { App, Kindling } from "@kindling/app"
-import { Effect } from "effect"
+import { Context, Effect, Layer } from "effect"
 export default App.make(([out]) =>
   Effect.gen(function*() {
     const kc = yield* Kindling
@@ -111,12 +111,15 @@ const s3Conf = (server: S3Server) => [
   `kindling.hadoop.fs.s3a.secret.key=${server.secretAccessKey}`
 ]
 
-describe("object storage", () => {
-  it.scopedLive(
+// One store for all the tests (it takes seconds to start); each test has buckets of its own.
+class S3 extends Context.Tag("S3")<S3, S3Server>() {}
+
+layer(Layer.scoped(S3, s3Server), { excludeTestServices: true, timeout: 120_000 })("object storage", (it) => {
+  it.scoped(
     "records of every type roundtrip through Parquet, CSV and JSON lines, on s3:// and local files, in both modes",
     () =>
       Effect.gen(function*() {
-        const server = yield* s3Server
+        const server = yield* S3
         const client = clientOf(server)
         yield* Effect.promise(() => client.send(new CreateBucketCommand({ Bucket: "datasets" })))
         const dir = yield* temporaryDirectory
@@ -151,9 +154,9 @@ describe("object storage", () => {
     { timeout: 240_000 }
   )
 
-  it.scopedLive("the README's example: Parquet from s3://, a group-by, CSV written back", () =>
+  it.scoped("the README's example: Parquet from s3://, a group-by, CSV written back", () =>
     Effect.gen(function*() {
-      const server = yield* s3Server
+      const server = yield* S3
       const client = clientOf(server)
       yield* Effect.promise(() => client.send(new CreateBucketCommand({ Bucket: "shop" })))
       const dir = yield* temporaryDirectory
@@ -199,11 +202,11 @@ describe("object storage", () => {
       assert.strictEqual(csv, `country,total\n${expected.map(([country, total]) => `${country},${total}\n`).join("")}`)
     }), { timeout: 240_000 })
 
-  it.scopedLive(
+  it.scoped(
     "a 40 MiB output is uploaded in parts, and read back whole from ranged splits",
     () =>
       Effect.gen(function*() {
-        const server = yield* s3Server
+        const server = yield* S3
         const client = clientOf(server)
         yield* Effect.promise(() => client.send(new CreateBucketCommand({ Bucket: "logs" })))
         // 40 MiB of lines written by one task: five parts of 8 MiB.

@@ -8,7 +8,7 @@
  */
 import type { DataFormats } from "@kindling/protocol"
 import * as FieldValues from "./FieldValues.js"
-import { type LinePlace, malformed, type ParseFormat } from "./ParseModes.js"
+import { decoded, type LinePlace, malformed, type ParseFormat } from "./ParseModes.js"
 
 type Dialect = DataFormats.CsvDialect
 
@@ -71,8 +71,9 @@ export function* records(
     readonly fields: DataFormats.Fields
     readonly columns?: ReadonlyArray<string> | undefined
   },
-  place: LinePlace & { readonly startsFile: boolean; readonly multiLine: boolean }
-): Generator<Record<string, unknown>> {
+  place: LinePlace & { readonly startsFile: boolean; readonly multiLine: boolean },
+  decode?: (record: unknown) => unknown
+): Generator<unknown> {
   const { dialect, fields } = format
   // The file's fields, in its order, and those a record keeps, with their places among the values.
   const read = fields.filter((field) => field.name !== format.corruptRecordField)
@@ -103,7 +104,9 @@ export function* records(
     const record = tokens === undefined
       ? malformed(format, place, first, text, "a quoted value is not closed", nulls(kept, format))
       : recordOf(tokens, read.length, kept, format, place, first, text)
-    if (record !== undefined) yield record
+    if (record === undefined) continue
+    const typed = decoded(decode, record, format.mode, () => `in ${place.path} at line ${place.firstLine() + first}`)
+    if (typed !== undefined) yield typed.record
   }
   if (pending !== undefined) {
     const record = malformed(

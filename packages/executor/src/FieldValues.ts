@@ -119,7 +119,6 @@ const parseTimestamp = (text: string): Date | undefined => {
   return new Date(millis)
 }
 
-
 // Numbers as JavaScript reads them, without what `Number` takes and Spark does not: hexadecimal, binary and
 // octal forms, underscores, the empty string. Checked by the text's first two characters, which is all it takes.
 const digitOrPoint = (code: number) => (code >= 48 && code <= 57) || code === 46

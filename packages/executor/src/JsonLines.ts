@@ -7,7 +7,7 @@
  */
 import type { DataFormats } from "@kindling/protocol"
 import * as FieldValues from "./FieldValues.js"
-import { type LinePlace, malformed } from "./ParseModes.js"
+import { decoded, type LinePlace, malformed } from "./ParseModes.js"
 
 type Format = Extract<DataFormats.LineFormat, { readonly _tag: "JsonLines" }>
 
@@ -32,7 +32,20 @@ const record = (value: unknown, fields: DataFormats.Fields): { record: Record<st
  *
  * @since 0.1.0
  */
-export function* records(lines: Iterable<string>, format: Format, place: LinePlace): Generator<unknown> {
+export function* records(
+  lines: Iterable<string>,
+  format: Format,
+  place: LinePlace,
+  decode?: (record: unknown) => unknown
+): Generator<unknown> {
+  for (const [line, record] of parsed(lines, format, place)) {
+    const typed = decoded(decode, record, format.mode, () => `in ${place.path} at line ${place.firstLine() + line}`)
+    if (typed !== undefined) yield typed.record
+  }
+}
+
+// The records of the lines, with the line each came from.
+function* parsed(lines: Iterable<string>, format: Format, place: LinePlace): Generator<readonly [number, unknown]> {
   const fields = format.fields?.filter((field) => field.name !== format.corruptRecordField)
   let line = -1
   for (const text of lines) {
@@ -43,26 +56,26 @@ export function* records(lines: Iterable<string>, format: Format, place: LinePla
       value = FieldValues.parseJson(text, fields !== undefined)
     } catch (error) {
       const kept = malformed(format, place, line, text, `no JSON: ${(error as Error).message}`, {})
-      if (kept !== undefined) yield fields === undefined ? kept : { ...nullRecord(fields), ...kept }
+      if (kept !== undefined) yield [line, fields === undefined ? kept : { ...nullRecord(fields), ...kept }]
       continue
     }
     if (fields === undefined) {
-      yield value
+      yield [line, value]
       continue
     }
     if (typeof value !== "object" || value === null || Array.isArray(value)) {
       const kept = malformed(format, place, line, text, "the line is no JSON object", nullRecord(fields))
-      if (kept !== undefined) yield kept
+      if (kept !== undefined) yield [line, kept]
       continue
     }
     const read = record(value, fields)
     if (read.problem === undefined) {
       if (format.corruptRecordField !== undefined) read.record[format.corruptRecordField] = null
-      yield read.record
+      yield [line, read.record]
       continue
     }
     const kept = malformed(format, place, line, text, read.problem, read.record)
-    if (kept !== undefined) yield kept
+    if (kept !== undefined) yield [line, kept]
   }
 }
 

@@ -64,3 +64,27 @@ export const malformed = (
       return partial
   }
 }
+
+/**
+ * A record as the app's schema decodes it (`decode`), if there is one. A typed record cannot be kept half-read,
+ * so a record the schema rejects is dropped in `DROPMALFORMED` and fails the task otherwise, naming the file, the
+ * line and the schema's account of why (which names the field).
+ *
+ * @since 0.1.0
+ */
+export const decoded = (
+  decode: ((record: unknown) => unknown) | undefined,
+  record: unknown,
+  mode: DataFormats.ParseMode,
+  where: () => string
+): { readonly record: unknown } | undefined => {
+  if (decode === undefined) return { record }
+  try {
+    return { record: decode(record) }
+  } catch (error) {
+    if (mode === "DROPMALFORMED") return undefined
+    throw new MalformedRecord(
+      `Record ${where()} does not fit the schema: ${error instanceof Error ? error.message : String(error)}`
+    )
+  }
+}

@@ -172,7 +172,10 @@ export class LineRecordSplit extends Schema.TaggedClass<LineRecordSplit>()("Line
   compression: Schema.optionalWith(Compression, { exact: true }),
   /** The file is one split whose records may span lines (a quoted CSV value holding line breaks). */
   multiLine: Schema.optionalWith(Schema.Boolean, { exact: true }),
-  format: LineFormat
+  format: LineFormat,
+  decode: Schema.optionalWith(FunctionRef, { exact: true }).annotations({
+    description: "Decodes each record (an app's schema); a record it throws on is malformed"
+  })
 }, { description: "Source: the CSV or JSON lines records of a byte range of a file" }) {}
 
 /**
@@ -185,7 +188,11 @@ export class LineRecordSplit extends Schema.TaggedClass<LineRecordSplit>()("Line
 export class ParquetSplit extends Schema.TaggedClass<ParquetSplit>()("ParquetSplit", {
   path: Schema.String,
   rowGroups: Schema.Array(Count),
-  fields: Fields
+  fields: Fields,
+  decode: Schema.optionalWith(FunctionRef, { exact: true }).annotations({
+    description: "Decodes each record (an app's schema); a record it throws on fails the task, or is dropped"
+  }),
+  dropMalformed: Schema.optionalWith(Schema.Boolean, { exact: true })
 }, { description: "Source: the records of row groups of a Parquet file" }) {}
 
 /**

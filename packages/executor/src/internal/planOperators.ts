@@ -6,6 +6,7 @@ import type { Counter, Functions, Task } from "../Evaluation.js"
 import * as JsonLines from "../JsonLines.js"
 import * as Keys from "../Keys.js"
 import * as Parquet from "../Parquet.js"
+import * as ParseModes from "../ParseModes.js"
 import * as RecordFiles from "../RecordFiles.js"
 import * as Spill from "../Spill.js"
 import * as TaskContext from "../TaskContext.js"
@@ -57,21 +58,22 @@ export const evaluate = (node: PlanNode, run: Run): Iterable<unknown> => {
         multiLine: node.multiLine === true
       }
       const lines = splitLines(node, run.context)
+      const decode = node.decode === undefined ? undefined : functions.bind(node.decode)
       const records = format._tag === "Csv"
-        ? Csv.records(lines, format, place)
-        : JsonLines.records(lines, format, place)
+        ? Csv.records(lines, format, place, decode)
+        : JsonLines.records(lines, format, place, decode)
       return counting(countedAs(records, run.context), counter)
     }
-    case "ParquetSplit":
+    case "ParquetSplit": {
+      const rows = Parquet.rows(run.context.files, node.path, node.rowGroups, node.fields, (bytes) => {
+        TaskContext.count(run.context, "inputBytes", bytes)
+      })
+      const decode = node.decode === undefined ? undefined : functions.bind(node.decode)
       return counting(
-        countedAs(
-          Parquet.rows(run.context.files, node.path, node.rowGroups, node.fields, (bytes) => {
-            TaskContext.count(run.context, "inputBytes", bytes)
-          }),
-          run.context
-        ),
+        countedAs(decode === undefined ? rows : decodedRows(rows, decode, node), run.context),
         counter
       )
+    }
     case "WholeTextFiles":
       return counting(wholeFiles(node.paths, run.context), counter)
     case "RecordFile": {
@@ -256,6 +258,26 @@ const splitLines = (
   return split.compression !== undefined || split.multiLine === true
     ? TextSplits.wholeFileLines(context.files, split.path, tally)
     : TextSplits.lines(context.files, split.path, split.start, split.length, tally)
+}
+
+// Parquet rows decoded by the app's schema: a row it rejects is named by its place in the split's row groups.
+function* decodedRows(
+  rows: Iterable<unknown>,
+  decode: (record: unknown) => unknown,
+  split: { readonly path: string; readonly rowGroups: ReadonlyArray<number>; readonly dropMalformed?: boolean }
+): Generator<unknown> {
+  let row = 0
+  const mode = split.dropMalformed === true ? "DROPMALFORMED" : "FAILFAST"
+  for (const record of rows) {
+    const at = row++
+    const typed = ParseModes.decoded(
+      decode,
+      record,
+      mode,
+      () => `in ${split.path} at row ${at + 1} of its row groups ${split.rowGroups.join(", ")}`
+    )
+    if (typed !== undefined) yield typed.record
+  }
 }
 
 // Records a source made of what it read, counted as the task's input records as they are given.
