@@ -3,6 +3,7 @@
 import { FieldValues } from "@kindling/executor/tasks"
 import type { DataFormats } from "@kindling/protocol"
 import { InvalidArgument } from "../AppErrors.js"
+import * as CommaLists from "./commaLists.js"
 
 type Field = DataFormats.Field
 type FieldType = DataFormats.FieldType
@@ -49,27 +50,10 @@ const fieldOf = (definition: string, operation: string): Field => {
   return { name, type: known[1], nullable }
 }
 
-// Commas separate fields, except inside a decimal's parentheses.
-const definitions = (ddl: string): Array<string> => {
-  const parts: Array<string> = []
-  let depth = 0
-  let current = ""
-  for (const char of ddl) {
-    if (char === "(") depth++
-    if (char === ")") depth--
-    if (char === "," && depth === 0) {
-      parts.push(current)
-      current = ""
-    } else current += char
-  }
-  parts.push(current)
-  return parts.filter((part) => part.trim() !== "")
-}
-
 /** The fields given, checked: names unique, types known. */
 export const parse = (input: FieldsInput, operation: string): DataFormats.Fields => {
   const fields = typeof input === "string"
-    ? definitions(input).map((definition) => fieldOf(definition, operation))
+    ? CommaLists.split(input, "(", ")").map((definition) => fieldOf(definition, operation))
     : [...input]
   if (fields.length === 0) throw new InvalidArgument({ reason: `${operation}: no fields given` })
   const names = new Set<string>()

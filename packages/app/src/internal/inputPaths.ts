@@ -3,6 +3,7 @@
 // within a name, `[abc]` and `[a-z]`, `{a,b}` alternatives — whose matches are files or directories in turn.
 import { type Disk, FilePaths } from "@kindling/executor/tasks"
 import * as DiskError from "@kindling/kernel/DiskError"
+import * as CommaLists from "./commaLists.js"
 
 export interface InputFile {
   readonly path: string
@@ -10,25 +11,6 @@ export interface InputFile {
 }
 
 const isGlob = (text: string): boolean => /[*?[{]/.test(text)
-
-// Commas separate paths, except inside `{…}`.
-const splitPaths = (paths: string): Array<string> => {
-  const parts: Array<string> = []
-  let depth = 0
-  let current = ""
-  for (const char of paths) {
-    if (char === "{") depth++
-    if (char === "}") depth = Math.max(0, depth - 1)
-    if (char === "," && depth === 0) {
-      parts.push(current)
-      current = ""
-    } else {
-      current += char
-    }
-  }
-  parts.push(current)
-  return parts.filter((part) => part !== "")
-}
 
 const escape = (char: string) => (/[\\^$.|+()]/.test(char) ? `\\${char}` : char)
 
@@ -102,7 +84,7 @@ const filesAt = (files: Disk.Files, path: string): Array<InputFile> => {
  * The files `paths` names; throws a `DiskError` when a path does not exist or a pattern matches nothing.
  */
 export const expand = (files: Disk.Files, paths: string): Array<InputFile> =>
-  splitPaths(paths).flatMap((path) => {
+  CommaLists.split(paths, "{", "}").flatMap((path) => {
     if (!isGlob(path)) {
       const absolute = FilePaths.resolve(path)
       if (files.stat(absolute) === undefined) throw notFound(absolute, "no such file or directory")
