@@ -37,6 +37,8 @@ export const standalone = (entries: Array<string>): NonNullable<Options["onSucce
       target: "node20",
       sourcemap: true,
       logLevel: "warning",
+      // Zstandard's compressor loads its WebAssembly from beside its own module: it stays a package.
+      external: ["@bokuweb/zstd-wasm"],
       // The packages' builds import their shared chunks bare, and declare themselves free of side effects: true.
       logOverride: { "ignored-bare-import": "silent" },
       // Bundled CommonJS dependencies may call `require`: give them one.

@@ -3,7 +3,7 @@
  * Opt-in (not part of `pnpm test`): it installs pyarrow and pyspark from PyPI when missing and needs Java 17. Rows
  * of every field type (scripts/compat/formats-app.ts makes them from a seed) are
  *
- * - written by Kindling as Parquet, gzip'd CSV and JSON lines, and read by pyarrow and by Spark;
+ * - written by Kindling as Parquet (zstd pages), gzip'd CSV and JSON lines, and read by pyarrow and by Spark;
  * - written by pyarrow (Parquet with snappy, gzip and zstd pages; CSV) and by Spark (Parquet, CSV, JSON lines),
  *   and read by Kindling;
  *

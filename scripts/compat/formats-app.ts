@@ -1,6 +1,6 @@
 // The Kindling side of `pnpm test:formats-compat`: rows of every field type from a seed, and
 //   expected <seed> <n>              prints them as canonical JSON lines (see formats_peer.py);
-//   write <seed> <n> <dir>           writes them as Parquet, CSV (gzip'd) and JSON lines under dir;
+//   write <seed> <n> <dir>           writes them as Parquet (zstd pages), CSV (gzip'd) and JSON lines under dir;
 //   read <format> <path> [options]   reads files some tool wrote and prints their rows as canonical JSON lines.
 import { App, Kindling } from "@kindling/app"
 import { Console, Effect } from "effect"
@@ -66,7 +66,7 @@ export default App.make(([mode, ...args]) =>
     if (mode === "write") {
       const [seed, n, dir] = args
       const dataset = kc.parallelize(rows(Number(seed), Number(n)), 3)
-      yield* dataset.write.parquet(`${dir}/parquet`, { fields })
+      yield* dataset.write.parquet(`${dir}/parquet`, { fields, compression: "zstd" })
       yield* dataset.write.csv(`${dir}/csv`, { fields, header: true, compression: "gzip" })
       yield* dataset.write.json(`${dir}/json`, { fields })
       return

@@ -36,8 +36,8 @@ export interface WriteOptions {
  * @category options
  */
 export interface TextWriteOptions extends WriteOptions {
-  /** Compress each part (`.gz`). */
-  readonly compression?: "gzip" | "none" | undefined
+  /** Compress each part (`.gz`, `.zst`). */
+  readonly compression?: "gzip" | "zstd" | "none" | undefined
 }
 
 /**
@@ -69,7 +69,7 @@ export interface CsvWriteOptions extends TextWriteOptions, FieldsOption {
  * @category options
  */
 export interface ParquetWriteOptions extends WriteOptions, FieldsOption {
-  /** The codec of the column chunks (Spark's default, `snappy`). */
+  /** The codec of the column chunks' pages (Spark's default, `snappy`). */
   readonly compression?: DataFormats.ParquetCodec | "none" | undefined
   /** Records to a row group: 100,000 unless given. */
   readonly rowGroupSize?: number | undefined
@@ -132,10 +132,12 @@ const oneCharacter = (value: string | undefined, fallback: string, name: string,
   return chosen
 }
 
-const textCompression = (compression: "gzip" | "none" | undefined, operation: string) => {
+const textCompression = (compression: "gzip" | "zstd" | "none" | undefined, operation: string) => {
   if (compression === undefined || compression === "none") return undefined
-  if (compression === "gzip") return compression
-  throw new InvalidArgument({ reason: `${operation}: compression must be gzip or none, got ${String(compression)}` })
+  if (compression === "gzip" || compression === "zstd") return compression
+  throw new InvalidArgument({
+    reason: `${operation}: compression must be gzip, zstd or none, got ${String(compression)}`
+  })
 }
 
 const saveMode = (mode: SaveMode | undefined, operation: string): SaveMode => {
@@ -232,12 +234,9 @@ export const make = (
           const codec = yield* checked(operation, (): DataFormats.ParquetCodec => {
             const chosen = options.compression ?? "snappy"
             if (chosen === "none") return "uncompressed"
-            if (chosen === "zstd") {
-              throw new InvalidArgument({ reason: `${operation}: zstd pages are read but not written yet: use snappy` })
-            }
-            if (!["uncompressed", "snappy", "gzip"].includes(chosen)) {
+            if (!["uncompressed", "snappy", "gzip", "zstd"].includes(chosen)) {
               throw new InvalidArgument({
-                reason: `${operation}: compression must be snappy, gzip or none, got ${String(chosen)}`
+                reason: `${operation}: compression must be snappy, gzip, zstd or none, got ${String(chosen)}`
               })
             }
             return chosen

@@ -59,7 +59,7 @@ export default App.make(([root, seed, n]) =>
     yield* dataset.write.parquet(\`\${root}/parquet\`, { fields, rowGroupSize: 50 })
     const parquet = yield* kc.read.parquet(\`\${root}/parquet\`)
     results.push(\`parquet \${isDeepStrictEqual((yield* parquet.collect()).sort(byId), expected)}\`)
-    yield* dataset.write.csv(\`\${root}/csv\`, { fields, header: true, compression: "gzip" })
+    yield* dataset.write.csv(\`\${root}/csv\`, { fields, header: true, compression: "zstd" })
     const csv = yield* kc.read.csv(\`\${root}/csv\`, { fields, header: true })
     results.push(\`csv \${isDeepStrictEqual((yield* csv.collect()).sort(byId), expected)}\`)
     yield* dataset.write.json(\`\${root}/json\`, { fields })

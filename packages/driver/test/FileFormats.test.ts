@@ -77,12 +77,16 @@ layer(local, { timeout: 120_000 })("file formats in local[2]", (it) => {
         const dir = fresh("roundtrip")
         const dataset = kc.parallelize(records, slices)
         const expected = [...records].sort(byId)
-        yield* dataset.write.parquet(Path.join(dir, "parquet"), { fields, rowGroupSize: 7 })
+        yield* dataset.write.parquet(Path.join(dir, "parquet"), {
+          fields,
+          rowGroupSize: 7,
+          compression: (["snappy", "gzip", "zstd", "none"] as const)[slices - 1]
+        })
         const parquet = yield* kc.read.parquet(Path.join(dir, "parquet"))
         assert.deepStrictEqual(parquet.fields, fields)
         assert.deepStrictEqual((yield* parquet.collect()).sort(byId), expected)
 
-        yield* dataset.write.csv(Path.join(dir, "csv"), { fields, header: true })
+        yield* dataset.write.csv(Path.join(dir, "csv"), { fields, header: true, compression: "zstd" })
         const csv = yield* kc.read.csv(Path.join(dir, "csv"), { fields, header: true, minPartitions: 3 })
         assert.deepStrictEqual((yield* csv.collect()).sort(byId), expected)
 

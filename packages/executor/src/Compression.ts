@@ -32,14 +32,31 @@ export const decompress = (bytes: Uint8Array, codec: DataFormats.Compression): U
   // An empty file is no text, whatever its name says (Hadoop's readers read no line of it).
   bytes.length === 0 ? bytes : codec === "gzip" ? Zlib.gunzipSync(bytes) : zstdDecompress(bytes)
 
+// Zstandard's compressor (Node 20's zlib has none): WebAssembly, loaded in a thread before its first task that
+// writes zstd — loading it is asynchronous, a task is not — and kept.
+let zstd: { readonly compress: (bytes: Uint8Array, level?: number) => Uint8Array } | undefined
+
 /**
- * Bytes compressed as one gzip member; members written one after another make one file that every gzip reader
- * reads whole. Zstandard output is not written yet (reading it is): it needs a compressor that runs
- * synchronously on a task's thread.
+ * Readies the compressor of `codec` in this thread, for tasks to compress with synchronously: a no-op but for
+ * zstd's, which loads once.
+ *
+ * @since 0.1.0
+ */
+export const prepare = async (codec: DataFormats.Compression | undefined): Promise<void> => {
+  if (codec !== "zstd" || zstd !== undefined) return
+  const module = await import("@bokuweb/zstd-wasm")
+  await module.init()
+  zstd = module
+}
+
+/**
+ * Bytes compressed as one member (a gzip member, a Zstandard frame); members written one after another make one
+ * file that every reader reads whole. Zstandard's level is 3, its tools' default.
  *
  * @since 0.1.0
  */
 export const compress = (bytes: Uint8Array, codec: DataFormats.Compression): Uint8Array => {
-  if (codec === "zstd") throw new Error("Writing zstd-compressed files is not supported yet: use gzip")
-  return Zlib.gzipSync(bytes)
+  if (codec === "gzip") return Zlib.gzipSync(bytes)
+  if (zstd === undefined) throw new Error("The zstd compressor was not prepared on this thread (Compression.prepare)")
+  return zstd.compress(bytes, 3)
 }

@@ -20,7 +20,7 @@ import { readColumn } from "hyparquet/src/column.js"
 import { DEFAULT_PARSERS } from "hyparquet/src/convert.js"
 import { getTreePath, isFlatColumn } from "hyparquet/src/schema.js"
 import type { ColumnDecoder } from "hyparquet/src/types.js"
-import * as Zlib from "node:zlib"
+import * as Compression from "./Compression.js"
 import type { Files, Writer } from "./Disk.js"
 import * as FieldValues from "./FieldValues.js"
 
@@ -305,7 +305,10 @@ export const write = (
     writer: output,
     schema: [{ name: "spark_schema", num_children: fields.length }, ...fields.map(schemaElement)],
     codec: codecs[options.codec],
-    compressors: { GZIP: (bytes: Uint8Array) => Zlib.gzipSync(bytes) },
+    compressors: {
+      GZIP: (bytes: Uint8Array) => Compression.compress(bytes, "gzip"),
+      ZSTD: (bytes: Uint8Array) => Compression.compress(bytes, "zstd")
+    },
     createdBy: "kindling"
   })
   let count = 0

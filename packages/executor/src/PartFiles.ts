@@ -11,6 +11,7 @@ import type { DataFormats } from "@kindling/protocol"
 import * as Compression from "./Compression.js"
 import * as Csv from "./Csv.js"
 import type { Writer } from "./Disk.js"
+import type { Task } from "./Evaluation.js"
 import * as FilePaths from "./FilePaths.js"
 import { each } from "./internal/recordStreams.js"
 import * as JsonLines from "./JsonLines.js"
@@ -155,3 +156,15 @@ export const save = (
     })
     return { records: written, bytes: out.end() }
   })
+
+/**
+ * The codec a task that writes files compresses with beyond gzip (its thread readies it first: see
+ * `Compression.prepare`), if any.
+ *
+ * @since 0.1.0
+ */
+export const codecWritten = (result: Task["result"]): DataFormats.Compression | undefined => {
+  if (result._tag !== "SaveAs") return undefined
+  const { compression, format } = result
+  return compression === "zstd" || (format._tag === "Parquet" && format.codec === "zstd") ? "zstd" : undefined
+}

@@ -12,9 +12,11 @@
 import * as Records from "@kindling/protocol/records"
 import { parentPort, workerData } from "node:worker_threads"
 import type { NewBlock } from "./BlockStore.js"
+import * as Compression from "./Compression.js"
 import { nodeFiles } from "./Disk.js"
 import { type Counter, failureOutcome, Functions, outcomeOf, type Task } from "./Evaluation.js"
 import type { FromThread, ToThread } from "./internal/threadMessages.js"
+import * as PartFiles from "./PartFiles.js"
 import * as TaskContext from "./TaskContext.js"
 import * as ThreadCpu from "./ThreadCpu.js"
 
@@ -74,6 +76,7 @@ const run = async (message: ToThread) => {
   try {
     if (loaded === undefined && app !== undefined) loaded = await app
     task = Records.decode(message.task) as Task
+    await Compression.prepare(PartFiles.codecWritten(task.result))
   } catch (error) {
     return answer(message.taskId, failureOutcome(error))
   }
