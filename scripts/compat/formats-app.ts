@@ -4,30 +4,7 @@
 //   read <format> <path> [options]   reads files some tool wrote and prints their rows as canonical JSON lines.
 import { App, Kindling } from "@kindling/app"
 import { Console, Effect } from "effect"
-
-const fields = "id LONG, name STRING, count INT, score DOUBLE, ok BOOLEAN, price DECIMAL(20,4), day DATE, at TIMESTAMP"
-
-const rows = (seed: number, n: number) => {
-  let state = seed >>> 0
-  const next = () => {
-    state = (state * 1664525 + 1013904223) >>> 0
-    return state / 2 ** 32
-  }
-  const maybe = <A>(make: () => A) => (next() < 0.15 ? null : make())
-  const pieces = ["a", "B", "\"", ",", " ", "é", "😀", ";", "x y", ""]
-  return Array.from({ length: n }, (_, i) => ({
-    id: BigInt(i) * 7919n - 2n ** 62n,
-    name: maybe(() => Array.from({ length: Math.floor(next() * 6) }, () => pieces[Math.floor(next() * 10)]).join("")),
-    count: maybe(() => Math.floor(next() * 2 ** 32) - 2 ** 31),
-    score: maybe(() => (next() - 0.5) * 10 ** Math.floor(next() * 12 - 4)),
-    ok: maybe(() => next() < 0.5),
-    price: maybe(() =>
-      `${next() < 0.5 ? "-" : ""}${Math.floor(next() * 1e12)}.${String(Math.floor(next() * 1e4)).padStart(4, "0")}`
-    ),
-    day: maybe(() => new Date(Math.floor((next() - 0.3) * 40_000) * 86_400_000)),
-    at: maybe(() => new Date(Math.floor((next() - 0.3) * 4e12)))
-  }))
-}
+import { byId, fields, rows } from "./rows.js"
 
 // A row as every side prints it: integers and decimals as text, a double by its IEEE bits, a timestamp in
 // microseconds since the epoch, a date as yyyy-MM-dd; keys sorted.
@@ -57,7 +34,7 @@ const canonical = (row: Record<string, unknown>): string => {
 }
 
 const print = (all: ReadonlyArray<Record<string, unknown>>) =>
-  Console.log([...all].sort((a, b) => ((a.id as bigint) < (b.id as bigint) ? -1 : 1)).map(canonical).join("\n"))
+  Console.log([...all].sort(byId).map(canonical).join("\n"))
 
 export default App.make(([mode, ...args]) =>
   Effect.gen(function*() {

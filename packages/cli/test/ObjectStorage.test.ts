@@ -11,43 +11,18 @@ import {
 } from "@aws-sdk/client-s3"
 import { assert, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
-import { app, run, temporaryDirectory } from "./fixtures/cluster.js"
+import { app, root, run, temporaryDirectory } from "./fixtures/cluster.js"
 import { type S3Server, s3Server } from "./fixtures/s3Server.js"
 
 // This test's own client: the SDK would warn that its releases after January 2027 need Node 22.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = "true"
 
-// Random records of every field type from a seed (a small generator of its own, so that the app needs none),
-// written and read back in each format, on s3://; prints what came back unequal, if anything.
+// Random records of every field type from a seed (scripts/compat/rows.ts), written and read back in each format;
+// prints whether each came back equal.
 const roundtrip = `import { App, Kindling } from "@kindling/app"
 import { Console, Effect } from "effect"
 import { isDeepStrictEqual } from "node:util"
-
-const fields = "id LONG, name STRING, count INT, score DOUBLE, ok BOOLEAN, price DECIMAL(20,4), day DATE, at TIMESTAMP"
-
-const records = (seed: number, n: number) => {
-  let state = seed >>> 0
-  const next = () => {
-    state = (state * 1664525 + 1013904223) >>> 0
-    return state / 2 ** 32
-  }
-  const maybe = <A>(make: () => A) => (next() < 0.15 ? null : make())
-  const text = () => Array.from({ length: Math.floor(next() * 8) }, () =>
-    String.fromCodePoint([0x41, 0x22, 0x2c, 0x20, 0xe9, 0x1f600, 0x3b][Math.floor(next() * 7)]! + Math.floor(next() * 3))
-  ).join("")
-  return Array.from({ length: n }, (_, i) => ({
-    id: BigInt(i) * 7919n - 2n ** 62n + BigInt(Math.floor(next() * 1000)),
-    name: maybe(text),
-    count: maybe(() => Math.floor(next() * 2 ** 32) - 2 ** 31),
-    score: maybe(() => (next() - 0.5) * 10 ** Math.floor(next() * 20)),
-    ok: maybe(() => next() < 0.5),
-    price: maybe(() => \`\${next() < 0.5 ? "-" : ""}\${Math.floor(next() * 1e12)}.\${String(Math.floor(next() * 1e4)).padStart(4, "0")}\`),
-    day: maybe(() => new Date(Math.floor((next() - 0.3) * 40_000) * 86_400_000)),
-    at: maybe(() => new Date(Math.floor((next() - 0.3) * 4e12)))
-  }))
-}
-
-const byId = (a: { id: unknown }, b: { id: unknown }) => ((a.id as bigint) < (b.id as bigint) ? -1 : 1)
+import { byId, fields, rows as records } from "${root}/scripts/compat/rows.ts"
 
 export default App.make(([root, seed, n]) =>
   Effect.gen(function*() {
