@@ -373,27 +373,17 @@ export const make = (runtime: Runtime, defaultParallelism: () => number): DataRe
         })
         const first = footers[0]
         if (first === undefined) return dataset<A>([], "ParquetDataset", operation, [])
-        const { fields: all, nested } = Parquet.fieldsOf(first.metadata)
-        const fields = yield* checked(operation, () => {
-          if (options.columns === undefined) {
-            if (nested.length > 0) {
-              throw new InvalidArgument({
-                reason: `${operation}: ${first.path} has nested columns (${nested.join(", ")}), which are not read ` +
-                  `yet: choose the others with the columns option`
-              })
-            }
-            return all
-          }
-          return options.columns.map((name) => {
-            const field = all.find((candidate) => candidate.name === name)
+        const all = Parquet.fieldsOf(first.metadata)
+        const fields = yield* checked(operation, () =>
+          options.columns === undefined ? all : options.columns.map((name) => {
+            const field = all.find((candidate) =>
+              candidate.name === name
+            )
             if (field !== undefined) return field
             throw new InvalidArgument({
-              reason: nested.includes(name)
-                ? `${operation}: ${name} is a nested column, not read yet`
-                : `${operation}: ${first.path} has no column ${name} (it has ${all.map((f) => f.name).join(", ")})`
+              reason: `${operation}: ${first.path} has no column ${name} (it has ${all.map((f) => f.name).join(", ")})`
             })
-          })
-        })
+          }))
         const plans = rowGroupSplits(footers, defaultParallelism()).map((split) => ({
           _tag: "ParquetSplit" as const,
           ...split,

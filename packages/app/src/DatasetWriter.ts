@@ -248,6 +248,13 @@ export const make = (
             })
           }
           const fields = yield* fieldsFor(options.fields, operation)
+          const nested = fields.filter((field) => ["array", "map", "struct"].includes(field.type))
+          if (nested.length > 0) {
+            return yield* new InvalidArgument({
+              reason: `${operation}: nested columns (${nested.map((field) => field.name).join(", ")}) are read from ` +
+                `Parquet but not written yet: map them to flat fields, or write JSON lines`
+            })
+          }
           return { format: { _tag: "Parquet" as const, fields, codec, rowGroupSize }, extension: ".parquet" }
         }))
   }

@@ -214,10 +214,28 @@ export const fromText = (field: Field, text: string): unknown => {
     case "binary":
       value = /^[A-Za-z0-9+/]*={0,2}$/.test(trimmed) ? new Uint8Array(Buffer.from(trimmed, "base64")) : undefined
       break
+    case "array":
+    case "map":
+    case "struct":
+      // A nested value in a text file is its JSON.
+      try {
+        value = nestedValue(field, JSON.parse(trimmed))
+      } catch {
+        value = undefined
+      }
+      break
   }
   if (value === undefined) throw new Unparsable(field.name, typeName(field), text)
   return value
 }
+
+// A JSON value as a nested field's: an array for an array, an object for a map or a struct.
+const nestedValue = (field: Field, value: unknown): unknown =>
+  field.type === "array"
+    ? (Array.isArray(value) ? value : undefined)
+    : typeof value === "object" && value !== null && !Array.isArray(value)
+    ? value
+    : undefined
 
 /**
  * A field's value from a JSON value: a number, string or boolean converted to the field's type as its text would
@@ -228,6 +246,11 @@ export const fromText = (field: Field, text: string): unknown => {
 export const fromJson = (field: Field, value: unknown): unknown => {
   if (value === null || value === undefined) return null
   if (value instanceof RawNumber) return field.type === "string" ? value.text : fromText(field, value.text)
+  if (field.type === "array" || field.type === "map" || field.type === "struct") {
+    const nested = nestedValue(field, value)
+    if (nested === undefined) throw new Unparsable(field.name, typeName(field), jsonText(value))
+    return nested
+  }
   if (field.type === "string") return typeof value === "string" ? value : jsonText(value)
   if (field.type === "boolean" && typeof value === "boolean") return value
   if (typeof value === "number" && (field.type === "double" || field.type === "float")) return value

@@ -7,18 +7,20 @@
  * Fields map to Parquet's types as Spark writes them: `string` is UTF8 `BYTE_ARRAY`, `int` `INT32`, `long`
  * `INT64`, `date` `INT32 (DATE)`, `timestamp` `INT64 (TIMESTAMP(MICROS, UTC))` (INT96, as older writers made
  * them, is read too), `decimal(p,s)` `INT32`/`INT64`/`FIXED_LEN_BYTE_ARRAY` by precision, `binary` `BYTE_ARRAY`.
- * Nested columns (lists, maps, structs) are not read yet.
+ * Nested columns — lists, maps and structs, within one another — are read as arrays and objects, assembled by
+ * hyparquet from their leaf columns; they are not written yet.
  *
  * @since 0.1.0
  */
 import type { DataFormats } from "@kindling/protocol"
-import type { CompressionCodec, FileMetaData, SchemaElement } from "hyparquet"
+import type { ColumnMetaData, CompressionCodec, DecodedArray, FileMetaData, SchemaElement } from "hyparquet"
 import { parquetMetadata, parquetSchema } from "hyparquet"
 import { compressors as decompressors } from "hyparquet-compressors"
 import { ByteWriter, ParquetWriter } from "hyparquet-writer"
+import { assembleNested } from "hyparquet/src/assemble.js"
 import { readColumn } from "hyparquet/src/column.js"
 import { DEFAULT_PARSERS } from "hyparquet/src/convert.js"
-import { getTreePath, isFlatColumn } from "hyparquet/src/schema.js"
+import { getTreePath, isListLike, isMapLike } from "hyparquet/src/schema.js"
 import type { ColumnDecoder } from "hyparquet/src/types.js"
 import * as Compression from "./Compression.js"
 import type { Files, Writer } from "./Disk.js"
@@ -61,7 +63,7 @@ const readRange = (reader: ReturnType<Files["openRead"]>, position: number, leng
   return bytes
 }
 
-const fieldOf = (element: SchemaElement): Field | string => {
+const fieldOf = (element: SchemaElement): Field => {
   const { converted_type: converted, logical_type: logical, name, type } = element
   const nullable = element.repetition_type !== "REQUIRED"
   const field = (fieldType: DataFormats.FieldType): Field => ({ name, type: fieldType, nullable })
@@ -93,27 +95,22 @@ const fieldOf = (element: SchemaElement): Field | string => {
         ? field("string")
         : field("binary")
     default:
-      return `${name} is a nested column (${converted ?? logical?.type ?? "group"})`
+      // A group without children; nothing to read but nulls.
+      return field("struct")
   }
 }
 
 /**
- * The fields of a Parquet file's top-level columns, and the nested columns it has, which cannot be read yet.
+ * The fields of a Parquet file's top-level columns.
  *
  * @since 0.1.0
  */
-export const fieldsOf = (
-  metadata: FileMetaData
-): { readonly fields: Array<Field>; readonly nested: Array<string> } => {
-  const fields: Array<Field> = []
-  const nested: Array<string> = []
-  for (const child of parquetSchema(metadata).children) {
-    const field = child.children.length > 0 ? `${child.element.name} is a nested column` : fieldOf(child.element)
-    if (typeof field === "string") nested.push(child.element.name)
-    else fields.push(field)
-  }
-  return { fields, nested }
-}
+export const fieldsOf = (metadata: FileMetaData): Array<Field> =>
+  parquetSchema(metadata).children.map((child): Field => {
+    if (child.children.length === 0) return fieldOf(child.element)
+    const type = isListLike(child) ? "array" : isMapLike(child) ? "map" : "struct"
+    return { name: child.element.name, type, nullable: child.element.repetition_type !== "REQUIRED" }
+  })
 
 // A chunk's values as the field's values: decimals from their unscaled integers (hyparquet would make them
 // floating-point numbers), INT32 and INT64 as they are.
@@ -154,21 +151,14 @@ export function* rows(
       const rowGroup = metadata.row_groups[group]
       if (rowGroup === undefined) throw new Error(`${path} has no row group ${group}`)
       const rowCount = Number(rowGroup.num_rows)
-      const columns = fields.map((field) => {
-        const chunk = rowGroup.columns.find((column) =>
-          column.meta_data?.path_in_schema.length === 1 && column.meta_data.path_in_schema[0] === field.name
-        )?.meta_data
-        if (chunk === undefined) throw new Error(`${path} has no column ${field.name} in row group ${group}`)
+      // A leaf column chunk's values, its pages' values one after another (a nested leaf's values are already
+      // arrays by row, from its repetition levels).
+      const leaf = (chunk: ColumnMetaData, element: SchemaElement): Array<unknown> => {
         const schemaPath = getTreePath(schema, chunk.path_in_schema)
-        if (!isFlatColumn(schemaPath)) throw new Error(`${path}: ${field.name} is a nested column`)
-        const element = schemaPath[schemaPath.length - 1]!.element
-        // Decimals are made values here, from their unscaled integers.
-        const { converted_type: _, logical_type: __, ...undecorated } = element
-        const decoded: SchemaElement = field.type === "decimal" ? undecorated : element
         const decoder: ColumnDecoder = {
           pathInSchema: chunk.path_in_schema,
           type: chunk.type,
-          element: decoded,
+          element,
           schemaPath,
           codec: chunk.codec,
           parsers: DEFAULT_PARSERS,
@@ -191,7 +181,29 @@ export function* rows(
         )
         const values: Array<unknown> = []
         for (const page of data) for (let i = 0; i < page.length; i++) values.push(page[i])
-        return valuesOf(values, field, element)
+        return values
+      }
+      const columns = fields.map((field): ArrayLike<unknown> => {
+        const chunks = rowGroup.columns.flatMap((column) =>
+          column.meta_data?.path_in_schema[0] === field.name ? [column.meta_data] : []
+        )
+        if (chunks.length === 0) throw new Error(`${path} has no column ${field.name} in row group ${group}`)
+        const node = schema.children.find((child) => child.element.name === field.name)!
+        if (node.children.length > 0) {
+          // A nested column: its leaves assembled into arrays, maps and structs, as hyparquet's reader does.
+          const leaves = new Map<string, Array<unknown>>()
+          for (const chunk of chunks) {
+            const path = getTreePath(schema, chunk.path_in_schema)
+            leaves.set(chunk.path_in_schema.join("."), leaf(chunk, path[path.length - 1]!.element))
+          }
+          assembleNested(leaves as Map<string, DecodedArray>, node, DEFAULT_PARSERS)
+          return leaves.get(field.name)!
+        }
+        const chunk = chunks[0]!
+        const element = node.element
+        // Decimals are made values here, from their unscaled integers.
+        const { converted_type: _, logical_type: __, ...undecorated } = element
+        return valuesOf(leaf(chunk, field.type === "decimal" ? undecorated : element), field, element)
       })
       for (let row = 0; row < rowCount; row++) {
         const record: Record<string, unknown> = {}
@@ -239,6 +251,10 @@ const schemaElement = (field: Field): SchemaElement => {
       }
     case "binary":
       return { name, repetition_type, type: "BYTE_ARRAY" }
+    case "array":
+    case "map":
+    case "struct":
+      throw new Error(`${name}: ${field.type} columns are read from Parquet but not written yet`)
     case "decimal": {
       const precision = field.precision ?? 10
       const scale = field.scale ?? 0

@@ -15,8 +15,12 @@
  * | `date`      | a `Date` at midnight UTC of that day                                           |
  * | `timestamp` | a `Date` (milliseconds: finer parts of a Parquet timestamp are cut)             |
  * | `binary`    | a `Uint8Array`                                                                 |
+ * | `array`     | an array of its elements' values                                               |
+ * | `map`       | an object, a property per key (keys as text)                                   |
+ * | `struct`    | an object, a property per field                                                |
  *
- * and `null` where the value is missing.
+ * and `null` where the value is missing. The nested types (`array`, `map`, `struct`) are read from Parquet,
+ * their elements' types as the file has them, and written to CSV and JSON lines as JSON.
  *
  * @since 0.1.0
  */
@@ -38,7 +42,10 @@ export const FieldType = Schema.Literal(
   "decimal",
   "date",
   "timestamp",
-  "binary"
+  "binary",
+  "array",
+  "map",
+  "struct"
 ).annotations({ identifier: "FieldType" })
 /**
  * @since 0.1.0

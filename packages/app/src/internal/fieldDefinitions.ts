@@ -20,7 +20,11 @@ const typeNames: ReadonlyArray<readonly [RegExp, FieldType]> = [
   [/^double$/, "double"],
   [/^date$/, "date"],
   [/^timestamp(_ltz)?$/, "timestamp"],
-  [/^binary$/, "binary"]
+  [/^binary$/, "binary"],
+  // Nested types, their elements' types as the data has them.
+  [/^array(<.*>)?$/, "array"],
+  [/^map(<.*>)?$/, "map"],
+  [/^struct(<.*>)?$/, "struct"]
 ]
 
 const fieldOf = (definition: string, operation: string): Field => {
@@ -44,7 +48,7 @@ const fieldOf = (definition: string, operation: string): Field => {
   if (known === undefined) {
     throw new InvalidArgument({
       reason: `${operation}: ${name}: unknown type ${JSON.stringify(match[2])} (string, boolean, int, long, float, ` +
-        `double, decimal(p,s), date, timestamp, binary)`
+        `double, decimal(p,s), date, timestamp, binary, array, map, struct)`
     })
   }
   return { name, type: known[1], nullable }
@@ -53,7 +57,7 @@ const fieldOf = (definition: string, operation: string): Field => {
 /** The fields given, checked: names unique, types known. */
 export const parse = (input: FieldsInput, operation: string): DataFormats.Fields => {
   const fields = typeof input === "string"
-    ? CommaLists.split(input, "(", ")").map((definition) => fieldOf(definition, operation))
+    ? CommaLists.split(input, "(<", ")>").map((definition) => fieldOf(definition, operation))
     : [...input]
   if (fields.length === 0) throw new InvalidArgument({ reason: `${operation}: no fields given` })
   const names = new Set<string>()
