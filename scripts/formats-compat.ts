@@ -9,7 +9,8 @@
  *
  * every reading compared, row by row, with the rows as written (their canonical form: scripts/compat). One
  * PASS/FAIL line per check; the exit code is the number of failed checks. With `--fixtures`, the files pyarrow and
- * Spark wrote are copied to packages/driver/test/fixtures/interop, which the default suite reads.
+ * Spark wrote are copied to packages/driver/test/fixtures/interop, which the default suite reads, with a Parquet
+ * file of nested columns pyarrow writes for it.
  */
 import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"
@@ -120,6 +121,8 @@ if (process.argv.includes("--fixtures")) {
       })
     }
   }
+  const nested = python("pyarrow-write-nested", Path.join(fixtures, "pyarrow-nested"))
+  if (nested.status !== 0) throw new Error(`pyarrow could not write the nested fixture:\n${nested.stderr}`)
   console.log(`Fixtures written to ${Path.relative(root, fixtures)}`)
 }
 Fs.rmSync(work, { recursive: true, force: true })

@@ -6,6 +6,7 @@ as yyyy-MM-dd; keys sorted.
     formats_peer.py pyarrow-read parquet|csv|json PATH
     formats_peer.py spark-read parquet|csv|json PATH
     formats_peer.py pyarrow-write ROWS DIR        # parquet (snappy, gzip, zstd) and CSV
+    formats_peer.py pyarrow-write-nested DIR      # a fixture of nested columns (lists, a struct, a map)
     formats_peer.py spark-write ROWS DIR          # parquet, CSV and JSON lines
 """
 import datetime
@@ -127,6 +128,22 @@ def pyarrow_write(rows_path, out):
     pc.write_csv(table, os.path.join(out, "csv", "rows.csv"))
 
 
+def pyarrow_write_nested(out):
+    """Nested columns for the default suite's fixture: lists, a struct, a map, each null in some row."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    table = pa.table({
+        "id": pa.array([1, 2, 3, 4], pa.int64()),
+        "tags": pa.array([["a", "b"], [], None, ["c"]], pa.list_(pa.string())),
+        "scores": pa.array([[1, 2, 3], [4], [None, 5], None], pa.list_(pa.int32())),
+        "point": pa.array([{"x": 1.5, "y": "up"}, None, {"x": -2.0, "y": None}, {"x": 0.0, "y": "down"}],
+                          pa.struct([("x", pa.float64()), ("y", pa.string())])),
+        "counts": pa.array([[("k1", 1), ("k2", 2)], [], None, [("z", 26)]], pa.map_(pa.string(), pa.int32())),
+    })
+    os.makedirs(out, exist_ok=True)
+    pq.write_table(table, os.path.join(out, "nested.parquet"), compression="snappy")
+
+
 def spark_write(rows_path, out):
     session = spark()
     frame = session.createDataFrame(from_canonical(rows_path), FIELDS.replace(" LONG", " BIGINT")).repartition(3)
@@ -141,4 +158,4 @@ def spark_write(rows_path, out):
 if __name__ == "__main__":
     command, *args = sys.argv[1:]
     {"pyarrow-read": pyarrow_read, "spark-read": spark_read, "pyarrow-write": pyarrow_write,
-     "spark-write": spark_write}[command](*args)
+     "pyarrow-write-nested": pyarrow_write_nested, "spark-write": spark_write}[command](*args)
