@@ -12,7 +12,7 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { format } from "./stats.js"
-import { results, root, submit } from "./submit.js"
+import { results, submit } from "./submit.js"
 
 const dir = Path.join(Os.tmpdir(), "kindling-bench-formats-v1")
 const csvDir = Path.join(dir, "csv")
@@ -170,16 +170,7 @@ const main = async () => {
     console.log(`generating ${files} × 128 MiB of CSV in ${dir} (once)…`)
     Fs.rmSync(dir, { recursive: true, force: true })
     generate()
-    const conversion = ChildProcess.spawnSync(process.execPath, [
-      Path.join(root, "packages/cli/dist/bin.js"),
-      "submit",
-      "--master",
-      "local[2]",
-      Path.join(root, "bench/apps/formats-convert.ts"),
-      csvDir,
-      parquetDir
-    ], { encoding: "utf8" })
-    if (conversion.status !== 0) throw new Error(`the conversion to Parquet failed:\n${conversion.stderr}`)
+    await submit("local[2]", "bench/apps/formats-convert.ts", [csvDir, parquetDir])
     Fs.writeFileSync(Path.join(dir, "ready"), "")
   }
   const peers = process.argv.includes("--peers")

@@ -21,6 +21,7 @@ import type * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import * as Fs from "node:fs"
 import * as ObjectStore from "./ObjectStore.js"
+import { isObjectPath } from "./ObjectStore.js"
 
 /**
  * A file open for reading.
@@ -173,5 +174,4 @@ export const nodeFiles: Files = {
   list: (path) => on(path).list(path)
 }
 
-const { isObjectPath } = ObjectStore
 const on = (path: string): Files => (isObjectPath(path) ? ObjectStore.files : localFiles)

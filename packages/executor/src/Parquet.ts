@@ -23,7 +23,7 @@ import { DEFAULT_PARSERS } from "hyparquet/src/convert.js"
 import { getTreePath, isListLike, isMapLike } from "hyparquet/src/schema.js"
 import type { ColumnDecoder } from "hyparquet/src/types.js"
 import * as Compression from "./Compression.js"
-import type { Files, Writer } from "./Disk.js"
+import type { Files, Reader, Writer } from "./Disk.js"
 import * as FieldValues from "./FieldValues.js"
 
 type Field = DataFormats.Field
@@ -38,21 +38,25 @@ const magic = 0x31524150
 export const footer = (files: Files, path: string): FileMetaData => {
   const size = files.stat(path)?.size
   if (size === undefined) throw new Error(`${path} does not exist`)
-  if (size < 12) throw new Error(`${path} is no Parquet file: ${size} bytes`)
   const reader = files.openRead(path)
   try {
-    const tail = readRange(reader, size - 8, 8)
-    const view = new DataView(tail.buffer, tail.byteOffset, 8)
-    if (view.getUint32(4, true) !== magic) throw new Error(`${path} is no Parquet file: it does not end in PAR1`)
-    const length = view.getUint32(0, true)
-    if (length + 12 > size) throw new Error(`${path} is no Parquet file: a footer of ${length} bytes`)
-    return parquetMetadata(readRange(reader, size - 8 - length, length + 8))
+    return footerOf(reader, size, path)
   } finally {
     reader.close()
   }
 }
 
-const readRange = (reader: ReturnType<Files["openRead"]>, position: number, length: number): Uint8Array => {
+const footerOf = (reader: Reader, size: number, path: string): FileMetaData => {
+  if (size < 12) throw new Error(`${path} is no Parquet file: ${size} bytes`)
+  const tail = readRange(reader, size - 8, 8)
+  const view = new DataView(tail.buffer, tail.byteOffset, 8)
+  if (view.getUint32(4, true) !== magic) throw new Error(`${path} is no Parquet file: it does not end in PAR1`)
+  const length = view.getUint32(0, true)
+  if (length + 12 > size) throw new Error(`${path} is no Parquet file: a footer of ${length} bytes`)
+  return parquetMetadata(readRange(reader, size - 8 - length, length + 8))
+}
+
+const readRange = (reader: Reader, position: number, length: number): Uint8Array => {
   const bytes = new Uint8Array(length)
   let got = 0
   while (got < length) {
@@ -144,8 +148,13 @@ export function* rows(
   done?: (bytes: number) => void
 ): Generator<Record<string, unknown>> {
   let bytes = 0
+  let reader: Reader | undefined
   try {
-    const metadata = footer(files, path)
+    const size = files.stat(path)?.size
+    if (size === undefined) throw new Error(`${path} does not exist`)
+    // One reader for the footer and every chunk: on object storage, opening costs a request.
+    const file = reader = files.openRead(path)
+    const metadata = footerOf(file, size, path)
     const schema = parquetSchema(metadata)
     for (const group of rowGroups) {
       const rowGroup = metadata.row_groups[group]
@@ -166,13 +175,7 @@ export function* rows(
         }
         const start = Number(chunk.dictionary_page_offset ?? chunk.data_page_offset)
         const length = Number(chunk.total_compressed_size)
-        const reader = files.openRead(path)
-        let buffer: Uint8Array
-        try {
-          buffer = readRange(reader, start, length)
-        } finally {
-          reader.close()
-        }
+        const buffer = readRange(file, start, length)
         bytes += length
         const { data } = readColumn(
           { view: new DataView(buffer.buffer, buffer.byteOffset, buffer.byteLength), offset: 0 },
@@ -212,6 +215,7 @@ export function* rows(
       }
     }
   } finally {
+    reader?.close()
     done?.(bytes)
   }
 }
