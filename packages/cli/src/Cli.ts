@@ -39,6 +39,15 @@ const exitCode = <E extends Settings.Failure>(effect: Effect.Effect<number | voi
     )
   )
 
+// A service (master, worker, history server) runs until it is stopped: stopped by a signal, it has done what it was
+// asked and exits 0, where a command stopped half-way exits with the signal's code (bin.ts).
+const service = <E extends Settings.Failure>(effect: Effect.Effect<number | void, E>): Effect.Effect<void> =>
+  exitCode(effect).pipe(Effect.onInterrupt(() =>
+    Effect.sync(() => {
+      process.exitCode = 0
+    })
+  ))
+
 const propertiesFile = Options.file("properties-file").pipe(
   Options.withDescription("Read configuration from this file instead of conf/kindling-defaults.conf"),
   Options.optional
@@ -67,7 +76,7 @@ const master = Command.make(
   "master",
   masterOptions,
   (args) =>
-    exitCode(
+    service(
       loaded(() => import("./MasterCommand.js"), (command) => command.run({ ...args, conf: confList(args.conf) }))
     )
 ).pipe(Command.withDescription("Start a master"))
@@ -92,7 +101,7 @@ const history = Command.make(
     )
   },
   (args) =>
-    exitCode(
+    service(
       loaded(() => import("./HistoryCommand.js"), (command) => command.run({ ...args, conf: confList(args.conf) }))
     )
 ).pipe(Command.withDescription("Start a history server over a folder of event logs"))
@@ -124,7 +133,7 @@ const worker = Command.make(
     ...workerOptions
   },
   (args) =>
-    exitCode(
+    service(
       loaded(() => import("./WorkerCommand.js"), (command) => command.run({ ...args, conf: confList(args.conf) }))
     )
 ).pipe(Command.withDescription("Start a worker and register it with the masters"))

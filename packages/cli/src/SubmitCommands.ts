@@ -18,6 +18,7 @@ import {
   QueryMessages,
   RestClient,
   RestMessages,
+  type RpcAddress,
   States,
   SubmissionMessages
 } from "@kindling/protocol"
@@ -132,34 +133,40 @@ const rpcNetwork = (conf: Conf.Conf<Settings.Keys>, listen?: { readonly host: st
       )
   )
 
-// Whether `master` names REST ports: an http(s) URL does; a kindling:// URL does when its first master does not
-// answer as an RPC node but answers as a REST server. The RPC try is quiet: being an HTTP server is an answer.
+// Whether `master` names REST ports: an http(s) URL does; a kindling:// URL does when its masters, all asked at once,
+// first answer as REST servers rather than as RPC nodes (a master that answers neither way is left out, so a dead
+// one costs one lookup timeout at most). The RPC tries are quiet: being an HTTP server is an answer.
 const restMasters = (conf: Conf.Conf<Settings.Keys>, master: string) =>
   Effect.gen(function*() {
     if (isRestUrl(master)) return Option.some(yield* Effect.mapError(RestClient.masters(master), usage))
     const addresses = MasterUrl.parse(master)
     if (Either.isLeft(addresses)) return Option.none()
-    const timeout = conf.get(ProtocolConf.keys.askTimeout)
-    const rpc = yield* Effect.gen(function*() {
-      const env = yield* RpcEnv.RpcEnv
-      return yield* env.ask(
-        Endpoints.ref(addresses.right[0]!, Endpoints.master),
-        new SubmissionMessages.RequestReadyz(),
-        {
-          timeout
-        }
-      )
-    }).pipe(
-      Effect.provide(yield* rpcNetwork(conf)),
-      Effect.either,
-      Logger.withMinimumLogLevel(LogLevel.None)
-    )
-    if (Either.isRight(rpc) || rpc.left._tag !== "ConnectionLost") return Option.none()
     const bases = yield* Effect.mapError(RestClient.masters(master), usage)
-    const client = yield* RestClient.make(bases, restOptions(conf))
-    const rest = yield* Effect.either(client.send(bases[0]!, "GET", "readyz"))
-    return Either.isRight(rest) ? Option.some(bases) : Option.none()
-  })
+    const rest = yield* RestClient.make(bases, {
+      ...restOptions(conf),
+      timeout: conf.get(ProtocolConf.keys.lookupTimeout)
+    })
+    const env = yield* RpcEnv.RpcEnv
+    const answersAs = (address: RpcAddress.RpcAddress, base: string) =>
+      env.ask(Endpoints.ref(address, Endpoints.master), new SubmissionMessages.RequestReadyz()).pipe(
+        Effect.as("rpc" as const),
+        Effect.catchAll((error) =>
+          error._tag === "ConnectionLost"
+            ? Effect.as(rest.send(base, "GET", "readyz"), "rest" as const)
+            : Effect.succeed("rpc" as const)
+        )
+      )
+    const kind = yield* MasterUrl.firstAccepted(
+      addresses.right.map((address, i) => ({ address, base: bases[i]! })),
+      ({ address, base }) => answersAs(address, base),
+      Either.isRight,
+      () => Effect.succeed("rpc" as const)
+    )
+    return kind === "rest" ? Option.some(bases) : Option.none()
+  }).pipe(
+    Effect.provide(Layer.unwrapEffect(rpcNetwork(conf))),
+    Logger.withMinimumLogLevel(LogLevel.None)
+  )
 
 const restOptions = (conf: Conf.Conf<Settings.Keys>) => ({
   secret: conf.get(ProtocolConf.keys.authenticateSecret),

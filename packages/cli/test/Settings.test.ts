@@ -69,7 +69,8 @@ describe("the kindling command's configuration", () => {
     assert.strictEqual(resolved({ "kindling.worker.timeout": "5s" }).get(MasterConf.keys.recoveryTimeout), 5_000)
     const network = resolved({ "kindling.network.timeout": "3s" })
     assert.strictEqual(network.get(ProtocolConf.keys.askTimeout), 3_000)
-    assert.strictEqual(network.get(ProtocolConf.keys.lookupTimeout), 3_000)
+    // Unlike Spark's, the lookup timeout is short whatever the network timeout: a dead host answers no dial.
+    assert.strictEqual(network.get(ProtocolConf.keys.lookupTimeout), 2_000)
     const own = resolved({ "kindling.network.timeout": "3s", "kindling.rpc.askTimeout": "7" })
     assert.strictEqual(own.get(ProtocolConf.keys.askTimeout), 7_000)
   })
@@ -111,6 +112,7 @@ describe("the kindling command's configuration", () => {
       ProtocolConf.rpcOptions(resolved({
         "kindling.rpc.message.maxSize": "2",
         "kindling.rpc.askTimeout": "5s",
+        "kindling.rpc.lookupTimeout": "1500ms",
         "kindling.network.timeout": "30s",
         "kindling.rpc.maxConnections": "100",
         "kindling.rpc.maxHandshakes": "8"
@@ -118,6 +120,7 @@ describe("the kindling command's configuration", () => {
       Either.right({
         maxFrameSize: 2 * 1024 * 1024,
         askTimeout: 5_000,
+        lookupTimeout: 1_500,
         idleTimeout: 30_000,
         maxConnections: 100,
         maxHandshakes: 8

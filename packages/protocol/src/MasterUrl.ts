@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import { RpcAddress } from "./RpcAddress.js"
 
@@ -67,3 +68,31 @@ export const parse = (url: string): Either.Either<ReadonlyArray<RpcAddress>, Inv
  */
 export const format = (masters: ReadonlyArray<RpcAddress>): string =>
   `${scheme}${masters.map((master) => master.hostPort).join(",")}`
+
+/**
+ * How a client talks to the masters of a URL: it asks every one at once, takes the first outcome `accept` takes
+ * (the leader's answer) and interrupts the rest, so a master that is down or cut off costs nothing once another
+ * has answered. When no outcome is taken, `settle` makes the answer from all of them, in the masters' order.
+ *
+ * @since 0.1.0
+ * @category clients
+ */
+export const firstAccepted = <M, A, E, R>(
+  masters: ReadonlyArray<M>,
+  attempt: (master: M) => Effect.Effect<A, E, R>,
+  accept: (outcome: Either.Either<A, E>) => boolean,
+  settle: (outcomes: ReadonlyArray<Either.Either<A, E>>) => Effect.Effect<A, E>
+): Effect.Effect<A, E, R> =>
+  Effect.suspend(() => {
+    const outcomes: Array<Either.Either<A, E>> = []
+    const racers = masters.map((master, i) =>
+      Effect.either(attempt(master)).pipe(Effect.flatMap((outcome) => {
+        outcomes[i] = outcome
+        return accept(outcome) ? Effect.succeed(outcome) : Effect.fail(outcome)
+      }))
+    )
+    return Effect.raceAll(racers).pipe(Effect.matchEffect({
+      onSuccess: (outcome): Effect.Effect<A, E> => outcome,
+      onFailure: () => settle(outcomes)
+    }))
+  })

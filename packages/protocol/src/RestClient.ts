@@ -153,7 +153,8 @@ export const make = (
         return { status: response.status, message: parsed.right.message }
       })
 
-    // Each master in turn until one gives an answer `accept`s; else the last answer, or the last failure.
+    // Every master at once; the first answer `accept`s wins. Else the first master's answer (in the URL's order),
+    // or the first failure.
     const firstAnswer = <A extends RestMessages.RestResponse>(
       expected: Schema.Schema<A, any> & { readonly identifier: string },
       method: "GET" | "POST",
@@ -161,26 +162,18 @@ export const make = (
       accept: (answer: A) => boolean,
       body?: RestMessages.RestMessage
     ): Effect.Effect<A, RestRequestFailed> =>
-      Effect.gen(function*() {
-        let last: Either.Either<A, RestRequestFailed> | undefined
-        for (const master of bases) {
-          const answer = yield* Effect.either(send(master, method, path, body))
-          if (Either.isLeft(answer)) {
-            last = Either.left(answer.left)
-            continue
-          }
-          const { message, status } = answer.right
-          const target = `${master}/${RestMessages.protocolVersion}/submissions/${path}`
-          if (message.action !== expected.identifier) {
+      MasterUrl.firstAccepted(
+        bases,
+        (master) =>
+          Effect.flatMap(send(master, method, path, body), ({ message, status }) => {
+            if (message.action === expected.identifier) return Effect.succeed(message as A)
             const reason = message.action === "ErrorResponse" ? message.message : `unexpected ${message.action}`
-            last = Either.left(new RestRequestFailed({ url: target, status, reason }))
-            continue
-          }
-          last = Either.right(message as A)
-          if (accept(message as A)) break
-        }
-        return yield* last!
-      })
+            const target = `${master}/${RestMessages.protocolVersion}/submissions/${path}`
+            return Effect.fail(new RestRequestFailed({ url: target, status, reason }))
+          }),
+        (outcome) => Either.isRight(outcome) && accept(outcome.right),
+        (outcomes) => outcomes.find(Either.isRight) ?? outcomes[0]!
+      )
 
     const id = (submissionId: string) => encodeURIComponent(submissionId)
     return {

@@ -1,7 +1,8 @@
 /**
  * The SDK entry for tools: submit, kill and query drivers, and read the master's state, given one or several
- * masters. Masters are tried in order; one that answers "not alive" (a standby) or cannot be reached is
- * skipped, so the active master answers wherever it is in the list.
+ * masters. Every master is asked at once and the leader's answer taken; one that answers "not alive" (a standby)
+ * or cannot be reached is skipped, so the active master answers wherever it is in the list, and a master that is
+ * down costs no more than the others' answers.
  *
  * @since 0.1.0
  */
@@ -18,6 +19,7 @@ import {
 import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import { RpcEnv } from "./RpcEnv.js"
 
@@ -56,7 +58,7 @@ export interface MasterClient {
     SubmissionMessages.UploadArtifactResponse,
     Errors.MasterNotAlive | Errors.ArtifactRejected | Errors.RpcError
   >
-  /** The state of the first ALIVE master, or of the first master that answered when none is ALIVE. */
+  /** The state of the ALIVE master, or of the first master of the list that answered when none is ALIVE. */
   readonly masterState: Effect.Effect<QueryMessages.MasterStateResponse, Errors.RpcError>
 }
 
@@ -86,6 +88,15 @@ const isSkippable = (error: { readonly _tag: string }): boolean =>
   error._tag === "AuthenticationFailed" ||
   error._tag === "ProtocolVersionMismatch"
 
+// A master that is about to lead says more than a standby, and a standby more than silence; among equals the
+// earlier master of the URL.
+const mostTelling = <E extends { readonly _tag: string }>(outcomes: ReadonlyArray<Either.Either<unknown, E>>): E => {
+  const rank = (error: E) =>
+    error._tag !== "MasterNotAlive" ? 2 : (error as unknown as Errors.MasterNotAlive).state === "STANDBY" ? 1 : 0
+  return outcomes.flatMap((outcome) => Either.isLeft(outcome) ? [outcome.left] : [])
+    .reduce((best, error) => rank(error) < rank(best) ? error : best)
+}
+
 /**
  * A client for the given masters, on the RpcEnv in context.
  *
@@ -101,13 +112,16 @@ export const make = (
     const addresses = typeof masters === "string" ? yield* MasterUrl.parse(masters) : masters
     const timeout = options.timeout ?? "10 seconds"
 
-    // Tries each master in turn; the last error is the answer when none gives another.
+    // A real answer is final even when it is an error (DriverNotFound, say); when every master is skipped, the
+    // most telling refusal is the answer.
     const firstAnswer = <A, E extends { readonly _tag: string }>(
       attempt: (master: RpcAddress.RpcAddress) => Effect.Effect<A, E>
     ): Effect.Effect<A, E> =>
-      addresses.slice(1).reduce(
-        (previous, master) => previous.pipe(Effect.catchIf(isSkippable, () => attempt(master))),
-        attempt(addresses[0]!)
+      MasterUrl.firstAccepted(
+        addresses,
+        attempt,
+        (outcome) => Either.isRight(outcome) || !isSkippable(outcome.left),
+        (outcomes) => Effect.fail(mostTelling(outcomes))
       )
 
     const ref = (master: RpcAddress.RpcAddress) => Endpoints.ref(master, Endpoints.master)
@@ -128,20 +142,17 @@ export const make = (
         ),
       uploadArtifact: (artifact) =>
         firstAnswer((master) => rpc.ask(ref(master), new SubmissionMessages.RequestUploadArtifact(artifact))),
-      masterState: Effect.gen(function*() {
-        let fallback: QueryMessages.MasterStateResponse | undefined
-        let lastError: Errors.RpcError | undefined
-        for (const master of addresses) {
-          const answer = yield* Effect.either(rpc.ask(ref(master), new QueryMessages.RequestMasterState(), { timeout }))
-          if (answer._tag === "Left") {
-            lastError = answer.left
-            continue
-          }
-          if (answer.right.status === "ALIVE") return answer.right
-          fallback ??= answer.right
+      masterState: MasterUrl.firstAccepted(
+        addresses,
+        (master) => rpc.ask(ref(master), new QueryMessages.RequestMasterState(), { timeout }),
+        (outcome) => Either.isRight(outcome) && outcome.right.status === "ALIVE",
+        (outcomes) => {
+          const answered = outcomes.find(Either.isRight)
+          return answered === undefined
+            ? Effect.fail(mostTelling(outcomes))
+            : Effect.succeed(answered.right)
         }
-        return fallback ?? (yield* Effect.fail(lastError!))
-      })
+      )
     })
   })
 

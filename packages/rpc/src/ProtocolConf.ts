@@ -36,8 +36,11 @@ export const keys = {
     description: "How long an RPC ask waits for its reply."
   }),
   lookupTimeout: Key.make("kindling.rpc.lookupTimeout", ValueType.duration("s"), {
-    fallback: networkTimeout,
-    description: "How long connecting to a remote endpoint may take."
+    default: "2s",
+    description: "How long dialling another node may take, connecting and handshake together; past it the node " +
+      "counts as unreachable. Short, unlike Spark's 120 s: a host that is down or cut off drops the connection " +
+      "attempts, and a client or node would otherwise wait on it for minutes (a live node on a LAN answers in " +
+      "milliseconds, and a lost SYN is sent again after 1 s)."
   }),
   rpcMessageMaxSize: Key.make("kindling.rpc.message.maxSize", ValueType.int({ min: 1, max: 2047 }), {
     default: "128",
@@ -96,6 +99,7 @@ export const rpcOptions = (
   return Either.right({
     maxFrameSize: conf.get(keys.rpcMessageMaxSize) * 1024 * 1024,
     askTimeout: conf.get(keys.askTimeout),
+    lookupTimeout: conf.get(keys.lookupTimeout),
     idleTimeout: conf.get(keys.networkTimeout),
     maxConnections: conf.get(keys.maxConnections),
     maxHandshakes: conf.get(keys.maxHandshakes),

@@ -34,8 +34,14 @@ export interface Options {
   readonly maxFrameSize?: number
   /** The default ask timeout (default 120 s, Spark's `spark.rpc.askTimeout`). */
   readonly askTimeout?: Duration.DurationInput
-  /** How long a connection may take to complete its handshake (default 10 s). */
+  /** How long an incoming connection may take to complete its handshake (default 10 s). */
   readonly handshakeTimeout?: Duration.DurationInput
+  /**
+   * How long dialling a node may take, connecting and handshake together (default 2 s,
+   * `kindling.rpc.lookupTimeout`): past it the node counts as unreachable, and asks and sends to it fail with
+   * `ConnectionLost`.
+   */
+  readonly lookupTimeout?: Duration.DurationInput
   /**
    * A control connection on which nothing has arrived for this long, while this node waits for no reply on it,
    * is closed, as is one on which a frame has been arriving for this long without completing (default 120 s,

@@ -4,12 +4,13 @@ import { Polling } from "@kindling/protocol/testing"
 import { RpcEnv, Transport } from "@kindling/rpc"
 import { NodeTransport } from "@kindling/rpc/node"
 import type { Layer } from "effect"
-import { Effect, Option, Queue, type Scope } from "effect"
+import { Effect, Fiber, Option, Queue, type Scope } from "effect"
 import { Packr } from "msgpackr"
 import {
   body,
   driverDescription,
   heartbeat,
+  host,
   rawConnection,
   registerMaster,
   startNode,
@@ -27,6 +28,14 @@ const welcomedByMaster = Effect.gen(function*() {
   raw.write({ _tag: "hello", version: Envelope.protocolVersion, address: null, nonce: null })
   assert.strictEqual((yield* raw.next)._tag, "welcome")
   return raw
+})
+
+// A node that is up and accepts connections but never says a word, as a host behind a firewall that drops its
+// replies, or a process that hangs.
+const silentListener = Effect.gen(function*() {
+  const transport = yield* Transport.Transport
+  const bound = yield* transport.listen(host, 0, () => ({ onData: () => {}, onClose: () => {} }))
+  return RpcAddress.make(host, bound.port)
 })
 
 const suite = (name: string, transport: Layer.Layer<Transport.Transport>) =>
@@ -438,6 +447,35 @@ const suite = (name: string, transport: Layer.Layer<Transport.Transport>) =>
         assert.isString(reason)
         const frames = yield* raw.drained
         assert.strictEqual(frames[0]?._tag, "reject")
+      }))
+
+    live("dialling a node that accepts but never answers fails within the lookup timeout", () =>
+      Effect.gen(function*() {
+        const silent = yield* silentListener
+        const a = yield* startNode({ lookupTimeout: 300 })
+        const started = Date.now()
+        const error = yield* Effect.flip(a.rpc.ask(Endpoints.ref(silent, Endpoints.master), status("d-1")))
+        assert.instanceOf(error, Errors.ConnectionLost)
+        assert.include(error.message, "no answer within 300ms (kindling.rpc.lookupTimeout)")
+        assert.isBelow(Date.now() - started, 2_000)
+      }))
+
+    live("an asker that gives up does not wait for the dial, and the dial still serves the others", () =>
+      Effect.gen(function*() {
+        const silent = yield* silentListener
+        const a = yield* startNode({ lookupTimeout: 60_000 })
+        const started = Date.now()
+        const impatient = yield* Effect.flip(
+          a.rpc.ask(Endpoints.ref(silent, Endpoints.master), status("d-1"), { timeout: 200 })
+        )
+        assert.instanceOf(impatient, Errors.AskTimeout)
+        const interrupted = yield* Effect.fork(a.rpc.ask(Endpoints.ref(silent, Endpoints.master), status("d-2")))
+        yield* Effect.sleep(50)
+        yield* Fiber.interrupt(interrupted)
+        assert.isBelow(Date.now() - started, 1_500)
+        const b = yield* startNode()
+        const master = yield* registerMaster(b.rpc)
+        assert.isTrue((yield* a.rpc.ask(master.ref, status("elsewhere"))).found)
       }))
 
     live("sending to a node that is not there fails with ConnectionLost", () =>

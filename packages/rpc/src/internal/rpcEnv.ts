@@ -11,6 +11,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as FiberId from "effect/FiberId"
 import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
 import type * as Api from "../RpcEnv.js"
@@ -57,6 +58,7 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
     const maxFrameSize = options.maxFrameSize ?? Envelope.defaultMaxFrameSize
     const askTimeout = Duration.decode(options.askTimeout ?? "120 seconds")
     const handshakeTimeout = Duration.decode(options.handshakeTimeout ?? "10 seconds")
+    const lookupTimeout = Duration.decode(options.lookupTimeout ?? "2 seconds")
     const idleMillis = Duration.toMillis(Duration.decode(options.idleTimeout ?? "120 seconds"))
     const maxConnections = options.maxConnections ?? 4096
     const maxHandshakes = options.maxHandshakes ?? 64
@@ -67,6 +69,7 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
     const endpoints = makeRegistry()
     const peers = new Map<string, Peer>()
     const dialing = new Map<string, Deferred.Deferred<Peer, Errors.RpcError>>()
+    const dials = new Set<Fiber.RuntimeFiber<unknown, unknown>>()
     const asks = new AskTable()
     const live = new Set<Peer>()
     const byId = new Map<number, Peer>()
@@ -400,10 +403,12 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
       data.receivedChunk(peer.link!, chunk)
     }
 
+    // Connecting and the handshake together must finish within the lookup timeout: a host that is down or cut off
+    // drops the SYNs, and the kernel would otherwise keep trying for two minutes while every asker waits.
     const dial = (target: RpcAddress.RpcAddress, purpose: Envelope.Purpose): Effect.Effect<Peer, Errors.RpcError> =>
       Effect.gen(function*() {
         let peer: Peer | undefined
-        const connection = yield* transport.connect(target.host, target.port, (connection) => {
+        yield* transport.connect(target.host, target.port, (connection) => {
           const attached = attach(connection, "out", target, purpose)
           peer = attached.peer
           return attached.handler
@@ -425,9 +430,21 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
           nonce: dialled.clientNonce ?? null,
           ...(purpose === "data" ? { purpose } : {})
         })
-        return yield* Deferred.await(ready).pipe(Effect.tapError(() => Effect.sync(() => connection.close())))
-      })
+        return yield* Deferred.await(ready).pipe(
+          Effect.onError(() => Effect.sync(() => close(dialled, `no handshake with ${target.hostPort}`)))
+        )
+      }).pipe(Effect.timeoutFail({
+        duration: lookupTimeout,
+        onTimeout: () =>
+          new Errors.ConnectionLost({
+            peer: target.hostPort,
+            reason: `no answer within ${Duration.format(lookupTimeout)} (kindling.rpc.lookupTimeout)`
+          })
+      }))
 
+    // A dial belongs to the node, not to the fiber that needed it first: an asker that gives up (its ask timed out,
+    // its command was interrupted) returns at once, and the others waiting on the same connection still get it.
+    // A dial ends by itself within the lookup timeout, or when the node stops.
     const peerFor = (target: RpcAddress.RpcAddress): Effect.Effect<Peer, Errors.RpcError> =>
       Effect.suspend(() => {
         const key = RpcAddress.key(target)
@@ -435,16 +452,24 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
         if (existing !== undefined && existing.phase === "open") return Effect.succeed(existing)
         const inFlight = dialing.get(key)
         if (inFlight !== undefined) return Deferred.await(inFlight)
-        return Effect.uninterruptibleMask((restore) =>
-          Effect.gen(function*() {
-            const deferred = yield* Deferred.make<Peer, Errors.RpcError>()
-            dialing.set(key, deferred)
-            const outcome = yield* Effect.exit(dial(target, "control"))
-            dialing.delete(key)
-            yield* Deferred.done(deferred, outcome)
-            return yield* restore(outcome)
-          })
+        const deferred = Deferred.unsafeMake<Peer, Errors.RpcError>(FiberId.none)
+        dialing.set(key, deferred)
+        const fiber = runFork(
+          dial(target, "control").pipe(Effect.onExit((exit) =>
+            Effect.sync(() => {
+              dialing.delete(key)
+              Deferred.unsafeDone(
+                deferred,
+                Exit.isInterrupted(exit)
+                  ? Exit.fail(new Errors.ConnectionLost({ peer: target.hostPort, reason: "node stopped" }))
+                  : exit
+              )
+            })
+          ))
         )
+        dials.add(fiber)
+        fiber.addObserver(() => dials.delete(fiber))
+        return Deferred.await(deferred)
       })
 
     const { ask, send, sendNow } = makeSending({
@@ -494,6 +519,7 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
     yield* Effect.addFinalizer(() =>
       Effect.gen(function*() {
         yield* data.stop
+        yield* Fiber.interruptAll([...dials])
         for (const peer of [...live]) close(peer, "node stopped")
         asks.stop()
         if (sweeper !== undefined) yield* Fiber.interrupt(sweeper)
