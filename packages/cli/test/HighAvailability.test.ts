@@ -2,7 +2,8 @@
 // through the CLI, ZooKeeper is Debian's server on a free loopback port.
 import { assert, describe, it } from "@effect/vitest"
 import { ZooKeeper } from "@kindling/master"
-import { Errors, MasterUrl } from "@kindling/protocol"
+import { Errors, type Ids, MasterUrl } from "@kindling/protocol"
+import { Polling } from "@kindling/protocol/testing"
 import { MasterClient, RpcEnv } from "@kindling/rpc"
 import { NodeTransport } from "@kindling/rpc/node"
 import { Effect, Fiber } from "effect"
@@ -159,6 +160,51 @@ describe("highly available masters on ZooKeeper", () => {
         assert.deepStrictEqual(yield* records(zk), before)
         assert.strictEqual((yield* masterState(first.url)).status, "STANDBY")
         assert.strictEqual(activeDriver(driverId)(yield* masterState(second.url))?.state, "RUNNING")
+      }),
+    120_000
+  )
+
+  it.scopedLive(
+    "a leader whose ZooKeeper write hangs steps down and keeps answering; no acknowledged submission is lost",
+    () =>
+      Effect.gen(function*() {
+        const zk = yield* zooKeeperServer()
+        const first = yield* startMaster(zooKeeperFlags(zk))
+        yield* first.node.waitFor(/New state: ALIVE/, 30_000)
+        const second = yield* startMaster(zooKeeperFlags(zk))
+        yield* second.node.waitFor(/Joined the election/, 30_000)
+        const url = `${first.url},${second.url.slice(MasterUrl.scheme.length)}`
+
+        // Submissions one after another, each a write to ZooKeeper; every one the masters acknowledge is noted.
+        const acknowledged: Array<Ids.DriverId> = []
+        const submitting = yield* Effect.gen(function*() {
+          const client = yield* MasterClient.make(url, { timeout: "20 seconds" })
+          for (;;) {
+            const answer = yield* Effect.either(client.submitDriver(unrunnableDriver))
+            if (answer._tag === "Right" && answer.right.success && answer.right.driverId._tag === "Some") {
+              acknowledged.push(answer.right.driverId.value)
+            }
+            yield* Effect.sleep("50 millis")
+          }
+        }).pipe(Effect.scoped, Effect.provide(RpcEnv.layer({})), Effect.provide(NodeTransport.layer), Effect.fork)
+        yield* Polling.eventually(Effect.sync(() => acknowledged.length), (n) => n >= 5, { timeout: 20_000 })
+
+        // ZooKeeper stops answering with writes in flight, for longer than the sessions (2 s).
+        yield* zk.pause
+        yield* first.node.waitFor(/abandoned a step: Persist failed|Leadership has been revoked/, 10_000)
+        // Down, the leader still answers, as a standby; it is still running.
+        assert.strictEqual((yield* masterState(first.url)).status, "STANDBY")
+        yield* Effect.sleep("3 seconds")
+        assert.isTrue(isRunning(first.node.pid), first.node.output())
+        yield* zk.resume
+
+        const state = yield* eventually(url, (s) => s.status === "ALIVE" ? s : undefined, 60_000)
+        yield* Fiber.interrupt(submitting)
+        const known = new Set([...state.activeDrivers, ...state.completedDrivers].map((driver) => driver.id))
+        const lost = acknowledged.filter((id) => !known.has(id))
+        assert.deepStrictEqual(lost, [], `${acknowledged.length} acknowledged`)
+        assert.isTrue(isRunning(first.node.pid))
+        assert.notMatch(first.node.output(), /Master stops:/, first.node.output())
       }),
     120_000
   )

@@ -7,7 +7,8 @@
  * Feeding never waits for a step, so an interpreter may feed the core (a process ended, a fetch finished)
  * without the re-entrancy deadlock of a lock held across interpretation. Replies go out after every command of
  * their step has been carried out (a submission is on disk before its client hears of it); when a command fails,
- * the node stops (fail-stop) and the step's asks are answered with an error, never with success.
+ * the node stops (fail-stop) and the step's asks are answered with an error, never with success — or, when the
+ * role can go on without it (`Abandoned`: a leader that resigned), only the step is dropped, its asks refused.
  *
  * A defect is fatal, never a hang: a core that throws no longer knows its own state, so the node stops at once
  * with the stack in the log and exit code 70 (sysexits' EX_SOFTWARE), its asks refused and its timers ended; the
@@ -58,9 +59,9 @@ export interface Options<
   readonly state: S
   /**
    * Carries out one of the role's own commands. Expected failures are the role's to turn into inputs; a defect
-   * here stops the node.
+   * here stops the node. Failing with `Abandoned` drops the step instead (see there): the node goes on.
    */
-  readonly interpret: (command: C, host: Host<Local>) => Effect.Effect<void, never, R>
+  readonly interpret: (command: C, host: Host<Local>) => Effect.Effect<void, Abandoned, R>
   readonly validateState?: boolean
   /**
    * Looked at before every input: an input the core must take before that one, if any. A leader whose lease on
@@ -74,6 +75,17 @@ export interface Options<
    */
   readonly onExit: (code: number, reason: string) => Effect.Effect<void>
 }
+
+/**
+ * A command that could not be carried out, by a node that can go on without it: the rest of the step's commands
+ * are dropped and its asks refused with the reason (none hears of a success), and the node takes its next input.
+ * The role must already have arranged what makes its state right again — a leader whose write to ZooKeeper failed
+ * has resigned, and steps down (to a state with nothing the write was about) before its next input.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class Abandoned extends Data.TaggedError("Abandoned")<{ readonly reason: string }> {}
 
 /**
  * The exit code of a node stopped by its own inconsistency: its core threw, or broke an invariant (sysexits'
@@ -291,6 +303,26 @@ export const make = <
         })
       )
 
+    // Drops the rest of a step whose command `tag` failed: its asks, answered or not by the step, are refused.
+    const abandon = (tag: string, reason: string, commands: ReadonlyArray<Core.Command<Local, C>>) =>
+      Effect.suspend(() => {
+        for (const command of commands) {
+          if ((command as Core.KernelCommand<Local>)._tag !== "Reply") continue
+          const { ask } = command as Extract<Core.KernelCommand<Local>, { _tag: "Reply" }>
+          answer(
+            ask.id,
+            Exit.fail(
+              new Errors.RemoteHandlerError({
+                endpoint: core.endpoint.name,
+                request: pendingAsks.get(ask.id)?.tag ?? tag,
+                reason: `the ${core.endpoint.name} could not carry out ${tag}: ${reason}`
+              })
+            )
+          )
+        }
+        return Effect.logWarning(`${core.endpoint.name} abandoned a step: ${tag} failed: ${reason}`)
+      })
+
     // Carries out a send or an answer in place (true); any other command takes an effect (false).
     const carriedOutInPlace = (
       command: Core.Command<Local, C>,
@@ -353,6 +385,8 @@ export const make = <
               const failed = yield* Effect.exit(options.interpret(command as C, host))
               if (Exit.isFailure(failed)) {
                 const tag = (command as C)._tag
+                const abandoned = Cause.failureOption(failed.cause)
+                if (abandoned._tag === "Some") return yield* abandon(tag, abandoned.value.reason, commands)
                 yield* Effect.logError(`${core.endpoint.name} could not carry out ${tag}`, failed.cause)
                 return yield* stop(1, `${tag} failed: ${describe(failed.cause)}`)
               }

@@ -7,14 +7,17 @@ import { Cause, Effect, Exit } from "effect"
 
 // A toy role that exercises every part of the shell. Readyz asks are answered after a slow command of the role's
 // own; kill-all makes the core throw; clear breaks the role's invariant; a status ask starts a timer that ticks
-// three times and feeds back into the core.
+// three times and feeds back into the core; a kill's command fails, an upload's is abandoned.
 interface State {
   ticks: number
   broken: boolean
   readonly log: Array<string>
 }
 type Local = { readonly _tag: "Tick" } | { readonly _tag: "Echo"; readonly text: string }
-type Command = { readonly _tag: "Slow"; readonly millis: number } | { readonly _tag: "Fail" }
+type Command =
+  | { readonly _tag: "Slow"; readonly millis: number }
+  | { readonly _tag: "Fail" }
+  | { readonly _tag: "Refused" }
 type Inbound = SubmissionMessages.SubmissionRequest
 
 const kind = Endpoints.kind("Toy", SubmissionMessages.SubmissionRequest)
@@ -37,7 +40,10 @@ const receive = Core.dispatch<Inbound, Core.Out<Local, Command> & { readonly sta
     Core.reply(out, ask, Exit.fail(new Errors.MasterNotAlive({ state: "STANDBY" })))
   },
   RequestSubmitDriver: () => {},
-  RequestUploadArtifact: () => {}
+  RequestUploadArtifact: (out, { name }, ask) => {
+    out.commands.push({ _tag: "Refused" })
+    Core.reply(out, ask, Exit.fail(new Errors.ArtifactRejected({ name, reason: "the step's own answer" })))
+  }
 })
 
 const core: Core.Core<State, Inbound, Local, Command> = {
@@ -79,6 +85,8 @@ const world = (
         interpret: (command, host) =>
           command._tag === "Fail"
             ? Effect.dieMessage("the disk is full")
+            : command._tag === "Refused"
+            ? new Shell.Abandoned({ reason: "the store refused" })
             : Effect.sleep(command.millis).pipe(
               Effect.zipRight(Effect.sync(() => {
                 done.push(`slow done at ${sim.now()}`)
@@ -165,6 +173,17 @@ describe("Shell", () => {
     const error = Exit.isFailure(outcome!) ? Cause.failureOption(outcome.cause) : undefined
     assert.strictEqual(error?._tag === "Some" && (error.value as { _tag: string })._tag, "RemoteHandlerError")
     assert.deepStrictEqual(exits, ["1 Fail failed: the disk is full"])
+  })
+
+  it("an abandoned step refuses its asks and the node goes on", () => {
+    const { ask, exits, sim } = world()
+    const { outcome } = ask(new SubmissionMessages.RequestUploadArtifact({ name: "a.js", sha256: "00", size: 1 }))
+    const error = Exit.isFailure(outcome!) ? Cause.failureOption(outcome.cause) : undefined
+    assert.strictEqual(error?._tag === "Some" && (error.value as { _tag: string })._tag, "RemoteHandlerError")
+    assert.include((error as { value: Errors.RemoteHandlerError }).value.reason, "could not carry out Refused")
+    assert.isTrue(sim.trace.some((line) => line.includes("Toy abandoned a step: Refused failed: the store refused")))
+    assert.deepStrictEqual(ask(new SubmissionMessages.RequestReadyz()).outcome, Exit.succeed(true))
+    assert.deepStrictEqual(exits, [])
   })
 
   it("with validateState, a step that breaks an invariant stops the node with code 70", () => {

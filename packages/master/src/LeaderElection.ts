@@ -32,6 +32,13 @@ export class LeaderElection extends Context.Tag("@kindling/master/LeaderElection
    * has reported the revocation: a master paused past its session's timeout checks this before anything else.
    */
   readonly mayLead: () => boolean
+  /**
+   * Gives up the leadership at once, because a write the leader had to make failed (it can no longer vouch that
+   * its records are the ones a successor will read): `revoked` is called and `mayLead` turns false before this
+   * returns, and the master stays in the election as a candidate. Absent where no other master can take over: the
+   * only master stops instead.
+   */
+  readonly resign?: (reason: string) => Effect.Effect<void>
 }>() {}
 
 /**

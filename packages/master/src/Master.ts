@@ -13,7 +13,7 @@ import type * as Scope from "effect/Scope"
 import { ArtifactStore } from "./ArtifactStore.js"
 import { LeaderElection } from "./LeaderElection.js"
 import * as MasterCore from "./MasterCore.js"
-import { Persistence } from "./Persistence.js"
+import { Persistence, type PersistenceError } from "./Persistence.js"
 
 /**
  * @since 0.1.0
@@ -62,22 +62,32 @@ export const make = (
     const artifacts = yield* ArtifactStore
     const { onExit, validateState, ...config } = options
     const address = yield* Shell.listeningAddress(Endpoints.master)
+    // A master that cannot keep its recovery state must not go on leading with state a successor would not find.
+    // With standbys it resigns: the step is abandoned (none of its asks hears of a success) and the master is
+    // STANDBY before its next input, still answering queries and in the election. The only master stops instead,
+    // and a restarted one recovers from what is on disk.
+    const orStepDown = (write: Effect.Effect<void, PersistenceError>) =>
+      Effect.catchAll(write, (error) => {
+        const resign = election.resign
+        if (resign === undefined) return Effect.die(error)
+        return Effect.zipRight(
+          resign(error.message),
+          new Shell.Abandoned({ reason: `${error.message}; the master steps down` })
+        )
+      })
     const shell = yield* Shell.make({
       core: MasterCore.core,
       state: MasterCore.make({ ...config, self: Endpoints.ref(address, Endpoints.master) }),
-      // A master that cannot keep its recovery state stops rather than go on with state it would lose: the shell
-      // sends nothing more and answers no ask of the step with success, and a restarted master recovers from
-      // what is on disk.
       interpret: (command, host) => {
         switch (command._tag) {
           case "Persist":
-            return Effect.orDie(persistence.persist(command.record)).pipe(
+            return orStepDown(persistence.persist(command.record)).pipe(
               Effect.zipRight(
                 command.record.kind === "driver" ? artifacts.driverPersisted(command.record.value) : Effect.void
               )
             )
           case "Unpersist":
-            return Effect.orDie(persistence.unpersist(command.kind, command.id)).pipe(
+            return orStepDown(persistence.unpersist(command.kind, command.id)).pipe(
               Effect.zipRight(command.kind === "driver" ? artifacts.driverRemoved(command.id) : Effect.void)
             )
           case "StoreArtifact": {
@@ -105,7 +115,14 @@ export const make = (
     yield* election.join({
       elected: persistence.readAll.pipe(
         Effect.matchEffect({
-          onFailure: (error) => Effect.logError(`${error.message}; the master stops`).pipe(Effect.zipRight(onExit(1))),
+          // What a successor would recover cannot be read: with standbys, another try (as a new candidate) may do
+          // better; the only master stops.
+          onFailure: (error) =>
+            election.resign === undefined
+              ? Effect.logError(`${error.message}; the master stops`).pipe(Effect.zipRight(onExit(1)))
+              : Effect.logWarning(`${error.message}; the master steps down`).pipe(
+                Effect.zipRight(election.resign(error.message))
+              ),
           onSuccess: (stored) =>
             artifacts.recovered(stored.drivers).pipe(
               Effect.zipRight(Effect.sync(() => shell.feed({ _tag: "ElectedLeader", stored })))

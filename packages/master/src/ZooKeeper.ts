@@ -78,6 +78,30 @@ export interface Session {
   readonly commit: (operations: ReadonlyArray<Operation>) => Effect.Effect<void, ZooKeeperError>
 }
 
+// node-zookeeper-client parses its socket's bytes in the socket's 'data' handler and throws from there on bytes it
+// cannot make sense of — seen when a server frozen for longer than a session (SIGSTOP, a cut link) answers again —
+// and an error thrown there ends the process. Here it drops that connection instead, as the client does on other
+// surprises, and the session counts as lost: the master then starts over with a new one.
+const survivesGarbage = (client: Client, onLost: () => void) => {
+  const manager = (client as unknown as { readonly connectionManager: ConnectionManagerInternals }).connectionManager
+  const parse = manager.onSocketData
+  manager.onSocketData = (buffer) => {
+    try {
+      parse.call(manager, buffer)
+    } catch {
+      manager.socket?.destroy()
+      onLost()
+    }
+  }
+}
+
+// The part of node-zookeeper-client's ConnectionManager `survivesGarbage` reaches into: the socket handler is
+// bound from this property each time the client opens a socket.
+interface ConnectionManagerInternals {
+  onSocketData: (buffer: Buffer) => void
+  readonly socket?: { readonly destroy: () => void }
+}
+
 const describe = (error: unknown): { readonly reason: string; readonly code?: number } =>
   error instanceof Exception
     ? { reason: error.getName(), code: error.getCode() }
@@ -105,6 +129,7 @@ export const connect = (options: {
     })
     const connected = yield* Deferred.make<void>()
     const lost = yield* Deferred.make<void>()
+    survivesGarbage(client, () => Deferred.unsafeDone(lost, Effect.void))
     client.once("connected", () => Deferred.unsafeDone(connected, Effect.void))
     client.on("disconnected", () => Deferred.unsafeDone(lost, Effect.void))
     client.on("expired", () => Deferred.unsafeDone(lost, Effect.void))

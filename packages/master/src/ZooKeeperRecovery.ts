@@ -147,6 +147,7 @@ export const layer = (options: Options): Layer.Layer<LeaderElection | Persistenc
         const round: Round = {
           session,
           latch,
+          candidate,
           lease: LeadershipLease.start({ latch, timeoutMillis: session.timeoutMillis, sentAt }),
           ended: yield* Deferred.make<never, ZooKeeper.ZooKeeperError>()
         }
@@ -186,6 +187,29 @@ export const layer = (options: Options): Layer.Layer<LeaderElection | Persistenc
         Effect.asVoid
       )
 
+    // Ends the round as a failed request would: the master steps down and joins again as a new candidate.
+    const resign = (reason: string) =>
+      Effect.suspend(() => {
+        const round = current
+        if (round === undefined) return Effect.void
+        const error = new ZooKeeper.ZooKeeperError({ operation: "resign", path: round.latch, reason })
+        return feed(round, round.candidate, { _tag: "Failed", error })
+      })
+
+    // A write must be answered while the lease holds: past it, another master may lead already, and this one must
+    // not keep its queue waiting on a session ZooKeeper may have expired (it would answer no one, not even a query).
+    const withinLease = (round: Round, operation: string, path: string) =>
+    <A>(
+      write: Effect.Effect<A, PersistenceError>
+    ): Effect.Effect<A, PersistenceError> =>
+      Effect.suspend(() =>
+        Effect.timeoutFail(write, {
+          duration: LeadershipLease.checkTimeoutMillis(round.lease, clock.unsafeCurrentTimeMillis()),
+          onTimeout: () =>
+            new PersistenceError({ operation, path, reason: "the leadership lease lapsed before ZooKeeper answered" })
+        })
+      )
+
     // Every write goes with a check of this master's latch node, in one transaction.
     const leader = (operation: string, path: string) =>
       current === undefined
@@ -199,30 +223,32 @@ export const layer = (options: Options): Layer.Layer<LeaderElection | Persistenc
     const persist = (record: Record) =>
       Effect.gen(function*() {
         const path = `${statusPath}/${recordName(record.kind, record.value.id)}`
-        const { latch, session } = yield* leader("write", path)
+        const round = yield* leader("write", path)
         const text = yield* encodeRecord(record).pipe(
           Effect.mapError((reason) => new PersistenceError({ operation: "encode", path, reason }))
         )
         const data = new TextEncoder().encode(text)
-        const check = { _tag: "Check", path: latch } as const
-        yield* session.commit([check, { _tag: "Create", path, data }]).pipe(
+        const check = { _tag: "Check", path: round.latch } as const
+        yield* round.session.commit([check, { _tag: "Create", path, data }]).pipe(
           Effect.catchIf(
             (error) => error.code === ZooKeeper.codes.nodeExists,
-            () => session.commit([check, { _tag: "SetData", path, data }])
+            () => round.session.commit([check, { _tag: "SetData", path, data }])
           ),
-          Effect.mapError(failed("write", path))
+          Effect.mapError(failed("write", path)),
+          withinLease(round, "write", path)
         )
       })
 
     const unpersist = (kind: Record["kind"], id: string) =>
       Effect.gen(function*() {
         const path = `${statusPath}/${recordName(kind, id)}`
-        const { latch, session } = yield* leader("remove", path)
-        const check = { _tag: "Check", path: latch } as const
-        yield* session.commit([check, { _tag: "Remove", path }]).pipe(
+        const round = yield* leader("remove", path)
+        const check = { _tag: "Check", path: round.latch } as const
+        yield* round.session.commit([check, { _tag: "Remove", path }]).pipe(
           // Either the record was gone already (fine) or the latch node is (not fine): the check alone says which.
-          Effect.catchIf((error) => error.code === ZooKeeper.codes.noNode, () => session.commit([check])),
-          Effect.mapError(failed("remove", path))
+          Effect.catchIf((error) => error.code === ZooKeeper.codes.noNode, () => round.session.commit([check])),
+          Effect.mapError(failed("remove", path)),
+          withinLease(round, "remove", path)
         )
       })
 
@@ -244,7 +270,7 @@ export const layer = (options: Options): Layer.Layer<LeaderElection | Persistenc
       return toStored(records)
     })
 
-    return Context.make(LeaderElection, { join, mayLead }).pipe(
+    return Context.make(LeaderElection, { join, mayLead, resign }).pipe(
       Context.add(Persistence, { readAll, persist, unpersist })
     )
   }))
@@ -253,6 +279,7 @@ export const layer = (options: Options): Layer.Layer<LeaderElection | Persistenc
 interface Round {
   readonly session: ZooKeeper.Session
   readonly latch: string
+  readonly candidate: Candidate
   lease: LeadershipLease.State
   readonly ended: Deferred.Deferred<never, ZooKeeper.ZooKeeperError>
 }

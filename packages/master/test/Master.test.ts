@@ -71,7 +71,8 @@ const world = (options: { readonly refuseDrivers: boolean }) => {
       )
     )
   )
-  // A worker that registers and notes the drivers it is asked to launch.
+  // A worker that registers, once the master listens, and notes the drivers it is asked to launch.
+  sim.runFor(100)
   sim.start(
     "worker",
     Effect.gen(function*() {
