@@ -196,8 +196,10 @@ const handle = Core.inputs<Inbound, Local, Step>({
       const worker = state.idToWorker.get(message.workerId)
       if (worker !== undefined) worker.lastHeartbeat = step.now
       else if (state.status === "STANDBY") {
-        // The workers of a leadership this master lost keep beating to it until the next leader claims them.
-        Core.log(step, "Debug", `Got heartbeat from worker ${message.workerId} while STANDBY; ignored`)
+        // A worker of a leadership this master lost: told so, it registers with the masters again, whoever leads
+        // now (one that dropped it during a partition would never claim it with MasterChanged).
+        Core.log(step, "Debug", `Got heartbeat from worker ${message.workerId} while STANDBY; telling it so`)
+        answer(step, message.worker, new WorkerMessages.MasterInStandby())
       } else {
         // One taken for dead, or one this leadership never knew: it was removed while it could not be heard (and its
         // removal may have been forgotten since, by a master that led again from its store). Spark asks only the

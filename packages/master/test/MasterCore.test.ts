@@ -960,6 +960,20 @@ describe("MasterCore, worked examples", () => {
     assert.deepStrictEqual([first!.drivers.size, second!.drivers.size], [1, 1])
   })
 
+  it("a standby tells a worker that beats to it that it does not lead", () => {
+    const world = new World(3)
+    const worker = RpcAddress.make("10.0.1.9", 40000)
+    const { commands } = world.receive(
+      new WorkerMessages.Heartbeat({
+        workerId: Ids.WorkerId.make("w-9"),
+        worker: RpcAddress.endpoint(worker, "Worker")
+      }),
+      worker
+    )
+    const sends = commands.flatMap((c) => c._tag === "Send" ? [[c.message._tag, c.to.address.hostPort]] : [])
+    assert.deepStrictEqual(sends, [["MasterInStandby", worker.hostPort]])
+  })
+
   it("the master state is answered in every state", () => {
     const world = new World(3)
     const reply = world.receive(new QueryMessages.RequestMasterState()).reply!

@@ -21,7 +21,7 @@ import { DriverState, ExecutorState } from "./States.js"
 const MasterUrl = Schema.String.annotations({ description: "the sending master's URL, kindling://host:port" })
 
 /**
- * A worker offers itself to every configured master (later only to the active one). The master answers with a
+ * A worker offers itself to every configured master, at each attempt. The master answers with a
  * separate `RegisteredWorker`, `RegisterWorkerFailed` or `MasterInStandby`.
  *
  * @since 0.1.0
@@ -215,13 +215,15 @@ export class RegisterWorkerFailed extends Schema.TaggedClass<RegisterWorkerFaile
 }, { description: "The master refused the worker; an unregistered worker exits with code 1" }) {}
 
 /**
- * A standby master's answer to `RegisterWorker`; workers ignore it.
+ * A standby master's answer to `RegisterWorker`, which workers ignore, and to `Heartbeat`: a worker that hears it
+ * from the master it registered with registers with every master of its URL again.
  *
  * @since 0.1.0
  * @category master → worker
  */
 export class MasterInStandby extends Schema.TaggedClass<MasterInStandby>()("MasterInStandby", {}, {
-  description: "A standby master's answer to RegisterWorker; ignored by workers"
+  description: "A standby master's answer to RegisterWorker (ignored) and to Heartbeat: a worker that hears it " +
+    "from the master it registered with registers with every master of its URL again"
 }) {}
 
 /**

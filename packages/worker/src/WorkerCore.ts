@@ -164,7 +164,7 @@ const handle = Core.inputs<Inbound, Local, internal.Step>({
   Receive: {
     RegisteredWorker: registration.registered,
     RegisterWorkerFailed: registration.registrationFailed,
-    MasterInStandby: () => {},
+    MasterInStandby: registration.masterInStandby,
     ReconnectWorker: registration.reconnect,
     MasterChanged: registration.masterChanged,
     LaunchExecutor: workload.launchExecutor,
@@ -193,7 +193,12 @@ const handle = Core.inputs<Inbound, Local, internal.Step>({
  * @category transitions
  */
 export const step = (state: State, input: Input): ReadonlyArray<Command> => {
-  const current: internal.Step = { state, now: input.now, commands: [] }
+  const current: internal.Step = {
+    state,
+    now: input.now,
+    commands: [],
+    sender: input._tag === "Receive" ? input.sender : undefined
+  }
   handle(current, input)
   return current.commands
 }

@@ -218,10 +218,34 @@ describe("WorkerCore registration", () => {
       message: new WorkerMessages.ReconnectWorker({ masterUrl: masterA.address.url })
     })
     assert.deepStrictEqual(tags(again), [])
-    // Once a master was seen, retries go to it only.
+    // Retries go to every master, the one seen before included: another may lead by now (not Spark's way).
     assert.deepStrictEqual(tags(stepWith(state, { _tag: "ReregisterWithMaster" })), [
-      "Send RegisterWorker 10.0.0.1"
+      "Send RegisterWorker 10.0.0.1",
+      "Send RegisterWorker 10.0.0.2"
     ])
+  })
+
+  it("its master answering as a standby starts a new registration cycle; another standby's answer does not", () => {
+    const state = registered()
+    const standby = (sender: RpcAddress.RpcAddress) =>
+      WorkerCore.step(state, {
+        _tag: "Receive",
+        message: new WorkerMessages.MasterInStandby(),
+        ask: undefined,
+        sender,
+        peer: sender,
+        connection: 1,
+        now: 0
+      })
+    assert.deepStrictEqual(tags(standby(masterB.address)), [])
+    assert.deepStrictEqual(tags(standby(masterA.address)), [
+      "Send RegisterWorker 10.0.0.1",
+      "Send RegisterWorker 10.0.0.2",
+      "StartTimer"
+    ])
+    assert.deepStrictEqual(tags(stepWith(state, { _tag: "SendHeartbeat" })), [])
+    // While it registers, standbys' answers to its registrations change nothing.
+    assert.deepStrictEqual(tags(standby(masterA.address)), [])
   })
 
   it("MasterChanged switches master and answers with everything the worker runs", () => {

@@ -1,7 +1,6 @@
 // Registration with the masters (Spark's schedule of retries), master changes, heartbeats and lost connections.
 import { Core } from "@kindling/kernel"
-import type { RpcAddress } from "@kindling/protocol"
-import { WorkerMessages } from "@kindling/protocol"
+import { RpcAddress, WorkerMessages } from "@kindling/protocol"
 import * as Option from "effect/Option"
 import { describeExecutor } from "./snapshots.js"
 import type { State, Step } from "./state.js"
@@ -64,9 +63,9 @@ export const reregisterWithMaster = (step: Step) => {
     return
   }
   log(step, "Info", `Retrying connection to master (attempt # ${state.registrationAttempts})`)
-  // A master seen before is the one to ask; otherwise every configured master.
-  if (state.master !== undefined) Core.send(step, state.master, registerMessage(state, state.master))
-  else registerWithAll(step)
+  // Every configured master, every time. Spark asks only the master it knew, if any: after a partition that master
+  // may be a standby that drops the registration, and the worker would never find the one that leads now.
+  registerWithAll(step)
   if (state.registrationAttempts === schedule.initialAttempts) {
     state.registrationTimer = "prolonged"
     startRegistrationTimer(step, interval(state, schedule.prolongedIntervalMillis))
@@ -111,6 +110,19 @@ export const registrationFailed = (step: Step, message: WorkerMessages.RegisterW
   if (step.state.registered) return
   log(step, "Error", `Worker registration failed: ${message.message}`)
   Core.exit(step, 1, `Worker registration failed: ${message.message}`)
+}
+
+// A standby answers a registration this way (ignored: another master will take it), and a heartbeat: then the
+// master this worker registered with has lost its leadership, and whoever leads now may have dropped this worker
+// while it could not be heard (a partition, say) and would never send it MasterChanged. It registers again.
+export const masterInStandby = (step: Step) => {
+  const { state } = step
+  const master = state.master
+  if (!state.registered || master === undefined || step.sender === undefined) return
+  if (RpcAddress.key(step.sender) !== RpcAddress.key(master.address)) return
+  log(step, "Warning", `Master ${master.address.url} is a standby now; registering with the masters again`)
+  state.connected = false
+  registerWithMaster(step)
 }
 
 export const reconnect = (step: Step, message: WorkerMessages.ReconnectWorker) => {

@@ -64,6 +64,8 @@ export interface State {
 // One step in progress; `step` is not re-entrant, so one buffer serves.
 export interface Step extends Core.Out<Local, WorkerCommand> {
   readonly state: State
+  /** The listening address of the node whose message this step handles, when it has one. */
+  readonly sender: RpcAddress.RpcAddress | undefined
 }
 
 export const log = (step: Step, level: Core.LogLevel, message: string) => Core.log(step, level, message)
