@@ -161,7 +161,13 @@ const recoveryLayers = (conf: Conf.Conf<Settings.Keys>) =>
           })
         }
         const sessionTimeoutMillis = conf.get(MasterConf.keys.zooKeeperSessionTimeout)
-        return (candidate: string) => ZooKeeperRecovery.layer({ url, directory, sessionTimeoutMillis, candidate })
+        // With the cluster's secret, the masters' znodes are theirs alone (ZooKeeper's digest ACL).
+        const secret = conf.get(ProtocolConf.keys.authenticate)
+          ? conf.get(ProtocolConf.keys.authenticateSecret)
+          : undefined
+        const digest = secret === undefined ? {} : { digest: `kindling:${secret}` }
+        return (candidate: string) =>
+          ZooKeeperRecovery.layer({ url, directory, sessionTimeoutMillis, candidate, ...digest })
       }
     }
   })

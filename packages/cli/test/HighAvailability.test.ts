@@ -11,6 +11,7 @@ import * as Path from "node:path"
 import {
   activeDriver,
   app,
+  authenticated,
   eventually,
   forever,
   isRunning,
@@ -48,10 +49,15 @@ const haCluster = (zk: ZooKeeperServer) =>
     return { dir, first, second, url, workers, driverId, pids }
   })
 
-// What the leader keeps in ZooKeeper: every record's name and bytes.
-const records = (zk: ZooKeeperServer) =>
+// What the leader keeps in ZooKeeper: every record's name and bytes, read as anyone or with the masters' digest.
+const records = (zk: ZooKeeperServer, digest?: string) =>
   Effect.gen(function*() {
-    const session = yield* ZooKeeper.connect({ url: zk.url, sessionTimeoutMillis: 4000, connectTimeoutMillis: 10_000 })
+    const session = yield* ZooKeeper.connect({
+      url: zk.url,
+      sessionTimeoutMillis: 4000,
+      connectTimeoutMillis: 10_000,
+      ...(digest === undefined ? {} : { digest })
+    })
     const status = "/kindling/master_status"
     const names = [...(yield* session.children(status))].sort()
     const entries: Array<[string, string]> = []
@@ -205,6 +211,39 @@ describe("highly available masters on ZooKeeper", () => {
         assert.deepStrictEqual(lost, [], `${acknowledged.length} acknowledged`)
         assert.isTrue(isRunning(first.node.pid))
         assert.notMatch(first.node.output(), /Master stops:/, first.node.output())
+      }),
+    120_000
+  )
+
+  it.scopedLive(
+    "with the cluster's secret, the masters' znodes are closed to anyone without it, and a failover still reads them",
+    () =>
+      Effect.gen(function*() {
+        const zk = yield* zooKeeperServer()
+        const dir = yield* temporaryDirectory
+        const secret = "zk-secret"
+        const flags = [...zooKeeperFlags(zk), ...authenticated(secret)]
+        const first = yield* startMaster(flags)
+        yield* first.node.waitFor(/New state: ALIVE/, 30_000)
+        const second = yield* startMaster(flags)
+        yield* second.node.waitFor(/Joined the election/, 30_000)
+        const url = `${first.url},${second.url.slice(MasterUrl.scheme.length)}`
+        yield* startWorker(url, Path.join(dir, "worker"), authenticated(secret))
+
+        const denied = yield* Effect.flip(records(zk))
+        assert.match(denied.message, /NO_AUTH/)
+        const stored = yield* records(zk, `kindling:${secret}`)
+        assert.deepStrictEqual(stored.map(([name]) => name.split("_")[0]), ["worker"])
+
+        yield* first.node.kill("SIGKILL")
+        const state = yield* eventually(
+          second.url,
+          (s) => s.status === "ALIVE" && s.workers.some((w) => w.state === "ALIVE") ? s : undefined,
+          30_000,
+          secret
+        )
+        assert.strictEqual(state.workers.length, 1)
+        assert.match((yield* Effect.flip(records(zk))).message, /NO_AUTH/)
       }),
     120_000
   )

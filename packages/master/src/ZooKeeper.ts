@@ -11,7 +11,8 @@ import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
-import { type Client, createClient, CreateMode, Exception } from "node-zookeeper-client"
+import { ACL, type Client, createClient, CreateMode, Exception, Id, Permission } from "node-zookeeper-client"
+import * as Crypto from "node:crypto"
 
 /**
  * A ZooKeeper request failed, timed out, or the ensemble could not be reached.
@@ -76,6 +77,25 @@ export interface Session {
   readonly remove: (path: string) => Effect.Effect<void, ZooKeeperError>
   /** Runs the operations atomically: all of them or none. */
   readonly commit: (operations: ReadonlyArray<Operation>) => Effect.Effect<void, ZooKeeperError>
+  /**
+   * Gives an existing node the session's ACL (made before the cluster had a secret, say); nothing without
+   * credentials.
+   */
+  readonly secure: (path: string) => Effect.Effect<void, ZooKeeperError>
+}
+
+/**
+ * The ACL of the nodes a session with `digest` credentials (`user:password`) creates: every permission for that
+ * identity, none for anyone else — ZooKeeper's digest scheme, which names an identity by the SHA-1 of its
+ * credentials, so that the password itself is never stored.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const digestAcl = (digest: string): ReadonlyArray<ACL> => {
+  const user = digest.slice(0, digest.indexOf(":"))
+  const hash = Crypto.createHash("sha1").update(digest).digest("base64")
+  return [new ACL(Permission.ALL, new Id("digest", `${user}:${hash}`))]
 }
 
 // node-zookeeper-client parses its socket's bytes in the socket's 'data' handler and throws from there on bytes it
@@ -119,6 +139,11 @@ export const connect = (options: {
   readonly sessionTimeoutMillis: number
   /** How long to wait for the first connection. */
   readonly connectTimeoutMillis: number
+  /**
+   * `user:password`: the session authenticates with them (digest scheme), and the nodes it creates are for that
+   * identity alone. Without, they are open to anyone who reaches the ensemble.
+   */
+  readonly digest?: string
 }): Effect.Effect<Session, ZooKeeperError, Scope.Scope> =>
   Effect.gen(function*() {
     const { url } = options
@@ -139,6 +164,10 @@ export const connect = (options: {
         client.close()
       })
     )
+    // Sent on every connection, before any request.
+    if (options.digest !== undefined) client.addAuthInfo("digest", Buffer.from(options.digest))
+    // The library's default when none is given is the open ACL.
+    const acls = options.digest === undefined ? undefined : [...digestAcl(options.digest)]
     client.connect()
     yield* Deferred.await(connected).pipe(
       Effect.timeoutFail({
@@ -197,7 +226,9 @@ export const connect = (options: {
               transaction.check(operation.path)
               break
             case "Create":
-              transaction.create(operation.path, Buffer.from(operation.data), CreateMode.PERSISTENT)
+              if (acls === undefined) {
+                transaction.create(operation.path, Buffer.from(operation.data), CreateMode.PERSISTENT)
+              } else transaction.create(operation.path, Buffer.from(operation.data), acls, CreateMode.PERSISTENT)
               break
             case "SetData":
               transaction.setData(operation.path, Buffer.from(operation.data))
@@ -215,22 +246,29 @@ export const connect = (options: {
       id: client.getSessionId().toString("hex"),
       timeoutMillis,
       lost: Deferred.await(lost),
-      ensurePath: (path) => request("create", path, (done) => client.mkdirp(path, (error) => done(error, undefined))),
+      ensurePath: (path) =>
+        request("create", path, (done) =>
+          acls === undefined
+            ? client.mkdirp(path, (error) => done(error, undefined))
+            : client.mkdirp(path, acls, (error) => done(error, undefined))),
       createEphemeralSequential: (prefix, data) =>
         request("create", prefix, (done) =>
-          client.create(prefix, Buffer.from(data), CreateMode.EPHEMERAL_SEQUENTIAL, done)),
+          acls === undefined
+            ? client.create(prefix, Buffer.from(data), CreateMode.EPHEMERAL_SEQUENTIAL, done)
+            : client.create(prefix, Buffer.from(data), acls, CreateMode.EPHEMERAL_SEQUENTIAL, done)),
+      secure: (path) =>
+        acls === undefined
+          ? Effect.void
+          : request("secure", path, (done) => client.setACL(path, acls, (error) => done(error, undefined))),
       children: (path) =>
-        request("list", path, (done) =>
-          client.getChildren(path, (error, names) => done(error, names))),
+        request("list", path, (done) => client.getChildren(path, (error, names) => done(error, names))),
       exists: (path) =>
         request("check", path, (done) =>
-          client.exists(path, (error, stat) =>
-            done(error, stat !== null && stat !== undefined))),
+          client.exists(path, (error, stat) => done(error, stat !== null && stat !== undefined))),
       watchDeletion,
       getData: (path) =>
         request("read", path, (done) =>
-          client.getData(path, (error, data) =>
-            done(error, new Uint8Array(data ?? [])))),
+          client.getData(path, (error, data) => done(error, new Uint8Array(data ?? [])))),
       remove: (path) => request("remove", path, (done) => client.remove(path, (error) => done(error, undefined))),
       commit
     }

@@ -46,6 +46,11 @@ export interface Options {
   readonly sessionTimeoutMillis: number
   /** Written into this master's latch node (its URL), so that a look at ZooKeeper shows who takes part. */
   readonly candidate: string
+  /**
+   * `user:password` the masters share: every znode under the directory is readable and writable with them alone
+   * (ZooKeeper's digest ACL). Without, the znodes are open to anyone who reaches the ensemble.
+   */
+  readonly digest?: string
 }
 
 /**
@@ -135,10 +140,13 @@ export const layer = (options: Options): Layer.Layer<LeaderElection | Persistenc
         const session = yield* ZooKeeper.connect({
           url: options.url,
           sessionTimeoutMillis: options.sessionTimeoutMillis,
-          connectTimeoutMillis: options.sessionTimeoutMillis
+          connectTimeoutMillis: options.sessionTimeoutMillis,
+          ...(options.digest === undefined ? {} : { digest: options.digest })
         })
         yield* session.ensurePath(electionPath)
         yield* session.ensurePath(statusPath)
+        // Nodes made before the masters had credentials are closed now (new ones are created closed).
+        yield* Effect.forEach([options.directory, electionPath, statusPath], session.secure, { discard: true })
         const sentAt = clock.unsafeCurrentTimeMillis()
         const latch = yield* session.createEphemeralSequential(
           `${electionPath}/latch-`,
@@ -261,6 +269,7 @@ export const layer = (options: Options): Layer.Layer<LeaderElection | Persistenc
         if (kind === undefined) continue
         const path = `${statusPath}/${name}`
         const data = yield* Effect.mapError(session.getData(path), failed("read", path))
+        yield* Effect.mapError(session.secure(path), failed("secure", path))
         records.push(
           yield* decodeRecord(kind, new TextDecoder().decode(data)).pipe(
             Effect.mapError((reason) => new PersistenceError({ operation: "decode", path, reason }))
