@@ -2,9 +2,11 @@
 // bridge; the test is the observer), with links cut and healed while it runs: the failures a single host never
 // shows. Needs root; CI runs as root. The full matrix is `pnpm test:partitions`.
 import { assert, describe, it } from "@effect/vitest"
+import { Polling } from "@kindling/protocol/testing"
 import { Effect, Fiber } from "effect"
+import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { authenticated, eventually, masterState, temporaryDirectory } from "./fixtures/cluster.js"
+import { app, authenticated, eventually, masterState, start, temporaryDirectory } from "./fixtures/cluster.js"
 import { masterOn, network, workerOn } from "./fixtures/hosts.js"
 import { zooKeeperFlags, zooKeeperServer } from "./fixtures/zookeeper.js"
 
@@ -21,13 +23,70 @@ const nodeFlags = [
 ]
 const outlivesConnections = "12 seconds"
 
+// Two jobs on one shuffle: the second reads the first one's map outputs (it runs no map stage), once the test says
+// go. The sums of 0..199,999 by key.
+const reusesItsShuffle = `import { App, Kindling } from "@kindling/app"
+import { Console, Effect } from "effect"
+import * as Fs from "node:fs"
+export default App.make(([dir]) =>
+  Effect.gen(function*() {
+    const kc = yield* Kindling
+    const sums = kc.range(0, 200000, 1, 8).map((x) => [x % 16, x] as const).reduceByKey((a, b) => a + b)
+    yield* sums.count()
+    Fs.writeFileSync(dir + "/ready", "")
+    for (let i = 0; i < 600 && !Fs.existsSync(dir + "/go"); i++) yield* Effect.sleep(100)
+    const started = Date.now()
+    const total = (yield* sums.collect()).reduce((t, [, v]) => t + v, 0)
+    yield* Console.log(\`total \${total} in \${Date.now() - started} ms\`)
+  }))
+`
+
 describe("partitions", () => {
+  it.scopedLive(
+    "a job whose map outputs are on a worker that is cut off recomputes them once the worker is lost",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* temporaryDirectory
+        const { hosts, observer } = yield* network(["m", "w1", "w2"])
+        const master = yield* masterOn(hosts.m!, nodeFlags)
+        yield* workerOn(hosts.w1!, master.url, Path.join(dir, "w1"), nodeFlags)
+        yield* workerOn(hosts.w2!, master.url, Path.join(dir, "w2"), nodeFlags)
+        const driver = yield* start([
+          "submit",
+          "--master",
+          master.url,
+          "--conf",
+          `kindling.driver.host=${observer}`,
+          ...nodeFlags,
+          app(dir, "reuses.ts", reusesItsShuffle),
+          dir
+        ])
+        yield* Polling.eventually(Effect.sync(() => Fs.existsSync(Path.join(dir, "ready"))), (ready) => ready, {
+          timeout: 60_000,
+          describe: () => driver.output()
+        })
+        // The second job reads the first one's map outputs, half of them on the worker now cut off.
+        yield* hosts.w1!.cut
+        const cutAt = Date.now()
+        Fs.writeFileSync(Path.join(dir, "go"), "")
+        const [, total] = yield* driver.waitFor(/total (\d+) in \d+ ms/, 60_000)
+        const stalled = Date.now() - cutAt
+        assert.strictEqual(total, String((200_000 * 199_999) / 2))
+        assert.strictEqual(yield* driver.exited, 0, driver.output())
+        console.log(`partitions: the job's stall after the cut: ${stalled} ms`)
+        assert.match(driver.output(), /Lost executor/)
+        // The worker timeout is 2 s, checked every 2 s; the rest is computing the lost outputs again.
+        assert.isBelow(stalled, 2 * 2_000 + 2_000, driver.output())
+      }),
+    120_000
+  )
+
   it.scopedLive(
     "a worker cut off with its leader registers with the new one after the heal, not stranded on a standby",
     () =>
       Effect.gen(function*() {
         const dir = yield* temporaryDirectory
-        const hosts = yield* network(["zk", "m1", "m2", "w1", "w2"])
+        const { hosts } = yield* network(["zk", "m1", "m2", "w1", "w2"])
         const zk = yield* zooKeeperServer({ host: hosts.zk! })
         const m1 = yield* masterOn(hosts.m1!, [...zooKeeperFlags(zk), ...nodeFlags])
         yield* m1.node.waitFor(/New state: ALIVE/, 30_000)
@@ -46,7 +105,8 @@ describe("partitions", () => {
         const healAt = yield* Effect.fork(Effect.sleep(outlivesConnections))
         yield* eventually(
           m2.url,
-          (state) => state.status === "ALIVE" && aliveOn(hosts.w2!.ip)(state) && !aliveOn(hosts.w1!.ip)(state) || undefined,
+          (state) =>
+            state.status === "ALIVE" && aliveOn(hosts.w2!.ip)(state) && !aliveOn(hosts.w1!.ip)(state) || undefined,
           30_000,
           secret
         )

@@ -388,6 +388,8 @@ export const make = (
           return Effect.sync(() => startTask(command, host))
         case "KillTask":
           return Effect.sync(() => killTask(command.taskId, host))
+        case "ForgetPeer":
+          return rpc.data.forget(command.address, `executor ${command.executorId} is lost`)
         case "RemoveRdd":
           // The blocks are dropped whatever becomes of their files: one that cannot be removed is logged, not a
           // defect that would stop the executor.

@@ -72,6 +72,8 @@ export type ExecutorCommand =
   | { readonly _tag: "KillTask"; readonly taskId: number }
   /** Drop the blocks of a persisted dataset. */
   | { readonly _tag: "RemoveRdd"; readonly rddId: number }
+  /** Fail the fetches from a lost executor, now and later. */
+  | { readonly _tag: "ForgetPeer"; readonly address: RpcAddress.RpcAddress; readonly executorId: string }
   /** Ask the driver; a failed heartbeat comes back as `HeartbeatFailed`. */
   | { readonly _tag: "Heartbeat"; readonly message: ClusterMessages.ExecutorHeartbeat }
 
@@ -140,7 +142,15 @@ const handlers: Core.Handlers<Inbound, Step> = {
   StopExecutor: (step) => stop(step, 0, "Driver commanded a shutdown"),
   DecommissionExecutor: (step) => stop(step, 0, "Decommissioned"),
   UpdateDelegationTokens: () => {},
-  RemoveRdd: (step, message) => step.commands.push({ _tag: "RemoveRdd", rddId: message.rddId })
+  RemoveRdd: (step, message) => step.commands.push({ _tag: "RemoveRdd", rddId: message.rddId }),
+  PeerLost: (step, message) => {
+    Core.log(
+      step,
+      "Info",
+      `Executor ${message.executorId} at ${message.address.hostPort} is lost; not fetching from it`
+    )
+    step.commands.push({ _tag: "ForgetPeer", address: message.address, executorId: message.executorId })
+  }
 }
 
 const handle = Core.inputs<Inbound, Local, Step>({

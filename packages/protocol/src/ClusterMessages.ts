@@ -385,6 +385,19 @@ export class RemoveRdd extends Schema.TaggedClass<RemoveRdd>()("RemoveRdd", {
 }, { description: "Drop the cached blocks of a dataset" }) {}
 
 /**
+ * Another executor of the app is lost (its worker was removed, say): fetches from it fail at once, now and later,
+ * and their tasks end in `FetchFailed`, so that its map outputs are computed again without waiting for those
+ * fetches to time out. Kindling's own: Spark's executors find out only when their fetches give up.
+ *
+ * @since 0.1.0
+ * @category driver → executor
+ */
+export class PeerLost extends Schema.TaggedClass<PeerLost>()("PeerLost", {
+  executorId: ExecutorId,
+  address: RpcAddress
+}, { description: "Another executor of the app is lost: fail fetches from it at once" }) {}
+
+/**
  * Everything a driver sends to its executors.
  *
  * @since 0.1.0
@@ -396,7 +409,8 @@ export const DriverToExecutor = Schema.Union(
   StopExecutor,
   DecommissionExecutor,
   UpdateDelegationTokens,
-  RemoveRdd
+  RemoveRdd,
+  PeerLost
 )
 /**
  * @since 0.1.0

@@ -157,6 +157,11 @@ export interface DataPlane {
     blockId: string,
     options?: FetchOptions
   ) => Effect.Effect<Uint8Array, Errors.TransferError>
+  /**
+   * Takes `from` for lost (its process is gone or cut off, as the node's app was told): its fetches fail now, with
+   * `TransferFailed` saying `reason`, and every later one at once, without the retries meant for blips.
+   */
+  readonly forget: (from: RpcAddress.RpcAddress, reason: string) => Effect.Effect<void>
   readonly stats: Effect.Effect<Stats>
 }
 

@@ -355,6 +355,32 @@ const suite = (name: string, transport: Layer.Layer<Transport.Transport>) =>
         )
       }))
 
+    live("a node forgotten as lost fails its running fetch at once, and every later one without trying", () =>
+      Effect.gen(function*() {
+        const dataPlane = { chunkSize: 16 * KiB, window: 32 * KiB }
+        const server = yield* startNode({ dataPlane })
+        const client = yield* startNode({ dataPlane })
+        yield* serveBlocks(server.rpc, "b/", { "b/large": pattern(2 * MiB), "b/small": pattern(10) })
+        // A consumer that takes one chunk and waits: the fetch stays in flight.
+        const taken = yield* Queue.unbounded<number>()
+        const running = yield* Effect.fork(
+          client.rpc.data.fetch(server.address, "b/large").pipe(
+            Stream.tap((chunk) =>
+              Effect.zipRight(Queue.offer(taken, chunk.length), Effect.sleep("50 millis"))
+            ),
+            Stream.runDrain
+          )
+        )
+        yield* Queue.take(taken)
+        yield* client.rpc.data.forget(server.address, "executor 3 is lost")
+        const failed = yield* Effect.flip(Fiber.join(running))
+        assert.instanceOf(failed, Errors.TransferFailed)
+        assert.include(failed.message, "executor 3 is lost")
+        const later = yield* Effect.flip(client.rpc.data.fetchBytes(server.address, "b/small"))
+        assert.include(later.message, "executor 3 is lost")
+        assert.strictEqual((yield* client.rpc.data.stats).retries, 0)
+      }))
+
     live("a node fetches its own blocks without a connection", () =>
       Effect.gen(function*() {
         const node = yield* startNode({ dataPlane: { chunkSize: 10 * KiB } })

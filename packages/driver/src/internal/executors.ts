@@ -127,7 +127,13 @@ export const executorLost = (step: Step, executorId: Ids.ExecutorId, reason: str
   if (executor === undefined) return
   state.executors.delete(executorId)
   if (state.stopping) Core.log(step, "Info", `Executor ${executorId} on ${executor.host} stopped`)
-  else Core.log(step, "Warning", `Lost executor ${executorId} on ${executor.host}: ${reason}`)
+  else {
+    Core.log(step, "Warning", `Lost executor ${executorId} on ${executor.host}: ${reason}`)
+    // The others stop fetching from it now: a fetch on a connection into a partition would hang until the
+    // network timeout, while its outputs are being computed again.
+    const lost = new ClusterMessages.PeerLost({ executorId, address: executor.ref.address })
+    for (const other of state.executors.values()) Core.send(step, other.ref, lost)
+  }
   for (const taskId of TaskScheduler.runningOn(state.scheduler, executorId)) {
     taskEnded(step, taskId, false, {}, `ExecutorLostFailure (executor ${executorId} exited: ${reason})`)
   }

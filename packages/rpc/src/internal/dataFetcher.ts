@@ -74,6 +74,7 @@ export interface Fetcher {
   /** A chunk read without joining its pieces; false if the connection is not one this node fetches on. */
   readonly receivedChunk: (link: Link, chunk: Codec.ChunkPieces) => boolean
   readonly closed: (link: Link, error: Errors.RpcError) => void
+  readonly forget: Api.DataPlane["forget"]
   readonly stop: () => void
   readonly stats: () =>
     & Pick<
@@ -107,6 +108,8 @@ export const makeFetcher = (
   let peakInFlightPerConnection = 0
 
   const transfers = new Set<Transfer>()
+  // Nodes told lost (`forget`), with why: no fetch from them is tried again.
+  const forgotten = new Map<string, string>()
   const routes = new Map<string, Route>()
   const fetchLinks = new Map<string, FetchLink>()
   const fetchLinkOf = new Map<Link, FetchLink>()
@@ -287,8 +290,32 @@ export const makeFetcher = (
       return Deferred.await(deferred)
     })
 
+  const lostPeer = (transfer: Transfer, reason: string) =>
+    new Errors.TransferFailed({
+      blockId: transfer.blockId,
+      peer: transfer.from.hostPort,
+      attempts: transfer.attempts,
+      lastError: new Errors.ConnectionLost({ peer: transfer.from.hostPort, reason })
+    })
+
+  const forget: Api.DataPlane["forget"] = (from, reason) =>
+    Effect.sync(() => {
+      const key = RpcAddress.key(from)
+      forgotten.set(key, reason)
+      for (const transfer of transfers) {
+        if (transfer.route.key !== key || transfer.state._tag === "ended" || transfer.state._tag === "failed") continue
+        endAttempt(transfer, { _tag: "failed", error: lostPeer(transfer, reason) }, true)
+      }
+      fetchLinks.get(key)?.link.close(reason)
+    })
+
   const start = (transfer: Transfer): Effect.Effect<void> =>
     Effect.suspend(() => {
+      const lost = forgotten.get(transfer.route.key)
+      if (lost !== undefined) {
+        transfer.state = { _tag: "failed", error: lostPeer(transfer, lost) }
+        return Effect.void
+      }
       transfer.attempts++
       transfer.attemptOffset = transfer.offset
       return Effect.match(linkTo(transfer.from), {
@@ -518,5 +545,5 @@ export const makeFetcher = (
     retries
   })
 
-  return { fetch, received, receivedChunk, closed, stop, stats }
+  return { fetch, received, receivedChunk, closed, forget, stop, stats }
 }

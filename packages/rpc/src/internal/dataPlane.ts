@@ -151,6 +151,7 @@ export const make = (options: Api.Options, host: Host): Effect.Effect<DataPlane>
     const api: Api.DataPlane = {
       serve: server.serve,
       fetch: fetcher.fetch,
+      forget: fetcher.forget,
       fetchBytes: (from, blockId, fetchOptions) =>
         Effect.map(Stream.runCollect(fetcher.fetch(from, blockId, fetchOptions)), concat),
       stats
