@@ -4,7 +4,6 @@
 // last verified byte, with backoff, and a node's own blocks read straight from their source.
 import { Codec, type Envelope, Errors, RpcAddress } from "@kindling/protocol"
 import * as Chunk from "effect/Chunk"
-import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -15,6 +14,7 @@ import * as Stream from "effect/Stream"
 import type * as Api from "../DataPlane.js"
 import type { Registration } from "./dataServer.js"
 import { checkOffset, type DataMessage, type Link, readExactly, type Shared } from "./dataShared.js"
+import { makeSharedDials } from "./sharedDials.js"
 
 /** What ends one attempt of a fetch without ending the fetch. */
 type AttemptError = Errors.BlockCorrupted | Errors.RpcError
@@ -113,7 +113,10 @@ export const makeFetcher = (
   const routes = new Map<string, Route>()
   const fetchLinks = new Map<string, FetchLink>()
   const fetchLinkOf = new Map<Link, FetchLink>()
-  const dialing = new Map<string, Deferred.Deferred<FetchLink, Errors.RpcError>>()
+  const dials = makeSharedDials<FetchLink>(
+    runFork,
+    (key) => new Errors.ConnectionLost({ peer: key, reason: "node stopped" })
+  )
   // Streams that want credit the bounds do not allow yet, served in the order they started waiting.
   const starved = new Set<Transfer>()
   let nextStreamId = 0
@@ -258,15 +261,10 @@ export const makeFetcher = (
       const key = RpcAddress.key(target)
       const existing = fetchLinks.get(key)
       if (existing !== undefined && existing.link.isOpen()) return Effect.succeed(existing)
-      const pending = dialing.get(key)
-      if (pending !== undefined) return Deferred.await(pending)
-      // The dial goes on by itself, whoever waits for it: a fetch interrupted while it waits (its task killed,
-      // its job cancelled) stops waiting at once — a connection attempt to an unreachable host can take minutes —
-      // and leaves the dial to the fetches still waiting, and its outcome to the next.
-      const deferred = Deferred.unsafeMake<FetchLink, Errors.RpcError>(FiberId.none)
-      dialing.set(key, deferred)
-      runFork(
-        Effect.exit(Effect.map(host.connect(target), (link) => {
+      // A fetch interrupted while it waits (its task killed, its job cancelled) stops waiting at once.
+      return dials.dial(
+        key,
+        Effect.map(host.connect(target), (link) => {
           const fetchLink: FetchLink = {
             link,
             key,
@@ -278,16 +276,8 @@ export const makeFetcher = (
           fetchLinkOf.set(link, fetchLink)
           fetchLink.watch = runFork(watch(fetchLink))
           return fetchLink
-        })).pipe(
-          Effect.flatMap((outcome) =>
-            Effect.suspend(() => {
-              dialing.delete(key)
-              return Deferred.done(deferred, outcome)
-            })
-          )
-        )
+        })
       )
-      return Deferred.await(deferred)
     })
 
   const lostPeer = (transfer: Transfer, reason: string) =>
@@ -533,6 +523,7 @@ export const makeFetcher = (
       endAttempt(transfer, { _tag: "failed", error: nodeStopped(transfer) }, true)
     }
     for (const fetchLink of fetchLinks.values()) fetchLink.watch?.unsafeInterruptAsFork(FiberId.none)
+    runFork(dials.stop)
   }
 
   const stats = () => ({

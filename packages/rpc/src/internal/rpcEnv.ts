@@ -11,7 +11,6 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
-import * as FiberId from "effect/FiberId"
 import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
 import type * as Api from "../RpcEnv.js"
@@ -25,6 +24,7 @@ import { type HandshakeActions, onHandshake } from "./rpcHandshake.js"
 import { evictionCandidate, inboundHandshakes, makePeer, type Peer, type Phase } from "./rpcPeer.js"
 import { replyEnvelope } from "./rpcReplies.js"
 import { makeSending } from "./rpcSending.js"
+import { makeSharedDials } from "./sharedDials.js"
 
 export { EndpointAlreadyRegistered } from "./rpcEndpoints.js"
 
@@ -68,8 +68,10 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
 
     const endpoints = makeRegistry()
     const peers = new Map<string, Peer>()
-    const dialing = new Map<string, Deferred.Deferred<Peer, Errors.RpcError>>()
-    const dials = new Set<Fiber.RuntimeFiber<unknown, unknown>>()
+    const dials = makeSharedDials<Peer>(
+      runFork,
+      (key) => new Errors.ConnectionLost({ peer: key, reason: "node stopped" })
+    )
     const asks = new AskTable()
     const live = new Set<Peer>()
     const byId = new Map<number, Peer>()
@@ -442,34 +444,12 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
           })
       }))
 
-    // A dial belongs to the node, not to the fiber that needed it first: an asker that gives up (its ask timed out,
-    // its command was interrupted) returns at once, and the others waiting on the same connection still get it.
-    // A dial ends by itself within the lookup timeout, or when the node stops.
     const peerFor = (target: RpcAddress.RpcAddress): Effect.Effect<Peer, Errors.RpcError> =>
       Effect.suspend(() => {
         const key = RpcAddress.key(target)
         const existing = peers.get(key)
         if (existing !== undefined && existing.phase === "open") return Effect.succeed(existing)
-        const inFlight = dialing.get(key)
-        if (inFlight !== undefined) return Deferred.await(inFlight)
-        const deferred = Deferred.unsafeMake<Peer, Errors.RpcError>(FiberId.none)
-        dialing.set(key, deferred)
-        const fiber = runFork(
-          dial(target, "control").pipe(Effect.onExit((exit) =>
-            Effect.sync(() => {
-              dialing.delete(key)
-              Deferred.unsafeDone(
-                deferred,
-                Exit.isInterrupted(exit)
-                  ? Exit.fail(new Errors.ConnectionLost({ peer: target.hostPort, reason: "node stopped" }))
-                  : exit
-              )
-            })
-          ))
-        )
-        dials.add(fiber)
-        fiber.addObserver(() => dials.delete(fiber))
-        return Deferred.await(deferred)
+        return dials.dial(key, dial(target, "control"))
       })
 
     const { ask, send, sendNow } = makeSending({
@@ -519,7 +499,7 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
     yield* Effect.addFinalizer(() =>
       Effect.gen(function*() {
         yield* data.stop
-        yield* Fiber.interruptAll([...dials])
+        yield* dials.stop
         for (const peer of [...live]) close(peer, "node stopped")
         asks.stop()
         if (sweeper !== undefined) yield* Fiber.interrupt(sweeper)
