@@ -1,6 +1,6 @@
 // A real cluster across network namespaces (ZooKeeper, two masters and two workers, each a host of its own on a
 // bridge; the test is the observer), with links cut and healed while it runs: the failures a single host never
-// shows. Needs root; CI runs as root. The full matrix is `pnpm test:partitions`.
+// shows. Needs root; CI runs as root. `pnpm test:partitions` runs these alone.
 import { assert, describe, it } from "@effect/vitest"
 import { Polling } from "@kindling/protocol/testing"
 import { Effect, Fiber } from "effect"
