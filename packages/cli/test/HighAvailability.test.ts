@@ -6,7 +6,7 @@ import { Errors, type Ids, MasterUrl } from "@kindling/protocol"
 import { Polling } from "@kindling/protocol/testing"
 import { MasterClient, RpcEnv } from "@kindling/rpc"
 import { NodeTransport } from "@kindling/rpc/node"
-import { Effect, Fiber } from "effect"
+import { Effect, Fiber, Option } from "effect"
 import * as Path from "node:path"
 import {
   activeDriver,
@@ -103,6 +103,41 @@ describe("highly available masters on ZooKeeper", () => {
         assert.strictEqual(again.code, 0, again.stderr)
         const newId = again.stdout.trim()
         yield* eventually(second.url, (s) => activeDriver(newId)(s)?.state === "RUNNING" || undefined)
+      }),
+    120_000
+  )
+
+  it.scopedLive(
+    "a supervised driver uploaded to the old leader is launched again by the new one, its app had by its digest",
+    () =>
+      Effect.gen(function*() {
+        const zk = yield* zooKeeperServer()
+        const { driverId, first, pids, second, workers } = yield* haCluster(zk)
+        yield* first.node.kill("SIGKILL")
+        const adopted = yield* eventually(
+          second.url,
+          (s) => s.status === "ALIVE" && s.workers.filter((w) => w.state === "ALIVE").length === 2 ? s : undefined,
+          30_000
+        )
+        // The host that runs the driver goes: its worker and the driver with it.
+        const runsIt = adopted.workers.find((w) =>
+          Option.contains(activeDriver(driverId)!(adopted)?.workerId ?? Option.none(), w.id)
+        )!
+        const host = workers.find((w) => w.port === runsIt.port)!
+        yield* host.node.kill("SIGKILL")
+        process.kill(pidsIn(pids)[0]!, "SIGKILL")
+
+        // The new leader launches it again (under a new id, as Spark does) on the other worker, which fetches the app
+        // the old leader took.
+        yield* eventually(
+          second.url,
+          (s) =>
+            s.activeDrivers.some((driver) =>
+                driver.state === "RUNNING" && Option.isSome(driver.workerId) && driver.workerId.value !== runsIt.id
+              ) && pidsIn(pids).length === 2 || undefined,
+          30_000
+        )
+        assert.isTrue(isRunning(pidsIn(pids)[1]!))
       }),
     120_000
   )

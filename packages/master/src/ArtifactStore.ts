@@ -33,6 +33,8 @@ export interface Upload {
   readonly name: string
   readonly sha256: string
   readonly size: number
+  /** Kept whatever drivers refer to until the master leads (`recovered`): a standby's upload. */
+  readonly untilLeading?: boolean
 }
 
 /**
@@ -124,19 +126,17 @@ export const make = (
       // Pieces of uploads a stopped master did not finish.
       else if (entry.endsWith(".part")) Fs.rmSync(Path.join(directory, entry), { force: true })
     }
-    const isReferenced = (sha256: string) => [...driverArtifact.values()].includes(sha256)
+    // A standby's uploads, kept until it leads.
+    const pinned = new Set<string>()
+    const isReferenced = (sha256: string) => pinned.has(sha256) || [...driverArtifact.values()].includes(sha256)
     const release = (sha256: string | undefined, now: number) => {
       if (sha256 !== undefined && !isReferenced(sha256) && Fs.existsSync(pathOf(sha256))) {
         unreferencedSince.set(sha256, now)
       }
     }
-    const ownArtifact = (appUrl: string): string | undefined => {
-      const location = NodeArtifacts.parseUrl(appUrl)
-      return Option.isSome(location) && rpc.address !== undefined &&
-          location.value.address.hostPort === rpc.address.hostPort
-        ? location.value.sha256
-        : undefined
-    }
+    // The digest an artifact URL names, whichever node serves it: the same bytes wherever they are fetched from.
+    const artifactOf = (appUrl: string): string | undefined =>
+      Option.getOrUndefined(Option.map(NodeArtifacts.parseUrl(appUrl), (location) => location.sha256))
 
     yield* NodeArtifacts.serve(
       rpc.data,
@@ -160,6 +160,7 @@ export const make = (
     // Checks an artifact, has `put` write it to its place unless it is already stored, and names it by its URL.
     const keep = (
       artifact: { readonly name: string; readonly sha256: string; readonly size: number },
+      until: boolean,
       put: (
         path: string,
         reject: (reason: string) => Errors.ArtifactRejected
@@ -179,12 +180,17 @@ export const make = (
           yield* put(pathOf(artifact.sha256), reject)
           yield* Effect.logInfo(`Stored artifact ${artifact.name} (${artifact.size} bytes, ${artifact.sha256})`)
         }
-        release(artifact.sha256, yield* Clock.currentTimeMillis)
+        if (until) {
+          pinned.add(artifact.sha256)
+          unreferencedSince.delete(artifact.sha256)
+        } else {
+          release(artifact.sha256, yield* Clock.currentTimeMillis)
+        }
         return new SubmissionMessages.UploadArtifactResponse({ url })
       })
 
     const store: ArtifactStoreService["store"] = (upload) =>
-      keep(upload, (path, reject) =>
+      keep(upload, upload.untilLeading === true, (path, reject) =>
         NodeArtifacts.fetchTo(
           rpc.data,
           { address: upload.from, sha256: upload.sha256, name: upload.name },
@@ -200,7 +206,7 @@ export const make = (
         const digest = yield* NodeArtifacts.digestFile(file).pipe(
           Effect.mapError((error) => new Errors.ArtifactRejected({ name, reason: error.message }))
         )
-        return yield* keep({ name, ...digest }, (path, reject) =>
+        return yield* keep({ name, ...digest }, false, (path, reject) =>
           // Copied beside its place first, so the store never holds a partial artifact.
           Effect.try({
             try: () => {
@@ -217,12 +223,12 @@ export const make = (
       storeFile,
       isStored: (appUrl) =>
         Effect.sync(() => {
-          const sha256 = ownArtifact(appUrl)
+          const sha256 = artifactOf(appUrl)
           return sha256 !== undefined && Fs.existsSync(pathOf(sha256))
         }),
       driverPersisted: (driver) =>
         Effect.sync(() => {
-          const sha256 = ownArtifact(driver.desc.appUrl)
+          const sha256 = artifactOf(driver.desc.appUrl)
           if (sha256 === undefined) return
           driverArtifact.set(driver.id, sha256)
           unreferencedSince.delete(sha256)
@@ -235,10 +241,11 @@ export const make = (
         })),
       recovered: (drivers) =>
         Clock.currentTimeMillis.pipe(Effect.map((now) => {
-          const previous = new Set(driverArtifact.values())
+          const previous = new Set([...driverArtifact.values(), ...pinned])
           driverArtifact.clear()
+          pinned.clear()
           for (const driver of drivers) {
-            const sha256 = ownArtifact(driver.desc.appUrl)
+            const sha256 = artifactOf(driver.desc.appUrl)
             if (sha256 !== undefined) driverArtifact.set(driver.id, sha256)
           }
           for (const sha256 of previous) release(sha256, now)

@@ -93,7 +93,13 @@ export const make = (
           case "StoreArtifact": {
             // Fetching takes a while: the master goes on meanwhile and answers the upload when it is stored.
             const { request } = command.ask
-            const upload = { from: command.from, name: request.name, sha256: request.sha256, size: request.size }
+            const upload = {
+              from: command.from,
+              name: request.name,
+              sha256: request.sha256,
+              size: request.size,
+              untilLeading: command.untilLeading
+            }
             return Effect.sync(() =>
               host.fork(
                 Effect.exit(artifacts.store(upload)).pipe(

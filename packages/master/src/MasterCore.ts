@@ -121,11 +121,15 @@ export type Record =
 export type MasterCommand =
   | { readonly _tag: "Persist"; readonly record: Record }
   | { readonly _tag: "Unpersist"; readonly kind: Record["kind"]; readonly id: string }
-  /** Pull an uploaded artifact from `from` into the artifact store, then feed `ArtifactStored`. */
+  /**
+   * Pull an uploaded artifact from `from` into the artifact store, then feed `ArtifactStored`; a standby's is kept
+   * at least until it leads.
+   */
   | {
     readonly _tag: "StoreArtifact"
     readonly ask: Core.Ask<SubmissionMessages.RequestUploadArtifact>
     readonly from: RpcAddress.RpcAddress
+    readonly untilLeading: boolean
   }
 
 /**
@@ -264,13 +268,18 @@ const handle = Core.inputs<Inbound, Local, Step>({
     },
     RequestReadyz: (step, _, ask) => Core.reply(step, ask, Exit.succeed(step.state.status !== "STANDBY")),
     RequestUploadArtifact: (step, message, ask) => {
-      if (step.state.status !== "ALIVE") return Core.reply(step, ask, notAlive(step.state, "accept artifacts"))
+      // A standby keeps an upload too, for when it leads: a supervised driver it must launch again then can still be
+      // fetched, by its digest, from it. A master in recovery refuses, as it does submissions.
+      const { status } = step.state
+      if (status !== "ALIVE" && status !== "STANDBY") {
+        return Core.reply(step, ask, notAlive(step.state, "accept artifacts"))
+      }
       // The artifact is pulled from the uploader's data plane: it must be a node that listens.
       if (step.sender === undefined) {
         const reason = "the uploading node does not listen, so its artifact cannot be fetched"
         return Core.reply(step, ask, Exit.fail(new Errors.ArtifactRejected({ name: message.name, reason })))
       }
-      step.commands.push({ _tag: "StoreArtifact", ask, from: step.sender })
+      step.commands.push({ _tag: "StoreArtifact", ask, from: step.sender, untilLeading: status === "STANDBY" })
     },
     RegisterApplication: (step, message) => registerApplicationRequest(step, message),
     UnregisterApplication: (step, message) => {

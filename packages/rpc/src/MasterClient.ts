@@ -48,9 +48,10 @@ export interface MasterClient {
     Errors.MasterNotAlive | Errors.DriverNotFound | Errors.RpcError
   >
   /**
-   * Has the leading master pull an artifact from this node, which must serve it meanwhile
-   * (`NodeArtifacts.serve`). The ask waits as long as the RpcEnv's default ask timeout, as the master answers
-   * once it has the bytes.
+   * Has every master pull an artifact from this node, which must serve it meanwhile (`NodeArtifacts.serve`): the
+   * leader, and the standbys, which keep it for when they lead, so that a driver that names it can be launched again
+   * after a failover. Answers the first master's answer (in the URL's order) that took it. The asks wait as long as
+   * the RpcEnv's default ask timeout, as a master answers once it has the bytes.
    */
   readonly uploadArtifact: (
     artifact: { readonly name: string; readonly sha256: string; readonly size: number }
@@ -141,7 +142,16 @@ export const make = (
           rpc.ask(ref(master), new SubmissionMessages.RequestDriverStatus({ driverId }), { timeout })
         ),
       uploadArtifact: (artifact) =>
-        firstAnswer((master) => rpc.ask(ref(master), new SubmissionMessages.RequestUploadArtifact(artifact))),
+        Effect.forEach(
+          addresses,
+          (master) => Effect.either(rpc.ask(ref(master), new SubmissionMessages.RequestUploadArtifact(artifact))),
+          { concurrency: "unbounded" }
+        ).pipe(Effect.flatMap((outcomes) =>
+          outcomes.find(Either.isRight) ??
+            // A master's refusal of the artifact itself (too large, say) says more than any master's absence.
+            outcomes.find((outcome) => Either.isLeft(outcome) && !isSkippable(outcome.left)) ??
+            Effect.fail(mostTelling(outcomes))
+        )),
       masterState: MasterUrl.firstAccepted(
         addresses,
         (master) => rpc.ask(ref(master), new QueryMessages.RequestMasterState(), { timeout }),

@@ -7,10 +7,12 @@
  * @since 0.1.0
  */
 import * as FileSystem from "@effect/platform/FileSystem"
+import { RpcAddress } from "@kindling/protocol"
 import { RpcEnv } from "@kindling/rpc"
 import { NodeArtifacts } from "@kindling/rpc/node"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Sink from "effect/Sink"
 import * as Stream from "effect/Stream"
@@ -83,7 +85,12 @@ const parse = (url: string): Effect.Effect<Source, ArtifactFetchFailed> =>
  */
 export const fetchArtifact = (
   url: string,
-  intoDir: string
+  intoDir: string,
+  /**
+   * Nodes that may hold an artifact URL's bytes too, tried in turn when the node it names cannot serve them — the
+   * master that launched the driver, which has it by its digest when the master the URL names is gone.
+   */
+  mirrors: ReadonlyArray<RpcAddress.RpcAddress> = []
 ): Effect.Effect<string, ArtifactFetchFailed, FileSystem.FileSystem | RpcEnv.RpcEnv> =>
   Effect.gen(function*() {
     const source = yield* parse(url)
@@ -93,8 +100,16 @@ export const fetchArtifact = (
     if (source._tag === "Artifact") {
       const target = Path.join(intoDir, source.location.name)
       const rpc = yield* RpcEnv.RpcEnv
-      yield* Effect.mapError(NodeArtifacts.fetchTo(rpc.data, source.location, target), failed)
-      return target
+      const from = (address: RpcAddress.RpcAddress) =>
+        Effect.either(NodeArtifacts.fetchTo(rpc.data, { ...source.location, address }, target))
+      const named = yield* from(source.location.address)
+      if (Either.isRight(named)) return target
+      const elsewhere = mirrors.filter((address) => RpcAddress.key(address) !== RpcAddress.key(source.location.address))
+      for (const mirror of elsewhere) {
+        if (Either.isRight(yield* from(mirror))) return target
+      }
+      const tried = elsewhere.length === 0 ? "" : ` (nor from ${elsewhere.map((a) => a.hostPort).join(", ")})`
+      return yield* new ArtifactFetchFailed({ url, reason: `${reasonOf(named.left)}${tried}` })
     }
     if (source._tag === "File") {
       const target = Path.join(intoDir, Path.basename(source.path))

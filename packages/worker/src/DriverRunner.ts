@@ -7,7 +7,7 @@
  */
 import type * as FileSystem from "@effect/platform/FileSystem"
 import type { Installation } from "@kindling/installation"
-import { Descriptions, Errors, type Ids, type States } from "@kindling/protocol"
+import { Descriptions, Errors, type Ids, type RpcAddress, type States } from "@kindling/protocol"
 import { type RpcEnv } from "@kindling/rpc"
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
@@ -32,6 +32,8 @@ const failureBytes = 2048
 export interface Options {
   readonly driverId: Ids.DriverId
   readonly description: Descriptions.DriverDescription
+  /** Where else the app's artifact may be had by its digest: the master that launched the driver. */
+  readonly artifactMirrors?: ReadonlyArray<RpcAddress.RpcAddress>
   /** The worker's work dir; the driver gets a sub-directory named after its id. */
   readonly workDir: string
   readonly workerUrl: string
@@ -105,7 +107,7 @@ export const start = (
 
     const prepare = Effect.gen(function*() {
       yield* makeWorkDir(dir)
-      const userJar = yield* fetchArtifact(options.description.appUrl, dir)
+      const userJar = yield* fetchArtifact(options.description.appUrl, dir, options.artifactMirrors)
       const args = substitute(command.arguments, { WORKER_URL: options.workerUrl, USER_JAR: userJar })
       return yield* nodeSpawnSpec({
         command,

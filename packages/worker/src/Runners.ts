@@ -8,7 +8,7 @@
 import * as FileSystem from "@effect/platform/FileSystem"
 import type { Installation } from "@kindling/installation"
 import { DiskError, DiskOperations } from "@kindling/kernel"
-import { Descriptions, type Ids } from "@kindling/protocol"
+import { Descriptions, type Ids, type RpcAddress } from "@kindling/protocol"
 import { RpcEnv } from "@kindling/rpc"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
@@ -78,7 +78,9 @@ export interface RunnersService {
   readonly driver: (
     driverId: Ids.DriverId,
     description: Descriptions.DriverDescription,
-    worker: WorkerIdentity
+    worker: WorkerIdentity,
+    /** Where else the app's artifact may be had by its digest (see `DriverRunner.Options`). */
+    artifactMirrors: ReadonlyArray<RpcAddress.RpcAddress>
   ) => Effect.Effect<DriverRunner.DriverHandle, never, Scope.Scope>
   /** Starts an executor in the background of the scope; closing the scope stops it. */
   readonly executor: (
@@ -160,10 +162,11 @@ export const makeProcesses = (
     // The apps whose scratch dirs this worker made: only those are ever deleted for an ApplicationFinished.
     const appDirectories = new Set<string>()
 
-    const driver: RunnersService["driver"] = (driverId, description, worker) =>
+    const driver: RunnersService["driver"] = (driverId, description, worker, artifactMirrors) =>
       DriverRunner.start({
         driverId,
         description,
+        artifactMirrors,
         workDir: options.workDir,
         workerUrl: worker.workerUrl,
         terminateTimeout: options.driverTerminateTimeoutMillis,

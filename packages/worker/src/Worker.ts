@@ -119,7 +119,10 @@ export const make = (
     const launchDriver = (command: CommandOf<"LaunchDriver">, host: Host) =>
       Effect.gen(function*() {
         const scope = yield* runnerScope
-        const handle = yield* runners.driver(command.driverId, command.desc, identity).pipe(Scope.extend(scope))
+        const mirrors = command.master === undefined ? [] : [command.master]
+        const handle = yield* runners.driver(command.driverId, command.desc, identity, mirrors).pipe(
+          Scope.extend(scope)
+        )
         drivers.set(command.driverId, handle)
         host.fork(
           handle.result.pipe(

@@ -103,7 +103,13 @@ export type WorkerCommand =
     readonly to: RpcAddress.RefOf<"Master">
     readonly message: WorkerMessages.ExecutorStateChanged | WorkerMessages.DriverStateChanged
   }
-  | { readonly _tag: "LaunchDriver"; readonly driverId: Ids.DriverId; readonly desc: Descriptions.DriverDescription }
+  | {
+    readonly _tag: "LaunchDriver"
+    readonly driverId: Ids.DriverId
+    readonly desc: Descriptions.DriverDescription
+    /** The master that launched it, which has the app's artifact by its digest if it took an upload of it. */
+    readonly master: RpcAddress.RpcAddress | undefined
+  }
   | { readonly _tag: "KillDriver"; readonly driverId: Ids.DriverId }
   | {
     readonly _tag: "LaunchExecutor"

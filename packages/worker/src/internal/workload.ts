@@ -135,7 +135,7 @@ export const launchDriver = (step: Step, message: WorkerMessages.LaunchDriver) =
   state.drivers.set(message.driverId, { id: message.driverId, desc, state: "RUNNING", exception: undefined })
   state.coresUsed += desc.cores
   state.memoryUsed += desc.mem
-  step.commands.push({ _tag: "LaunchDriver", driverId: message.driverId, desc })
+  step.commands.push({ _tag: "LaunchDriver", driverId: message.driverId, desc, master: state.master?.address })
 }
 
 // A driver this worker will not run ends ERROR at once, with the reason as its exception.
