@@ -84,15 +84,11 @@ export interface Session {
   readonly secure: (path: string) => Effect.Effect<void, ZooKeeperError>
 }
 
-/**
- * The ACL of the nodes a session with `digest` credentials (`user:password`) creates: every permission for that
- * identity, none for anyone else — ZooKeeper's digest scheme, which names an identity by the SHA-1 of its
- * credentials, so that the password itself is never stored.
- *
- * @since 0.1.0
- * @category constructors
- */
-export const digestAcl = (digest: string): ReadonlyArray<ACL> => {
+// The ACL of the nodes a session with `digest` credentials (`user:password`) creates: every permission for that
+// identity, none for anyone else — ZooKeeper's digest scheme, which names an identity by the SHA-1 of its
+// credentials, so that the password itself is never stored. (Not exported: the client library's types stay out of
+// this package's declarations.)
+const digestAcl = (digest: string): ReadonlyArray<ACL> => {
   const user = digest.slice(0, digest.indexOf(":"))
   const hash = Crypto.createHash("sha1").update(digest).digest("base64")
   return [new ACL(Permission.ALL, new Id("digest", `${user}:${hash}`))]
