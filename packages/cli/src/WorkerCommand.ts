@@ -45,6 +45,16 @@ export interface Args {
 const defaultCores = () => Os.availableParallelism()
 const defaultMemory = () => Math.max(Math.floor(Os.totalmem() / (1024 * 1024)) - 1024, 1024)
 
+// The lease is twice the worker timeout when unset: longer than a failover to a standby (about the ZooKeeper session
+// timeout), so that drivers are stopped only when their worker is really cut off.
+const driverFencing = (conf: Conf.Conf<Settings.Keys>) =>
+  conf.get(WorkerConf.keys.driverFencingEnabled)
+    ? {
+      leaseMillis: conf.get(WorkerConf.keys.driverFencingLease) ?? 2 * conf.get(ProtocolConf.keys.workerTimeout),
+      terminateMillis: conf.get(WorkerConf.keys.driverTerminateTimeout)
+    }
+    : undefined
+
 /**
  * Starts a worker of `cores` and `memory` MiB on `host:port` in the current scope, registering with the masters;
  * `onExit` is called when it must stop (registration refused or given up).
@@ -103,6 +113,7 @@ export const start = (options: {
         retainedDrivers: conf.get(WorkerConf.keys.uiRetainedDrivers),
         executorStateSyncMaxAttempts: conf.get(WorkerConf.keys.executorStateSyncMaxAttempts),
         askTimeoutMillis: conf.get(ProtocolConf.keys.askTimeout),
+        driverFencing: driverFencing(conf),
         validateState: conf.get(KernelConf.keys.validateState),
         onExit: options.onExit
       })

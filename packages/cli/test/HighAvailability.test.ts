@@ -28,7 +28,7 @@ import { zooKeeperFlags, type ZooKeeperServer, zooKeeperServer } from "./fixture
 
 // Two masters on one ZooKeeper (the first one started leads), two workers that know both, and a supervised
 // driver that runs until killed.
-const haCluster = (zk: ZooKeeperServer) =>
+const haCluster = (zk: ZooKeeperServer, workerFlags: ReadonlyArray<string> = []) =>
   Effect.gen(function*() {
     const dir = yield* temporaryDirectory
     const first = yield* startMaster(zooKeeperFlags(zk))
@@ -37,8 +37,8 @@ const haCluster = (zk: ZooKeeperServer) =>
     yield* second.node.waitFor(/Joined the election/, 30_000)
     const url = `${first.url},${second.url.slice(MasterUrl.scheme.length)}`
     const workers = [
-      yield* startWorker(url, Path.join(dir, "worker-0")),
-      yield* startWorker(url, Path.join(dir, "worker-1"))
+      yield* startWorker(url, Path.join(dir, "worker-0"), workerFlags),
+      yield* startWorker(url, Path.join(dir, "worker-1"), workerFlags)
     ]
     const pids = Path.join(dir, "driver.pids")
     const submitted = yield* run(submitArgs(url, "--supervise", app(dir, "forever.mjs", forever), pids))
@@ -288,7 +288,12 @@ describe("highly available masters on ZooKeeper", () => {
     () =>
       Effect.gen(function*() {
         const zk = yield* zooKeeperServer()
-        const { dir, driverId, first, second, url } = yield* haCluster(zk)
+        // With no master for longer than their lease, the workers would stop the supervised driver, to be relaunched
+        // once one leads: this outage lasts 15 s on a quiet machine, 45 s under load.
+        const { dir, driverId, first, second, url } = yield* haCluster(zk, [
+          "--conf",
+          "kindling.worker.driverFencing.lease=120s"
+        ])
         yield* zk.stop
         yield* first.node.waitFor(/Leadership has been revoked/, 10_000)
         // Reads are still served; nothing is accepted.

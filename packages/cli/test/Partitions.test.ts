@@ -3,10 +3,18 @@
 // shows. Needs root; CI runs as root. `pnpm test:partitions` runs these alone.
 import { assert, describe, it } from "@effect/vitest"
 import { Polling } from "@kindling/protocol/testing"
-import { Effect, Fiber } from "effect"
+import { Effect, Fiber, Option } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { app, authenticated, eventually, masterState, start, temporaryDirectory } from "./fixtures/cluster.js"
+import {
+  app,
+  authenticated,
+  eventually,
+  masterState,
+  start,
+  submitArgs,
+  temporaryDirectory
+} from "./fixtures/cluster.js"
 import { masterOn, network, workerOn } from "./fixtures/hosts.js"
 import { zooKeeperFlags, zooKeeperServer } from "./fixtures/zookeeper.js"
 
@@ -40,6 +48,22 @@ export default App.make(([dir]) =>
     yield* Console.log(\`total \${total} in \${Date.now() - started} ms\`)
   }))
 `
+
+// A supervised driver that notes the time every 20 ms, in a file of its own per run: when each copy ran.
+const ticks = `import { appendFileSync } from "node:fs"
+export default async ([dir]) => {
+  const file = dir + "/ticks-" + process.pid
+  setInterval(() => appendFileSync(file, Date.now() + "\\n"), 20)
+  await new Promise(() => {})
+}
+`
+
+// Each run's first and last tick, in start order.
+const runsIn = (dir: string) =>
+  Fs.readdirSync(dir).filter((name) => name.startsWith("ticks-")).map((name) => {
+    const times = Fs.readFileSync(Path.join(dir, name), "utf8").trim().split("\n").map(Number)
+    return { pid: name.slice("ticks-".length), from: times[0]!, to: times.at(-1)! }
+  }).sort((a, b) => a.from - b.from)
 
 describe("partitions", () => {
   it.scopedLive(
@@ -77,6 +101,61 @@ describe("partitions", () => {
         assert.match(driver.output(), /Lost executor/)
         // The worker timeout is 2 s, checked every 2 s; the rest is computing the lost outputs again.
         assert.isBelow(stalled, 2 * 2_000 + 2_000, driver.output())
+      }),
+    120_000
+  )
+
+  it.scopedLive(
+    "a supervised driver cut off with its worker stops before its relaunch starts: its copies never overlap",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* temporaryDirectory
+        const { hosts, observer } = yield* network(["m", "w1", "w2"])
+        const master = yield* masterOn(hosts.m!, nodeFlags)
+        yield* workerOn(hosts.w1!, master.url, Path.join(dir, "w1"), nodeFlags)
+        yield* workerOn(hosts.w2!, master.url, Path.join(dir, "w2"), nodeFlags)
+        // The master fetches the upload from the submitter, which listens on the bridge.
+        const submit = yield* start([
+          ...submitArgs(master.url, "--supervise", "--conf", `kindling.driver.host=${observer}`, ...nodeFlags),
+          app(dir, "ticks.mjs", ticks),
+          dir
+        ])
+        const [, driverId] = yield* submit.waitFor(/(driver-\d+-\d+)/, 30_000)
+        const running = yield* eventually(
+          master.url,
+          (state) => {
+            const driver = state.activeDrivers.find((d) => d.id === driverId)
+            const worker = state.workers.find((w) => w.id === Option.getOrUndefined(driver?.workerId ?? Option.none()))
+            return driver?.state === "RUNNING" && runsIn(dir).length === 1 ? worker : undefined
+          },
+          30_000,
+          secret
+        )
+        const cut = Object.values(hosts).find((host) => host.ip === running.host)!
+        // The worker and its driver are cut off past the lease (8 s) and its terminate timeout (2 s): the master
+        // relaunches the driver on the other worker.
+        yield* cut.cut
+        const cutAt = Date.now()
+        yield* Polling.eventually(Effect.sync(() => runsIn(dir)), (runs) => runs.length === 2, {
+          timeout: 30_000,
+          describe: () => JSON.stringify(runsIn(dir))
+        })
+        yield* Effect.sleep("2 seconds")
+        yield* cut.heal
+        const [old, relaunched] = runsIn(dir)
+        const overlap = Math.max(0, old!.to - relaunched!.from)
+        console.log(
+          `partitions: the cut-off copy stopped ${old!.to - cutAt} ms after the cut, the relaunch started ` +
+            `${relaunched!.from - cutAt} ms after it; overlap ${overlap} ms`
+        )
+        assert.strictEqual(overlap, 0, JSON.stringify({ old, relaunched }))
+        // Stopped by its worker's fencing while cut off (the lease is 8 s from a heartbeat sent before the cut), not
+        // by the heal.
+        assert.isBelow(old!.to - cutAt, 10_000)
+        // The master waited the fence out: lease + terminate timeout + 1 s from the last heartbeat, sent at most
+        // 0.5 s before the cut.
+        assert.isAbove(relaunched!.from - cutAt, 10_500)
+        assert.isBelow(relaunched!.from - cutAt, 25_000)
       }),
     120_000
   )

@@ -7,7 +7,7 @@
  */
 import { Shell } from "@kindling/kernel"
 import { Endpoints, type Ids, type QueryMessages, type RpcAddress } from "@kindling/protocol"
-import { type RpcEnv } from "@kindling/rpc"
+import { RpcEnv } from "@kindling/rpc"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import { ArtifactStore } from "./ArtifactStore.js"
@@ -60,6 +60,7 @@ export const make = (
     const persistence = yield* Persistence
     const election = yield* LeaderElection
     const artifacts = yield* ArtifactStore
+    const rpc = yield* RpcEnv.RpcEnv
     const { onExit, validateState, ...config } = options
     const address = yield* Shell.listeningAddress(Endpoints.master)
     // A master that cannot keep its recovery state must not go on leading with state a successor would not find.
@@ -89,6 +90,14 @@ export const make = (
           case "Unpersist":
             return orStepDown(persistence.unpersist(command.kind, command.id)).pipe(
               Effect.zipRight(command.kind === "driver" ? artifacts.driverRemoved(command.id) : Effect.void)
+            )
+          case "ProbeWorker":
+            return Effect.sync(() =>
+              host.fork(
+                rpc.refusesConnections(command.address).pipe(
+                  Effect.map((gone) => gone && host.feed({ _tag: "WorkerProcessGone", workerId: command.workerId }))
+                )
+              )
             )
           case "StoreArtifact": {
             // Fetching takes a while: the master goes on meanwhile and answers the upload when it is stored.

@@ -15,7 +15,7 @@
  */
 import { Core } from "@kindling/kernel"
 import type { Ids, RpcAddress } from "@kindling/protocol"
-import { Endpoints, Errors, QueryMessages, States, SubmissionMessages, WorkerMessages } from "@kindling/protocol"
+import { Endpoints, Errors, QueryMessages, SubmissionMessages, WorkerMessages } from "@kindling/protocol"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import type * as Schema from "effect/Schema"
@@ -25,7 +25,14 @@ import {
   registerApplicationRequest,
   removeApplication
 } from "./internal/apps.js"
-import { driverStatus, killDriver, killDriverRequest, removeDriver, submitDriver } from "./internal/drivers.js"
+import {
+  driverEndedOn,
+  driverStatus,
+  killDriver,
+  killDriverRequest,
+  submitDriver,
+  workerProcessGone
+} from "./internal/drivers.js"
 import { schedule } from "./internal/placement.js"
 import {
   canCompleteRecovery,
@@ -120,6 +127,11 @@ export type Record =
  */
 export type MasterCommand =
   | { readonly _tag: "Persist"; readonly record: Record }
+  /**
+   * Check whether a lost worker's address refuses connections, and feed `WorkerProcessGone` if it does: its
+   * supervised drivers' relaunches then need not wait out its fence.
+   */
+  | { readonly _tag: "ProbeWorker"; readonly workerId: Ids.WorkerId; readonly address: RpcAddress.RpcAddress }
   | { readonly _tag: "Unpersist"; readonly kind: Record["kind"]; readonly id: string }
   /**
    * Pull an uploaded artifact from `from` into the artifact store, then feed `ArtifactStored`; a standby's is kept
@@ -159,7 +171,8 @@ export const make = (config: Config): State => ({
   completedDrivers: [],
   nextAppNumber: 0,
   nextDriverNumber: 0,
-  random: config.seed >>> 0
+  random: config.seed >>> 0,
+  leadingSince: undefined
 })
 
 /**
@@ -198,8 +211,13 @@ const handle = Core.inputs<Inbound, Local, Step>({
     Heartbeat: (step, message) => {
       const { state } = step
       const worker = state.idToWorker.get(message.workerId)
-      if (worker !== undefined) worker.lastHeartbeat = step.now
-      else if (state.status === "STANDBY") {
+      if (worker !== undefined) {
+        worker.lastHeartbeat = step.now
+        // A leader's word that it will not relaunch the worker's drivers before their fence has passed from now.
+        if (message.seq !== undefined) {
+          answer(step, message.worker, new WorkerMessages.HeartbeatAcknowledged({ seq: message.seq }))
+        }
+      } else if (state.status === "STANDBY") {
         // A worker of a leadership this master lost: told so, it registers with the masters again, whoever leads
         // now (one that dropped it during a partition would never claim it with MasterChanged).
         Core.log(step, "Debug", `Got heartbeat from worker ${message.workerId} while STANDBY; telling it so`)
@@ -222,11 +240,7 @@ const handle = Core.inputs<Inbound, Local, Step>({
       // next leader (in its answer to MasterChanged). Acknowledged, the end would be forgotten, and a supervised
       // driver that finished would be relaunched by a leader that never heard of it.
       if (step.state.status === "STANDBY") return Core.reply(step, ask, Exit.succeed(false))
-      if (!States.isDriverReportable(message.state)) {
-        log(step, "Warning", `Unexpected state ${message.state} for driver ${message.driverId}; ignored`)
-      } else if (step.state.drivers.has(message.driverId)) {
-        removeDriver(step, message.driverId, message.state, Option.getOrUndefined(message.exception))
-      }
+      driverEndedOn(step, message.driverId, message.state, Option.getOrUndefined(message.exception))
       // Taken into account, or already settled (told twice, or by the worker's answer to MasterChanged): either way
       // the worker may forget it.
       Core.reply(step, ask, Exit.succeed(true))
@@ -332,6 +346,8 @@ const handle = Core.inputs<Inbound, Local, Step>({
   RevokedLeadership: (step) => revokedLeadership(step),
   CheckForWorkerTimeOut: (step) => timeOutDeadWorkers(step),
   CompleteRecovery: (step) => completeRecovery(step),
+  RelaunchDue: wantSchedule,
+  WorkerProcessGone: (step, input) => workerProcessGone(step, input.workerId),
   ArtifactStored: (step, input) => Core.reply(step, input.ask, input.exit),
   KillApplicationFromUi: (step, input) => {
     // As Spark's master page: only a leading master acts, on an app it has; anything else is ignored.

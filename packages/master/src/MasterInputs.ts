@@ -65,6 +65,24 @@ export const CompleteRecovery = Schema.TaggedStruct("CompleteRecovery", {}).anno
  * @since 0.1.0
  * @category schemas
  */
+export const RelaunchDue = Schema.TaggedStruct("RelaunchDue", {}).annotations({
+  description: "The fence of a relaunched supervised driver has passed: the worker it ran on has surely stopped the " +
+    "old copy, and the new one may be launched"
+})
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export const WorkerProcessGone = Schema.TaggedStruct("WorkerProcessGone", { workerId: Ids.WorkerId }).annotations({
+  description: "A lost worker's address refuses connections (`ProbeWorker`): its process is gone, and the drivers " +
+    "it ran die with it (their parent watch), so their relaunches need not wait out its fence"
+})
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
 export const KillApplicationFromUi = Schema.TaggedStruct("KillApplicationFromUi", { appId: Ids.AppId })
   .annotations({ description: "Someone pressed an app's kill button in the master's web UI" })
 
@@ -105,6 +123,8 @@ export const Local = Schema.Union(
   RevokedLeadership,
   CheckForWorkerTimeOut,
   CompleteRecovery,
+  RelaunchDue,
+  WorkerProcessGone,
   KillApplicationFromUi,
   KillDriverFromUi,
   ArtifactStored

@@ -84,6 +84,7 @@ const world = (options: { readonly refuseDrivers: boolean }) => {
           RegisteredWorker: () => Effect.void,
           RegisterWorkerFailed: () => Effect.void,
           MasterInStandby: () => Effect.void,
+          HeartbeatAcknowledged: () => Effect.void,
           ReconnectWorker: () => Effect.void,
           MasterChanged: () => Effect.void,
           LaunchExecutor: () => Effect.void,

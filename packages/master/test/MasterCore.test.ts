@@ -68,6 +68,12 @@ interface SimWorker {
   readonly memory: number
   /** What the worker process runs, as far as the master's commands made it. */
   readonly drivers: Set<Ids.DriverId>
+  /** Its fence, when it fences its supervised drivers: it stops them this long after its last acknowledged beat. */
+  readonly fence: number | undefined
+  /** When the master last acknowledged its heartbeat (it was sent then, here). */
+  lastAcknowledged: number | undefined
+  /** When its process died: what it ran is gone within the parent watch's time (3.5 s at most). */
+  diedAt: number | undefined
   readonly executors: Map<string, { appId: Ids.AppId; execId: number; cores: number; state: States.ExecutorState }>
 }
 
@@ -87,6 +93,9 @@ class World {
   readonly appDrivers: Array<RpcAddress.RpcAddress> = []
   readonly apps = new Map<string, Ids.AppId>()
   readonly driverIds: Array<Ids.DriverId> = []
+  /** The description each launched driver was launched with: a relaunch has its predecessor's. */
+  readonly launched = new Map<Ids.DriverId, Descriptions.DriverDescription>()
+  nextHeartbeat = 0
   previous = new Map<string, string>()
   readonly seed: number
 
@@ -145,7 +154,25 @@ class World {
         this.apps.set(RpcAddress.key(command.to.address), message.appId)
       }
       if (worker === undefined) continue
-      if (message instanceof WorkerMessages.LaunchDriver) worker.drivers.add(message.driverId)
+      if (message instanceof WorkerMessages.HeartbeatAcknowledged) worker.lastAcknowledged = this.now
+      if (message instanceof WorkerMessages.LaunchDriver) {
+        // No two copies of a driver at once: a copy left on a worker that fences runs until its fence has passed
+        // from the last heartbeat acknowledged (one on a worker that does not fence may run on, as in Spark).
+        for (const other of this.workers) {
+          if (other === worker || other.fence === undefined || other.lastAcknowledged === undefined) continue
+          if (this.now >= other.lastAcknowledged + other.fence) continue
+          if (other.diedAt !== undefined && this.now >= other.diedAt + 3_500) continue
+          for (const copy of other.drivers) {
+            assert.notStrictEqual(
+              this.launched.get(copy),
+              message.driverDesc,
+              `${message.driverId} launched while ${copy} may still run on ${other.id}`
+            )
+          }
+        }
+        this.launched.set(message.driverId, message.driverDesc)
+        worker.drivers.add(message.driverId)
+      }
       if (message instanceof WorkerMessages.KillDriver) worker.drivers.delete(message.driverId)
       if (message instanceof WorkerMessages.LaunchExecutor) {
         worker.executors.set(`${message.appId}/${message.execId}`, {
@@ -260,13 +287,23 @@ const pick = <A>(items: ReadonlyArray<A>, n: number): A | undefined =>
 
 type Op = (world: World) => void
 
-const registerWorker = (cores: number, memory: number, reuse: number): Op => (world) => {
+const registerWorker = (cores: number, memory: number, reuse: number, fence?: number): Op => (world) => {
   const n = world.workers.length
   // Now and then a worker comes back at an address (or with an id) the master already knows.
   const old = reuse % 5 === 0 ? pick(world.workers, reuse) : undefined
   const address = old !== undefined && reuse % 2 === 0 ? old.address : RpcAddress.make(`10.0.1.${n}`, 40000 + n)
   const id = old !== undefined && reuse % 2 === 1 ? old.id : Ids.WorkerId.make(`worker-${n}`)
-  const worker: SimWorker = { id, address, cores, memory, drivers: new Set(), executors: new Map() }
+  const worker: SimWorker = {
+    id,
+    address,
+    cores,
+    memory,
+    drivers: new Set(),
+    executors: new Map(),
+    fence,
+    lastAcknowledged: undefined,
+    diedAt: undefined
+  }
   world.workers.push(worker)
   world.connectionOf(address, true)
   world.receive(
@@ -279,7 +316,8 @@ const registerWorker = (cores: number, memory: number, reuse: number): Op => (wo
       memory,
       workerWebUiUrl: "",
       masterAddress,
-      resources: {}
+      resources: {},
+      driverFenceMillis: fence
     }),
     address
   )
@@ -289,7 +327,11 @@ const heartbeat = (n: number): Op => (world) => {
   const worker = pick(world.workers, n)
   if (worker === undefined) return
   world.receive(
-    new WorkerMessages.Heartbeat({ workerId: worker.id, worker: RpcAddress.endpoint(worker.address, "Worker") }),
+    new WorkerMessages.Heartbeat({
+      workerId: worker.id,
+      worker: RpcAddress.endpoint(worker.address, "Worker"),
+      seq: worker.fence === undefined ? undefined : world.nextHeartbeat++
+    }),
     worker.address
   )
 }
@@ -317,6 +359,21 @@ const disconnect = (n: number, spoofed: boolean): Op => (world) => {
     ...state.activeApps.filter((a) => RpcAddress.key(a.driver.address) === RpcAddress.key(peer)).map((a) => a.id)
   ]
   assert.deepStrictEqual(alive(after), alive(before), `a spoofed disconnect of ${peer.hostPort} removed something`)
+}
+
+// A worker's process dies: its connection closes, and its address refuses connections (which the master's probe of
+// it finds).
+const workerProcessDies = (n: number): Op => (world) => {
+  const worker = pick(world.workers.filter((w) => w.diedAt === undefined), n)
+  if (worker === undefined) return
+  worker.diedAt = world.now
+  world.apply({
+    _tag: "Disconnected",
+    peer: worker.address,
+    connection: world.connectionOf(worker.address),
+    now: world.now
+  })
+  world.apply({ _tag: "WorkerProcessGone", workerId: worker.id, now: world.now })
 }
 
 const submit = (cores: number, mem: number, supervise: boolean): Op => (world) => {
@@ -357,7 +414,7 @@ const killFromUi = (n: number, app: boolean): Op => (world) => {
   }
 }
 
-const driverEnds = (n: number, state: "FINISHED" | "FAILED" | "KILLED" | "ERROR"): Op => (world) => {
+const driverEnds = (n: number, state: "FINISHED" | "FAILED" | "KILLED" | "ERROR" | "RELAUNCHING"): Op => (world) => {
   const worker = pick(world.workers.filter((w) => w.drivers.size > 0), n)
   const driverId = worker && pick([...worker.drivers], n)
   if (worker === undefined || driverId === undefined) return
@@ -534,11 +591,16 @@ const recoveryTimeout: Op = (world) => {
 
 const operation: fc.Arbitrary<Op> = fc.oneof(
   {
-    arbitrary: fc.tuple(fc.integer({ min: 1, max: 16 }), fc.integer({ min: 256, max: 8192 }), fc.nat()).map((
-      [c, m, r]
-    ) => registerWorker(c, m, r)),
+    arbitrary: fc.tuple(
+      fc.integer({ min: 1, max: 16 }),
+      fc.integer({ min: 256, max: 8192 }),
+      fc.nat(),
+      fc.option(fc.integer({ min: 1_000, max: 200_000 }), { nil: undefined })
+    ).map(([c, m, r, fence]) => registerWorker(c, m, r, fence)),
     weight: 4
   },
+  { arbitrary: fc.constant<Op>((world) => world.apply({ _tag: "RelaunchDue", now: world.now })), weight: 1 },
+  { arbitrary: fc.nat().map(workerProcessDies), weight: 1 },
   { arbitrary: fc.nat().map(heartbeat), weight: 3 },
   { arbitrary: fc.integer({ min: 1, max: 90 }).map(timePasses), weight: 2 },
   { arbitrary: fc.tuple(fc.nat(), fc.boolean()).map(([n, spoofed]) => disconnect(n, spoofed)), weight: 2 },
@@ -553,7 +615,13 @@ const operation: fc.Arbitrary<Op> = fc.oneof(
   {
     arbitrary: fc.tuple(
       fc.nat(),
-      fc.constantFrom<"FINISHED" | "FAILED" | "KILLED" | "ERROR">("FINISHED", "FAILED", "KILLED", "ERROR")
+      fc.constantFrom<"FINISHED" | "FAILED" | "KILLED" | "ERROR" | "RELAUNCHING">(
+        "FINISHED",
+        "FAILED",
+        "KILLED",
+        "ERROR",
+        "RELAUNCHING"
+      )
     ).map(([n, s]) => driverEnds(n, s)),
     weight: 2
   },
@@ -639,6 +707,12 @@ describe("MasterCore, worked examples", () => {
     return world
   }
   const sent = (output: Output) => output.commands.flatMap((c) => (c._tag === "Send" ? [c.message._tag] : []))
+  // The worker `n` beats, and the master's timers for relaunches and worker timeouts fire.
+  const beat = (world: World, n: number) => {
+    heartbeat(n)(world)
+    world.apply({ _tag: "CheckForWorkerTimeOut", now: world.now })
+    world.apply({ _tag: "RelaunchDue", now: world.now })
+  }
 
   it("a registering worker is told it is registered and the waiting driver is launched on it", () => {
     const world = alive()
@@ -732,6 +806,77 @@ describe("MasterCore, worked examples", () => {
     assert.strictEqual(snapshot.activeDrivers.length, 1)
     assert.notStrictEqual(snapshot.activeDrivers[0]!.id, supervised)
     assert.deepStrictEqual(MasterCore.waitingDriverIds(world.core), [snapshot.activeDrivers[0]!.id])
+  })
+
+  it("a fencing worker's supervised driver is relaunched only once its fence has passed since its last heartbeat", () => {
+    const world = alive()
+    registerWorker(4, 4096, 1, 130_000)(world)
+    submit(1, 512, true)(world)
+    const [original] = world.driverIds
+    const acked = world.receive(
+      new WorkerMessages.Heartbeat({
+        workerId: world.workers[0]!.id,
+        worker: RpcAddress.endpoint(world.workers[0]!.address, "Worker"),
+        seq: 7
+      }),
+      world.workers[0]!.address
+    )
+    assert.deepStrictEqual(sent(acked), ["HeartbeatAcknowledged"])
+    const heardAt = world.now
+    world.now += 61_000
+    world.apply({ _tag: "CheckForWorkerTimeOut", now: world.now })
+    registerWorker(4, 4096, 1)(world)
+    // Removed, its driver relaunched under a new id that waits, persisted with its fence.
+    const relaunched = MasterCore.masterState(world.core).activeDrivers[0]!
+    assert.notStrictEqual(relaunched.id, original)
+    assert.strictEqual(relaunched.fenceMillis, 130_000)
+    assert.deepStrictEqual(MasterCore.waitingDriverIds(world.core), [relaunched.id])
+    world.now = heardAt + 130_000
+    beat(world, 1)
+    assert.deepStrictEqual(MasterCore.waitingDriverIds(world.core), [relaunched.id], "the margin has not passed")
+    world.now = heardAt + 131_000
+    beat(world, 1)
+    world.apply({ _tag: "RelaunchDue", now: world.now })
+    assert.deepStrictEqual(MasterCore.waitingDriverIds(world.core), [])
+    assert.deepStrictEqual([...world.workers[1]!.drivers], [relaunched.id])
+  })
+
+  it("a driver its worker's fencing stopped (RELAUNCHING) is relaunched at once; a recovered one waits its fence out", () => {
+    const world = alive()
+    registerWorker(4, 4096, 1, 130_000)(world)
+    registerWorker(4, 4096, 2, 130_000)(world)
+    submit(1, 512, true)(world)
+    const [original] = world.driverIds
+    const holder = world.workers.find((w) => w.drivers.has(original!))!
+    holder.drivers.delete(original!)
+    world.receive(
+      new WorkerMessages.DriverStateChanged({ driverId: original!, state: "RELAUNCHING", exception: Option.none() }),
+      holder.address
+    )
+    const relaunched = MasterCore.masterState(world.core).activeDrivers[0]!
+    assert.notStrictEqual(relaunched.id, original)
+    assert.strictEqual(relaunched.state, "RUNNING")
+    assert.isUndefined(relaunched.fenceMillis, "a copy known to be gone leaves no fence to wait for")
+  })
+
+  it("a relaunch still waiting for its fence when the master restarts waits it out again from the new leadership", () => {
+    const world = alive()
+    registerWorker(4, 4096, 1, 130_000)(world)
+    submit(1, 512, true)(world)
+    world.now += 61_000
+    world.apply({ _tag: "CheckForWorkerTimeOut", now: world.now })
+    const [waiting] = MasterCore.waitingDriverIds(world.core)
+    world.now += 100_000
+    world.restart()
+    const electedAt = world.now
+    registerWorker(4, 4096, 2)(world)
+    world.apply({ _tag: "CompleteRecovery", now: world.now })
+    world.now = electedAt + 130_000
+    beat(world, 1)
+    assert.deepStrictEqual(MasterCore.waitingDriverIds(world.core), [waiting!])
+    world.now = electedAt + 131_000
+    world.apply({ _tag: "RelaunchDue", now: world.now })
+    assert.deepStrictEqual(MasterCore.waitingDriverIds(world.core), [])
   })
 
   it("an app's executors are spread over the workers, and failing executors end the app after the retry budget", () => {

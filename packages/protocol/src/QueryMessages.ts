@@ -54,7 +54,10 @@ export class WorkerInfo extends Schema.Class<WorkerInfo>("WorkerInfo")({
   state: WorkerState,
   lastHeartbeat: EpochMillis,
   executors: Schema.Array(ExecutorInfo),
-  drivers: Schema.Array(DriverId)
+  drivers: Schema.Array(DriverId),
+  driverFenceMillis: Schema.optional(Schema.Int.pipe(Schema.positive())).annotations({
+    description: "The worker's fence (see RegisterWorker), when it fences its supervised drivers"
+  })
 }, { description: "A worker as the master tracks it; memory in MB" }) {}
 
 /**
@@ -90,7 +93,11 @@ export class DriverInfo extends Schema.Class<DriverInfo>("DriverInfo")({
   state: DriverState,
   workerId: Schema.OptionFromNullOr(WorkerId),
   exception: Schema.OptionFromNullOr(RemoteException),
-  resources: Resources
+  resources: Resources,
+  fenceMillis: Schema.optional(Schema.Int.pipe(Schema.positive())).annotations({
+    description: "A relaunch whose predecessor may still run on a worker that was cut off: it is not launched " +
+      "before this long after that worker was last heard from (or after a master that recovers it began to lead)"
+  })
 }, { description: "A driver as the master tracks it" }) {}
 
 /**

@@ -36,7 +36,12 @@ export class RegisterWorker extends Schema.TaggedClass<RegisterWorker>()("Regist
   memory: Megabytes,
   workerWebUiUrl: Schema.String,
   masterAddress: RpcAddress,
-  resources: Resources
+  resources: Resources,
+  driverFenceMillis: Schema.optional(Schema.Int.pipe(Schema.positive())).annotations({
+    description: "Given by a worker that fences its supervised drivers: they are surely stopped this long after it " +
+      "sent the last heartbeat a master acknowledged (its lease plus its drivers' terminate timeout), so a master " +
+      "that loses the worker relaunches them only after that. Absent: the worker does not fence (as Spark's)"
+  })
 }, {
   description: "A worker offers itself; memory in MB; masterAddress is the address the worker dialled. The master " +
     "marks the worker DEAD when the connection it registered on closes, or when no Heartbeat came for " +
@@ -51,7 +56,11 @@ export class RegisterWorker extends Schema.TaggedClass<RegisterWorker>()("Regist
  */
 export class Heartbeat extends Schema.TaggedClass<Heartbeat>()("Heartbeat", {
   workerId: WorkerId,
-  worker: RefTo<"Worker">()
+  worker: RefTo<"Worker">(),
+  seq: Schema.optional(Schema.Int.pipe(Schema.nonNegative())).annotations({
+    description: "Numbers the heartbeats of a worker that fences its drivers; a leading master that knows the " +
+      "worker acknowledges it with HeartbeatAcknowledged"
+  })
 }, { description: "A registered worker is alive" }) {}
 
 /**
@@ -227,6 +236,21 @@ export class MasterInStandby extends Schema.TaggedClass<MasterInStandby>()("Mast
 }) {}
 
 /**
+ * A leading master's answer to a numbered `Heartbeat` of a worker it knows: it will not take the worker for dead, and
+ * relaunch its supervised drivers elsewhere, before the worker's fence has passed from that heartbeat's receipt.
+ * The worker's lease runs from when it sent the heartbeat acknowledged last.
+ *
+ * @since 0.1.0
+ * @category master → worker
+ */
+export class HeartbeatAcknowledged extends Schema.TaggedClass<HeartbeatAcknowledged>()("HeartbeatAcknowledged", {
+  seq: Schema.Int.pipe(Schema.nonNegative())
+}, {
+  description: "A leading master heard the worker's heartbeat seq: the worker's lease runs on from when it sent " +
+    "it. A worker whose lease lapses stops its supervised drivers, which the master relaunches elsewhere"
+}) {}
+
+/**
  * The master lost track of the worker (for example it was marked DEAD) and asks it to register again.
  *
  * @since 0.1.0
@@ -325,6 +349,7 @@ export const MasterToWorker = Schema.Union(
   RegisteredWorker,
   RegisterWorkerFailed,
   MasterInStandby,
+  HeartbeatAcknowledged,
   ReconnectWorker,
   KillExecutor,
   LaunchExecutor,

@@ -125,7 +125,12 @@ export const make: Effect.Effect<Transport["Type"]> = Effect.sync(() =>
     connect: (host, port, handler) =>
       Effect.async<Connection, ConnectFailed>((resume) => {
         const socket = Net.connect({ host, port })
-        const onError = (error: Error) => resume(Effect.fail(new ConnectFailed({ host, port, reason: error.message })))
+        const onError = (error: NodeJS.ErrnoException) =>
+          resume(
+            Effect.fail(
+              new ConnectFailed({ host, port, reason: error.message, refused: error.code === "ECONNREFUSED" })
+            )
+          )
         socket.once("error", onError)
         socket.once("connect", () => {
           socket.off("error", onError)

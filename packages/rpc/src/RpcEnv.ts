@@ -196,6 +196,12 @@ export interface RpcEnv {
   ) => Effect.Effect<ReplyOf<M>, FailureOf<M> | Errors.RpcError>
   /** The nodes this one has an open, authenticated connection with. */
   readonly peers: Effect.Effect<ReadonlyArray<RpcAddress.RpcAddress>>
+  /**
+   * Whether `address` refuses connections: its host answers that nothing listens there, so the node that listened
+   * is gone (or has stopped listening). False when a connection opens (it is closed at once) or when nothing
+   * answers within the lookup timeout: a host that is down or cut off says nothing.
+   */
+  readonly refusesConnections: (address: RpcAddress.RpcAddress) => Effect.Effect<boolean>
   /** Streamed transfers of blocks, on data connections beside the message plane's. */
   readonly data: DataPlane.DataPlane
 }

@@ -64,9 +64,13 @@ export class ListenFailed
  * @since 0.1.0
  * @category errors
  */
-export class ConnectFailed
-  extends Data.TaggedError("ConnectFailed")<{ readonly host: string; readonly port: number; readonly reason: string }>
-{
+export class ConnectFailed extends Data.TaggedError("ConnectFailed")<{
+  readonly host: string
+  readonly port: number
+  readonly reason: string
+  /** The host answered that nothing listens on the port (rather than not answering at all). */
+  readonly refused?: boolean
+}> {
   override get message(): string {
     return `Cannot connect to ${this.host}:${this.port}: ${this.reason}`
   }
@@ -196,7 +200,7 @@ export const makeMemory: Effect.Effect<Transport["Type"]> = Effect.sync(() => {
       Effect.suspend(() => {
         const accept = listeners.get(`${host}:${port}`)
         if (accept === undefined) {
-          return Effect.fail(new ConnectFailed({ host, port, reason: "connection refused" }))
+          return Effect.fail(new ConnectFailed({ host, port, reason: "connection refused", refused: true }))
         }
         const local = { host: "memory", port: nextEphemeralPort++ }
         const { a, aConnection, b, bConnection } = pair(local, { host, port })

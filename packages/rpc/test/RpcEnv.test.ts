@@ -490,6 +490,16 @@ const suite = (name: string, transport: Layer.Layer<Transport.Transport>) =>
         assert.instanceOf(error, Errors.ConnectionLost)
       }))
 
+    live("an address refuses connections only when nothing listens there", () =>
+      Effect.gen(function*() {
+        const a = yield* startNode()
+        const b = yield* startStoppableNode()
+        assert.isFalse(yield* a.rpc.refusesConnections(b.address))
+        assert.isFalse(yield* a.rpc.refusesConnections(yield* silentListener))
+        yield* b.stop
+        assert.isTrue(yield* a.rpc.refusesConnections(b.address))
+      }))
+
     live("a client-only node asks without listening", () =>
       Effect.gen(function*() {
         const b = yield* startNode()

@@ -40,6 +40,7 @@ export interface Options {
   readonly retainedDrivers: number
   readonly executorStateSyncMaxAttempts: number
   readonly askTimeoutMillis: number
+  readonly driverFencing: WorkerCore.Config["driverFencing"]
   /** Check the core's invariants after every step (`kindling.debug.validateState`). */
   readonly validateState?: boolean
   /** Called when the worker must exit (registration refused or given up, state sync failed). */
@@ -255,7 +256,8 @@ export const make = (
         retainedDrivers: options.retainedDrivers,
         workDir: options.workDir,
         executorStateSyncMaxAttempts: options.executorStateSyncMaxAttempts,
-        askTimeoutMillis: options.askTimeoutMillis
+        askTimeoutMillis: options.askTimeoutMillis,
+        driverFencing: options.driverFencing
       }),
       interpret,
       validateState: options.validateState ?? false,

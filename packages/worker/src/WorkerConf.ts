@@ -40,6 +40,17 @@ export const keys = {
     default: "10s",
     description: "How long a killed driver may take to exit before it is killed forcibly."
   }),
+  driverFencingEnabled: Key.make("kindling.worker.driverFencing.enabled", ValueType.boolean, {
+    default: "true",
+    description: "Fence supervised drivers (not in Spark), so that two copies of one never run at once: a worker " +
+      "that no leading master has acknowledged for kindling.worker.driverFencing.lease stops them, and a master " +
+      "relaunches a lost worker's supervised drivers only after that lease plus kindling.worker." +
+      "driverTerminateTimeout. Off: Spark's behaviour, where a cut-off copy runs on beside its relaunch."
+  }),
+  driverFencingLease: Key.make("kindling.worker.driverFencing.lease", ValueType.duration("ms"), {
+    description: "The fencing lease (see kindling.worker.driverFencing.enabled). Unset: twice " +
+      "kindling.worker.timeout, longer than a failover to a standby master."
+  }),
   executorTerminateTimeout: Key.make("kindling.worker.executorTerminateTimeout", ValueType.duration("ms"), {
     default: "10s",
     description: "How long a killed executor may take to exit before it is killed forcibly (fixed in Spark)."

@@ -12,6 +12,7 @@ import type { Descriptions, Ids, QueryMessages, RpcAddress, WorkerMessages } fro
 import { Endpoints } from "@kindling/protocol"
 import * as Exit from "effect/Exit"
 import type * as Schema from "effect/Schema"
+import * as fencing from "./internal/fencing.js"
 import * as registration from "./internal/registration.js"
 import * as snapshots from "./internal/snapshots.js"
 import type * as internal from "./internal/state.js"
@@ -68,6 +69,12 @@ export interface Config {
   readonly executorStateSyncMaxAttempts: number
   /** How long the shell waits for an answer to an ask; after a failure that was not a timeout, the wait to retry. */
   readonly askTimeoutMillis: number
+  /**
+   * The fencing of supervised drivers, when on: `leaseMillis` after sending the last heartbeat a master acknowledged,
+   * the worker stops them so that a master that lost it can relaunch them elsewhere without two copies running;
+   * stopping one takes up to `terminateMillis` (the drivers' terminate timeout).
+   */
+  readonly driverFencing: { readonly leaseMillis: number; readonly terminateMillis: number } | undefined
 }
 
 /**
@@ -162,7 +169,10 @@ export const make = (config: Config): State => ({
   finishedApps: new Set(),
   unheard: new Map(),
   syncs: new Map(),
-  nextSyncAskId: 0
+  nextSyncAskId: 0,
+  heartbeatsOut: new Map(),
+  nextHeartbeat: 0,
+  leaseFrom: undefined
 })
 
 const handle = Core.inputs<Inbound, Local, internal.Step>({
@@ -171,6 +181,7 @@ const handle = Core.inputs<Inbound, Local, internal.Step>({
     RegisteredWorker: registration.registered,
     RegisterWorkerFailed: registration.registrationFailed,
     MasterInStandby: registration.masterInStandby,
+    HeartbeatAcknowledged: fencing.acknowledged,
     ReconnectWorker: registration.reconnect,
     MasterChanged: registration.masterChanged,
     LaunchExecutor: workload.launchExecutor,
@@ -184,6 +195,7 @@ const handle = Core.inputs<Inbound, Local, internal.Step>({
   Disconnected: (step, input) => registration.disconnected(step, input.peer),
   ReregisterWithMaster: registration.reregisterWithMaster,
   SendHeartbeat: registration.sendHeartbeat,
+  LeaseLapsed: fencing.leaseLapsed,
   WorkDirCleanup: workload.workDirCleanup,
   DriverEnded: workload.driverEnded,
   ExecutorChanged: workload.executorChanged,

@@ -28,6 +28,15 @@ export const SendHeartbeat = Schema.TaggedStruct("SendHeartbeat", {}).annotation
  * @since 0.1.0
  * @category schemas
  */
+export const LeaseLapsed = Schema.TaggedStruct("LeaseLapsed", {}).annotations({
+  description: "The lease of a worker that fences its supervised drivers may have lapsed (no master acknowledged a " +
+    "heartbeat sent within `kindling.worker.driverFencing.lease`): it stops them, and tells a master they need relaunching"
+})
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
 export const WorkDirCleanup = Schema.TaggedStruct("WorkDirCleanup", {}).annotations({
   description:
     "Every `kindling.worker.cleanup.interval` once registered, if cleanup is on: delete old unused work-dir entries"
@@ -103,6 +112,7 @@ export const RetryStateSync = Schema.TaggedStruct("RetryStateSync", { key: Schem
 export const Local = Schema.Union(
   ReregisterWithMaster,
   SendHeartbeat,
+  LeaseLapsed,
   WorkDirCleanup,
   DriverEnded,
   ExecutorChanged,

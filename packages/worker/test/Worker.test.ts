@@ -85,6 +85,7 @@ const workerOptions = (workDir: string, cleanup: Worker.Options["cleanup"] = {
   retainedDrivers: 10,
   executorStateSyncMaxAttempts: 5,
   askTimeoutMillis: 120_000,
+  driverFencing: undefined,
   validateState: true
 })
 

@@ -58,7 +58,8 @@ const config = (fuzz = 1): WorkerCore.Config => ({
   retainedDrivers: 3,
   workDir: "/work",
   executorStateSyncMaxAttempts: 3,
-  askTimeoutMillis: 120_000
+  askTimeoutMillis: 120_000,
+  driverFencing: { leaseMillis: 120_000, terminateMillis: 10_000 }
 })
 
 const commandOf = (mainModule: string) =>
@@ -115,7 +116,7 @@ const launchExecutor = (state: WorkerCore.State, execId: number, cores = 2) =>
     })
   })
 
-const launchDriver = (state: WorkerCore.State, driverId: Ids.DriverId, cores: number) =>
+const launchDriver = (state: WorkerCore.State, driverId: Ids.DriverId, cores: number, supervise = false, now = 0) =>
   stepWith(state, {
     _tag: "Receive",
     message: new WorkerMessages.LaunchDriver({
@@ -124,13 +125,13 @@ const launchDriver = (state: WorkerCore.State, driverId: Ids.DriverId, cores: nu
         appUrl: "file:///a.js",
         mem: 512,
         cores,
-        supervise: false,
+        supervise,
         command,
         resourceReqs: []
       }),
       resources: {}
     })
-  })
+  }, now)
 
 describe("WorkerCore registration", () => {
   it("registers with every master, then retries on Spark's schedule and gives up after 16 attempts", () => {
@@ -515,6 +516,97 @@ describe("WorkerCore runners and accounting", () => {
   })
 })
 
+describe("WorkerCore fencing of supervised drivers", () => {
+  const { leaseMillis } = config().driverFencing!
+  const heartbeatAt = (state: WorkerCore.State, now: number) => {
+    const sent = stepWith(state, { _tag: "SendHeartbeat" }, now)
+    const heartbeat = sent.flatMap((c) =>
+      c._tag === "Send" && c.message instanceof WorkerMessages.Heartbeat ? [c.message] : []
+    )[0]!
+    return heartbeat.seq!
+  }
+  const acknowledge = (state: WorkerCore.State, seq: number, now: number) =>
+    stepWith(state, { _tag: "Receive", message: new WorkerMessages.HeartbeatAcknowledged({ seq }) }, now)
+  const kills = (commands: ReadonlyArray<WorkerCore.Command>) =>
+    commands.flatMap((c) => (c._tag === "KillDriver" ? [c.driverId] : []))
+  const leaseTimer = (commands: ReadonlyArray<WorkerCore.Command>) =>
+    commands.flatMap((c) => (c._tag === "StartTimer" && c.input._tag === "LeaseLapsed" ? [c.delayMillis] : []))
+
+  it("registers with its fence; the lease runs from the sending of the last acknowledged heartbeat", () => {
+    const register = stepWith(WorkerCore.make(config()), { _tag: "Start" }).flatMap((c) =>
+      c._tag === "Send" && c.message instanceof WorkerMessages.RegisterWorker ? [c.message] : []
+    )
+    assert.strictEqual(register[0]!.driverFenceMillis, 130_000)
+    const state = registered()
+    const first = heartbeatAt(state, 1_000)
+    const second = heartbeatAt(state, 16_000)
+    // The later heartbeat's acknowledgement also settles the earlier one, whose own then extends nothing.
+    assert.deepStrictEqual(leaseTimer(acknowledge(state, second, 16_050)), [16_000 + leaseMillis - 16_050])
+    assert.deepStrictEqual(leaseTimer(acknowledge(state, first, 16_060)), [])
+    assert.strictEqual(state.leaseFrom, 16_000)
+    // An acknowledgement of a heartbeat never sent is ignored.
+    assert.deepStrictEqual(leaseTimer(acknowledge(state, 99, 16_070)), [])
+  })
+
+  it("a lapsed lease stops the supervised drivers, which end RELAUNCHING; the others run on", () => {
+    const state = registered()
+    const supervised = Ids.DriverId.make("driver-s")
+    const plain = Ids.DriverId.make("driver-p")
+    launchDriver(state, supervised, 1, true)
+    launchDriver(state, plain, 1, false)
+    acknowledge(state, heartbeatAt(state, 1_000), 1_010)
+    // Renewed meanwhile: a tick of an older timer changes nothing.
+    acknowledge(state, heartbeatAt(state, 2_000), 2_010)
+    assert.deepStrictEqual(kills(stepWith(state, { _tag: "LeaseLapsed" }, 1_000 + leaseMillis)), [])
+    const lapsed = stepWith(state, { _tag: "LeaseLapsed" }, 2_000 + leaseMillis)
+    assert.deepStrictEqual(kills(lapsed), [supervised])
+    assert.deepStrictEqual(kills(stepWith(state, { _tag: "LeaseLapsed" }, 3_000 + leaseMillis)), [], "stopped once")
+    const ended = stepWith(state, { _tag: "DriverEnded", driverId: supervised, state: "KILLED", exception: undefined })
+    const told = ended.flatMap((
+      c
+    ) => (c._tag === "SyncState" ? [c.message] : []))[0] as WorkerMessages.DriverStateChanged
+    assert.strictEqual(told.state, "RELAUNCHING")
+    assert.strictEqual(Option.getOrThrow(told.exception).name, "DriverFenced")
+    assert.deepStrictEqual([...state.drivers.keys()], [plain])
+  })
+
+  it("a kill asked for while the fencing stops a driver makes it end KILLED, without a second kill", () => {
+    const state = registered()
+    const driverId = Ids.DriverId.make("driver-s")
+    launchDriver(state, driverId, 1, true)
+    acknowledge(state, heartbeatAt(state, 0), 10)
+    stepWith(state, { _tag: "LeaseLapsed" }, leaseMillis)
+    assert.deepStrictEqual(
+      kills(stepWith(state, { _tag: "Receive", message: new WorkerMessages.KillDriver({ driverId }) })),
+      []
+    )
+    const ended = stepWith(state, { _tag: "DriverEnded", driverId, state: "KILLED", exception: undefined })
+    const told = ended.flatMap((
+      c
+    ) => (c._tag === "SyncState" ? [c.message] : []))[0] as WorkerMessages.DriverStateChanged
+    assert.strictEqual(told.state, "KILLED")
+  })
+
+  it("a supervised driver launched while the lease has lapsed is fenced as the launch is handled", () => {
+    const state = registered()
+    acknowledge(state, heartbeatAt(state, 0), 10)
+    // Heartbeats go out (the master hears them, and launches), but no acknowledgement comes back.
+    heartbeatAt(state, leaseMillis)
+    const launched = launchDriver(state, Ids.DriverId.make("driver-late"), 1, true, leaseMillis + 5)
+    assert.deepStrictEqual(leaseTimer(launched), [0])
+    assert.deepStrictEqual(kills(stepWith(state, { _tag: "LeaseLapsed" }, leaseMillis + 5)), ["driver-late"])
+  })
+
+  it("with a master that never acknowledges (one that does not fence, as Spark's) nothing is ever stopped", () => {
+    const state = registered()
+    launchDriver(state, Ids.DriverId.make("driver-s"), 1, true)
+    for (let now = 0; now < 10 * leaseMillis; now += 15_000) heartbeatAt(state, now)
+    assert.deepStrictEqual(kills(stepWith(state, { _tag: "LeaseLapsed" }, 10 * leaseMillis)), [])
+    // Heartbeats that no acknowledgement can extend the lease with any more are not kept.
+    assert.isAtMost(state.heartbeatsOut.size, leaseMillis / 15_000 + 1)
+  })
+})
+
 describe("WorkerCore model", () => {
   const maxAttempts = config().executorStateSyncMaxAttempts
   // What the worker's processes would be, as far as its commands made them: launched once, ended at most once.
@@ -528,6 +620,8 @@ describe("WorkerCore model", () => {
     readonly failures: Map<object, number>
     /** State syncs waiting to retry. */
     readonly retries: Set<string>
+    /** The time of the next step: ops advance it. */
+    readonly clock: { now: number }
   }
 
   type Op = (world: World) => Given | undefined
@@ -537,14 +631,16 @@ describe("WorkerCore model", () => {
     return all.length === 0 ? undefined : all[n % all.length]
   }
   const masterOf = (n: number) => (n % 2 === 0 ? masterA : masterB)
-  const driverDescription = new Descriptions.DriverDescription({
-    appUrl: "file:///a.js",
-    mem: 256,
-    cores: 1,
-    supervise: false,
-    command,
-    resourceReqs: []
-  })
+  const driverDescription = (supervise: boolean) =>
+    new Descriptions.DriverDescription({
+      appUrl: "file:///a.js",
+      mem: 256,
+      cores: 1,
+      supervise,
+      command,
+      resourceReqs: []
+    })
+  const { leaseMillis } = config().driverFencing!
 
   const ops: fc.Arbitrary<Op> = fc.oneof(
     fc.tuple(fc.nat(), fc.boolean()).map(([n, duplicate]): Op => () => ({
@@ -589,14 +685,31 @@ describe("WorkerCore model", () => {
         })
       }
     }),
-    fc.nat({ max: 20 }).map((n): Op => () => ({
+    fc.tuple(fc.nat({ max: 20 }), fc.boolean()).map(([n, supervise]): Op => () => ({
       _tag: "Receive",
       message: new WorkerMessages.LaunchDriver({
         driverId: Ids.DriverId.make(`driver-${n}`),
-        driverDesc: driverDescription,
+        driverDesc: driverDescription(supervise),
         resources: {}
       })
     })),
+    // Time passes; heartbeats go out, a master acknowledges one (one sent, mostly); the lease timer ticks.
+    {
+      weight: 3,
+      arbitrary: fc.integer({ min: 1, max: 90_000 }).map((millis): Op => (world) => {
+        world.clock.now += millis
+        return undefined
+      })
+    },
+    { weight: 3, arbitrary: fc.constant<Op>(() => ({ _tag: "SendHeartbeat" })) },
+    {
+      weight: 3,
+      arbitrary: fc.nat().map((n): Op => (world) => ({
+        _tag: "Receive",
+        message: new WorkerMessages.HeartbeatAcknowledged({ seq: pickOf(world.state.heartbeatsOut.keys(), n) ?? n })
+      }))
+    },
+    { weight: 3, arbitrary: fc.constant<Op>(() => ({ _tag: "LeaseLapsed" })) },
     fc.nat().map((n): Op => (world) => {
       const driverId = pickOf(world.state.drivers.keys(), n)
       return driverId === undefined
@@ -673,15 +786,33 @@ describe("WorkerCore model", () => {
           executors: new Set(),
           asks: new Map(),
           failures: new Map(),
-          retries: new Set()
+          retries: new Set(),
+          clock: { now: 0 }
         }
         stepWith(world.state, { _tag: "Start" })
         for (const op of history) {
           const input = op(world)
           if (input === undefined) continue
           const decommissioned = world.state.decommissioned
-          const commands = stepWith(world.state, input)
+          const { now } = world.clock
+          const fencedBefore = new Set([...world.state.drivers.values()].filter((d) => d.stopping === "fence"))
+          const commands = stepWith(world.state, input, now)
           assert.deepStrictEqual(WorkerCore.validate(world.state), [])
+          // Fencing: only a lapsed lease stops a driver unasked, and then every supervised one; a driver ends
+          // RELAUNCHING only if the fencing stopped it.
+          const lapsed = world.state.leaseFrom !== undefined && now >= world.state.leaseFrom + leaseMillis
+          const killedUnasked = commands.some((c) => c._tag === "KillDriver") &&
+            !(input._tag === "Receive" && input.message._tag === "KillDriver")
+          if (killedUnasked) assert.isTrue(lapsed, "a driver is stopped unasked only once the lease has lapsed")
+          if (input._tag === "LeaseLapsed" && lapsed) {
+            for (const driver of world.state.drivers.values()) {
+              if (driver.desc.supervise) assert.isDefined(driver.stopping, `${driver.id} runs on past the lease`)
+            }
+          }
+          if (input._tag === "DriverEnded") {
+            const ended = world.state.finishedDrivers.find((d) => d.id === input.driverId)
+            if (ended?.state === "RELAUNCHING") assert.isTrue(fencedBefore.has(ended), "RELAUNCHING only if fenced")
+          }
           // What the input settles, before what its commands start.
           const failedMessage = input._tag === "StateSyncFailed" ? world.asks.get(input.key)!.message : undefined
           if (input._tag === "StateSyncAnswered" || input._tag === "StateSyncFailed") world.asks.delete(input.key)

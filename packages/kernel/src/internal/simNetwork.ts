@@ -170,7 +170,9 @@ export const make = (world: NetworkWorld): Network => {
             const still = listeners.get(`${host}:${port}`)
             if (still === undefined || still.node.status === "killed" || severed(node, still.node)) {
               const reason = still === undefined ? "connection refused" : "connection timed out"
-              return resume(Effect.fail(new Transport.ConnectFailed({ host, port, reason })))
+              return resume(
+                Effect.fail(new Transport.ConnectFailed({ host, port, reason, refused: still === undefined }))
+              )
             }
             const local = makeEnd(node, { host, port })
             const remote = makeEnd(still.node, { host: node.name, port: nextPort++ })

@@ -1,7 +1,6 @@
 // Drivers: submission, kill, status, launch, removal and relaunch.
 import { Retention } from "@kindling/kernel"
-import type { States } from "@kindling/protocol"
-import { Descriptions, Errors, Ids, SubmissionMessages, WorkerMessages } from "@kindling/protocol"
+import { Descriptions, Errors, Ids, States, SubmissionMessages, WorkerMessages } from "@kindling/protocol"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import { persistDriver } from "./snapshots.js"
@@ -18,7 +17,10 @@ export const createDriver = (step: Step, desc: Descriptions.DriverDescription): 
     submitDate: step.now,
     state: "SUBMITTED",
     worker: undefined,
-    exception: undefined
+    exception: undefined,
+    fenceMillis: undefined,
+    notBefore: undefined,
+    fencedOn: undefined
   }
 }
 
@@ -143,11 +145,76 @@ export const removeDriver = (
   wantSchedule(step)
 }
 
-export const relaunchDriver = (step: Step, driver: DriverEntry) => {
+/**
+ * A driver's end as its worker tells it (told twice, or of a driver already settled or relaunched, it changes
+ * nothing). RELAUNCHING ends a copy the worker's fencing stopped: that copy is gone, and a supervised driver is
+ * launched again at once.
+ */
+export const driverEndedOn = (
+  step: Step,
+  driverId: Ids.DriverId,
+  ended: States.DriverState,
+  exception: Descriptions.RemoteException | undefined
+) => {
+  const driver = step.state.drivers.get(driverId)
+  if (ended === "RELAUNCHING") {
+    if (driver?.desc.supervise === true) relaunchDriver(step, driver)
+    else if (driver !== undefined) removeDriver(step, driverId, "ERROR", exception)
+  } else if (!States.isDriverReportable(ended)) {
+    log(step, "Warning", `Unexpected state ${ended} for driver ${driverId}; ignored`)
+  } else if (driver !== undefined) {
+    removeDriver(step, driverId, ended, exception)
+  }
+}
+
+// How long the processes of a worker whose process is gone may outlive it: their parent watch notices within half a
+// second and takes them down with SIGTERM, then SIGKILL two seconds later (parent-watch.mjs); and a margin.
+const orphanLifeMillis = 3_500
+
+// The lost worker's address refuses connections: the drivers it ran are gone with it, or will be within
+// `orphanLifeMillis`, however long its fence.
+export const workerProcessGone = (step: Step, workerId: Ids.WorkerId) => {
+  for (const driver of step.state.waitingDrivers) {
+    if (driver.fencedOn !== workerId || driver.notBefore === undefined) continue
+    driver.notBefore = Math.min(driver.notBefore, step.now + orphanLifeMillis)
+    log(step, "Info", `Worker ${workerId} is gone: ${driver.id} is launched without waiting out its fence`)
+  }
+  wantSchedule(step)
+}
+
+// What covers the lateness of the worker's lease timer and the death of the process it SIGKILLs.
+const fenceMarginMillis = 1000
+
+export const fenceEnd = (from: number, millis: number) => from + millis + fenceMarginMillis
+
+/**
+ * Launches a supervised driver again, under a new id. `fence`, when its old copy may still run on a worker cut off:
+ * that worker stops its supervised drivers by `millis` after `from` (its last heartbeat heard), and the relaunch
+ * waits until then, so that the two copies never run at once.
+ */
+export const relaunchDriver = (
+  step: Step,
+  driver: DriverEntry,
+  fence?: { readonly from: number; readonly millis: number } | undefined
+) => {
   // The relaunched driver gets a new id: the old one may still be running behind a network partition, and
   // its reports must not be taken for the new one's.
+  const worker = driver.worker
   removeDriver(step, driver.id, "RELAUNCHING", undefined)
-  const relaunched = createDriver(step, driver.desc)
+  const relaunched: DriverEntry = {
+    ...createDriver(step, driver.desc),
+    fenceMillis: fence?.millis,
+    notBefore: fence && fenceEnd(fence.from, fence.millis),
+    fencedOn: fence && worker?.id
+  }
+  if (relaunched.notBefore !== undefined && relaunched.notBefore > step.now) {
+    log(
+      step,
+      "Info",
+      `Driver ${driver.id} is relaunched as ${relaunched.id} once its worker's fence has passed, ` +
+        `in ${relaunched.notBefore - step.now} ms`
+    )
+  }
   persistDriver(step, relaunched)
   step.state.drivers.set(relaunched.id, relaunched)
   step.state.waitingDrivers.push(relaunched)

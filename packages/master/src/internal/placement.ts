@@ -1,5 +1,6 @@
 // `schedule()`: drivers onto shuffled workers, then executors for the waiting apps (reference §5). It runs once,
 // at the end of a step that asked for it.
+import { Core } from "@kindling/kernel"
 import { AppClientMessages as AppClient, Ids, WorkerMessages } from "@kindling/protocol"
 import * as Option from "effect/Option"
 import * as Scheduling from "../Scheduling.js"
@@ -38,7 +39,13 @@ export const schedule = (step: Step) => {
 const placeDrivers = (step: Step) => {
   const { state } = step
   const alive = shuffle(state, [...state.workers.values()].filter((worker) => worker.state === "ALIVE"))
-  const waiting = [...state.waitingDrivers]
+  // A relaunch waits out its fence (see `relaunchDriver`); the master wakes when the first one has passed.
+  const fenced = state.waitingDrivers.filter((driver) => driver.notBefore !== undefined && driver.notBefore > step.now)
+  if (fenced.length > 0) {
+    const due = Math.min(...fenced.map((driver) => driver.notBefore!))
+    Core.startTimer(step, "relaunchDue", { _tag: "RelaunchDue" }, due - step.now)
+  }
+  const waiting = state.waitingDrivers.filter((driver) => !fenced.includes(driver))
   const placement = Scheduling.placeDrivers(
     waiting.map((driver) => ({ cores: driver.desc.cores, memoryMb: driver.desc.mem })),
     alive.map((worker) => ({ coresFree: coresFree(worker), memoryFreeMb: memoryFree(worker) }))

@@ -5,7 +5,7 @@ import { type RpcEnv } from "@kindling/rpc"
 import * as Option from "effect/Option"
 import type { Stored } from "../MasterCore.js"
 import { registerApplication, removeApplication } from "./apps.js"
-import { relaunchDriver, removeDriver } from "./drivers.js"
+import { fenceEnd, relaunchDriver, removeDriver } from "./drivers.js"
 import type { DriverEntry, State, Step } from "./state.js"
 import { log, newApp, newWorker, wantRecoveryCheck, wantSchedule } from "./state.js"
 import { registerWorker, removeWorker } from "./workers.js"
@@ -20,6 +20,7 @@ export const electedLeader = (step: Step, stored: Stored) => {
     "Info",
     empty ? "I have been elected leader! New state: ALIVE" : "I have been elected leader! New state: RECOVERING"
   )
+  state.leadingSince = step.now
   if (empty) return
   beginRecovery(step, stored)
   Core.startTimer(step, "completeRecovery", { _tag: "CompleteRecovery" }, state.config.recoveryTimeoutMillis)
@@ -73,7 +74,9 @@ export const beginRecovery = (step: Step, stored: Stored) => {
       memory: info.memory,
       resources: info.resources,
       state: "UNKNOWN",
+      // Its lease, if an earlier leader granted one, runs out by its fence from now (see `leadingSince`).
       lastHeartbeat: step.now,
+      driverFenceMillis: info.driverFenceMillis,
       connection: undefined
     })
     if (registerWorker(step, worker)) Core.send(step, worker.endpoint, changed)
@@ -86,7 +89,12 @@ export const beginRecovery = (step: Step, stored: Stored) => {
       submitDate: info.submitDate,
       state: "SUBMITTED",
       worker: undefined,
-      exception: undefined
+      exception: undefined,
+      fenceMillis: info.fenceMillis,
+      // A relaunch still waiting for its predecessor's fence waits it out from now: that was measured by another
+      // master's clock, from a heartbeat no later than this leadership's start.
+      notBefore: info.fenceMillis === undefined ? undefined : fenceEnd(step.now, info.fenceMillis),
+      fencedOn: undefined
     }
     state.drivers.set(driver.id, driver)
     // A driver that was never launched goes back in the queue; a launched one waits for its worker to claim it.
@@ -99,6 +107,13 @@ export const beginRecovery = (step: Step, stored: Stored) => {
 export const counterOf = (id: string): number => {
   const counter = Number(id.slice(id.lastIndexOf("-") + 1))
   return Number.isSafeInteger(counter) ? counter : -1
+}
+
+// A driver no worker claimed during recovery may still run on one that is cut off, whose lease an earlier leader
+// granted: its relaunch waits out the longest fence of the stored workers, from this leadership's start.
+const recoveredFence = (state: State) => {
+  const millis = Math.max(0, ...[...state.workers.values()].map((worker) => worker.driverFenceMillis ?? 0))
+  return millis > 0 && state.leadingSince !== undefined ? { from: state.leadingSince, millis } : undefined
 }
 
 export const canCompleteRecovery = (state: State) =>
@@ -124,7 +139,7 @@ export const completeRecovery = (step: Step) => {
   for (const driver of [...state.drivers.values()]) {
     if (driver.worker !== undefined || state.waitingDrivers.includes(driver)) continue
     log(step, "Warning", `Driver ${driver.id} was not found after master recovery`)
-    if (driver.desc.supervise) relaunchDriver(step, driver)
+    if (driver.desc.supervise) relaunchDriver(step, driver, recoveredFence(state))
     else removeDriver(step, driver.id, "ERROR", undefined)
   }
   state.status = "ALIVE"

@@ -29,7 +29,8 @@ export const workerInfo = (worker: WorkerEntry) =>
     state: worker.state,
     lastHeartbeat: worker.lastHeartbeat,
     executors: [...worker.executors.values()].map(executorInfo),
-    drivers: [...worker.drivers.keys()]
+    drivers: [...worker.drivers.keys()],
+    driverFenceMillis: worker.driverFenceMillis
   })
 
 export const appInfo = (app: AppEntry) =>
@@ -56,7 +57,8 @@ export const driverInfo = (driver: DriverEntry) =>
     state: driver.state,
     workerId: Option.fromNullable(driver.worker?.id),
     exception: Option.fromNullable(driver.exception),
-    resources: {}
+    resources: {},
+    fenceMillis: driver.fenceMillis
   })
 
 export const persistWorker = (step: Step, worker: WorkerEntry) =>

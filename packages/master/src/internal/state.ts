@@ -28,6 +28,11 @@ export interface WorkerEntry {
   state: States.WorkerState
   lastHeartbeat: number
   /**
+   * How long after sending its last acknowledged heartbeat the worker's supervised drivers are surely stopped, when it
+   * fences them (see `HeartbeatAcknowledged`): its drivers are relaunched no earlier than that after `lastHeartbeat`.
+   */
+  readonly driverFenceMillis: number | undefined
+  /**
    * The connection the worker registered (or answered recovery) on: only its loss removes the worker, whatever
    * another connection claims to be. Undefined for a stored worker that has not answered yet.
    */
@@ -68,6 +73,12 @@ export interface DriverEntry {
   state: States.DriverState
   worker: WorkerEntry | undefined
   exception: Descriptions.RemoteException | undefined
+  /** A relaunch whose predecessor may run on a worker cut off for up to this long (persisted; see `notBefore`). */
+  readonly fenceMillis: number | undefined
+  /** When a fenced relaunch may be launched at the earliest, by this master's clock. */
+  notBefore: number | undefined
+  /** The worker a fenced relaunch's predecessor may still run on. */
+  readonly fencedOn: Ids.WorkerId | undefined
 }
 
 // The master's state (public as `MasterCore.State`, to be read through its accessors).
@@ -90,6 +101,8 @@ export interface State {
   nextAppNumber: number
   nextDriverNumber: number
   random: number
+  /** When this master was last elected: no worker's lease granted by an earlier leader runs past that plus its fence. */
+  leadingSince: number | undefined
 }
 
 /**
@@ -232,6 +245,7 @@ export const newWorker = (
     | "resources"
     | "state"
     | "lastHeartbeat"
+    | "driverFenceMillis"
     | "connection"
   >
 ): WorkerEntry => ({
@@ -246,6 +260,7 @@ export const newWorker = (
   resources: fields.resources,
   state: fields.state,
   lastHeartbeat: fields.lastHeartbeat,
+  driverFenceMillis: fields.driverFenceMillis,
   connection: fields.connection,
   coresUsed: 0,
   memoryUsed: 0,

@@ -1,7 +1,7 @@
 // Workers: registration, heartbeats, removal, decommissioning, and what they report.
-import { AppClientMessages as AppClient, Ids, RpcAddress, States, WorkerMessages } from "@kindling/protocol"
+import { AppClientMessages as AppClient, Ids, RpcAddress, WorkerMessages } from "@kindling/protocol"
 import * as Option from "effect/Option"
-import { relaunchDriver, removeDriver } from "./drivers.js"
+import { driverEndedOn, relaunchDriver, removeDriver } from "./drivers.js"
 import { persistWorker } from "./snapshots.js"
 import type { ExecutorEntry, Step, WorkerEntry } from "./state.js"
 import {
@@ -54,6 +54,7 @@ export const registerWorkerRequest = (step: Step, message: WorkerMessages.Regist
     resources: message.resources,
     state: "ALIVE",
     lastHeartbeat: step.now,
+    driverFenceMillis: message.driverFenceMillis,
     connection: step.connection
   })
   if (!registerWorker(step, worker)) {
@@ -102,10 +103,13 @@ export const removeWorker = (step: Step, worker: WorkerEntry, reason: string) =>
     removeExecutorFromApp(executor)
     releaseExecutor(executor)
   }
+  const fenced = worker.driverFenceMillis !== undefined && [...worker.drivers.values()].some((d) => d.desc.supervise)
+  if (fenced) step.commands.push({ _tag: "ProbeWorker", workerId: worker.id, address: worker.endpoint.address })
   for (const driver of [...worker.drivers.values()]) {
     if (driver.desc.supervise) {
       log(step, "Info", `Re-launching ${driver.id}`)
-      relaunchDriver(step, driver)
+      const millis = worker.driverFenceMillis
+      relaunchDriver(step, driver, millis === undefined ? undefined : { from: worker.lastHeartbeat, millis })
     } else {
       log(step, "Info", `Not re-launching ${driver.id} because it was not supervised`)
       removeDriver(step, driver.id, "ERROR", undefined)
@@ -196,9 +200,7 @@ export const workerSchedulerStateResponse = (step: Step, message: WorkerMessages
   // Drivers that ended here while no master heard of it are settled as they ended, before anything else: not
   // found at the end of recovery, they would be relaunched or failed.
   for (const ended of message.endedDrivers) {
-    if (state.drivers.has(ended.driverId) && States.isDriverReportable(ended.state)) {
-      removeDriver(step, ended.driverId, ended.state, Option.getOrUndefined(ended.exception))
-    }
+    driverEndedOn(step, ended.driverId, ended.state, Option.getOrUndefined(ended.exception))
   }
   for (const { desc } of message.execResponses) {
     const app = state.apps.get(desc.appId)

@@ -67,6 +67,9 @@ const go = (ast: AST.AST): Pair => {
       return guard((u) => typeof u === "number")
     case "BooleanKeyword":
       return guard((u) => typeof u === "boolean")
+    // An optional field that is there with no value (`Schema.optional` allows it).
+    case "UndefinedKeyword":
+      return guard((u) => u === undefined)
     case "UnknownKeyword":
     case "AnyKeyword":
       return { decode: identity, encode: identity }

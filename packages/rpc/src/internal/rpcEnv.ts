@@ -517,6 +517,15 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
       peers: Effect.sync(() =>
         [...peers.values()].filter((peer) => peer.phase === "open").map((peer) => peer.identity)
       ),
+      refusesConnections: (target) =>
+        transport.connect(target.host, target.port, () => ({ onData: () => {}, onClose: () => {} })).pipe(
+          Effect.map((connection) => {
+            connection.close()
+            return false
+          }),
+          Effect.timeoutTo({ duration: lookupTimeout, onSuccess: (refused) => refused, onTimeout: () => false }),
+          Effect.catchAll((failed) => Effect.succeed(failed.refused === true))
+        ),
       data: data.api
     } satisfies Api.RpcEnv
   })

@@ -4,6 +4,8 @@ import type { QueryMessages } from "@kindling/protocol"
 import { States } from "@kindling/protocol"
 import type { ComputingApps } from "../ComputingApps.js"
 import type * as SimProcesses from "../SimProcesses.js"
+import { longestFault } from "./clusterFaults.js"
+import { driverLeaseMillis, workerTimeoutMillis } from "./clusterNodes.js"
 import type { World } from "./clusterWorld.js"
 
 /** What the checkers read: the run, the master's final state (when it can be read) and the computing apps. */
@@ -46,6 +48,17 @@ const driversEndOnce = ({ state }: RunEnd): ReadonlyArray<string> => {
   return problems
 }
 
+// The drivers the workers' fencing stopped, as their log says.
+const fencedDrivers = (world: World) =>
+  new Set(
+    world.sim.trace.flatMap((line) => /stopping its supervised drivers (.+), which/.exec(line)?.[1].split(", ") ?? [])
+  )
+
+// Whether the master went away (for up to the longest fault, and the recovery after it) within the lease before
+// `at`: long enough, no master acknowledges any worker for a lease.
+const masterAwayBefore = (world: World, at: number) =>
+  world.masterAway.some((away) => away <= at && at - away <= driverLeaseMillis + longestFault + workerTimeoutMillis)
+
 // A worker no fault touched must never have been taken for dead by the master.
 const healthyWorkers = ({ computing, state, world }: RunEnd): ReadonlyArray<string> => {
   if (state === undefined) return []
@@ -53,14 +66,17 @@ const healthyWorkers = ({ computing, state, world }: RunEnd): ReadonlyArray<stri
   // A fault of the master alone (paused, killed) touches no worker; any other fault touches its nodes.
   const touched = new Set(world.sim.faults.flatMap((fault) => fault.nodes).filter((node) => node !== "master"))
   const records = new Map([...state.completedDrivers, ...state.activeDrivers].map((d) => [d.id as string, d]))
+  const fenced = fencedDrivers(world)
   // Each driver's first run: a supervised driver's runner may start the same driver again, which is no relaunch.
   const firstRuns = world.ledger.runs.filter((run, i) => world.ledger.runs.findIndex((r) => r.dir === run.dir) === i)
   for (const run of world.ledger.runs) {
     if (touched.has(run.worker)) continue
     const id = driverOf(run)
     if (id !== undefined) {
-      if (run.signalled && !world.killRequested.has(id)) problems.push(`healthy ${run.worker} had driver ${id} killed`)
       const record = records.get(id)
+      // Its worker's fencing stops it once no master has acknowledged the worker for the lease: the master was away.
+      if (fenced.has(id) && masterAwayBefore(world, run.endedAt ?? Infinity)) continue
+      if (run.signalled && !world.killRequested.has(id)) problems.push(`healthy ${run.worker} had driver ${id} killed`)
       // As Spark's: a driver that exits 0 finished, even if it was being killed (it ignored the SIGTERM, say).
       const expected = run.exitCode === 0 ? "FINISHED" : run.signalled ? "KILLED" : undefined
       const last = world.ledger.runs.filter((r) => r.dir === run.dir).at(-1) === run
@@ -100,22 +116,26 @@ const noFilesLeft = ({ world }: RunEnd): ReadonlyArray<string> => {
   })
 }
 
+// No two copies of a submitted driver at once: neither a restart in place beside the run it replaces, nor a relaunch
+// under a new id beside its predecessor — which the workers' fencing rules out even when the predecessor's worker
+// was cut off, or paused, when its master relaunched it.
 const noDriverTwiceAtOnce = ({ world }: RunEnd): ReadonlyArray<string> => {
   const problems: Array<string> = []
-  const byDriver = new Map<string, Array<SimProcesses.Run>>()
+  const bySubmission = new Map<string, Array<SimProcesses.Run>>()
   for (const run of world.ledger.runs) {
-    const driver = driverOf(run)
-    if (driver !== undefined) byDriver.set(driver, [...(byDriver.get(driver) ?? []), run])
+    if (driverOf(run) !== undefined) bySubmission.set(run.token, [...(bySubmission.get(run.token) ?? []), run])
   }
-  for (const [driver, runs] of byDriver) {
+  for (const [token, runs] of bySubmission) {
     const sorted = [...runs].sort((a, b) => a.startedAt - b.startedAt)
-    for (let i = 1; i < sorted.length; i++) {
-      const previous = sorted[i - 1]!
-      if (previous.endedAt === undefined || previous.endedAt > sorted[i]!.startedAt) {
+    let last = sorted[0]!
+    for (const run of sorted.slice(1)) {
+      if (last.endedAt === undefined || last.endedAt > run.startedAt) {
         problems.push(
-          `${driver} ran twice at once: pid ${previous.pid} on ${previous.worker} and pid ${sorted[i]!.pid}`
+          `${token} ran twice at once: ${driverOf(last)} (pid ${last.pid}) on ${last.worker} until ` +
+            `${last.endedAt ?? "the end"}, ${driverOf(run)} (pid ${run.pid}) on ${run.worker} from ${run.startedAt}`
         )
       }
+      if ((run.endedAt ?? Infinity) > (last.endedAt ?? Infinity)) last = run
     }
   }
   return problems

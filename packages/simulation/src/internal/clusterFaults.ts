@@ -10,6 +10,9 @@ import type { Election } from "./clusterElection.js"
 import { masterAddress, type Nodes, workerPort } from "./clusterNodes.js"
 import type { World } from "./clusterWorld.js"
 
+/** How long a fault of the cluster's lasts at most (a node down or paused, a link cut, no leader). */
+export const longestFault = 20_000
+
 /** Schedules the faults, if the run has any; the engine's strike while the computing apps run (`computingStarts`). */
 export const schedule = (
   world: World,
@@ -24,7 +27,7 @@ export const schedule = (
       const at = world.between(3_000, 80_000)
       const kind = world.random()
       const worker = world.workerNames[world.between(0, world.workerNames.length - 1)]!
-      const length = world.between(1_000, 20_000)
+      const length = world.between(1_000, longestFault)
       if (kind < 0.25) {
         world.sim.at(at, () => {
           world.sim.node(worker)?.kill()
@@ -43,16 +46,19 @@ export const schedule = (
         })
       } else if (kind < 0.75) {
         world.sim.at(at, () => {
+          world.masterAway.push(world.sim.now())
           world.sim.node("master")?.pause()
           world.sim.at(length, () => world.sim.node("master")?.resume())
         })
       } else if (kind < 0.85) {
         world.sim.at(at, () => {
+          world.masterAway.push(world.sim.now())
           world.sim.node("master")?.kill()
           world.sim.at(length, () => world.sim.node("master")?.status === "killed" && nodes.startMaster())
         })
       } else if (kind < 0.93) {
         world.sim.at(at, () => {
+          world.masterAway.push(world.sim.now())
           election.revoke()
           world.sim.at(length, election.elect)
         })

@@ -15,7 +15,10 @@ import type { World } from "./clusterWorld.js"
 
 export const masterAddress = RpcAddress.make("master", 7077)
 export const workerPort = 7078
-const workerTimeoutMillis = 10_000
+export const workerTimeoutMillis = 10_000
+const driverTerminateTimeoutMillis = 2_000
+/** The workers' lease, as `kindling worker` sets it by default: twice the worker timeout. */
+export const driverLeaseMillis = 2 * workerTimeoutMillis
 
 // The workers' processes are simulated programs, named by their entry modules as they are; the packages linked
 // into an executor's work dir (on the simulated disk) are this installation's.
@@ -101,6 +104,7 @@ export const make = (world: World, election: Election, programs: SimProcesses.Pr
           // slow for a while (killed and restarted, then paused) for one that will never hear.
           executorStateSyncMaxAttempts: 20,
           askTimeoutMillis: 5_000,
+          driverFencing: { leaseMillis: driverLeaseMillis, terminateMillis: driverTerminateTimeoutMillis },
           validateState: true,
           onExit: (code, reason) => Effect.sync(() => world.exits.push(`${name} exited with ${code}: ${reason}`))
         })
@@ -111,7 +115,7 @@ export const make = (world: World, election: Election, programs: SimProcesses.Pr
             Runners.layerProcesses({
               workDir: `/sim/${name}`,
               localDir: `/sim/${name}/local`,
-              driverTerminateTimeoutMillis: 2_000,
+              driverTerminateTimeoutMillis,
               executorTerminateTimeoutMillis: 2_000,
               superviseInitialBackoffMillis: 200,
               installation: simulatedInstallation

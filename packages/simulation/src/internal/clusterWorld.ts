@@ -19,6 +19,8 @@ export interface World {
   readonly exits: Array<string>
   /** Drivers the client asked to kill. */
   readonly killRequested: Set<string>
+  /** When the master went away (killed, paused, its leadership revoked), each for up to `longestFault`. */
+  readonly masterAway: Array<number>
   /** When each app that only holds executors ended. */
   readonly appsEnded: Map<string, number>
   /** The engine's faults, which the simulation itself does not record. */
@@ -39,6 +41,7 @@ export const make = (options: Options, sim: Simulation.Simulation): World => {
     workerNames: Array.from({ length: options.workers ?? 3 }, (_, i) => `worker-${i + 1}`),
     exits: [],
     killRequested: new Set(),
+    masterAway: [],
     appsEnded: new Map(),
     engineFaults,
     engineFault: (kind, ...nodes) => {

@@ -2,6 +2,7 @@
 import { Core } from "@kindling/kernel"
 import { RpcAddress, WorkerMessages } from "@kindling/protocol"
 import * as Option from "effect/Option"
+import * as fencing from "./fencing.js"
 import { describeExecutor } from "./snapshots.js"
 import type { State, Step } from "./state.js"
 import { log } from "./state.js"
@@ -17,7 +18,9 @@ const registerMessage = (state: State, master: RpcAddress.RefOf<"Master">) =>
     memory: state.config.memory,
     workerWebUiUrl: state.config.webUiUrl,
     masterAddress: master.address,
-    resources: {}
+    resources: {},
+    driverFenceMillis: state.config.driverFencing &&
+      state.config.driverFencing.leaseMillis + state.config.driverFencing.terminateMillis
   })
 
 const registerWithAll = (step: Step) => {
@@ -153,6 +156,9 @@ export const masterChanged = (step: Step, message: WorkerMessages.MasterChanged)
     })
   )
   for (const driver of state.unheard.values()) tellDriverEnd(step, message.master, driver)
+  // At once rather than at the next tick: the new master's acknowledgement renews the lease, which may be running
+  // out after the failover or restart that brought it.
+  sendHeartbeat(step)
 }
 
 export const sendHeartbeat = (step: Step) => {
@@ -162,7 +168,11 @@ export const sendHeartbeat = (step: Step) => {
   Core.send(
     step,
     state.master,
-    new WorkerMessages.Heartbeat({ workerId: state.config.workerId, worker: state.config.self })
+    new WorkerMessages.Heartbeat({
+      workerId: state.config.workerId,
+      worker: state.config.self,
+      seq: fencing.numberHeartbeat(step)
+    })
   )
 }
 

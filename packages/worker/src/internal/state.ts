@@ -8,6 +8,8 @@ export interface DriverEntry {
   readonly desc: Descriptions.DriverDescription
   state: States.DriverState
   exception: Descriptions.RemoteException | undefined
+  /** Why the worker is stopping it, if it is: a kill asked for, or its fencing (it ends RELAUNCHING then). */
+  stopping?: "kill" | "fence"
 }
 
 export interface ExecutorEntry {
@@ -59,6 +61,11 @@ export interface State {
   /** What is being told to the master, by executor or driver. */
   readonly syncs: Map<string, Sync>
   nextSyncAskId: number
+  /** When each heartbeat not yet acknowledged went out, by number (fencing only; those older than the lease go). */
+  readonly heartbeatsOut: Map<number, number>
+  nextHeartbeat: number
+  /** When the last heartbeat a master acknowledged went out: the lease runs from there (fencing only). */
+  leaseFrom: number | undefined
 }
 
 // One step in progress; `step` is not re-entrant, so one buffer serves.

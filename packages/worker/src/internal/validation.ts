@@ -1,5 +1,6 @@
 // The worker's invariants, as a list of what is wrong.
 import { Ids } from "@kindling/protocol"
+import { problems as fencingProblems } from "./fencing.js"
 import type { State } from "./state.js"
 import { problems as syncProblems } from "./stateSync.js"
 
@@ -30,5 +31,6 @@ export const validate = (state: State): ReadonlyArray<string> => {
     if (state.drivers.has(driver.id)) problems.push(`driver ${driver.id} is both running and finished`)
   }
   problems.push(...syncProblems(state.syncs, state.config.executorStateSyncMaxAttempts))
+  problems.push(...fencingProblems(state))
   return problems
 }

@@ -5,6 +5,7 @@ import type { Ids, RpcAddress } from "@kindling/protocol"
 import { Descriptions, Errors, Ids as IdsOf, States, WorkerMessages } from "@kindling/protocol"
 import * as Option from "effect/Option"
 import type { Local } from "../WorkerCore.js"
+import * as fencing from "./fencing.js"
 import type { DriverEntry, ExecutorEntry, Step } from "./state.js"
 import { log, masterUrl, takenForDead } from "./state.js"
 import { tell } from "./stateSync.js"
@@ -136,6 +137,7 @@ export const launchDriver = (step: Step, message: WorkerMessages.LaunchDriver) =
   state.coresUsed += desc.cores
   state.memoryUsed += desc.mem
   step.commands.push({ _tag: "LaunchDriver", driverId: message.driverId, desc, master: state.master?.address })
+  if (desc.supervise) fencing.launchedSupervised(step)
 }
 
 // A driver this worker will not run ends ERROR at once, with the reason as its exception.
@@ -152,12 +154,16 @@ const refuseDriver = (step: Step, message: WorkerMessages.LaunchDriver, reason: 
 }
 
 export const killDriver = (step: Step, message: WorkerMessages.KillDriver) => {
-  if (!step.state.drivers.has(message.driverId)) {
+  const driver = step.state.drivers.get(message.driverId)
+  if (driver === undefined) {
     log(step, "Error", `Asked to kill unknown driver ${message.driverId}`)
     return
   }
   log(step, "Info", `Asked to kill driver ${message.driverId}`)
-  step.commands.push({ _tag: "KillDriver", driverId: message.driverId })
+  // Being stopped by its fencing already, it ends KILLED now, as asked, rather than to be relaunched.
+  const stopping = driver.stopping !== undefined
+  driver.stopping = "kill"
+  if (!stopping) step.commands.push({ _tag: "KillDriver", driverId: message.driverId })
 }
 
 export const applicationFinished = (step: Step, message: WorkerMessages.ApplicationFinished) => {
@@ -175,23 +181,25 @@ const driverEndings: Partial<Record<string, string>> = {
   ERROR: "failed with unrecoverable exception",
   FAILED: "exited with failure",
   FINISHED: "exited successfully",
-  KILLED: "was killed by user"
+  KILLED: "was killed by user",
+  RELAUNCHING: "was stopped by its fencing, for a master to relaunch it"
 }
 
 export const driverEnded = (step: Step, input: Extract<Local, { _tag: "DriverEnded" }>) => {
   const { state } = step
   const driver = state.drivers.get(input.driverId)
   if (driver === undefined) return
-  const what = driverEndings[input.state] ?? `changed state to ${input.state}`
-  const detail = input.state === "ERROR" ? `: ${input.exception?.message ?? "unknown"}` : ""
+  const { exception, state: ended } = fencing.fencedEnd(driver, input.state) ?? input
+  const what = driverEndings[ended] ?? `changed state to ${ended}`
+  const detail = ended === "ERROR" ? `: ${exception?.message ?? "unknown"}` : ""
   log(
     step,
-    input.state === "FINISHED" || input.state === "KILLED" ? "Info" : "Warning",
+    ended === "FINISHED" || ended === "KILLED" ? "Info" : "Warning",
     `Driver ${input.driverId} ${what}${detail}`
   )
   state.drivers.delete(input.driverId)
-  driver.state = input.state
-  driver.exception = input.exception
+  driver.state = ended
+  driver.exception = exception
   reportDriver(step, driver)
   Retention.append(state.finishedDrivers, driver, state.config.retainedDrivers)
   state.coresUsed -= driver.desc.cores
