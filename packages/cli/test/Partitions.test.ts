@@ -6,29 +6,17 @@ import { Polling } from "@kindling/protocol/testing"
 import { Effect, Fiber, Option } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
+import { app, eventually, masterState, start, submitArgs, temporaryDirectory } from "./fixtures/cluster.js"
 import {
-  app,
-  authenticated,
-  eventually,
-  masterState,
-  start,
-  submitArgs,
-  temporaryDirectory
-} from "./fixtures/cluster.js"
-import { masterOn, network, workerOn } from "./fixtures/hosts.js"
-import { zooKeeperFlags, zooKeeperServer } from "./fixtures/zookeeper.js"
+  nodeFlags,
+  oneMasterOnHosts,
+  overlapOf,
+  runsIn,
+  secret,
+  ticks,
+  twoMastersOnHosts
+} from "./fixtures/partitions.js"
 
-// Nodes listen on addresses other than loopback: they must authenticate. A connection on which nothing arrives for
-// 5 s is closed (kindling.network.timeout), so a cut of a few seconds is one that outlives connections, as a cut of
-// minutes does with the defaults; registration retries stay quick.
-const secret = "partitions"
-const nodeFlags = [
-  ...authenticated(secret),
-  "--conf",
-  "kindling.network.timeout=5s",
-  "--conf",
-  "kindling.worker.register.prolongedInterval=2s"
-]
 const outlivesConnections = "12 seconds"
 
 // Two jobs on one shuffle: the second reads the first one's map outputs (it runs no map stage), once the test says
@@ -49,32 +37,13 @@ export default App.make(([dir]) =>
   }))
 `
 
-// A supervised driver that notes the time every 20 ms, in a file of its own per run: when each copy ran.
-const ticks = `import { appendFileSync } from "node:fs"
-export default async ([dir]) => {
-  const file = dir + "/ticks-" + process.pid
-  setInterval(() => appendFileSync(file, Date.now() + "\\n"), 20)
-  await new Promise(() => {})
-}
-`
-
-// Each run's first and last tick, in start order.
-const runsIn = (dir: string) =>
-  Fs.readdirSync(dir).filter((name) => name.startsWith("ticks-")).map((name) => {
-    const times = Fs.readFileSync(Path.join(dir, name), "utf8").trim().split("\n").map(Number)
-    return { pid: name.slice("ticks-".length), from: times[0]!, to: times.at(-1)! }
-  }).sort((a, b) => a.from - b.from)
-
 describe("partitions", () => {
   it.scopedLive(
     "a job whose map outputs are on a worker that is cut off recomputes them once the worker is lost",
     () =>
       Effect.gen(function*() {
         const dir = yield* temporaryDirectory
-        const { hosts, observer } = yield* network(["m", "w1", "w2"])
-        const master = yield* masterOn(hosts.m!, nodeFlags)
-        yield* workerOn(hosts.w1!, master.url, Path.join(dir, "w1"), nodeFlags)
-        yield* workerOn(hosts.w2!, master.url, Path.join(dir, "w2"), nodeFlags)
+        const { hosts, master, observer } = yield* oneMasterOnHosts(dir)
         const driver = yield* start([
           "submit",
           "--master",
@@ -110,10 +79,7 @@ describe("partitions", () => {
     () =>
       Effect.gen(function*() {
         const dir = yield* temporaryDirectory
-        const { hosts, observer } = yield* network(["m", "w1", "w2"])
-        const master = yield* masterOn(hosts.m!, nodeFlags)
-        yield* workerOn(hosts.w1!, master.url, Path.join(dir, "w1"), nodeFlags)
-        yield* workerOn(hosts.w2!, master.url, Path.join(dir, "w2"), nodeFlags)
+        const { hosts, master, observer } = yield* oneMasterOnHosts(dir)
         // The master fetches the upload from the submitter, which listens on the bridge.
         const submit = yield* start([
           ...submitArgs(master.url, "--supervise", "--conf", `kindling.driver.host=${observer}`, ...nodeFlags),
@@ -143,7 +109,7 @@ describe("partitions", () => {
         yield* Effect.sleep("2 seconds")
         yield* cut.heal
         const [old, relaunched] = runsIn(dir)
-        const overlap = Math.max(0, old!.to - relaunched!.from)
+        const overlap = overlapOf(runsIn(dir))
         console.log(
           `partitions: the cut-off copy stopped ${old!.to - cutAt} ms after the cut, the relaunch started ` +
             `${relaunched!.from - cutAt} ms after it; overlap ${overlap} ms`
@@ -165,15 +131,7 @@ describe("partitions", () => {
     () =>
       Effect.gen(function*() {
         const dir = yield* temporaryDirectory
-        const { hosts } = yield* network(["zk", "m1", "m2", "w1", "w2"])
-        const zk = yield* zooKeeperServer({ host: hosts.zk! })
-        const m1 = yield* masterOn(hosts.m1!, [...zooKeeperFlags(zk), ...nodeFlags])
-        yield* m1.node.waitFor(/New state: ALIVE/, 30_000)
-        const m2 = yield* masterOn(hosts.m2!, [...zooKeeperFlags(zk), ...nodeFlags])
-        yield* m2.node.waitFor(/Joined the election/, 30_000)
-        const url = `${m1.url},${m2.url.slice("kindling://".length)}`
-        yield* workerOn(hosts.w1!, url, Path.join(dir, "w1"), nodeFlags)
-        yield* workerOn(hosts.w2!, url, Path.join(dir, "w2"), nodeFlags)
+        const { hosts, m1, m2 } = yield* twoMastersOnHosts(dir)
         const aliveOn = (host: string) => (state: { workers: ReadonlyArray<{ host: string; state: string }> }) =>
           state.workers.some((worker) => worker.host === host && worker.state === "ALIVE")
 
