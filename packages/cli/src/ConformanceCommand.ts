@@ -63,7 +63,7 @@ export const run = (args: Args): Effect.Effect<number, Settings.Failure> =>
         maxFrameSize: rpc.maxFrameSize
       },
       (result) => Console.log(Conformance.format(result))
-    ).pipe(Effect.provide(NodeTransport.layer))
+    ).pipe(Effect.provide(NodeTransport.layerFrom(conf)))
     const failed = results.filter((result) => !result.passed).length
     yield* Console.log(
       `${results.length - failed} of ${results.length} checks passed against the ${args.role} at ${args.target}`

@@ -132,7 +132,10 @@ export const start = (options: {
             driverTerminateTimeoutMillis: conf.get(WorkerConf.keys.driverTerminateTimeout),
             executorTerminateTimeoutMillis: conf.get(WorkerConf.keys.executorTerminateTimeout),
             superviseInitialBackoffMillis: conf.get(WorkerConf.keys.superviseInitialBackoff),
-            secret: rpcOptions.secret,
+            security: rpcOptions.secret === undefined ? undefined : {
+              secret: rpcOptions.secret,
+              encrypt: ProtocolConf.encryptionSecret(conf) !== undefined
+            },
             installation
           }).pipe(
             Layer.provide(ProcessLauncher.layerNode),

@@ -1,14 +1,14 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Persistence } from "@kindling/master"
 import { Errors, Ids, QueryMessages } from "@kindling/protocol"
-import { MasterClient, RpcEnv } from "@kindling/rpc"
-import { NodeTransport } from "@kindling/rpc/node"
+import { MasterClient } from "@kindling/rpc"
 import { Effect, Option } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import {
   activeDriver,
   app,
+  clientNetwork,
   cluster,
   eventually,
   forever,
@@ -277,7 +277,7 @@ describe("a cluster of real processes on 127.0.0.1", () => {
         const error = yield* Effect.gen(function*() {
           const client = yield* MasterClient.make(master.url)
           return yield* Effect.flip(client.driverStatus(Ids.DriverId.make("driver-x")))
-        }).pipe(Effect.scoped, Effect.provide(RpcEnv.layer({})), Effect.provide(NodeTransport.layer))
+        }).pipe(Effect.scoped, Effect.provide(clientNetwork()))
         assert.instanceOf(error, Errors.MasterNotAlive)
         assert.strictEqual((error as Errors.MasterNotAlive).state, "RECOVERING")
         // A query is refused in its own terms, not as a submission.

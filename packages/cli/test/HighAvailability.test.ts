@@ -4,14 +4,14 @@ import { assert, describe, it } from "@effect/vitest"
 import { ZooKeeper } from "@kindling/master"
 import { Errors, type Ids, MasterUrl } from "@kindling/protocol"
 import { Polling } from "@kindling/protocol/testing"
-import { MasterClient, RpcEnv } from "@kindling/rpc"
-import { NodeTransport } from "@kindling/rpc/node"
+import { MasterClient } from "@kindling/rpc"
 import { Effect, Fiber, Option } from "effect"
 import * as Path from "node:path"
 import {
   activeDriver,
   app,
   authenticated,
+  clientNetwork,
   eventually,
   forever,
   isRunning,
@@ -71,7 +71,7 @@ const records = (zk: ZooKeeperServer, digest?: string) =>
 const askOnly = <A, E>(url: string, ask: (client: MasterClient.MasterClient) => Effect.Effect<A, E>) =>
   Effect.gen(function*() {
     return yield* ask(yield* MasterClient.make(url, { timeout: "20 seconds" }))
-  }).pipe(Effect.scoped, Effect.provide(RpcEnv.layer({})), Effect.provide(NodeTransport.layer))
+  }).pipe(Effect.scoped, Effect.provide(clientNetwork()))
 
 describe("highly available masters on ZooKeeper", () => {
   it.scopedLive(
@@ -227,7 +227,7 @@ describe("highly available masters on ZooKeeper", () => {
             }
             yield* Effect.sleep("50 millis")
           }
-        }).pipe(Effect.scoped, Effect.provide(RpcEnv.layer({})), Effect.provide(NodeTransport.layer), Effect.fork)
+        }).pipe(Effect.scoped, Effect.provide(clientNetwork()), Effect.fork)
         yield* Polling.eventually(Effect.sync(() => acknowledged.length), (n) => n >= 5, { timeout: 20_000 })
 
         // ZooKeeper stops answering with writes in flight, for longer than the sessions (2 s).

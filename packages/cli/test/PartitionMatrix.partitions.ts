@@ -8,11 +8,11 @@ import { assert, describe, it } from "@effect/vitest"
 import type { Ids } from "@kindling/protocol"
 import { Descriptions } from "@kindling/protocol"
 import { Polling } from "@kindling/protocol/testing"
-import { MasterClient, RpcEnv } from "@kindling/rpc"
-import { NodeTransport } from "@kindling/rpc/node"
+import { MasterClient } from "@kindling/rpc"
 import { Effect, Fiber, Option } from "effect"
 import {
   app,
+  clientNetwork,
   eventually,
   masterState,
   start,
@@ -29,7 +29,7 @@ const waitsForEver = new Descriptions.DriverDescription({ ...unrunnableDriver, c
 const client = <A, E>(use: (client: MasterClient.MasterClient) => Effect.Effect<A, E>, url: string) =>
   Effect.gen(function*() {
     return yield* use(yield* MasterClient.make(url, { timeout: "3 seconds" }))
-  }).pipe(Effect.scoped, Effect.provide(RpcEnv.layer({ secret })), Effect.provide(NodeTransport.layer))
+  }).pipe(Effect.scoped, Effect.provide(clientNetwork(secret)))
 
 // A worker that no master accepts gives up after its registration attempts, as Spark's does: the default schedule
 // spans 11 minutes; the tests' quicker one (attempts 2 s apart) would run out during the longest cuts without a leader.

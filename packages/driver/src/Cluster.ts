@@ -12,7 +12,7 @@ import type { Disk } from "@kindling/executor"
 import { KernelConf } from "@kindling/kernel"
 import { type AppUi, ConsoleProgress, type EventLogWriter } from "@kindling/monitoring"
 import { Descriptions, type RpcAddress } from "@kindling/protocol"
-import { ProtocolConf, RpcEnv, type Transport } from "@kindling/rpc"
+import { type DataPlane, ProtocolConf, RpcEnv, type Transport } from "@kindling/rpc"
 import { NodeArtifacts, NodeTransport } from "@kindling/rpc/node"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -60,6 +60,8 @@ export interface Options {
   readonly minRegisteredRatio: number
   readonly maxRegisteredWaitMillis: number
   readonly rpc: Omit<RpcEnv.Options, "host" | "port">
+  /** The transport under the RpcEnv (plain TCP unless given; `fromConf` gives the configured one). */
+  readonly transport?: Layer.Layer<Transport.Transport | DataPlane.Crc32, Problem.InvalidConf> | undefined
   readonly validateState?: boolean
   /** Draw the console progress bar on stderr. */
   readonly showProgress?: boolean
@@ -104,10 +106,10 @@ export const executorCommand = (driverUrl: string, appUrl: string): Descriptions
  * @since 0.1.0
  * @category layers
  */
-export const layer = (options: Options): Layer.Layer<Kindling, Transport.ListenFailed> =>
+export const layer = (options: Options): Layer.Layer<Kindling, Transport.ListenFailed | Problem.InvalidConf> =>
   Layer.scoped(Kindling, make(options)).pipe(
     Layer.provide(RpcEnv.layer({ ...options.rpc, host: options.host, port: 0 })),
-    Layer.provide(NodeTransport.layer)
+    Layer.provide(options.transport ?? NodeTransport.layer)
   )
 
 /**
@@ -261,7 +263,7 @@ export const fromConf = (conf: Conf.Conf<DriverConf.AppKeys>, options: {
   readonly host: string
   readonly showProgress: boolean
 }): Either.Either<
-  (app: AppModule.Loaded) => Layer.Layer<Kindling, Transport.ListenFailed>,
+  (app: AppModule.Loaded) => Layer.Layer<Kindling, Transport.ListenFailed | Problem.InvalidConf>,
   Problem.InvalidConf
 > =>
   Either.map(ProtocolConf.rpcOptions(conf), (rpc) => (app: AppModule.Loaded) =>
@@ -276,6 +278,7 @@ export const fromConf = (conf: Conf.Conf<DriverConf.AppKeys>, options: {
       minRegisteredRatio: conf.get(DriverConf.keys.minRegisteredResourcesRatio),
       maxRegisteredWaitMillis: conf.get(DriverConf.keys.maxRegisteredResourcesWaitingTime),
       rpc,
+      transport: NodeTransport.layerFrom(conf),
       validateState: conf.get(KernelConf.keys.validateState),
       ui: DriverConf.uiOptions(conf, options.host),
       eventLog: DriverConf.eventLogOptions(conf)

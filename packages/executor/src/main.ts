@@ -24,13 +24,13 @@ import * as Layer from "effect/Layer"
 import * as ExecutorProcess from "./ExecutorProcess.js"
 import * as TaskThreads from "./TaskThreads.js"
 
-// The network settings (the cluster's secret above all) come from the environment the worker gives executors.
+// The network settings (the cluster's secret and whether to encrypt above all) come from the environment the worker gives executors.
 const main = Effect.gen(function*() {
   const conf = yield* NodeLoader.load(Registry.make(ProtocolConf.group), { unknownKeys: "ignore" })
   const rpc = yield* ProtocolConf.rpcOptions(conf)
   return yield* ExecutorProcess.run(process.argv.slice(2), {
     tasks: (size, appUrl) => TaskThreads.make({ size, appUrl }),
-    network: (host) => RpcEnv.layer({ ...rpc, host, port: 0 }).pipe(Layer.provide(NodeTransport.layer))
+    network: (host) => RpcEnv.layer({ ...rpc, host, port: 0 }).pipe(Layer.provide(NodeTransport.layerFrom(conf)))
   })
 })
 

@@ -5,14 +5,16 @@
  *
  * @since 0.1.0
  */
-import type { Conf, Registry } from "@kindling/conf"
+import type { Conf, Problem, Registry } from "@kindling/conf"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Runtime from "effect/Runtime"
 import * as Fs from "node:fs"
 import * as Net from "node:net"
 import * as Path from "node:path"
 import type { Crc32 } from "./DataPlane.js"
 import * as NodeDataPlane from "./NodeDataPlane.js"
+import * as NodeEncryption from "./NodeEncryption.js"
 import * as ProtocolConf from "./ProtocolConf.js"
 import {
   ConnectFailed,
@@ -167,18 +169,32 @@ const traceTo = (dir: string) => {
 }
 
 /**
- * The TCP transport as the configuration asks for it: tapped into a trace when `kindling.rpc.traceDir` is set.
+ * The TCP transport as the configuration asks for it: encrypted when `kindling.network.crypto.enabled` is on (see
+ * `NodeEncryption`), tapped into a trace of the plaintext frames when `kindling.rpc.traceDir` is set. Fails as
+ * `rpcOptions` does when the settings contradict each other (encryption without a secret).
  *
  * @since 0.1.0
  * @category layers
  */
 export const layerFrom = (
   conf: Conf.Conf<Registry.KeyOf<typeof ProtocolConf.group>>
-): Layer.Layer<Transport | Crc32> => {
-  const dir = conf.get(ProtocolConf.keys.traceDir)
-  if (dir === undefined) return layer
-  return Layer.merge(
-    Layer.effect(Transport, Effect.map(make, (transport) => tap(transport, traceTo(dir)))),
+): Layer.Layer<Transport | Crc32, Problem.InvalidConf> =>
+  Layer.merge(
+    Layer.effect(
+      Transport,
+      Effect.gen(function*() {
+        yield* ProtocolConf.rpcOptions(conf)
+        const secret = ProtocolConf.encryptionSecret(conf)
+        const dir = conf.get(ProtocolConf.keys.traceDir)
+        const runtime = yield* Effect.runtime<never>()
+        const warn = (message: string, remote: { readonly host: string; readonly port: number }) =>
+          Runtime.runFork(runtime)(
+            Effect.logWarning(message).pipe(Effect.annotateLogs("peer", `${remote.host}:${remote.port}`))
+          )
+        const tcp = yield* make
+        const sealed = secret === undefined ? tcp : NodeEncryption.encrypted(tcp, { secret, warn })
+        return dir === undefined ? sealed : tap(sealed, traceTo(dir))
+      })
+    ),
     NodeDataPlane.layer
   )
-}

@@ -30,6 +30,13 @@ export const keys = {
     secret: true,
     description: "The secret shared by every process of the cluster; required when kindling.authenticate is on."
   }),
+  networkCrypto: Key.make("kindling.network.crypto.enabled", ValueType.boolean, {
+    default: "false",
+    description: "Encrypts every connection between nodes (RPC and data): AES-256-GCM under keys agreed for each " +
+      "connection with an ephemeral X25519 exchange and derived with the cluster's secret, which it needs " +
+      "(kindling.authenticate). Every node of a cluster and every client must agree; workers hand it to the " +
+      "drivers and executors they start."
+  }),
   networkTimeout,
   askTimeout: Key.make("kindling.rpc.askTimeout", ValueType.duration("s"), {
     fallback: networkTimeout,
@@ -85,16 +92,14 @@ export const rpcOptions = (
   conf: Conf.Conf<Registry.KeyOf<typeof group>>
 ): Either.Either<RpcEnv.Options, Problem.InvalidConf> => {
   const secret = conf.get(keys.authenticateSecret)
+  const missing = (key: string, reason: string) =>
+    Either.left(new Problem.InvalidConf({ problems: [{ _tag: "MissingValue", key, reason }] }))
   if (conf.get(keys.authenticate) && secret === undefined) {
-    return Either.left(
-      new Problem.InvalidConf({
-        problems: [{
-          _tag: "MissingValue",
-          key: keys.authenticateSecret.name,
-          reason: `${keys.authenticate.name} is true`
-        }]
-      })
-    )
+    return missing(keys.authenticateSecret.name, `${keys.authenticate.name} is true`)
+  }
+  // The keys of an encrypted connection come from the secret: without it, encryption would authenticate nobody.
+  if (conf.get(keys.networkCrypto) && !conf.get(keys.authenticate)) {
+    return missing(keys.authenticate.name, `${keys.networkCrypto.name} is true`)
   }
   return Either.right({
     maxFrameSize: conf.get(keys.rpcMessageMaxSize) * 1024 * 1024,
@@ -106,3 +111,13 @@ export const rpcOptions = (
     ...(conf.get(keys.authenticate) && secret !== undefined ? { secret } : {})
   })
 }
+
+/**
+ * The secret to encrypt connections with, when `kindling.network.crypto.enabled` is on (`rpcOptions` checks that
+ * authentication, and so a secret, comes with it).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const encryptionSecret = (conf: Conf.Conf<Registry.KeyOf<typeof group>>): string | undefined =>
+  conf.get(keys.networkCrypto) && conf.get(keys.authenticate) ? conf.get(keys.authenticateSecret) : undefined

@@ -249,11 +249,55 @@ const frameTap = (
   }
 }
 
+/**
+ * One connection of a transport seen through a layer above it: what its user writes to and closes, and what the
+ * layer does with the bytes that arrive (handing them on to the handler the user made for the wrapped connection).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Wrapped {
+  readonly connection: Connection
+  readonly handler: ConnectionHandler
+}
+
+/**
+ * The same transport with a layer over every connection it opens or accepts: `wrap` gets each raw connection and
+ * the factory of its user's handler, and returns the connection the user gets and the handler of the raw bytes. A
+ * tap and encryption are such layers.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const wrapConnections = (
+  transport: Transport["Type"],
+  wrap: (
+    connection: Connection,
+    makeHandler: (connection: Connection) => ConnectionHandler,
+    side: "dialler" | "listener"
+  ) => Wrapped
+): Transport["Type"] =>
+  Transport.of({
+    listen: (host, port, accept) =>
+      transport.listen(host, port, (connection) => wrap(connection, accept, "listener").handler),
+    connect: (host, port, handler) => {
+      let wrapped: Connection | undefined
+      return Effect.map(
+        transport.connect(host, port, (connection) => {
+          const layered = wrap(connection, handler, "dialler")
+          wrapped = layered.connection
+          return layered.handler
+        }),
+        () => wrapped!
+      )
+    }
+  })
+
 const tapConnection = (
   connection: Connection,
   handler: (connection: Connection) => ConnectionHandler,
   onFrame: (frame: TappedFrame) => void
-): { readonly connection: Connection; readonly handler: ConnectionHandler } => {
+): Wrapped => {
   const sent = frameTap(connection.remote, "out", onFrame)
   const received = frameTap(connection.remote, "in", onFrame)
   const tapped: Connection = {
@@ -284,18 +328,4 @@ const tapConnection = (
  * @category combinators
  */
 export const tap = (transport: Transport["Type"], onFrame: (frame: TappedFrame) => void): Transport["Type"] =>
-  Transport.of({
-    listen: (host, port, accept) =>
-      transport.listen(host, port, (connection) => tapConnection(connection, accept, onFrame).handler),
-    connect: (host, port, handler) => {
-      let tapped: Connection | undefined
-      return Effect.map(
-        transport.connect(host, port, (connection) => {
-          const wired = tapConnection(connection, handler, onFrame)
-          tapped = wired.connection
-          return wired.handler
-        }),
-        () => tapped!
-      )
-    }
-  })
+  wrapConnections(transport, (connection, handler) => tapConnection(connection, handler, onFrame))

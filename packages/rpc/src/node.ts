@@ -1,5 +1,5 @@
 /**
- * Node-specific parts of the RPC runtime: the TCP transport, zlib's CRC-32 and file-backed blocks for the data plane.
+ * Node-specific parts of the RPC runtime: the TCP transport and its encryption, zlib's CRC-32 and file-backed blocks for the data plane.
  *
  * @since 0.1.0
  */
@@ -13,6 +13,11 @@ export * as NodeDataPlane from "./NodeDataPlane.js"
  * @since 0.1.0
  */
 export * as NodeTransport from "./NodeTransport.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as NodeEncryption from "./NodeEncryption.js"
 
 /**
  * @since 0.1.0

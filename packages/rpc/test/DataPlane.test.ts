@@ -9,7 +9,7 @@ import * as Fs from "node:fs/promises"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { fetchOffsets, makeSeen, withFaults } from "./fixtures/faults.js"
-import { body, rawConnection, registerMaster, startNode } from "./fixtures/nodes.js"
+import { body, encryptedTcp, rawConnection, registerMaster, startNode } from "./fixtures/nodes.js"
 
 const KiB = 1024
 const MiB = 1024 * KiB
@@ -408,6 +408,7 @@ const suite = (name: string, transport: Layer.Layer<Transport.Transport>) =>
 
 suite("the in-memory transport", Transport.layerMemory)
 suite("TCP", NodeTransport.layer)
+suite("encrypted TCP", encryptedTcp())
 
 // Lets the event loop run until the condition holds; under TestClock nothing that waits on the clock can happen
 // meanwhile, so this never stands in for time passing.

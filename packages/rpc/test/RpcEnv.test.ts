@@ -9,6 +9,7 @@ import { Packr } from "msgpackr"
 import {
   body,
   driverDescription,
+  encryptedTcp,
   heartbeat,
   host,
   rawConnection,
@@ -515,3 +516,4 @@ const suite = (name: string, transport: Layer.Layer<Transport.Transport>) =>
 
 suite("the in-memory transport", Transport.layerMemory)
 suite("TCP", NodeTransport.layer)
+suite("encrypted TCP", encryptedTcp())

@@ -3,6 +3,7 @@ import { Transport } from "@kindling/rpc"
 import { NodeTransport } from "@kindling/rpc/node"
 import type { Layer } from "effect"
 import { Deferred, Effect, Exit } from "effect"
+import { encryptedTcp } from "./fixtures/nodes.js"
 
 const suite = (name: string, layer: Layer.Layer<Transport.Transport>) =>
   describe(`Transport over ${name}`, () => {
@@ -58,3 +59,4 @@ const suite = (name: string, layer: Layer.Layer<Transport.Transport>) =>
 
 suite("the in-memory transport", Transport.layerMemory)
 suite("TCP", NodeTransport.layer)
+suite("encrypted TCP", encryptedTcp())

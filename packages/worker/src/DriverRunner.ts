@@ -19,7 +19,7 @@ import type * as Scope from "effect/Scope"
 import * as Path from "node:path"
 import { fetchArtifact } from "./Artifacts.js"
 import { lastLines, makeWorkDir, nodeSpawnSpec, runProcess, unlessKilled } from "./internal/nodeProcess.js"
-import type { ProcessLauncher, SpawnSpec } from "./ProcessLauncher.js"
+import type { NodeSecurity, ProcessLauncher, SpawnSpec } from "./ProcessLauncher.js"
 import { driverFinalState, exitCode, nextBackoff, substitute } from "./Supervision.js"
 
 // How much of a failed driver's stderr its failure carries: the error it ended with, not its whole log.
@@ -42,8 +42,8 @@ export interface Options {
   readonly initialBackoff: Duration.DurationInput
   /** The installation whose entry module the command names. */
   readonly installation: Installation.Installation
-  /** The cluster's secret, handed to the process in its environment (never on its command line). */
-  readonly secret?: string | undefined
+  /** The cluster's secret and whether to encrypt, handed to the process in its environment (never on its command line). */
+  readonly security?: NodeSecurity | undefined
 }
 
 /**
@@ -114,7 +114,7 @@ export const start = (
         args,
         memoryMB: options.description.mem,
         resolveModule: options.installation.resolveModule,
-        secret: options.secret,
+        security: options.security,
         dir
       })
     })

@@ -16,7 +16,7 @@ import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as Path from "node:path"
 import { linkInstallation, makeWorkDir, nodeSpawnSpec, runProcess, unlessKilled } from "./internal/nodeProcess.js"
-import type { ProcessLauncher } from "./ProcessLauncher.js"
+import type { NodeSecurity, ProcessLauncher } from "./ProcessLauncher.js"
 import { executorFinalState, ExecutorOutcome, type ExecutorResult, exitCode, substitute } from "./Supervision.js"
 
 /**
@@ -39,8 +39,8 @@ export interface Options {
   readonly terminateTimeout: Duration.DurationInput
   /** The installation whose entry module the command names, and whose packages the executor's app imports. */
   readonly installation: Installation.Installation
-  /** The cluster's secret, handed to the process in its environment (never on its command line). */
-  readonly secret?: string | undefined
+  /** The cluster's secret and whether to encrypt, handed to the process in its environment (never on its command line). */
+  readonly security?: NodeSecurity | undefined
 }
 
 /**
@@ -92,7 +92,7 @@ export const start = (
         }),
         memoryMB: options.memory,
         resolveModule: options.installation.resolveModule,
-        secret: options.secret,
+        security: options.security,
         dir
       })
     )

@@ -24,6 +24,18 @@ import { reasonOf } from "./internal/reason.js"
 export const parentWatchUrl: string = new URL("../parent-watch.mjs", import.meta.url).href
 
 /**
+ * What a worker hands the drivers and executors it starts about the network: the cluster's secret, and whether
+ * their connections are encrypted (`kindling.network.crypto.enabled`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface NodeSecurity {
+  readonly secret: string
+  readonly encrypt: boolean
+}
+
+/**
  * What to start: the executable, its arguments, its whole environment, its working directory, and the files its
  * stdout and stderr are appended to.
  *

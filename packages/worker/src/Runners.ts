@@ -20,7 +20,7 @@ import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
 import * as DriverRunner from "./DriverRunner.js"
 import * as ExecutorRunner from "./ExecutorRunner.js"
-import { ProcessLauncher } from "./ProcessLauncher.js"
+import { type NodeSecurity, ProcessLauncher } from "./ProcessLauncher.js"
 
 /**
  * Who is asking: the worker's endpoint URL (`{{WORKER_URL}}`), host (`{{HOSTNAME}}`) and web UI.
@@ -120,8 +120,8 @@ export interface ProcessOptions {
   readonly driverTerminateTimeoutMillis: number
   readonly executorTerminateTimeoutMillis: number
   readonly superviseInitialBackoffMillis: number
-  /** The cluster's secret, handed to drivers and executors in their environment. */
-  readonly secret?: string | undefined
+  /** The cluster's secret and whether connections are encrypted, handed to drivers and executors. */
+  readonly security?: NodeSecurity | undefined
   /**
    * The Kindling installation drivers and executors run from: the files of its entry modules (a command's
    * specifier is one of `Descriptions.mainModules`, checked before) and the packages an app imports from it.
@@ -172,7 +172,7 @@ export const makeProcesses = (
         terminateTimeout: options.driverTerminateTimeoutMillis,
         initialBackoff: options.superviseInitialBackoffMillis,
         installation: options.installation,
-        secret: options.secret
+        security: options.security
       }).pipe(machine, files, network)
 
     const executor: RunnersService["executor"] = (launch, worker) =>
@@ -206,7 +206,7 @@ export const makeProcesses = (
           workerUrl: worker.workerUrl,
           terminateTimeout: options.executorTerminateTimeoutMillis,
           installation: options.installation,
-          secret: options.secret
+          security: options.security
         }).pipe(machine, files, network)
       })
 

@@ -17,6 +17,7 @@ import type * as Api from "../RpcEnv.js"
 import { type Connection, type ConnectionHandler, type ListenFailed, Transport } from "../Transport.js"
 import { concat } from "./bytes.js"
 import * as DataPlane from "./dataPlane.js"
+import * as EncryptionGreeting from "./encryptionGreeting.js"
 import * as Handshake from "./handshake.js"
 import { AskTable } from "./rpcAsks.js"
 import { makeRegistry } from "./rpcEndpoints.js"
@@ -356,6 +357,13 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
           const now = clock.unsafeCurrentTimeMillis()
           if (peer.direction === "out" && !peer.heard && looksLikeHttp(bytes)) {
             return notKindling(peer, "it answered like an HTTP server")
+          }
+          if (peer.direction === "in" && !peer.heard && EncryptionGreeting.startsLikeGreeting(bytes)) {
+            peer.heard = true
+            return authFailed(
+              peer,
+              "the peer encrypts its connections (kindling.network.crypto.enabled) and this node does not"
+            )
           }
           peer.heard = true
           peer.lastReceived = now

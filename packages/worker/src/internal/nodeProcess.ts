@@ -13,6 +13,7 @@ import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Path from "node:path"
 import {
+  type NodeSecurity,
   parentWatchUrl,
   type ProcessExit,
   ProcessLauncher,
@@ -86,7 +87,7 @@ export const nodeSpawnSpec = (options: {
   readonly args: ReadonlyArray<string>
   readonly memoryMB: number
   readonly resolveModule: (specifier: string) => string
-  readonly secret: string | undefined
+  readonly security: NodeSecurity | undefined
   readonly dir: string
 }): Effect.Effect<SpawnSpec, ModuleNotResolved> =>
   Effect.try({
@@ -104,15 +105,17 @@ export const nodeSpawnSpec = (options: {
       main,
       ...options.args
     ],
-    // The worker's secret wins over whatever the command asks for: drivers and executors authenticate with it,
-    // as Spark's workers hand theirs to the processes they start.
+    // The worker's secret and encryption win over whatever the command asks for: drivers and executors
+    // authenticate (and encrypt) with them, as Spark's workers hand theirs to the processes they start.
     env: {
       ...(options.memoryMB > 0 ? boundedAllocator : {}),
       ...inheritedEnv(),
       ...options.command.environment,
-      ...(options.secret === undefined
-        ? {}
-        : { KINDLING_AUTHENTICATE: "true", KINDLING_AUTHENTICATE_SECRET: options.secret })
+      ...(options.security === undefined ? {} : {
+        KINDLING_AUTHENTICATE: "true",
+        KINDLING_AUTHENTICATE_SECRET: options.security.secret,
+        KINDLING_NETWORK_CRYPTO_ENABLED: String(options.security.encrypt)
+      })
     },
     cwd: options.dir,
     stdoutFile: Path.join(options.dir, "stdout"),
