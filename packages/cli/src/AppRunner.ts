@@ -58,7 +58,8 @@ const runtimeFor = (
     const validateState = conf.get(KernelConf.keys.validateState)
     const showProgress = conf.get(DriverConf.keys.showConsoleProgress) ?? process.stderr.isTTY === true
     switch (spec._tag) {
-      case "Local":
+      case "Local": {
+        const ui = yield* DriverConf.uiOptions(conf, conf.get(DriverConf.keys.driverHost) ?? "127.0.0.1")
         return (app) =>
           LocalMode.layer({
             appName,
@@ -71,9 +72,10 @@ const runtimeFor = (
             spillThreshold: conf.get(DriverConf.keys.shuffleSpillThreshold) * 1024 * 1024,
             validateState,
             showProgress,
-            ui: DriverConf.uiOptions(conf, conf.get(DriverConf.keys.driverHost) ?? "127.0.0.1"),
+            ui,
             eventLog: DriverConf.eventLogOptions(conf)
           })
+      }
       case "LocalCluster": {
         // No worker could ever take an executor bigger than itself: the app would wait for ever. Spark refuses too.
         const executorMemory = conf.get(DriverConf.keys.executorMemory)

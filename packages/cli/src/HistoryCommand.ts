@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import { DriverConf } from "@kindling/driver"
-import { KernelConf } from "@kindling/kernel"
+import { KernelConf, TlsConf } from "@kindling/kernel"
 import { EventLogWriter, HistoryConf, HistoryServer } from "@kindling/monitoring"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -55,6 +55,7 @@ export const run = (args: Args): Effect.Effect<number, Settings.Failure> =>
         host: Option.getOrElse(args.host, () => Os.hostname()),
         port: conf.get(HistoryConf.keys.uiPort),
         maxRetries: conf.get(KernelConf.keys.portMaxRetries),
+        tls: yield* TlsConf.serverTls(conf, "historyServer"),
         updateIntervalMillis: conf.get(HistoryConf.keys.updateInterval),
         retainedApplications: conf.get(HistoryConf.keys.retainedApplications),
         retention: {

@@ -4,7 +4,7 @@
  * @since 0.1.0
  */
 import { type Conf, Problem } from "@kindling/conf"
-import { KernelConf } from "@kindling/kernel"
+import { KernelConf, TlsConf } from "@kindling/kernel"
 import { WebServer } from "@kindling/kernel/web"
 import {
   ArtifactStore,
@@ -77,13 +77,15 @@ export const start = (options: {
       retentionMillis: conf.get(MasterConf.keys.artifactRetention)
     })
     // The UI's port is bound first: the master tells workers and tools where its pages are.
+    const tls = yield* TlsConf.serverTls(conf, "standalone")
     const ui = yield* WebServer.bind({
       name: "master UI",
       host,
       port: options.uiPort ?? conf.get(MasterConf.keys.uiPort),
-      maxRetries: conf.get(KernelConf.keys.portMaxRetries)
+      maxRetries: conf.get(KernelConf.keys.portMaxRetries),
+      tls
     })
-    const rest = conf.get(MasterConf.keys.restEnabled) ? yield* restServer(conf, host) : undefined
+    const rest = conf.get(MasterConf.keys.restEnabled) ? yield* restServer(conf, host, tls) : undefined
     // Built in the caller's scope: the master's network and store live as long as it does (providing the layer
     // to `make` alone would close them as soon as it returned).
     const network = yield* Layer.build(rpc)
@@ -173,7 +175,7 @@ const recoveryLayers = (conf: Conf.Conf<Settings.Keys>) =>
   })
 
 // The REST port, bound before the master starts so that the master advertises the port it got.
-const restServer = (conf: Conf.Conf<Settings.Keys>, host: string) =>
+const restServer = (conf: Conf.Conf<Settings.Keys>, host: string, tls: WebServer.Tls | undefined) =>
   RestServer.make({
     host: conf.get(MasterConf.keys.restHost) ?? host,
     port: conf.get(MasterConf.keys.restPort),
@@ -182,7 +184,8 @@ const restServer = (conf: Conf.Conf<Settings.Keys>, host: string) =>
     allowUnauthenticated: NodeExposure.optedOut(conf),
     allowedAppResourcePatterns: conf.get(MasterConf.keys.restAllowedAppResourcePatterns),
     maxRequestBodySize: conf.get(MasterConf.keys.restMaxRequestBodySize) * 2 ** 20,
-    serverVersion: packageJson.version
+    serverVersion: packageJson.version,
+    tls
   })
 
 /**

@@ -7,7 +7,7 @@
 import { type Conf, type Key, type Problem, Registry } from "@kindling/conf"
 import { NodeLoader } from "@kindling/conf/node"
 import { DriverConf } from "@kindling/driver"
-import { KernelConf } from "@kindling/kernel"
+import { KernelConf, TlsConf } from "@kindling/kernel"
 import { MasterConf } from "@kindling/master"
 import { HistoryConf } from "@kindling/monitoring"
 import { ProtocolConf } from "@kindling/rpc"
@@ -44,7 +44,8 @@ const groups = [
   WorkerConf.group,
   DriverConf.group,
   HistoryConf.group,
-  KernelConf.group
+  KernelConf.group,
+  TlsConf.group
 ] as const satisfies ReadonlyArray<Registry.Group<Key.Any>>
 
 /**

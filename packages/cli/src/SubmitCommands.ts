@@ -9,6 +9,8 @@
  */
 import type { Conf } from "@kindling/conf"
 import { DriverConf, MasterSpec } from "@kindling/driver"
+import { TlsConf } from "@kindling/kernel"
+import { TrustedFetch } from "@kindling/kernel/web"
 import {
   Descriptions,
   Endpoints,
@@ -143,7 +145,7 @@ const restMasters = (conf: Conf.Conf<Settings.Keys>, master: string) =>
     if (Either.isLeft(addresses)) return Option.none()
     const bases = yield* Effect.mapError(RestClient.masters(master), usage)
     const rest = yield* RestClient.make(bases, {
-      ...restOptions(conf),
+      ...(yield* restOptions(conf)),
       timeout: conf.get(ProtocolConf.keys.lookupTimeout)
     })
     const env = yield* RpcEnv.RpcEnv
@@ -168,10 +170,12 @@ const restMasters = (conf: Conf.Conf<Settings.Keys>, master: string) =>
     Logger.withMinimumLogLevel(LogLevel.None)
   )
 
-const restOptions = (conf: Conf.Conf<Settings.Keys>) => ({
-  secret: conf.get(ProtocolConf.keys.authenticateSecret),
-  timeout: conf.get(ProtocolConf.keys.askTimeout)
-})
+const restOptions = (conf: Conf.Conf<Settings.Keys>) =>
+  Either.map(TlsConf.trustedCertificates(conf), (trusted) => ({
+    secret: conf.get(ProtocolConf.keys.authenticateSecret),
+    timeout: conf.get(ProtocolConf.keys.askTimeout),
+    fetch: TrustedFetch.make(trusted)
+  }))
 
 // The gateway of one command to `master`. Over RPC this node dials out and accepts nothing, unless it must serve
 // something (an artifact to upload), in which case it listens on `listen.host`.
@@ -184,7 +188,7 @@ const withGateway = <A>(
   Effect.gen(function*() {
     const rest = yield* restMasters(conf, master)
     if (Option.isSome(rest)) {
-      return yield* use(restGateway(conf, yield* RestClient.make(rest.value, restOptions(conf))))
+      return yield* use(restGateway(conf, yield* RestClient.make(rest.value, yield* restOptions(conf))))
     }
     const network = yield* rpcNetwork(conf, listen)
     return yield* Effect.gen(function*() {

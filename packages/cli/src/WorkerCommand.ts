@@ -7,7 +7,7 @@
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import { type Conf, ValueType } from "@kindling/conf"
 import { NodeLoader } from "@kindling/conf/node"
-import { KernelConf } from "@kindling/kernel"
+import { KernelConf, TlsConf } from "@kindling/kernel"
 import { WebServer } from "@kindling/kernel/web"
 import { WorkerUi } from "@kindling/monitoring"
 import { Ids, MasterUrl, type RpcAddress } from "@kindling/protocol"
@@ -88,7 +88,8 @@ export const start = (options: {
         name: "worker UI",
         host,
         port: options.uiPort ?? conf.get(WorkerConf.keys.uiPort),
-        maxRetries: conf.get(KernelConf.keys.portMaxRetries)
+        maxRetries: conf.get(KernelConf.keys.portMaxRetries),
+        tls: yield* TlsConf.serverTls(conf, "standalone")
       })
       const worker = yield* Worker.make({
         workerId,

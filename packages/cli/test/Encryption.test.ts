@@ -63,16 +63,15 @@ describe("a cluster with encryption in transit", () => {
     () =>
       Effect.gen(function*() {
         const { dir, master } = yield* cluster(1, encrypted, encrypted)
-        const plain = yield* start(
-          workerArgs(master.url, "127.0.0.1", Path.join(dir, "plain-worker"), authenticated(secret))
-        )
+        const plainly = [...authenticated(secret), "--conf", "kindling.network.crypto.enabled=false"]
+        const plain = yield* start(workerArgs(master.url, "127.0.0.1", Path.join(dir, "plain-worker"), plainly))
         yield* plain.waitFor(
           /encrypts its connections \(kindling\.network\.crypto\.enabled\) and the peer does not/,
           20_000
         )
         yield* master.node.waitFor(/closing an encrypted connection: this node encrypts its connections/)
 
-        const status = yield* run(["status", "--master", master.url, ...authenticated(secret), "driver-none"])
+        const status = yield* run(["status", "--master", master.url, ...plainly, "driver-none"])
         assert.notStrictEqual(status.code, 0)
         assert.match(status.stderr, /encrypts its connections/)
 
@@ -82,12 +81,14 @@ describe("a cluster with encryption in transit", () => {
           "--master",
           master.url,
           "--conf",
+          "kindling.authenticate=false",
+          "--conf",
           "kindling.network.crypto.enabled=true"
         ])
         assert.strictEqual(noSecret.code, 1, noSecret.stderr)
         assert.match(
           noSecret.stderr,
-          /kindling\.authenticate is not set, but kindling\.network\.crypto\.enabled is true/
+          /kindling\.network\.crypto\.enabled: it needs kindling\.authenticate=true and its secret/
         )
 
         const state = yield* masterState(master.url, secret, true)

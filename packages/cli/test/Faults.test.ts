@@ -14,6 +14,7 @@ import {
   isRunning,
   masterState,
   pidsIn,
+  plaintextOnly,
   recoverableCluster,
   run,
   startMaster,
@@ -69,7 +70,7 @@ const until = (check: () => boolean, describe: string, timeout = 15_000) =>
   Polling.eventually(Effect.sync(check), (ok) => ok, { timeout, describe: () => describe })
 
 describe("the control plane under faults and hostile peers", () => {
-  it.scopedLive(
+  it.scopedLive.skipIf(plaintextOnly)(
     "D1: before the handshake only handshake-sized frames are read, so memory stays bounded",
     () =>
       Effect.gen(function*() {
@@ -167,7 +168,7 @@ describe("the control plane under faults and hostile peers", () => {
     60_000
   )
 
-  it.scopedLive(
+  it.scopedLive.skipIf(plaintextOnly)(
     "D3: a connection claiming a live worker's address, then closing, costs the worker nothing",
     () =>
       Effect.gen(function*() {

@@ -5,7 +5,15 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { authenticated, execute, root, startMaster, startWorker, temporaryDirectory } from "./fixtures/cluster.js"
+import {
+  authenticated,
+  execute,
+  plaintextOnly,
+  root,
+  startMaster,
+  startWorker,
+  temporaryDirectory
+} from "./fixtures/cluster.js"
 
 // Debian's python3-msgpack (which .ci/run installs) is Debian's python's: a python3 earlier on the PATH, such as
 // pyenv's, does not see it.
@@ -15,7 +23,7 @@ const secret = "from-the-docs"
 
 const py = (args: ReadonlyArray<string>, key = secret) => execute(python, [client, "--secret", key, ...args], 90_000)
 
-describe("examples/python/kindling_client.py", () => {
+describe.skipIf(plaintextOnly)("examples/python/kindling_client.py", () => {
   it.scopedLive(
     "queries the master, runs a driver to FINISHED and registers a fake worker that heartbeats",
     () =>

@@ -14,7 +14,7 @@ import * as Esbuild from "esbuild"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
-import { cluster, run, temporaryDirectory } from "./fixtures/cluster.js"
+import { clientSettings, cluster, run, temporaryDirectory } from "./fixtures/cluster.js"
 import { programs, seedRange } from "./fixtures/lineages.js"
 
 const seeds = process.env["LINEAGE_SEEDS"] ?? "1-20"
@@ -86,7 +86,7 @@ describe(`random lineages against their oracle, seeds ${seeds}`, () => {
               maxCores: 2,
               minRegisteredRatio: 1,
               maxRegisteredWaitMillis: 30_000,
-              rpc: {},
+              ...clientSettings(),
               validateState: true
             }).pipe(Layer.orDie)
           )

@@ -14,6 +14,7 @@ import {
   isRunning,
   masterState,
   pidsIn,
+  plaintextOnly,
   root,
   run,
   start,
@@ -115,7 +116,7 @@ const noDrivers = (masterUrl: string, secret?: string) =>
 
 const pi = Path.join(root, "examples", "pi.ts")
 
-describe("the REST submission server", () => {
+describe.skipIf(plaintextOnly)("the REST submission server", () => {
   it.scopedLive(
     "answers every row of Spark's error table, malformed requests and wrong methods as Spark does",
     () =>

@@ -4,7 +4,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Descriptions } from "@kindling/protocol"
 import { MasterClient, RpcEnv, Transport } from "@kindling/rpc"
-import { NodeTransport } from "@kindling/rpc/node"
 import { Ajv } from "ajv"
 import { Effect, Either, Layer } from "effect"
 import { Packr } from "msgpackr"
@@ -13,6 +12,7 @@ import * as Path from "node:path"
 import {
   activeDriver,
   app,
+  clientSettings,
   cluster,
   eventually,
   forever,
@@ -80,16 +80,17 @@ describe("docs/protocol.schema.json", () => {
 
       // A tool on the SDK, tapped in process: a submission no worker would run is refused with a typed error.
       const toolFrames: Array<Frame> = []
+      const tool = clientSettings()
       const tapped = Layer.effect(
         Transport.Transport,
-        Effect.map(NodeTransport.make, (transport) =>
+        Effect.map(Transport.Transport, (transport) =>
           Transport.tap(transport, (frame) =>
             toolFrames.push({ source: "tool", envelope: unpackr.unpack(frame.payload) as Record<string, any> })))
-      )
+      ).pipe(Layer.provide(tool.transport))
       const refused = yield* Effect.gen(function*() {
         const client = yield* MasterClient.make(master.url, { timeout: "10 seconds" })
         return yield* Effect.either(client.submitDriver(descriptionWith("/tmp/not-kindling.mjs")))
-      }).pipe(Effect.scoped, Effect.provide(RpcEnv.layer({})), Effect.provide(tapped))
+      }).pipe(Effect.scoped, Effect.provide(RpcEnv.layer(tool.rpc)), Effect.provide(tapped))
       assert.isTrue(Either.isLeft(refused) && refused.left._tag === "DriverLaunchFailed")
 
       const schema = JSON.parse(Fs.readFileSync(Path.join(root, "docs", "protocol.schema.json"), "utf8"))

@@ -266,20 +266,23 @@ export const fromConf = (conf: Conf.Conf<DriverConf.AppKeys>, options: {
   (app: AppModule.Loaded) => Layer.Layer<Kindling, Transport.ListenFailed | Problem.InvalidConf>,
   Problem.InvalidConf
 > =>
-  Either.map(ProtocolConf.rpcOptions(conf), (rpc) => (app: AppModule.Loaded) =>
-    layer({
-      ...options,
-      appUrl: app.url,
-      appExports: app.exports,
-      driver: DriverConf.coreConfig(conf, conf.get(DriverConf.keys.taskMaxFailures)),
-      executorMemoryMB: conf.get(DriverConf.keys.executorMemory),
-      executorCores: conf.get(DriverConf.keys.executorCores),
-      maxCores: conf.get(DriverConf.keys.coresMax),
-      minRegisteredRatio: conf.get(DriverConf.keys.minRegisteredResourcesRatio),
-      maxRegisteredWaitMillis: conf.get(DriverConf.keys.maxRegisteredResourcesWaitingTime),
-      rpc,
-      transport: NodeTransport.layerFrom(conf),
-      validateState: conf.get(KernelConf.keys.validateState),
-      ui: DriverConf.uiOptions(conf, options.host),
-      eventLog: DriverConf.eventLogOptions(conf)
-    }))
+  Either.map(
+    Either.all([ProtocolConf.rpcOptions(conf), DriverConf.uiOptions(conf, options.host)]),
+    ([rpc, ui]) => (app: AppModule.Loaded) =>
+      layer({
+        ...options,
+        appUrl: app.url,
+        appExports: app.exports,
+        driver: DriverConf.coreConfig(conf, conf.get(DriverConf.keys.taskMaxFailures)),
+        executorMemoryMB: conf.get(DriverConf.keys.executorMemory),
+        executorCores: conf.get(DriverConf.keys.executorCores),
+        maxCores: conf.get(DriverConf.keys.coresMax),
+        minRegisteredRatio: conf.get(DriverConf.keys.minRegisteredResourcesRatio),
+        maxRegisteredWaitMillis: conf.get(DriverConf.keys.maxRegisteredResourcesWaitingTime),
+        rpc,
+        transport: NodeTransport.layerFrom(conf),
+        validateState: conf.get(KernelConf.keys.validateState),
+        ui,
+        eventLog: DriverConf.eventLogOptions(conf)
+      })
+  )

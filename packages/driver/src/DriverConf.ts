@@ -4,11 +4,12 @@
  *
  * @since 0.1.0
  */
-import { type Conf, Key, Registry, ValueType } from "@kindling/conf"
+import { type Conf, Key, type Problem, Registry, ValueType } from "@kindling/conf"
 import { ObjectStore } from "@kindling/executor/tasks"
-import { KernelConf } from "@kindling/kernel"
+import { KernelConf, TlsConf } from "@kindling/kernel"
 import { type AppUi, type EventLogWriter } from "@kindling/monitoring"
 import { ProtocolConf } from "@kindling/rpc"
+import * as Either from "effect/Either"
 import type * as DriverCore from "./DriverCore.js"
 
 /**
@@ -312,21 +313,23 @@ const redacted = /secret|password|token|access[.]?key/i
  * @since 0.1.0
  * @category constructors
  */
-export const uiOptions = (conf: Conf.Conf<AppKeys>, host: string): AppUi.Options | undefined =>
-  conf.get(keys.uiEnabled)
-    ? {
-      host,
-      port: conf.get(keys.uiPort),
-      maxRetries: conf.get(KernelConf.keys.portMaxRetries),
-      killEnabled: conf.get(KernelConf.keys.uiKillEnabled),
-      retention: {
-        jobs: conf.get(keys.uiRetainedJobs),
-        stages: conf.get(keys.uiRetainedStages),
-        tasks: conf.get(keys.uiRetainedTasks)
-      },
-      properties: shownProperties(conf)
-    }
-    : undefined
+export const uiOptions = (
+  conf: Conf.Conf<AppKeys>,
+  host: string
+): Either.Either<AppUi.Options | undefined, Problem.InvalidConf> =>
+  !conf.get(keys.uiEnabled) ? Either.right(undefined) : Either.map(TlsConf.serverTls(conf, "ui"), (tls) => ({
+    host,
+    tls,
+    port: conf.get(keys.uiPort),
+    maxRetries: conf.get(KernelConf.keys.portMaxRetries),
+    killEnabled: conf.get(KernelConf.keys.uiKillEnabled),
+    retention: {
+      jobs: conf.get(keys.uiRetainedJobs),
+      stages: conf.get(keys.uiRetainedStages),
+      tasks: conf.get(keys.uiRetainedTasks)
+    },
+    properties: shownProperties(conf)
+  }))
 
 // The configuration as the UI and the event log show it: secrets redacted, in key order.
 const shownProperties = (conf: Conf.Conf<AppKeys>) =>
@@ -362,6 +365,7 @@ export type AppKeys =
   | Registry.KeyOf<typeof group>
   | Registry.KeyOf<typeof ProtocolConf.group>
   | Registry.KeyOf<typeof KernelConf.group>
+  | Registry.KeyOf<typeof TlsConf.group>
 
 /**
  * The registry of those keys, for a driver process that loads its configuration itself.
@@ -369,4 +373,9 @@ export type AppKeys =
  * @since 0.1.0
  * @category constants
  */
-export const appRegistry: Registry.Registry<AppKeys> = Registry.make(group, ProtocolConf.group, KernelConf.group)
+export const appRegistry: Registry.Registry<AppKeys> = Registry.make(
+  group,
+  ProtocolConf.group,
+  KernelConf.group,
+  TlsConf.group
+)

@@ -1,5 +1,5 @@
 /**
- * The HTTP port of a node (its web UI, JSON and metrics), started by the node like its RPC port: bound first, so
+ * The HTTP port of a node (its web UI, JSON and metrics; HTTPS with `kindling.ssl.*`), started by the node like its RPC port: bound first, so
  * the node can tell others its address, and serving the node's routes once the node is up. Every node answers
  * the same few routes besides its own: `/healthz`, `/readyz`, `/metrics/prometheus` and the shared assets under
  * `/static/`.
@@ -17,6 +17,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Http from "node:http"
+import * as Https from "node:https"
 import * as NodeMetrics from "./NodeMetrics.js"
 import * as WebAssets from "./WebAssets.js"
 
@@ -51,6 +52,21 @@ export interface Options {
   readonly port: number
   /** When `port` is taken, the next ports tried (`kindling.port.maxRetries`, 16 as Spark's). */
   readonly maxRetries: number
+  /** Serve HTTPS with this certificate (`kindling.ssl.*`, read by `TlsConf.serverTls`) rather than HTTP. */
+  readonly tls?: Tls | undefined
+}
+
+/**
+ * What a server proves itself with: its certificate chain and private key, PEM, and the key's passphrase if it
+ * has one.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Tls {
+  readonly certChain: string
+  readonly privateKey: string
+  readonly passphrase?: string | undefined
 }
 
 /**
@@ -79,7 +95,7 @@ export interface NodeRoutes<E> {
  */
 export interface WebServer {
   readonly port: number
-  /** `http://host:port`. */
+  /** `http://host:port`, or `https://host:port` with TLS. */
   readonly url: string
   /** Serves the node's routes (and the common ones) until the scope closes. */
   readonly serve: <E>(node: NodeRoutes<E>) => Effect.Effect<void, never, Scope.Scope>
@@ -90,9 +106,11 @@ export interface WebServer {
   readonly serveApp: <E>(app: HttpApp.Default<E>) => Effect.Effect<void, never, Scope.Scope>
 }
 
-const listen = (host: string, port: number) =>
+const listen = (host: string, port: number, tls: Tls | undefined) =>
   Effect.gen(function*() {
-    const nodeServer = Http.createServer()
+    const nodeServer: Http.Server = tls === undefined
+      ? Http.createServer()
+      : Https.createServer({ cert: tls.certChain, key: tls.privateKey, passphrase: tls.passphrase })
     const server = yield* NodeHttpServer.make(() => nodeServer, { host, port }).pipe(
       Effect.mapError((error) => (error.cause instanceof Error ? error.cause.message : String(error.cause)))
     )
@@ -111,7 +129,7 @@ const tryPorts = (
   options: Options,
   attempt: number
 ): Effect.Effect<HttpServer.HttpServer, WebPortUnavailable, Scope.Scope> =>
-  listen(options.host, options.port === 0 ? 0 : options.port + attempt).pipe(
+  listen(options.host, options.port === 0 ? 0 : options.port + attempt, options.tls).pipe(
     Effect.catchAll((reason) =>
       options.port !== 0 && attempt < options.maxRetries && reason.includes("EADDRINUSE")
         ? tryPorts(options, attempt + 1)
@@ -176,7 +194,8 @@ export const bind = (options: Options): Effect.Effect<WebServer, WebPortUnavaila
   Effect.gen(function*() {
     const server = yield* tryPorts(options, 0)
     const port = server.address._tag === "TcpAddress" ? server.address.port : options.port
-    const url = `http://${options.host.includes(":") ? `[${options.host}]` : options.host}:${port}`
+    const scheme = options.tls === undefined ? "http" : "https"
+    const url = `${scheme}://${options.host.includes(":") ? `[${options.host}]` : options.host}:${port}`
     // On another port than the one asked for, it says so loudly: whoever looks for it there finds another server.
     if (options.port !== 0 && port !== options.port) {
       yield* Effect.logWarning(

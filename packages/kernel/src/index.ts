@@ -14,6 +14,8 @@ export * as DiskOperations from "./DiskOperations.js"
 /** @since 0.1.0 */
 export * as KernelConf from "./KernelConf.js"
 /** @since 0.1.0 */
+export * as TlsConf from "./TlsConf.js"
+/** @since 0.1.0 */
 export * as KernelInputs from "./KernelInputs.js"
 /** @since 0.1.0 */
 export * as ModuleLoading from "./ModuleLoading.js"

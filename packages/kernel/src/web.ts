@@ -14,3 +14,5 @@ export * as NodeMetrics from "./NodeMetrics.js"
 export * as WebAssets from "./WebAssets.js"
 /** @since 0.1.0 */
 export * as WebServer from "./WebServer.js"
+/** @since 0.1.0 */
+export * as TrustedFetch from "./TrustedFetch.js"

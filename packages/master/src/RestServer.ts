@@ -55,6 +55,8 @@ export interface Options {
   readonly maxRequestBodySize: number
   /** What answers carry as `serverSparkVersion`. */
   readonly serverVersion: string
+  /** Serve HTTPS with this certificate (`kindling.ssl.*`). */
+  readonly tls?: WebServer.Tls | undefined
 }
 
 /**
@@ -162,7 +164,8 @@ export const make = (
       name: "REST server",
       host: options.host,
       port: options.port,
-      maxRetries: options.maxRetries
+      maxRetries: options.maxRetries,
+      tls: options.tls
     })
     return {
       port: web.port,

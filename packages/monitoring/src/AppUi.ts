@@ -37,6 +37,8 @@ export interface Options {
   readonly properties: ReadonlyArray<readonly [string, string]>
   /** Show kill buttons for running jobs and accept their POSTs from the UI's own pages (`kindling.ui.killEnabled`). */
   readonly killEnabled: boolean
+  /** Serve HTTPS with this certificate (`kindling.ssl.*`). */
+  readonly tls?: WebServer.Tls | undefined
 }
 
 /**
@@ -73,7 +75,8 @@ export const start = (
       name: "app UI",
       host: options.host,
       port: options.port,
-      maxRetries: options.maxRetries
+      maxRetries: options.maxRetries,
+      tls: options.tls
     })
     const status = AppStatus.make(options.retention)
     let appId = "app"

@@ -47,6 +47,8 @@ export interface Options {
   readonly retention: AppStatus.Retention
   /** Finished apps whose replayed status stays in memory (`kindling.history.retainedApplications`). */
   readonly retainedApplications: number
+  /** Serve HTTPS with this certificate (`kindling.ssl.*`). */
+  readonly tls?: WebServer.Tls | undefined
 }
 
 /**
@@ -122,7 +124,8 @@ export const start = (options: Options): Effect.Effect<HistoryServer, WebServer.
       name: "history server",
       host: options.host,
       port: options.port,
-      maxRetries: options.maxRetries
+      maxRetries: options.maxRetries,
+      tls: options.tls
     })
     const apps = new Map<string, Loaded>()
     let lastScan = 0

@@ -83,7 +83,28 @@ export interface Options {
   readonly secret?: string | undefined
   /** Per request; Spark's client waits 10 s. */
   readonly timeout?: Duration.DurationInput
+  /**
+   * What sends the requests: web-standard `fetch` unless given (the `kindling` command gives one that trusts
+   * `kindling.ssl.trustStore`).
+   */
+  readonly fetch?: Fetch | undefined
 }
+
+/**
+ * As much of `fetch` as the client uses.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Fetch = (
+  url: string,
+  init: {
+    readonly method: string
+    readonly headers: Readonly<Record<string, string>>
+    readonly signal: AbortSignal
+    readonly body?: string
+  }
+) => Promise<{ readonly status: number; readonly text: () => Promise<string> }>
 
 /**
  * The base URLs of a REST master URL: `http(s)://host:port`, or `kindling://host:port[,host:port…]` naming the
@@ -126,6 +147,7 @@ export const make = (
   Effect.gen(function*() {
     const bases = typeof url === "string" ? yield* masters(url) : url
     const timeout = Duration.toMillis(Duration.decode(options.timeout ?? "10 seconds"))
+    const request: Fetch = options.fetch ?? fetch
 
     const send: RestClient["send"] = (master, method, path, body) =>
       Effect.gen(function*() {
@@ -138,7 +160,7 @@ export const make = (
         }
         const response = yield* Effect.tryPromise({
           try: (signal) =>
-            fetch(target, {
+            request(target, {
               method,
               headers,
               signal: AbortSignal.any([signal, AbortSignal.timeout(timeout)]),

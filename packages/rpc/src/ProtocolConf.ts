@@ -99,7 +99,16 @@ export const rpcOptions = (
   }
   // The keys of an encrypted connection come from the secret: without it, encryption would authenticate nobody.
   if (conf.get(keys.networkCrypto) && !conf.get(keys.authenticate)) {
-    return missing(keys.authenticate.name, `${keys.networkCrypto.name} is true`)
+    return Either.left(
+      new Problem.InvalidConf({
+        problems: [{
+          _tag: "InvalidValue",
+          source: conf.entries.find((entry) => entry.key === keys.networkCrypto.name)?.source ?? "default",
+          key: keys.networkCrypto.name,
+          reason: `it needs ${keys.authenticate.name}=true and its secret, from which the connections' keys are derived`
+        }]
+      })
+    )
   }
   return Either.right({
     maxFrameSize: conf.get(keys.rpcMessageMaxSize) * 1024 * 1024,
