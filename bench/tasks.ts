@@ -6,19 +6,29 @@
 // the floor of this machine, measured in the same run (`floors.ts`): the bare round trips a task costs in that
 // mode, with nothing in them. Targets (issue 24): ≥ 15,000 tasks/s in local[2], ≥ 10,000 on local-cluster; the
 // first task ≤ 400 ms after `kindling submit` starts in local[2]; an executor registered ≤ 150 ms after it starts.
+// The local-cluster job runs once more with encryption in transit (kindling.network.crypto.enabled), for its cost.
 import { emptyTasks, type Outcome } from "./emptyTasks.js"
 import { processRoundTrips, threadRoundTrips } from "./floors.js"
 import { format, row } from "./stats.js"
 
 const runs = 3
 const tasks = 10_000
-const submit = (master: string) => emptyTasks({ master, runs, tasks })
+const submit = (master: string, flags: ReadonlyArray<string> = []) => emptyTasks({ master, runs, tasks, flags })
+const encrypted = [
+  "--conf",
+  "kindling.authenticate=true",
+  "--conf",
+  "kindling.authenticate.secret=the tasks bench's cluster secret",
+  "--conf",
+  "kindling.network.crypto.enabled=true"
+]
 
 const mib = (bytes: number) => `${format(bytes / 2 ** 20, 1)} MiB`
 
 const main = async () => {
   const local = await submit("local[2]")
   const cluster = await submit("local-cluster[2,1,1024]")
+  const sealed = await submit("local-cluster[2,1,1024]", encrypted)
   const floors = { local: await threadRoundTrips(2, tasks), cluster: await processRoundTrips(2, tasks) }
   const best = (o: Outcome) => Math.min(...o.runMillis)
   const rate = (o: Outcome) => tasks / (best(o) / 1000)
@@ -26,11 +36,11 @@ const main = async () => {
   console.log(`${format(tasks)} one-element tasks per job, best of ${runs} jobs\n`)
   console.log(row(["", "tasks/s", "µs per task", "floor (trips/s)", "first task", "RSS at rest", "RSS peak"], widths))
   for (
-    const [name, o, floor] of [["local[2]", local, floors.local], [
-      "local-cluster[2,1,1024]",
-      cluster,
-      floors.cluster
-    ]] as const
+    const [name, o, floor] of [
+      ["local[2]", local, floors.local],
+      ["local-cluster[2,1,1024]", cluster, floors.cluster],
+      ["  the same, encrypted", sealed, floors.cluster]
+    ] as const
   ) {
     console.log(row([
       name,
@@ -47,6 +57,7 @@ const main = async () => {
   console.log(
     `local-cluster ÷ its floor (TCP to 2 processes, each to a thread): ${format(rate(cluster) / floors.cluster, 2)}`
   )
+  console.log(`local-cluster encrypted ÷ in the clear: ${format(rate(sealed) / rate(cluster), 2)}`)
   console.log(`local[2] ÷ target (15,000 tasks/s): ${format(rate(local) / 15_000, 2)}`)
   console.log(`local-cluster ÷ target (10,000 tasks/s): ${format(rate(cluster) / 10_000, 2)}`)
   console.log(`first task in local[2] ÷ target (400 ms): ${format(local.firstTaskMillis / 400, 2)}`)

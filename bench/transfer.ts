@@ -1,13 +1,15 @@
 // A 1 GiB transfer over TCP loopback on the data plane of @kindling/protocol — checked chunk by chunk, and end to
 // end (without per-chunk checksums, as reduce tasks fetch shuffle blocks) — next to raw node:net piping the same
 // bytes between the same two processes in the same run: a child process serves, this process fetches.
+// Both kinds of fetch run again between two more nodes of the same processes with encryption in transit
+// (kindling.network.crypto.enabled, with the cluster secret's handshake), for the cost of encryption.
 // Reported: throughput of each and the ratio, the CPU time and peak RSS growth of each process during each
 // transfer, and the control plane's ask p50 between the same two nodes, idle and while a transfer runs (and, for
-// comparison, while the raw transfer runs).
+// comparison, while the raw transfer runs), and idle between the encrypted nodes.
 import { Ids, RpcAddress, SubmissionMessages } from "@kindling/protocol"
-import { RpcEnv } from "@kindling/rpc"
-import { NodeTransport } from "@kindling/rpc/node"
-import { Effect, Fiber, Option, Stream } from "effect"
+import { RpcEnv, Transport } from "@kindling/rpc"
+import { NodeDataPlane, NodeEncryption, NodeTransport } from "@kindling/rpc/node"
+import { Effect, Fiber, Layer, Option, Stream } from "effect"
 import { type ChildProcess, fork } from "node:child_process"
 import * as Net from "node:net"
 import { fileURLToPath } from "node:url"
@@ -17,6 +19,13 @@ const size = 1024 * 1024 * 1024
 const rounds = 3
 const pieceSize = 256 * 1024
 const blockId = "bench/1g"
+
+// The encrypted pair of nodes: TCP encrypted with the cluster's secret, which they also authenticate with.
+const secret = "the transfer bench's cluster secret"
+const encrypted = Layer.merge(
+  Layer.effect(Transport.Transport, Effect.map(NodeTransport.make, (tcp) => NodeEncryption.encrypted(tcp, { secret }))),
+  NodeDataPlane.layer
+)
 
 // ---- the bytes: generated as they are read, never held whole ----------------------------------------------
 
@@ -88,19 +97,26 @@ const statusReply = new SubmissionMessages.DriverStatusResponse({
 
 const serveChild = Effect.gen(function*() {
   const rss = meter()
-  const rpc = yield* RpcEnv.make({ host: "127.0.0.1", port: 0 })
-  yield* rpc.register("Bench", {
-    inbound: SubmissionMessages.RequestDriverStatus,
-    handlers: { RequestDriverStatus: () => Effect.succeed(statusReply) }
-  })
-  yield* rpc.data.serve("bench/", () =>
-    Effect.succeed({
-      size,
-      read: (offset, length) => {
-        rss.sampleSometimes()
-        return Effect.succeed(generated(offset, length))
-      }
-    }))
+  const serveOn = (rpc: RpcEnv.RpcEnv) =>
+    Effect.gen(function*() {
+      yield* rpc.register("Bench", {
+        inbound: SubmissionMessages.RequestDriverStatus,
+        handlers: { RequestDriverStatus: () => Effect.succeed(statusReply) }
+      })
+      yield* rpc.data.serve("bench/", () =>
+        Effect.succeed({
+          size,
+          read: (offset, length) => {
+            rss.sampleSometimes()
+            return Effect.succeed(generated(offset, length))
+          }
+        }))
+      return rpc.address!.port
+    })
+  const rpcPort = yield* serveOn(yield* RpcEnv.make({ host: "127.0.0.1", port: 0 }))
+  const sealedPort = yield* serveOn(
+    yield* RpcEnv.make({ host: "127.0.0.1", port: 0, secret }).pipe(Effect.provide(encrypted))
+  )
   const raw = Net.createServer((socket) => {
     socket.setNoDelay(true)
     let offset = 0
@@ -123,7 +139,7 @@ const serveChild = Effect.gen(function*() {
     if (request === "mark") rss.mark()
     process.send!(rss.spent())
   })
-  process.send!({ rpcPort: rpc.address!.port, rawPort: (raw.address() as Net.AddressInfo).port })
+  process.send!({ rpcPort, sealedPort, rawPort: (raw.address() as Net.AddressInfo).port })
   yield* Effect.never
 }).pipe(Effect.scoped, Effect.provide(NodeTransport.layer))
 
@@ -165,28 +181,37 @@ const rawTransfer = (port: number, rss: Meter) => () =>
 
 const main = Effect.gen(function*() {
   const child = fork(fileURLToPath(import.meta.url), ["--serve"], { execArgv: process.execArgv })
-  const ports = yield* Effect.async<{ rpcPort: number; rawPort: number }>((resume) => {
-    child.once("message", (ports: { rpcPort: number; rawPort: number }) => resume(Effect.succeed(ports)))
+  type Ports = { rpcPort: number; sealedPort: number; rawPort: number }
+  const ports = yield* Effect.async<Ports>((resume) => {
+    child.once("message", (ports: Ports) => resume(Effect.succeed(ports)))
   })
   yield* Effect.addFinalizer(() => Effect.sync(() => child.kill()))
   const rss = meter()
-  const rpc = yield* RpcEnv.make({ host: "127.0.0.1", port: 0 })
-  const server = RpcAddress.make("127.0.0.1", ports.rpcPort)
-  const bench: RpcAddress.Ref<SubmissionMessages.RequestDriverStatus> = RpcAddress.endpoint(server, "Bench")
+  const plain = {
+    rpc: yield* RpcEnv.make({ host: "127.0.0.1", port: 0 }),
+    server: RpcAddress.make("127.0.0.1", ports.rpcPort)
+  }
+  const sealed = {
+    rpc: yield* RpcEnv.make({ host: "127.0.0.1", port: 0, secret }).pipe(Effect.provide(encrypted)),
+    server: RpcAddress.make("127.0.0.1", ports.sealedPort)
+  }
+  type Pair = typeof plain
   const request = new SubmissionMessages.RequestDriverStatus({ driverId: Ids.DriverId.make("driver-1") })
 
   // Kindling's two kinds of fetch: bytes the data plane checks chunk by chunk (broadcasts, results, artifacts), and
   // bytes their consumer checks end to end, which come without per-chunk checksums (shuffle blocks).
-  const fetchAll = (checksums: boolean) =>
+  const fetchAll = (checksums: boolean, { rpc, server }: Pair = plain) =>
     Stream.runFold(rpc.data.fetch(server, blockId, { checksums }), 0, (received, chunk) => {
       rss.sampleSometimes()
       return received + chunk.length
     })
-  const kindlingTransfer = (checksums: boolean) => () => Effect.runPromise(fetchAll(checksums))
+  const kindlingTransfer = (checksums: boolean, pair: Pair = plain) => () =>
+    Effect.runPromise(fetchAll(checksums, pair))
 
   // Sequential asks, timed one by one, until `done` says to stop.
-  const latencies = (done: () => boolean, atLeast: number) =>
+  const latencies = (done: () => boolean, atLeast: number, { rpc, server }: Pair = plain) =>
     Effect.gen(function*() {
+      const bench: RpcAddress.Ref<SubmissionMessages.RequestDriverStatus> = RpcAddress.endpoint(server, "Bench")
       const times: Array<number> = []
       while (times.length < atLeast || !done()) {
         const started = performance.now()
@@ -196,21 +221,29 @@ const main = Effect.gen(function*() {
       return times.sort((a, b) => a - b)
     })
 
-  // Both sides warm up (the JIT, the heap) before anything is measured.
-  yield* latencies(() => true, 2000)
-  for (let i = 0; i < 2; i++) {
-    yield* Effect.promise(kindlingTransfer(true))
-    yield* Effect.promise(kindlingTransfer(false))
-    yield* Effect.promise(rawTransfer(ports.rawPort, rss))
-  }
-
-  const runs = { raw: [] as Array<Run>, checked: [] as Array<Run>, endToEnd: [] as Array<Run> }
   const transfers = {
     raw: rawTransfer(ports.rawPort, rss),
     checked: kindlingTransfer(true),
-    endToEnd: kindlingTransfer(false)
+    endToEnd: kindlingTransfer(false),
+    sealedChecked: kindlingTransfer(true, sealed),
+    sealedEndToEnd: kindlingTransfer(false, sealed)
   }
-  const order = ["raw", "checked", "endToEnd"] as const
+  const order = ["raw", "checked", "endToEnd", "sealedChecked", "sealedEndToEnd"] as const
+
+  // Both sides warm up (the JIT, the heap) before anything is measured.
+  yield* latencies(() => true, 2000)
+  yield* latencies(() => true, 2000, sealed)
+  for (let i = 0; i < 2; i++) {
+    for (const side of order) yield* Effect.promise(transfers[side])
+  }
+
+  const runs = {
+    raw: [] as Array<Run>,
+    checked: [] as Array<Run>,
+    endToEnd: [] as Array<Run>,
+    sealedChecked: [] as Array<Run>,
+    sealedEndToEnd: [] as Array<Run>
+  }
   for (let round = 0; round < rounds; round++) {
     // Rotating the order spreads what the shared machine does to each side.
     for (let i = 0; i < order.length; i++) {
@@ -229,16 +262,17 @@ const main = Effect.gen(function*() {
       return times
     })
   const idle = yield* latencies(() => true, 5000)
+  const sealedIdle = yield* latencies(() => true, 5000, sealed)
   const busy = {
     checked: yield* during(fetchAll(true)),
     endToEnd: yield* during(fetchAll(false)),
     raw: yield* during(Effect.promise(rawTransfer(ports.rawPort, rss)))
   }
-  const stats = yield* rpc.data.stats
-  return { runs, idle, busy, stats }
+  const stats = yield* plain.rpc.data.stats
+  return { runs, idle, sealedIdle, busy, stats }
 }).pipe(Effect.scoped, Effect.provide(NodeTransport.layer))
 
-const report = ({ busy, idle, runs, stats }: Effect.Effect.Success<typeof main>) => {
+const report = ({ busy, idle, runs, sealedIdle, stats }: Effect.Effect.Success<typeof main>) => {
   const median = (values: ReadonlyArray<number>) => [...values].sort((a, b) => a - b)[values.length >> 1]!
   const range = (values: ReadonlyArray<number>, show: (n: number) => string) =>
     `${show(Math.min(...values))} – ${show(Math.max(...values))}`
@@ -286,6 +320,38 @@ const report = ({ busy, idle, runs, stats }: Effect.Effect.Success<typeof main>)
     const p50 = percentile(sample, 50)
     console.log(row([label, micros(p50), micros(idleP50), times(p50 / idleP50)], askWidths))
   }
+  // Encryption's cost: each encrypted fetch against the same fetch in the clear of the same round.
+  console.log("\nencrypted in transit (kindling.network.crypto.enabled) against the same fetch in the clear\n")
+  const sealedWidths = [28, 16, 16, 22, 22]
+  console.log(row(["", "checked", "end to end", "checked ÷ clear", "end to end ÷ clear"], sealedWidths))
+  const against = (
+    label: string,
+    pick: (run: Run) => number,
+    show: (n: number) => string
+  ) => {
+    const ratio = (ours: ReadonlyArray<Run>, clear: ReadonlyArray<Run>) => {
+      const each = ours.map((run, i) => pick(run) / pick(clear[i]!))
+      return `${times(median(each))} (${range(each, times)})`
+    }
+    console.log(row([
+      label,
+      show(median(runs.sealedChecked.map(pick))),
+      show(median(runs.sealedEndToEnd.map(pick))),
+      ratio(runs.sealedChecked, runs.checked),
+      ratio(runs.sealedEndToEnd, runs.endToEnd)
+    ], sealedWidths))
+  }
+  against("throughput", (run) => size / run.seconds / (1024 * 1024 * 1024), (n) => `${format(n, 2)} GiB/s`)
+  against("CPU time, fetching process", (run) => run.fetcher.cpuSeconds, (n) => `${format(n, 2)} s`)
+  against("CPU time, serving process", (run) => run.server.cpuSeconds, (n) => `${format(n, 2)} s`)
+  const sealedP50 = percentile(sealedIdle, 50)
+  console.log(
+    `peak RSS growth: ${mib(Math.max(...runs.sealedEndToEnd.map((run) => run.fetcher.rssGrowth)))} fetching, ` +
+      `${mib(Math.max(...runs.sealedEndToEnd.map((run) => run.server.rssGrowth)))} serving (end to end)`
+  )
+  console.log(
+    `ask p50, idle: ${micros(sealedP50)} encrypted, ${micros(idleP50)} in the clear (${times(sealedP50 / idleP50)})`
+  )
   console.log(`\nfetcher: peak in flight ${mib(stats.peakInFlight)}, ${stats.retries} retries`)
   console.log(
     "\ntargets: throughput ≥ 0.7× raw; peak RSS growth < 64 MiB in each process; ask p50 while Kindling transfers " +

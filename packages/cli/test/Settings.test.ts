@@ -4,7 +4,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Settings } from "@kindling/cli"
 import { Conf, Reference, Source } from "@kindling/conf"
 import { DriverConf } from "@kindling/driver"
-import { KernelConf } from "@kindling/kernel"
+import { KernelConf, TlsConf } from "@kindling/kernel"
 import { MasterConf } from "@kindling/master"
 import { HistoryConf } from "@kindling/monitoring"
 import { ProtocolConf } from "@kindling/rpc"
@@ -23,7 +23,8 @@ describe("the kindling command's configuration", () => {
       WorkerConf.group.title,
       DriverConf.group.title,
       HistoryConf.group.title,
-      KernelConf.group.title
+      KernelConf.group.title,
+      TlsConf.group.title
     ])
   })
 
