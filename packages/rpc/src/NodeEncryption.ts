@@ -7,7 +7,7 @@
  * secret, one per direction. The first record each way confirms the keys: a peer without the secret derives other
  * keys, and its confirmation fails the authentication tag; one that recorded the traffic and later learns the secret still cannot read it, the
  * ephemeral keys being gone (forward secrecy, as TLS's ephemeral key exchanges give). Every write of a turn of the
- * event loop becomes one or more records of at most 64 KiB, each sealed with the direction's key and a counter
+ * event loop becomes one or more records of at most 256 KiB, each sealed with the direction's key and a counter
  * nonce, so a record that is replayed, reordered, cut or altered ends the connection. The RPC handshake, the
  * messages and the data plane all run above it unchanged. docs/protocol.md has the bytes.
  *
@@ -23,7 +23,7 @@ const publicKeySize = 32
 const greetingSize = Greeting.magic.length + publicKeySize
 const headerSize = 4
 const tagSize = 16
-// 2^48 records of up to 64 KiB each before a nonce would repeat: a limit no connection reaches, checked anyway.
+// 2^48 records before a nonce would repeat: a limit no connection reaches, checked anyway.
 const maxRecords = 2 ** 48
 
 /**
@@ -33,7 +33,11 @@ const maxRecords = 2 ** 48
  * @since 0.1.0
  * @category constants
  */
-export const maxRecordSize = 64 * 1024
+export const maxRecordSize = 256 * 1024
+
+// A record this small is written as one buffer (a message, say); a larger one as its parts, which the socket
+// writes together without their being copied into one.
+const joinedBelow = 16 * 1024
 
 const encoder = new TextEncoder()
 const labels = {
@@ -127,8 +131,9 @@ const encryptConnection = (
   let pendingBytes = 0
   let flushScheduled = false
   let drainWaiters: Array<() => void> = []
-  // What arrived and is not yet a whole greeting or record.
+  // What arrived and is not yet a whole greeting or record: chunks as they came, the first from `consumed` on.
   let incoming: Array<Buffer> = []
+  let consumed = 0
   let incomingBytes = 0
 
   const releaseDrainWaiters = () => {
@@ -146,7 +151,8 @@ const encryptConnection = (
     for (const piece of pieces) parts.push(cipher.update(piece))
     cipher.final()
     parts.push(cipher.getAuthTag())
-    inner.write(Buffer.concat(parts, headerSize + length + tagSize))
+    if (length < joinedBelow) inner.write(Buffer.concat(parts, headerSize + length + tagSize))
+    else for (const part of parts) inner.write(part)
   }
 
   const flush = () => {
@@ -188,28 +194,47 @@ const encryptConnection = (
     pending = []
     pendingBytes = 0
     incoming = []
+    incomingBytes = 0
     releaseDrainWaiters()
     warn(`closing an encrypted connection: ${reason}`, inner.remote)
     inner.close()
     report(reason)
   }
 
-  // The first `size` bytes of what arrived, taken off it.
-  const take = (size: number): Buffer => {
-    const joined = incoming.length === 1 ? incoming[0]! : Buffer.concat(incoming, incomingBytes)
-    const head = joined.subarray(0, size)
-    incoming = joined.length > size ? [joined.subarray(size)] : []
+  // Hands the next `size` bytes of what arrived to `use`, a view of each chunk they lie in, and takes them off.
+  const consume = (size: number, use: (piece: Buffer) => void) => {
     incomingBytes -= size
-    return head
+    while (size > 0) {
+      const chunk = incoming[0]!
+      const length = Math.min(size, chunk.length - consumed)
+      use(chunk.subarray(consumed, consumed + length))
+      size -= length
+      consumed += length
+      if (consumed === chunk.length) {
+        incoming.shift()
+        consumed = 0
+      }
+    }
   }
 
-  const peek = (size: number): Buffer =>
-    incoming.length === 1 || incoming[0]!.length >= size ?
-      incoming[0]!.subarray(0, size) :
-      Buffer.concat(incoming, incomingBytes).subarray(0, size)
+  // The next `size` bytes, a few, copied out when they span chunks (and taken off unless `keep`).
+  const copy = (size: number, keep = false): Buffer => {
+    const first = incoming[0]!
+    let bytes: Buffer
+    if (first.length - consumed >= size) bytes = first.subarray(consumed, consumed + size)
+    else {
+      bytes = Buffer.allocUnsafe(size)
+      let at = 0
+      for (let i = 0, from = consumed; at < size; i++, from = 0) {
+        at += incoming[i]!.copy(bytes, at, from, Math.min(incoming[i]!.length, from + size - at))
+      }
+    }
+    if (!keep) consume(size, () => {})
+    return bytes
+  }
 
   const onGreeting = (): boolean => {
-    if (!Greeting.startsLikeGreeting(peek(Math.min(incomingBytes, Greeting.magic.length)))) {
+    if (!Greeting.startsLikeGreeting(copy(Math.min(incomingBytes, Greeting.magic.length), true))) {
       if (side === "listener") {
         const refusal = plaintextRefusal(inner.remote, reasons.plaintextDialler)
         if (refusal !== undefined) inner.write(refusal)
@@ -218,7 +243,7 @@ const encryptConnection = (
       return false
     }
     if (incomingBytes < greetingSize) return false
-    const greeting = take(greetingSize)
+    const greeting = copy(greetingSize)
     keys = deriveKeys(side, own, Buffer.from(greeting.subarray(Greeting.magic.length)), secret)
     if (keys === undefined) {
       fail(reasons.badKey)
@@ -233,24 +258,32 @@ const encryptConnection = (
     return true
   }
 
+  // Whole records are decrypted where they lie in the chunks that brought them, and handed on piece by piece once
+  // their tag checks.
   const onRecords = () => {
     while (state === "open" && incomingBytes >= headerSize) {
-      const length = peek(headerSize).readUInt32BE(0)
+      const length = copy(headerSize, true).readUInt32BE(0)
       if (length === 0 || length > maxRecordSize) return fail(reasons.recordSize(length))
       if (incomingBytes < headerSize + length + tagSize) return
-      const record = take(headerSize + length + tagSize)
       const first = received === 0
       const decipher = Crypto.createDecipheriv("aes-256-gcm", keys!.receive, nonceOf(received++))
-      decipher.setAAD(record.subarray(0, headerSize))
-      decipher.setAuthTag(record.subarray(headerSize + length))
-      const plaintext = decipher.update(record.subarray(headerSize, headerSize + length))
+      decipher.setAAD(copy(headerSize))
+      const plaintext: Array<Buffer> = []
+      consume(length, (piece) => plaintext.push(decipher.update(piece)))
+      decipher.setAuthTag(copy(tagSize))
       try {
         decipher.final()
       } catch {
         return fail(first ? reasons.firstRecord : reasons.laterRecord)
       }
-      if (!first) handler.onData(plaintext)
-      else if (!plaintext.equals(Greeting.magic)) return fail(reasons.firstRecord)
+      if (first) {
+        if (!Buffer.concat(plaintext).equals(Greeting.magic)) return fail(reasons.firstRecord)
+        continue
+      }
+      for (const piece of plaintext) {
+        if (state !== "open") return
+        if (piece.length > 0) handler.onData(piece)
+      }
     }
   }
 
