@@ -143,7 +143,10 @@ describe("HTTPS", () => {
     Effect.gen(function*() {
       const server = yield* serve(tlsOf(certs.selfSignedCert, certs.selfSignedKey))
       const refused = yield* Effect.flip(get(`${server.url}/hello`))
-      assert.match(refused, /^the certificate of 127\.0\.0\.1:\d+ is not trusted \(.*\): give its CA certificate in kindling\.ssl\.trustStore$/)
+      assert.match(
+        refused,
+        /^the certificate of 127\.0\.0\.1:\d+ is not trusted \(.*\): give its CA certificate in kindling\.ssl\.trustStore$/
+      )
       // Trusting that certificate itself is enough.
       const trusted = yield* get(`${server.url}/hello`, Fs.readFileSync(certs.selfSignedCert, "utf8"))
       assert.strictEqual(trusted.status, 200)
