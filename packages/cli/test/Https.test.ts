@@ -92,6 +92,28 @@ describe("HTTPS for the web UIs and REST", () => {
       assert.strictEqual((yield* get(`${ui}/healthz`, certs.ca)).status, 200)
     }), 60_000)
 
+  it.scopedLive("the history server serves HTTPS with kindling.ssl.historyServer.*", () =>
+    Effect.gen(function*() {
+      const dir = yield* temporaryDirectory
+      const certs = makeCertificates(dir)
+      const history = yield* start([
+        "history",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "0",
+        "--conf",
+        "kindling.ssl.historyServer.enabled=true",
+        "--conf",
+        `kindling.ssl.historyServer.certChain=${certs.cert}`,
+        "--conf",
+        `kindling.ssl.historyServer.privateKey=${certs.key}`,
+        dir
+      ])
+      const [, url] = yield* history.waitFor(/The history server is at (https:\/\/\S+)/)
+      assert.strictEqual((yield* get(`${url}/healthz`, certs.ca)).status, 200)
+    }), 30_000)
+
   it.live(
     "a node given a key that is not its certificate's does not start, and says why in one line",
     () =>
