@@ -9,14 +9,14 @@ import { makeCertificates } from "./fixtures/certificates.js"
 import { app, cluster, masterState, run, start, temporaryDirectory } from "./fixtures/cluster.js"
 
 const rest = ["--conf", "kindling.master.rest.enabled=true", "--conf", "kindling.master.rest.port=0"]
-const https = (cert: string, key: string) => [
-  "--conf",
-  "kindling.ssl.enabled=true",
-  "--conf",
-  `kindling.ssl.certChain=${cert}`,
-  "--conf",
-  `kindling.ssl.privateKey=${key}`
-]
+
+// The flags of HTTPS with a certificate and key, for every server or for one kind (`namespace`).
+const https = (cert: string, key: string, namespace?: string, passphrase?: string) => {
+  const prefix = namespace === undefined ? "kindling.ssl" : `kindling.ssl.${namespace}`
+  const values = [`enabled=true`, `certChain=${cert}`, `privateKey=${key}`]
+  if (passphrase !== undefined) values.push(`privateKeyPassword=${passphrase}`)
+  return values.flatMap((value) => ["--conf", `${prefix}.${value}`])
+}
 
 // An app that runs a job, then waits to be stopped: its UI stays up.
 const waits = `import { App, Kindling } from "@kindling/app"
@@ -68,50 +68,46 @@ describe("HTTPS for the web UIs and REST", () => {
     90_000
   )
 
+  // Starts `kindling <args>`, which logs its server's URL as `pattern` says: that server answers over HTTPS.
+  const answersOverHttps = (args: ReadonlyArray<string>, pattern: RegExp, ca: string) =>
+    Effect.gen(function*() {
+      const [, url] = yield* (yield* start(args)).waitFor(pattern)
+      assert.match(url!, /^https:\/\//)
+      assert.strictEqual((yield* get(`${url}/healthz`, ca)).status, 200)
+    })
+
   it.scopedLive("an app's UI serves HTTPS with kindling.ssl.ui.*", () =>
     Effect.gen(function*() {
       const dir = yield* temporaryDirectory
       const certs = makeCertificates(dir)
-      const running = yield* start([
-        "submit",
-        "--master",
-        "local[1]",
-        "--conf",
-        "kindling.ui.port=0",
-        "--conf",
-        "kindling.ssl.ui.enabled=true",
-        "--conf",
-        `kindling.ssl.ui.certChain=${certs.cert}`,
-        "--conf",
-        `kindling.ssl.ui.privateKey=${certs.encryptedKey}`,
-        "--conf",
-        `kindling.ssl.ui.privateKeyPassword=${certs.passphrase}`,
-        app(dir, "waits.ts", waits)
-      ])
-      const [, ui] = yield* running.waitFor(/The app UI is at (https:\/\/\S+)/)
-      assert.strictEqual((yield* get(`${ui}/healthz`, certs.ca)).status, 200)
+      yield* answersOverHttps(
+        [
+          "submit",
+          "--master",
+          "local[1]",
+          "--conf",
+          "kindling.ui.port=0",
+          ...https(certs.cert, certs.encryptedKey, "ui", certs.passphrase),
+          app(dir, "waits.ts", waits)
+        ],
+        /The app UI is at (\S+)/,
+        certs.ca
+      )
     }), 60_000)
 
   it.scopedLive("the history server serves HTTPS with kindling.ssl.historyServer.*", () =>
     Effect.gen(function*() {
       const dir = yield* temporaryDirectory
       const certs = makeCertificates(dir)
-      const history = yield* start([
+      const history = [
         "history",
         "--host",
         "127.0.0.1",
         "--port",
         "0",
-        "--conf",
-        "kindling.ssl.historyServer.enabled=true",
-        "--conf",
-        `kindling.ssl.historyServer.certChain=${certs.cert}`,
-        "--conf",
-        `kindling.ssl.historyServer.privateKey=${certs.key}`,
-        dir
-      ])
-      const [, url] = yield* history.waitFor(/The history server is at (https:\/\/\S+)/)
-      assert.strictEqual((yield* get(`${url}/healthz`, certs.ca)).status, 200)
+        ...https(certs.cert, certs.key, "historyServer")
+      ]
+      yield* answersOverHttps([...history, dir], /The history server is at (\S+)/, certs.ca)
     }), 30_000)
 
   it.live(
