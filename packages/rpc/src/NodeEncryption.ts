@@ -263,9 +263,11 @@ const encryptConnection = (
   const onRecords = () => {
     while (state === "open" && incomingBytes >= headerSize) {
       const length = copy(headerSize, true).readUInt32BE(0)
-      if (length === 0 || length > maxRecordSize) return fail(reasons.recordSize(length))
-      if (incomingBytes < headerSize + length + tagSize) return
       const first = received === 0
+      if (length === 0 || length > maxRecordSize) return fail(reasons.recordSize(length))
+      // Until the keys are confirmed nothing larger is buffered: a peer without the secret gets no more memory.
+      if (first && length !== Greeting.magic.length) return fail(reasons.firstRecord)
+      if (incomingBytes < headerSize + length + tagSize) return
       const decipher = Crypto.createDecipheriv("aes-256-gcm", keys!.receive, nonceOf(received++))
       decipher.setAAD(copy(headerSize))
       const plaintext: Array<Buffer> = []

@@ -159,31 +159,32 @@ describe("NodeEncryption", () => {
       assert.strictEqual(delivered, 0)
     }))
 
-  it.scopedLive("a record longer than the limit is refused before it is buffered", () =>
+  it.scopedLive("a record longer than the limit, or a first one that is no key confirmation, is refused unread", () =>
     Effect.gen(function*() {
       const tcp = yield* NodeTransport.make
       const transport = NodeEncryption.encrypted(tcp, { secret: "s3cret" })
-      const closed = yield* Deferred.make<string>()
-      const listener = yield* transport.listen(host, 0, () => ({
-        onData: () => {},
-        onClose: (reason) => Deferred.unsafeDone(closed, Exit.succeed(reason))
-      }))
-      // A dialler that greets properly (through an encrypting transport of its own), then claims a huge record.
-      const dialler = yield* Deferred.make<Transport.Connection>()
-      const raw = underneath(tcp, (bytes) => [bytes])
-      yield* raw.connect(host, listener.port, (connection) => {
-        Deferred.unsafeDone(dialler, Exit.succeed(connection))
-        return { onData: () => {}, onClose: () => {} }
-      })
-      const connection = yield* Deferred.await(dialler)
-      const greeting = Buffer.concat([
-        Buffer.from([0xff, 0x4b, 0x44, 0x4c, 0x45, 0x4e, 0x43, 0x31]),
-        Buffer.from(Crypto.generateKeyPairSync("x25519").publicKey.export({ format: "jwk" }).x!, "base64url")
-      ])
-      const header = Buffer.alloc(4)
-      header.writeUInt32BE(NodeEncryption.maxRecordSize + 1)
-      connection.write(Buffer.concat([greeting, header]))
-      const reason = yield* Deferred.await(closed).pipe(Effect.timeout("5 seconds"))
-      assert.match(reason, new RegExp(`a record of ${NodeEncryption.maxRecordSize + 1} bytes`))
+      // Why the listener closed a connection on which a raw dialler greeted properly, then claimed a record of
+      // `length` bytes and sent none of them.
+      const claim = (length: number) =>
+        Effect.gen(function*() {
+          const closed = yield* Deferred.make<string>()
+          const listener = yield* transport.listen(host, 0, () => ({
+            onData: () => {},
+            onClose: (reason) => Deferred.unsafeDone(closed, Exit.succeed(reason))
+          }))
+          const connection = yield* tcp.connect(host, listener.port, () => ({ onData: () => {}, onClose: () => {} }))
+          const publicKey = Crypto.generateKeyPairSync("x25519").publicKey.export({ format: "jwk" }).x!
+          const header = Buffer.alloc(4)
+          header.writeUInt32BE(length)
+          connection.write(Buffer.concat([
+            Buffer.from([0xff, 0x4b, 0x44, 0x4c, 0x45, 0x4e, 0x43, 0x31]),
+            Buffer.from(publicKey, "base64url"),
+            header
+          ]))
+          return yield* Deferred.await(closed).pipe(Effect.timeout("5 seconds"))
+        })
+      const size = NodeEncryption.maxRecordSize + 1
+      assert.match(yield* claim(size), new RegExp(`a record of ${size} bytes`))
+      assert.match(yield* claim(100_000), /cannot decrypt the peer's key confirmation/)
     }))
 })
