@@ -50,6 +50,11 @@ describe("partitions", () => {
           master.url,
           "--conf",
           `kindling.driver.host=${observer}`,
+          // Both workers' executors registered before the first job, so that its map outputs lie on both.
+          "--conf",
+          "kindling.cores.max=4",
+          "--conf",
+          "kindling.scheduler.minRegisteredResourcesRatio=1",
           ...nodeFlags,
           app(dir, "reuses.ts", reusesItsShuffle),
           dir
