@@ -1,6 +1,7 @@
 /**
- * The HTTP port of a node (its web UI, JSON and metrics; HTTPS with `kindling.ssl.*`), started by the node like its RPC port: bound first, so
- * the node can tell others its address, and serving the node's routes once the node is up. Every node answers
+ * The HTTP port of a node (its web UI, JSON and metrics; HTTPS with `kindling.ssl.*`), started by the node like
+ * its RPC port: bound first, so the node can tell others its address, and serving the node's routes once the node
+ * is up. Every node answers
  * the same few routes besides its own: `/healthz`, `/readyz`, `/metrics/prometheus` and the shared assets under
  * `/static/`.
  *

@@ -1,8 +1,9 @@
 /**
  * The SDK entry for a master's REST submission port: create, query and kill drivers over HTTP with Spark's REST
- * messages (`RestMessages`), given one or several masters tried in order, as Spark's `RestSubmissionClient` tries
- * them. With the cluster secret, every request carries a fresh bearer token (`RestAuth`). Only web-standard
- * `fetch` is used, so tools can use it wherever they run.
+ * messages (`RestMessages`), given one or several masters, all asked at once (Spark's `RestSubmissionClient` tries
+ * them in order, waiting on each): the first answer that settles the request wins. With the cluster secret, every
+ * request carries a fresh bearer token (`RestAuth`). Requests go through web-standard `fetch` unless the client is
+ * given another (the `kindling` command's trusts `kindling.ssl.trustStore`), so tools can use it wherever they run.
  *
  * @since 0.1.0
  */
@@ -49,7 +50,7 @@ export interface Answer {
  * @category models
  */
 export interface RestClient {
-  /** The base URLs of the masters, `http://host:port`, in the order they are tried. */
+  /** The base URLs of the masters, `http://host:port`, in the URL's order (which settles ties between answers). */
   readonly masters: ReadonlyArray<string>
   /** One request to one master: `path` follows `/v1/submissions/`. */
   readonly send: (
