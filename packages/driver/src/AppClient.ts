@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import { Shell } from "@kindling/kernel"
-import { AppClientMessages, type Descriptions, Endpoints, type RpcAddress } from "@kindling/protocol"
+import { AppClientMessages, type Descriptions, Endpoints, type Ids, type RpcAddress } from "@kindling/protocol"
 import { RpcEnv } from "@kindling/rpc"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
@@ -35,6 +35,10 @@ export interface AppClient {
    * are not replaced; waits for the answer, briefly.
    */
   readonly release: Effect.Effect<void>
+  /** Sets how many executors the master gives the app in all (dynamic allocation); the answer is awaited, briefly. */
+  readonly requestTotal: (total: number) => Effect.Effect<void>
+  /** Asks the master to kill these executors of the app (dynamic allocation gives them back). */
+  readonly kill: (executorIds: ReadonlyArray<string>) => Effect.Effect<void>
   /** How many of the app's executors the master still counts. */
   readonly executors: Effect.Effect<number>
   /** Unregisters the app: it is done. */
@@ -66,13 +70,21 @@ export const make = (
       onExit: options.onExit
     })
     const rpc = yield* RpcEnv.RpcEnv
-    const release = Effect.gen(function*() {
-      const { appId, master } = yield* shell.read((state) => ({ appId: state.appId, master: state.master }))
-      if (appId === undefined || master === undefined) return
-      yield* rpc.ask(master, new AppClientMessages.RequestExecutors({ appId, requestedTotal: 0 }), { timeout: 5000 })
-    }).pipe(Effect.ignore)
+    // Asks the master the app is registered with, if any; a master that does not answer in time is let be.
+    const askMaster = (
+      request: (appId: Ids.AppId) => AppClientMessages.RequestExecutors | AppClientMessages.KillExecutors
+    ) =>
+      Effect.gen(function*() {
+        const { appId, master } = yield* shell.read((state) => ({ appId: state.appId, master: state.master }))
+        if (appId === undefined || master === undefined) return
+        yield* rpc.ask(master, request(appId), { timeout: 5000 })
+      }).pipe(Effect.ignore)
+    const requestTotal = (total: number) =>
+      askMaster((appId) => new AppClientMessages.RequestExecutors({ appId, requestedTotal: total }))
     return {
-      release,
+      release: requestTotal(0),
+      requestTotal,
+      kill: (executorIds) => askMaster((appId) => new AppClientMessages.KillExecutors({ appId, executorIds })),
       executors: shell.read((state) => state.executors.size),
       stop: Effect.zipRight(Effect.sync(() => shell.feed({ _tag: "Stop" })), shell.read(() => undefined))
     }

@@ -32,6 +32,7 @@ import type * as AppModule from "./AppModule.js"
 import * as Driver from "./Driver.js"
 import * as DriverConf from "./DriverConf.js"
 import type * as DriverCore from "./DriverCore.js"
+import * as ExecutorAllocation from "./ExecutorAllocation.js"
 
 /**
  * @since 0.1.0
@@ -126,11 +127,14 @@ export const make = (options: Options): Effect.Effect<Kindling["Type"], never, R
     // frees its cores and has its workers end executors that did not hear the driver. (How is known once the app
     // client is made, after the driver.)
     const leaving = { leave: Effect.void }
+    // Dynamic allocation's requests go to the master through the app client, made after the driver.
+    const allocating: { allocate: NonNullable<Driver.Options["allocate"]> } = { allocate: () => Effect.void }
     const until = <A>(read: Effect.Effect<A>, done: (a: A) => boolean) =>
       Effect.repeat(read, { until: done, schedule: Schedule.spaced("50 millis") })
     const driver = yield* Driver.make({
       config: options.driver,
       validateState: options.validateState ?? false,
+      allocate: (command) => Effect.suspend(() => allocating.allocate(command)),
       onExit: (code, reason) =>
         Effect.zipRight(
           Effect.logError(`The driver stopped (${code}): ${reason}`),
@@ -163,7 +167,11 @@ export const make = (options: Options): Effect.Effect<Kindling["Type"], never, R
           (log) => log.compress ? Option.some("gzip") : Option.none()
         ),
         coresPerExecutor: Option.fromNullable(options.executorCores),
-        initialExecutorLimit: Option.none(),
+        // With dynamic allocation the app starts with its initial executors, not all it could have.
+        initialExecutorLimit: Option.map(
+          Option.fromNullable(options.driver.allocation),
+          ExecutorAllocation.initialTarget
+        ),
         user: Os.userInfo().username,
         resourceReqsPerExecutor: []
       }),
@@ -183,6 +191,8 @@ export const make = (options: Options): Effect.Effect<Kindling["Type"], never, R
       // The app's link to its master is part of its driver: a defect there ends the driver.
       onExit: (_code, reason) => driver.halt(`its app client stopped: ${reason}`)
     }).pipe(Effect.orDie)
+    allocating.allocate = (command) =>
+      command._tag === "RequestExecutors" ? appClient.requestTotal(command.total) : appClient.kill(command.executorIds)
     const runFork = Runtime.runFork(yield* Effect.runtime<never>())
     let left: Fiber.RuntimeFiber<void> | undefined
     // The app's executors gone from the master's count: its workers have reported them ended.
@@ -273,7 +283,10 @@ export const fromConf = (conf: Conf.Conf<DriverConf.AppKeys>, options: {
         ...options,
         appUrl: app.url,
         appExports: app.exports,
-        driver: DriverConf.coreConfig(conf, conf.get(DriverConf.keys.taskMaxFailures)),
+        driver: {
+          ...DriverConf.coreConfig(conf, conf.get(DriverConf.keys.taskMaxFailures)),
+          allocation: DriverConf.allocationConfig(conf)
+        },
         executorMemoryMB: conf.get(DriverConf.keys.executorMemory),
         executorCores: conf.get(DriverConf.keys.executorCores),
         maxCores: conf.get(DriverConf.keys.coresMax),

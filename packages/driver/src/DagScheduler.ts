@@ -221,6 +221,24 @@ export const locations = (
 }
 
 /**
+ * The executors holding map outputs of a shuffle a running job reads or writes (Spark's active shuffles): with
+ * shuffle tracking, dynamic allocation keeps them.
+ *
+ * @since 0.1.0
+ */
+export const activeShuffleHolders = (state: State): ReadonlySet<string> => {
+  const holders = new Set<string>()
+  for (const job of state.jobs.values()) {
+    for (const stageId of job.stageIds) {
+      const shuffleId = state.stages.get(stageId)?.shuffleId
+      const outputs = shuffleId === undefined ? undefined : state.shuffles.get(shuffleId)?.outputs
+      for (const output of outputs ?? []) if (output !== undefined) holders.add(output.executorId)
+    }
+  }
+  return holders
+}
+
+/**
  * The encoded task of a stage's partition, for its launch.
  *
  * @since 0.1.0

@@ -76,6 +76,10 @@ export interface Options {
    * master, an in-process executor) must be let go.
    */
   readonly onExit: (code: number, reason: string) => Effect.Effect<void>
+  /** Carries out dynamic allocation's decisions with the cluster manager (a mode without one has none). */
+  readonly allocate?: (
+    command: Extract<DriverCore.DriverCommand, { readonly _tag: "RequestExecutors" | "KillExecutors" }>
+  ) => Effect.Effect<void>
 }
 
 type Host = Shell.Host<DriverCore.Local>
@@ -178,6 +182,9 @@ export const make = (
             return Effect.sync(() => SharedVariableRegistry.merge(command.updates))
           case "Events":
             return Effect.zipRight(tellListeners(command.events), PubSub.publishAll(events, command.events))
+          case "RequestExecutors":
+          case "KillExecutors":
+            return options.allocate?.(command) ?? Effect.void
         }
       })
 

@@ -11,6 +11,78 @@ import { type AppUi, type EventLogWriter } from "@kindling/monitoring"
 import { ProtocolConf } from "@kindling/rpc"
 import * as Either from "effect/Either"
 import type * as DriverCore from "./DriverCore.js"
+import type * as ExecutorAllocation from "./ExecutorAllocation.js"
+
+const minExecutors = Key.make("kindling.dynamicAllocation.minExecutors", ValueType.int({ min: 0 }), {
+  default: "0",
+  description: "Driver, with dynamic allocation: the fewest executors the app keeps."
+})
+const backlogTimeout = Key.make("kindling.dynamicAllocation.schedulerBacklogTimeout", ValueType.duration("ms"), {
+  default: "1s",
+  description: "Driver, with dynamic allocation: tasks that wait this long make the app ask for more executors."
+})
+
+// Dynamic allocation (Spark's spark.dynamicAllocation.*): the app asks the master for executors as its tasks wait
+// and gives back those left idle.
+const allocationKeys = {
+  dynamicAllocation: Key.make("kindling.dynamicAllocation.enabled", ValueType.boolean, {
+    default: "false",
+    description: "Driver, on a cluster: size the app's executors to its backlog — ask the master for more while " +
+      "tasks wait (1, 2, 4… more every sustainedSchedulerBacklogTimeout) and give back those idle past " +
+      "executorIdleTimeout, between minExecutors and maxExecutors. Off in local modes."
+  }),
+  minExecutors,
+  maxExecutors: Key.make("kindling.dynamicAllocation.maxExecutors", ValueType.int({ min: 0 }), {
+    default: "2147483647",
+    description: "Driver, with dynamic allocation: the most executors the app asks for."
+  }),
+  initialExecutors: Key.make("kindling.dynamicAllocation.initialExecutors", ValueType.int({ min: 0 }), {
+    fallback: minExecutors,
+    description: "Driver, with dynamic allocation: the executors the app starts with."
+  }),
+  executorAllocationRatio: Key.make(
+    "kindling.dynamicAllocation.executorAllocationRatio",
+    ValueType.number({ min: Number.MIN_VALUE, max: 1 }),
+    {
+      default: "1",
+      description: "Driver, with dynamic allocation: the share of the executors its waiting and running tasks " +
+        "could use that the app asks for (fewer executors, each running more of them in turn)."
+    }
+  ),
+  schedulerBacklogTimeout: backlogTimeout,
+  sustainedSchedulerBacklogTimeout: Key.make(
+    "kindling.dynamicAllocation.sustainedSchedulerBacklogTimeout",
+    ValueType.duration("ms"),
+    {
+      fallback: backlogTimeout,
+      description: "Driver, with dynamic allocation: while tasks keep waiting, how often the app asks for more again."
+    }
+  ),
+  executorIdleTimeout: Key.make("kindling.dynamicAllocation.executorIdleTimeout", ValueType.duration("ms"), {
+    default: "60s",
+    description: "Driver, with dynamic allocation: an executor that has run no task for this long is given back."
+  }),
+  cachedExecutorIdleTimeout: Key.make(
+    "kindling.dynamicAllocation.cachedExecutorIdleTimeout",
+    ValueType.duration("ms"),
+    {
+      description: "Driver, with dynamic allocation: the same for an executor that holds cached blocks (unset: never)."
+    }
+  ),
+  shuffleTracking: Key.make("kindling.dynamicAllocation.shuffleTracking.enabled", ValueType.boolean, {
+    default: "true",
+    description: "Driver, with dynamic allocation: an executor holding map outputs a running job reads is kept " +
+      "(for kindling.dynamicAllocation.shuffleTracking.timeout), since no shuffle service serves them once it goes."
+  }),
+  shuffleTrackingTimeout: Key.make(
+    "kindling.dynamicAllocation.shuffleTracking.timeout",
+    ValueType.duration("ms"),
+    {
+      description: "Driver, with shuffle tracking: how long an idle executor holding such map outputs is kept " +
+        "(unset: as long as they are needed)."
+    }
+  )
+}
 
 /**
  * @since 0.1.0
@@ -216,7 +288,8 @@ export const keys = {
     default: "1m",
     description: "Executor: a shuffle block fetched from another executor goes into memory up to this size, and " +
       "into a file of its local dir past it."
-  })
+  }),
+  ...allocationKeys
 }
 
 /**
@@ -228,6 +301,28 @@ export const group = Registry.group({
   description: "Read by `kindling submit` and by the application's driver and executors.",
   keys
 })
+
+/**
+ * Dynamic allocation's settings, or undefined when it is off.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const allocationConfig = (conf: Conf.Conf<AppKeys>): ExecutorAllocation.Config | undefined =>
+  !conf.get(keys.dynamicAllocation) ? undefined : {
+    minExecutors: conf.get(keys.minExecutors),
+    maxExecutors: conf.get(keys.maxExecutors),
+    initialExecutors: conf.get(keys.initialExecutors),
+    // An executor's cores, when the app does not say, count as one task at a time, as Spark counts them.
+    tasksPerExecutor: Math.max(1, Math.floor((conf.get(keys.executorCores) ?? 1) / conf.get(keys.taskCpus))),
+    allocationRatio: conf.get(keys.executorAllocationRatio),
+    backlogTimeoutMillis: conf.get(keys.schedulerBacklogTimeout),
+    sustainedBacklogTimeoutMillis: conf.get(keys.sustainedSchedulerBacklogTimeout),
+    idleTimeoutMillis: conf.get(keys.executorIdleTimeout),
+    cachedIdleTimeoutMillis: conf.get(keys.cachedExecutorIdleTimeout) ?? Infinity,
+    shuffleTracking: conf.get(keys.shuffleTracking),
+    shuffleTrackingTimeoutMillis: conf.get(keys.shuffleTrackingTimeout) ?? Infinity
+  }
 
 /**
  * The driver core's configuration; `maxFailures` is the mode's (`kindling.task.maxFailures` on a cluster, F of

@@ -31,6 +31,8 @@ import * as Option from "effect/Option"
 import type * as Schema from "effect/Schema"
 import * as DagScheduler from "./DagScheduler.js"
 import type * as DriverInputs from "./DriverInputs.js"
+import type * as ExecutorAllocation from "./ExecutorAllocation.js"
+import * as Allocation from "./internal/allocation.js"
 import { sendLaunches, settle } from "./internal/decisions.js"
 import type * as internal from "./internal/driverState.js"
 import type { Step } from "./internal/driverState.js"
@@ -69,6 +71,8 @@ export interface Config {
   readonly starvationWarningMillis: number
   /** The app's configuration, as executors fetch it. */
   readonly properties: ReadonlyArray<readonly [string, string]>
+  /** Dynamic allocation (`kindling.dynamicAllocation.*`), when it is on. */
+  readonly allocation?: ExecutorAllocation.Config | undefined
 }
 
 /**
@@ -109,6 +113,10 @@ export type DriverCommand =
   | { readonly _tag: "AccumulatorUpdates"; readonly updates: ReadonlyArray<readonly [number, unknown]> }
   /** What the app's listeners hear of, in order. */
   | { readonly _tag: "Events"; readonly events: ReadonlyArray<AppEvents.AppEvent> }
+  /** Dynamic allocation asks the cluster manager for this many executors in all. */
+  | { readonly _tag: "RequestExecutors"; readonly total: number }
+  /** Dynamic allocation gives these idle executors back. */
+  | { readonly _tag: "KillExecutors"; readonly executorIds: ReadonlyArray<string> }
 
 /**
  * @since 0.1.0
@@ -129,6 +137,7 @@ export const make = (config: Config): State => ({
   executors: new Map(),
   jobs: new Map(),
   blocks: new Map(),
+  allocation: config.allocation === undefined ? undefined : Allocation.make(config.allocation),
   stopping: false,
   aborted: undefined
 })
@@ -191,6 +200,10 @@ const handle = Core.inputs<Inbound, Local, Step>({
       state.config.starvationWarningMillis,
       state.config.starvationWarningMillis
     )
+    if (state.allocation !== undefined) {
+      const every = Allocation.intervalMillis
+      Core.startTimer(step, "allocation", { _tag: "CheckAllocation" }, every, every)
+    }
     if (state.config.scheduler.speculation.enabled) {
       const every = state.config.speculationIntervalMillis
       Core.startTimer(step, "speculation", { _tag: "CheckSpeculation" }, every, every)
@@ -211,6 +224,7 @@ const handle = Core.inputs<Inbound, Local, Step>({
   CheckSpeculation: (step) => {
     schedule(step, { _tag: "CheckSpeculation", now: step.now })
   },
+  CheckAllocation: Allocation.check,
   Stop: (step) => {
     const { state } = step
     state.stopping = true

@@ -89,6 +89,15 @@ export const CheckSpeculation = Schema.TaggedStruct("CheckSpeculation", {}).anno
  * @since 0.1.0
  * @category schemas
  */
+export const CheckAllocation = Schema.TaggedStruct("CheckAllocation", {}).annotations({
+  description: "Every 100 ms, with kindling.dynamicAllocation.enabled: the executors the app asks for are sized to " +
+    "its backlog, and idle ones are given back"
+})
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
 export const CheckExecutorTimeouts = Schema.TaggedStruct("CheckExecutorTimeouts", {}).annotations({
   description: "Every quarter of `kindling.network.timeout` (at least 1 s): executors silent for all of it are lost"
 })
@@ -131,6 +140,7 @@ export const Local = Schema.Union(
   ExecutorRemoved,
   ReviveOffers,
   CheckSpeculation,
+  CheckAllocation,
   CheckExecutorTimeouts,
   CheckStarvation,
   Stop,

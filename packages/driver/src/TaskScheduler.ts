@@ -223,6 +223,25 @@ export const runningOn = (state: State, executorId: string): Array<number> =>
   [...state.attempts.values()].filter((a) => a.executorId === executorId).map((a) => a.taskId)
 
 /**
+ * The work waiting and running: tasks waiting for a core (or for their speculative copy) in task sets that still
+ * launch, and running attempts by executor — what dynamic allocation sizes the app by.
+ *
+ * @since 0.1.0
+ */
+export const backlog = (state: State): { readonly pending: number; readonly running: ReadonlyMap<string, number> } => {
+  let pending = 0
+  for (const taskSet of state.taskSets.values()) {
+    if (taskSet.zombie) continue
+    for (const task of taskSet.tasks) if (!task.done && (task.pending || task.speculatable)) pending++
+  }
+  const running = new Map<string, number>()
+  for (const attempt of state.attempts.values()) {
+    running.set(attempt.executorId, (running.get(attempt.executorId) ?? 0) + 1)
+  }
+  return { pending, running }
+}
+
+/**
  * What is wrong with the state, if anything: no executor's cores are double-booked or negative; every attempt
  * runs on a live executor for a task that lists it; a task is pending, running (at most an original and a
  * speculative copy) or done, never pending while it runs.

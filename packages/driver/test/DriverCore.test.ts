@@ -64,6 +64,10 @@ class World {
   readonly stageJobs = new Map<number, Set<number>>()
   /** Tasks the driver asked to kill. */
   readonly killed = new Set<number>()
+  /** Executors dynamic allocation gave back (a later executor of the same number is another). */
+  readonly removing = new Set<number>()
+  /** What the core logged. */
+  readonly logs: Array<string> = []
 
   apply(input: Parameters<typeof DriverCore.step>[1]) {
     const endedBefore = new Set(this.ended.keys())
@@ -82,6 +86,7 @@ class World {
       }
       if (command._tag === "Send" && command.message instanceof ClusterMessages.LaunchTasks) {
         const n = Number(command.to.address.host.split("-")[1])
+        assert.isFalse(this.removing.has(n), `a task launched on executor ${n}, which dynamic allocation gave back`)
         assert.strictEqual(command.message.executorId, String(n), "launches sent to another executor")
         assert.isAbove(command.message.tasks.length, 0, "an empty launch")
         for (const launch of command.message.tasks) {
@@ -101,6 +106,7 @@ class World {
       }
     }
     for (const command of commands) {
+      if (command._tag === "Log") this.logs.push(command.message)
       if (command._tag === "Send" && command.message instanceof ClusterMessages.KillTask) {
         this.killed.add(command.message.taskId)
       }
@@ -112,6 +118,18 @@ class World {
       }
     }
     assert.deepStrictEqual(DriverCore.validate(this.state), [])
+    // What dynamic allocation gives back is killed by the cluster manager later (`removeKilled`); meanwhile the
+    // executor runs nothing and is offered nothing.
+    for (const command of commands) {
+      if (command._tag !== "KillExecutors") continue
+      for (const id of command.executorIds) {
+        const n = Number(id)
+        this.removing.add(n)
+        for (const [taskId, on] of this.running) {
+          assert.notStrictEqual(on, n, `executor ${n} killed running TID ${taskId}`)
+        }
+      }
+    }
     // Once its jobs have ended, nothing of a stage runs that the driver has not asked to kill.
     for (const taskId of this.running.keys()) {
       const stageId = this.stageOf.get(taskId)!
@@ -143,7 +161,22 @@ class World {
 
   // An executor process registering on a connection of its own; one the driver refuses (a duplicate id) exits,
   // and the connection the driver knows executor n by stays the one it accepted.
+  /** The executors dynamic allocation gave back are gone, and the driver hears of it. */
+  removeKilled() {
+    for (const n of [...this.removing]) {
+      if (!this.state.executors.has(Ids.ExecutorId.make(String(n)))) continue
+      this.apply({
+        _tag: "ExecutorRemoved",
+        executorId: Ids.ExecutorId.make(String(n)),
+        reason: "killed",
+        started: true,
+        now: this.now
+      })
+    }
+  }
+
   register(n: number, cores: number) {
+    if (!this.state.executors.has(Ids.ExecutorId.make(String(n)))) this.removing.delete(n)
     const accepted = this.connections.get(n)
     this.connections.set(n, 100 + n + this.nextAsk)
     const executorId = Ids.ExecutorId.make(String(n))
@@ -332,35 +365,58 @@ const operation: fc.Arbitrary<Op> = fc.oneof(
     }
   }),
   fc.integer({ min: 100, max: 20_000 }).map((millis): Op => (world) => {
+    // What dynamic allocation gave back at the last tick is gone by now; other events came in between.
+    world.removeKilled()
     world.now += millis
     world.apply({ _tag: "CheckSpeculation", now: world.now })
     world.apply({ _tag: "CheckExecutorTimeouts", now: world.now })
+    world.apply({ _tag: "CheckAllocation", now: world.now })
     // A fetch failure's delay is over, whatever still runs.
     world.apply({ _tag: "ResubmitFailedStages", now: world.now })
   })
 )
 
+const withAllocation: DriverCore.Config = {
+  ...config,
+  allocation: {
+    minExecutors: 0,
+    maxExecutors: 3,
+    initialExecutors: 1,
+    tasksPerExecutor: 1,
+    allocationRatio: 1,
+    backlogTimeoutMillis: 1000,
+    sustainedBacklogTimeoutMillis: 1000,
+    idleTimeoutMillis: 3000,
+    cachedIdleTimeoutMillis: Infinity,
+    shuffleTracking: true,
+    shuffleTrackingTimeoutMillis: 10_000
+  }
+}
+
 describe("DriverCore", () => {
-  it("model: random executors, jobs of shuffles, task ends and fetch failures, losses and cancels keep every invariant; every job ends once, and none launches a task after its end", () => {
-    fc.assert(
-      fc.property(fc.array(operation, { maxLength: 60, size: "max" }), (ops) => {
-        const world = new World()
-        world.apply({ _tag: "Start", now: 0 })
-        for (const op of ops) op(world)
-        // Then an executor that stays, and every task finishes (a fetch failure's stages run again after their
-        // delay) until every job has ended.
-        world.register(9, 2)
-        const unended = () =>
-          Array.from({ length: world.nextJob }, (_, job) => job).filter((job) => !world.ended.has(job))
-        for (let rounds = 0; unended().length > 0; rounds++) {
-          assert.isBelow(rounds, 10_000, `jobs ${unended().join(", ")} never ended:\n${world.trace.join("\n")}`)
-          if (world.running.size > 0) world.finish([...world.running.keys()][0]!, "FINISHED")
-          else world.apply({ _tag: "ResubmitFailedStages", now: (world.now += 1000) })
-        }
-      }),
-      { numRuns: 1000 }
-    )
-  })
+  it.each([["", config], [" with dynamic allocation giving back idle executors", withAllocation]] as const)(
+    "model%s: random executors, jobs of shuffles, task ends and fetch failures, losses and cancels keep every invariant; every job ends once, and none launches a task after its end",
+    (_, modelConfig) => {
+      fc.assert(
+        fc.property(fc.array(operation, { maxLength: 60, size: "max" }), (ops) => {
+          const world = new World(modelConfig)
+          world.apply({ _tag: "Start", now: 0 })
+          for (const op of ops) op(world)
+          // Then an executor that stays, and every task finishes (a fetch failure's stages run again after their
+          // delay) until every job has ended.
+          world.register(9, 2)
+          const unended = () =>
+            Array.from({ length: world.nextJob }, (_, job) => job).filter((job) => !world.ended.has(job))
+          for (let rounds = 0; unended().length > 0; rounds++) {
+            assert.isBelow(rounds, 10_000, `jobs ${unended().join(", ")} never ended:\n${world.trace.join("\n")}`)
+            if (world.running.size > 0) world.finish([...world.running.keys()][0]!, "FINISHED")
+            else world.apply({ _tag: "ResubmitFailedStages", now: (world.now += 1000) })
+          }
+        }),
+        { numRuns: 1000 }
+      )
+    }
+  )
 })
 
 describe("DriverCore, worked examples", () => {
@@ -431,5 +487,63 @@ describe("DriverCore, worked examples found by the simulated cluster", () => {
     // The task of the given-up attempt was told to stop when the job ended.
     assert.isTrue(world.killed.has(second!))
     assert.strictEqual(world.state.scheduler.taskSets.size, 0)
+  })
+})
+
+describe("DriverCore with dynamic allocation", () => {
+  const allocating: DriverCore.Config = {
+    ...config,
+    maxResultSize: 0,
+    allocation: {
+      minExecutors: 0,
+      maxExecutors: 5,
+      initialExecutors: 1,
+      tasksPerExecutor: 1,
+      allocationRatio: 1,
+      backlogTimeoutMillis: 1000,
+      sustainedBacklogTimeoutMillis: 1000,
+      idleTimeoutMillis: 5000,
+      cachedIdleTimeoutMillis: Infinity,
+      shuffleTracking: true,
+      shuffleTrackingTimeoutMillis: Infinity
+    }
+  }
+  const decisions = (commands: ReadonlyArray<DriverCore.Command>) =>
+    commands.flatMap((command) =>
+      command._tag === "RequestExecutors"
+        ? [`total ${command.total}`]
+        : command._tag === "KillExecutors"
+        ? [`kill ${command.executorIds.join(",")}`]
+        : []
+    )
+
+  it("asks for more executors while tasks wait, then gives back an idle one and offers it nothing more", () => {
+    const world = new World(allocating)
+    const started = world.apply({ _tag: "Start", now: 0 })
+    assert.isTrue(started.some((command) => command._tag === "StartTimer" && command.name === "allocation"))
+    world.register(1, 1)
+    world.submit(6, [], [])
+    const asked: Array<string> = []
+    for (let t = 0; t <= 3000; t += 500) {
+      world.now = t
+      asked.push(...decisions(world.apply({ _tag: "CheckAllocation", now: t })))
+    }
+    // After the backlog timeout: +1, then +2, then up to the most the six tasks need, capped at 5.
+    assert.deepStrictEqual(asked, ["total 2", "total 4", "total 5"])
+    // The job runs to its end on the one executor there is.
+    while (world.running.size > 0) world.finish([...world.running.keys()][0]!, "FINISHED")
+    assert.strictEqual(world.ended.get(0), "JobSucceeded")
+    world.now = 3500
+    assert.deepStrictEqual(decisions(world.apply({ _tag: "CheckAllocation", now: 3500 })), ["total 0"])
+    world.now = 9000
+    assert.deepStrictEqual(decisions(world.apply({ _tag: "CheckAllocation", now: 9000 })), ["kill 1"])
+    // Until it is gone, a job is not offered to it.
+    world.submit(1, [], [])
+    assert.strictEqual(world.running.size, 0)
+    // It goes as the cluster manager kills it, which is no loss.
+    world.removeKilled()
+    assert.isFalse(world.state.executors.has(Ids.ExecutorId.make("1")))
+    assert.include(world.logs, "Executor 1 on exec-1 removed by dynamic allocation")
+    assert.isFalse(world.logs.some((line) => line.startsWith("Lost executor 1")))
   })
 })

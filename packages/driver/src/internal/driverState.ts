@@ -6,6 +6,7 @@ import type { RpcEnv } from "@kindling/rpc"
 import type * as DagScheduler from "../DagScheduler.js"
 import type { Config, DriverCommand, Local } from "../DriverCore.js"
 import type * as TaskScheduler from "../TaskScheduler.js"
+import type { Allocation } from "./allocation.js"
 
 export interface Executor {
   readonly id: Ids.ExecutorId
@@ -38,6 +39,8 @@ export interface State {
   readonly jobs: Map<number, Job>
   /** Where the persisted partitions are (Spark's block manager master): executors by block id. */
   readonly blocks: Map<string, Set<Ids.ExecutorId>>
+  /** Dynamic allocation's records, when it is on. */
+  readonly allocation: Allocation | undefined
   stopping: boolean
   aborted: string | undefined
 }

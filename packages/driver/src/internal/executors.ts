@@ -4,6 +4,7 @@ import { ClusterMessages, Errors, type Ids } from "@kindling/protocol"
 import * as Exit from "effect/Exit"
 import type { Local } from "../DriverCore.js"
 import * as TaskScheduler from "../TaskScheduler.js"
+import * as Allocation from "./allocation.js"
 import type { Step } from "./driverState.js"
 import { dag, event, schedule } from "./driverState.js"
 import { taskEnded } from "./statusUpdates.js"
@@ -128,7 +129,9 @@ export const executorLost = (step: Step, executorId: Ids.ExecutorId, reason: str
   state.executors.delete(executorId)
   if (state.stopping) Core.log(step, "Info", `Executor ${executorId} on ${executor.host} stopped`)
   else {
-    Core.log(step, "Warning", `Lost executor ${executorId} on ${executor.host}: ${reason}`)
+    if (Allocation.removed(step, executorId)) {
+      Core.log(step, "Info", `Executor ${executorId} on ${executor.host} removed by dynamic allocation`)
+    } else Core.log(step, "Warning", `Lost executor ${executorId} on ${executor.host}: ${reason}`)
     // The others stop fetching from it now: a fetch on a connection into a partition would hang until the
     // network timeout, while its outputs are being computed again.
     const lost = new ClusterMessages.PeerLost({ executorId, address: executor.ref.address })

@@ -2,6 +2,7 @@
 import { Core } from "@kindling/kernel"
 import type { RpcAddress, TaskPlan } from "@kindling/protocol"
 import type * as DagScheduler from "../DagScheduler.js"
+import * as Allocation from "./allocation.js"
 import type { Step } from "./driverState.js"
 import { dag } from "./driverState.js"
 
@@ -42,6 +43,7 @@ export const submitJob = (step: Step, job: DagScheduler.JobSpec) => {
     step.commands.push({ _tag: "JobFailed", jobId: job.jobId, reason: state.aborted })
     return
   }
+  Allocation.jobSubmitted(step)
   state.jobs.set(job.jobId, { id: job.jobId, resultBytes: 0, succeeded: 0, failure: undefined })
   dag(step, { _tag: "SubmitJob", job, now: step.now })
   if (state.executors.size === 0 && job.tasks.length > 0) {
