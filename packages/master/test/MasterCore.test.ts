@@ -790,6 +790,32 @@ describe("MasterCore, worked examples", () => {
     assert.deepStrictEqual(sent(ended), [])
   })
 
+  it("an executor killed because its app asked ends quietly, and the app hears of its end", () => {
+    const world = alive()
+    registerWorker(4, 4096, 1)(world)
+    registerApp(undefined, 1, 512, 2)(world)
+    const appId = appOf(world, 0)!
+    const worker = world.workers[0]!
+    const [executor] = [...worker.executors.values()]
+    assert.isDefined(executor)
+    const killed = world.receive(
+      new AppClientMessages.KillExecutors({ appId, executorIds: [String(executor!.execId)] })
+    )
+    assert.include(sent(killed), "KillExecutor")
+    const ended = world.receive(
+      new WorkerMessages.ExecutorStateChanged({
+        appId,
+        execId: executor!.execId,
+        state: "KILLED",
+        message: Option.none(),
+        exitStatus: Option.none()
+      }),
+      worker.address
+    )
+    assert.deepStrictEqual(sent(ended), ["ExecutorUpdated"])
+    assert.isFalse(ended.commands.some((command) => command._tag === "Log" && command.level === "Warning"))
+  })
+
   it("a worker silent for longer than the timeout is removed; its unsupervised driver ends in ERROR and its supervised one is relaunched under a new id", () => {
     const world = alive()
     registerWorker(4, 4096, 1)(world)

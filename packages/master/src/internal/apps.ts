@@ -104,10 +104,32 @@ export const killExecutor = (step: Step, executor: ExecutorEntry) => {
   executor.state = "KILLED"
 }
 
+// What the app hears of its executor's new state, as its worker reported it.
+const executorUpdated = (message: WorkerMessages.ExecutorStateChanged) =>
+  new AppClient.ExecutorUpdated({
+    id: message.execId,
+    state: message.state,
+    message: message.message,
+    exitStatus: message.exitStatus,
+    workerHost: Option.none()
+  })
+
 export const executorStateChanged = (step: Step, message: WorkerMessages.ExecutorStateChanged) => {
   const { state } = step
   const app = state.apps.get(message.appId)
   const executor = app?.executors.get(message.execId)
+  // The end of an executor the app asked to kill: expected, and the app hears of it as of any other's.
+  if (app !== undefined && executor === undefined && States.isExecutorFinished(message.state)) {
+    if (app.killedExecutors.delete(message.execId)) {
+      log(step, "Info", `Executor ${message.appId}/${message.execId}, killed as its app asked, is ${message.state}`)
+      toApp(
+        step,
+        app,
+        executorUpdated(message)
+      )
+      return
+    }
+  }
   if (app === undefined || executor === undefined) {
     log(step, "Warning", `Got status update for unknown executor ${message.appId}/${message.execId}`)
     // It runs where no such executor should: its launch reached a worker the master had removed since (and which
@@ -145,17 +167,7 @@ export const executorStateChanged = (step: Step, message: WorkerMessages.Executo
   }
   executor.state = message.state
   if (message.state === "RUNNING") app.retryCount = 0
-  toApp(
-    step,
-    app,
-    new AppClient.ExecutorUpdated({
-      id: message.execId,
-      state: message.state,
-      message: message.message,
-      exitStatus: message.exitStatus,
-      workerHost: Option.none()
-    })
-  )
+  toApp(step, app, executorUpdated(message))
   if (States.isExecutorFinished(message.state)) {
     log(step, "Info", `Removing executor ${message.appId}/${message.execId} because it is ${message.state}`)
     removeExecutorFromApp(executor)
@@ -198,6 +210,7 @@ export const killExecutorsRequest = (
     }
     removeExecutorFromApp(executor)
     killExecutor(step, executor)
+    app.killedExecutors.add(id)
   }
   wantSchedule(step)
   return Exit.succeed(true)

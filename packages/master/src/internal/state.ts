@@ -59,6 +59,8 @@ export interface AppEntry {
    */
   peakCoresGranted: number
   readonly executors: Map<number, ExecutorEntry>
+  /** Executors killed because the app asked (dynamic allocation), whose end their workers have yet to report. */
+  readonly killedExecutors: Set<number>
   nextExecutorId: number
   retryCount: number
   executorLimit: number
@@ -226,6 +228,7 @@ export const newApp = (
   coresGranted: 0,
   peakCoresGranted: 0,
   executors: new Map(),
+  killedExecutors: new Set(),
   nextExecutorId: 0,
   retryCount: 0,
   endTime: undefined
