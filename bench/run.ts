@@ -3,6 +3,7 @@
 // run, as ratios; they are not tests and CI does not run them.
 const name = process.argv[2]
 const known = [
+  "allocation",
   "curves",
   "eventlog",
   "failover",

@@ -35,8 +35,11 @@ export interface AppClient {
    * are not replaced; waits for the answer, briefly.
    */
   readonly release: Effect.Effect<void>
-  /** Sets how many executors the master gives the app in all (dynamic allocation); the answer is awaited, briefly. */
-  readonly requestTotal: (total: number) => Effect.Effect<void>
+  /**
+   * Sets how many executors the master gives the app in all (dynamic allocation); the answer is awaited, briefly:
+   * true when the master took it (false before the app is registered, or when the master did not answer).
+   */
+  readonly requestTotal: (total: number) => Effect.Effect<boolean>
   /** Asks the master to kill these executors of the app (dynamic allocation gives them back). */
   readonly kill: (executorIds: ReadonlyArray<string>) => Effect.Effect<void>
   /** How many of the app's executors the master still counts. */
@@ -76,15 +79,16 @@ export const make = (
     ) =>
       Effect.gen(function*() {
         const { appId, master } = yield* shell.read((state) => ({ appId: state.appId, master: state.master }))
-        if (appId === undefined || master === undefined) return
-        yield* rpc.ask(master, request(appId), { timeout: 5000 })
-      }).pipe(Effect.ignore)
+        if (appId === undefined || master === undefined) return false
+        return yield* rpc.ask(master, request(appId), { timeout: 5000 })
+      }).pipe(Effect.orElseSucceed(() => false))
     const requestTotal = (total: number) =>
       askMaster((appId) => new AppClientMessages.RequestExecutors({ appId, requestedTotal: total }))
     return {
-      release: requestTotal(0),
+      release: Effect.asVoid(requestTotal(0)),
       requestTotal,
-      kill: (executorIds) => askMaster((appId) => new AppClientMessages.KillExecutors({ appId, executorIds })),
+      kill: (executorIds) =>
+        Effect.asVoid(askMaster((appId) => new AppClientMessages.KillExecutors({ appId, executorIds }))),
       executors: shell.read((state) => state.executors.size),
       stop: Effect.zipRight(Effect.sync(() => shell.feed({ _tag: "Stop" })), shell.read(() => undefined))
     }

@@ -127,8 +127,11 @@ export const make = (options: Options): Effect.Effect<Kindling["Type"], never, R
     // frees its cores and has its workers end executors that did not hear the driver. (How is known once the app
     // client is made, after the driver.)
     const leaving = { leave: Effect.void }
-    // Dynamic allocation's requests go to the master through the app client, made after the driver.
+    // Dynamic allocation's requests go to the master through the app client, made after the driver. The total it
+    // wants is asked again until a master has taken it, and again whenever the app registers (anew): a request made
+    // before the app was registered, or lost on its way, would otherwise leave the master at a stale count.
     const allocating: { allocate: NonNullable<Driver.Options["allocate"]> } = { allocate: () => Effect.void }
+    const total: { wanted: number | undefined; taken: number | undefined } = { wanted: undefined, taken: undefined }
     const until = <A>(read: Effect.Effect<A>, done: (a: A) => boolean) =>
       Effect.repeat(read, { until: done, schedule: Schedule.spaced("50 millis") })
     const driver = yield* Driver.make({
@@ -178,7 +181,10 @@ export const make = (options: Options): Effect.Effect<Kindling["Type"], never, R
       tell: (command) => {
         switch (command._tag) {
           case "AppRegistered":
-            return Effect.sync(() => listeners.setAppId(command.appId))
+            return Effect.sync(() => {
+              listeners.setAppId(command.appId)
+              total.taken = undefined
+            })
           case "ExecutorGranted":
             return Effect.sync(() => granted.set(command.executorId, command.cores))
           case "ExecutorGone":
@@ -191,8 +197,21 @@ export const make = (options: Options): Effect.Effect<Kindling["Type"], never, R
       // The app's link to its master is part of its driver: a defect there ends the driver.
       onExit: (_code, reason) => driver.halt(`its app client stopped: ${reason}`)
     }).pipe(Effect.orDie)
-    allocating.allocate = (command) =>
-      command._tag === "RequestExecutors" ? appClient.requestTotal(command.total) : appClient.kill(command.executorIds)
+    const syncTotal = Effect.suspend(() => {
+      const wanted = total.wanted
+      if (wanted === undefined || wanted === total.taken) return Effect.void
+      return Effect.map(appClient.requestTotal(wanted), (taken) => {
+        if (taken) total.taken = wanted
+      })
+    })
+    allocating.allocate = (command) => {
+      if (command._tag === "KillExecutors") return appClient.kill(command.executorIds)
+      total.wanted = command.total
+      return syncTotal
+    }
+    if (options.driver.allocation !== undefined) {
+      yield* Effect.forkScoped(Effect.repeat(syncTotal, Schedule.spaced("1 second")))
+    }
     const runFork = Runtime.runFork(yield* Effect.runtime<never>())
     let left: Fiber.RuntimeFiber<void> | undefined
     // The app's executors gone from the master's count: its workers have reported them ended.

@@ -11,7 +11,7 @@
  *
  * @since 0.1.0
  */
-import { Cluster as AppCluster } from "@kindling/driver"
+import { Cluster as AppCluster, type ExecutorAllocation } from "@kindling/driver"
 import type { Simulation } from "@kindling/kernel/testing"
 import { type AppEvents } from "@kindling/monitoring"
 import { type RpcAddress } from "@kindling/protocol"
@@ -81,6 +81,32 @@ export interface ComputingApps {
  * @since 0.1.0
  * @category constructors
  */
+// Dynamic allocation for some apps, drawn apart from `random` so that the rest of a seed's run stays as it was: a
+// few executors at most, idle ones given back after 2–20 s, shuffle tracking on or off (off, executors holding
+// map outputs go too, and their outputs are computed again).
+const allocationOf = (seed: number, app: number): ExecutorAllocation.Config | undefined => {
+  let state = (Math.imul(seed, 2654435761) ^ Math.imul(app + 1, 2246822519)) >>> 0
+  const next = () => {
+    state = (Math.imul(state ^ (state >>> 15), 2246822519) + 3266489917) >>> 0
+    return state / 2 ** 32
+  }
+  if (next() >= 0.4) return undefined
+  const minExecutors = Math.floor(next() * 2)
+  return {
+    minExecutors,
+    maxExecutors: minExecutors + 1 + Math.floor(next() * 3),
+    initialExecutors: Math.floor(next() * 3),
+    tasksPerExecutor: 1,
+    allocationRatio: 1,
+    backlogTimeoutMillis: 1_000,
+    sustainedBacklogTimeoutMillis: 1_000,
+    idleTimeoutMillis: 2_000 + Math.floor(next() * 18_000),
+    cachedIdleTimeoutMillis: next() < 0.5 ? Infinity : 10_000,
+    shuffleTracking: next() < 0.7,
+    shuffleTrackingTimeoutMillis: Infinity
+  }
+}
+
 export const make = (context: Context, count: number): ComputingApps => {
   const { disk, master, random, sim } = context
   const between = (min: number, max: number) => min + Math.floor(random() * (max - min + 1))
@@ -100,7 +126,8 @@ export const make = (context: Context, count: number): ComputingApps => {
       speculation: random() < 0.4,
       spillThreshold: between(512, 8_192),
       maxDirectResultSize: between(256, 65_536),
-      maxInMemoryBlock: between(8, 128)
+      maxInMemoryBlock: between(8, 128),
+      allocation: allocationOf(context.seed, i)
     }
   })
   const ended = new Map<string, number>()
@@ -152,6 +179,7 @@ export const make = (context: Context, count: number): ComputingApps => {
           speculationIntervalMillis: 100,
           maxResultSize: 0,
           starvationWarningMillis: 30_000,
+          allocation: app.allocation,
           properties: [
             ["kindling.executor.heartbeatInterval", "3000"],
             ["kindling.network.timeout", "30000"],

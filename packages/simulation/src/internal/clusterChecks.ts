@@ -54,6 +54,16 @@ const fencedDrivers = (world: World) =>
     world.sim.trace.flatMap((line) => /stopping its supervised drivers (.+), which/.exec(line)?.[1].split(", ") ?? [])
   )
 
+// The executors apps asked the master to kill (dynamic allocation gives idle ones back), as `app/exec`, from the
+// master's log.
+const killedByApps = (world: World) =>
+  new Set(
+    world.sim.trace.flatMap((line) => {
+      const match = /Application (\S+) requests to kill executors: (.+)/.exec(line)
+      return match === null ? [] : match[2]!.split(", ").map((id) => `${match[1]}/${id}`)
+    })
+  )
+
 // Whether the master went away (for up to the longest fault, and the recovery after it) within the lease before
 // `at`: long enough, no master acknowledges any worker for a lease.
 const masterAwayBefore = (world: World, at: number) =>
@@ -67,6 +77,7 @@ const healthyWorkers = ({ computing, state, world }: RunEnd): ReadonlyArray<stri
   const touched = new Set(world.sim.faults.flatMap((fault) => fault.nodes).filter((node) => node !== "master"))
   const records = new Map([...state.completedDrivers, ...state.activeDrivers].map((d) => [d.id as string, d]))
   const fenced = fencedDrivers(world)
+  const givenBack = killedByApps(world)
   // Each driver's first run: a supervised driver's runner may start the same driver again, which is no relaunch.
   const firstRuns = world.ledger.runs.filter((run, i) => world.ledger.runs.findIndex((r) => r.dir === run.dir) === i)
   for (const run of world.ledger.runs) {
@@ -93,7 +104,7 @@ const healthyWorkers = ({ computing, state, world }: RunEnd): ReadonlyArray<stri
           problems.push(`${run.token} succeeded at ${run.endedAt} and was launched again in ${again.dir}`)
         }
       }
-    } else if (run.signalled && !touched.has(run.token)) {
+    } else if (run.signalled && !touched.has(run.token) && !givenBack.has(run.dir.split("/").slice(-2).join("/"))) {
       // An app that lost its connection to the master is finished by it, as Spark does; one that did not keeps
       // its executors until it ends.
       const ended = world.appsEnded.get(run.token) ?? computing.ended.get(run.token)
