@@ -69,6 +69,8 @@ export type AppClientCommand =
   | { readonly _tag: "ExecutorGone"; readonly executorId: number; readonly reason: string; readonly started: boolean }
   /** The app cannot go on: the master removed it, or no master answered. */
   | { readonly _tag: "AppDead"; readonly reason: string }
+  /** Another master leads now; it knows the app from its store (requests since it was stored, it may not). */
+  | { readonly _tag: "MasterChanged" }
 
 /**
  * @since 0.1.0
@@ -174,6 +176,7 @@ const handlers: Core.Handlers<Inbound, Step> = {
     if (state.appId !== undefined) {
       Core.send(step, state.master, new AppClientMessages.MasterChangeAcknowledged({ appId: state.appId }))
     }
+    step.commands.push({ _tag: "MasterChanged" })
   }
 }
 

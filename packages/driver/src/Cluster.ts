@@ -128,8 +128,9 @@ export const make = (options: Options): Effect.Effect<Kindling["Type"], never, R
     // client is made, after the driver.)
     const leaving = { leave: Effect.void }
     // Dynamic allocation's requests go to the master through the app client, made after the driver. The total it
-    // wants is asked again until a master has taken it, and again whenever the app registers (anew): a request made
-    // before the app was registered, or lost on its way, would otherwise leave the master at a stale count.
+    // wants is asked again until a master has taken it, and again whenever the app registers or another master
+    // leads: a request made before the app was registered, lost on its way, or taken by a master that has failed
+    // over since (a new leader knows the app as it was stored) would otherwise leave the master at a stale count.
     const allocating: { allocate: NonNullable<Driver.Options["allocate"]> } = { allocate: () => Effect.void }
     const total: { wanted: number | undefined; taken: number | undefined } = { wanted: undefined, taken: undefined }
     const until = <A>(read: Effect.Effect<A>, done: (a: A) => boolean) =>
@@ -192,6 +193,8 @@ export const make = (options: Options): Effect.Effect<Kindling["Type"], never, R
             return driver.executorRemoved(String(command.executorId), command.reason, command.started)
           case "AppDead":
             return driver.abort(command.reason)
+          case "MasterChanged":
+            return Effect.sync(() => (total.taken = undefined))
         }
       },
       // The app's link to its master is part of its driver: a defect there ends the driver.
@@ -212,12 +215,14 @@ export const make = (options: Options): Effect.Effect<Kindling["Type"], never, R
     if (options.driver.allocation !== undefined) {
       yield* Effect.forkScoped(Effect.repeat(syncTotal, Schedule.spaced("1 second")))
     }
+    // No executor more, and none asked again for dynamic allocation.
+    const release = Effect.zipRight(Effect.sync(() => (total.wanted = undefined)), appClient.release)
     const runFork = Runtime.runFork(yield* Effect.runtime<never>())
     let left: Fiber.RuntimeFiber<void> | undefined
     // The app's executors gone from the master's count: its workers have reported them ended.
     const goneFromMaster = until(appClient.executors, (executors) => executors === 0)
     leaving.leave = Effect.zipRight(
-      appClient.release,
+      release,
       Effect.sync(() => {
         left = runFork(Effect.zipRight(goneFromMaster.pipe(Effect.timeoutOption("5 seconds")), appClient.stop))
       })
@@ -236,7 +241,7 @@ export const make = (options: Options): Effect.Effect<Kindling["Type"], never, R
         driver.fatalError,
         (fatal) =>
           fatal !== undefined ? (left === undefined ? Effect.void : Fiber.await(left)) : Effect.all(
-            [appClient.release, driver.stop, Effect.interruptible(executorsGone), appClient.stop],
+            [release, driver.stop, Effect.interruptible(executorsGone), appClient.stop],
             { discard: true }
           )
       )

@@ -5,7 +5,7 @@ import { States } from "@kindling/protocol"
 import type { ComputingApps } from "../ComputingApps.js"
 import type * as SimProcesses from "../SimProcesses.js"
 import { longestFault } from "./clusterFaults.js"
-import { driverLeaseMillis, workerTimeoutMillis } from "./clusterNodes.js"
+import { driverLeaseMillis, driverTerminateTimeoutMillis, workerTimeoutMillis } from "./clusterNodes.js"
 import type { World } from "./clusterWorld.js"
 
 /** What the checkers read: the run, the master's final state (when it can be read) and the computing apps. */
@@ -127,11 +127,35 @@ const noFilesLeft = ({ world }: RunEnd): ReadonlyArray<string> => {
   })
 }
 
+// When each node was paused, and until when (the end of the run if it never resumed), from the trace.
+const pauses = (world: World) => {
+  const found: Array<{ readonly node: string; readonly from: number; to: number }> = []
+  for (const line of world.sim.trace) {
+    const match = /^(\d+) (\S+) (paused|resumed)$/.exec(line)
+    if (match === null) continue
+    const [, at, node, what] = match
+    if (what === "paused") found.push({ node: node!, from: Number(at), to: Infinity })
+    else {
+      const open = [...found].reverse().find((pause) => pause.node === node && pause.to === Infinity)
+      if (open !== undefined) open.to = Number(at)
+    }
+  }
+  return found
+}
+
 // No two copies of a submitted driver at once: neither a restart in place beside the run it replaces, nor a relaunch
 // under a new id beside its predecessor — which the workers' fencing rules out even when the predecessor's worker
-// was cut off, or paused, when its master relaunched it.
+// was cut off, or paused for less than its lease, when its master relaunched it. The one overlap it cannot rule out
+// (a known gap, in the README): a worker frozen through its lease's end cannot stop its drivers until it runs
+// again; the relaunch then starts while it is frozen, and the old copy is stopped as soon as it resumes.
 const noDriverTwiceAtOnce = ({ world }: RunEnd): ReadonlyArray<string> => {
   const problems: Array<string> = []
+  const frozen = pauses(world)
+  const frozenThrough = (old: SimProcesses.Run, relaunch: SimProcesses.Run) =>
+    frozen.some((pause) =>
+      pause.node === old.worker && pause.from <= relaunch.startedAt && relaunch.startedAt <= pause.to &&
+      (old.endedAt ?? Infinity) <= pause.to + driverTerminateTimeoutMillis
+    )
   const bySubmission = new Map<string, Array<SimProcesses.Run>>()
   for (const run of world.ledger.runs) {
     if (driverOf(run) !== undefined) bySubmission.set(run.token, [...(bySubmission.get(run.token) ?? []), run])
@@ -140,7 +164,7 @@ const noDriverTwiceAtOnce = ({ world }: RunEnd): ReadonlyArray<string> => {
     const sorted = [...runs].sort((a, b) => a.startedAt - b.startedAt)
     let last = sorted[0]!
     for (const run of sorted.slice(1)) {
-      if (last.endedAt === undefined || last.endedAt > run.startedAt) {
+      if ((last.endedAt === undefined || last.endedAt > run.startedAt) && !frozenThrough(last, run)) {
         problems.push(
           `${token} ran twice at once: ${driverOf(last)} (pid ${last.pid}) on ${last.worker} until ` +
             `${last.endedAt ?? "the end"}, ${driverOf(run)} (pid ${run.pid}) on ${run.worker} from ${run.startedAt}`

@@ -16,7 +16,7 @@ import type { World } from "./clusterWorld.js"
 export const masterAddress = RpcAddress.make("master", 7077)
 export const workerPort = 7078
 export const workerTimeoutMillis = 10_000
-const driverTerminateTimeoutMillis = 2_000
+export const driverTerminateTimeoutMillis = 2_000
 /** The workers' lease, as `kindling worker` sets it by default: twice the worker timeout. */
 export const driverLeaseMillis = 2 * workerTimeoutMillis
 
