@@ -40,8 +40,11 @@ export interface AppClient {
    * true when the master took it (false before the app is registered, or when the master did not answer).
    */
   readonly requestTotal: (total: number) => Effect.Effect<boolean>
-  /** Asks the master to kill these executors of the app (dynamic allocation gives them back). */
-  readonly kill: (executorIds: ReadonlyArray<string>) => Effect.Effect<void>
+  /**
+   * Asks the master to kill these executors of the app (dynamic allocation gives them back): true when the master
+   * took the request.
+   */
+  readonly kill: (executorIds: ReadonlyArray<string>) => Effect.Effect<boolean>
   /** How many of the app's executors the master still counts. */
   readonly executors: Effect.Effect<number>
   /** Unregisters the app: it is done. */
@@ -87,8 +90,7 @@ export const make = (
     return {
       release: Effect.asVoid(requestTotal(0)),
       requestTotal,
-      kill: (executorIds) =>
-        Effect.asVoid(askMaster((appId) => new AppClientMessages.KillExecutors({ appId, executorIds }))),
+      kill: (executorIds) => askMaster((appId) => new AppClientMessages.KillExecutors({ appId, executorIds })),
       executors: shell.read((state) => state.executors.size),
       stop: Effect.zipRight(Effect.sync(() => shell.feed({ _tag: "Stop" })), shell.read(() => undefined))
     }

@@ -133,6 +133,10 @@ export const make = (options: Options): Effect.Effect<Kindling["Type"], never, R
     // over since (a new leader knows the app as it was stored) would otherwise leave the master at a stale count.
     const allocating: { allocate: NonNullable<Driver.Options["allocate"]> } = { allocate: () => Effect.void }
     const total: { wanted: number | undefined; taken: number | undefined } = { wanted: undefined, taken: undefined }
+    // Executors given back that the master has not reported gone: their kill is asked again until it does. A master
+    // that failed over may take a kill before it knows the executor again (and let it be), or the request may be
+    // lost; an executor the driver no longer offers tasks would then hold its place for ever.
+    const kills = new Set<string>()
     const until = <A>(read: Effect.Effect<A>, done: (a: A) => boolean) =>
       Effect.repeat(read, { until: done, schedule: Schedule.spaced("50 millis") })
     const driver = yield* Driver.make({
@@ -190,6 +194,7 @@ export const make = (options: Options): Effect.Effect<Kindling["Type"], never, R
             return Effect.sync(() => granted.set(command.executorId, command.cores))
           case "ExecutorGone":
             granted.delete(command.executorId)
+            kills.delete(String(command.executorId))
             return driver.executorRemoved(String(command.executorId), command.reason, command.started)
           case "AppDead":
             return driver.abort(command.reason)
@@ -207,13 +212,17 @@ export const make = (options: Options): Effect.Effect<Kindling["Type"], never, R
         if (taken) total.taken = wanted
       })
     })
+    const syncKills = Effect.suspend(() => kills.size === 0 ? Effect.void : Effect.asVoid(appClient.kill([...kills])))
     allocating.allocate = (command) => {
-      if (command._tag === "KillExecutors") return appClient.kill(command.executorIds)
+      if (command._tag === "KillExecutors") {
+        for (const id of command.executorIds) kills.add(id)
+        return syncKills
+      }
       total.wanted = command.total
       return syncTotal
     }
     if (options.driver.allocation !== undefined) {
-      yield* Effect.forkScoped(Effect.repeat(syncTotal, Schedule.spaced("1 second")))
+      yield* Effect.forkScoped(Effect.repeat(Effect.zipRight(syncTotal, syncKills), Schedule.spaced("1 second")))
     }
     // No executor more, and none asked again for dynamic allocation.
     const release = Effect.zipRight(Effect.sync(() => (total.wanted = undefined)), appClient.release)

@@ -75,15 +75,9 @@ export interface ComputingApps {
   readonly problems: () => ReadonlyArray<string>
 }
 
-/**
- * `count` apps, their programs drawn with the world's random numbers.
- *
- * @since 0.1.0
- * @category constructors
- */
 // Dynamic allocation for some apps, drawn apart from `random` so that the rest of a seed's run stays as it was: a
-// few executors at most, idle ones given back after 2–20 s, shuffle tracking on or off (off, executors holding
-// map outputs go too, and their outputs are computed again).
+// few executors at most, idle ones given back after 1–5 s (between the jobs of an app), shuffle tracking on or off
+// (off, executors holding map outputs go too, and their outputs are computed again).
 const allocationOf = (seed: number, app: number): ExecutorAllocation.Config | undefined => {
   let state = (Math.imul(seed, 2654435761) ^ Math.imul(app + 1, 2246822519)) >>> 0
   const next = () => {
@@ -100,13 +94,19 @@ const allocationOf = (seed: number, app: number): ExecutorAllocation.Config | un
     allocationRatio: 1,
     backlogTimeoutMillis: 1_000,
     sustainedBacklogTimeoutMillis: 1_000,
-    idleTimeoutMillis: 2_000 + Math.floor(next() * 18_000),
+    idleTimeoutMillis: 1_000 + Math.floor(next() * 4_000),
     cachedIdleTimeoutMillis: next() < 0.5 ? Infinity : 10_000,
     shuffleTracking: next() < 0.7,
     shuffleTrackingTimeoutMillis: Infinity
   }
 }
 
+/**
+ * `count` apps, their programs drawn with the world's random numbers.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make = (context: Context, count: number): ComputingApps => {
   const { disk, master, random, sim } = context
   const between = (min: number, max: number) => min + Math.floor(random() * (max - min + 1))
