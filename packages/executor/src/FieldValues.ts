@@ -286,7 +286,9 @@ export class RawNumber {
   constructor(readonly text: string) {}
 }
 
-const longNumber = /\d{16}/
+// A number of 16 significant digits or more, counted across its decimal point, may not survive a double
+// ("422275922214059.5437" does not): such text is parsed keeping its numbers' digits.
+const longNumber = /\d(?:\.?\d){15}/
 const numberToken = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y
 const stringToken = /"(?:[^"\\]|\\.)*"/y
 const space = /[ \t\r\n]*/y
