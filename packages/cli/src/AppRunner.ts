@@ -111,6 +111,7 @@ const runtimeFor = (
             port: 0,
             uiPort: 0,
             workDir: Path.join(workDir, `worker-${i}`),
+            decommissionOnSignal: false,
             onExit: (code, reason) => Effect.logError(`Worker ${i} stopped (${code}): ${reason}`)
           })
         }

@@ -232,6 +232,18 @@ const status = Command.make(
   )
 )
 
+// `kindling decommission WORKER...`: workers taken out of service, by id or host.
+const decommission = Command.make(
+  "decommission",
+  { ...driverOptions, workers: Args.text({ name: "worker-id-or-host" }).pipe(Args.atLeast(1)) },
+  (args) => exitCode(SubmitCommands.decommission({ ...args, conf: confList(args.conf) }))
+).pipe(
+  Command.withDescription(
+    "Decommission workers, by id (worker-…) or host: they take no new work, their executors finish their tasks " +
+      "and move their shuffle outputs and cached blocks to other executors, and each exits once empty"
+  )
+)
+
 const conformanceOptions = {
   target: Options.text("target").pipe(Options.withDescription("The node to check, as kindling://host:port")),
   role: Options.choice("role", ["master", "worker"]).pipe(Options.withDescription("What the node is")),
@@ -278,6 +290,7 @@ export const kindling = Command.make(
     submit,
     status,
     driverCommand("kill", "Kill a driver", SubmitCommands.kill),
+    decommission,
     history,
     conformance
   ])
@@ -290,6 +303,7 @@ const options = {
   submit: CommandLine.commandOptions(submitOptions),
   status: CommandLine.commandOptions(driverOptions),
   kill: CommandLine.commandOptions(driverOptions),
+  decommission: CommandLine.commandOptions(driverOptions),
   history: CommandLine.commandOptions(historyOptions),
   conformance: CommandLine.commandOptions(conformanceOptions)
 }

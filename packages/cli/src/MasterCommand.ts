@@ -120,6 +120,7 @@ export const start = (options: {
     yield* ui.serve(MasterUi.routes({
       master,
       killEnabled: conf.get(KernelConf.keys.uiKillEnabled),
+      decommissionAllowMode: conf.get(MasterConf.keys.uiDecommissionAllowMode),
       historyUrl: conf.get(MasterConf.keys.historyUiUrl)
     }))
     yield* Effect.logInfo(`Starting Kindling master at ${master.url} (recovery mode ${recoveryMode}), UI at ${ui.url}`)

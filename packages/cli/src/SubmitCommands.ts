@@ -510,6 +510,50 @@ export const masters = (args: Common): Effect.Effect<number, Settings.Failure> =
   })
 
 /**
+ * Decommissions workers, each named by its id (`worker-…`) or its host (every worker there): asks each master of
+ * the URL — the leader acts, a standby answers 0 — and prints, per master, how many it decommissioned. Exits 1
+ * when none was.
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const decommission = (
+  args: Common & { readonly workers: ReadonlyArray<string> }
+): Effect.Effect<number, Settings.Failure> =>
+  Effect.gen(function*() {
+    const conf = yield* loadConf(args, {})
+    const url = yield* requireMaster(conf)
+    if (isRestUrl(url)) {
+      return yield* new Settings.UsageError({
+        message: "Workers are decommissioned over RPC: give the masters' kindling:// URL"
+      })
+    }
+    const addresses = yield* Effect.mapError(MasterUrl.parse(url), usage)
+    const workerIds = args.workers.filter((name) => name.startsWith("worker-")).map((id) => Ids.WorkerId.make(id))
+    const hostnames = args.workers.filter((name) => !name.startsWith("worker-"))
+    const timeout = conf.get(ProtocolConf.keys.askTimeout)
+    const answers = yield* Effect.gen(function*() {
+      const rpc = yield* RpcEnv.RpcEnv
+      return yield* Effect.forEach(addresses, (address) => {
+        const master = Endpoints.ref(address, Endpoints.master)
+        return Effect.zipWith(
+          workerIds.length === 0
+            ? Effect.succeed(0)
+            : rpc.ask(master, new QueryMessages.DecommissionWorkers({ workerIds }), { timeout }),
+          hostnames.length === 0
+            ? Effect.succeed(0)
+            : rpc.ask(master, new QueryMessages.DecommissionWorkersOnHosts({ hostnames }), { timeout }),
+          (byId, byHost) => ({ master: address.url, decommissioned: byId + byHost })
+        ).pipe(Effect.catchAll((error) => Effect.succeed({ master: address.url, error: error.message })))
+      }, { concurrency: "unbounded" })
+    }).pipe(Effect.provide(yield* rpcNetwork(conf)))
+    yield* Console.log(JSON.stringify(answers, null, 2))
+    const total = answers.reduce((sum, answer) => sum + ("decommissioned" in answer ? answer.decommissioned : 0), 0)
+    if (total === 0) yield* Console.error(`No live worker matched ${args.workers.join(", ")}`)
+    return total > 0 ? 0 : 1
+  })
+
+/**
  * Asks the master to kill a driver.
  *
  * @since 0.1.0

@@ -19,6 +19,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
 import * as Os from "node:os"
 import * as Path from "node:path"
@@ -72,10 +73,21 @@ export const start = (options: {
   /** The UI's port, over the configuration's (0: any free one, as a local cluster's workers take). */
   readonly uiPort?: number
   readonly workDir: string
+  /**
+   * Whether the process's `kindling.worker.decommission.signal` decommissions this worker: a worker process's does,
+   * a local cluster's in-process workers leave the signal alone.
+   */
+  readonly decommissionOnSignal: boolean
   readonly onExit: (code: number, reason: string) => Effect.Effect<void>
 }): Effect.Effect<void, Settings.Failure, Scope.Scope> =>
   Effect.gen(function*() {
     const { conf, host, workDir } = options
+    const signal = `SIG${conf.get(WorkerConf.keys.decommissionSignal)}`
+    if (!(signal in Os.constants.signals)) {
+      return yield* new Settings.UsageError({
+        message: `kindling.worker.decommission.signal: ${signal} is not a signal of this system`
+      })
+    }
     const rpcOptions = yield* ProtocolConf.rpcOptions(conf)
     yield* Settings.checkRpcExposure(conf, "The worker", host, rpcOptions.secret)
     const rpc = RpcEnv.layer({ ...rpcOptions, host, port: options.port }).pipe(
@@ -115,10 +127,12 @@ export const start = (options: {
         executorStateSyncMaxAttempts: conf.get(WorkerConf.keys.executorStateSyncMaxAttempts),
         askTimeoutMillis: conf.get(ProtocolConf.keys.askTimeout),
         driverFencing: driverFencing(conf),
+        decommissionEnabled: conf.get(WorkerConf.keys.decommissionEnabled),
         validateState: conf.get(KernelConf.keys.validateState),
         onExit: options.onExit
       })
       yield* ui.serve(WorkerUi.routes(worker))
+      if (options.decommissionOnSignal) yield* onSignal(signal as NodeJS.Signals, worker.decommission)
     }).pipe(
       // Built in the caller's scope: the worker's network and runners live as long as it does.
       Effect.provide(
@@ -145,6 +159,17 @@ export const start = (options: {
           )
         )
       )
+    )
+  })
+
+// Runs the effect each time the process receives the signal, for as long as the scope is open.
+const onSignal = (signal: NodeJS.Signals, effect: Effect.Effect<void>) =>
+  Effect.gen(function*() {
+    const run = Runtime.runFork(yield* Effect.runtime<never>())
+    const handler = () => void run(effect)
+    yield* Effect.acquireRelease(
+      Effect.sync(() => process.on(signal, handler)),
+      () => Effect.sync(() => process.off(signal, handler))
     )
   })
 
@@ -182,8 +207,9 @@ export const run = (args: Args): Effect.Effect<number, Settings.Failure> =>
           Os.hostname()),
         port: args.port,
         workDir: Path.resolve(Option.getOrElse(args.workDir, () => Path.join(NodeLoader.home(), "work"))),
+        decommissionOnSignal: true,
         onExit: (exit, reason) =>
-          Effect.logError(`Worker exiting with code ${exit}: ${reason}`).pipe(
+          (exit === 0 ? Effect.logInfo : Effect.logError)(`Worker exiting with code ${exit}: ${reason}`).pipe(
             Effect.zipRight(Effect.sync(() => {
               code = exit
             })),

@@ -67,6 +67,11 @@ export type AppClientCommand =
   | { readonly _tag: "ExecutorGranted"; readonly executorId: number; readonly hostPort: string; readonly cores: number }
   /** `started` is false for an executor whose process never ran: its launch failed. */
   | { readonly _tag: "ExecutorGone"; readonly executorId: number; readonly reason: string; readonly started: boolean }
+  /**
+   * The executor's worker is being decommissioned: the master counts it no more (it may grant a replacement), the
+   * driver drains it.
+   */
+  | { readonly _tag: "ExecutorDecommissioned"; readonly executorId: number; readonly reason: string }
   /** The app cannot go on: the master removed it, or no master answered. */
   | { readonly _tag: "AppDead"; readonly reason: string }
   /** Another master leads now; it knows the app from its store (requests since it was stored, it may not). */
@@ -157,6 +162,13 @@ const handlers: Core.Handlers<Inbound, Step> = {
     if (message.state === "RUNNING" && step.state.executors.has(message.id)) step.state.started.add(message.id)
     if (States.isExecutorFinished(message.state)) {
       executorGone(step, message.id, `Executor ${message.state}${text}`)
+    } else if (message.state === "DECOMMISSIONED" && step.state.executors.delete(message.id)) {
+      step.state.started.delete(message.id)
+      step.commands.push({
+        _tag: "ExecutorDecommissioned",
+        executorId: message.id,
+        reason: `Executor decommission${text}`
+      })
     }
   },
   WorkerRemoved: (step, message) => {

@@ -196,6 +196,9 @@ export const make = (options: Options): Effect.Effect<Kindling["Type"], never, R
             granted.delete(command.executorId)
             kills.delete(String(command.executorId))
             return driver.executorRemoved(String(command.executorId), command.reason, command.started)
+          case "ExecutorDecommissioned":
+            granted.delete(command.executorId)
+            return driver.executorDecommissioned(String(command.executorId), command.reason)
           case "AppDead":
             return driver.abort(command.reason)
           case "MasterChanged":

@@ -78,6 +78,14 @@ export type Input =
     /** The task scheduler gave up on an attempt of the stage (a task failed too often). */
     | { readonly _tag: "StageAborted"; readonly stageId: number; readonly reason: string }
     | { readonly _tag: "ExecutorLost"; readonly executorId: string }
+    /** A decommissioning executor's map output was copied to another, which serves it from now on. */
+    | {
+      readonly _tag: "MapOutputMoved"
+      readonly shuffleId: number
+      readonly mapIndex: number
+      readonly from: string
+      readonly to: string
+    }
     | { readonly _tag: "ResubmitFailedStages" }
   )
   & { readonly now: number }
@@ -181,11 +189,36 @@ export const step = (state: State, input: Input): Array<Command> => {
     case "ExecutorLost":
       executorLost(state, input.executorId, undefined, out)
       break
+    case "MapOutputMoved": {
+      // Moved only if it is still the output copied: one lost, or computed again, since is left as it is.
+      const outputs = state.shuffles.get(input.shuffleId)?.outputs
+      const output = outputs?.[input.mapIndex]
+      if (output?.executorId === input.from) outputs![input.mapIndex] = { ...output, executorId: input.to }
+      break
+    }
     case "ResubmitFailedStages":
       resubmitFailedStages(state, out)
       break
   }
   return out
+}
+
+/**
+ * The map outputs registered on an executor.
+ *
+ * @since 0.1.0
+ */
+export const outputsOn = (
+  state: State,
+  executorId: string
+): Array<{ readonly shuffleId: number; readonly mapIndex: number }> => {
+  const found: Array<{ readonly shuffleId: number; readonly mapIndex: number }> = []
+  for (const [shuffleId, shuffle] of state.shuffles) {
+    shuffle.outputs.forEach((output, mapIndex) => {
+      if (output?.executorId === executorId) found.push({ shuffleId, mapIndex })
+    })
+  }
+  return found
 }
 
 /**

@@ -56,6 +56,8 @@ export interface Driver extends AppContext.AppDriver {
    * process never ran (its launch failed).
    */
   readonly executorRemoved: (executorId: string, reason: string, started: boolean) => Effect.Effect<void>
+  /** The cluster manager decommissions the executor (its worker is going away): it drains, then migrates. */
+  readonly executorDecommissioned: (executorId: string, reason: string) => Effect.Effect<void>
   /**
    * Stops the driver as a defect of its own core would: another part of it (its app client) met one, and the app
    * cannot go on.
@@ -295,6 +297,10 @@ export const make = (
       executorRemoved: (executorId, reason, started) =>
         Effect.sync(() =>
           shell.feed({ _tag: "ExecutorRemoved", executorId: Ids.ExecutorId.make(executorId), reason, started })
+        ),
+      executorDecommissioned: (executorId, reason) =>
+        Effect.sync(() =>
+          shell.feed({ _tag: "ExecutorDecommissioned", executorId: Ids.ExecutorId.make(executorId), reason })
         ),
       halt: shell.halt,
       fatalError: Effect.sync(() => fatal)

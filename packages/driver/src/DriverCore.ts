@@ -34,6 +34,7 @@ import type * as DriverInputs from "./DriverInputs.js"
 import type * as ExecutorAllocation from "./ExecutorAllocation.js"
 import * as Allocation from "./internal/allocation.js"
 import { sendLaunches, settle } from "./internal/decisions.js"
+import * as Decommissions from "./internal/decommissions.js"
 import type * as internal from "./internal/driverState.js"
 import type { Step } from "./internal/driverState.js"
 import { dag, schedule } from "./internal/driverState.js"
@@ -73,6 +74,8 @@ export interface Config {
   readonly properties: ReadonlyArray<readonly [string, string]>
   /** Dynamic allocation (`kindling.dynamicAllocation.*`), when it is on. */
   readonly allocation?: ExecutorAllocation.Config | undefined
+  /** What decommissioning does (`Decommissions.defaults` unless given). */
+  readonly decommission?: Decommissions.Config | undefined
 }
 
 /**
@@ -138,6 +141,7 @@ export const make = (config: Config): State => ({
   jobs: new Map(),
   blocks: new Map(),
   allocation: config.allocation === undefined ? undefined : Allocation.make(config.allocation),
+  decommissions: new Map(),
   stopping: false,
   aborted: undefined
 })
@@ -166,7 +170,12 @@ const handlers: Core.Handlers<Inbound, Step> = {
   RegisterExecutor: registerExecutor,
   LaunchedExecutor: launchedExecutor,
   StatusUpdates: statusUpdates,
-  ExecutorDecommissioning: (step, _message, ask) => Core.reply(step, ask, Exit.succeed(true)),
+  ExecutorDecommissioning: (step, message, ask) => {
+    Decommissions.decommission(step, message.executorId, "the executor asked to be decommissioned")
+    Core.reply(step, ask, Exit.succeed(step.state.executors.has(message.executorId)))
+  },
+  ReadyToMigrate: Decommissions.readyToMigrate,
+  BlocksMigrated: Decommissions.blocksMigrated,
   UpdateBlockInfo: updateBlockInfo,
   GetMapOutputStatuses: mapOutputStatuses,
   ShufflePushCompletion: () => {},
@@ -204,6 +213,8 @@ const handle = Core.inputs<Inbound, Local, Step>({
       const every = Allocation.intervalMillis
       Core.startTimer(step, "allocation", { _tag: "CheckAllocation" }, every, every)
     }
+    const every = Decommissions.intervalMillis
+    Core.startTimer(step, "decommissions", { _tag: "CheckDecommissions" }, every, every)
     if (state.config.scheduler.speculation.enabled) {
       const every = state.config.speculationIntervalMillis
       Core.startTimer(step, "speculation", { _tag: "CheckSpeculation" }, every, every)
@@ -218,6 +229,8 @@ const handle = Core.inputs<Inbound, Local, Step>({
   Unpersist: unpersist,
   CancelJob: (step, input) => cancelJob(step, input.jobId, input.reason),
   ExecutorRemoved: executorRemoved,
+  ExecutorDecommissioned: (step, input) => Decommissions.decommission(step, input.executorId, input.reason),
+  CheckDecommissions: Decommissions.check,
   ReviveOffers: (step) => {
     schedule(step, { _tag: "ReviveOffers", now: step.now })
   },

@@ -73,6 +73,27 @@ export const ExecutorRemoved = Schema.TaggedStruct("ExecutorRemoved", {
  * @since 0.1.0
  * @category schemas
  */
+export const ExecutorDecommissioned = Schema.TaggedStruct("ExecutorDecommissioned", {
+  executorId: Ids.ExecutorId,
+  reason: Schema.String
+}).annotations({
+  description: "An executor's worker is being decommissioned, as its cluster manager tells: it is offered no more " +
+    "tasks, and once they are over its blocks are migrated to peers"
+})
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export const CheckDecommissions = Schema.TaggedStruct("CheckDecommissions", {}).annotations({
+  description: "Every second: a decommissioning executor waiting for a peer takes one, or gives its blocks up past " +
+    "its wait; one past `kindling.executor.decommission.forceKillTimeout` is stopped"
+})
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
 export const ReviveOffers = Schema.TaggedStruct("ReviveOffers", {}).annotations({
   description: "Every `kindling.scheduler.revive.interval`: free executor cores are offered to waiting tasks"
 })
@@ -138,6 +159,8 @@ export const Local = Schema.Union(
   Unpersist,
   CancelJob,
   ExecutorRemoved,
+  ExecutorDecommissioned,
+  CheckDecommissions,
   ReviveOffers,
   CheckSpeculation,
   CheckAllocation,

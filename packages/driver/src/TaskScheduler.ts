@@ -18,7 +18,7 @@ import * as attemptEnds from "./internal/attemptEnds.js"
 import { executorLost, statusUpdate } from "./internal/attemptEnds.js"
 import * as offers from "./internal/offers.js"
 import { offer } from "./internal/offers.js"
-import { checkSpeculation } from "./internal/speculation.js"
+import { checkSpeculation, copyOffDecommissioned } from "./internal/speculation.js"
 import type * as internal from "./internal/taskSets.js"
 import { becomeZombie, cancel, submit } from "./internal/taskSets.js"
 import * as validation from "./internal/validation.js"
@@ -96,6 +96,11 @@ export type Input =
     | { readonly _tag: "StopTaskSet"; readonly taskSet: string }
     | { readonly _tag: "ExecutorAdded"; readonly executorId: string; readonly host: string; readonly cores: number }
     | { readonly _tag: "ExecutorLost"; readonly executorId: string; readonly reason: string }
+    /**
+     * The executor is being decommissioned: it is offered nothing more, its running attempts go on, and those
+     * still running at `killAt` (if given) get a copy on another executor.
+     */
+    | { readonly _tag: "ExecutorDecommissioned"; readonly executorId: string; readonly killAt: number | undefined }
     | {
       readonly _tag: "StatusUpdate"
       readonly taskId: number
@@ -200,6 +205,11 @@ export const step = (state: State, input: Input): Array<Command> => {
     case "ExecutorLost":
       executorLost(state, input.executorId, input.reason, out)
       break
+    case "ExecutorDecommissioned": {
+      const executor = state.executors.get(input.executorId)
+      if (executor !== undefined) executor.decommissioned = { killAt: input.killAt }
+      break
+    }
     case "StatusUpdate":
       statusUpdate(state, input, out)
       break
@@ -209,6 +219,7 @@ export const step = (state: State, input: Input): Array<Command> => {
       checkSpeculation(state, input.now)
       break
   }
+  copyOffDecommissioned(state, input.now)
   // Every event may free cores or bring work: offer after each, as Spark revives offers on events.
   offer(state, input.now, out)
   return out

@@ -68,6 +68,14 @@ class World {
   readonly removing = new Set<number>()
   /** What the core logged. */
   readonly logs: Array<string> = []
+  /** Executors being decommissioned: offered nothing from then on. */
+  readonly decommissioning = new Set<number>()
+  /** Executors told to decommission (`DecommissionExecutor`), those that offered their blocks, and those stopped. */
+  readonly draining = new Set<number>()
+  readonly offered = new Set<number>()
+  readonly stopped = new Set<number>()
+  /** Copies the driver asked for and not answered yet: the peer, and what it copies. */
+  readonly copies: Array<{ readonly peer: number; readonly message: ClusterMessages.MigrateBlocks }> = []
 
   apply(input: Parameters<typeof DriverCore.step>[1]) {
     const endedBefore = new Set(this.ended.keys())
@@ -87,6 +95,7 @@ class World {
       if (command._tag === "Send" && command.message instanceof ClusterMessages.LaunchTasks) {
         const n = Number(command.to.address.host.split("-")[1])
         assert.isFalse(this.removing.has(n), `a task launched on executor ${n}, which dynamic allocation gave back`)
+        assert.isFalse(this.decommissioning.has(n), `a task launched on executor ${n}, which is decommissioning`)
         assert.strictEqual(command.message.executorId, String(n), "launches sent to another executor")
         assert.isAbove(command.message.tasks.length, 0, "an empty launch")
         for (const launch of command.message.tasks) {
@@ -103,6 +112,28 @@ class World {
       if (command._tag === "JobSucceeded" || command._tag === "JobFailed") {
         assert.isFalse(this.ended.has(command.jobId), `job ${command.jobId} ended twice`)
         this.ended.set(command.jobId, command._tag)
+      }
+    }
+    for (const command of commands) {
+      if (command._tag !== "Send") continue
+      const n = Number(command.to.address.host.split("-")[1])
+      if (command.message instanceof ClusterMessages.DecommissionExecutor) this.draining.add(n)
+      if (command.message instanceof ClusterMessages.MigrateBlocks) {
+        const from = Number(command.message.from)
+        assert.isTrue(this.decommissioning.has(from), `blocks of executor ${from} moved, which is not decommissioning`)
+        assert.isFalse(this.decommissioning.has(n), `blocks moved to executor ${n}, which is decommissioning`)
+        this.copies.push({ peer: n, message: command.message })
+      }
+      if (command.message instanceof ClusterMessages.StopExecutor && this.decommissioning.has(n)) {
+        // Stopped only once every peer copying from it has answered or is gone (or its waits are over).
+        const copying = this.copies.filter((copy) =>
+          Number(copy.message.from) === n && this.state.executors.has(Ids.ExecutorId.make(String(copy.peer)))
+        )
+        assert.isTrue(
+          copying.length === 0 || this.logs.some((line) => line.includes("forceKillTimeout")),
+          `executor ${n} stopped while ${copying.length} peer(s) copy from it`
+        )
+        this.stopped.add(n)
       }
     }
     for (const command of commands) {
@@ -175,8 +206,60 @@ class World {
     }
   }
 
+  /** Its worker is being decommissioned, as the cluster manager tells the driver. */
+  decommission(n: number) {
+    const executorId = Ids.ExecutorId.make(String(n))
+    if (!this.state.executors.get(executorId)?.launched || this.state.stopping) return
+    this.decommissioning.add(n)
+    this.apply({ _tag: "ExecutorDecommissioned", executorId, reason: "worker decommissioned", now: this.now })
+  }
+
+  /** A draining executor with nothing left running offers its blocks: every shuffle, and no cached block. */
+  offer(n: number) {
+    if (!this.draining.has(n) || this.offered.has(n) || [...this.running.values()].includes(n)) return
+    this.offered.add(n)
+    this.receive(
+      n,
+      new ClusterMessages.ReadyToMigrate({
+        executorId: Ids.ExecutorId.make(String(n)),
+        token: `migration-${n}`,
+        shuffles: [...this.state.dag.shuffles.keys()].map((shuffleId) => ({ shuffleId, token: `t${shuffleId}` })),
+        blocks: []
+      })
+    )
+  }
+
+  /** A peer answers a copy: everything copied, or (`failed`) nothing. */
+  copied(i: number, failed: boolean) {
+    const [copy] = this.copies.splice(i % Math.max(1, this.copies.length), 1)
+    if (copy === undefined || !this.state.executors.has(Ids.ExecutorId.make(String(copy.peer)))) return
+    const before = new Map(copy.message.mapOutputs.map((o) => [`${o.shuffleId}/${o.mapIndex}`, this.outputAt(o)]))
+    this.receive(
+      copy.peer,
+      new ClusterMessages.BlocksMigrated({
+        executorId: Ids.ExecutorId.make(String(copy.peer)),
+        from: copy.message.from,
+        mapOutputs: failed ? [] : copy.message.mapOutputs.map(({ mapIndex, shuffleId }) => ({ shuffleId, mapIndex })),
+        blocks: [],
+        failures: failed ? ["disk full"] : []
+      })
+    )
+    // A copied output still registered where it was copied from is served by the peer from now on.
+    for (const output of failed ? [] : copy.message.mapOutputs) {
+      const was = before.get(`${output.shuffleId}/${output.mapIndex}`)
+      if (was === copy.message.from) assert.strictEqual(this.outputAt(output), String(copy.peer))
+    }
+  }
+
+  outputAt(output: { readonly shuffleId: number; readonly mapIndex: number }) {
+    return this.state.dag.shuffles.get(output.shuffleId)?.outputs[output.mapIndex]?.executorId
+  }
+
   register(n: number, cores: number) {
     if (!this.state.executors.has(Ids.ExecutorId.make(String(n)))) this.removing.delete(n)
+    if (!this.state.executors.has(Ids.ExecutorId.make(String(n)))) {
+      for (const set of [this.decommissioning, this.draining, this.offered, this.stopped]) set.delete(n)
+    }
     const accepted = this.connections.get(n)
     this.connections.set(n, 100 + n + this.nextAsk)
     const executorId = Ids.ExecutorId.make(String(n))
@@ -299,6 +382,7 @@ const shuffles = fc.integer({ min: 0, max: 4 }).chain((count) =>
     }))
   }))
 )
+const alive = (world: World, n: number) => world.state.executors.has(Ids.ExecutorId.make(String(n)))
 const some = (world: World, n: number) => [...world.running.keys()][n % Math.max(1, world.running.size)]
 
 const operation: fc.Arbitrary<Op> = fc.oneof(
@@ -359,6 +443,14 @@ const operation: fc.Arbitrary<Op> = fc.oneof(
     for (const [taskId, on] of world.running) if (on === n) world.running.delete(taskId)
     world.apply({ _tag: "Disconnected", peer: executorAddress(n), connection, now: world.now })
   }),
+  fc.integer({ min: 0, max: 3 }).map((n): Op => (world) => world.decommission(n)),
+  {
+    weight: 2,
+    arbitrary: fc.tuple(fc.integer({ min: 0, max: 3 }), fc.nat(), fc.boolean()).map(([n, i, failed]): Op => (world) => {
+      world.offer(n)
+      world.copied(i, failed)
+    })
+  },
   fc.nat().map((n): Op => (world) => {
     if (world.nextJob > 0) {
       world.apply({ _tag: "CancelJob", jobId: n % world.nextJob, reason: "cancelled", now: world.now })
@@ -371,6 +463,7 @@ const operation: fc.Arbitrary<Op> = fc.oneof(
     world.apply({ _tag: "CheckSpeculation", now: world.now })
     world.apply({ _tag: "CheckExecutorTimeouts", now: world.now })
     world.apply({ _tag: "CheckAllocation", now: world.now })
+    world.apply({ _tag: "CheckDecommissions", now: world.now })
     // A fetch failure's delay is over, whatever still runs.
     world.apply({ _tag: "ResubmitFailedStages", now: world.now })
   })
@@ -399,7 +492,16 @@ describe("DriverCore", () => {
     (_, modelConfig) => {
       fc.assert(
         fc.property(fc.array(operation, { maxLength: 60, size: "max" }), (ops) => {
-          const world = new World(modelConfig)
+          const world = new World({
+            ...modelConfig,
+            decommission: {
+              killIntervalMillis: 5000,
+              forceKillTimeoutMillis: 60_000,
+              migrateShuffles: true,
+              migrateBlocks: true,
+              peerWaitMillis: 10_000
+            }
+          })
           world.apply({ _tag: "Start", now: 0 })
           for (const op of ops) op(world)
           // Then an executor that stays, and every task finishes (a fetch failure's stages run again after their
@@ -411,6 +513,18 @@ describe("DriverCore", () => {
             assert.isBelow(rounds, 10_000, `jobs ${unended().join(", ")} never ended:\n${world.trace.join("\n")}`)
             if (world.running.size > 0) world.finish([...world.running.keys()][0]!, "FINISHED")
             else world.apply({ _tag: "ResubmitFailedStages", now: (world.now += 1000) })
+          }
+          // And every executor being decommissioned is stopped once its tasks are over and its copies answered,
+          // or its wait for a peer is over.
+          for (
+            let rounds = 0;
+            [...world.decommissioning].some((n) => alive(world, n) && !world.stopped.has(n));
+            rounds++
+          ) {
+            assert.isBelow(rounds, 100, `a decommissioning executor never stopped:\n${world.trace.join("\n")}`)
+            for (const n of world.decommissioning) world.offer(n)
+            world.copied(0, false)
+            world.apply({ _tag: "CheckDecommissions", now: (world.now += 1000) })
           }
         }),
         { numRuns: 1000 }
@@ -545,5 +659,103 @@ describe("DriverCore with dynamic allocation", () => {
     assert.isFalse(world.state.executors.has(Ids.ExecutorId.make("1")))
     assert.include(world.logs, "Executor 1 on exec-1 removed by dynamic allocation")
     assert.isFalse(world.logs.some((line) => line.startsWith("Lost executor 1")))
+  })
+})
+
+describe("DriverCore, decommissioning", () => {
+  const decommissioning: DriverCore.Config = {
+    ...config,
+    maxResultSize: 0,
+    scheduler: { ...config.scheduler, speculation: { ...config.scheduler.speculation, enabled: false } },
+    decommission: {
+      killIntervalMillis: 5000,
+      forceKillTimeoutMillis: undefined,
+      migrateShuffles: true,
+      migrateBlocks: true,
+      peerWaitMillis: 10_000
+    }
+  }
+  const sentTo = (commands: ReadonlyArray<DriverCore.Command>, message: string) =>
+    commands.flatMap((command) =>
+      command._tag === "Send" && command.message._tag === message ? [command.to.address.host] : []
+    )
+
+  it("a task still running past the kill interval gets a copy elsewhere, speculation off; the copy's win kills it", () => {
+    const world = new World(decommissioning)
+    world.apply({ _tag: "Start", now: 0 })
+    world.register(0, 1)
+    world.submit(1, [], [])
+    world.register(1, 1)
+    const [task] = [...world.running.keys()]
+    assert.strictEqual(world.running.get(task!), 0)
+    world.decommission(0)
+    assert.deepStrictEqual(world.draining, new Set([0]))
+    world.now = 4000
+    assert.deepStrictEqual(sentTo(world.apply({ _tag: "ReviveOffers", now: 4000 }), "LaunchTasks"), [])
+    world.now = 5000
+    assert.deepStrictEqual(sentTo(world.apply({ _tag: "ReviveOffers", now: 5000 }), "LaunchTasks"), ["exec-1"])
+    const copy = [...world.running].find(([, on]) => on === 1)![0]
+    world.finish(copy, "FINISHED")
+    assert.strictEqual(world.ended.get(0), "JobSucceeded")
+    assert.isTrue(world.killed.has(task!))
+  })
+
+  it("a drained executor's map outputs are copied to a peer, which serves them from then on; then it is stopped", () => {
+    const world = new World(decommissioning)
+    world.apply({ _tag: "Start", now: 0 })
+    world.register(0, 2)
+    world.submit(1, [0], [{ id: 0, maps: 2 }])
+    while (world.running.size > 0) world.finish([...world.running.keys()][0]!, "FINISHED")
+    assert.strictEqual(world.ended.get(0), "JobSucceeded")
+    world.register(1, 1)
+    world.decommission(0)
+    world.offer(0)
+    assert.strictEqual(world.copies.length, 1)
+    assert.strictEqual(world.copies[0]!.peer, 1)
+    assert.deepStrictEqual(world.copies[0]!.message.mapOutputs.map((o) => [o.mapIndex, o.token]), [[0, "t0"], [
+      1,
+      "t0"
+    ]])
+    // Asked now, the map outputs are still where they were computed.
+    const ask = (reduceId: number) =>
+      world.apply({
+        _tag: "Receive",
+        message: new ClusterMessages.GetMapOutputStatuses({ shuffleId: 0, reduceId }),
+        ask: { id: world.nextAsk++, request: new ClusterMessages.GetMapOutputStatuses({ shuffleId: 0, reduceId }) },
+        sender: executorAddress(1),
+        peer: executorAddress(1),
+        connection: 0,
+        now: world.now
+      } as never).flatMap((command) =>
+        command._tag === "Reply" && Exit.isSuccess(command.exit)
+          ? (command.exit.value as ClusterMessages.MapOutputStatuses).locations.map((l) => l.executorId)
+          : []
+      )
+    assert.deepStrictEqual(ask(0), ["0", "0"])
+    world.copied(0, false)
+    assert.deepStrictEqual(ask(0), ["1", "1"])
+    assert.isTrue(world.stopped.has(0))
+    assert.include(world.logs, "Stopping decommissioned executor 0: 2 map output(s) and 0 cached block(s) migrated")
+    // Its going is no loss: the outputs it held are served by the peer, and the job needs nothing again.
+    world.apply({ _tag: "Disconnected", peer: executorAddress(0), connection: world.connections.get(0)!, now: 1 })
+    assert.deepStrictEqual(ask(1), ["1", "1"])
+    assert.isFalse(world.logs.some((line) => line.startsWith("Lost executor")))
+  })
+
+  it("with no peer, a drained executor waits for one, then gives its outputs up and is stopped", () => {
+    const world = new World(decommissioning)
+    world.apply({ _tag: "Start", now: 0 })
+    world.register(0, 1)
+    world.submit(1, [0], [{ id: 0, maps: 1 }])
+    while (world.running.size > 0) world.finish([...world.running.keys()][0]!, "FINISHED")
+    world.decommission(0)
+    world.offer(0)
+    assert.include(world.logs, "No executor to migrate the blocks of executor 0 to; waiting for one")
+    world.now = 9000
+    world.apply({ _tag: "CheckDecommissions", now: 9000 })
+    assert.isFalse(world.stopped.has(0))
+    world.now = 10_000
+    world.apply({ _tag: "CheckDecommissions", now: 10_000 })
+    assert.isTrue(world.stopped.has(0))
   })
 })

@@ -54,18 +54,26 @@ export const blockId = (datasetId: number, partition: number): string => `rdd_${
  * @category models
  */
 export class BlockStore {
-  private readonly memory = new Map<string, Uint8Array>()
-  private readonly disk = new Map<string, { readonly path: string; readonly size: number }>()
+  private readonly memory = new Map<string, { readonly bytes: Uint8Array; readonly level: StorageLevel }>()
+  private readonly disk = new Map<
+    string,
+    { readonly path: string; readonly size: number; readonly level: StorageLevel }
+  >()
   private memoryUsed = 0
 
   constructor(private readonly files: Files, private readonly localDir: string, readonly memoryBudget: number) {}
 
   /** Where the block's frames are, if it is held. */
   get(id: string): Segment | undefined {
-    const bytes = this.memory.get(id)
-    if (bytes !== undefined) return { _tag: "Bytes", bytes }
+    const held = this.memory.get(id)
+    if (held !== undefined) return { _tag: "Bytes", bytes: held.bytes }
     const file = this.disk.get(id)
     return file === undefined ? undefined : { _tag: "File", path: file.path, offset: 0, length: file.size }
+  }
+
+  /** Every block held, with its level. */
+  held(): Array<{ readonly blockId: string; readonly level: StorageLevel }> {
+    return [...this.memory, ...this.disk].map(([blockId, { level }]) => ({ blockId, level }))
   }
 
   /** Keeps the block as its level allows; undefined when it was not kept (a disk that refuses it included). */
@@ -73,7 +81,7 @@ export class BlockStore {
     if (this.memory.has(block.blockId) || this.disk.has(block.blockId)) return undefined
     const size = block.bytes.length
     if (block.level !== "DISK_ONLY" && this.memoryUsed + size <= this.memoryBudget) {
-      this.memory.set(block.blockId, block.bytes)
+      this.memory.set(block.blockId, { bytes: block.bytes, level: block.level })
       this.memoryUsed += size
       return { blockId: block.blockId, level: block.level, memSize: size, diskSize: 0 }
     }
@@ -86,7 +94,7 @@ export class BlockStore {
       this.files.remove(path)
       return undefined
     }
-    this.disk.set(block.blockId, { path, size })
+    this.disk.set(block.blockId, { path, size, level: block.level })
     return { blockId: block.blockId, level: block.level, memSize: 0, diskSize: size }
   }
 
@@ -96,7 +104,7 @@ export class BlockStore {
    */
   removeDataset(datasetId: number): void {
     const prefix = `rdd_${datasetId}_`
-    for (const [id, bytes] of this.memory) {
+    for (const [id, { bytes }] of this.memory) {
       if (!id.startsWith(prefix)) continue
       this.memory.delete(id)
       this.memoryUsed -= bytes.length

@@ -25,6 +25,7 @@ import type * as Evaluation from "./Evaluation.js"
 import { blocksRead, shufflesRead } from "./Evaluation.js"
 import * as ExecutorCore from "./ExecutorCore.js"
 import type * as ExecutorInputs from "./ExecutorInputs.js"
+import * as Migration from "./Migration.js"
 import * as NodeDisk from "./NodeDisk.js"
 import * as ShuffleService from "./ShuffleService.js"
 import type * as TaskContext from "./TaskContext.js"
@@ -198,6 +199,8 @@ export const make = (
       ...(options.maxInMemoryBlock === undefined ? {} : { maxInMemoryBlock: options.maxInMemoryBlock })
     })
 
+    const migration = yield* Migration.make({ disk, localDir, blocks, shuffles })
+
     // Large results wait here for the driver, which reads each once; a result read to its end is forgotten.
     const results = new Map<string, Uint8Array>()
     yield* rpc.data.serve(resultPrefix, (blockId) =>
@@ -245,7 +248,7 @@ export const make = (
         // Not a task: the thread says so, as the task's failure.
         return { _tag: "Ready", inputs: { localDir, spillThreshold, shuffleInputs: [], cached: [] } }
       }
-      if (task.result._tag === "ShuffleWrite") shuffles.mapTaskStarting(task.result.shuffle)
+      if (task.result._tag === "ShuffleWrite") shuffles.serve(task.result.shuffle)
       const cached = blocksRead(task.plan).flatMap((id) => {
         const segment = blocks.get(id)
         return segment === undefined ? [] : [[id, segment] as const]
@@ -394,6 +397,22 @@ export const make = (
           // The blocks are dropped whatever becomes of their files: one that cannot be removed is logged, not a
           // defect that would stop the executor.
           return DiskOperations.removing(localDir, () => blocks.removeDataset(command.rddId))
+        case "OfferMigration":
+          // Not sent, the driver is out of reach: this executor stops when its connection to the driver closes.
+          return rpc.send(
+            driver,
+            new ClusterMessages.ReadyToMigrate({ executorId: options.executorId, ...migration.offer() })
+          ).pipe(Effect.catchAll((error) => Effect.logWarning(`Cannot offer blocks for migration: ${error.message}`)))
+        case "Migrate":
+          return Effect.sync(() =>
+            host.fork(
+              migration.copy(command.message).pipe(
+                Effect.flatMap((copied) =>
+                  Effect.sync(() => host.feed({ _tag: "Migrated", from: command.message.from, ...copied }))
+                )
+              )
+            )
+          )
         case "Heartbeat":
           return Effect.sync(() =>
             host.fork(

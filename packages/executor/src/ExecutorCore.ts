@@ -3,7 +3,8 @@
  * the driver launches — up to its cores at once — and reports their ends, those of one turn of the event loop in
  * one message; it kills tasks when asked, beats its heart with the running tasks (the driver's only news of a
  * task between its launch and its end: no `RUNNING` update is sent), and stops when told to or when its driver
- * goes away.
+ * goes away. Decommissioned, it takes no new work: once its tasks are over it offers its blocks for migration and
+ * serves them until the driver, having had them copied to peers, stops it.
  *
  * @since 0.1.0
  */
@@ -35,6 +36,8 @@ export interface State {
   readonly config: Config
   registered: boolean
   stopping: boolean
+  /** Told to decommission; `offered` once its tasks were over and its blocks offered for migration. */
+  decommission: "no" | "draining" | "offered"
   /** Running tasks, with the time they started. */
   readonly running: Map<number, number>
   /**
@@ -74,6 +77,10 @@ export type ExecutorCommand =
   | { readonly _tag: "RemoveRdd"; readonly rddId: number }
   /** Fail the fetches from a lost executor, now and later. */
   | { readonly _tag: "ForgetPeer"; readonly address: RpcAddress.RpcAddress; readonly executorId: string }
+  /** Serve this executor's blocks for migration, and tell the driver what they are (`ReadyToMigrate`). */
+  | { readonly _tag: "OfferMigration" }
+  /** Copy blocks from a decommissioning executor, and feed back `Migrated`. */
+  | { readonly _tag: "Migrate"; readonly message: ClusterMessages.MigrateBlocks }
   /** Ask the driver; a failed heartbeat comes back as `HeartbeatFailed`. */
   | { readonly _tag: "Heartbeat"; readonly message: ClusterMessages.ExecutorHeartbeat }
 
@@ -94,6 +101,7 @@ export const make = (config: Config): State => ({
   config,
   registered: false,
   stopping: false,
+  decommission: "no",
   running: new Map(),
   highestTaskId: -1
 })
@@ -108,6 +116,30 @@ const stop = (step: Step, code: number, reason: string) => {
   state.stopping = true
   for (const taskId of state.running.keys()) step.commands.push({ _tag: "KillTask", taskId })
   Core.exit(step, code, reason)
+}
+
+// A decommissioning executor whose last task is over offers its blocks, once.
+const offerWhenDrained = (step: Step) => {
+  const { state } = step
+  if (state.decommission !== "draining" || state.running.size > 0 || state.stopping) return
+  state.decommission = "offered"
+  Core.log(step, "Info", "Decommissioning: no task runs here any more; offering this executor's blocks to peers")
+  step.commands.push({ _tag: "OfferMigration" })
+}
+
+const tellStored = (step: Step, block: Schema.Schema.Type<typeof ExecutorInputs.Migrated>["stored"][number]) => {
+  const { config } = step.state
+  Core.send(
+    step,
+    config.driver,
+    new ClusterMessages.UpdateBlockInfo({
+      executorId: config.executorId,
+      blockId: block.blockId,
+      storageLevel: block.level,
+      memSize: block.memSize,
+      diskSize: block.diskSize
+    }, trusted)
+  )
 }
 
 const handlers: Core.Handlers<Inbound, Step> = {
@@ -139,8 +171,26 @@ const handlers: Core.Handlers<Inbound, Step> = {
     Core.log(step, "Info", `Executor is trying to kill TID ${message.taskId}, reason: ${message.reason}`)
     step.commands.push({ _tag: "KillTask", taskId: message.taskId })
   },
-  StopExecutor: (step) => stop(step, 0, "Driver commanded a shutdown"),
-  DecommissionExecutor: (step) => stop(step, 0, "Decommissioned"),
+  StopExecutor: (step) =>
+    stop(step, 0, step.state.decommission === "no" ? "Driver commanded a shutdown" : "Decommissioned"),
+  DecommissionExecutor: (step) => {
+    const { state } = step
+    if (state.stopping || state.decommission !== "no") return
+    // The driver offers it no task from now on; the ones it runs (and any launched before this message) finish.
+    Core.log(step, "Info", `Decommissioning: ${state.running.size} running task(s) finish, no new ones are taken`)
+    state.decommission = "draining"
+    offerWhenDrained(step)
+  },
+  MigrateBlocks: (step, message) => {
+    if (step.state.stopping) return
+    Core.log(
+      step,
+      "Info",
+      `Copying ${message.mapOutputs.length} map output(s) and ${message.blocks.length} cached block(s) from ` +
+        `decommissioning executor ${message.from}`
+    )
+    step.commands.push({ _tag: "Migrate", message })
+  },
   UpdateDelegationTokens: () => {},
   RemoveRdd: (step, message) => step.commands.push({ _tag: "RemoveRdd", rddId: message.rddId }),
   PeerLost: (step, message) => {
@@ -199,19 +249,7 @@ const handle = Core.inputs<Inbound, Local, Step>({
     for (const end of input.ends) {
       if (!step.state.running.delete(end.taskId)) continue
       // The driver learns of the blocks before the task's end, so the next job finds them.
-      for (const block of end.stored ?? []) {
-        Core.send(
-          step,
-          config.driver,
-          new ClusterMessages.UpdateBlockInfo({
-            executorId: config.executorId,
-            blockId: block.blockId,
-            storageLevel: block.level,
-            memSize: block.memSize,
-            diskSize: block.diskSize
-          }, trusted)
-        )
-      }
+      for (const block of end.stored ?? []) tellStored(step, block)
       updates.push(
         new ClusterMessages.TaskStatus(
           { taskId: end.taskId, state: end.state, data: end.outcome, resources: {} },
@@ -226,6 +264,24 @@ const handle = Core.inputs<Inbound, Local, Step>({
         new ClusterMessages.StatusUpdates({ executorId: config.executorId, updates }, trusted)
       )
     }
+    offerWhenDrained(step)
+  },
+  Migrated: (step, input) => {
+    const { config } = step.state
+    if (step.state.stopping) return
+    for (const block of input.stored) tellStored(step, block)
+    for (const failure of input.failures) Core.log(step, "Warning", `Not migrated from ${input.from}: ${failure}`)
+    Core.send(
+      step,
+      config.driver,
+      new ClusterMessages.BlocksMigrated({
+        executorId: config.executorId,
+        from: input.from,
+        mapOutputs: input.mapOutputs,
+        blocks: input.stored.map((block) => block.blockId),
+        failures: input.failures
+      }, trusted)
+    )
   },
   SendHeartbeat: (step) => {
     const { config } = step.state

@@ -5,6 +5,7 @@
  *
  * @since 0.1.0
  */
+import { Ids } from "@kindling/protocol"
 import * as Schema from "effect/Schema"
 
 /**
@@ -23,6 +24,14 @@ export const RegistrationFailed = Schema.TaggedStruct("RegistrationFailed", { re
   description: "The driver refused the executor's `RegisterExecutor`, or did not answer it: the executor exits"
 })
 
+// A persisted partition this executor now holds, as the driver is told of it.
+const StoredBlock = Schema.Struct({
+  blockId: Schema.String,
+  level: Schema.Literal("MEMORY_ONLY", "MEMORY_AND_DISK", "DISK_ONLY"),
+  memSize: Schema.Int,
+  diskSize: Schema.Int
+})
+
 /**
  * @since 0.1.0
  * @category schemas
@@ -35,12 +44,7 @@ export const TasksEnded = Schema.TaggedStruct("TasksEnded", {
       description: "its encoded `TaskOutcome`"
     }),
     stored: Schema.optionalWith(
-      Schema.Array(Schema.Struct({
-        blockId: Schema.String,
-        level: Schema.Literal("MEMORY_ONLY", "MEMORY_AND_DISK", "DISK_ONLY"),
-        memSize: Schema.Int,
-        diskSize: Schema.Int
-      })),
+      Schema.Array(StoredBlock),
       { exact: true }
     ).annotations({ description: "the persisted partitions it computed that this executor now holds" })
   }))
@@ -71,4 +75,22 @@ export const HeartbeatFailed = Schema.TaggedStruct("HeartbeatFailed", { reason: 
  * @since 0.1.0
  * @category schemas
  */
-export const Local = Schema.Union(Registered, RegistrationFailed, TasksEnded, SendHeartbeat, HeartbeatFailed)
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Migrated = Schema.TaggedStruct("Migrated", {
+  from: Ids.ExecutorId,
+  mapOutputs: Schema.Array(Schema.Struct({ shuffleId: Schema.Int, mapIndex: Schema.Int })),
+  stored: Schema.Array(StoredBlock),
+  failures: Schema.Array(Schema.String)
+}).annotations({
+  description: "What a `MigrateBlocks` copied from a decommissioning executor is here: told to the driver in one " +
+    "`BlocksMigrated`, its cached blocks each in an `UpdateBlockInfo` first"
+})
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Local = Schema.Union(Registered, RegistrationFailed, TasksEnded, SendHeartbeat, HeartbeatFailed, Migrated)

@@ -75,8 +75,13 @@ export interface Gathered {
  * @category models
  */
 export interface ShuffleService {
-  /** A map task of this shuffle runs here: its blocks are served under its token from now on. */
-  readonly mapTaskStarting: (shuffle: { readonly shuffleId: number; readonly token: string }) => void
+  /**
+   * The shuffle's blocks written here are served under its token from now on: a map task of it runs here, or its
+   * outputs were migrated here.
+   */
+  readonly serve: (shuffle: { readonly shuffleId: number; readonly token: string }) => void
+  /** The shuffles served here, with their tokens. */
+  readonly served: () => ReadonlyArray<{ readonly shuffleId: number; readonly token: string }>
   /**
    * Gathers the blocks of the shuffles a task reads; files fetched for it are removed when the scope closes
    * (when the task has ended).
@@ -155,6 +160,81 @@ export const make = (options: Options): Effect.Effect<ShuffleService, never, Rpc
         Effect.orDie
       )
 
+    // Adds to a task's metric once what it measures succeeded.
+    const counted =
+      (metrics: Record<string, number>, key: string, size: number) => <A, E, R>(self: Effect.Effect<A, E, R>) =>
+        Effect.tap(self, () => Effect.sync(() => void (metrics[key] = (metrics[key] ?? 0) + size)))
+
+    const statusesOf = (shuffleId: number, reduceId: number) =>
+      rpc.ask(
+        options.driver,
+        new ClusterMessages.GetMapOutputStatuses({ shuffleId, reduceId }),
+        { timeout: options.askTimeoutMillis }
+      ).pipe(
+        Effect.catchTag("MapOutputMissing", (missing) =>
+          new ShuffleFetchFailed({
+            shuffleId,
+            mapIndex: missing.mapIndex,
+            reduceId,
+            executorId: undefined,
+            reason: missing.message
+          }))
+      )
+
+    // One map output's block for the task, read here or fetched from where the location says.
+    const blockAt = (
+      taskId: number,
+      read: { readonly shuffleId: number; readonly token: string; readonly reduceId: number },
+      location: ClusterMessages.MapOutputLocation,
+      metrics: Record<string, number>
+    ): Effect.Effect<TaskContext.ShuffleBlock, ShuffleFetchFailed, Scope.Scope> => {
+      const { reduceId, shuffleId } = read
+      // The shuffle's token is what lets the app's executors name its blocks: it stays out of the reason,
+      // which the app's log and UI show.
+      const failed = (reason: string) =>
+        new ShuffleFetchFailed({
+          shuffleId,
+          mapIndex: location.mapIndex,
+          reduceId,
+          executorId: location.executorId,
+          reason: reason.replaceAll(read.token, "<token>")
+        })
+      const block = (segment: RecordFiles.Segment): TaskContext.ShuffleBlock => ({
+        segment,
+        mapIndex: location.mapIndex,
+        executorId: location.executorId
+      })
+      if (location.executorId === options.executorId) {
+        return readIndex(shuffleId, location.mapIndex).pipe(
+          Effect.flatMap((index) => Effect.try(() => ShuffleFiles.rangeOf(index, reduceId))),
+          Effect.map((range) =>
+            block({
+              _tag: "File",
+              path: ShuffleFiles.dataFile(options.localDir, shuffleId, location.mapIndex),
+              ...range
+            })
+          ),
+          Effect.mapError((error) => failed(`its local output is unreadable: ${error.message}`))
+        )
+      }
+      const remote = counted(metrics, "shuffleRemoteBytesRead", location.size)
+      const blockId = ShuffleFiles.blockId({ ...read, mapIndex: location.mapIndex })
+      if (location.size <= maxInMemory) {
+        return rpc.data.fetchBytes(location.address, blockId, endToEnd).pipe(
+          Effect.map((bytes) => block({ _tag: "Bytes", bytes })),
+          Effect.mapError((error) => failed(error.message)),
+          withinBound(location.size),
+          remote
+        )
+      }
+      return toFile(taskId, location.address, blockId, location.size).pipe(
+        Effect.map(block),
+        Effect.mapError((error) => failed(error.message)),
+        withinBound(location.size),
+        remote
+      )
+    }
+
     const gatherOne = (
       taskId: number,
       read: { readonly shuffleId: number; readonly token: string; readonly reduceId: number },
@@ -162,67 +242,24 @@ export const make = (options: Options): Effect.Effect<ShuffleService, never, Rpc
     ) =>
       Effect.gen(function*() {
         const { reduceId, shuffleId } = read
-        const statuses = yield* rpc.ask(
-          options.driver,
-          new ClusterMessages.GetMapOutputStatuses({ shuffleId, reduceId }),
-          { timeout: options.askTimeoutMillis }
-        ).pipe(
-          Effect.catchTag("MapOutputMissing", (missing) =>
-            new ShuffleFetchFailed({
-              shuffleId,
-              mapIndex: missing.mapIndex,
-              reduceId,
-              executorId: undefined,
-              reason: missing.message
-            }))
-        )
+        const statuses = yield* statusesOf(shuffleId, reduceId)
+        // A block that cannot be had where it was may have moved since (its executor was decommissioned and its
+        // outputs migrated): the locations are asked again, once for the task, and a moved block is fetched where
+        // it is now. Only a block that has not moved fails the task.
+        const latest = yield* Effect.cached(statusesOf(shuffleId, reduceId))
         const segments = yield* Effect.forEach(
           statuses.locations.filter((location) => location.size > 0),
-          (location) => {
-            // The shuffle's token is what lets the app's executors name its blocks: it stays out of the reason,
-            // which the app's log and UI show.
-            const failed = (reason: string) =>
-              new ShuffleFetchFailed({
-                shuffleId,
-                mapIndex: location.mapIndex,
-                reduceId,
-                executorId: location.executorId,
-                reason: reason.replaceAll(read.token, "<token>")
-              })
-            metrics.shuffleBytesRead = (metrics.shuffleBytesRead ?? 0) + location.size
-            const block = (segment: RecordFiles.Segment): TaskContext.ShuffleBlock => ({
-              segment,
-              mapIndex: location.mapIndex,
-              executorId: location.executorId
-            })
-            if (location.executorId === options.executorId) {
-              return readIndex(shuffleId, location.mapIndex).pipe(
-                Effect.flatMap((index) => Effect.try(() => ShuffleFiles.rangeOf(index, reduceId))),
-                Effect.map((range) =>
-                  block({
-                    _tag: "File",
-                    path: ShuffleFiles.dataFile(options.localDir, shuffleId, location.mapIndex),
-                    ...range
-                  })
-                ),
-                Effect.mapError((error) => failed(`its local output is unreadable: ${error.message}`))
-              )
-            }
-            metrics.shuffleRemoteBytesRead = (metrics.shuffleRemoteBytesRead ?? 0) + location.size
-            const blockId = ShuffleFiles.blockId({ ...read, mapIndex: location.mapIndex })
-            if (location.size <= maxInMemory) {
-              return rpc.data.fetchBytes(location.address, blockId, endToEnd).pipe(
-                Effect.map((bytes) => block({ _tag: "Bytes", bytes })),
-                Effect.mapError((error) => failed(error.message)),
-                withinBound(location.size)
-              )
-            }
-            return toFile(taskId, location.address, blockId, location.size).pipe(
-              Effect.map(block),
-              Effect.mapError((error) => failed(error.message)),
-              withinBound(location.size)
-            )
-          },
+          (location) =>
+            blockAt(taskId, read, location, metrics).pipe(
+              Effect.catchTag("ShuffleFetchFailed", (failure) =>
+                Effect.flatMap(latest, (now) => {
+                  const moved = now.locations[location.mapIndex]
+                  return moved === undefined || moved.executorId === location.executorId
+                    ? Effect.fail(failure)
+                    : blockAt(taskId, read, moved, metrics)
+                })),
+              counted(metrics, "shuffleBytesRead", location.size)
+            ),
           { concurrency: options.fetchConcurrency ?? 4 }
         )
         return [TaskContext.inputKey(shuffleId, reduceId), segments] as const
@@ -239,7 +276,8 @@ export const make = (options: Options): Effect.Effect<ShuffleService, never, Rpc
       })
 
     return {
-      mapTaskStarting: (shuffle) => void tokens.set(shuffle.shuffleId, shuffle.token),
+      serve: (shuffle) => void tokens.set(shuffle.shuffleId, shuffle.token),
+      served: () => [...tokens].map(([shuffleId, token]) => ({ shuffleId, token })),
       gather: (taskId, reads) =>
         Effect.gen(function*() {
           const metrics: Record<string, number> = {}

@@ -7,6 +7,8 @@
  */
 
 /** @since 0.1.0 */
+export * as BlockStore from "./BlockStore.js"
+/** @since 0.1.0 */
 export * as Compression from "./Compression.js"
 /** @since 0.1.0 */
 export * as Csv from "./Csv.js"
@@ -42,6 +44,8 @@ export * as PartFiles from "./PartFiles.js"
 export * as ParseModes from "./ParseModes.js"
 /** @since 0.1.0 */
 export * as MemoryBudget from "./MemoryBudget.js"
+/** @since 0.1.0 */
+export * as Migration from "./Migration.js"
 /** @since 0.1.0 */
 export * as NodeDisk from "./NodeDisk.js"
 /** @since 0.1.0 */

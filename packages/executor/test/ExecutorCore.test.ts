@@ -40,6 +40,9 @@ class World {
   exits = 0
   now = 0
   nextTaskId = 0
+  /** Told to decommission, and how often it offered its blocks since. */
+  decommissioned = false
+  offers = 0
 
   apply(input: Parameters<typeof ExecutorCore.step>[1]) {
     const commands = ExecutorCore.step(this.state, input)
@@ -50,6 +53,12 @@ class World {
       }
       if (command._tag === "KillTask") assert.isTrue(this.running.has(command.taskId), "a kill for nothing")
       if (command._tag === "Exit") this.exits++
+      // Decommissioned, it offers its blocks once, when no task runs; and it runs nothing new.
+      if (command._tag === "OfferMigration") {
+        assert.isTrue(this.decommissioned, "blocks offered without a decommission")
+        assert.strictEqual(this.running.size, 0, "blocks offered while tasks run")
+        this.offers++
+      }
       if (command._tag === "Send" && command.message instanceof ClusterMessages.StatusUpdates) {
         assert.isAbove(command.message.updates.length, 0, "an empty report")
         for (const { state, taskId } of command.message.updates) {
@@ -60,6 +69,10 @@ class World {
     }
     assert.deepStrictEqual(ExecutorCore.validate(this.state), [])
     assert.isAtMost(this.exits, 1)
+    assert.isAtMost(this.offers, 1)
+    if (this.decommissioned && this.running.size === 0 && this.exits === 0) {
+      assert.strictEqual(this.offers, 1, "a drained decommissioned executor did not offer its blocks")
+    }
     return commands
   }
 
@@ -121,6 +134,13 @@ const operation: fc.Arbitrary<Op> = fc.oneof(
   { arbitrary: fc.constant<Op>((world) => world.apply({ _tag: "SendHeartbeat", now: world.now })), weight: 1 },
   { arbitrary: fc.constant<Op>((world) => world.receive(new ClusterMessages.StopExecutor())), weight: 1 },
   {
+    arbitrary: fc.constant<Op>((world) => {
+      if (world.exits === 0) world.decommissioned = true
+      world.receive(new ClusterMessages.DecommissionExecutor())
+    }),
+    weight: 1
+  },
+  {
     arbitrary: fc.constant<Op>((world) =>
       world.apply({ _tag: "Disconnected", peer: driver.address, connection: 1, now: world.now })
     ),
@@ -152,6 +172,38 @@ describe("ExecutorCore", () => {
       _tag: "Exit",
       code: 1,
       reason: "Cannot register with driver: Duplicate executor ID"
+    }])
+  })
+
+  it("decommissioned, it finishes its tasks, offers its blocks, and stops when told as decommissioned", () => {
+    const world = new World()
+    world.apply({ _tag: "Start", now: 0 })
+    world.apply({ _tag: "Registered", now: 0 })
+    world.receive(launch(0))
+    world.decommissioned = true
+    assert.deepStrictEqual(world.receive(new ClusterMessages.DecommissionExecutor()).map((c) => c._tag), ["Log"])
+    world.end([[0, "FINISHED"]])
+    assert.strictEqual(world.offers, 1)
+    // What it copies for another decommissioning executor is told: each cached block, then what moved.
+    const copied = world.apply({
+      _tag: "Migrated",
+      from: Ids.ExecutorId.make("2"),
+      mapOutputs: [{ shuffleId: 0, mapIndex: 3 }],
+      stored: [{ blockId: "rdd_1_0", level: "MEMORY_ONLY", memSize: 10, diskSize: 0 }],
+      failures: ["block rdd_1_1: not kept here"],
+      now: 0
+    })
+    const sent = copied.flatMap((c) => (c._tag === "Send" ? [c.message] : []))
+    assert.deepStrictEqual(sent.map((m) => m._tag), ["UpdateBlockInfo", "BlocksMigrated"])
+    assert.deepStrictEqual(
+      (sent[1] as ClusterMessages.BlocksMigrated).mapOutputs,
+      [{ shuffleId: 0, mapIndex: 3 }]
+    )
+    const stopped = world.receive(new ClusterMessages.StopExecutor())
+    assert.deepStrictEqual(stopped.filter((c) => c._tag === "Exit"), [{
+      _tag: "Exit",
+      code: 0,
+      reason: "Decommissioned"
     }])
   })
 })

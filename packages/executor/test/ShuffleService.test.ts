@@ -31,7 +31,7 @@ describe("ShuffleService", () => {
       const { client, localDir, server, shuffles } = yield* serviceAndClient
       // A map task writes its output for two reduce partitions, combining per key.
       const shuffle = { shuffleId: 3, token: "secret-token" }
-      shuffles.mapTaskStarting(shuffle)
+      shuffles.serve(shuffle)
       const context = TaskContext.fromInputs(
         { localDir, spillThreshold: 1 << 20, shuffleInputs: [], cached: [] },
         Disk.nodeFiles,
@@ -82,7 +82,7 @@ describe("ShuffleService", () => {
     Effect.gen(function*() {
       const { client, localDir, server, shuffles } = yield* serviceAndClient
       const shuffle = { shuffleId: 3, token: "secret-token" }
-      shuffles.mapTaskStarting(shuffle)
+      shuffles.serve(shuffle)
       // Map output 0's index is a directory (EISDIR for root too); map output 1 was never written.
       const index = ShuffleFiles.indexFile(localDir, shuffle.shuffleId, 0)
       Fs.mkdirSync(index)

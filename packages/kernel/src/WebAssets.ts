@@ -57,6 +57,7 @@ svg.dag .edge { stroke: #495057; fill: none; marker-end: url(#arrow); }
   padding-left: 3px; overflow: hidden; white-space: nowrap; }
 .timeline .span.SUCCEEDED { background: #40c057; } .timeline .span.FAILED { background: #fa5252; }
 .timeline .span.RUNNING { background: #339af0; } .timeline .span.executor { background: #868e96; }
+.timeline .span.decommissioning { background: #fab005; }
 `
 
 /**

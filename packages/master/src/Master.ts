@@ -41,6 +41,8 @@ export interface Master {
   readonly killApplication: (appId: Ids.AppId) => Effect.Effect<void>
   /** Kills a driver, as the kill button of the master's web UI does (ignored unless the master leads). */
   readonly killDriver: (driverId: Ids.DriverId) => Effect.Effect<void>
+  /** Decommissions the workers on these hosts, as the UI's `/workers/kill/` does (ignored unless the master leads). */
+  readonly decommissionHosts: (hosts: ReadonlyArray<string>) => Effect.Effect<void>
 }
 
 /**
@@ -153,6 +155,7 @@ export const make = (
       url: address.url,
       state: shell.read(MasterCore.masterState),
       killApplication: (appId) => Effect.sync(() => shell.feed({ _tag: "KillApplicationFromUi", appId })),
-      killDriver: (driverId) => Effect.sync(() => shell.feed({ _tag: "KillDriverFromUi", driverId }))
+      killDriver: (driverId) => Effect.sync(() => shell.feed({ _tag: "KillDriverFromUi", driverId })),
+      decommissionHosts: (hosts) => Effect.sync(() => shell.feed({ _tag: "DecommissionHostsFromUi", hosts }))
     }
   })

@@ -81,6 +81,15 @@ export const keys = {
     default: "10",
     description: "An app with no running executor fails after this many executor failures; negative disables."
   }),
+  uiDecommissionAllowMode: Key.make(
+    "kindling.master.ui.decommission.allow.mode",
+    ValueType.literal("LOCAL", "ALLOW", "DENY"),
+    {
+      default: "LOCAL",
+      description: "Who may decommission workers with POST /workers/kill/?host=… on the master's web UI: LOCAL " +
+        "only requests from this machine's loopback, ALLOW anyone who reaches the UI, DENY no one."
+    }
+  ),
   historyUiUrl: Key.make("kindling.history.ui.url", ValueType.string, {
     default: "",
     description: "The history server's address (http://host:18080): the master UI links finished apps to their " +

@@ -196,6 +196,17 @@ export const step = (state: State, input: Input): ReadonlyArray<Command> => {
   return current.commands
 }
 
+// Decommissions the workers on these hosts (case-insensitive), as Spark's master does; how many matched (none when
+// standby).
+const decommissionHosts = (step: Step, hostnames: ReadonlyArray<string>): number => {
+  const { state } = step
+  if (state.status === "STANDBY") return 0
+  const hosts = new Set(hostnames.map((host) => host.toLowerCase()))
+  const matched = [...state.addressToWorker.values()].filter((worker) => hosts.has(worker.host.toLowerCase()))
+  for (const worker of matched) decommissionWorker(step, worker)
+  return matched.length
+}
+
 const handle = Core.inputs<Inbound, Local, Step>({
   // Spark checks at a fixed rate from the start, whether or not this master leads.
   Start: (step) =>
@@ -320,11 +331,15 @@ const handle = Core.inputs<Inbound, Local, Step>({
     },
     KillExecutors: (step, message, ask) => Core.reply(step, ask, killExecutorsRequest(step, message)),
     RequestMasterState: (step, _, ask) => Core.reply(step, ask, Exit.succeed(snapshots.masterState(step.state))),
-    DecommissionWorkersOnHosts: (step, message, ask) => {
+    DecommissionWorkersOnHosts: (step, message, ask) =>
+      Core.reply(step, ask, Exit.succeed(decommissionHosts(step, message.hostnames))),
+    DecommissionWorkers: (step, message, ask) => {
       const { state } = step
       if (state.status === "STANDBY") return Core.reply(step, ask, Exit.succeed(0))
-      const hosts = new Set(message.hostnames.map((host) => host.toLowerCase()))
-      const matched = [...state.addressToWorker.values()].filter((worker) => hosts.has(worker.host.toLowerCase()))
+      const matched = message.workerIds.flatMap((id) => {
+        const worker = state.idToWorker.get(id)
+        return worker !== undefined && worker.state === "ALIVE" ? [worker] : []
+      })
       for (const worker of matched) decommissionWorker(step, worker)
       Core.reply(step, ask, Exit.succeed(matched.length))
     },
@@ -354,6 +369,7 @@ const handle = Core.inputs<Inbound, Local, Step>({
     const app = step.state.status === "ALIVE" ? step.state.apps.get(input.appId) : undefined
     if (app !== undefined) removeApplication(step, app, "KILLED")
   },
+  DecommissionHostsFromUi: (step, input) => void decommissionHosts(step, input.hosts),
   KillDriverFromUi: (step, input) => {
     const outcome = killDriverRequest(step, input.driverId)
     if (Exit.isFailure(outcome)) log(step, "Warning", `Kill of driver ${input.driverId} from the UI refused`)

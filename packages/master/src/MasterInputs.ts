@@ -90,6 +90,14 @@ export const KillApplicationFromUi = Schema.TaggedStruct("KillApplicationFromUi"
  * @since 0.1.0
  * @category schemas
  */
+export const DecommissionHostsFromUi = Schema.TaggedStruct("DecommissionHostsFromUi", {
+  hosts: Schema.Array(Schema.String)
+}).annotations({ description: "A POST to the master UI's /workers/kill/ named hosts whose workers to decommission" })
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
 export const KillDriverFromUi = Schema.TaggedStruct("KillDriverFromUi", { driverId: Ids.DriverId })
   .annotations({ description: "Someone pressed a driver's kill button in the master's web UI" })
 
@@ -127,5 +135,6 @@ export const Local = Schema.Union(
   WorkerProcessGone,
   KillApplicationFromUi,
   KillDriverFromUi,
+  DecommissionHostsFromUi,
   ArtifactStored
 )

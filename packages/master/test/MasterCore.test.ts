@@ -507,11 +507,14 @@ const latestState = (n: number): Op => (world) => {
   )
 }
 
+// By host (Spark's message) or by id (Kindling's), chosen by n.
 const decommission = (n: number): Op => (world) => {
   const worker = pick(world.workers, n)
   if (worker === undefined) return
   const reply = world.receive(
-    new QueryMessages.DecommissionWorkersOnHosts({ hostnames: [worker.address.host.toUpperCase()] })
+    n % 2 === 0
+      ? new QueryMessages.DecommissionWorkersOnHosts({ hostnames: [worker.address.host.toUpperCase()] })
+      : new QueryMessages.DecommissionWorkers({ workerIds: [worker.id] })
   )
     .reply!
   assert.isTrue(Exit.isSuccess(reply))

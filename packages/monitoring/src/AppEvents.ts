@@ -124,6 +124,16 @@ export type AppEvent =
     readonly time: number
   }
   | { readonly _tag: "ExecutorRemoved"; readonly executorId: string; readonly reason: string; readonly time: number }
+  /**
+   * Its worker is being decommissioned: it takes no new task, and once its tasks are over its map outputs and
+   * cached blocks move to other executors before it stops.
+   */
+  | {
+    readonly _tag: "ExecutorDecommissioned"
+    readonly executorId: string
+    readonly reason: string
+    readonly time: number
+  }
   /** The cluster granted an executor whose process never ran: the worker could not start it. */
   | {
     readonly _tag: "ExecutorLaunchFailed"

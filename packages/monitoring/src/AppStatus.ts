@@ -115,6 +115,8 @@ export interface Executor {
   readonly addTime: number
   removeTime: number | undefined
   removeReason: string | undefined
+  /** When its decommissioning began, and why. */
+  decommissioned: { readonly time: number; readonly reason: string } | undefined
   activeTasks: number
   completedTasks: number
   failedTasks: number

@@ -27,6 +27,8 @@ export interface Options {
   readonly master: Master.Master
   /** Show kill buttons and accept their POSTs (`kindling.ui.killEnabled`). */
   readonly killEnabled: boolean
+  /** Who may decommission workers with `POST /workers/kill/` (`kindling.master.ui.decommission.allow.mode`). */
+  readonly decommissionAllowMode?: "LOCAL" | "ALLOW" | "DENY"
   /** The history server finished apps link to (`kindling.history.ui.url`). */
   readonly historyUrl?: string | undefined
 }
@@ -255,6 +257,37 @@ const recordMetrics = (url: string, snapshot: QueryMessages.MasterStateResponse)
   ], { discard: true })
 }
 
+const loopback = /^(127\.|::1$|::ffff:127\.)/
+
+// Spark's `POST /workers/kill/?host=…` (hosts in the query or a form body): the workers on those hosts are
+// decommissioned; 200 when any matched, 404 when none did, 405 when the allow mode refuses the requester.
+const decommission = (options: Options) =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const mode = options.decommissionAllowMode ?? "LOCAL"
+    const from = Option.getOrUndefined(request.remoteAddress) ?? ""
+    if (mode === "DENY" || (mode === "LOCAL" && !loopback.test(from))) {
+      return HttpServerResponse.text(
+        `Decommissioning from the UI is not allowed here (kindling.master.ui.decommission.allow.mode is ${mode})`,
+        { status: 405 }
+      )
+    }
+    const url = new URL(request.url, "http://master")
+    const body = yield* Effect.orElseSucceed(
+      request.urlParamsBody,
+      () => [] as ReadonlyArray<readonly [string, string]>
+    )
+    const hosts = [...url.searchParams.getAll("host"), ...body.filter(([key]) => key === "host").map(([, v]) => v)]
+    const wanted = new Set(hosts.map((host) => host.toLowerCase()))
+    const snapshot = yield* options.master.state
+    const matched = snapshot.workers.filter((w) => w.state === "ALIVE" && wanted.has(w.host.toLowerCase()))
+    if (snapshot.status !== "ALIVE" || matched.length === 0) {
+      return HttpServerResponse.text(`No live worker on ${hosts.join(", ") || "no host given"}`, { status: 404 })
+    }
+    yield* options.master.decommissionHosts(hosts)
+    return HttpServerResponse.text(`Decommissioning ${matched.length} worker(s)`, { status: 200 })
+  })
+
 /**
  * The master's routes for its web server.
  *
@@ -296,6 +329,7 @@ export const routes = (options: Options): WebServer.NodeRoutes<unknown> => {
         "/app/json/",
         appRoute((_, app, now) => HttpServerResponse.unsafeJson(SparkJson.applicationInfo(app, now)))
       ),
+      HttpRouter.post("/workers/kill/", decommission(options)),
       kill("/app/kill/", (id) => master.killApplication(Ids.AppId.make(id))),
       kill("/driver/kill/", (id) => master.killDriver(Ids.DriverId.make(id)))
     ),

@@ -24,6 +24,8 @@ export const Bytes = Schema.Uint8ArrayFromSelf.annotations({
 
 const Properties = Schema.Record({ key: Schema.String, value: Schema.String })
 
+const StorageLevel = Schema.Literal("MEMORY_ONLY", "MEMORY_AND_DISK", "DISK_ONLY")
+
 /**
  * What one executor and one task of a resource profile need.
  *
@@ -275,10 +277,95 @@ export class GetMapOutputStatuses extends Schema.TaggedRequest<GetMapOutputStatu
 export class UpdateBlockInfo extends Schema.TaggedClass<UpdateBlockInfo>()("UpdateBlockInfo", {
   executorId: ExecutorId,
   blockId: Schema.String,
-  storageLevel: Schema.Literal("MEMORY_ONLY", "MEMORY_AND_DISK", "DISK_ONLY"),
+  storageLevel: StorageLevel,
   memSize: ByteCount,
   diskSize: ByteCount
 }, { description: "An executor stored a block of a persisted dataset" }) {}
+
+/**
+ * A shuffle an executor wrote map outputs of, with the shuffle's token (what its blocks are served under).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const ShuffleToken = Schema.Struct({
+  shuffleId: Count,
+  token: Schema.String
+}).annotations({ identifier: "ShuffleToken", description: "A shuffle and the token its blocks are served under" })
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type ShuffleToken = typeof ShuffleToken.Type
+
+/**
+ * A cached block an executor holds, at its storage level.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const HeldBlock = Schema.Struct({
+  blockId: Schema.String,
+  storageLevel: StorageLevel
+}).annotations({ identifier: "HeldBlock", description: "A cached block and its storage level" })
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type HeldBlock = typeof HeldBlock.Type
+
+/**
+ * A decommissioning executor has no task running any more (Kindling's own; Spark's executors migrate on their
+ * own): it serves its shuffle files and cached blocks under `token` (blocks `migration/<token>/…`) and waits for
+ * the driver to have them moved to peers, then to stop it.
+ *
+ * @since 0.1.0
+ * @category executor → driver
+ */
+export class ReadyToMigrate extends Schema.TaggedClass<ReadyToMigrate>()("ReadyToMigrate", {
+  executorId: ExecutorId,
+  token: Schema.String,
+  /** The shuffles it wrote map outputs of. */
+  shuffles: Schema.Array(ShuffleToken),
+  /** The cached blocks it holds. */
+  blocks: Schema.Array(HeldBlock)
+}, { description: "A decommissioning executor's tasks are over: its blocks can be moved" }) {}
+
+/**
+ * A map output an executor is to copy from a decommissioning one.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const MigratingMapOutput = Schema.Struct({
+  shuffleId: Count,
+  mapIndex: Count,
+  /** The shuffle's token, under which the receiver serves the output from then on. */
+  token: Schema.String
+}).annotations({
+  identifier: "MigratingMapOutput",
+  description: "A map output to copy from a decommissioning executor"
+})
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type MigratingMapOutput = typeof MigratingMapOutput.Type
+
+/**
+ * What an executor copied from a decommissioning one (the answer to one `MigrateBlocks`): the map outputs it now
+ * serves, the cached blocks it now holds (each also told with `UpdateBlockInfo`), and why the others were not.
+ *
+ * @since 0.1.0
+ * @category executor → driver
+ */
+export class BlocksMigrated extends Schema.TaggedClass<BlocksMigrated>()("BlocksMigrated", {
+  executorId: ExecutorId,
+  from: ExecutorId,
+  mapOutputs: Schema.Array(Schema.Struct({ shuffleId: Count, mapIndex: Count })),
+  blocks: Schema.Array(Schema.String),
+  failures: Schema.Array(Schema.String)
+}, { description: "Map outputs and cached blocks copied from a decommissioning executor" }) {}
 
 /**
  * Everything an executor sends to its driver.
@@ -297,7 +384,9 @@ export const ExecutorToDriver = Schema.Union(
   RemoveExecutor,
   ExecutorHeartbeat,
   GetMapOutputStatuses,
-  UpdateBlockInfo
+  UpdateBlockInfo,
+  ReadyToMigrate,
+  BlocksMigrated
 )
 /**
  * @since 0.1.0
@@ -359,11 +448,14 @@ export class StopExecutor extends Schema.TaggedClass<StopExecutor>()("StopExecut
 }) {}
 
 /**
+ * The executor's worker is being decommissioned (Spark's `DecommissionExecutor`): it is offered no new task; the
+ * tasks it runs finish, then it sends `ReadyToMigrate` and serves its blocks until the driver stops it.
+ *
  * @since 0.1.0
  * @category driver → executor
  */
 export class DecommissionExecutor extends Schema.TaggedClass<DecommissionExecutor>()("DecommissionExecutor", {}, {
-  description: "Decommission the executor: finish running tasks, accept no new ones"
+  description: "Decommission the executor: finish running tasks, then offer its blocks for migration"
 }) {}
 
 /**
@@ -398,6 +490,21 @@ export class PeerLost extends Schema.TaggedClass<PeerLost>()("PeerLost", {
 }, { description: "Another executor of the app is lost: fail fetches from it at once" }) {}
 
 /**
+ * Copy these map outputs and cached blocks from a decommissioning executor, which serves them under `token`
+ * (Kindling's own): the receiver answers with one `BlocksMigrated`, and serves or holds what it copied from then on.
+ *
+ * @since 0.1.0
+ * @category driver → executor
+ */
+export class MigrateBlocks extends Schema.TaggedClass<MigrateBlocks>()("MigrateBlocks", {
+  from: ExecutorId,
+  address: RpcAddress,
+  token: Schema.String,
+  mapOutputs: Schema.Array(MigratingMapOutput),
+  blocks: Schema.Array(HeldBlock)
+}, { description: "Copy map outputs and cached blocks from a decommissioning executor" }) {}
+
+/**
  * Everything a driver sends to its executors.
  *
  * @since 0.1.0
@@ -410,7 +517,8 @@ export const DriverToExecutor = Schema.Union(
   DecommissionExecutor,
   UpdateDelegationTokens,
   RemoveRdd,
-  PeerLost
+  PeerLost,
+  MigrateBlocks
 )
 /**
  * @since 0.1.0

@@ -144,6 +144,20 @@ export class DecommissionWorkersOnHosts
 {}
 
 /**
+ * Decommission these workers, by id (Kindling's own, beside Spark's by-host message: workers that share a host
+ * can be taken out one at a time); answers how many of them the master knows and had not decommissioned yet (0
+ * when standby).
+ *
+ * @since 0.1.0
+ * @category UI → master
+ */
+export class DecommissionWorkers extends Schema.TaggedRequest<DecommissionWorkers>()("DecommissionWorkers", {
+  payload: { workerIds: Schema.Array(WorkerId) },
+  success: Count,
+  failure: Schema.Never
+}, { description: "Decommission these workers; answers how many were decommissioned" }) {}
+
+/**
  * @since 0.1.0
  * @category replies
  */
@@ -235,7 +249,12 @@ export class RequestWorkerState extends Schema.TaggedRequest<RequestWorkerState>
  * @since 0.1.0
  * @category unions
  */
-export const MasterQuery = Schema.Union(RequestMasterState, DecommissionWorkersOnHosts, BoundPortsRequest)
+export const MasterQuery = Schema.Union(
+  RequestMasterState,
+  DecommissionWorkersOnHosts,
+  DecommissionWorkers,
+  BoundPortsRequest
+)
 /**
  * @since 0.1.0
  * @category unions

@@ -159,6 +159,7 @@ describe("MasterClient", () => {
                   })
                 ),
               DecommissionWorkersOnHosts: () => Effect.succeed(0),
+              DecommissionWorkers: () => Effect.succeed(0),
               BoundPortsRequest: () => Effect.die("not used")
             }
           })

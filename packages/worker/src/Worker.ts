@@ -41,6 +41,8 @@ export interface Options {
   readonly executorStateSyncMaxAttempts: number
   readonly askTimeoutMillis: number
   readonly driverFencing: WorkerCore.Config["driverFencing"]
+  /** `kindling.decommission.enabled` (on unless given). */
+  readonly decommissionEnabled?: boolean
   /** Check the core's invariants after every step (`kindling.debug.validateState`). */
   readonly validateState?: boolean
   /** Called when the worker must exit (registration refused or given up, state sync failed). */
@@ -57,6 +59,8 @@ export interface Worker {
   readonly id: Ids.WorkerId
   readonly address: RpcAddress.RpcAddress
   readonly state: Effect.Effect<ReturnType<typeof WorkerCore.workerState>>
+  /** Decommissions the worker, as its decommission signal does: it tells its master, and exits once empty. */
+  readonly decommission: Effect.Effect<void>
 }
 
 type Host = Shell.Host<WorkerCore.Local>
@@ -257,12 +261,18 @@ export const make = (
         workDir: options.workDir,
         executorStateSyncMaxAttempts: options.executorStateSyncMaxAttempts,
         askTimeoutMillis: options.askTimeoutMillis,
-        driverFencing: options.driverFencing
+        driverFencing: options.driverFencing,
+        decommissionEnabled: options.decommissionEnabled
       }),
       interpret,
       validateState: options.validateState ?? false,
       onExit: options.onExit
     })
 
-    return { id: options.workerId, address, state: shell.read(WorkerCore.workerState) }
+    return {
+      id: options.workerId,
+      address,
+      state: shell.read(WorkerCore.workerState),
+      decommission: Effect.sync(() => shell.feed({ _tag: "DecommissionSignal" }))
+    }
   })

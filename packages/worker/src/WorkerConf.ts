@@ -51,6 +51,18 @@ export const keys = {
     description: "The fencing lease (see kindling.worker.driverFencing.enabled). Unset: twice " +
       "kindling.worker.timeout, longer than a failover to a standby master."
   }),
+  decommissionEnabled: Key.make("kindling.decommission.enabled", ValueType.boolean, {
+    default: "true",
+    description: "Whether a worker can be decommissioned (kindling decommission, the master UI's /workers/kill, " +
+      "or kindling.worker.decommission.signal): it then takes no new work, its executors finish their tasks and " +
+      "move their blocks to peers, and it exits once empty. Off by default in Spark; here it happens only when " +
+      "an operator asks, so it is on."
+  }),
+  decommissionSignal: Key.make("kindling.worker.decommission.signal", ValueType.string, {
+    default: "PWR",
+    description:
+      "The signal (without SIG) that makes a worker decommission itself, as Spark's decommission-worker.sh sends."
+  }),
   executorTerminateTimeout: Key.make("kindling.worker.executorTerminateTimeout", ValueType.duration("ms"), {
     default: "10s",
     description: "How long a killed executor may take to exit before it is killed forcibly (fixed in Spark)."

@@ -75,6 +75,11 @@ export interface Config {
    * stopping one takes up to `terminateMillis` (the drivers' terminate timeout).
    */
   readonly driverFencing: { readonly leaseMillis: number; readonly terminateMillis: number } | undefined
+  /**
+   * Whether it can be decommissioned (`kindling.decommission.enabled`, on unless given): asked to, or signalled, it
+   * takes no new work and exits once its executors and drivers have ended.
+   */
+  readonly decommissionEnabled?: boolean | undefined
 }
 
 /**
@@ -189,18 +194,25 @@ const handle = Core.inputs<Inbound, Local, internal.Step>({
     LaunchDriver: workload.launchDriver,
     KillDriver: workload.killDriver,
     ApplicationFinished: workload.applicationFinished,
-    DecommissionWorker: workload.decommission,
+    DecommissionWorker: (step) => workload.decommission(step, "the master asked"),
     RequestWorkerState: (step, _, ask) => Core.reply(step, ask, Exit.succeed(snapshots.workerState(step.state)))
   },
   Disconnected: (step, input) => registration.disconnected(step, input.peer),
+  DecommissionSignal: (step) => workload.decommission(step, "signalled"),
   ReregisterWithMaster: registration.reregisterWithMaster,
   SendHeartbeat: registration.sendHeartbeat,
   LeaseLapsed: fencing.leaseLapsed,
   WorkDirCleanup: workload.workDirCleanup,
   DriverEnded: workload.driverEnded,
   ExecutorChanged: workload.executorChanged,
-  StateSyncAnswered: stateSync.answered,
-  StateSyncFailed: stateSync.failed,
+  StateSyncAnswered: (step, input) => {
+    stateSync.answered(step, input)
+    workload.exitIfDrained(step)
+  },
+  StateSyncFailed: (step, input) => {
+    stateSync.failed(step, input)
+    workload.exitIfDrained(step)
+  },
   RetryStateSync: (step, input) => stateSync.retry(step, input.key)
 })
 

@@ -109,7 +109,21 @@ export const RetryStateSync = Schema.TaggedStruct("RetryStateSync", { key: Schem
  * @since 0.1.0
  * @category schemas
  */
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export const DecommissionSignal = Schema.TaggedStruct("DecommissionSignal", {}).annotations({
+  description: "The worker's process received `kindling.worker.decommission.signal` (SIGPWR): it decommissions " +
+    "itself and tells its master (`WorkerDecommissioning`)"
+})
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
 export const Local = Schema.Union(
+  DecommissionSignal,
   ReregisterWithMaster,
   SendHeartbeat,
   LeaseLapsed,

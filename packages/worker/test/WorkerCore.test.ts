@@ -622,6 +622,8 @@ describe("WorkerCore model", () => {
     readonly retries: Set<string>
     /** The time of the next step: ops advance it. */
     readonly clock: { now: number }
+    /** Whether the worker has exited, decommissioned and drained. */
+    drainedExit: boolean
   }
 
   type Op = (world: World) => Given | undefined
@@ -718,6 +720,7 @@ describe("WorkerCore model", () => {
     }),
     fc.constant<Op>(() => ({ _tag: "Receive", message: new WorkerMessages.ApplicationFinished({ id: appId }) })),
     fc.constant<Op>(() => ({ _tag: "Receive", message: new WorkerMessages.DecommissionWorker() })),
+    fc.constant<Op>(() => ({ _tag: "DecommissionSignal" })),
     fc.constantFrom<Op>(
       () => ({ _tag: "ReregisterWithMaster" }),
       () => ({ _tag: "SendHeartbeat" }),
@@ -787,7 +790,8 @@ describe("WorkerCore model", () => {
           asks: new Map(),
           failures: new Map(),
           retries: new Set(),
-          clock: { now: 0 }
+          clock: { now: 0 },
+          drainedExit: false
         }
         stepWith(world.state, { _tag: "Start" })
         for (const op of history) {
@@ -821,11 +825,19 @@ describe("WorkerCore model", () => {
             world.failures.set(failedMessage, (world.failures.get(failedMessage) ?? 0) + 1)
             // Giving up on an executor's state while connected to a master stops the worker, as Spark's.
             assert.strictEqual(
-              commands.some((c) => c._tag === "Exit"),
+              commands.some((c) => c._tag === "Exit" && c.code === 1),
               world.failures.get(failedMessage) === maxAttempts && failedMessage._tag === "ExecutorStateChanged" &&
                 world.state.connected
             )
           }
+          // Decommissioned, it exits (0) exactly once nothing runs here and the master has heard of every end.
+          const { state } = world
+          const drained = state.decommissioned && state.executors.size === 0 && state.drivers.size === 0 &&
+            state.syncs.size === 0
+          const exitedDrained = commands.some((c) => c._tag === "Exit" && c.code === 0)
+          if (exitedDrained) assert.isTrue(drained, "a decommissioned worker exits only once drained")
+          world.drainedExit ||= exitedDrained
+          if (drained) assert.isTrue(world.drainedExit, "a drained decommissioned worker exits")
           for (const c of commands) {
             if (c._tag === "LaunchExecutor") {
               const fullId = `${c.appId}/${c.execId}`

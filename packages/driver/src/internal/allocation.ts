@@ -40,7 +40,8 @@ export const check = (step: Step) => {
   for (const holders of state.blocks.values()) for (const holder of holders) cached.add(holder)
   const executors: Array<ExecutorAllocation.ExecutorLoad> = []
   for (const executor of state.executors.values()) {
-    if (!executor.launched) continue
+    // A decommissioning executor is going away: it counts for nothing, and is not the policy's to remove.
+    if (!executor.launched || state.decommissions.has(executor.id)) continue
     const running = backlog.running.get(executor.id) ?? 0
     if (running > 0) allocation.idleSince.delete(executor.id)
     else if (!allocation.idleSince.has(executor.id)) allocation.idleSince.set(executor.id, step.now)

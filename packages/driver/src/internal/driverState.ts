@@ -7,6 +7,7 @@ import type * as DagScheduler from "../DagScheduler.js"
 import type { Config, DriverCommand, Local } from "../DriverCore.js"
 import type * as TaskScheduler from "../TaskScheduler.js"
 import type { Allocation } from "./allocation.js"
+import type { Decommission } from "./decommissions.js"
 
 export interface Executor {
   readonly id: Ids.ExecutorId
@@ -41,6 +42,8 @@ export interface State {
   readonly blocks: Map<string, Set<Ids.ExecutorId>>
   /** Dynamic allocation's records, when it is on. */
   readonly allocation: Allocation | undefined
+  /** The executors being decommissioned. */
+  readonly decommissions: Map<Ids.ExecutorId, Decommission>
   stopping: boolean
   aborted: string | undefined
 }

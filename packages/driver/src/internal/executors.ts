@@ -5,6 +5,7 @@ import * as Exit from "effect/Exit"
 import type { Local } from "../DriverCore.js"
 import * as TaskScheduler from "../TaskScheduler.js"
 import * as Allocation from "./allocation.js"
+import * as Decommissions from "./decommissions.js"
 import type { Step } from "./driverState.js"
 import { dag, event, schedule } from "./driverState.js"
 import { taskEnded } from "./statusUpdates.js"
@@ -127,10 +128,14 @@ export const executorLost = (step: Step, executorId: Ids.ExecutorId, reason: str
   const executor = state.executors.get(executorId)
   if (executor === undefined) return
   state.executors.delete(executorId)
+  const decommissioned = Decommissions.isDecommissioning(step, executorId)
+  Decommissions.executorGone(step, executorId)
   if (state.stopping) Core.log(step, "Info", `Executor ${executorId} on ${executor.host} stopped`)
   else {
     if (Allocation.removed(step, executorId)) {
       Core.log(step, "Info", `Executor ${executorId} on ${executor.host} removed by dynamic allocation`)
+    } else if (decommissioned) {
+      Core.log(step, "Info", `Executor ${executorId} on ${executor.host} decommissioned: ${reason}`)
     } else Core.log(step, "Warning", `Lost executor ${executorId} on ${executor.host}: ${reason}`)
     // The others stop fetching from it now: a fetch on a connection into a partition would hang until the
     // network timeout, while its outputs are being computed again.

@@ -115,7 +115,7 @@ const nextTask = (
 export const offer = (state: State, now: number, out: Array<Command>) => {
   if (state.taskSets.size === 0) return
   const cpus = state.config.cpusPerTask
-  const executors = shuffled(state, [...state.executors.values()])
+  const executors = shuffled(state, [...state.executors.values()].filter((e) => e.decommissioned === undefined))
   let launched = true
   while (launched) {
     launched = false

@@ -18,12 +18,31 @@ export const checkSpeculation = (state: State, now: number) => {
   }
 }
 
+// Past its kill interval, what a decommissioning executor still runs gets a copy elsewhere (speculation on or not:
+// the executor is going away).
+export const copyOffDecommissioned = (state: State, now: number) => {
+  for (const executor of state.executors.values()) {
+    const killAt = executor.decommissioned?.killAt
+    if (killAt === undefined || now < killAt) continue
+    for (const attempt of state.attempts.values()) {
+      if (attempt.executorId !== executor.id) continue
+      const task = state.taskSets.get(attempt.taskSet)?.tasks[attempt.index]
+      if (task !== undefined && !task.done && task.running.size === 1) task.speculatable = true
+    }
+  }
+}
+
+const anyDecommissioned = (state: State) => {
+  for (const executor of state.executors.values()) if (executor.decommissioned !== undefined) return true
+  return false
+}
+
 export const speculatableTask = (
   state: State,
   taskSet: TaskSet,
   executorId: string
 ): { readonly task: TaskEntry; readonly level: number } | undefined => {
-  if (!state.config.speculation.enabled) return undefined
+  if (!state.config.speculation.enabled && !anyDecommissioned(state)) return undefined
   const task = taskSet.tasks.find((task) =>
     task.speculatable && !task.done && task.running.size === 1 &&
     state.attempts.get([...task.running][0]!)!.executorId !== executorId

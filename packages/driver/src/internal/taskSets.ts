@@ -61,6 +61,8 @@ export interface Executor {
   readonly host: string
   readonly cores: number
   freeCores: number
+  /** Being decommissioned: offered nothing; past `killAt`, what still runs on it is copied elsewhere. */
+  decommissioned?: { readonly killAt: number | undefined }
 }
 
 // The task scheduler's state (public as `TaskScheduler.State`).

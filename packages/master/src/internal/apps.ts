@@ -120,6 +120,10 @@ export const executorStateChanged = (step: Step, message: WorkerMessages.Executo
   const executor = app?.executors.get(message.execId)
   // The end of an executor the app asked to kill: expected, and the app hears of it as of any other's.
   if (app !== undefined && executor === undefined && States.isExecutorFinished(message.state)) {
+    if (app.decommissionedExecutors.delete(message.execId)) {
+      log(step, "Info", `Executor ${message.appId}/${message.execId} of a decommissioned worker is ${message.state}`)
+      return
+    }
     if (app.killedExecutors.delete(message.execId)) {
       log(step, "Info", `Executor ${message.appId}/${message.execId}, killed as its app asked, is ${message.state}`)
       toApp(

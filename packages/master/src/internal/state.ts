@@ -61,6 +61,8 @@ export interface AppEntry {
   readonly executors: Map<number, ExecutorEntry>
   /** Executors killed because the app asked (dynamic allocation), whose end their workers have yet to report. */
   readonly killedExecutors: Set<number>
+  /** Executors of decommissioned workers, which the app no longer counts: their ends are expected, and not told. */
+  readonly decommissionedExecutors: Set<number>
   nextExecutorId: number
   retryCount: number
   executorLimit: number
@@ -229,6 +231,7 @@ export const newApp = (
   peakCoresGranted: 0,
   executors: new Map(),
   killedExecutors: new Set(),
+  decommissionedExecutors: new Set(),
   nextExecutorId: 0,
   retryCount: 0,
   endTime: undefined

@@ -147,6 +147,7 @@ export const decommissionWorker = (step: Step, worker: WorkerEntry) => {
   // accounting lets go of them too, since it takes no new work.
   for (const executor of [...worker.executors.values()]) {
     workerGone(step, executor, "DECOMMISSIONED", "worker decommissioned")
+    executor.app.decommissionedExecutors.add(executor.id)
     removeExecutorFromApp(executor)
     releaseExecutor(executor)
   }

@@ -64,9 +64,20 @@ export const jobsPage = (
   const running = jobs.filter((j) => j.status === "RUNNING")
   const succeeded = jobs.filter((j) => j.status === "SUCCEEDED")
   const failed = jobs.filter((j) => j.status === "FAILED")
+  // An executor's lane runs from its addition to its removal; a decommissioned one's last part is marked so.
   const executorLanes = [...status.executors.values()].slice(-20).map((e) => ({
     label: `Executor ${e.executorId}`,
-    spans: [{ start: e.addTime, end: e.removeTime, kind: "executor", text: e.host }]
+    spans: e.decommissioned === undefined
+      ? [{ start: e.addTime, end: e.removeTime, kind: "executor", text: e.host }]
+      : [
+        { start: e.addTime, end: e.decommissioned.time, kind: "executor", text: e.host },
+        {
+          start: e.decommissioned.time,
+          end: e.removeTime,
+          kind: "decommissioning",
+          text: `decommissioning: ${e.decommissioned.reason}`
+        }
+      ]
   }))
   const jobLanes = [...status.jobs.values()].slice(-20).map((j) => ({
     label: link(`jobs/job/?id=${j.jobId}`, `Job ${j.jobId}`),

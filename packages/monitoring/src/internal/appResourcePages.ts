@@ -84,6 +84,14 @@ export const environmentPage = (app: AppDescription, info: MonitoringApi.AppInfo
   )
 }
 
+// Spark's states, and the decommissioning that Spark's page does not show.
+const executorState = (executor: AppStatus.Executor, active: boolean) =>
+  executor.decommissioned === undefined
+    ? active ? "ACTIVE" : "DEAD"
+    : active
+    ? "DECOMMISSIONING"
+    : "DECOMMISSIONED"
+
 export const executorsPage = (status: AppStatus.AppStatus, app: AppDescription) => {
   const rows = [...status.executors.values()].map((e) => ({ e, summary: MonitoringApi.executor(status, e) }))
   return page(
@@ -94,7 +102,7 @@ export const executorsPage = (status: AppStatus.AppStatus, app: AppDescription) 
         [
           { header: "Executor ID", cell: (r) => r.e.executorId },
           { header: "Address", cell: (r) => r.e.host },
-          { header: "Status", cell: (r) => state(r.summary.isActive ? "ACTIVE" : "DEAD") },
+          { header: "Status", cell: (r) => state(executorState(r.e, r.summary.isActive)) },
           { header: "RDD Blocks", cell: (r) => r.summary.rddBlocks, numeric: true },
           { header: "Storage Memory", cell: (r) => Html.bytes(r.summary.memoryUsed), numeric: true },
           { header: "Heap Used", cell: (r) => Html.bytes(r.e.memory["heapUsed"] ?? 0), numeric: true },

@@ -192,6 +192,7 @@ export const apply = (status: AppStatus, event: AppEvent): void => {
         addTime: event.time,
         removeTime: undefined,
         removeReason: undefined,
+        decommissioned: undefined,
         activeTasks: 0,
         completedTasks: 0,
         failedTasks: 0,
@@ -215,6 +216,11 @@ export const apply = (status: AppStatus, event: AppEvent): void => {
           if (holders.delete(event.executorId) && holders.size === 0) storage.blocks.delete(blockId)
         }
       }
+      break
+    }
+    case "ExecutorDecommissioned": {
+      const executor = status.executors.get(event.executorId)
+      if (executor !== undefined) executor.decommissioned = { time: event.time, reason: event.reason }
       break
     }
     case "ExecutorLaunchFailed":

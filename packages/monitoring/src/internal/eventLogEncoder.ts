@@ -244,6 +244,13 @@ export const encode = (encoder: Encoder, event: AppEvent): ReadonlyArray<SparkEv
         "Executor ID": event.executorId,
         "Removed Reason": event.reason
       }]
+    case "ExecutorDecommissioned":
+      return [{
+        Event: "org.kindling.scheduler.ExecutorDecommissioned",
+        Timestamp: event.time,
+        "Executor ID": event.executorId,
+        Reason: event.reason
+      }]
     case "BlockUpdated":
       return [{
         Event: "SparkListenerBlockUpdated",

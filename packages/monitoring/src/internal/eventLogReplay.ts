@@ -193,6 +193,14 @@ export const replay = (state: Replay, event: SparkEvent): ReadonlyArray<AppEvent
         reason: event["Removed Reason"],
         time: event.Timestamp
       }]
+    case "org.kindling.scheduler.ExecutorDecommissioned":
+      advance(state, event.Timestamp)
+      return [{
+        _tag: "ExecutorDecommissioned",
+        executorId: event["Executor ID"],
+        reason: event.Reason,
+        time: event.Timestamp
+      }]
     case "SparkListenerBlockUpdated": {
       const info = event["Block Updated Info"]
       return [{

@@ -205,6 +205,12 @@ export const masterScripts: Scripts<Endpoints.Inbound["Master"]> = {
     (reply) => reply === 0 ? undefined : `answered ${reply}`,
     ["hostnames", "conformance.invalid"]
   ),
+  DecommissionWorkers: answered(
+    new QueryMessages.DecommissionWorkers({ workerIds: [Ids.WorkerId.make("worker-conformance-invalid")] }),
+    "an unknown worker id matches 0 workers",
+    (reply) => reply === 0 ? undefined : `answered ${reply}`,
+    ["workerIds", "worker-conformance-invalid"]
+  ),
   BoundPortsRequest: answered(
     new QueryMessages.BoundPortsRequest(),
     "answered with the ports it bound",

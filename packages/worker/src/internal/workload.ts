@@ -1,6 +1,6 @@
 // What the worker runs: launching and killing drivers and executors, their reports, and the cleanup of the
 // directories of finished apps.
-import { Retention } from "@kindling/kernel"
+import { Core, Retention } from "@kindling/kernel"
 import type { Ids, RpcAddress } from "@kindling/protocol"
 import { Descriptions, Errors, Ids as IdsOf, States, WorkerMessages } from "@kindling/protocol"
 import * as Option from "effect/Option"
@@ -171,10 +171,32 @@ export const applicationFinished = (step: Step, message: WorkerMessages.Applicat
   maybeCleanupApplication(step, message.id)
 }
 
-export const decommission = (step: Step) => {
-  if (step.state.decommissioned) return
-  log(step, "Info", "Decommissioning this worker: it accepts no new executors")
-  step.state.decommissioned = true
+// Asked by the master or signalled: the worker takes no new work, its executors' apps move their data off it (the
+// master tells them), and it exits once nothing of theirs runs here. Signalled, it tells the master first.
+export const decommission = (step: Step, how: "the master asked" | "signalled") => {
+  const { state } = step
+  if (state.config.decommissionEnabled === false) {
+    log(step, "Warning", `Decommissioning (${how}) is off on this worker: kindling.decommission.enabled is false`)
+    return
+  }
+  if (state.decommissioned) return
+  log(step, "Info", `Decommissioning this worker (${how}): it accepts no new executors or drivers`)
+  state.decommissioned = true
+  if (how === "signalled" && state.master !== undefined) {
+    Core.send(
+      step,
+      state.master,
+      new WorkerMessages.WorkerDecommissioning({ id: state.config.workerId, workerRef: state.config.self })
+    )
+  }
+  exitIfDrained(step)
+}
+
+// A decommissioned worker with nothing left running, whose master has heard of every end, has done its part.
+export const exitIfDrained = (step: Step) => {
+  const { state } = step
+  if (!state.decommissioned || state.executors.size > 0 || state.drivers.size > 0 || state.syncs.size > 0) return
+  Core.exit(step, 0, "Decommissioned, and no executor or driver runs here any more: exiting")
 }
 
 const driverEndings: Partial<Record<string, string>> = {
@@ -204,6 +226,7 @@ export const driverEnded = (step: Step, input: Extract<Local, { _tag: "DriverEnd
   Retention.append(state.finishedDrivers, driver, state.config.retainedDrivers)
   state.coresUsed -= driver.desc.cores
   state.memoryUsed -= driver.desc.mem
+  exitIfDrained(step)
 }
 
 export const executorChanged = (step: Step, input: Extract<Local, { _tag: "ExecutorChanged" }>) => {
@@ -230,7 +253,7 @@ export const executorChanged = (step: Step, input: Extract<Local, { _tag: "Execu
       "Warning",
       "Dropping an executor state change because the connection to master has not yet been established"
     )
-    return
+    return exitIfDrained(step)
   }
   tell(
     step,
@@ -243,6 +266,7 @@ export const executorChanged = (step: Step, input: Extract<Local, { _tag: "Execu
       exitStatus: Option.fromNullable(input.exitStatus)
     })
   )
+  exitIfDrained(step)
 }
 
 export const workDirCleanup = (step: Step) => {
