@@ -1,7 +1,16 @@
 import { packageConfig, standalone } from "../../tsup.shared.js"
 
 // An executor process starts from `main`, each of its task threads from `taskThread`, and a thread that reads or
-// writes a bucket has an object-store thread from `objectStoreThread`.
-export default packageConfig(["index", "main", "objectStoreThread", "taskThread", "tasks"], {
+// writes a bucket has an object-store thread from `objectStoreThread`. A worker runs `ExternalShuffleService` over
+// `NodeDisk`.
+export default packageConfig([
+  "index",
+  "ExternalShuffleService",
+  "main",
+  "NodeDisk",
+  "objectStoreThread",
+  "taskThread",
+  "tasks"
+], {
   onSuccess: standalone(["main", "objectStoreThread", "taskThread"])
 })

@@ -7,6 +7,8 @@
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import { type Conf, ValueType } from "@kindling/conf"
 import { NodeLoader } from "@kindling/conf/node"
+import * as ExternalShuffleService from "@kindling/executor/ExternalShuffleService"
+import * as NodeDisk from "@kindling/executor/NodeDisk"
 import { KernelConf, TlsConf } from "@kindling/kernel"
 import { WebServer } from "@kindling/kernel/web"
 import { WorkerUi } from "@kindling/monitoring"
@@ -82,6 +84,12 @@ export const start = (options: {
 }): Effect.Effect<void, Settings.Failure, Scope.Scope> =>
   Effect.gen(function*() {
     const { conf, host, workDir } = options
+    // Executors' scratch dirs: per worker, under the machine's temporary directory (Spark's local dirs).
+    const localDir = Path.join(
+      Os.tmpdir(),
+      `kindling-worker-${process.pid}-${options.port}-${Math.random().toString(36).slice(2, 8)}`
+    )
+    const shuffleService = conf.get(ProtocolConf.keys.shuffleServiceEnabled)
     const signal = `SIG${conf.get(WorkerConf.keys.decommissionSignal)}`
     if (!(signal in Os.constants.signals)) {
       return yield* new Settings.UsageError({
@@ -131,6 +139,10 @@ export const start = (options: {
         validateState: conf.get(KernelConf.keys.validateState),
         onExit: options.onExit
       })
+      if (shuffleService) {
+        yield* ExternalShuffleService.serve({ disk: NodeDisk.disk, localDir })
+        yield* Effect.logInfo(`Serving its executors' map outputs (kindling.shuffle.service.enabled)`)
+      }
       yield* ui.serve(WorkerUi.routes(worker))
       if (options.decommissionOnSignal) yield* onSignal(signal as NodeJS.Signals, worker.decommission)
     }).pipe(
@@ -139,14 +151,11 @@ export const start = (options: {
         yield* Layer.build(
           Runners.layerProcesses({
             workDir,
-            // Executors' scratch dirs: per worker, under the machine's temporary directory (Spark's local dirs).
-            localDir: Path.join(
-              Os.tmpdir(),
-              `kindling-worker-${process.pid}-${options.port}-${Math.random().toString(36).slice(2, 8)}`
-            ),
+            localDir,
             driverTerminateTimeoutMillis: conf.get(WorkerConf.keys.driverTerminateTimeout),
             executorTerminateTimeoutMillis: conf.get(WorkerConf.keys.executorTerminateTimeout),
             superviseInitialBackoffMillis: conf.get(WorkerConf.keys.superviseInitialBackoff),
+            shuffleService: shuffleService ? { disk: NodeDisk.disk } : undefined,
             security: rpcOptions.secret === undefined ? undefined : {
               secret: rpcOptions.secret,
               encrypt: ProtocolConf.encryptionSecret(conf) !== undefined

@@ -16,6 +16,7 @@ import {
   States,
   type WorkerMessages
 } from "@kindling/protocol"
+import * as Option from "effect/Option"
 import type * as Schema from "effect/Schema"
 import type * as AppClientInputs from "./AppClientInputs.js"
 
@@ -66,7 +67,14 @@ export type AppClientCommand =
   | { readonly _tag: "AppRegistered"; readonly appId: Ids.AppId }
   | { readonly _tag: "ExecutorGranted"; readonly executorId: number; readonly hostPort: string; readonly cores: number }
   /** `started` is false for an executor whose process never ran: its launch failed. */
-  | { readonly _tag: "ExecutorGone"; readonly executorId: number; readonly reason: string; readonly started: boolean }
+  /** The executor is gone; with `workerLost`, its worker too (and what that worker's shuffle service served). */
+  | {
+    readonly _tag: "ExecutorGone"
+    readonly executorId: number
+    readonly reason: string
+    readonly started: boolean
+    readonly workerLost: boolean
+  }
   /**
    * The executor's worker is being decommissioned: the master counts it no more (it may grant a replacement), the
    * driver drains it.
@@ -123,11 +131,11 @@ const dead = (step: Step, reason: string) => {
   step.commands.push({ _tag: "AppDead", reason })
 }
 
-const executorGone = (step: Step, executorId: number, reason: string) => {
+const executorGone = (step: Step, executorId: number, reason: string, workerLost: boolean) => {
   const { state } = step
   if (!state.executors.delete(executorId)) return
   const started = state.started.delete(executorId)
-  step.commands.push({ _tag: "ExecutorGone", executorId, reason, started })
+  step.commands.push({ _tag: "ExecutorGone", executorId, reason, started, workerLost })
 }
 
 const handlers: Core.Handlers<Inbound, Step> = {
@@ -161,7 +169,7 @@ const handlers: Core.Handlers<Inbound, Step> = {
     Core.log(step, "Info", `Executor updated: ${step.state.appId}/${message.id} is now ${message.state}${text}`)
     if (message.state === "RUNNING" && step.state.executors.has(message.id)) step.state.started.add(message.id)
     if (States.isExecutorFinished(message.state)) {
-      executorGone(step, message.id, `Executor ${message.state}${text}`)
+      executorGone(step, message.id, `Executor ${message.state}${text}`, Option.isSome(message.workerHost))
     } else if (message.state === "DECOMMISSIONED" && step.state.executors.delete(message.id)) {
       step.state.started.delete(message.id)
       step.commands.push({
@@ -174,7 +182,7 @@ const handlers: Core.Handlers<Inbound, Step> = {
   WorkerRemoved: (step, message) => {
     Core.log(step, "Info", `Worker ${message.id} removed: ${message.message}`)
     for (const [executorId, workerId] of [...step.state.executors]) {
-      if (workerId === message.id) executorGone(step, executorId, `Worker lost: ${message.message}`)
+      if (workerId === message.id) executorGone(step, executorId, `Worker lost: ${message.message}`, true)
     }
   },
   ApplicationRemoved: (step, message) => {

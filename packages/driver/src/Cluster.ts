@@ -195,7 +195,12 @@ export const make = (options: Options): Effect.Effect<Kindling["Type"], never, R
           case "ExecutorGone":
             granted.delete(command.executorId)
             kills.delete(String(command.executorId))
-            return driver.executorRemoved(String(command.executorId), command.reason, command.started)
+            return driver.executorRemoved(
+              String(command.executorId),
+              command.reason,
+              command.started,
+              command.workerLost
+            )
           case "ExecutorDecommissioned":
             granted.delete(command.executorId)
             return driver.executorDecommissioned(String(command.executorId), command.reason)
@@ -321,7 +326,8 @@ export const fromConf = (conf: Conf.Conf<DriverConf.AppKeys>, options: {
         appExports: app.exports,
         driver: {
           ...DriverConf.coreConfig(conf, conf.get(DriverConf.keys.taskMaxFailures)),
-          allocation: DriverConf.allocationConfig(conf)
+          allocation: DriverConf.allocationConfig(conf),
+          decommission: DriverConf.decommissionConfig(conf)
         },
         executorMemoryMB: conf.get(DriverConf.keys.executorMemory),
         executorCores: conf.get(DriverConf.keys.executorCores),

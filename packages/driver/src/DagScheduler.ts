@@ -77,7 +77,8 @@ export type Input =
     }
     /** The task scheduler gave up on an attempt of the stage (a task failed too often). */
     | { readonly _tag: "StageAborted"; readonly stageId: number; readonly reason: string }
-    | { readonly _tag: "ExecutorLost"; readonly executorId: string }
+    /** The executor is gone; its map outputs with it unless a worker's shuffle service serves them. */
+    | { readonly _tag: "ExecutorLost"; readonly executorId: string; readonly outputsLost: boolean }
     /** A decommissioning executor's map output was copied to another, which serves it from now on. */
     | {
       readonly _tag: "MapOutputMoved"
@@ -187,7 +188,7 @@ export const step = (state: State, input: Input): Array<Command> => {
       break
     }
     case "ExecutorLost":
-      executorLost(state, input.executorId, undefined, out)
+      if (input.outputsLost) executorLost(state, input.executorId, undefined, out)
       break
     case "MapOutputMoved": {
       // Moved only if it is still the output copied: one lost, or computed again, since is left as it is.

@@ -55,7 +55,12 @@ export interface Driver extends AppContext.AppDriver {
    * An executor is gone, as its cluster manager says: its tasks run again elsewhere. `started` is false when its
    * process never ran (its launch failed).
    */
-  readonly executorRemoved: (executorId: string, reason: string, started: boolean) => Effect.Effect<void>
+  readonly executorRemoved: (
+    executorId: string,
+    reason: string,
+    started: boolean,
+    workerLost?: boolean
+  ) => Effect.Effect<void>
   /** The cluster manager decommissions the executor (its worker is going away): it drains, then migrates. */
   readonly executorDecommissioned: (executorId: string, reason: string) => Effect.Effect<void>
   /**
@@ -294,9 +299,15 @@ export const make = (
       },
       stop: Effect.sync(() => shell.feed({ _tag: "Stop" })),
       abort: (reason) => Effect.sync(() => shell.feed({ _tag: "Abort", reason })),
-      executorRemoved: (executorId, reason, started) =>
+      executorRemoved: (executorId, reason, started, workerLost) =>
         Effect.sync(() =>
-          shell.feed({ _tag: "ExecutorRemoved", executorId: Ids.ExecutorId.make(executorId), reason, started })
+          shell.feed({
+            _tag: "ExecutorRemoved",
+            executorId: Ids.ExecutorId.make(executorId),
+            reason,
+            started,
+            ...(workerLost === true ? { workerLost } : {})
+          })
         ),
       executorDecommissioned: (executorId, reason) =>
         Effect.sync(() =>

@@ -84,6 +84,44 @@ const allocationKeys = {
   )
 }
 
+const storageDecommission = Key.make("kindling.storage.decommission.enabled", ValueType.boolean, {
+  default: "true",
+  description: "Driver: a decommissioning executor's map outputs and cached blocks are copied to other executors " +
+    "before it stops, so nothing of them is computed again. Off by default in Spark; here decommissioning only " +
+    "happens when an operator asks for it, so it is on."
+})
+
+// Decommissioning (Spark's spark.executor.decommission.* and spark.storage.decommission.*): what an app does with
+// the executors of a worker taken out of service.
+const decommissionKeys = {
+  storageDecommission,
+  shuffleBlocksDecommission: Key.make("kindling.storage.decommission.shuffleBlocks.enabled", ValueType.boolean, {
+    default: "true",
+    description: "Driver, with kindling.storage.decommission.enabled: map outputs are copied."
+  }),
+  rddBlocksDecommission: Key.make("kindling.storage.decommission.rddBlocks.enabled", ValueType.boolean, {
+    default: "true",
+    description: "Driver, with kindling.storage.decommission.enabled: cached blocks are copied."
+  }),
+  decommissionPeerWait: Key.make("kindling.storage.decommission.peerWaitTimeout", ValueType.duration("ms"), {
+    default: "30s",
+    description: "Driver (not in Spark): how long a decommissioning executor with no other executor to copy its " +
+      "blocks to waits for one before it stops and leaves them to be computed again."
+  }),
+  decommissionKillInterval: Key.make("kindling.executor.decommission.killInterval", ValueType.duration("ms"), {
+    description: "Driver: tasks still running this long after their executor began decommissioning get a copy on " +
+      "another executor (speculation on or not); the first to finish counts. Unset: they run to their end."
+  }),
+  decommissionForceKillTimeout: Key.make(
+    "kindling.executor.decommission.forceKillTimeout",
+    ValueType.duration("ms"),
+    {
+      description: "Driver: a decommissioning executor is stopped this long after its decommissioning began, " +
+        "whatever it still runs or holds. Unset: it stops once drained and its blocks are copied."
+    }
+  )
+}
+
 /**
  * @since 0.1.0
  * @category keys
@@ -289,7 +327,8 @@ export const keys = {
     description: "Executor: a shuffle block fetched from another executor goes into memory up to this size, and " +
       "into a file of its local dir past it."
   }),
-  ...allocationKeys
+  ...allocationKeys,
+  ...decommissionKeys
 }
 
 /**
@@ -323,6 +362,23 @@ export const allocationConfig = (conf: Conf.Conf<AppKeys>): ExecutorAllocation.C
     shuffleTracking: conf.get(keys.shuffleTracking),
     shuffleTrackingTimeoutMillis: conf.get(keys.shuffleTrackingTimeout) ?? Infinity
   }
+
+/**
+ * What decommissioning does with the app's executors.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const decommissionConfig = (conf: Conf.Conf<AppKeys>): NonNullable<DriverCore.Config["decommission"]> => {
+  const migrate = conf.get(keys.storageDecommission)
+  return {
+    killIntervalMillis: conf.get(keys.decommissionKillInterval),
+    forceKillTimeoutMillis: conf.get(keys.decommissionForceKillTimeout),
+    migrateShuffles: migrate && conf.get(keys.shuffleBlocksDecommission),
+    migrateBlocks: migrate && conf.get(keys.rddBlocksDecommission),
+    peerWaitMillis: conf.get(keys.decommissionPeerWait)
+  }
+}
 
 /**
  * The driver core's configuration; `maxFailures` is the mode's (`kindling.task.maxFailures` on a cluster, F of
@@ -365,6 +421,7 @@ export const coreConfig = (conf: Conf.Conf<AppKeys>, maxFailures: number): Drive
     [keys.shuffleSpillThreshold.name, String(conf.get(keys.shuffleSpillThreshold) * 1024 * 1024)],
     [keys.reducerMaxSizeInFlight.name, String(conf.get(keys.reducerMaxSizeInFlight) * 1024 * 1024)],
     [keys.maxRemoteBlockSizeFetchToMem.name, String(conf.get(keys.maxRemoteBlockSizeFetchToMem) * 1024 * 1024)],
+    [ProtocolConf.keys.shuffleServiceEnabled.name, String(conf.get(ProtocolConf.keys.shuffleServiceEnabled))],
     // The object store's settings (its keys among them: the driver's link to its executors is authenticated, and
     // encrypted where the cluster's network is): executors set them in their environment, which tasks read.
     ...s3aKeys.flatMap((key): Array<readonly [string, string]> => {

@@ -142,6 +142,7 @@ export const make = (config: Config): State => ({
   blocks: new Map(),
   allocation: config.allocation === undefined ? undefined : Allocation.make(config.allocation),
   decommissions: new Map(),
+  shuffleServices: new Map(),
   stopping: false,
   aborted: undefined
 })

@@ -64,6 +64,9 @@ export const ExecutorRemoved = Schema.TaggedStruct("ExecutorRemoved", {
   reason: Schema.String,
   started: Schema.propertySignature(Schema.Boolean).annotations({
     description: "false when its process never ran"
+  }),
+  workerLost: Schema.optionalWith(Schema.Boolean, { exact: true }).annotations({
+    description: "its worker was lost: the map outputs that worker's shuffle service served are lost too"
   })
 }).annotations({
   description: "An executor is gone, as its cluster manager tells (its process exited, its worker was lost)"

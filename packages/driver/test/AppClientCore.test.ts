@@ -73,12 +73,30 @@ describe("AppClientCore", () => {
       })
     receive(state, update(0, "RUNNING"))
     assert.deepStrictEqual(own(receive(state, update(0, "FAILED"))), [
-      { _tag: "ExecutorGone", executorId: 0, reason: "Executor FAILED", started: true }
+      { _tag: "ExecutorGone", executorId: 0, reason: "Executor FAILED", started: true, workerLost: false }
     ])
     assert.deepStrictEqual(own(receive(state, update(1, "FAILED"))), [
-      { _tag: "ExecutorGone", executorId: 1, reason: "Executor FAILED", started: false }
+      { _tag: "ExecutorGone", executorId: 1, reason: "Executor FAILED", started: false, workerLost: false }
     ])
     // Reported again, it is gone already.
     assert.deepStrictEqual(own(receive(state, update(1, "FAILED"))), [])
+    // One of a worker decommissioned is drained by the driver, not gone; one of a lost worker is gone with it.
+    for (const id of [2, 3]) {
+      receive(state, new AppClientMessages.ExecutorAdded({ id, workerId, hostPort: "h:1", cores: 1, memory: 512 }))
+    }
+    const ofWorker = (id: number, state: "DECOMMISSIONED" | "LOST", message: string) =>
+      new AppClientMessages.ExecutorUpdated({
+        id,
+        state,
+        message: Option.some(message),
+        exitStatus: Option.none(),
+        workerHost: Option.some("h")
+      })
+    assert.deepStrictEqual(own(receive(state, ofWorker(2, "DECOMMISSIONED", "worker decommissioned"))), [
+      { _tag: "ExecutorDecommissioned", executorId: 2, reason: "Executor decommission (worker decommissioned)" }
+    ])
+    assert.deepStrictEqual(own(receive(state, ofWorker(3, "LOST", "worker lost"))), [
+      { _tag: "ExecutorGone", executorId: 3, reason: "Executor LOST (worker lost)", started: false, workerLost: true }
+    ])
   })
 })

@@ -218,8 +218,9 @@ const operation: fc.Arbitrary<Op> = fc.oneof(
   },
   {
     weight: 1,
-    arbitrary: fc.nat().map((n): Op => (world) =>
-      world.apply({ _tag: "ExecutorLost", executorId: world.executors[n % 3]!, now: world.now })
+    // With a shuffle service its outputs outlive it; without, they go with it.
+    arbitrary: fc.tuple(fc.nat(), fc.boolean()).map(([n, outputsLost]): Op => (world) =>
+      world.apply({ _tag: "ExecutorLost", executorId: world.executors[n % 3]!, outputsLost, now: world.now })
     )
   },
   {

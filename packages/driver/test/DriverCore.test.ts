@@ -44,7 +44,8 @@ const fetchFailure = (shuffleId: number, executorId: string | undefined) =>
 // invariants hold, every job ends once (succeeded or failed), and a job's results come only before its end.
 class World {
   readonly state: DriverCore.State
-  constructor(options: DriverCore.Config = config) {
+  /** Executors register with their worker's shuffle service (two workers, by the executor's number). */
+  constructor(options: DriverCore.Config = config, readonly shuffleServices = false) {
     this.state = DriverCore.make(options)
   }
   now = 0
@@ -273,7 +274,8 @@ class World {
         logUrls: {},
         attributes: {},
         resources: {},
-        resourceProfileId: 0
+        resourceProfileId: 0,
+        ...(this.shuffleServices ? { shuffleService: RpcAddress.make(`worker-${n % 2}`, 7078) } : {})
       })
     )
     if (!answered.some((command) => command._tag === "Reply" && Exit.isSuccess(command.exit))) {
@@ -487,9 +489,15 @@ const withAllocation: DriverCore.Config = {
 }
 
 describe("DriverCore", () => {
-  it.each([["", config], [" with dynamic allocation giving back idle executors", withAllocation]] as const)(
+  it.each(
+    [
+      ["", config, false],
+      [" with dynamic allocation giving back idle executors", withAllocation, false],
+      [" with shuffle services serving lost executors' outputs", withAllocation, true]
+    ] as const
+  )(
     "model%s: random executors, jobs of shuffles, task ends and fetch failures, losses and cancels keep every invariant; every job ends once, and none launches a task after its end",
-    (_, modelConfig) => {
+    (_, modelConfig, shuffleServices) => {
       fc.assert(
         fc.property(fc.array(operation, { maxLength: 60, size: "max" }), (ops) => {
           const world = new World({
@@ -501,7 +509,7 @@ describe("DriverCore", () => {
               migrateBlocks: true,
               peerWaitMillis: 10_000
             }
-          })
+          }, shuffleServices)
           world.apply({ _tag: "Start", now: 0 })
           for (const op of ops) op(world)
           // Then an executor that stays, and every task finishes (a fetch failure's stages run again after their
@@ -757,5 +765,49 @@ describe("DriverCore, decommissioning", () => {
     world.now = 10_000
     world.apply({ _tag: "CheckDecommissions", now: 10_000 })
     assert.isTrue(world.stopped.has(0))
+  })
+})
+
+describe("DriverCore with shuffle services", () => {
+  it("an executor's map outputs outlive it, served by its worker's service, until that worker is lost", () => {
+    const world = new World({ ...config, maxResultSize: 0 }, true)
+    world.apply({ _tag: "Start", now: 0 })
+    world.register(0, 1)
+    world.submit(1, [0], [{ id: 0, maps: 2 }])
+    while (world.running.size > 0 && world.stageOf.get([...world.running.keys()][0]!) === 0) {
+      world.finish([...world.running.keys()][0]!, "FINISHED")
+    }
+    // The executor goes (its process died) while the reduce task waits: its outputs stay, served by the service.
+    world.running.clear()
+    world.apply({ _tag: "Disconnected", peer: executorAddress(0), connection: world.connections.get(0)!, now: 1 })
+    const statuses = (commands: ReadonlyArray<DriverCore.Command>) =>
+      commands.flatMap((command) =>
+        command._tag === "Reply" && Exit.isSuccess(command.exit)
+          ? (command.exit.value as ClusterMessages.MapOutputStatuses).locations.map((l) =>
+            `${l.executorId}@${l.address.hostPort}${l.shuffleService === true ? " (service)" : ""}`
+          )
+          : command._tag === "Reply"
+          ? ["missing"]
+          : []
+      )
+    const ask = () => {
+      const request = new ClusterMessages.GetMapOutputStatuses({ shuffleId: 0, reduceId: 0 })
+      return statuses(world.receive(1, request as never))
+    }
+    assert.deepStrictEqual(ask(), ["0@worker-0:7078 (service)", "0@worker-0:7078 (service)"])
+    world.register(1, 1)
+    assert.deepStrictEqual([...world.running.keys()].map((taskId) => world.stageOf.get(taskId)), [1])
+    world.finish([...world.running.keys()][0]!, "FINISHED")
+    assert.strictEqual(world.ended.get(0), "JobSucceeded")
+    // Its worker is lost: what its service served is gone, and a job needing it runs its map tasks again.
+    world.apply({
+      _tag: "ExecutorRemoved",
+      executorId: Ids.ExecutorId.make("0"),
+      reason: "Worker lost",
+      started: true,
+      workerLost: true,
+      now: 2
+    })
+    assert.deepStrictEqual(ask(), ["missing"])
   })
 })

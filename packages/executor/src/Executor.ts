@@ -68,6 +68,10 @@ export interface Options {
    */
   readonly storageMemory?: number
   readonly validateState?: boolean
+  /** Its app's id, which names the blocks a worker's shuffle service serves. */
+  readonly appId?: string
+  /** Its worker's shuffle service, which serves its map outputs from `localDir` too (`ExternalShuffleService`). */
+  readonly shuffleService?: RpcAddress.RpcAddress
   /** Called when the executor must stop: told to, its driver gone, or its registration refused. */
   readonly onExit: (code: number, reason: string) => Effect.Effect<void>
 }
@@ -195,6 +199,8 @@ export const make = (
       localDir,
       driver,
       askTimeoutMillis: options.askTimeoutMillis,
+      ...(options.appId === undefined ? {} : { appId: options.appId }),
+      servedByWorker: options.shuffleService !== undefined,
       ...(options.maxBytesInFlight === undefined ? {} : { maxBytesInFlight: options.maxBytesInFlight }),
       ...(options.maxInMemoryBlock === undefined ? {} : { maxInMemoryBlock: options.maxInMemoryBlock })
     })
@@ -437,7 +443,8 @@ export const make = (
         hostname: options.hostname,
         ...(options.logUrls === undefined ? {} : { logUrls: options.logUrls }),
         cores: options.threads.size,
-        heartbeatIntervalMillis: options.heartbeatIntervalMillis
+        heartbeatIntervalMillis: options.heartbeatIntervalMillis,
+        ...(options.shuffleService === undefined ? {} : { shuffleService: options.shuffleService })
       }),
       interpret,
       validateState: options.validateState ?? false,

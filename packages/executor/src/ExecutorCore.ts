@@ -26,6 +26,8 @@ export interface Config {
   readonly heartbeatIntervalMillis: number
   /** Where its stdout and stderr can be read (its worker's log pages), for the app's UI. */
   readonly logUrls?: Readonly<Record<string, string>>
+  /** Its worker's shuffle service, which serves its map outputs too: told to the driver when it registers. */
+  readonly shuffleService?: RpcAddress.RpcAddress
 }
 
 /**
@@ -219,7 +221,8 @@ const handle = Core.inputs<Inbound, Local, Step>({
         logUrls: config.logUrls ?? {},
         attributes: {},
         resources: {},
-        resourceProfileId: 0
+        resourceProfileId: 0,
+        ...(config.shuffleService === undefined ? {} : { shuffleService: config.shuffleService })
       })
     })
   },

@@ -11,12 +11,13 @@
 // every executor, some 12 MB of it.
 import * as WorkDirs from "@kindling/installation/WorkDirs"
 import { type DiskError, DiskOperations, type Shell } from "@kindling/kernel"
-import { ClusterMessages, Endpoints, type Errors, Ids, RpcAddress } from "@kindling/protocol"
+import { ClusterMessages, Endpoints, type Errors, Ids, MasterUrl, RpcAddress } from "@kindling/protocol"
 import { RpcEnv } from "@kindling/rpc"
 import { NodeArtifacts } from "@kindling/rpc/node"
 import * as Data from "effect/Data"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
@@ -24,6 +25,7 @@ import * as Path from "node:path"
 import * as Url from "node:url"
 import type { Disk } from "./Disk.js"
 import * as Executor from "./Executor.js"
+import * as ExternalShuffleService from "./ExternalShuffleService.js"
 import * as MemoryBudget from "./MemoryBudget.js"
 import * as NodeDisk from "./NodeDisk.js"
 import * as ObjectStore from "./ObjectStore.js"
@@ -132,14 +134,34 @@ const blockManagerDir = (disk: Disk, workDir: string) => {
 }
 
 // Where the worker that started this executor serves its logs (Spark's SPARK_LOG_URL_STDOUT/STDERR).
-const logUrlsFromEnvironment = (): Record<string, string> => {
+const logUrlsFromEnvironment = (variables: Variables): Record<string, string> => {
   const urls: Record<string, string> = {}
   for (const logType of ["stdout", "stderr"]) {
-    const url = process.env[`KINDLING_LOG_URL_${logType.toUpperCase()}`]
+    const url = variables[`KINDLING_LOG_URL_${logType.toUpperCase()}`]
     if (url !== undefined && url !== "") urls[logType] = url
   }
   return urls
 }
+
+type Variables = Readonly<Record<string, string | undefined>>
+
+// The worker's shuffle service, when the app asks for it (`kindling.shuffle.service.enabled`) and the worker runs
+// one: its address, and the directory it serves this executor's map outputs from, which outlives the executor.
+const shuffleServiceOf = (variables: Variables, executorId: string, wanted: boolean) =>
+  Effect.gen(function*() {
+    if (!wanted) return undefined
+    const url = variables[ExternalShuffleService.addressVariable]
+    const appDir = variables["KINDLING_EXECUTOR_DIRS"]
+    const address = url === undefined ? undefined : Either.getOrUndefined(MasterUrl.parse(url))?.[0]
+    if (address === undefined || appDir === undefined) {
+      yield* Effect.logWarning(
+        "kindling.shuffle.service.enabled, but this executor's worker runs no shuffle service: its map outputs go " +
+          "with it"
+      )
+      return undefined
+    }
+    return { address, dir: Path.join(appDir, executorId) }
+  })
 
 /**
  * @since 0.1.0
@@ -154,6 +176,8 @@ export interface Environment<E, NE, R> {
   readonly disk?: Disk
   /** Its working directory, its work dir on the worker (the process's current directory unless given). */
   readonly workDir?: string
+  /** What its worker put in its environment (the process's unless given). */
+  readonly variables?: Variables
   readonly validateState?: boolean
 }
 
@@ -183,6 +207,7 @@ export const run = <E, NE, R>(
     const args = yield* parseArguments(argv)
     const exit = yield* Deferred.make<number>()
     const disk = environment.disk ?? NodeDisk.disk
+    const variables = environment.variables ?? process.env
     yield* Effect.logInfo(`Started executor ${args.executorId} of ${args.appId} with ${args.cores} cores`)
     // Built in the process's scope: the executor's network lives as long as the executor.
     const network = yield* Layer.build(environment.network(args.hostname))
@@ -221,11 +246,18 @@ export const run = <E, NE, R>(
         )
         budget = shared
       }
+      // With the worker's shuffle service, the executor's files are in a directory of the worker's that stays when
+      // it exits (the worker removes what it does not serve then, and the rest when the app has finished).
+      const service = yield* shuffleServiceOf(
+        variables,
+        args.executorId,
+        config.properties.some(([key, value]) => key === "kindling.shuffle.service.enabled" && value === "true")
+      )
       yield* Executor.make({
         executorId: args.executorId,
         driver: args.driver,
         hostname: args.hostname,
-        logUrls: logUrlsFromEnvironment(),
+        logUrls: logUrlsFromEnvironment(variables),
         threads,
         heartbeatIntervalMillis: setting("kindling.executor.heartbeatInterval", 10_000),
         askTimeoutMillis: setting("kindling.rpc.askTimeout", 120_000),
@@ -233,7 +265,13 @@ export const run = <E, NE, R>(
         ...budget,
         maxInMemoryBlock: setting("kindling.network.maxRemoteBlockSizeFetchToMem", 1024 * 1024),
         disk,
-        localDir: yield* blockManagerDir(disk, environment.workDir ?? process.cwd()),
+        localDir: service === undefined
+          ? yield* blockManagerDir(disk, environment.workDir ?? process.cwd())
+          : yield* DiskOperations.attempt("mkdir", service.dir, () => disk.makeDirectory(service.dir)).pipe(
+            Effect.as(service.dir)
+          ),
+        appId: args.appId,
+        ...(service === undefined ? {} : { shuffleService: service.address }),
         validateState: environment.validateState ?? false,
         onExit: (code, reason) =>
           Effect.zipRight(

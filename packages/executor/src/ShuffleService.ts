@@ -18,6 +18,7 @@ import * as Stream from "effect/Stream"
 import * as Path from "node:path"
 import type { Disk } from "./Disk.js"
 import type * as RecordFiles from "./RecordFiles.js"
+import * as ShuffleBlocks from "./ShuffleBlocks.js"
 import * as ShuffleFiles from "./ShuffleFiles.js"
 import * as TaskContext from "./TaskContext.js"
 
@@ -108,6 +109,13 @@ export interface Options {
   readonly fetchConcurrency?: number
   /** The most bytes of blocks being fetched at once, over all tasks (default 48 MiB). */
   readonly maxBytesInFlight?: number
+  /** The app's id, which names the blocks a worker's shuffle service serves (a cluster's executors have one). */
+  readonly appId?: string
+  /**
+   * Its worker's shuffle service serves its map outputs too (`ExternalShuffleService`): each shuffle's token is
+   * written beside them for the service to check fetches against.
+   */
+  readonly servedByWorker?: boolean
 }
 
 /**
@@ -137,24 +145,7 @@ export const make = (options: Options): Effect.Effect<ShuffleService, never, Rpc
         if (name === undefined || tokens.get(name.shuffleId) !== name.token) {
           return yield* new Errors.TransferRefused({ blockId, reason: "not a shuffle block of this app" })
         }
-        // A missing index is a map output this executor does not have; one it cannot read, a refusal that says
-        // which file failed and why.
-        const index = yield* readIndex(name.shuffleId, name.mapIndex).pipe(
-          Effect.mapError((error) =>
-            error.code === "ENOENT"
-              ? new Errors.BlockNotFound({ blockId })
-              : new Errors.TransferRefused({ blockId, reason: error.message })
-          )
-        )
-        const range = yield* Effect.try({
-          try: () => ShuffleFiles.rangeOf(index, name.reduceId),
-          catch: () => new Errors.BlockNotFound({ blockId })
-        })
-        return yield* disk.blockSource(
-          blockId,
-          ShuffleFiles.dataFile(options.localDir, name.shuffleId, name.mapIndex),
-          range
-        )
+        return yield* ShuffleBlocks.source(disk, options.localDir, blockId, name)
       })).pipe(
         // Serving fails only when "shuffle/" is served already: a second shuffle service on one node, a defect.
         Effect.orDie
@@ -218,7 +209,13 @@ export const make = (options: Options): Effect.Effect<ShuffleService, never, Rpc
         )
       }
       const remote = counted(metrics, "shuffleRemoteBytesRead", location.size)
-      const blockId = ShuffleFiles.blockId({ ...read, mapIndex: location.mapIndex })
+      const name = { ...read, mapIndex: location.mapIndex }
+      if (location.shuffleService === true && options.appId === undefined) {
+        return Effect.fail(failed("it is served by a worker's shuffle service, and this executor has no app id"))
+      }
+      const blockId = location.shuffleService === true
+        ? ShuffleFiles.serviceBlockId(options.appId!, location.executorId, name)
+        : ShuffleFiles.blockId(name)
       if (location.size <= maxInMemory) {
         return rpc.data.fetchBytes(location.address, blockId, endToEnd).pipe(
           Effect.map((bytes) => block({ _tag: "Bytes", bytes })),
@@ -276,7 +273,22 @@ export const make = (options: Options): Effect.Effect<ShuffleService, never, Rpc
       })
 
     return {
-      serve: (shuffle) => void tokens.set(shuffle.shuffleId, shuffle.token),
+      serve: (shuffle) => {
+        if (tokens.get(shuffle.shuffleId) === shuffle.token) return
+        tokens.set(shuffle.shuffleId, shuffle.token)
+        // Small and once per shuffle, before any of its outputs is written or copied here: written at once. One that
+        // cannot be written (a full disk) is tried again by the shuffle's next task here; meanwhile the service
+        // refuses these outputs, and their readers' fetch failures have them computed again.
+        if (options.servedByWorker !== true) return
+        try {
+          disk.writeFile(
+            ShuffleFiles.tokenFile(options.localDir, shuffle.shuffleId),
+            new TextEncoder().encode(shuffle.token)
+          )
+        } catch {
+          tokens.delete(shuffle.shuffleId)
+        }
+      },
       served: () => [...tokens].map(([shuffleId, token]) => ({ shuffleId, token })),
       gather: (taskId, reads) =>
         Effect.gen(function*() {

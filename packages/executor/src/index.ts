@@ -27,6 +27,8 @@ export * as ExecutorProcess from "./ExecutorProcess.js"
 /** @since 0.1.0 */
 export * as InlineTasks from "./InlineTasks.js"
 /** @since 0.1.0 */
+export * as ExternalShuffleService from "./ExternalShuffleService.js"
+/** @since 0.1.0 */
 export * as FieldValues from "./FieldValues.js"
 /** @since 0.1.0 */
 export * as FilePaths from "./FilePaths.js"
@@ -50,6 +52,8 @@ export * as Migration from "./Migration.js"
 export * as NodeDisk from "./NodeDisk.js"
 /** @since 0.1.0 */
 export * as RecordFiles from "./RecordFiles.js"
+/** @since 0.1.0 */
+export * as ShuffleBlocks from "./ShuffleBlocks.js"
 /** @since 0.1.0 */
 export * as ShuffleFiles from "./ShuffleFiles.js"
 /** @since 0.1.0 */

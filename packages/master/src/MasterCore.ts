@@ -228,6 +228,8 @@ const handle = Core.inputs<Inbound, Local, Step>({
         if (message.seq !== undefined) {
           answer(step, message.worker, new WorkerMessages.HeartbeatAcknowledged({ seq: message.seq }))
         }
+        // Told again until it is gone: the first word may have been lost to a cut link (it changes nothing there).
+        if (worker.state === "DECOMMISSIONED") answer(step, message.worker, new WorkerMessages.DecommissionWorker())
       } else if (state.status === "STANDBY") {
         // A worker of a leadership this master lost: told so, it registers with the masters again, whoever leads
         // now (one that dropped it during a partition would never claim it with MasterChanged).

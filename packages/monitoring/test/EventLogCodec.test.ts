@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { type AppEvents, EventLogCodec } from "@kindling/monitoring"
-import { FastCheck as fc } from "effect"
+import { type AppEvents, AppStatus, EventLogCodec, SparkEvents } from "@kindling/monitoring"
+import { FastCheck as fc, Schema } from "effect"
 
 // Events of a few stages on a few executors: tasks start and end (some twice, some never started, some failed or
 // killed, with odd metrics), between executors joining and jobs starting.
@@ -26,6 +26,12 @@ const event: fc.Arbitrary<AppEvents.AppEvent> = fc.oneof(
     executorId: text,
     host: text,
     cores: fc.nat()
+  }),
+  fc.record({
+    _tag: fc.constant("ExecutorDecommissioned" as const),
+    time: number,
+    executorId: text,
+    reason: text
   }),
   fc.record({
     _tag: fc.constant("JobStart" as const),
@@ -73,4 +79,30 @@ describe("EventLogCodec", () => {
     },
     { fastCheck: { numRuns: 300 } }
   )
+})
+
+describe("an executor's decommissioning in the event log", () => {
+  it("is Kindling's own event, named as a class Spark's reader cannot load (which it drops), and replays", () => {
+    const decommissioned = {
+      _tag: "ExecutorDecommissioned" as const,
+      executorId: "4",
+      reason: "Executor decommission (worker decommissioned)",
+      time: 1_000
+    }
+    const [line] = EventLogCodec.encodeLines(EventLogCodec.makeEncoder(), decommissioned)
+    assert.deepStrictEqual(JSON.parse(line!), {
+      Event: "org.kindling.scheduler.ExecutorDecommissioned",
+      Timestamp: 1_000,
+      "Executor ID": "4",
+      Reason: "Executor decommission (worker decommissioned)"
+    })
+    const decoded = Schema.decodeUnknownSync(SparkEvents.SparkEvent)(JSON.parse(line!))
+    const replay = EventLogCodec.makeReplay()
+    assert.deepStrictEqual(EventLogCodec.replay(replay, decoded), [decommissioned])
+    // The app's status, live or replayed, shows the executor decommissioning until it is removed.
+    const status = AppStatus.make()
+    AppStatus.apply(status, { _tag: "ExecutorAdded", executorId: "4", host: "h", cores: 1, time: 0 })
+    AppStatus.apply(status, decommissioned)
+    assert.deepStrictEqual(status.executors.get("4")?.decommissioned, { time: 1_000, reason: decommissioned.reason })
+  })
 })

@@ -81,7 +81,12 @@ export class RegisterExecutor extends Schema.TaggedRequest<RegisterExecutor>()("
     logUrls: Properties,
     attributes: Properties,
     resources: Resources,
-    resourceProfileId: Count
+    resourceProfileId: Count,
+    /**
+     * Its worker's shuffle service, which serves its map outputs (Kindling's own; Spark's executor registers with
+     * the service instead): with one, they outlive the executor.
+     */
+    shuffleService: Schema.optionalWith(RpcAddress, { exact: true })
   },
   success: Schema.Boolean,
   failure: ExecutorRegistrationRejected
@@ -237,7 +242,12 @@ export class MapOutputLocation extends Schema.Class<MapOutputLocation>("MapOutpu
   mapIndex: Count,
   executorId: ExecutorId,
   address: RpcAddress,
-  size: ByteCount
+  size: ByteCount,
+  /**
+   * `address` is the shuffle service of the executor's worker, which serves the block as
+   * `shuffle-service/<appId>/<executorId>/…`; else it is the executor's.
+   */
+  shuffleService: Schema.optionalWith(Schema.Boolean, { exact: true })
 }, { description: "Where one map output block is, and its size in bytes" }) {}
 
 /**

@@ -63,6 +63,12 @@ export const keys = {
     default: "64",
     description: "The most incoming connections a node lets be in their handshake at once; more are refused."
   }),
+  shuffleServiceEnabled: Key.make("kindling.shuffle.service.enabled", ValueType.boolean, {
+    default: "false",
+    description: "Worker: serve the map outputs of its executors, so that they outlive them. App: have the workers' " +
+      "shuffle services serve its map outputs, so that an executor lost or given back by dynamic allocation costs " +
+      "no recomputation (both must be on; an executor on a worker without one keeps its outputs to itself)."
+  }),
   traceDir: Key.make("kindling.rpc.traceDir", ValueType.string, {
     description: "For debugging a node or a client in another language: masters, workers and the submit, status " +
       "and kill commands append every frame they send or receive to <dir>/<pid>.jsonl, one JSON line each: " +

@@ -34,7 +34,7 @@ import type { Master } from "@kindling/master"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as ComputingApps from "./ComputingApps.js"
-import { checkers } from "./internal/clusterChecks.js"
+import { checkers, filesLeft } from "./internal/clusterChecks.js"
 import * as Election from "./internal/clusterElection.js"
 import * as Faults from "./internal/clusterFaults.js"
 import * as Nodes from "./internal/clusterNodes.js"
@@ -149,9 +149,11 @@ export const run = (options: Options): Outcome => {
   election.elect()
   sim.runUntil(() => {
     const state = nodes.masterState()
+    // The files the workers' shuffle services served go once their workers hear that the apps have finished.
     return state !== undefined && state.status === "ALIVE" && state.activeDrivers.length === 0 &&
       state.activeApps.length === 0 && world.ledger.running().length === 0 &&
-      computing.names.every((name) => computing.ended.has(name))
+      computing.names.every((name) => computing.ended.has(name)) &&
+      filesLeft(world).length === 0
   }, 200_000)
 
   const end = { world, state: nodes.masterState(), computing }

@@ -21,6 +21,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Stream from "effect/Stream"
 import { EventChecks } from "./EventChecks.js"
+import { sideDraws } from "./internal/sideDraws.js"
 import * as Lineages from "./Lineages.js"
 import type * as SimDisk from "./SimDisk.js"
 
@@ -79,11 +80,7 @@ export interface ComputingApps {
 // few executors at most, idle ones given back after 1–5 s (between the jobs of an app), shuffle tracking on or off
 // (off, executors holding map outputs go too, and their outputs are computed again).
 const allocationOf = (seed: number, app: number): ExecutorAllocation.Config | undefined => {
-  let state = (Math.imul(seed, 2654435761) ^ Math.imul(app + 1, 2246822519)) >>> 0
-  const next = () => {
-    state = (Math.imul(state ^ (state >>> 15), 2246822519) + 3266489917) >>> 0
-    return state / 2 ** 32
-  }
+  const next = sideDraws(seed, app)
   if (next() >= 0.4) return undefined
   const minExecutors = Math.floor(next() * 2)
   return {
@@ -127,7 +124,9 @@ export const make = (context: Context, count: number): ComputingApps => {
       spillThreshold: between(512, 8_192),
       maxDirectResultSize: between(256, 65_536),
       maxInMemoryBlock: between(8, 128),
-      allocation: allocationOf(context.seed, i)
+      allocation: allocationOf(context.seed, i),
+      // Half of the apps have the workers' shuffle services serve their map outputs (drawn apart, as above).
+      shuffleService: sideDraws(context.seed, 1000 + i)() < 0.5
     }
   })
   const ended = new Map<string, number>()
@@ -186,7 +185,8 @@ export const make = (context: Context, count: number): ComputingApps => {
             ["kindling.rpc.askTimeout", "10000"],
             ["kindling.task.maxDirectResultSize", String(app.maxDirectResultSize)],
             ["kindling.shuffle.spill.threshold", String(app.spillThreshold)],
-            ["kindling.network.maxRemoteBlockSizeFetchToMem", String(app.maxInMemoryBlock)]
+            ["kindling.network.maxRemoteBlockSizeFetchToMem", String(app.maxInMemoryBlock)],
+            ["kindling.shuffle.service.enabled", String(app.shuffleService)]
           ]
         },
         executorMemoryMB: 1024,

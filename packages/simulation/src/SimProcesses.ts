@@ -154,10 +154,15 @@ const signalNumbers: Record<string, number> = { SIGTERM: 15, SIGKILL: 9 }
 export interface Programs {
   readonly sim: Simulation.Simulation
   /**
-   * The program a command's arguments run on `host` in `workDir`, succeeding with its exit code, and the token
-   * its runs go by in the ledger; undefined for a scripted process.
+   * The program a command's arguments run on `host` in `workDir` with the variables its worker gave it,
+   * succeeding with its exit code, and the token its runs go by in the ledger; undefined for a scripted process.
    */
-  readonly programFor: (args: ReadonlyArray<string>, host: string, workDir: string) =>
+  readonly programFor: (
+    args: ReadonlyArray<string>,
+    host: string,
+    workDir: string,
+    variables: Readonly<Record<string, string>>
+  ) =>
     | { readonly token: string; readonly program: Effect.Effect<number, unknown, Transport.Transport> }
     | undefined
 }
@@ -178,7 +183,7 @@ export const launcher = (
       Effect.gen(function*() {
         const behaviour = parse(spec.args)
         const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
-        const program = programs?.programFor(spec.args, worker, spec.cwd)
+        const program = programs?.programFor(spec.args, worker, spec.cwd, spec.env)
         const run = ledger.start(worker, spec.cwd, program?.token ?? behaviour.token, now)
         const exited = yield* Deferred.make<ProcessLauncher.ProcessExit>()
         // The first end is the one the ledger keeps. (A process that died with its worker has ended already,

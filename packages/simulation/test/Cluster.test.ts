@@ -13,9 +13,11 @@ describe("the simulated cluster", () => {
     const failures: Array<string> = []
     const kinds = new Set<string>()
     let leaderChanges = 0
+    let migrations = 0
     for (let seed = first; seed <= last; seed++) {
       const outcome = Cluster.run({ seed })
       leaderChanges += outcome.leaderChanges
+      migrations += outcome.trace.filter((line) => / INFO +Migrating [1-9]\d* map output/.test(line)).length
       for (const fault of outcome.faults) kinds.add(`${fault.kind} ${fault.nodes.includes("master") ? "master" : ""}`)
       if (outcome.problems.length > 0) failures.push(`seed ${seed}: ${outcome.problems.slice(0, 5).join(" | ")}`)
       // A seed runs synchronously: between seeds the test's worker answers vitest, which gives up on a worker
@@ -38,12 +40,16 @@ describe("the simulated cluster", () => {
         "crash ",
         "crash writing map output ",
         "crash serving map output ",
-        "crash fetching a block "
+        "crash fetching a block ",
+        "decommission (signal) ",
+        "decommission (master) "
       ]
     ) {
       assert.isTrue(kinds.has(kind), `no "${kind.trim()}" fault in seeds ${first}-${last}: ${[...kinds].join(", ")}`)
     }
     assert.isAbove(leaderChanges, 0, `no leader change in seeds ${first}-${last}`)
+    // Decommissioned workers' executors handed map outputs over to peers, not only gave them up.
+    assert.isAbove(migrations, 0, `no map output migrated in seeds ${first}-${last}`)
   }, 300_000)
 
   it("replays a seed exactly", () => {

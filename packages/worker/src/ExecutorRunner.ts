@@ -41,6 +41,8 @@ export interface Options {
   readonly installation: Installation.Installation
   /** The cluster's secret and whether to encrypt, handed to the process in its environment (never on its command line). */
   readonly security?: NodeSecurity | undefined
+  /** Runs once the process has ended, however it ended (the shuffle service's tidying of the executor's files). */
+  readonly afterExit?: Effect.Effect<void>
 }
 
 /**
@@ -118,6 +120,7 @@ export const start = (
           Effect.mapError((error) => DiskError.fromCause("remove", blockManagerDir, error))
         )
       )
+      if (options.afterExit !== undefined) yield* options.afterExit
       return (yield* Deferred.isDone(killRequest))
         ? ExecutorOutcome.Killed({ exitCode: Option.some(code) })
         : ExecutorOutcome.Exited({ exitCode: code })

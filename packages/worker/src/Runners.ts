@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import * as FileSystem from "@effect/platform/FileSystem"
+import * as ExternalShuffleService from "@kindling/executor/ExternalShuffleService"
 import type { Installation } from "@kindling/installation"
 import { DiskError, DiskOperations } from "@kindling/kernel"
 import { Descriptions, type Ids, type RpcAddress } from "@kindling/protocol"
@@ -127,6 +128,11 @@ export interface ProcessOptions {
    * specifier is one of `Descriptions.mainModules`, checked before) and the packages an app imports from it.
    */
   readonly installation: Installation.Installation
+  /**
+   * The worker's shuffle service, when it runs one: its executors learn where it is, those of apps that ask for it
+   * keep their files where it serves them, and what else they leave there is removed when they exit.
+   */
+  readonly shuffleService?: { readonly disk: ExternalShuffleService.Disk } | undefined
 }
 
 // The newest modification time of anything under `path`. Links are not followed, which the platform's FileSystem
@@ -175,6 +181,11 @@ export const makeProcesses = (
         security: options.security
       }).pipe(machine, files, network)
 
+    // The service listens where the worker does.
+    const serviceAddress = (yield* RpcEnv.RpcEnv).address
+    const service = options.shuffleService === undefined || serviceAddress === undefined
+      ? undefined
+      : { address: serviceAddress, disk: options.shuffleService.disk }
     const executor: RunnersService["executor"] = (launch, worker) =>
       Effect.gen(function*() {
         const localDirs = Path.join(options.localDir, launch.appId)
@@ -190,6 +201,7 @@ export const makeProcesses = (
             environment: {
               ...launch.appDesc.command.environment,
               KINDLING_EXECUTOR_DIRS: localDirs,
+              ...(service === undefined ? {} : { [ExternalShuffleService.addressVariable]: service.address.url }),
               // Where the executor's logs can be read, which it tells its driver (Spark's SPARK_LOG_URL_*).
               ...logUrls(worker.webUiUrl, `appId=${launch.appId}&executorId=${launch.execId}`)
             }
@@ -206,7 +218,15 @@ export const makeProcesses = (
           workerUrl: worker.workerUrl,
           terminateTimeout: options.executorTerminateTimeoutMillis,
           installation: options.installation,
-          security: options.security
+          security: options.security,
+          ...(service === undefined
+            ? {}
+            : {
+              afterExit: ExternalShuffleService.removeUnserved(
+                service.disk,
+                Path.join(localDirs, String(launch.execId))
+              )
+            })
         }).pipe(machine, files, network)
       })
 

@@ -329,14 +329,16 @@ describe("WorkerCore runners and accounting", () => {
     assert.strictEqual(state.coresUsed, 0)
   })
 
-  it("cleans an app's directories once it is finished and none of its executors is left", () => {
+  it("cleans an app's directories once it is finished and none of its executors is left; kills those left", () => {
     const state = registered()
     launchExecutor(state, 0)
     const early = stepWith(state, {
       _tag: "Receive",
       message: new WorkerMessages.ApplicationFinished({ id: appId })
     })
-    assert.deepStrictEqual(tags(early), [])
+    // One of its executors still running is killed: the app has finished (and a master that no longer counted the
+    // executor, its worker decommissioned, never would).
+    assert.deepStrictEqual(tags(early), ["KillExecutor"])
     const last = stepWith(state, {
       _tag: "ExecutorChanged",
       appId,

@@ -50,7 +50,8 @@ export const check = (step: Step) => {
       runningTasks: running,
       idleSince: allocation.idleSince.get(executor.id),
       holdsCachedBlocks: cached.has(executor.id),
-      holdsShuffleData: shuffleHolders.has(executor.id)
+      // Outputs its worker's shuffle service serves stay when it goes: they hold nothing back.
+      holdsShuffleData: shuffleHolders.has(executor.id) && !state.shuffleServices.has(executor.id)
     })
   }
   const [policy, decision] = ExecutorAllocation.tick(allocation.config, allocation.policy, {

@@ -44,6 +44,11 @@ export interface State {
   readonly allocation: Allocation | undefined
   /** The executors being decommissioned. */
   readonly decommissions: Map<Ids.ExecutorId, Decommission>
+  /**
+   * The worker shuffle services that serve executors' map outputs, by executor — kept after the executor is gone,
+   * since its outputs are still served.
+   */
+  readonly shuffleServices: Map<Ids.ExecutorId, RpcAddress.RpcAddress>
   stopping: boolean
   aborted: string | undefined
 }

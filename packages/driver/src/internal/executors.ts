@@ -1,6 +1,6 @@
 // The app's executors: registration, launch, heartbeats and timeouts, and their loss with what ran on them.
 import { Core } from "@kindling/kernel"
-import { ClusterMessages, Errors, type Ids } from "@kindling/protocol"
+import { ClusterMessages, Errors, type Ids, RpcAddress } from "@kindling/protocol"
 import * as Exit from "effect/Exit"
 import type { Local } from "../DriverCore.js"
 import * as TaskScheduler from "../TaskScheduler.js"
@@ -35,10 +35,12 @@ export const registerExecutor = (
     launched: false,
     lastHeard: step.now
   })
+  if (message.shuffleService !== undefined) state.shuffleServices.set(message.executorId, message.shuffleService)
   Core.log(
     step,
     "Info",
-    `Registered executor ${message.executorId} on ${message.hostname} with ${message.cores} cores`
+    `Registered executor ${message.executorId} on ${message.hostname} with ${message.cores} cores` +
+      (message.shuffleService === undefined ? "" : `, its map outputs served by ${message.shuffleService.hostPort}`)
   )
   Core.reply(step, ask, Exit.succeed(true))
   // Too late for this app: it is told to stop at once, as the others were.
@@ -102,6 +104,8 @@ export const disconnected = (step: Step, input: Core.ConnectionInput) => {
 }
 
 export const executorRemoved = (step: Step, input: Extract<Local, { readonly _tag: "ExecutorRemoved" }>) => {
+  // Its worker is gone, and the map outputs its shuffle service served with it, whoever wrote them.
+  if (input.workerLost === true) serviceLost(step, input.executorId)
   if (!input.started) {
     Core.log(step, "Warning", `Executor ${input.executorId} could not be launched: ${input.reason}`)
     event(step, {
@@ -119,6 +123,20 @@ export const timeOutExecutors = (step: Step) => {
   for (const executor of [...state.executors.values()]) {
     if (step.now - executor.lastHeard > state.config.executorTimeoutMillis) {
       executorLost(step, executor.id, `no heartbeat for ${step.now - executor.lastHeard} ms`)
+    }
+  }
+}
+
+// The outputs a worker's shuffle service served are lost with the worker: every executor's of that worker.
+const serviceLost = (step: Step, executorId: Ids.ExecutorId) => {
+  const { state } = step
+  const service = state.shuffleServices.get(executorId)
+  if (service === undefined) return
+  for (const [other, address] of [...state.shuffleServices]) {
+    if (RpcAddress.key(address) !== RpcAddress.key(service)) continue
+    state.shuffleServices.delete(other)
+    if (!state.executors.has(other) && !state.stopping) {
+      dag(step, { _tag: "ExecutorLost", executorId: other, outputsLost: true, now: step.now })
     }
   }
 }
@@ -147,7 +165,10 @@ export const executorLost = (step: Step, executorId: Ids.ExecutorId, reason: str
   }
   schedule(step, { _tag: "ExecutorLost", executorId, reason, now: step.now })
   // A stopping app runs no more stages: the map outputs of executors told to stop need not be forgotten.
-  if (!state.stopping) dag(step, { _tag: "ExecutorLost", executorId, now: step.now })
+  // Its map outputs go with it, unless its worker's shuffle service serves them.
+  if (!state.stopping) {
+    dag(step, { _tag: "ExecutorLost", executorId, outputsLost: !state.shuffleServices.has(executorId), now: step.now })
+  }
   // Its persisted partitions went with it: later tasks compute them again, from their lineage.
   for (const [blockId, holders] of state.blocks) {
     if (holders.delete(executorId) && holders.size === 0) state.blocks.delete(blockId)

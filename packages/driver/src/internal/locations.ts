@@ -55,14 +55,18 @@ export const mapOutputStatuses = (
   const locations: Array<ClusterMessages.MapOutputLocation> = []
   for (let mapIndex = 0; mapIndex < found.blocks.length; mapIndex++) {
     const block = found.blocks[mapIndex]!
-    const executor = state.executors.get(Ids.ExecutorId.make(block.executorId))
-    if (executor === undefined) return missing(mapIndex)
+    const executorId = Ids.ExecutorId.make(block.executorId)
+    // Served by its worker's shuffle service, whether its executor runs or not; else by its executor.
+    const service = state.shuffleServices.get(executorId)
+    const executor = state.executors.get(executorId)
+    if (service === undefined && executor === undefined) return missing(mapIndex)
     locations.push(
       new ClusterMessages.MapOutputLocation({
         mapIndex,
-        executorId: executor.id,
-        address: executor.ref.address,
-        size: block.size
+        executorId,
+        address: service ?? executor!.ref.address,
+        size: block.size,
+        ...(service === undefined ? {} : { shuffleService: true })
       }, trusted)
     )
   }

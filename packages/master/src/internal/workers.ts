@@ -286,4 +286,7 @@ export const workerLatestState = (step: Step, message: WorkerMessages.WorkerLate
   for (const driverId of message.driverIds) {
     if (!worker.drivers.has(driverId)) toWorker(step, worker, new WorkerMessages.KillDriver({ driverId }))
   }
+  // A worker that was away when an app finished never heard of it, and keeps what its shuffle service served for
+  // the app, and the app's scratch dirs, for ever: it hears now, for every finished app this master remembers.
+  for (const app of state.completedApps) toWorker(step, worker, new WorkerMessages.ApplicationFinished({ id: app.id }))
 }

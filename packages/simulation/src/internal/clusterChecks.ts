@@ -116,8 +116,9 @@ const healthyWorkers = ({ computing, state, world }: RunEnd): ReadonlyArray<stri
   return problems
 }
 
-// An executor's files go with it (its worker removes them when it ends), unless its worker was killed too.
-const noFilesLeft = ({ world }: RunEnd): ReadonlyArray<string> => {
+// An executor's files go with it (its worker removes them when it ends) — those a worker's shuffle service serves,
+// when its app has finished — unless its worker was killed too.
+export const filesLeft = (world: World): ReadonlyArray<string> => {
   const killedWorkers = new Set(
     world.sim.faults.filter((fault) => fault.kind === "kill").flatMap((fault) => fault.nodes)
   )
@@ -176,6 +177,32 @@ const noDriverTwiceAtOnce = ({ world }: RunEnd): ReadonlyArray<string> => {
   return problems
 }
 
+// A decommissioned worker starts no executor once it knows (launches sent before are refused, and the master
+// hears so), and exits once drained — unless a fault killed it first, and a new worker of its name replaced it. It
+// knows when it logs so: at once when signalled, when the master's word reaches it otherwise (a cut link delays it
+// until the master tells it again, at a heartbeat; a master restarted before that never heard of it).
+const decommissionedWorkers = ({ world }: RunEnd): ReadonlyArray<string> =>
+  world.decommissioned.flatMap((decommission) => {
+    const until = decommission.end?.at ?? Infinity
+    const knew = world.sim.trace.flatMap((line) => {
+      const heard = /^(\d+) (\S+) INFO +Decommissioning this worker/.exec(line)
+      return heard === null || heard[2] !== decommission.worker ? [] : [Number(heard[1])]
+    }).find((at) => at >= decommission.at && at < until)
+    if (knew === undefined) return []
+    const started = world.ledger.runs.filter((run) =>
+      run.worker === decommission.worker && driverOf(run) === undefined && run.startedAt > knew &&
+      run.startedAt < until
+    )
+    return [
+      ...(decommission.end === undefined
+        ? [`${decommission.worker}, decommissioned at ${knew}, never exited`]
+        : []),
+      ...started.map((run) =>
+        `executor ${run.dir} started on ${decommission.worker} ${run.startedAt - knew} ms after its decommission`
+      )
+    ]
+  })
+
 export const checkers: ReadonlyArray<Checker> = [
   { name: "no node exited on its own", check: ({ world }) => world.exits },
   { name: "every job ended with its answer or a typed failure", check: ({ computing }) => computing.problems() },
@@ -219,6 +246,7 @@ export const checkers: ReadonlyArray<Checker> = [
       )
   },
   { name: "no healthy worker is taken for dead", check: healthyWorkers },
-  { name: "no executor's file is left", check: noFilesLeft },
-  { name: "no driver runs twice at once", check: noDriverTwiceAtOnce }
+  { name: "no executor's file is left", check: ({ world }) => filesLeft(world) },
+  { name: "no driver runs twice at once", check: noDriverTwiceAtOnce },
+  { name: "a decommissioned worker takes no new executor and exits once drained", check: decommissionedWorkers }
 ]

@@ -1,7 +1,7 @@
 // The run's faults, drawn from the seed and scheduled on the simulation: the cluster's (workers killed and
 // restarted, nodes paused, partitions, the master killed or its leadership revoked, a spoofer posing as a worker,
-// duplicated and broken frames) and the engine's (a disk full for a while, a map output rotten or gone, an
-// executor crashing now or at a moment of its work).
+// duplicated and broken frames), the engine's (a disk full for a while, a map output rotten or gone, an
+// executor crashing now or at a moment of its work), and workers decommissioned while the computing apps shuffle.
 import { Codec, Envelope, RpcAddress } from "@kindling/protocol"
 import { Transport } from "@kindling/rpc"
 import * as Effect from "effect/Effect"
@@ -9,6 +9,7 @@ import * as Either from "effect/Either"
 import type { Election } from "./clusterElection.js"
 import { masterAddress, type Nodes, workerPort } from "./clusterNodes.js"
 import type { World } from "./clusterWorld.js"
+import { sideDraws } from "./sideDraws.js"
 
 /** How long a fault of the cluster's lasts at most (a node down or paused, a link cut, no leader). */
 export const longestFault = 20_000
@@ -66,6 +67,7 @@ export const schedule = (
         world.sim.at(at, () => world.sim.start(`spoofer-${i}`, spoof(worker)))
       }
     }
+    decommissions(world, nodes, computingStarts)
     // The engine's faults strike while the computing apps run (their jobs take seconds, not the whole run).
     const engine = world.between(1, 4)
     for (let i = 0; i < engine; i++) {
@@ -74,6 +76,25 @@ export const schedule = (
         : computingStarts[world.between(0, computingStarts.length - 1)]! + world.between(0, 15_000)
       world.sim.at(at, engineFaultAt(world, world.workerNames[world.between(0, world.workerNames.length - 1)]!))
     }
+  }
+}
+
+// Workers decommissioned while the computing apps run — during their shuffles — by their signal or through the
+// master; each exits once drained and a new worker of its name starts a few seconds later. Drawn apart from
+// `random`, so that the rest of a seed's run stays as it was: in half of the runs, one or two.
+const decommissions = (world: World, nodes: Nodes, computingStarts: ReadonlyArray<number>) => {
+  const next = sideDraws(world.options.seed, 2000)
+  const between = (min: number, max: number) => min + Math.floor(next() * (max - min + 1))
+  if (computingStarts.length === 0 || next() >= 0.5) return
+  const count = between(1, 2)
+  for (let i = 0; i < count; i++) {
+    const at = computingStarts[between(0, computingStarts.length - 1)]! + between(500, 12_000)
+    const worker = world.workerNames[between(0, world.workerNames.length - 1)]!
+    const via = next() < 0.5 ? "signal" : "master"
+    const restart = between(1_000, 10_000)
+    world.sim.at(at, () => {
+      if (nodes.decommission(worker, via, restart)) world.engineFault(`decommission (${via})`, worker)
+    })
   }
 }
 

@@ -1,5 +1,6 @@
 // The cluster's nodes as the simulation starts (and restarts) them: the master, with its store outliving it and
 // its election, and the workers, each running its processes through the simulated process launcher and disk.
+import { ExternalShuffleService } from "@kindling/executor"
 import { Installation } from "@kindling/installation"
 import { Simulation } from "@kindling/kernel/testing"
 import { ArtifactStore, Master, Persistence } from "@kindling/master"
@@ -30,6 +31,11 @@ const simulatedInstallation: Installation.Installation = {
 export interface Nodes {
   readonly startMaster: () => void
   readonly startWorker: (name: string) => void
+  /**
+   * Decommissions a running worker, by its signal or through the master (which must lead); once drained it exits,
+   * and a new worker of its name starts `restartMillis` later. Whether it was asked.
+   */
+  readonly decommission: (name: string, via: "signal" | "master", restartMillis: number) => boolean
   /** The master's state, when it runs and answers. */
   readonly masterState: () => QueryMessages.MasterStateResponse | undefined
 }
@@ -38,6 +44,8 @@ export const make = (world: World, election: Election, programs: SimProcesses.Pr
   const store: Persistence.MemoryStore = new Map()
   let masterGeneration = 0
   let master: Master.Master | undefined
+  const workers = new Map<string, Worker.Worker>()
+  const restartAfter = new Map<string, number>()
 
   const startMaster = () => {
     masterGeneration++
@@ -76,11 +84,17 @@ export const make = (world: World, election: Election, programs: SimProcesses.Pr
   }
 
   const startWorker = (name: string) => {
+    // A worker killed while it was being decommissioned is replaced by a new one, which is not.
+    for (const decommission of world.decommissioned) {
+      if (decommission.worker === name && decommission.end === undefined) {
+        decommission.end = { kind: "replaced", at: world.sim.now() }
+      }
+    }
     world.sim.start(
       name,
       Effect.gen(function*() {
         const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
-        yield* Worker.make({
+        const worker = yield* Worker.make({
           workerId: Ids.makeWorkerId(new Date(now), name, workerPort),
           cores: 4,
           memory: 8192,
@@ -106,8 +120,11 @@ export const make = (world: World, election: Election, programs: SimProcesses.Pr
           askTimeoutMillis: 5_000,
           driverFencing: { leaseMillis: driverLeaseMillis, terminateMillis: driverTerminateTimeoutMillis },
           validateState: true,
-          onExit: (code, reason) => Effect.sync(() => world.exits.push(`${name} exited with ${code}: ${reason}`))
+          onExit: (code, reason) => Effect.sync(() => exited(name, code, reason))
         })
+        workers.set(name, worker)
+        // Every worker runs a shuffle service; the apps that ask for it have it serve their map outputs.
+        yield* ExternalShuffleService.serve({ disk: world.disk.disk, localDir: `/sim/${name}/local` })
         return yield* Simulation.forever
       }).pipe(
         Effect.provide(
@@ -115,6 +132,7 @@ export const make = (world: World, election: Election, programs: SimProcesses.Pr
             Runners.layerProcesses({
               workDir: `/sim/${name}`,
               localDir: `/sim/${name}/local`,
+              shuffleService: { disk: world.disk.disk },
               driverTerminateTimeoutMillis,
               executorTerminateTimeoutMillis: 2_000,
               superviseInitialBackoffMillis: 200,
@@ -132,10 +150,42 @@ export const make = (world: World, election: Election, programs: SimProcesses.Pr
     )
   }
 
+  // A decommissioned worker that drained exits 0, as `kindling worker` does: its node stops, and a new worker of its
+  // name starts later. Any other exit is a problem.
+  const exited = (name: string, code: number, reason: string) => {
+    const decommission = world.decommissioned.find((d) => d.worker === name && d.end === undefined)
+    if (decommission === undefined || code !== 0) return void world.exits.push(`${name} exited with ${code}: ${reason}`)
+    decommission.end = { kind: "exited", at: world.sim.now() }
+    world.sim.at(0, () => {
+      world.sim.node(name)?.kill()
+      world.sim.at(restartAfter.get(name) ?? 0, () => world.sim.node(name)?.status === "killed" && startWorker(name))
+    })
+  }
+
+  const decommission = (name: string, via: "signal" | "master", restartMillis: number) => {
+    const node = world.sim.node(name)
+    const worker = workers.get(name)
+    if (node?.status !== "running" || worker === undefined) return false
+    if (world.decommissioned.some((d) => d.worker === name && d.end === undefined)) return false
+    if (via === "master") {
+      // Through a leading master that has the worker alive, as `kindling decommission` would find it.
+      const state = masterState()
+      const known = state?.status === "ALIVE" && world.sim.node("master")?.status === "running" &&
+        state.workers.some((w) => w.host === name && w.state === "ALIVE")
+      if (!known || master === undefined) return false
+    }
+    // Noted first: a worker with nothing running exits as it hears.
+    restartAfter.set(name, restartMillis)
+    world.decommissioned.push({ worker: name, at: world.sim.now(), end: undefined })
+    if (via === "master") world.sim.node("master")!.evaluate(master!.decommissionHosts([name]))
+    else node.evaluate(worker.decommission)
+    return true
+  }
+
   const masterState = () => {
     const read = master === undefined ? undefined : world.sim.node("master")?.evaluate(master.state)
     return read !== undefined && Exit.isSuccess(read) ? read.value : undefined
   }
 
-  return { startMaster, startWorker, masterState }
+  return { startMaster, startWorker, decommission, masterState }
 }

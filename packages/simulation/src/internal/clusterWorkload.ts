@@ -188,7 +188,7 @@ export const executorPrograms = (world: World): SimProcesses.Programs => {
   )
   return {
     sim: world.sim,
-    programFor: (args, _host, workDir) => {
+    programFor: (args, _host, workDir, variables) => {
       // An executor command that carries a behaviour is one of the apps that only hold executors: simulated.
       const at = args.indexOf("@kindling/executor/main")
       if (at < 0 || SimProcesses.carriesBehaviour(args)) return undefined
@@ -200,6 +200,7 @@ export const executorPrograms = (world: World): SimProcesses.Programs => {
           network: (host) => RpcEnv.layer({ host, port: 0 }),
           disk: world.disk.disk,
           workDir,
+          variables,
           validateState: true
         }))
       }

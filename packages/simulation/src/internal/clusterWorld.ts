@@ -17,6 +17,15 @@ export interface World {
   readonly workerNames: ReadonlyArray<string>
   /** Nodes that exited on their own, with their code: each is a problem. */
   readonly exits: Array<string>
+  /**
+   * Workers decommissioned: when, and how that worker ended — it exited once drained, or was replaced by a new
+   * worker of its name after a fault killed it — and when.
+   */
+  readonly decommissioned: Array<{
+    readonly worker: string
+    readonly at: number
+    end: { readonly kind: "exited" | "replaced"; readonly at: number } | undefined
+  }>
   /** Drivers the client asked to kill. */
   readonly killRequested: Set<string>
   /** When the master went away (killed, paused, its leadership revoked), each for up to `longestFault`. */
@@ -40,6 +49,7 @@ export const make = (options: Options, sim: Simulation.Simulation): World => {
     disk: SimDisk.make(),
     workerNames: Array.from({ length: options.workers ?? 3 }, (_, i) => `worker-${i + 1}`),
     exits: [],
+    decommissioned: [],
     killRequested: new Set(),
     masterAway: [],
     appsEnded: new Map(),

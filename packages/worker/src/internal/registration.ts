@@ -107,6 +107,19 @@ export const registered = (step: Step, message: WorkerMessages.RegisteredWorker)
     })
   )
   for (const driver of state.unheard.values()) tellDriverEnd(step, message.master, driver)
+  tellDecommissioned(step, message.master)
+}
+
+// A decommissioned worker says so to every master it comes to know, after what it runs: one that never heard (it
+// was away when the worker was signalled, or has restarted since) would offer it work.
+const tellDecommissioned = (step: Step, master: RpcAddress.RefOf<"Master">) => {
+  const { state } = step
+  if (!state.decommissioned) return
+  Core.send(
+    step,
+    master,
+    new WorkerMessages.WorkerDecommissioning({ id: state.config.workerId, workerRef: state.config.self })
+  )
 }
 
 export const registrationFailed = (step: Step, message: WorkerMessages.RegisterWorkerFailed) => {
@@ -156,6 +169,7 @@ export const masterChanged = (step: Step, message: WorkerMessages.MasterChanged)
     })
   )
   for (const driver of state.unheard.values()) tellDriverEnd(step, message.master, driver)
+  tellDecommissioned(step, message.master)
   // At once rather than at the next tick: the new master's acknowledgement renews the lease, which may be running
   // out after the failover or restart that brought it.
   sendHeartbeat(step)

@@ -16,10 +16,6 @@ export const launchExecutor = (step: Step, message: WorkerMessages.LaunchExecuto
     log(step, "Warning", `Invalid master (${message.masterUrl}) attempted to launch executor.`)
     return
   }
-  if (state.decommissioned) {
-    log(step, "Warning", "Asked to launch an executor while decommissioned; not launching it.")
-    return
-  }
   const fullId = IdsOf.fullExecutorId(message.appId, message.execId)
   if (takenForDead(step)) {
     return refuseExecutor(step, message, "the worker was unresponsive past the worker timeout when the launch arrived")
@@ -37,6 +33,9 @@ export const launchExecutor = (step: Step, message: WorkerMessages.LaunchExecuto
     log(step, "Warning", `Asked to launch executor ${fullId} again; it already ended here ${ended.state}`)
     return tellExecutorEnd(step, message, ended.state, "it already ended on this worker")
   }
+  // Sent before the master decided, or by a master that never heard of the decommission: refused, and the master
+  // hears so, so that it frees what it allotted.
+  if (state.decommissioned) return refuseExecutor(step, message, "the worker is being decommissioned")
   const refused = Descriptions.refusedModule("executor", message.appDesc.command)
   if (refused !== undefined) {
     const failure = new Errors.ExecutorLaunchFailed({ appId: message.appId, execId: message.execId, reason: refused })
@@ -167,7 +166,15 @@ export const killDriver = (step: Step, message: WorkerMessages.KillDriver) => {
 }
 
 export const applicationFinished = (step: Step, message: WorkerMessages.ApplicationFinished) => {
-  step.state.finishedApps.add(message.id)
+  const { state } = step
+  state.finishedApps.add(message.id)
+  // An executor of a finished app left here is one the master no longer counted (its worker decommissioned, say) and
+  // so never asked to kill: it has nothing left to do.
+  for (const executor of state.executors.values()) {
+    if (executor.appId !== message.id) continue
+    log(step, "Info", `Killing executor ${IdsOf.fullExecutorId(executor.appId, executor.execId)}: its app finished`)
+    step.commands.push({ _tag: "KillExecutor", appId: executor.appId, execId: executor.execId })
+  }
   maybeCleanupApplication(step, message.id)
 }
 
@@ -180,7 +187,7 @@ export const decommission = (step: Step, how: "the master asked" | "signalled") 
     return
   }
   if (state.decommissioned) return
-  log(step, "Info", `Decommissioning this worker (${how}): it accepts no new executors or drivers`)
+  log(step, "Info", `Decommissioning this worker (${how}): it accepts no new executors`)
   state.decommissioned = true
   if (how === "signalled" && state.master !== undefined) {
     Core.send(
