@@ -5,6 +5,7 @@ const name = process.argv[2]
 const known = [
   "allocation",
   "curves",
+  "elastic",
   "eventlog",
   "failover",
   "formats",

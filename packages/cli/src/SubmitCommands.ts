@@ -468,6 +468,16 @@ export const status = (args: Common & { readonly driverId: string }): Effect.Eff
     return yield* withGateway(conf, yield* requireMaster(conf), (gateway) => printStatus(gateway, args.driverId))
   })
 
+// The masters of --master, for a command that reaches them over RPC (a REST URL will not do).
+const rpcMasters = (conf: Conf.Conf<Settings.Keys>, what: string) =>
+  Effect.gen(function*() {
+    const url = yield* requireMaster(conf)
+    if (isRestUrl(url)) {
+      return yield* new Settings.UsageError({ message: `${what} over RPC: give the masters' kindling:// URL` })
+    }
+    return yield* Effect.mapError(MasterUrl.parse(url), usage)
+  })
+
 /**
  * Each master's recovery state (ALIVE, STANDBY, RECOVERING, COMPLETING_RECOVERY) as JSON, one entry per master of
  * the URL, in its order: `kindling status` without a driver id. Exits 1 when no master answered.
@@ -478,13 +488,7 @@ export const status = (args: Common & { readonly driverId: string }): Effect.Eff
 export const masters = (args: Common): Effect.Effect<number, Settings.Failure> =>
   Effect.gen(function*() {
     const conf = yield* loadConf(args, {})
-    const url = yield* requireMaster(conf)
-    if (isRestUrl(url)) {
-      return yield* new Settings.UsageError({
-        message: "Masters' states are read over RPC: give their kindling:// URL"
-      })
-    }
-    const addresses = yield* Effect.mapError(MasterUrl.parse(url), usage)
+    const addresses = yield* rpcMasters(conf, "Masters' states are read")
     const timeout = conf.get(ProtocolConf.keys.askTimeout)
     const states = yield* Effect.gen(function*() {
       const rpc = yield* RpcEnv.RpcEnv
@@ -522,13 +526,7 @@ export const decommission = (
 ): Effect.Effect<number, Settings.Failure> =>
   Effect.gen(function*() {
     const conf = yield* loadConf(args, {})
-    const url = yield* requireMaster(conf)
-    if (isRestUrl(url)) {
-      return yield* new Settings.UsageError({
-        message: "Workers are decommissioned over RPC: give the masters' kindling:// URL"
-      })
-    }
-    const addresses = yield* Effect.mapError(MasterUrl.parse(url), usage)
+    const addresses = yield* rpcMasters(conf, "Workers are decommissioned")
     const workerIds = args.workers.filter((name) => name.startsWith("worker-")).map((id) => Ids.WorkerId.make(id))
     const hostnames = args.workers.filter((name) => !name.startsWith("worker-"))
     const timeout = conf.get(ProtocolConf.keys.askTimeout)

@@ -7,7 +7,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { app, cluster, masterState, run, start, startMaster } from "./fixtures/cluster.js"
+import { app, clientSubmitArgs, cluster, masterState, run, start, startMaster } from "./fixtures/cluster.js"
 
 // A cached dataset of 6 partitions, one on each of 6 executors of one core; then a shuffle of 12 map tasks: two waves. The first wave's tasks take 1 s; the second's
 // wait for the test's go (a file) once they have run 1 s, so that the test can take a worker out while they run
@@ -74,24 +74,13 @@ const expected = {
   cached: [179700, 179700, 600]
 }
 
-const submitArgs = (masterUrl: string, path: string) => [
-  "submit",
-  "--master",
-  masterUrl,
-  "--conf",
-  "kindling.driver.host=127.0.0.1",
-  "--conf",
-  "kindling.executor.cores=1",
-  path
-]
-
 // Runs the job, takes a worker out once its first wave is in, and checks what the app saw.
 type Cluster = Effect.Effect.Success<ReturnType<typeof cluster>>
 const throughDecommission = (decommission: (started: Cluster) => Effect.Effect<void, unknown>) =>
   Effect.gen(function*() {
     const started = yield* cluster(3)
     const release = Path.join(started.dir, "release")
-    const submit = yield* start(submitArgs(started.master.url, app(started.dir, "job.ts", job(release))))
+    const submit = yield* start(clientSubmitArgs(started.master.url, app(started.dir, "job.ts", job(release))))
     yield* submit.waitFor(/FIRST WAVE DONE/, 60_000)
     yield* decommission(started)
     // Both of the worker's executors are draining before the second wave may end.

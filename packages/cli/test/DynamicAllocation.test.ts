@@ -3,7 +3,7 @@
 // gap, and asks again for the second job; both answers are right, and no executor's going counts as a loss.
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { app, cluster, run } from "./fixtures/cluster.js"
+import { app, clientSubmitArgs, cluster, run } from "./fixtures/cluster.js"
 
 // Follows the app's executors through its events and prints, per job, its answer, the most executors alive at
 // once during it, and how many were alive after the gap that followed it.
@@ -38,14 +38,8 @@ describe("dynamic allocation", () => {
     () =>
       Effect.gen(function*() {
         const { dir, master } = yield* cluster(2)
-        const result = yield* run([
-          "submit",
-          "--master",
+        const result = yield* run(clientSubmitArgs(
           master.url,
-          "--conf",
-          "kindling.driver.host=127.0.0.1",
-          "--conf",
-          "kindling.executor.cores=1",
           "--conf",
           "kindling.dynamicAllocation.enabled=true",
           "--conf",
@@ -53,7 +47,7 @@ describe("dynamic allocation", () => {
           "--conf",
           "kindling.dynamicAllocation.executorIdleTimeout=2s",
           app(dir, "bursty.ts", bursty)
-        ])
+        ))
         assert.strictEqual(result.code, 0, result.stderr)
         // Two workers of two cores: four executors of one core at most; none left after a 5 s gap (2 s idle timeout).
         assert.strictEqual(

@@ -6,7 +6,7 @@ import { Effect } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { app, cluster, run } from "./fixtures/cluster.js"
+import { app, clientSubmitArgs, cluster, run } from "./fixtures/cluster.js"
 
 // 8 map tasks on 4 executors of one core, a job over the shuffle; then a task kills its own executor; then a second
 // job over the same shuffle. Prints the sums, how often each map partition succeeded, how many map outputs the
@@ -66,17 +66,7 @@ describe("the workers' shuffle service", () => {
       Effect.gen(function*() {
         const { dir, master, workers } = yield* cluster(2, [], withService)
         const marker = Path.join(dir, "killed")
-        const result = yield* run([
-          "submit",
-          "--master",
-          master.url,
-          "--conf",
-          "kindling.driver.host=127.0.0.1",
-          "--conf",
-          "kindling.executor.cores=1",
-          ...withService,
-          app(dir, "job.ts", job(marker))
-        ])
+        const result = yield* run(clientSubmitArgs(master.url, ...withService, app(dir, "job.ts", job(marker))))
         assert.strictEqual(result.code, 0, result.stderr)
         const report = JSON.parse(result.stdout.split("\n").find((line) => line.startsWith("{"))!)
         const expected = [0, 1, 2, 3, 4].map((k) => [
