@@ -5,9 +5,17 @@
  * @since 0.1.0
  */
 import { Shell } from "@kindling/kernel"
-import { AppClientMessages, type Descriptions, Endpoints, type Ids, type RpcAddress } from "@kindling/protocol"
+import {
+  AppClientMessages,
+  type Descriptions,
+  Endpoints,
+  type Ids,
+  QueryMessages,
+  type RpcAddress
+} from "@kindling/protocol"
 import { RpcEnv } from "@kindling/rpc"
 import * as Effect from "effect/Effect"
+import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import * as AppClientCore from "./AppClientCore.js"
 
@@ -20,7 +28,9 @@ export interface Options {
   readonly appDescription: Descriptions.ApplicationDescription
   readonly validateState?: boolean
   /** Everything the app client learns, for the driver. */
-  readonly tell: (command: AppClientCore.AppClientCommand) => Effect.Effect<void>
+  readonly tell: (
+    command: Exclude<AppClientCore.AppClientCommand, { readonly _tag: "CheckRegistered" }>
+  ) => Effect.Effect<void>
   /** The app client stopped on a defect of its own (its core threw or broke an invariant). */
   readonly onExit: (code: number, reason: string) => Effect.Effect<void>
 }
@@ -61,6 +71,31 @@ export const make = (
   options: Options
 ): Effect.Effect<AppClient, Shell.NotListening | RpcEnv.EndpointAlreadyRegistered, RpcEnv.RpcEnv | Scope.Scope> =>
   Effect.gen(function*() {
+    const rpc = yield* RpcEnv.RpcEnv
+    // Up to five times, 2 s apart until it answers: the master that lost its connection to the app, leading, does not
+    // list it (it removed it). One that does, or does not lead (a new leader will say MasterChanged), ends the check.
+    const checkRegistered = (
+      command: Extract<AppClientCore.AppClientCommand, { readonly _tag: "CheckRegistered" }>,
+      host: Shell.Host<AppClientCore.Local>
+    ) =>
+      rpc.ask(Endpoints.ref(command.master, Endpoints.master), new QueryMessages.RequestMasterState(), {
+        timeout: 5000
+      }).pipe(
+        Effect.retry(Schedule.spaced("2 seconds").pipe(Schedule.intersect(Schedule.recurs(4)))),
+        Effect.flatMap((state) =>
+          Effect.sync(() => {
+            if (state.status !== "ALIVE" || state.activeApps.some((app) => app.id === command.appId)) return
+            const completed = state.completedApps.find((app) => app.id === command.appId)
+            host.feed({
+              _tag: "AppUnknown",
+              reason: completed === undefined
+                ? "the master no longer knows it"
+                : `it is ${completed.state} there, ended while the master could not reach the driver`
+            })
+          })
+        ),
+        Effect.ignore
+      )
     const address = yield* Shell.listeningAddress(Endpoints.appClient)
     const shell = yield* Shell.make({
       core: AppClientCore.core,
@@ -71,11 +106,13 @@ export const make = (
         registrationTimeoutMillis: 20_000,
         registrationRetries: 3
       }),
-      interpret: options.tell,
+      interpret: (command, host) =>
+        command._tag === "CheckRegistered"
+          ? Effect.sync(() => host.fork(checkRegistered(command, host)))
+          : options.tell(command),
       validateState: options.validateState ?? false,
       onExit: options.onExit
     })
-    const rpc = yield* RpcEnv.RpcEnv
     // Asks the master the app is registered with, if any; a master that does not answer in time is let be.
     const askMaster = (
       request: (appId: Ids.AppId) => AppClientMessages.RequestExecutors | AppClientMessages.KillExecutors

@@ -66,8 +66,10 @@ export type Local = Schema.Schema.Type<typeof AppClientInputs.Local>
 export type AppClientCommand =
   | { readonly _tag: "AppRegistered"; readonly appId: Ids.AppId }
   | { readonly _tag: "ExecutorGranted"; readonly executorId: number; readonly hostPort: string; readonly cores: number }
-  /** `started` is false for an executor whose process never ran: its launch failed. */
-  /** The executor is gone; with `workerLost`, its worker too (and what that worker's shuffle service served). */
+  /**
+   * The executor is gone; `started` is false for one whose process never ran (its launch failed); with
+   * `workerLost`, its worker is gone too (and what that worker's shuffle service served).
+   */
   | {
     readonly _tag: "ExecutorGone"
     readonly executorId: number
@@ -84,6 +86,11 @@ export type AppClientCommand =
   | { readonly _tag: "AppDead"; readonly reason: string }
   /** Another master leads now; it knows the app from its store (requests since it was stored, it may not). */
   | { readonly _tag: "MasterChanged" }
+  /**
+   * The connection to the app's master closed: ask that master whether it still has the app, and feed back
+   * `AppUnknown` if it leads without it (the app client does this itself; the driver never sees it).
+   */
+  | { readonly _tag: "CheckRegistered"; readonly appId: Ids.AppId; readonly master: RpcAddress.RpcAddress }
 
 /**
  * @since 0.1.0
@@ -216,7 +223,17 @@ const handle = Core.inputs<Inbound, Local, Step>({
     const { state } = step
     if (state.master !== undefined && RpcAddress.key(input.peer) === RpcAddress.key(state.master.address)) {
       Core.log(step, "Warning", `Connection to ${input.peer.hostPort} failed; waiting for master to reconnect...`)
+      // A master that lost the connection removes the app; the word it sends may be lost too, and the app would
+      // wait for ever: the app client asks it.
+      if (state.appId !== undefined && !state.stopped) {
+        step.commands.push({ _tag: "CheckRegistered", appId: state.appId, master: state.master.address })
+      }
     }
+  },
+  AppUnknown: (step, input) => {
+    if (step.state.stopped) return
+    Core.log(step, "Error", `Master removed our application: ${input.reason}`)
+    dead(step, `Master removed our application: ${input.reason}`)
   },
   RetryRegistration: (step) => {
     const { state } = step

@@ -29,4 +29,17 @@ export const Stop = Schema.TaggedStruct("Stop", {}).annotations({
  * @since 0.1.0
  * @category schemas
  */
-export const Local = Schema.Union(RetryRegistration, Stop)
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export const AppUnknown = Schema.TaggedStruct("AppUnknown", { reason: Schema.String }).annotations({
+  description: "After the connection to its master closed, that master, leading, no longer lists the app: it " +
+    "removed it while the two could not talk, and its word was lost. The app is dead"
+})
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Local = Schema.Union(RetryRegistration, Stop, AppUnknown)

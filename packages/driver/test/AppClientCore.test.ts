@@ -45,6 +45,23 @@ const own = (commands: ReadonlyArray<AppClientCore.Command>) =>
   commands.filter((c) => c._tag !== "Log" && c._tag !== "StartTimer" && c._tag !== "CancelTimer")
 
 describe("AppClientCore", () => {
+  it("after its master's connection closes it has the master asked for the app; one that no longer has it ends it", () => {
+    const state = make()
+    AppClientCore.step(state, { _tag: "Start", now: 0 })
+    receive(state, new AppClientMessages.RegisteredApplication({ appId, master: masterA }))
+    const closed = AppClientCore.step(state, { _tag: "Disconnected", peer: masterA.address, connection: 1, now: 5 })
+    assert.deepStrictEqual(own(closed), [{ _tag: "CheckRegistered", appId, master: masterA.address }])
+    // Another node's connection closing asks nothing.
+    const other = AppClientCore.step(state, { _tag: "Disconnected", peer: masterB.address, connection: 2, now: 6 })
+    assert.deepStrictEqual(own(other), [])
+    const unknown = AppClientCore.step(state, { _tag: "AppUnknown", reason: "the master no longer knows it", now: 7 })
+    assert.deepStrictEqual(own(unknown), [
+      { _tag: "AppDead", reason: "Master removed our application: the master no longer knows it" }
+    ])
+    // Dead once: a second answer changes nothing.
+    assert.deepStrictEqual(own(AppClientCore.step(state, { _tag: "AppUnknown", reason: "again", now: 8 })), [])
+  })
+
   it("registers with every master, retries every 20 s, and gives up after 3 attempts", () => {
     const state = make()
     const started = AppClientCore.step(state, { _tag: "Start", now: 0 })

@@ -764,7 +764,7 @@ describe("MasterCore, worked examples", () => {
   // Found by the simulated cluster (seed 1003): an executor launched on a worker just before the worker was
   // removed started once the worker had registered again; the master, which had forgotten it, ignored its
   // reports, and it ran on after its app ended.
-  it("a worker reporting an executor the master does not know is told to kill it", () => {
+  it("a worker reporting an executor of an app the master does not know is told to kill it, and of the app's end", () => {
     const world = alive()
     registerWorker(4, 4096, 1)(world)
     const worker = world.workers[0]!
@@ -778,8 +778,9 @@ describe("MasterCore, worked examples", () => {
       }),
       worker.address
     )
-    assert.deepStrictEqual(sent(report), ["KillExecutor"])
-    // Its end is only noted.
+    // Its app is gone: the worker is told that too, so that it lets go of the app's files.
+    assert.deepStrictEqual(sent(report), ["KillExecutor", "ApplicationFinished"])
+    // Its end is only noted (and the app's end told again).
     const ended = world.receive(
       new WorkerMessages.ExecutorStateChanged({
         appId: Ids.AppId.make("app-gone"),
@@ -790,7 +791,7 @@ describe("MasterCore, worked examples", () => {
       }),
       worker.address
     )
-    assert.deepStrictEqual(sent(ended), [])
+    assert.deepStrictEqual(sent(ended), ["ApplicationFinished"])
   })
 
   it("an executor killed because its app asked ends quietly, and the app hears of its end", () => {

@@ -148,6 +148,11 @@ export const executorStateChanged = (step: Step, message: WorkerMessages.Executo
         new WorkerMessages.KillExecutor({ masterUrl: masterUrl(state), appId: message.appId, execId: message.execId })
       )
     }
+    // An app this leader does not have (it ended while the worker was away, before the master restarted, say) is
+    // finished: the worker may still hold its scratch dirs and what its shuffle service served for it.
+    if (state.status === "ALIVE" && worker?.state === "ALIVE" && app === undefined) {
+      toWorker(step, worker, new WorkerMessages.ApplicationFinished({ id: message.appId }))
+    }
     return
   }
   // Only the worker that runs it speaks for an executor. After a recovery in which a worker did not answer, its
