@@ -1,6 +1,7 @@
 // The elastic cluster's costs and savings, on the built `kindling` (a master and three workers of two cores, each
-// running the shuffle service): a shuffle job (12 map tasks over 2.4 M records, 6 reduce partitions) run three
-// times by an app, then once more after one of its executors is killed. Once with the app's map outputs served by
+// running the shuffle service): a shuffle job (12 map tasks of 0.5 s over 3 M records, 200,000 keys, 6 reduce
+// partitions) run three times by an app — the first runs its map stage, the others only fetch its outputs — then
+// once more after one of its executors is killed. Once with the app's map outputs served by
 // their executors, once by the workers' shuffle services. Then the same job with a worker decommissioned while its
 // map stage runs. Reported: the job's time each way (what fetching through the worker costs), the job after the
 // kill (what a lost executor costs without the service), the map tasks run again, and for the decommission the
@@ -24,7 +25,9 @@ export default App.make(() =>
     yield* Effect.forkScoped(Stream.runForEach(events, (event) => Effect.sync(() => {
       if (event._tag === "TaskEnd" && event.succeeded && event.metrics.shuffleBytesWritten > 0) mapTasks++
     })))
-    const sums = kc.range(0, 2_400_000, 1, 12).map((x) => [x % 10_000, x]).reduceByKey((a, b) => a + b, undefined, 6)
+    const sums = kc.range(0, 3_000_000, 1, 12)
+      .mapPartitions((rows) => { const until = Date.now() + 500; while (Date.now() < until) {} return rows })
+      .map((x) => [x % 200_000, x]).reduceByKey((a, b) => a + b, undefined, 6)
     const jobs = []
     const timed = Effect.gen(function*() {
       const before = mapTasks
@@ -89,7 +92,7 @@ const main = Effect.gen(function*() {
 
   const widths = [34, 12, 12, 12, 22]
   const seconds = (ms: number) => `${format(ms / 1000, 2)} s`
-  console.log("\na shuffle job (12 map tasks, 2.4 M records, 6 reduces) on 3 workers of 2 cores, 6 executors\n")
+  console.log("\na shuffle job (12 map tasks of 0.5 s, 3 M records, 200,000 keys, 6 reduces) on 3 workers of 2 cores\n")
   console.log(row(["map outputs served by", "job 1", "job 2", "job 3", "after a kill (map tasks)"], widths))
   for (const [name, jobs] of [["their executors", own], ["the workers' shuffle service", served]] as const) {
     const last = jobs[3]!
