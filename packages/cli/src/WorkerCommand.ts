@@ -155,7 +155,9 @@ export const start = (options: {
             driverTerminateTimeoutMillis: conf.get(WorkerConf.keys.driverTerminateTimeout),
             executorTerminateTimeoutMillis: conf.get(WorkerConf.keys.executorTerminateTimeout),
             superviseInitialBackoffMillis: conf.get(WorkerConf.keys.superviseInitialBackoff),
-            shuffleService: shuffleService ? { disk: NodeDisk.disk } : undefined,
+            shuffleService: shuffleService
+              ? { removeUnserved: (dir) => ExternalShuffleService.removeUnserved(NodeDisk.disk, dir) }
+              : undefined,
             security: rpcOptions.secret === undefined ? undefined : {
               secret: rpcOptions.secret,
               encrypt: ProtocolConf.encryptionSecret(conf) !== undefined

@@ -8,6 +8,7 @@ import { Effect } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { app, clientSubmitArgs, cluster, masterState, run, start, startMaster } from "./fixtures/cluster.js"
+import { uiUrl } from "./fixtures/ui.js"
 
 // A cached dataset of 6 partitions, one on each of 6 executors of one core; then a shuffle of 12 map tasks: two waves. The first wave's tasks take 1 s; the second's
 // wait for the test's go (a file) once they have run 1 s, so that the test can take a worker out while they run
@@ -126,7 +127,7 @@ describe("decommissioning", () => {
           const none = yield* run(["decommission", "--master", master.url, "no-such-host.invalid"])
           assert.strictEqual(none.code, 1)
           assert.match(none.stderr, /No live worker matched no-such-host\.invalid/)
-          const [, ui] = /UI at (\S+)/.exec(master.node.output())!
+          const ui = yield* uiUrl(master.node, "master")
           const response = yield* Effect.promise(() =>
             fetch(`${ui}/workers/kill/?host=no-such-host.invalid`, { method: "POST" })
           )
@@ -141,17 +142,16 @@ describe("decommissioning", () => {
     () =>
       Effect.gen(function*() {
         const { master, workers } = yield* cluster(1)
-        const [, ui] = /UI at (\S+)/.exec(master.node.output())!
+        const ui = yield* uiUrl(master.node, "master")
         const kill = (url: string, host: string) =>
           Effect.promise(() => fetch(`${url}/workers/kill/?host=${host}`, { method: "POST" })).pipe(
             Effect.flatMap((response) => Effect.promise(async () => [response.status, await response.text()] as const))
           )
-        assert.deepStrictEqual(yield* kill(ui!, "127.0.0.1"), [200, "Decommissioning 1 worker(s)"])
+        assert.deepStrictEqual(yield* kill(ui, "127.0.0.1"), [200, "Decommissioning 1 worker(s)"])
         // Nothing runs there: it exits at once.
         assert.strictEqual(yield* workers[0]!.node.exited, 0, workers[0]!.node.output())
         const denying = yield* startMaster(["--conf", "kindling.master.ui.decommission.allow.mode=DENY"])
-        const [, deniedUi] = /UI at (\S+)/.exec(denying.node.output())!
-        const [status, text] = yield* kill(deniedUi!, "127.0.0.1")
+        const [status, text] = yield* kill(yield* uiUrl(denying.node, "master"), "127.0.0.1")
         assert.strictEqual(status, 405)
         assert.include(text, "kindling.master.ui.decommission.allow.mode is DENY")
       }),

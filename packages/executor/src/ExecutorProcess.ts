@@ -25,7 +25,6 @@ import * as Path from "node:path"
 import * as Url from "node:url"
 import type { Disk } from "./Disk.js"
 import * as Executor from "./Executor.js"
-import * as ExternalShuffleService from "./ExternalShuffleService.js"
 import * as MemoryBudget from "./MemoryBudget.js"
 import * as NodeDisk from "./NodeDisk.js"
 import * as ObjectStore from "./ObjectStore.js"
@@ -150,7 +149,7 @@ type Variables = Readonly<Record<string, string | undefined>>
 const shuffleServiceOf = (variables: Variables, executorId: string, wanted: boolean) =>
   Effect.gen(function*() {
     if (!wanted) return undefined
-    const url = variables[ExternalShuffleService.addressVariable]
+    const url = variables[WorkDirs.shuffleServiceVariable]
     const appDir = variables["KINDLING_EXECUTOR_DIRS"]
     const address = url === undefined ? undefined : Either.getOrUndefined(MasterUrl.parse(url))?.[0]
     if (address === undefined || appDir === undefined) {
@@ -160,7 +159,7 @@ const shuffleServiceOf = (variables: Variables, executorId: string, wanted: bool
       )
       return undefined
     }
-    return { address, dir: Path.join(appDir, executorId) }
+    return { address, dir: WorkDirs.servedExecutorDir(appDir, executorId) }
   })
 
 /**

@@ -2,14 +2,16 @@
  * The worker's shuffle service (Spark's external shuffle service, `kindling.shuffle.service.enabled`): the worker
  * serves the map outputs its executors wrote, so that they outlive the executor that wrote them — one lost, or
  * given back by dynamic allocation, costs no recomputation. An executor of an app that asks for it keeps its files
- * in `<local dir>/<appId>/<executorId>` (`executorDir`), registers with its driver naming the service, and writes
+ * in `<local dir>/<appId>/<executorId>` (`WorkDirs.servedExecutorDir`), registers with its driver naming the service, and writes
  * each shuffle's token beside its outputs; the worker checks a fetch's token against it, serves the block, removes
  * what else the executor left there once it has exited (`removeUnserved`), and everything once the app has finished.
  *
- * The worker runs it; it lives here because it reads the executor's files as the executor lays them out.
+ * The worker's node runs it (`kindling worker` composes the two); it lives here because it reads the executor's
+ * files as the executor lays them out.
  *
  * @since 0.1.0
  */
+import * as WorkDirs from "@kindling/installation/WorkDirs"
 import { DiskOperations } from "@kindling/kernel"
 import { Errors } from "@kindling/protocol"
 import { RpcEnv } from "@kindling/rpc"
@@ -26,20 +28,9 @@ export type {
 import * as ShuffleBlocks from "./ShuffleBlocks.js"
 import * as ShuffleFiles from "./ShuffleFiles.js"
 
-/**
- * The environment variable by which a worker with the service tells its executors where it is (its RPC URL).
- *
- * @since 0.1.0
- */
-export const addressVariable = "KINDLING_SHUFFLE_SERVICE"
-
-/**
- * The directory an executor keeps its files in when its worker's shuffle service serves them.
- *
- * @since 0.1.0
- */
-export const executorDir = (localDir: string, appId: string, executorId: string): string =>
-  Path.join(localDir, appId, executorId)
+// Where the service finds an executor's files: the layout the worker and its executors share (`WorkDirs`).
+const executorDir = (localDir: string, appId: string, executorId: string) =>
+  WorkDirs.servedExecutorDir(Path.join(localDir, appId), executorId)
 
 /**
  * Serves the map outputs of the executors under `localDir` on the RpcEnv in context, for the lifetime of the scope.

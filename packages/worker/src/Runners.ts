@@ -6,8 +6,8 @@
  * @since 0.1.0
  */
 import * as FileSystem from "@effect/platform/FileSystem"
-import * as ExternalShuffleService from "@kindling/executor/ExternalShuffleService"
 import type { Installation } from "@kindling/installation"
+import * as WorkDirs from "@kindling/installation/WorkDirs"
 import { DiskError, DiskOperations } from "@kindling/kernel"
 import { Descriptions, type Ids, type RpcAddress } from "@kindling/protocol"
 import { RpcEnv } from "@kindling/rpc"
@@ -132,7 +132,10 @@ export interface ProcessOptions {
    * The worker's shuffle service, when it runs one: its executors learn where it is, those of apps that ask for it
    * keep their files where it serves them, and what else they leave there is removed when they exit.
    */
-  readonly shuffleService?: { readonly disk: ExternalShuffleService.Disk } | undefined
+  readonly shuffleService?: {
+    /** Removes what an executor that has exited left in its directory besides what the service serves. */
+    readonly removeUnserved: (executorDir: string) => Effect.Effect<void>
+  } | undefined
 }
 
 // The newest modification time of anything under `path`. Links are not followed, which the platform's FileSystem
@@ -185,7 +188,7 @@ export const makeProcesses = (
     const serviceAddress = (yield* RpcEnv.RpcEnv).address
     const service = options.shuffleService === undefined || serviceAddress === undefined
       ? undefined
-      : { address: serviceAddress, disk: options.shuffleService.disk }
+      : { address: serviceAddress, removeUnserved: options.shuffleService.removeUnserved }
     const executor: RunnersService["executor"] = (launch, worker) =>
       Effect.gen(function*() {
         const localDirs = Path.join(options.localDir, launch.appId)
@@ -201,7 +204,7 @@ export const makeProcesses = (
             environment: {
               ...launch.appDesc.command.environment,
               KINDLING_EXECUTOR_DIRS: localDirs,
-              ...(service === undefined ? {} : { [ExternalShuffleService.addressVariable]: service.address.url }),
+              ...(service === undefined ? {} : { [WorkDirs.shuffleServiceVariable]: service.address.url }),
               // Where the executor's logs can be read, which it tells its driver (Spark's SPARK_LOG_URL_*).
               ...logUrls(worker.webUiUrl, `appId=${launch.appId}&executorId=${launch.execId}`)
             }
@@ -221,12 +224,7 @@ export const makeProcesses = (
           security: options.security,
           ...(service === undefined
             ? {}
-            : {
-              afterExit: ExternalShuffleService.removeUnserved(
-                service.disk,
-                Path.join(localDirs, String(launch.execId))
-              )
-            })
+            : { afterExit: service.removeUnserved(WorkDirs.servedExecutorDir(localDirs, String(launch.execId))) })
         }).pipe(machine, files, network)
       })
 

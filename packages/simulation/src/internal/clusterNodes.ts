@@ -132,7 +132,9 @@ export const make = (world: World, election: Election, programs: SimProcesses.Pr
             Runners.layerProcesses({
               workDir: `/sim/${name}`,
               localDir: `/sim/${name}/local`,
-              shuffleService: { disk: world.disk.disk },
+              shuffleService: {
+                removeUnserved: (dir) => ExternalShuffleService.removeUnserved(world.disk.disk, dir)
+              },
               driverTerminateTimeoutMillis,
               executorTerminateTimeoutMillis: 2_000,
               superviseInitialBackoffMillis: 200,
