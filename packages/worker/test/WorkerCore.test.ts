@@ -329,6 +329,34 @@ describe("WorkerCore runners and accounting", () => {
     assert.strictEqual(state.coresUsed, 0)
   })
 
+  it("signalled, it tells its master, refuses launches, and exits once its executor has ended; disabled, it runs on", () => {
+    const state = registered()
+    launchExecutor(state, 0)
+    const signalled = stepWith(state, { _tag: "DecommissionSignal" })
+    assert.deepStrictEqual(tags(signalled), ["Send WorkerDecommissioning 10.0.0.1"])
+    // A launch the master sent before it heard is refused, and the master told so.
+    const refused = launchExecutor(state, 1)
+    assert.deepStrictEqual(tags(refused), ["SyncState ExecutorStateChanged 10.0.0.1"])
+    const ended = stepWith(state, {
+      _tag: "ExecutorChanged",
+      appId,
+      execId: 0,
+      state: "EXITED",
+      message: undefined,
+      exitStatus: 0
+    })
+    assert.notInclude(tags(ended), "Exit")
+    // Once the master has heard every end, it exits.
+    const answered = [...state.syncs.values()].flatMap((sync) =>
+      tags(stepWith(state, { _tag: "StateSyncAnswered", key: sync.key, askId: sync.askId, taken: true }))
+    )
+    assert.strictEqual(state.syncs.size, 0)
+    assert.deepStrictEqual(answered.filter((tag) => tag === "Exit"), ["Exit"])
+    const disabled = WorkerCore.make({ ...config(), decommissionEnabled: false })
+    stepWith(disabled, { _tag: "DecommissionSignal" })
+    assert.isFalse(disabled.decommissioned)
+  })
+
   it("cleans an app's directories once it is finished and none of its executors is left; kills those left", () => {
     const state = registered()
     launchExecutor(state, 0)
