@@ -131,7 +131,10 @@ class World {
           Number(copy.message.from) === n && this.state.executors.has(Ids.ExecutorId.make(String(copy.peer)))
         )
         const forced = commands.some((c) => c._tag === "Log" && c.message.includes("forceKillTimeout"))
-        assert.isTrue(copying.length === 0 || forced, `executor ${n} stopped while ${copying.length} peer(s) copy from it`)
+        assert.isTrue(
+          copying.length === 0 || forced,
+          `executor ${n} stopped while ${copying.length} peer(s) copy from it`
+        )
         this.stopped.add(n)
       }
     }
