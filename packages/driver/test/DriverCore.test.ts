@@ -753,6 +753,33 @@ describe("DriverCore, decommissioning", () => {
     assert.isFalse(world.logs.some((line) => line.startsWith("Lost executor")))
   })
 
+  it("what a peer lost before it answered was given is shared out again among the peers left", () => {
+    const world = new World(decommissioning)
+    world.apply({ _tag: "Start", now: 0 })
+    world.register(0, 4)
+    world.submit(1, [0], [{ id: 0, maps: 4 }])
+    while (world.running.size > 0) world.finish([...world.running.keys()][0]!, "FINISHED")
+    world.register(1, 1)
+    world.register(2, 1)
+    world.decommission(0)
+    world.offer(0)
+    assert.deepStrictEqual(world.copies.map((copy) => [copy.peer, copy.message.mapOutputs.length]), [[1, 2], [2, 2]])
+    // Peer 2 goes before it answers; peer 1 copies its share, then what peer 2 had is given to it.
+    world.apply({ _tag: "Disconnected", peer: executorAddress(2), connection: world.connections.get(2)!, now: 1 })
+    world.copied(0, false)
+    assert.isFalse(world.stopped.has(0))
+    assert.deepStrictEqual(world.copies.map((copy) => [copy.peer, copy.message.mapOutputs.length]), [[2, 2], [1, 2]])
+    world.copied(1, false)
+    assert.isTrue(world.stopped.has(0))
+    assert.include(world.logs, "Stopping decommissioned executor 0: 4 map output(s) and 0 cached block(s) migrated")
+    assert.deepStrictEqual([0, 1, 2, 3].map((mapIndex) => world.outputAt({ shuffleId: 0, mapIndex })), [
+      "1",
+      "1",
+      "1",
+      "1"
+    ])
+  })
+
   it("with no peer, a drained executor waits for one, then gives its outputs up and is stopped", () => {
     const world = new World(decommissioning)
     world.apply({ _tag: "Start", now: 0 })

@@ -48,7 +48,15 @@ export interface Decommission {
   phase:
     | { readonly _tag: "Draining" }
     | { readonly _tag: "WaitingForPeer"; readonly since: number; readonly offer: ClusterMessages.ReadyToMigrate }
-    | { readonly _tag: "Copying"; readonly peers: Set<Ids.ExecutorId>; moved: number; blocks: number }
+    | {
+      readonly _tag: "Copying"
+      readonly offer: ClusterMessages.ReadyToMigrate
+      readonly peers: Set<Ids.ExecutorId>
+      moved: number
+      blocks: number
+      /** A peer went before it answered: what it was given is shared out again once the others have answered. */
+      peerLost: boolean
+    }
     | { readonly _tag: "Stopped" }
 }
 
@@ -96,18 +104,35 @@ export const readyToMigrate = (step: Step, message: ClusterMessages.ReadyToMigra
   migrate(step, message, decommission)
 }
 
-const migrate = (step: Step, offer: ClusterMessages.ReadyToMigrate, decommission: Decommission) => {
+const migrated = (counts: { readonly moved: number; readonly blocks: number }) =>
+  `${counts.moved} map output(s) and ${counts.blocks} cached block(s) migrated`
+
+const migrate = (
+  step: Step,
+  offer: ClusterMessages.ReadyToMigrate,
+  decommission: Decommission,
+  done: { readonly moved: number; readonly blocks: number } = { moved: 0, blocks: 0 },
+  /** Outputs moved in this step, which the DAG scheduler is yet to take (its inputs are queued). */
+  movedNow: ReadonlyArray<{ readonly shuffleId: number; readonly mapIndex: number }> = []
+) => {
   const { state } = step
   const from = offer.executorId
   const config = configOf(step)
   const tokens = new Map(offer.shuffles.map(({ shuffleId, token }) => [shuffleId, token]))
-  // Only what the driver still counts on is worth copying: registered map outputs, blocks it knows are there.
+  // Only what the driver still counts on is worth copying: map outputs registered there (not those copied already),
+  // blocks it knows are there and nowhere else.
+  const moving = new Set(movedNow.map((output) => `${output.shuffleId}/${output.mapIndex}`))
   const mapOutputs = !config.migrateShuffles ? [] : DagScheduler.outputsOn(state.dag, from).flatMap((output) => {
     const token = tokens.get(output.shuffleId)
-    return token === undefined ? [] : [{ ...output, token }]
+    return token === undefined || moving.has(`${output.shuffleId}/${output.mapIndex}`) ? [] : [{ ...output, token }]
   })
-  const blocks = !config.migrateBlocks ? [] : offer.blocks.filter((block) => state.blocks.get(block.blockId)?.has(from))
-  if (mapOutputs.length === 0 && blocks.length === 0) return stop(step, from, "nothing of it to migrate")
+  const blocks = !config.migrateBlocks ? [] : offer.blocks.filter((block) => {
+    const holders = state.blocks.get(block.blockId)
+    return holders?.has(from) === true && holders.size === 1
+  })
+  if (mapOutputs.length === 0 && blocks.length === 0) {
+    return stop(step, from, done.moved + done.blocks === 0 ? "nothing of it to migrate" : migrated(done))
+  }
   const targets = peers(step, from)
   if (targets.length === 0) {
     if (decommission.phase._tag !== "WaitingForPeer") {
@@ -147,9 +172,11 @@ const migrate = (step: Step, offer: ClusterMessages.ReadyToMigrate, decommission
   )
   decommission.phase = {
     _tag: "Copying",
+    offer,
     peers: new Set(busy.map((share) => share.target.id)),
-    moved: 0,
-    blocks: 0
+    moved: done.moved,
+    blocks: done.blocks,
+    peerLost: false
   }
 }
 
@@ -165,20 +192,30 @@ export const blocksMigrated = (step: Step, message: ClusterMessages.BlocksMigrat
   for (const failure of message.failures) {
     Core.log(step, "Warning", `Executor ${message.executorId} did not migrate from ${message.from}: ${failure}`)
   }
-  copied(step, message.from, decommission)
+  copied(step, message.from, decommission, message.mapOutputs)
 }
 
-const copied = (step: Step, executorId: Ids.ExecutorId, decommission: Decommission) => {
-  if (decommission.phase._tag !== "Copying" || decommission.phase.peers.size > 0) return
-  const { blocks, moved } = decommission.phase
-  stop(step, executorId, `${moved} map output(s) and ${blocks} cached block(s) migrated`)
+const copied = (
+  step: Step,
+  executorId: Ids.ExecutorId,
+  decommission: Decommission,
+  movedNow: ReadonlyArray<{ readonly shuffleId: number; readonly mapIndex: number }> = []
+) => {
+  const { phase } = decommission
+  if (phase._tag !== "Copying" || phase.peers.size > 0) return
+  if (phase.peerLost) migrate(step, phase.offer, decommission, phase, movedNow)
+  else stop(step, executorId, migrated(phase))
 }
 
-/** An executor is gone: its own decommission is over, and a peer copying for another will not answer. */
+/**
+ * An executor is gone: its own decommission is over, and a peer copying for another will not answer (what it was
+ * given is shared out again among those left).
+ */
 export const executorGone = (step: Step, executorId: Ids.ExecutorId) => {
   step.state.decommissions.delete(executorId)
   for (const [from, decommission] of step.state.decommissions) {
     if (decommission.phase._tag === "Copying" && decommission.phase.peers.delete(executorId)) {
+      decommission.phase.peerLost = true
       copied(step, from, decommission)
     }
   }
