@@ -133,6 +133,11 @@ const recoveryLayers = (conf: Conf.Conf<Settings.Keys>) =>
   Effect.gen(function*() {
     const missing = (key: string, reason: string) =>
       new Problem.InvalidConf({ problems: [{ _tag: "MissingValue", key, reason }] })
+    // With the cluster's secret the store is the masters' alone: its records sealed, ZooKeeper's znodes under the
+    // digest ACL of the secret.
+    const secret = conf.get(ProtocolConf.keys.authenticate)
+      ? conf.get(ProtocolConf.keys.authenticateSecret)
+      : undefined
     switch (conf.get(MasterConf.keys.recoveryMode)) {
       case "NONE":
         return (_url: string) => Layer.merge(Persistence.layerNone, LeaderElection.layerSingle)
@@ -144,7 +149,8 @@ const recoveryLayers = (conf: Conf.Conf<Settings.Keys>) =>
             `${MasterConf.keys.recoveryMode.name} is FILESYSTEM`
           )
         }
-        return (_url: string) => Layer.merge(Persistence.layerFileSystem(directory), LeaderElection.layerSingle)
+        return (_url: string) =>
+          Layer.merge(Persistence.layerFileSystem(directory, { secret }), LeaderElection.layerSingle)
       }
       case "ZOOKEEPER": {
         const url = conf.get(MasterConf.keys.zooKeeperUrl)
@@ -164,13 +170,8 @@ const recoveryLayers = (conf: Conf.Conf<Settings.Keys>) =>
           })
         }
         const sessionTimeoutMillis = conf.get(MasterConf.keys.zooKeeperSessionTimeout)
-        // With the cluster's secret, the masters' znodes are theirs alone (ZooKeeper's digest ACL).
-        const secret = conf.get(ProtocolConf.keys.authenticate)
-          ? conf.get(ProtocolConf.keys.authenticateSecret)
-          : undefined
-        const digest = secret === undefined ? {} : { digest: `kindling:${secret}` }
         return (candidate: string) =>
-          ZooKeeperRecovery.layer({ url, directory, sessionTimeoutMillis, candidate, ...digest })
+          ZooKeeperRecovery.layer({ url, directory, sessionTimeoutMillis, candidate, secret })
       }
     }
   })

@@ -10,6 +10,7 @@ import {
   app,
   clientNetwork,
   cluster,
+  effectiveSecret,
   eventually,
   forever,
   isRunning,
@@ -237,7 +238,8 @@ describe("a cluster of real processes on 127.0.0.1", () => {
         const dir = yield* temporaryDirectory
         const recoveryDirectory = Path.join(dir, "recovery")
         // A worker that will never answer keeps the restarted master RECOVERING.
-        const persistence = yield* Persistence.makeFileSystem(recoveryDirectory)
+        // Sealed as the master's own records are, under its secret if it has one (in an encrypted run).
+        const persistence = yield* Persistence.makeFileSystem(recoveryDirectory, { secret: effectiveSecret() })
         yield* persistence.persist({
           kind: "worker",
           value: new QueryMessages.WorkerInfo({

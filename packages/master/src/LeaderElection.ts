@@ -9,6 +9,7 @@ import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
+import type { UntrustedStore } from "./StoreTrust.js"
 
 /**
  * @since 0.1.0
@@ -17,6 +18,11 @@ import type * as Scope from "effect/Scope"
 export interface Candidate {
   readonly elected: Effect.Effect<void>
   readonly revoked: Effect.Effect<void>
+  /**
+   * The election's own nodes are not the cluster's (`StoreTrust`): this candidate has left the election for good,
+   * and the master must stop.
+   */
+  readonly untrusted: (error: UntrustedStore) => Effect.Effect<void>
 }
 
 /**

@@ -14,6 +14,7 @@ import { ArtifactStore } from "./ArtifactStore.js"
 import { LeaderElection } from "./LeaderElection.js"
 import * as MasterCore from "./MasterCore.js"
 import { Persistence, type PersistenceError } from "./Persistence.js"
+import type * as StoreTrust from "./StoreTrust.js"
 
 /**
  * @since 0.1.0
@@ -128,6 +129,11 @@ export const make = (
       onExit: (code) => onExit(code)
     })
 
+    // A store the cluster did not write (or cannot vouch for) stops the master, standbys or not: no other try would
+    // find it any more trustworthy, and nothing of it may be recovered.
+    const untrusted = (error: StoreTrust.UntrustedStore) =>
+      Effect.logError(`${error.message}. The master stops`).pipe(Effect.zipRight(onExit(1)))
+
     // What is stored is read when leadership comes, not before: another master may have led in between.
     yield* election.join({
       elected: persistence.readAll.pipe(
@@ -135,7 +141,9 @@ export const make = (
           // What a successor would recover cannot be read: with standbys, another try (as a new candidate) may do
           // better; the only master stops.
           onFailure: (error) =>
-            election.resign === undefined
+            error._tag === "UntrustedStore"
+              ? untrusted(error)
+              : election.resign === undefined
               ? Effect.logError(`${error.message}; the master stops`).pipe(Effect.zipRight(onExit(1)))
               : Effect.logWarning(`${error.message}; the master steps down`).pipe(
                 Effect.zipRight(election.resign(error.message))
@@ -146,7 +154,8 @@ export const make = (
             )
         })
       ),
-      revoked: Effect.sync(() => shell.feed({ _tag: "RevokedLeadership" }))
+      revoked: Effect.sync(() => shell.feed({ _tag: "RevokedLeadership" })),
+      untrusted
     })
     yield* Effect.logInfo(`Kindling master at ${address.url}`)
 

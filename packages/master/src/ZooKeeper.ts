@@ -12,7 +12,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import { ACL, type Client, createClient, CreateMode, Exception, Id, Permission } from "node-zookeeper-client"
-import * as Crypto from "node:crypto"
+import { type AclEntry, digestIdentity } from "./StoreTrust.js"
 
 /**
  * A ZooKeeper request failed, timed out, or the ensemble could not be reached.
@@ -77,22 +77,26 @@ export interface Session {
   readonly remove: (path: string) => Effect.Effect<void, ZooKeeperError>
   /** Runs the operations atomically: all of them or none. */
   readonly commit: (operations: ReadonlyArray<Operation>) => Effect.Effect<void, ZooKeeperError>
-  /**
-   * Gives an existing node the session's ACL (made before the cluster had a secret, say); nothing without
-   * credentials.
-   */
-  readonly secure: (path: string) => Effect.Effect<void, ZooKeeperError>
+  /** Who may do what to a node, and whether it is ephemeral (goes with the session that created it). */
+  readonly inspect: (path: string) => Effect.Effect<NodeFacts, ZooKeeperError>
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface NodeFacts {
+  readonly acl: ReadonlyArray<AclEntry>
+  readonly ephemeral: boolean
 }
 
 // The ACL of the nodes a session with `digest` credentials (`user:password`) creates: every permission for that
 // identity, none for anyone else — ZooKeeper's digest scheme, which names an identity by the SHA-1 of its
 // credentials, so that the password itself is never stored. (Not exported: the client library's types stay out of
 // this package's declarations.)
-const digestAcl = (digest: string): ReadonlyArray<ACL> => {
-  const user = digest.slice(0, digest.indexOf(":"))
-  const hash = Crypto.createHash("sha1").update(digest).digest("base64")
-  return [new ACL(Permission.ALL, new Id("digest", `${user}:${hash}`))]
-}
+const digestAcl = (digest: string): ReadonlyArray<ACL> => [
+  new ACL(Permission.ALL, new Id("digest", digestIdentity(digest)))
+]
 
 // node-zookeeper-client parses its socket's bytes in the socket's 'data' handler and throws from there on bytes it
 // cannot make sense of — seen when a server frozen for longer than a session (SIGSTOP, a cut link) answers again —
@@ -252,10 +256,19 @@ export const connect = (options: {
           acls === undefined
             ? client.create(prefix, Buffer.from(data), CreateMode.EPHEMERAL_SEQUENTIAL, done)
             : client.create(prefix, Buffer.from(data), acls, CreateMode.EPHEMERAL_SEQUENTIAL, done)),
-      secure: (path) =>
-        acls === undefined
-          ? Effect.void
-          : request("secure", path, (done) => client.setACL(path, acls, (error) => done(error, undefined))),
+      inspect: (path) =>
+        request<NodeFacts>("inspect", path, (done) =>
+          client.getACL(path, (error, acl, stat) =>
+            done(error, {
+              acl: (acl ?? []).map((entry) => ({
+                scheme: entry.id.scheme,
+                id: entry.id.id,
+                // The library's own name for it (its published types say `perms`, which is undefined at run time).
+                permissions: (entry as unknown as { readonly permission: number }).permission
+              })),
+              // The id of the session that owns an ephemeral node; zero for a persistent one.
+              ephemeral: stat !== undefined && stat !== null && stat.ephemeralOwner.some((byte) => byte !== 0)
+            }))),
       children: (path) =>
         request("list", path, (done) => client.getChildren(path, (error, names) => done(error, names))),
       exists: (path) =>

@@ -16,6 +16,11 @@
  *   that stepped down closes its session and joins the election again as a new candidate, as a standby. The
  *   lease's decisions are `LeadershipLease`'s, a pure state machine under a model test; this layer carries out
  *   the requests and feeds it their answers and their times.
+ * - Trust (`StoreTrust`): with the cluster's secret, the directory, `leader_election`, `master_status` and every
+ *   record must carry the cluster's ACL, and every record its seal; otherwise the master stops, naming the node,
+ *   and recovers nothing. A candidate in the election counts only if it is an ephemeral latch node (and, with the
+ *   secret, the cluster's): anything else there is named in a warning and passed over, so a node nobody will ever
+ *   remove cannot keep every master waiting behind it.
  *
  * @since 0.1.0
  */
@@ -31,6 +36,7 @@ import { type Candidate, LeaderElection } from "./LeaderElection.js"
 import * as LeadershipLease from "./LeadershipLease.js"
 import type { Record } from "./MasterCore.js"
 import { Persistence, PersistenceError } from "./Persistence.js"
+import * as StoreTrust from "./StoreTrust.js"
 import * as ZooKeeper from "./ZooKeeper.js"
 
 /**
@@ -47,10 +53,11 @@ export interface Options {
   /** Written into this master's latch node (its URL), so that a look at ZooKeeper shows who takes part. */
   readonly candidate: string
   /**
-   * `user:password` the masters share: every znode under the directory is readable and writable with them alone
-   * (ZooKeeper's digest ACL). Without, the znodes are open to anyone who reaches the ensemble.
+   * The cluster's secret (`kindling.authenticate.secret`): every znode under the directory is readable and
+   * writable with the digest `kindling:<secret>` alone (ZooKeeper's digest ACL), and every record is sealed with it.
+   * Without, the znodes are open to anyone who reaches the ensemble.
    */
-  readonly digest?: string
+  readonly secret?: string | undefined
 }
 
 /**
@@ -65,6 +72,41 @@ export const layer = (options: Options): Layer.Layer<LeaderElection | Persistenc
     const clock = yield* Effect.clock
     const electionPath = `${options.directory}/leader_election`
     const statusPath = `${options.directory}/master_status`
+    const digest = options.secret === undefined ? undefined : `kindling:${options.secret}`
+    const seal = StoreTrust.makeSeal(options.secret)
+
+    // Without the secret nothing is the cluster's alone, and there is no ACL to check.
+    const trustNode = (session: ZooKeeper.Session, path: string) =>
+      Effect.gen(function*() {
+        if (digest === undefined) return
+        const problem = StoreTrust.aclProblem((yield* session.inspect(path)).acl, StoreTrust.digestIdentity(digest))
+        if (problem !== undefined) {
+          return yield* new StoreTrust.UntrustedStore({ path, reason: problem, remedy: StoreTrust.zooKeeperRemedy })
+        }
+      })
+
+    // Whether a node of the election is a candidate: an ephemeral latch node (of the cluster's, with the secret).
+    // Why not, once per node (its name is never reused: ZooKeeper's sequence only grows).
+    const passedOver = new Set<string>()
+    const whyNotCandidate = (session: ZooKeeper.Session, name: string) =>
+      Effect.gen(function*() {
+        if (!latchName.test(name)) return "is not a latch node"
+        const facts = yield* session.inspect(`${electionPath}/${name}`)
+        if (!facts.ephemeral) return "is a persistent node (a candidate's node goes with its session)"
+        return digest === undefined ? undefined : StoreTrust.aclProblem(facts.acl, StoreTrust.digestIdentity(digest))
+      }).pipe(
+        // A node gone since the listing is no candidate either; the next listing will not show it.
+        Effect.catchIf((error) => error.code === ZooKeeper.codes.noNode, () => Effect.succeed("is gone")),
+        Effect.tap((reason) =>
+          reason === undefined || reason === "is gone" || passedOver.has(name)
+            ? Effect.void
+            : Effect.sync(() => passedOver.add(name)).pipe(
+              Effect.zipRight(
+                Effect.logWarning(`Ignoring ${electionPath}/${name} in the election: it ${reason}; remove it`)
+              )
+            )
+        )
+      )
 
     // The current round of the election: its session, this master's node in it, and the lease that decides
     // whether this master leads (`LeadershipLease`, which every answer of ZooKeeper goes through).
@@ -111,24 +153,32 @@ export const layer = (options: Options): Layer.Layer<LeaderElection | Persistenc
         )
       }).pipe(orEnd(round, candidate), Effect.repeat(Schedule.spaced(LeadershipLease.checkEveryMillis(round.lease))))
 
-    // Waits to be first in line: each other candidate watches the node just before its own.
+    // Waits to be first in line: each other candidate watches the candidate just before its own.
     const contend = (round: Round, candidate: Candidate) =>
       Effect.gen(function*() {
         const name = round.latch.slice(electionPath.length + 1)
         for (;;) {
-          const candidates = [...(yield* round.session.children(electionPath))].sort((a, b) =>
-            sequenceOf(a) - sequenceOf(b)
-          )
-          const position = candidates.indexOf(name)
-          if (position === -1) {
+          const nodes = yield* round.session.children(electionPath)
+          if (!nodes.includes(name)) {
             return yield* new ZooKeeper.ZooKeeperError({
               operation: "find",
               path: round.latch,
               reason: "the node is gone"
             })
           }
-          if (position === 0) break
-          const deleted = yield* round.session.watchDeletion(`${electionPath}/${candidates[position - 1]}`)
+          const ahead = nodes.filter((node) => latchName.test(node) && sequenceOf(node) < sequenceOf(name))
+            .sort((a, b) => sequenceOf(b) - sequenceOf(a))
+          let previous: string | undefined
+          for (const node of ahead) {
+            if ((yield* whyNotCandidate(round.session, node)) === undefined) {
+              previous = node
+              break
+            }
+          }
+          // Nodes that are not latches are named once too, though they could not be ahead of anyone.
+          for (const node of nodes) if (!latchName.test(node)) yield* whyNotCandidate(round.session, node)
+          if (previous === undefined) break
+          const deleted = yield* round.session.watchDeletion(`${electionPath}/${previous}`)
           yield* deleted
         }
         yield* feed(round, candidate, { _tag: "FirstInLine" })
@@ -141,12 +191,14 @@ export const layer = (options: Options): Layer.Layer<LeaderElection | Persistenc
           url: options.url,
           sessionTimeoutMillis: options.sessionTimeoutMillis,
           connectTimeoutMillis: options.sessionTimeoutMillis,
-          ...(options.digest === undefined ? {} : { digest: options.digest })
+          ...(digest === undefined ? {} : { digest })
         })
-        yield* session.ensurePath(electionPath)
-        yield* session.ensurePath(statusPath)
-        // Nodes made before the masters had credentials are closed now (new ones are created closed).
-        yield* Effect.forEach([options.directory, electionPath, statusPath], session.secure, { discard: true })
+        // Nodes someone else made first are refused, not taken over: whoever made them could have put anything there.
+        // Each is checked before anything is made inside it.
+        for (const path of [options.directory, electionPath, statusPath]) {
+          yield* session.ensurePath(path)
+          yield* trustNode(session, path)
+        }
         const sentAt = clock.unsafeCurrentTimeMillis()
         const latch = yield* session.createEphemeralSequential(
           `${electionPath}/latch-`,
@@ -187,10 +239,12 @@ export const layer = (options: Options): Layer.Layer<LeaderElection | Persistenc
 
     const join = (candidate: Candidate): Effect.Effect<void, never, Scope.Scope> =>
       round(candidate).pipe(
-        Effect.catchAll((error) => Effect.logWarning(`${error.message}; joining the election again`)),
+        Effect.catchTag("ZooKeeperError", (error) => Effect.logWarning(`${error.message}; joining the election again`)),
         // A short pause between rounds: a lost ensemble is retried about once a second, not in a busy loop.
         Effect.zipRight(Effect.sleep("500 millis")),
         Effect.forever,
+        // No later round would find the store any more trustworthy.
+        Effect.catchTag("UntrustedStore", candidate.untrusted),
         Effect.forkScoped,
         Effect.asVoid
       )
@@ -232,7 +286,7 @@ export const layer = (options: Options): Layer.Layer<LeaderElection | Persistenc
       Effect.gen(function*() {
         const path = `${statusPath}/${recordName(record.kind, record.value.id)}`
         const round = yield* leader("write", path)
-        const text = yield* encodeRecord(record).pipe(
+        const text = yield* encodeRecord(record, seal).pipe(
           Effect.mapError((reason) => new PersistenceError({ operation: "encode", path, reason }))
         )
         const data = new TextEncoder().encode(text)
@@ -268,11 +322,15 @@ export const layer = (options: Options): Layer.Layer<LeaderElection | Persistenc
         const kind = kindOf(name)
         if (kind === undefined) continue
         const path = `${statusPath}/${name}`
+        yield* trustNode(session, path).pipe(
+          Effect.catchTag("ZooKeeperError", (error) => Effect.fail(failed("inspect", path)(error)))
+        )
         const data = yield* Effect.mapError(session.getData(path), failed("read", path))
-        yield* Effect.mapError(session.secure(path), failed("secure", path))
         records.push(
-          yield* decodeRecord(kind, new TextDecoder().decode(data)).pipe(
-            Effect.mapError((reason) => new PersistenceError({ operation: "decode", path, reason }))
+          yield* decodeRecord(
+            { kind, name, path, text: new TextDecoder().decode(data) },
+            seal,
+            (reason) => new PersistenceError({ operation: "decode", path, reason })
           )
         )
       }
@@ -293,5 +351,8 @@ interface Round {
   readonly ended: Deferred.Deferred<never, ZooKeeper.ZooKeeperError>
 }
 
-// The sequence number ZooKeeper appended to a latch node's name (ten digits).
+// A latch node's name: the prefix masters create it with, and the ten digits of ZooKeeper's sequence.
+const latchName = /^latch-\d{10}$/
+
+// The sequence number ZooKeeper appended to a latch node's name.
 const sequenceOf = (name: string): number => Number(name.slice(-10))

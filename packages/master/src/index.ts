@@ -26,6 +26,8 @@ export * as RestServer from "./RestServer.js"
 /** @since 0.1.0 */
 export * as Scheduling from "./Scheduling.js"
 /** @since 0.1.0 */
+export * as StoreTrust from "./StoreTrust.js"
+/** @since 0.1.0 */
 export * as ZooKeeper from "./ZooKeeper.js"
 /** @since 0.1.0 */
 export * as ZooKeeperRecovery from "./ZooKeeperRecovery.js"

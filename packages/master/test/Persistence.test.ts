@@ -1,5 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
-import { LeaderElection, type MasterCore, Persistence, ZooKeeper, ZooKeeperRecovery } from "@kindling/master"
+import {
+  LeaderElection,
+  type MasterCore,
+  Persistence,
+  StoreTrust,
+  ZooKeeper,
+  ZooKeeperRecovery
+} from "@kindling/master"
 import { Descriptions, Ids, QueryMessages, RpcAddress } from "@kindling/protocol"
 import { Polling } from "@kindling/protocol/testing"
 import { Context, Effect, Exit, FastCheck as fc, Layer, Option, Schema } from "effect"
@@ -394,6 +401,107 @@ describe("Persistence", () => {
         assert.strictEqual(error.operation, "create")
       }))
 
+    describe("trusts only what the master's user wrote, and with a secret only what the cluster sealed", () => {
+      const untrusted = <A, E>(effect: Effect.Effect<A, E>) =>
+        Effect.flip(effect).pipe(
+          Effect.map((error) => {
+            assert.instanceOf(error, StoreTrust.UntrustedStore, String(error))
+            return error as StoreTrust.UntrustedStore
+          })
+        )
+      const isRoot = process.getuid?.() === 0
+
+      it.scopedLive("creates its directory for the master's user alone, and its records for it alone", () =>
+        Effect.gen(function*() {
+          const { directory, persistence } = yield* engine
+          yield* persistence.persist(driverRecord(driver(driverId, 1)))
+          assert.strictEqual(Fs.statSync(directory).mode & 0o777, 0o700)
+          assert.strictEqual(Fs.statSync(Path.join(directory, `driver_${driverId}`)).mode & 0o777, 0o600)
+        }))
+
+      it.scopedLive("a directory other users may write to is refused before anything is read", () =>
+        Effect.gen(function*() {
+          const parent = yield* scratch
+          const directory = Path.join(parent, "recovery")
+          Fs.mkdirSync(directory)
+          Fs.chmodSync(directory, 0o1777)
+          const error = yield* untrusted(Persistence.makeFileSystem(directory))
+          assert.strictEqual(error.path, directory)
+          assert.match(error.message, /writable by every user \(mode 1777\).*kindling\.deploy\.recoveryDirectory/)
+        }))
+
+      it.scopedLive("a record other users may write to, or a link, is refused and nothing is recovered", () =>
+        Effect.gen(function*() {
+          const { directory, persistence } = yield* engine
+          yield* persistence.persist(appRecord(application(appId, 1)))
+          const planted = Path.join(directory, `driver_${driverId}`)
+          yield* persistence.persist(driverRecord(driver(driverId, 2)))
+          Fs.chmodSync(planted, 0o666)
+          assert.strictEqual((yield* untrusted(persistence.readAll)).path, planted)
+          Fs.rmSync(planted)
+          Fs.symlinkSync(Path.join(directory, `app_${appId}`), planted)
+          assert.match((yield* untrusted(persistence.readAll)).message, /is a symbolic link, not a file/)
+        }))
+
+      it.scopedLive.skipIf(!isRoot)(
+        "a record another user owns is refused (needs root to plant it)",
+        () =>
+          Effect.gen(function*() {
+            const { directory, persistence } = yield* engine
+            const planted = Path.join(directory, `driver_${driverId}`)
+            yield* persistence.persist(driverRecord(driver(driverId, 2)))
+            Fs.chownSync(planted, 65534, 65534)
+            const error = yield* untrusted(persistence.readAll)
+            assert.match(error.message, /is owned by user 65534, not by the master's user \(0\)/)
+            // And the directory.
+            Fs.chownSync(directory, 65534, 65534)
+            assert.strictEqual((yield* untrusted(Persistence.makeFileSystem(directory))).path, directory)
+          })
+      )
+
+      it.scopedLive("with the cluster's secret: a record without its seal, or sealed under another secret, is refused", () =>
+        Effect.gen(function*() {
+          const parent = yield* scratch
+          const directory = Path.join(parent, "recovery")
+          const sealed = yield* Persistence.makeFileSystem(directory, { secret: "s3cret" })
+          yield* sealed.persist(driverRecord(driver(driverId, 1)))
+          yield* sealed.persist(workerRecord(worker(workerId)))
+          // What the master wrote it reads back.
+          assert.deepStrictEqual(
+            encodeStored(yield* sealed.readAll),
+            encodeStored({ apps: [], drivers: [driver(driverId, 1)], workers: [worker(workerId)] })
+          )
+          // A planted record: valid JSON of the right shape, written as the master's user, but not sealed.
+          const planted = Path.join(directory, `app_${appId}`)
+          Fs.writeFileSync(
+            planted,
+            JSON.stringify(Schema.encodeSync(QueryMessages.ApplicationInfo)(application(appId, 1)))
+          )
+          const unsealed = yield* untrusted(sealed.readAll)
+          assert.strictEqual(unsealed.path, planted)
+          assert.match(unsealed.message, /carries no seal of the cluster/)
+          // One that another cluster sealed.
+          const other = yield* Persistence.makeFileSystem(Path.join(parent, "other"), { secret: "another" })
+          yield* other.persist(appRecord(application(appId, 1)))
+          Fs.copyFileSync(Path.join(parent, "other", `app_${appId}`), planted)
+          assert.match((yield* untrusted(sealed.readAll)).message, /a seal the cluster's secret does not open/)
+          // A sealed record copied under another record's name.
+          Fs.rmSync(planted)
+          Fs.copyFileSync(Path.join(directory, `driver_${driverId}`), Path.join(directory, `driver_${driverId}1`))
+          assert.match((yield* untrusted(sealed.readAll)).message, /moved from another name/)
+        }))
+
+      it.scopedLive("a record whose id is not the one its name says is not recovered", () =>
+        Effect.gen(function*() {
+          const { directory, persistence } = yield* engine
+          yield* persistence.persist(driverRecord(driver(driverId, 1)))
+          Fs.renameSync(Path.join(directory, `driver_${driverId}`), Path.join(directory, "driver_driver-2"))
+          const error = yield* Effect.flip(persistence.readAll)
+          assert.instanceOf(error, Persistence.PersistenceError)
+          assert.match(error.message, /it holds driver "driver-20260101000000-0000"/)
+        }))
+    })
+
     it.live("a random sequence of persist/unpersist leaves readAll equal to a Map model", () =>
       Effect.promise(() => {
         const kinds = ["app", "driver", "worker"] as const
@@ -473,7 +581,8 @@ describe("recovery mode ZOOKEEPER's store, on a real ZooKeeper", () => {
         const events: Array<string> = []
         yield* election.join({
           elected: Effect.sync(() => events.push("elected")),
-          revoked: Effect.sync(() => events.push("revoked"))
+          revoked: Effect.sync(() => events.push("revoked")),
+          untrusted: (error) => Effect.sync(() => events.push(error.message))
         })
         const until = (count: number) =>
           Polling.eventually(Effect.sync(() => events.length), (n) => n >= count, { timeout: 20_000 })
@@ -508,6 +617,119 @@ describe("recovery mode ZOOKEEPER's store, on a real ZooKeeper", () => {
         yield* until(3)
         assert.deepStrictEqual(events, ["elected", "revoked", "elected"])
         assert.notInclude(yield* other.children(`${directory}/leader_election`), latch)
+      }),
+    60_000
+  )
+
+  // An attacker who reaches the ensemble but not the cluster's secret: a session of their own, without credentials
+  // (nodes they create are open to anyone, as ZooKeeper's default ACL has it).
+  const attacker = (zk: { readonly url: string }) =>
+    ZooKeeper.connect({ url: zk.url, sessionTimeoutMillis: 4000, connectTimeoutMillis: 10_000 })
+
+  // A master's store and election on `directory`, joined: what it was told, in order.
+  const joined = (zk: { readonly url: string }, directory: string, secret?: string) =>
+    Effect.gen(function*() {
+      const context = yield* Layer.build(
+        ZooKeeperRecovery.layer({
+          url: zk.url,
+          directory,
+          sessionTimeoutMillis: 2000,
+          candidate: "kindling://a:7077",
+          secret
+        })
+      )
+      const election = Context.get(context, LeaderElection.LeaderElection)
+      const persistence = Context.get(context, Persistence.Persistence)
+      const events: Array<string> = []
+      yield* election.join({
+        elected: Effect.sync(() => events.push("elected")),
+        revoked: Effect.sync(() => events.push("revoked")),
+        untrusted: (error) => Effect.sync(() => events.push(error.message))
+      })
+      const next = (count: number) =>
+        Polling.eventually(Effect.sync(() => [...events]), (seen) => seen.length >= count, { timeout: 20_000 })
+      return { election, persistence, events, next }
+    })
+
+  it.scopedLive(
+    "with the secret, a directory someone else created first is refused and never taken over",
+    () =>
+      Effect.gen(function*() {
+        const zk = yield* zooKeeperServer()
+        const squatter = yield* attacker(zk)
+        yield* squatter.ensurePath("/squatted/master_status")
+        const planted = new TextEncoder().encode(
+          JSON.stringify(Schema.encodeSync(QueryMessages.DriverInfo)(driver(driverId, 1)))
+        )
+        yield* squatter.commit([{ _tag: "Create", path: `/squatted/master_status/driver_${driverId}`, data: planted }])
+
+        const { election, events, next } = yield* joined(zk, "/squatted", "s3cret")
+        const [refusal] = yield* next(1)
+        assert.match(
+          refusal!,
+          /^Refusing the recovery store: \/squatted is not the cluster's: its ACL also lets world:anyone/
+        )
+        assert.match(refusal!, /kindling\.deploy\.zookeeper\.dir/)
+        // It left the election for good: it never leads, and the squatter's ACL is still the squatter's.
+        yield* Effect.sleep("2 seconds")
+        assert.deepStrictEqual(events, [refusal])
+        assert.isFalse(election.mayLead())
+        const acl = (yield* squatter.inspect("/squatted")).acl
+        assert.deepStrictEqual(acl.map((entry) => `${entry.scheme}:${entry.id}`), ["world:anyone"])
+        // Nothing was made inside it.
+        assert.isFalse(yield* squatter.exists("/squatted/leader_election"))
+      }),
+    60_000
+  )
+
+  it.scopedLive(
+    "with the secret, a record in the cluster's directory that the cluster did not seal stops recovery",
+    () =>
+      Effect.gen(function*() {
+        const zk = yield* zooKeeperServer()
+        const { persistence, next } = yield* joined(zk, "/kindling", "s3cret")
+        assert.deepStrictEqual(yield* next(1), ["elected"])
+        yield* persistence.persist(workerRecord(worker(workerId)))
+        // Somebody with the cluster's digest but not its masters' code (or an older Kindling) writes a bare record.
+        const insider = yield* ZooKeeper.connect({
+          url: zk.url,
+          sessionTimeoutMillis: 4000,
+          connectTimeoutMillis: 10_000,
+          digest: "kindling:s3cret"
+        })
+        const bare = new TextEncoder().encode(
+          JSON.stringify(Schema.encodeSync(QueryMessages.DriverInfo)(driver(driverId, 1)))
+        )
+        yield* insider.commit([{ _tag: "Create", path: `/kindling/master_status/driver_${driverId}`, data: bare }])
+        const error = yield* Effect.flip(persistence.readAll)
+        assert.strictEqual(error._tag, "UntrustedStore")
+        assert.match(error.message, /driver_driver-20260101000000-0000 carries no seal of the cluster/)
+      }),
+    60_000
+  )
+
+  it.scopedLive(
+    "a persistent node planted in the election is passed over, with or without the secret",
+    () =>
+      Effect.gen(function*() {
+        const zk = yield* zooKeeperServer()
+        // Open directory (no secret): anyone may plant; the latch sorts before any master's.
+        const squatter = yield* attacker(zk)
+        yield* squatter.ensurePath("/open/leader_election/latch-0000000000")
+        yield* squatter.ensurePath("/open/leader_election/not-a-latch")
+        const open = yield* joined(zk, "/open")
+        assert.deepStrictEqual(yield* open.next(1), ["elected"])
+        // With the secret, a persistent latch written with the cluster's digest is no candidate either.
+        const insider = yield* ZooKeeper.connect({
+          url: zk.url,
+          sessionTimeoutMillis: 4000,
+          connectTimeoutMillis: 10_000,
+          digest: "kindling:s3cret"
+        })
+        yield* insider.ensurePath("/closed/leader_election/latch-0000000000")
+        const closed = yield* joined(zk, "/closed", "s3cret")
+        assert.deepStrictEqual(yield* closed.next(1), ["elected"])
+        assert.isTrue(closed.election.mayLead())
       }),
     60_000
   )
