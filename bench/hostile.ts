@@ -1,4 +1,5 @@
-// A master (the built `kindling master`, a process of its own) under the two floods of the fault review:
+// A master (the built `kindling master`, a process of its own) under the two floods of the fault review, and the
+// handshake flood that once locked newcomers out:
 //
 // 1. memory before authentication: 8 connections each send 120 MiB of a frame that declares 128 MiB to a master
 //    with `kindling.authenticate=true`, none knowing the secret. Reported: the master's peak and final RSS
@@ -7,15 +8,19 @@
 //    two child processes of 10,000 each. Reported: the latency of `status` — a fresh connection and a driver
 //    status ask, as `kindling status` does — while the flood arrives and once it is held, next to the same query
 //    with no flood, in the same run (target ≤ 2×).
+// 3. a handshake flood: 200 connections from one address and one from each of 64 others that say nothing, each
+//    renewed as soon as the master closes it, beside a fresh client every 500 ms (what `kindling status` is):
+//    answers during the flood against answers without it, plaintext, with a secret and with encryption, and with
+//    the per-address share or the short handshake timeout turned off (which of the protections holds).
 import { Ids, RpcAddress } from "@kindling/protocol"
-import { MasterClient, RpcEnv } from "@kindling/rpc"
-import { NodeTransport } from "@kindling/rpc/node"
-import { Effect } from "effect"
+import { MasterClient, RpcEnv, Transport } from "@kindling/rpc"
+import { NodeDataPlane, NodeEncryption, NodeTransport } from "@kindling/rpc/node"
+import { Effect, Layer } from "effect"
 import { type ChildProcess, fork, spawn } from "node:child_process"
 import * as Net from "node:net"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
-import { frameHeader, hello, residentBytes } from "../packages/cli/test/fixtures/peers.js"
+import { frameHeader, hello, residentBytes, silentFlood } from "../packages/cli/test/fixtures/peers.js"
 import { format, percentile, row } from "./stats.js"
 
 const MiB = 1 << 20
@@ -182,6 +187,79 @@ const statusUnderFlood = async () => {
   return { idle, arriving, holding, opened, stillOpen }
 }
 
+// ---- 3. newcomers during a handshake flood ----------------------------------------------------------------------
+
+interface Security {
+  readonly name: string
+  readonly secret?: string
+  readonly encrypt?: boolean
+}
+
+// The network of a fresh client of a master with `security`, as `kindling status` builds it.
+const clientNetwork = (security: Security) => {
+  const transport = security.encrypt === true
+    ? Layer.merge(
+      Layer.effect(
+        Transport.Transport,
+        Effect.map(NodeTransport.make, (tcp) => NodeEncryption.encrypted(tcp, { secret: security.secret! }))
+      ),
+      NodeDataPlane.layer
+    )
+    : NodeTransport.layer
+  return RpcEnv.layer(security.secret === undefined ? {} : { secret: security.secret }).pipe(Layer.provide(transport))
+}
+
+// One fresh client asking the master's state: whether it got an answer (within the asks' own bounds).
+const answered = (url: string, security: Security) =>
+  Effect.gen(function*() {
+    const client = yield* MasterClient.make(url, { timeout: "10 seconds" })
+    yield* client.masterState
+    return true
+  }).pipe(
+    Effect.scoped,
+    Effect.provide(clientNetwork(security)),
+    Effect.catchAll(() => Effect.succeed(false)),
+    Effect.runPromise
+  )
+
+// A fresh client every 500 ms for `rounds` rounds: how many were answered.
+const everyHalfSecond = async (url: string, security: Security, rounds: number) => {
+  let count = 0
+  for (let i = 0; i < rounds; i++) {
+    const started = performance.now()
+    if (await answered(url, security)) count++
+    await settle(Math.max(0, 500 - (performance.now() - started)))
+  }
+  return count
+}
+
+const securityConf = (security: Security) => [
+  ...(security.secret === undefined
+    ? []
+    : ["--conf", "kindling.authenticate=true", "--conf", `kindling.authenticate.secret=${security.secret}`]),
+  ...(security.encrypt === true ? ["--conf", "kindling.network.crypto.enabled=true"] : [])
+]
+
+// 200 silent connections from 127.0.0.1 and one from each of 64 other addresses, each renewed 100 ms after the
+// master closes it (the attack was 64 renewed every 10 s); fresh clients alongside, without and with it.
+const newcomersUnderHandshakeFlood = async (security: Security, conf: ReadonlyArray<string>, rounds: number) => {
+  const master = await startMaster([...securityConf(security), ...conf])
+  await settle(500)
+  const without = await everyHalfSecond(master.url, security, rounds)
+  const before = residentBytes(master.pid)
+  const floods = [
+    silentFlood(master.port, ["127.0.0.1"], 200),
+    silentFlood(master.port, Array.from({ length: 64 }, (_, i) => `127.0.0.${i + 2}`), 1)
+  ]
+  await settle(1000)
+  const during = await everyHalfSecond(master.url, security, rounds)
+  const growth = residentBytes(master.pid) - before
+  const opened = floods.reduce((n, f) => n + f.opened(), 0)
+  for (const flood of floods) flood.stop()
+  await master.stop()
+  return { without, during, growth, opened }
+}
+
 // ---- the report ---------------------------------------------------------------------------------------------
 
 const mib = (bytes: number) => `${format(bytes / MiB, 1)} MiB`
@@ -220,7 +298,41 @@ const main = async () => {
   const open = flood.stillOpen.reduce((a, b) => a + b.open, 0)
   console.log(`\nflood: ${format(opened)} connections completed their hello; ${format(open)} still open at the end`)
   console.log("(the master keeps at most kindling.rpc.maxConnections, 4,096 by default, closing unused ones for new)")
-  console.log("\ntargets: peak RSS growth < 64 MiB; status p50 under the flood ≤ 2× without")
+
+  const rounds = 30
+  console.log(
+    `\n3. a fresh client every 500 ms (${rounds} each), beside 264 silent connections renewed as the master closes ` +
+      "them\n"
+  )
+  const wide = [44, 10, 10, 14, 14]
+  console.log(row(["master", "without", "during", "flood opened", "RSS growth"], wide))
+  const variants: ReadonlyArray<readonly [Security, string, ReadonlyArray<string>]> = [
+    [{ name: "plaintext" }, "defaults", []],
+    [{ name: "secret", secret: "known-only-to-the-cluster" }, "defaults", []],
+    [{ name: "secret + encryption", secret: "known-only-to-the-cluster", encrypt: true }, "defaults", []],
+    [{ name: "secret", secret: "known-only-to-the-cluster" }, "no per-address share", [
+      "--conf",
+      "kindling.rpc.maxHandshakesPerAddress=64"
+    ]],
+    [{ name: "secret", secret: "known-only-to-the-cluster" }, "handshake timeout 60 s", [
+      "--conf",
+      "kindling.rpc.handshakeTimeout=60s"
+    ]]
+  ]
+  for (const [security, name, conf] of variants) {
+    const result = await newcomersUnderHandshakeFlood(security, conf, rounds)
+    console.log(row([
+      `${security.name}, ${name}`,
+      `${result.without}/${rounds}`,
+      `${result.during}/${rounds}`,
+      format(result.opened),
+      mib(result.growth)
+    ], wide))
+  }
+  console.log(
+    "\ntargets: peak RSS growth < 64 MiB; status p50 under the flood ≤ 2× without; every newcomer answered during " +
+      "the handshake flood"
+  )
 }
 
 if (process.argv[2] === "--flood") {

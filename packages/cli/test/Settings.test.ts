@@ -116,7 +116,9 @@ describe("the kindling command's configuration", () => {
         "kindling.rpc.lookupTimeout": "1500ms",
         "kindling.network.timeout": "30s",
         "kindling.rpc.maxConnections": "100",
-        "kindling.rpc.maxHandshakes": "8"
+        "kindling.rpc.maxHandshakes": "8",
+        "kindling.rpc.maxHandshakesPerAddress": "3",
+        "kindling.rpc.handshakeTimeout": "2s"
       })),
       Either.right({
         maxFrameSize: 2 * 1024 * 1024,
@@ -124,7 +126,9 @@ describe("the kindling command's configuration", () => {
         lookupTimeout: 1_500,
         idleTimeout: 30_000,
         maxConnections: 100,
-        maxHandshakes: 8
+        maxHandshakes: 8,
+        maxHandshakesPerAddress: 3,
+        handshakeTimeout: 2_000
       })
     )
     assert.deepStrictEqual(

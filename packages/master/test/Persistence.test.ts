@@ -562,30 +562,43 @@ describe("Persistence", () => {
 })
 
 describe("recovery mode ZOOKEEPER's store, on a real ZooKeeper", () => {
+  // An attacker who reaches the ensemble but not the cluster's secret: a session of their own, without credentials
+  // (nodes they create are open to anyone, as ZooKeeper's default ACL has it).
+  const attacker = (zk: { readonly url: string }) =>
+    ZooKeeper.connect({ url: zk.url, sessionTimeoutMillis: 4000, connectTimeoutMillis: 10_000 })
+
+  // A master's store and election on `directory`, joined: what it was told, in order.
+  const joined = (zk: { readonly url: string }, directory: string, secret?: string) =>
+    Effect.gen(function*() {
+      const context = yield* Layer.build(
+        ZooKeeperRecovery.layer({
+          url: zk.url,
+          directory,
+          sessionTimeoutMillis: 2000,
+          candidate: "kindling://a:7077",
+          secret
+        })
+      )
+      const election = Context.get(context, LeaderElection.LeaderElection)
+      const persistence = Context.get(context, Persistence.Persistence)
+      const events: Array<string> = []
+      yield* election.join({
+        elected: Effect.sync(() => events.push("elected")),
+        revoked: Effect.sync(() => events.push("revoked")),
+        untrusted: (error) => Effect.sync(() => events.push(error.message))
+      })
+      const next = (count: number) =>
+        Polling.eventually(Effect.sync(() => [...events]), (seen) => seen.length >= count, { timeout: 20_000 })
+      return { election, persistence, events, next }
+    })
+
   it.scopedLive(
     "keeps one znode per record, and writes nothing once this master's election node is gone",
     () =>
       Effect.gen(function*() {
         const zk = yield* zooKeeperServer()
         const directory = "/kindling-test"
-        const context = yield* Layer.build(
-          ZooKeeperRecovery.layer({
-            url: zk.url,
-            directory,
-            sessionTimeoutMillis: 2000,
-            candidate: "kindling://a:7077"
-          })
-        )
-        const election = Context.get(context, LeaderElection.LeaderElection)
-        const persistence = Context.get(context, Persistence.Persistence)
-        const events: Array<string> = []
-        yield* election.join({
-          elected: Effect.sync(() => events.push("elected")),
-          revoked: Effect.sync(() => events.push("revoked")),
-          untrusted: (error) => Effect.sync(() => events.push(error.message))
-        })
-        const until = (count: number) =>
-          Polling.eventually(Effect.sync(() => events.length), (n) => n >= count, { timeout: 20_000 })
+        const { election, events, next: until, persistence } = yield* joined(zk, directory)
         yield* until(1)
         assert.isTrue(election.mayLead())
 
@@ -620,36 +633,6 @@ describe("recovery mode ZOOKEEPER's store, on a real ZooKeeper", () => {
       }),
     60_000
   )
-
-  // An attacker who reaches the ensemble but not the cluster's secret: a session of their own, without credentials
-  // (nodes they create are open to anyone, as ZooKeeper's default ACL has it).
-  const attacker = (zk: { readonly url: string }) =>
-    ZooKeeper.connect({ url: zk.url, sessionTimeoutMillis: 4000, connectTimeoutMillis: 10_000 })
-
-  // A master's store and election on `directory`, joined: what it was told, in order.
-  const joined = (zk: { readonly url: string }, directory: string, secret?: string) =>
-    Effect.gen(function*() {
-      const context = yield* Layer.build(
-        ZooKeeperRecovery.layer({
-          url: zk.url,
-          directory,
-          sessionTimeoutMillis: 2000,
-          candidate: "kindling://a:7077",
-          secret
-        })
-      )
-      const election = Context.get(context, LeaderElection.LeaderElection)
-      const persistence = Context.get(context, Persistence.Persistence)
-      const events: Array<string> = []
-      yield* election.join({
-        elected: Effect.sync(() => events.push("elected")),
-        revoked: Effect.sync(() => events.push("revoked")),
-        untrusted: (error) => Effect.sync(() => events.push(error.message))
-      })
-      const next = (count: number) =>
-        Polling.eventually(Effect.sync(() => [...events]), (seen) => seen.length >= count, { timeout: 20_000 })
-      return { election, persistence, events, next }
-    })
 
   it.scopedLive(
     "with the secret, a directory someone else created first is refused and never taken over",

@@ -61,7 +61,21 @@ export const keys = {
   }),
   maxHandshakes: Key.make("kindling.rpc.maxHandshakes", ValueType.int({ min: 1 }), {
     default: "64",
-    description: "The most incoming connections a node lets be in their handshake at once; more are refused."
+    description: "The most incoming connections a node lets be in their handshake at once. A new connection is " +
+      "never refused for it: one still in its handshake is closed to make room, a silent one (a cluster member " +
+      "says hello as soon as it connects) from the address holding the most, oldest first — so connections that " +
+      "open and say nothing cannot lock cluster members out."
+  }),
+  maxHandshakesPerAddress: Key.make("kindling.rpc.maxHandshakesPerAddress", ValueType.int({ min: 1 }), {
+    default: "32",
+    description: "The most incoming connections from one source address that may be in their handshake having " +
+      "said nothing; past it that address's oldest silent one is closed for its new one, so a flood from one " +
+      "address churns its own connections and not those of others."
+  }),
+  handshakeTimeout: Key.make("kindling.rpc.handshakeTimeout", ValueType.duration("s"), {
+    default: "5s",
+    description: "How long an incoming connection may take to complete its handshake before it is closed. A " +
+      "cluster member completes it in one round trip; a dialler gives up after kindling.rpc.lookupTimeout anyway."
   }),
   shuffleServiceEnabled: Key.make("kindling.shuffle.service.enabled", ValueType.boolean, {
     default: "false",
@@ -123,6 +137,8 @@ export const rpcOptions = (
     idleTimeout: conf.get(keys.networkTimeout),
     maxConnections: conf.get(keys.maxConnections),
     maxHandshakes: conf.get(keys.maxHandshakes),
+    maxHandshakesPerAddress: conf.get(keys.maxHandshakesPerAddress),
+    handshakeTimeout: conf.get(keys.handshakeTimeout),
     ...(conf.get(keys.authenticate) && secret !== undefined ? { secret } : {})
   })
 }

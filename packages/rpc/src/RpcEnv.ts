@@ -34,7 +34,10 @@ export interface Options {
   readonly maxFrameSize?: number
   /** The default ask timeout (default 120 s, Spark's `spark.rpc.askTimeout`). */
   readonly askTimeout?: Duration.DurationInput
-  /** How long an incoming connection may take to complete its handshake (default 10 s). */
+  /**
+   * How long an incoming connection may take to complete its handshake (default 10 s,
+   * `kindling.rpc.handshakeTimeout`); then it is closed.
+   */
   readonly handshakeTimeout?: Duration.DurationInput
   /**
    * How long dialling a node may take, connecting and handshake together (default 2 s,
@@ -54,8 +57,18 @@ export interface Options {
    * messages (registered workers, apps) are never the ones to go. Without such room, the new one is refused.
    */
   readonly maxConnections?: number
-  /** The most incoming connections in their handshake at once (default 64); further ones are refused. */
+  /**
+   * The most incoming connections in their handshake at once (default 64). A new connection is never refused for
+   * it: one in its handshake makes room, a silent one (a cluster member says hello as soon as it connects) from the
+   * address holding the most, oldest first.
+   */
   readonly maxHandshakes?: number
+  /**
+   * The most incoming connections from one source address that are in their handshake and have said nothing
+   * (default 32): past it, that address's oldest silent one makes room for its new one, so a flood from one
+   * address churns its own connections, not other addresses'.
+   */
+  readonly maxHandshakesPerAddress?: number
   /** Chunking, windows, bounds and retries of the data plane. */
   readonly dataPlane?: DataPlane.Options
 }

@@ -22,7 +22,7 @@ import * as Handshake from "./handshake.js"
 import { AskTable } from "./rpcAsks.js"
 import { makeRegistry } from "./rpcEndpoints.js"
 import { type HandshakeActions, onHandshake } from "./rpcHandshake.js"
-import { evictionCandidate, inboundHandshakes, makePeer, type Peer, type Phase } from "./rpcPeer.js"
+import { evictionCandidate, handshakeToEvict, makePeer, type Peer, type Phase } from "./rpcPeer.js"
 import { replyEnvelope } from "./rpcReplies.js"
 import { makeSending } from "./rpcSending.js"
 import { makeSharedDials } from "./sharedDials.js"
@@ -62,7 +62,10 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
     const lookupTimeout = Duration.decode(options.lookupTimeout ?? "2 seconds")
     const idleMillis = Duration.toMillis(Duration.decode(options.idleTimeout ?? "120 seconds"))
     const maxConnections = options.maxConnections ?? 4096
-    const maxHandshakes = options.maxHandshakes ?? 64
+    const handshakeLimits = {
+      total: options.maxHandshakes ?? 64,
+      perAddress: options.maxHandshakesPerAddress ?? 32
+    }
     const secretKey = options.secret === undefined
       ? undefined
       : yield* Effect.promise(() => Handshake.importSecret(options.secret!))
@@ -123,8 +126,16 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
       if (sweeper === undefined) sweeper = runFork(sweep)
     }
 
-    // A peer that never finished its handshake gave no answer; with a secret, that is a failed authentication.
+    // A peer that never finished its handshake gave no answer; with a secret, that is a failed authentication. One
+    // that never said anything is what a flood is made of: it is told why, closed, and counted with the others.
     const handshakeTimedOut = (peer: Peer) => {
+      if (peer.direction === "in" && !peer.heard) {
+        peer.refusal = secretKey !== undefined
+          ? new Errors.AuthenticationFailed({ peer: peer.identity.hostPort, reason: "handshake timed out" })
+          : new Errors.ConnectionLost({ peer: peer.identity.hostPort, reason: "no hello in time" })
+        write(peer, { _tag: "reject", error: Either.getOrThrow(Codec.encodeWith(Errors.RpcError, peer.refusal)) })
+        return dropUnproven(peer, "at the handshake timeout", peer.refusal.message)
+      }
       if (secretKey !== undefined) return authFailed(peer, "handshake timed out")
       const silent = peer.direction === "out" ? `no answer from ${peer.identity.hostPort}` : "no hello in time"
       peer.refusal = new Errors.ConnectionLost({ peer: peer.identity.hostPort, reason: silent })
@@ -167,6 +178,20 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
         warn(`refusing connections (${refusedLogged} so far): ${why}`, { peer: connection.remote.host })
       }
       connection.close()
+    }
+
+    // Connections closed in their handshake having said (or proved) nothing — for a newcomer, or at the handshake
+    // timeout — are what a flood of them costs the node: named now and then, not one log line each.
+    let dropped = 0
+    const dropUnproven = (peer: Peer, when: string, reason: string) => {
+      if (dropped++ % 1000 === 0) {
+        warn(
+          `closed ${dropped} connection(s) that ${peer.heard ? "proved" : "said"} nothing in their handshake so far ` +
+            `(the latest from ${peer.connection.remote.host}, ${when})`,
+          { peer: peer.connection.remote.host }
+        )
+      }
+      close(peer, reason)
     }
 
     const finish = (peer: Peer, reason: string) => {
@@ -483,9 +508,14 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
 
     if (options.host !== undefined && options.port !== undefined) {
       const listener = yield* transport.listen(options.host, options.port, (connection) => {
-        if (inboundHandshakes(handshaking) >= maxHandshakes) {
-          refuseConnection(connection, `${maxHandshakes} connections are already in their handshake`)
-          return ignored
+        const room = handshakeToEvict(
+          handshaking,
+          connection.remote.host,
+          handshakeLimits,
+          clock.unsafeCurrentTimeMillis()
+        )
+        if (room !== undefined) {
+          dropUnproven(room, "to make room for a new connection", "closed in its handshake to make room for another")
         }
         if (live.size >= maxConnections) {
           const victim = evictionCandidate(live)

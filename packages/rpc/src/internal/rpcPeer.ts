@@ -118,9 +118,59 @@ export const evictionCandidate = (live: Iterable<Peer>): Peer | undefined => {
   return best
 }
 
-/** How many of the connections in their handshake were accepted, not dialled. */
-export const inboundHandshakes = (handshaking: Iterable<Peer>): number => {
-  let count = 0
-  for (const peer of handshaking) if (peer.direction === "in") count++
-  return count
+/** How many connections in their handshake a node lets be, in all and from one source address. */
+export interface HandshakeLimits {
+  readonly total: number
+  readonly perAddress: number
+}
+
+/**
+ * How long a connection just accepted is spared: a cluster member says hello as soon as it connects, but a node
+ * reads it only once it gets to the connection's data, which on a loaded node may be some turns of its event loop
+ * after it accepted a burst of others.
+ */
+export const handshakeGraceMillis = 500
+
+/**
+ * The connection in its handshake that goes to make room for one just accepted from `host`, if any must. A node
+ * caps the connections in their handshake, so that peers that have proved nothing cannot hold its memory or its
+ * descriptors — but turning newcomers away at the cap let anyone who opened connections and said nothing lock every
+ * cluster member out. So a newcomer always gets in, and the one that goes is the least likely to be a member: a
+ * silent one past its grace, from the newcomer's address when that address already holds its share of silent
+ * ones, else from the address holding the most; the oldest of them. Only when none is silent does the handshake
+ * that has gone longest without a word go. Connections within their grace are never chosen: while a burst
+ * arrives the cap is exceeded for a moment (the node's `maxConnections` still bounds everything).
+ */
+export const handshakeToEvict = (
+  handshaking: Iterable<Peer>,
+  host: string,
+  limits: HandshakeLimits,
+  now: number
+): Peer | undefined => {
+  let inbound = 0
+  let quietest: Peer | undefined
+  const silent = new Map<string, Array<Peer>>()
+  for (const peer of handshaking) {
+    if (peer.direction !== "in") continue
+    inbound++
+    // Nothing has arrived on a silent connection since it was accepted: `lastReceived` is when that was.
+    if (now - peer.lastReceived < handshakeGraceMillis) continue
+    if (peer.heard) {
+      if (quietest === undefined || peer.lastReceived < quietest.lastReceived) quietest = peer
+      continue
+    }
+    const from = peer.connection.remote.host
+    const list = silent.get(from)
+    if (list === undefined) silent.set(from, [peer])
+    else list.push(peer)
+  }
+  const oldestOf = (peers: ReadonlyArray<Peer>) => peers.reduce((a, b) => (b.id < a.id ? b : a))
+  const own = silent.get(host)
+  if (own !== undefined && own.length >= limits.perAddress) return oldestOf(own)
+  if (inbound < limits.total) return undefined
+  let most: ReadonlyArray<Peer> | undefined
+  for (const peers of silent.values()) {
+    if (most === undefined || peers.length > most.length) most = peers
+  }
+  return most === undefined ? quietest : oldestOf(most)
 }
