@@ -11,8 +11,8 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import type * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
-import packageJson from "../package.json" with { type: "json" }
 import * as CommandLine from "./internal/commandLine.js"
+import * as Release from "./Release.js"
 import * as Settings from "./Settings.js"
 import * as SubmitCommands from "./SubmitCommands.js"
 
@@ -20,7 +20,7 @@ import * as SubmitCommands from "./SubmitCommands.js"
  * @since 0.1.0
  * @category constants
  */
-export const version: string = packageJson.version
+export const version: string = Release.describe(Release.current())
 
 // A command's module is loaded when the command runs: `kindling submit` does not load the master's, the workers'
 // or the history server's code, a good part of what the CLI would otherwise load before it does anything.
