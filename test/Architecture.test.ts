@@ -48,7 +48,16 @@ interface Import {
   readonly specifier: string
   /** Whether it is gone at run time (`import type`, `export type`). */
   readonly typeOnly: boolean
+  /**
+   * Whether every name it brings is a type, gone at run time or not: `import { type A } from "m"` leaves
+   * `import "m"` behind under verbatimModuleSyntax, and loads `m` for nothing.
+   */
+  readonly onlyTypes: boolean
 }
+
+const everyNameIsAType = (bindings: ts.NamedImportBindings | ts.NamedExportBindings | undefined): boolean =>
+  bindings !== undefined && (ts.isNamedImports(bindings) || ts.isNamedExports(bindings)) &&
+  bindings.elements.length > 0 && bindings.elements.every((element) => element.isTypeOnly)
 
 // Static imports and re-exports, `import("…")` and `import x = require("…")`, read with TypeScript's parser.
 const importsOf = (file: string): ReadonlyArray<Import> => {
@@ -56,18 +65,28 @@ const importsOf = (file: string): ReadonlyArray<Import> => {
   const found: Array<Import> = []
   const visit = (node: ts.Node) => {
     if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
-      found.push({ specifier: node.moduleSpecifier.text, typeOnly: node.importClause?.isTypeOnly ?? false })
+      const clause = node.importClause
+      const typeOnly = clause?.isTypeOnly ?? false
+      found.push({
+        specifier: node.moduleSpecifier.text,
+        typeOnly,
+        onlyTypes: typeOnly || (clause?.name === undefined && everyNameIsAType(clause?.namedBindings))
+      })
     } else if (ts.isExportDeclaration(node) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
-      found.push({ specifier: node.moduleSpecifier.text, typeOnly: node.isTypeOnly })
+      found.push({
+        specifier: node.moduleSpecifier.text,
+        typeOnly: node.isTypeOnly,
+        onlyTypes: node.isTypeOnly || everyNameIsAType(node.exportClause)
+      })
     } else if (
       ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword &&
       node.arguments[0] !== undefined && ts.isStringLiteral(node.arguments[0])
     ) {
-      found.push({ specifier: node.arguments[0].text, typeOnly: false })
+      found.push({ specifier: node.arguments[0].text, typeOnly: false, onlyTypes: false })
     } else if (
       ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)
     ) {
-      found.push({ specifier: node.argument.literal.text, typeOnly: true })
+      found.push({ specifier: node.argument.literal.text, typeOnly: true, onlyTypes: true })
     }
     ts.forEachChild(node, visit)
   }
@@ -198,6 +217,30 @@ describe("the architecture of docs/architecture.md", () => {
     assert.deepStrictEqual(problems, [])
   })
 
+  // What `import { type A } from "m"` would leave in the JavaScript (`import "m"`) is what this checks in the build:
+  // a package whose sources import another only for types must not load it at run time.
+  const built = [...manifests.values()].every(({ dir }) => Fs.existsSync(Path.join(dir, "dist")))
+  it.skipIf(!built)("the built JavaScript loads only the packages the sources import for their values", () => {
+    const problems: Array<string> = []
+    for (const [name, { dir }] of manifests) {
+      const forValues = new Set(
+        sourceFiles(Path.join(dir, "src")).flatMap((file) =>
+          importsOf(file).filter((i) => !i.onlyTypes).flatMap((i) => packageOf(i.specifier) ?? [])
+        )
+      )
+      const distDir = Path.join(dir, "dist")
+      for (const file of Fs.readdirSync(distDir).filter((entry) => entry.endsWith(".js"))) {
+        for (const { specifier } of importsOf(Path.join(distDir, file))) {
+          const imported = packageOf(specifier)
+          if (imported !== undefined && imported !== name && !forValues.has(imported)) {
+            problems.push(`${name}'s dist/${file} loads ${specifier}, which its sources import only for types`)
+          }
+        }
+      }
+    }
+    assert.deepStrictEqual(problems, [])
+  })
+
   it("catches what it is there to catch", () => {
     // The checks above pass on a correct tree; these make sure they could fail.
     assert.deepStrictEqual(cycles(new Map([["a", ["b"]], ["b", ["a"]], ["c", ["a"]]])).map((c) => c.sort()), [[
@@ -209,5 +252,16 @@ describe("the architecture of docs/architecture.md", () => {
     const file = Path.join(root, "packages/worker/src/Runners.ts")
     assert.isTrue(importsOf(file).some((i) => i.specifier === "@kindling/installation" && i.typeOnly))
     assert.isTrue(importsOf(file).some((i) => i.specifier === "./DriverRunner.js" && !i.typeOnly))
+    // An import whose every name is a type, but not written `import type`, stays in the JavaScript.
+    const scratch = Path.join(root, "node_modules", ".architecture-scratch.ts")
+    Fs.writeFileSync(scratch, 'import { type A } from "@kindling/x"\nimport type { B } from "@kindling/y"\n')
+    try {
+      assert.deepStrictEqual(importsOf(scratch), [
+        { specifier: "@kindling/x", typeOnly: false, onlyTypes: true },
+        { specifier: "@kindling/y", typeOnly: true, onlyTypes: true }
+      ])
+    } finally {
+      Fs.rmSync(scratch)
+    }
   })
 })

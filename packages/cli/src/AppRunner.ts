@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { type Kindling } from "@kindling/app"
+import type { Kindling } from "@kindling/app"
 import type { Conf } from "@kindling/conf"
 import { AppModule, Cluster, DriverConf, LocalMode, type MasterSpec } from "@kindling/driver"
 import { KernelConf, TemporaryDirectory } from "@kindling/kernel"

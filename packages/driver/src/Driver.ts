@@ -7,7 +7,7 @@
  */
 import { type AppContext, JobFailed, type JobGraph } from "@kindling/app"
 import { Shell } from "@kindling/kernel"
-import { type AppEvents } from "@kindling/monitoring"
+import type { AppEvents } from "@kindling/monitoring"
 import { ClusterMessages, Endpoints, Errors, Ids, Records, type RpcAddress, type TaskPlan } from "@kindling/protocol"
 import { DataPlane, RpcEnv } from "@kindling/rpc"
 import * as Deferred from "effect/Deferred"

@@ -7,7 +7,7 @@
 import { type Conf, Key, type Problem, Registry, ValueType } from "@kindling/conf"
 import { ObjectStore } from "@kindling/executor/tasks"
 import { KernelConf, TlsConf } from "@kindling/kernel"
-import { type AppUi, type EventLogWriter } from "@kindling/monitoring"
+import type { AppUi, EventLogWriter } from "@kindling/monitoring"
 import { ProtocolConf } from "@kindling/rpc"
 import * as Either from "effect/Either"
 import type * as DriverCore from "./DriverCore.js"

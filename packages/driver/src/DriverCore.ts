@@ -24,7 +24,7 @@
  * @since 0.1.0
  */
 import { Core } from "@kindling/kernel"
-import { type AppEvents } from "@kindling/monitoring"
+import type { AppEvents } from "@kindling/monitoring"
 import { ClusterMessages, Endpoints, type RpcAddress, type TaskPlan } from "@kindling/protocol"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"

@@ -1,7 +1,7 @@
 import { assert, layer } from "@effect/vitest"
 import { JobFailed, Kindling } from "@kindling/app"
 import { LocalMode } from "@kindling/driver"
-import { type AppEvents } from "@kindling/monitoring"
+import type { AppEvents } from "@kindling/monitoring"
 import { Effect, Fiber, Stream, TestServices } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"

@@ -9,7 +9,7 @@ import {
   SubmissionMessages,
   WorkerMessages
 } from "@kindling/protocol"
-import { type RpcEnv } from "@kindling/rpc"
+import type { RpcEnv } from "@kindling/rpc"
 import { Exit, Option } from "effect"
 
 const address = RpcAddress.make("10.0.0.1", 7077)

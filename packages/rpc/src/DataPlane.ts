@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import { type Errors, type RpcAddress } from "@kindling/protocol"
+import type { Errors, RpcAddress } from "@kindling/protocol"
 import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"

@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { type Codec, type Errors, type RpcAddress } from "@kindling/protocol"
+import type { Codec, Errors, RpcAddress } from "@kindling/protocol"
 import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"

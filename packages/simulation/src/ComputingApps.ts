@@ -13,8 +13,8 @@
  */
 import { Cluster as AppCluster, type ExecutorAllocation } from "@kindling/driver"
 import type { Simulation } from "@kindling/kernel/testing"
-import { type AppEvents } from "@kindling/monitoring"
-import { type RpcAddress } from "@kindling/protocol"
+import type { AppEvents } from "@kindling/monitoring"
+import type { RpcAddress } from "@kindling/protocol"
 import { RpcEnv } from "@kindling/rpc"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"

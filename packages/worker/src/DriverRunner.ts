@@ -8,7 +8,7 @@
 import type * as FileSystem from "@effect/platform/FileSystem"
 import type { Installation } from "@kindling/installation"
 import { Descriptions, Errors, type Ids, type RpcAddress, type States } from "@kindling/protocol"
-import { type RpcEnv } from "@kindling/rpc"
+import type { RpcEnv } from "@kindling/rpc"
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"

@@ -1,7 +1,7 @@
 // Leadership, recovery from persisted state, and lost connections.
 import { Core } from "@kindling/kernel"
 import { Endpoints, RpcAddress, WorkerMessages } from "@kindling/protocol"
-import { type RpcEnv } from "@kindling/rpc"
+import type { RpcEnv } from "@kindling/rpc"
 import * as Option from "effect/Option"
 import type { Stored } from "../MasterCore.js"
 import { registerApplication, removeApplication } from "./apps.js"
