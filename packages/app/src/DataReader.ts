@@ -373,17 +373,17 @@ export const make = (runtime: Runtime, defaultParallelism: () => number): DataRe
         })
         const first = footers[0]
         if (first === undefined) return dataset<A>([], "ParquetDataset", operation, [])
-        const all = Parquet.fieldsOf(first.metadata)
-        const fields = yield* checked(operation, () =>
-          options.columns === undefined ? all : options.columns.map((name) => {
-            const field = all.find((candidate) =>
-              candidate.name === name
-            )
-            if (field !== undefined) return field
-            throw new InvalidArgument({
-              reason: `${operation}: ${first.path} has no column ${name} (it has ${all.map((f) => f.name).join(", ")})`
-            })
-          }))
+        const names = Parquet.columnNames(first.metadata)
+        const missing = options.columns?.find((name) => !names.includes(name))
+        if (missing !== undefined) {
+          return yield* new InvalidArgument({
+            reason: `${operation}: ${first.path} has no column ${missing} (it has ${names.join(", ")})`
+          })
+        }
+        const fields = yield* Effect.try({
+          try: () => Parquet.fieldsOf(first.metadata, options.columns),
+          catch: notReadable(first.path)
+        })
         const plans = rowGroupSplits(footers, defaultParallelism()).map((split) => ({
           _tag: "ParquetSplit" as const,
           ...split,

@@ -27,7 +27,9 @@ const fields: DataFormats.Fields = [
   { name: "ok", type: "boolean", nullable: true },
   { name: "price", type: "decimal", nullable: true, precision: 20, scale: 4 },
   { name: "day", type: "date", nullable: true },
-  { name: "at", type: "timestamp", nullable: true }
+  { name: "at", type: "timestamp", nullable: true },
+  { name: "bytes", type: "binary", nullable: true },
+  { name: "ratio", type: "float", nullable: true }
 ]
 
 const day = 86_400_000
@@ -47,7 +49,10 @@ const record = fc.record({
   ok: nullable(fc.boolean()),
   price: nullable(decimalText),
   day: nullable(fc.integer({ min: -20_000, max: 60_000 }).map((n) => new Date(n * day))),
-  at: nullable(fc.integer({ min: -2e12, max: 4e12 }).map((n) => new Date(n)))
+  at: nullable(fc.integer({ min: -2e12, max: 4e12 }).map((n) => new Date(n))),
+  // Any bytes: those that are no UTF-8 text too.
+  bytes: nullable(fc.uint8Array({ maxLength: 12 })),
+  ratio: nullable(fc.float({ noNaN: true, noDefaultInfinity: true }).map((x) => (x === 0 ? 0 : x)))
 })
 
 const byId = (a: Record<string, unknown>, b: Record<string, unknown>) => ((a.id as bigint) < (b.id as bigint) ? -1 : 1)
