@@ -13,6 +13,7 @@ import type { Dataset, DatasetError } from "./Dataset.js"
 import * as Actions from "./internal/actions.js"
 import * as FieldDefinitions from "./internal/fieldDefinitions.js"
 import * as FileOutput from "./internal/fileOutput.js"
+import * as Options from "./internal/options.js"
 
 /**
  * What to do when the output directory exists (Spark's `SaveMode`): fail with `OutputDirectoryExists`
@@ -117,6 +118,20 @@ export type WriteError = DatasetError | OutputDirectoryExists | OutputNotWritabl
 
 const sampleSize = 1000
 
+// Every option each writer has: any other is refused, naming the nearest.
+const csvOptions = Options.names<CsvWriteOptions>()(
+  "mode",
+  "compression",
+  "fields",
+  "header",
+  "sep",
+  "quote",
+  "nullValue"
+)
+const jsonOptions = Options.names<TextWriteOptions & FieldsOption>()("mode", "compression", "fields")
+const parquetOptions = Options.names<ParquetWriteOptions>()("mode", "compression", "fields", "rowGroupSize")
+const textOptions = Options.names<TextWriteOptions>()("mode", "compression")
+
 const checked = <A>(operation: string, make: () => A): Effect.Effect<A, InvalidArgument> =>
   Effect.try({
     try: make,
@@ -171,18 +186,27 @@ export const make = (
   const save = (
     operation: string,
     dir: string,
-    mode: SaveMode | undefined,
+    options: WriteOptions,
+    known: ReadonlyArray<string>,
     output: (checkedMode: SaveMode) => Effect.Effect<Omit<FileOutput.Output, "mode">, WriteError>
   ) =>
     action(
       operation,
-      Effect.flatMap(checked(operation, () => saveMode(mode, operation)), (checkedMode) =>
-        Effect.flatMap(output(checkedMode), (chosen) =>
-          FileOutput.save(dataset, dir, { ...chosen, mode: checkedMode })))
+      Effect.flatMap(
+        checked(operation, () => {
+          Options.check(operation, options, known)
+          return saveMode(options.mode, operation)
+        }),
+        (checkedMode) =>
+          Effect.flatMap(
+            output(checkedMode),
+            (chosen) => FileOutput.save(dataset, dir, { ...chosen, mode: checkedMode })
+          )
+      )
     )
   return {
     csv: (dir, options = {}) =>
-      save("write.csv", dir, options.mode, () =>
+      save("write.csv", dir, options, csvOptions, () =>
         Effect.gen(function*() {
           const operation = "write.csv"
           const dialect = yield* checked(operation, (): DataFormats.CsvDialect => {
@@ -201,7 +225,7 @@ export const make = (
           return { format: { _tag: "Csv" as const, dialect, fields }, compression, extension: ".csv" }
         })),
     json: (dir, options = {}) =>
-      save("write.json", dir, options.mode, () =>
+      save("write.json", dir, options, jsonOptions, () =>
         checked("write.json", () => {
           const fields = options.fields === undefined
             ? dataset.fields
@@ -216,7 +240,8 @@ export const make = (
       save(
         "write.text",
         dir,
-        options.mode,
+        options,
+        textOptions,
         () =>
           Effect.map(
             checked("write.text", () => textCompression(options.compression, "write.text")),
@@ -228,7 +253,7 @@ export const make = (
           )
       ),
     parquet: (dir, options = {}) =>
-      save("write.parquet", dir, options.mode, () =>
+      save("write.parquet", dir, options, parquetOptions, () =>
         Effect.gen(function*() {
           const operation = "write.parquet"
           const codec = yield* checked(operation, (): DataFormats.ParquetCodec => {
