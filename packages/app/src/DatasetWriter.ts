@@ -43,7 +43,9 @@ export interface TextWriteOptions extends WriteOptions {
 
 /**
  * The fields written: given (DDL text, `"id LONG, name STRING"`, or a list), else the dataset's own (read from
- * a typed source), else inferred from a sample of up to 1,000 of its records (objects, a property per field).
+ * a typed source), else inferred from a sample of up to 1,000 of its records (objects, a property per field). A
+ * later record that does not fit them fails the write with `FieldMismatch`, naming the field and giving the fields
+ * that would hold it.
  *
  * @since 0.1.0
  * @category options
@@ -173,15 +175,22 @@ export const make = (
   dataset: Dataset<unknown>,
   action: <X, E>(name: string, effect: Effect.Effect<X, E>) => Effect.Effect<X, E | DatasetError>
 ): DatasetWriter => {
-  // The fields to write: given, known, or inferred from a sample.
-  const fieldsFor = (option: FieldDefinitions.FieldsInput | undefined, operation: string) =>
+  // The fields to write: given, known, or inferred from a sample (which later records may not fit).
+  const fieldsFor = (
+    option: FieldDefinitions.FieldsInput | undefined,
+    operation: string
+  ): Effect.Effect<
+    { readonly fields: DataFormats.Fields; readonly inferred: boolean },
+    DatasetError | InvalidArgument
+  > =>
     option !== undefined
-      ? checked(operation, () => FieldDefinitions.parse(option, operation))
+      ? checked(operation, () => ({ fields: FieldDefinitions.parse(option, operation), inferred: false }))
       : dataset.fields !== undefined
-      ? Effect.succeed(dataset.fields)
+      ? Effect.succeed({ fields: dataset.fields, inferred: false })
       : Effect.flatMap(
         Actions.take(dataset, sampleSize),
-        (sample) => checked(operation, () => FieldDefinitions.inferFromValues(sample, operation))
+        (sample) =>
+          checked(operation, () => ({ fields: FieldDefinitions.inferFromValues(sample, operation), inferred: true }))
       )
   const save = (
     operation: string,
@@ -221,7 +230,7 @@ export const make = (
             }
           })
           const compression = yield* checked(operation, () => textCompression(options.compression, operation))
-          const fields = yield* fieldsFor(options.fields, operation)
+          const { fields } = yield* fieldsFor(options.fields, operation)
           return { format: { _tag: "Csv" as const, dialect, fields }, compression, extension: ".csv" }
         })),
     json: (dir, options = {}) =>
@@ -272,7 +281,7 @@ export const make = (
               reason: `${operation}: rowGroupSize must be a positive integer, got ${rowGroupSize}`
             })
           }
-          const fields = yield* fieldsFor(options.fields, operation)
+          const { fields, inferred } = yield* fieldsFor(options.fields, operation)
           const nested = fields.filter((field) => ["array", "map", "struct"].includes(field.type))
           if (nested.length > 0) {
             return yield* new InvalidArgument({
@@ -280,7 +289,16 @@ export const make = (
                 `Parquet but not written yet: map them to flat fields, or write JSON lines`
             })
           }
-          return { format: { _tag: "Parquet" as const, fields, codec, rowGroupSize }, extension: ".parquet" }
+          return {
+            format: {
+              _tag: "Parquet" as const,
+              fields,
+              codec,
+              rowGroupSize,
+              ...(inferred ? { fieldsInferred: true } : {})
+            },
+            extension: ".parquet"
+          }
         }))
   }
 }

@@ -405,6 +405,61 @@ layer(local, { timeout: 120_000 })("file formats in local[2]", (it) => {
       Fs.rmSync(dir, { recursive: true })
     }))
 
+  it.effect("a record that does not fit the fields inferred from a sample fails the write, naming them", () =>
+    Effect.gen(function*() {
+      const kc = yield* Kindling
+      const dir = fresh("inferred")
+      const out = Path.join(dir, "out")
+      // The sample is the first 1,000 records, whose amounts are integers.
+      const rows = Array.from({ length: 3000 }, (_, id) => ({ id, amount: id < 2000 ? id : id + 0.5 }))
+      const failure = yield* Effect.flip(kc.parallelize(rows, 2).write.parquet(out))
+      assert.instanceOf(failure, JobFailed)
+      assert.include(
+        failure.message,
+        `FieldMismatch: the field amount was inferred as int from a sample of the records, but a record's amount ` +
+          `is 2000.5: {"id":2000,"amount":2000.5}; give the fields that hold it (fields: "id INT, amount DOUBLE")`
+      )
+      // Nothing of the failed write is left: the directory it made, with the parts committed before it failed.
+      assert.isFalse(Fs.existsSync(out))
+      yield* kc.parallelize(rows, 2).write.parquet(out, { fields: "id INT, amount DOUBLE" })
+      assert.strictEqual(yield* (yield* kc.read.parquet(out)).count(), 3000)
+      // Given fields say so too; a JSON decimal that is no number is refused rather than written as no JSON.
+      const given = yield* Effect.flip(
+        kc.parallelize([{ price: "12.5" }, { price: "n/a" }], 1).write.json(
+          Path.join(dir, "json"),
+          { fields: "price DECIMAL(5,2)" }
+        )
+      )
+      assert.include(
+        given.message,
+        `FieldMismatch: the field price is decimal(5,2), but a record's price is "n/a": {"price":"n/a"}; give the ` +
+          `fields that hold it (fields: "price STRING")`
+      )
+      assert.isFalse(Fs.existsSync(Path.join(dir, "json")))
+      Fs.rmSync(dir, { recursive: true })
+    }))
+
+  it.effect("a failed write leaves what was there before it, and nothing of its own", () =>
+    Effect.gen(function*() {
+      const kc = yield* Kindling
+      const dir = fresh("aborted")
+      const out = Path.join(dir, "out")
+      yield* kc.parallelize([1, 2, 3], 3).map((n) => ({ n })).write.json(out)
+      const before = Fs.readdirSync(out).sort()
+      // Partitions 0 and 1 commit their parts; partition 2 throws, and the job fails.
+      const failing = kc.parallelize([1, 2, 3], 3).map((n) => {
+        if (n === 3) throw new Error("no third")
+        return { n }
+      })
+      assert.instanceOf(yield* Effect.flip(failing.write.json(out, { mode: "append" })), JobFailed)
+      assert.deepStrictEqual(Fs.readdirSync(out).sort(), before)
+      assert.instanceOf(yield* Effect.flip(failing.saveAsTextFile(Path.join(dir, "text"))), JobFailed)
+      assert.isFalse(Fs.existsSync(Path.join(dir, "text")))
+      assert.instanceOf(yield* Effect.flip(failing.write.csv(out, { mode: "overwrite", fields: "n INT" })), JobFailed)
+      assert.isFalse(Fs.existsSync(out))
+      Fs.rmSync(dir, { recursive: true })
+    }))
+
   it.effect("compressed and multi-line inputs, globs, and write modes", () =>
     Effect.gen(function*() {
       const kc = yield* Kindling

@@ -176,7 +176,7 @@ const nullRecord = (fields: DataFormats.Fields) => Object.fromEntries(fields.map
 
 /**
  * A record as a JSON line (without its line end). With fields, as Spark writes their types: a `date` as
- * `yyyy-MM-dd`, a `decimal` as a number.
+ * `yyyy-MM-dd`, a `decimal` as a number at its scale (`FieldMismatch` for a value that is none that fits).
  *
  * @since 0.1.0
  */
@@ -190,7 +190,13 @@ export const line = (record: unknown, fields?: DataFormats.Fields): string => {
     const value = values[field.name]
     if (value === null || value === undefined) continue
     if (field.type === "date" && value instanceof Date) typed[field.name] = value.toISOString().slice(0, 10)
-    if (field.type === "decimal") typed[field.name] = new FieldValues.RawNumber(String(value))
+    if (field.type === "decimal") {
+      // As a number at its scale: text that is no number would make the line no JSON.
+      const scale = field.scale ?? 0
+      const unscaled = FieldValues.unscaledDecimal(String(value), field.precision ?? 10, scale)
+      if (unscaled === undefined) throw new FieldValues.FieldMismatch(field, value, record, fields, false)
+      typed[field.name] = new FieldValues.RawNumber(FieldValues.decimalFromUnscaled(unscaled, scale))
+    }
   }
   return FieldValues.jsonText(typed)
 }

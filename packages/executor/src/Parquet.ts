@@ -374,37 +374,74 @@ const schemaElement = (field: Field): SchemaElement => {
 // The bytes a two's-complement integer of `precision` decimal digits needs.
 const decimalBytes = (precision: number) => Math.ceil((Math.log2(10) * precision + 1) / 8)
 
-// A record's value as the writer takes it for the field's column.
+// What `columnValue` gives for a value that does not fit its field.
+const noFit = Symbol("noFit")
+const int32 = 2 ** 31
+const int64 = 2n ** 63n
+
+// A record's value as the writer takes it for the field's column, or `noFit`. A string column takes any value as
+// its text (a sample's mixed values are inferred as strings); a number column a bigint that it holds, a long one
+// an integral number; a date or timestamp column a text or milliseconds it reads as one; a binary one text as
+// its UTF-8 bytes.
 const columnValue = (value: unknown, field: Field): unknown => {
-  if (value === null || value === undefined) return null
+  if (value === null || value === undefined) return field.nullable ? null : noFit
   switch (field.type) {
-    case "decimal": {
-      const unscaled = FieldValues.unscaledDecimal(String(value), field.precision ?? 10, field.scale ?? 0)
-      if (unscaled === undefined) {
-        throw new Error(`${field.name}: ${String(value)} does not fit ${FieldValues.typeName(field)}`)
-      }
-      return unscaled
+    case "string":
+      return typeof value === "string" ? value : FieldValues.toText(value)
+    case "boolean":
+      return typeof value === "boolean" ? value : noFit
+    case "int": {
+      const n = typeof value === "bigint" ? Number(value) : value
+      return typeof n === "number" && Number.isInteger(n) && n >= -int32 && n < int32 ? n : noFit
     }
-    case "long":
-      return typeof value === "bigint" ? value : BigInt(value as number)
+    case "long": {
+      const n = typeof value === "number" && Number.isInteger(value) ? BigInt(value) : value
+      return typeof n === "bigint" && n >= -int64 && n < int64 ? n : noFit
+    }
+    case "float":
+    case "double":
+      return typeof value === "number" ? value : typeof value === "bigint" ? Number(value) : noFit
+    case "decimal": {
+      if (typeof value !== "string" && typeof value !== "number" && typeof value !== "bigint") return noFit
+      return FieldValues.unscaledDecimal(String(value), field.precision ?? 10, field.scale ?? 0) ?? noFit
+    }
     case "date":
-    case "timestamp":
-      return value instanceof Date ? value : new Date(value as string)
-    default:
-      return value
+    case "timestamp": {
+      let date: unknown = value
+      if (typeof value === "number") date = new Date(value)
+      if (typeof value === "string") {
+        try {
+          date = FieldValues.fromText(field, value)
+        } catch {
+          return noFit
+        }
+      }
+      return date instanceof Date && !Number.isNaN(date.getTime()) ? date : noFit
+    }
+    case "binary":
+      return value instanceof Uint8Array ? value : typeof value === "string" ? new TextEncoder().encode(value) : noFit
+    case "array":
+    case "map":
+    case "struct":
+      return noFit
   }
 }
 
 /**
  * Writes records, objects of `fields`, as a Parquet file through `writer`: `rowGroupSize` records to a row group,
- * the pages compressed with `codec`. Returns how many records and bytes it wrote.
+ * the pages compressed with `codec`. Returns how many records and bytes it wrote; throws `FieldMismatch` at the
+ * first value that does not fit its field (`fieldsInferred`: the fields were inferred from a sample).
  *
  * @since 0.1.0
  */
 export const write = (
   records: Iterable<unknown>,
   fields: DataFormats.Fields,
-  options: { readonly codec: DataFormats.ParquetCodec; readonly rowGroupSize: number },
+  options: {
+    readonly codec: DataFormats.ParquetCodec
+    readonly rowGroupSize: number
+    readonly fieldsInferred?: boolean | undefined
+  },
   writer: Writer
 ): { readonly records: number; readonly bytes: number } => {
   let position = 0
@@ -443,7 +480,14 @@ export const write = (
   }
   for (const record of records) {
     const values = record as Record<string, unknown>
-    for (let i = 0; i < fields.length; i++) batch[i]!.push(columnValue(values[fields[i]!.name], fields[i]!))
+    for (let i = 0; i < fields.length; i++) {
+      const field = fields[i]!
+      const value = columnValue(values[field.name], field)
+      if (value === noFit) {
+        throw new FieldValues.FieldMismatch(field, values[field.name], record, fields, options.fieldsInferred === true)
+      }
+      batch[i]!.push(value)
+    }
     count++
     if (batch[0]!.length === options.rowGroupSize) writeBatch()
   }
