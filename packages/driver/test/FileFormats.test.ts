@@ -345,6 +345,15 @@ layer(local, { timeout: 120_000 })("file formats in local[2]", (it) => {
         { id: null, _corrupt_record: `{"id": }` },
         { id: 3n, _corrupt_record: null }
       ])
+      // A file cut short: its whole records are read, and its unclosed array is a malformed one.
+      const cut = Path.join(dir, "cut.json")
+      Fs.writeFileSync(cut, `[{"id": 1},\n {"id": 2},`)
+      const partial = yield* kc.read.json(cut, { multiLine: true, fields: "id LONG, _corrupt_record STRING" })
+      assert.deepStrictEqual(yield* partial.collect(), [
+        { id: 1n, _corrupt_record: null },
+        { id: 2n, _corrupt_record: null },
+        { id: null, _corrupt_record: `[{"id": 1},\n {"id": 2},` }
+      ])
       Fs.rmSync(dir, { recursive: true })
     }))
 

@@ -84,9 +84,12 @@ function* values(text: string): Generator<readonly [number, string]> {
       if (!ended) return
       continue
     }
-    // An array of records: its elements, up to its closing bracket.
+    // An array of records: its elements, up to its closing bracket (without one, the array is malformed: a file
+    // cut short, say).
+    const array = [line, text.slice(at)] as const
     advance(at + 1)
     for (skipSpace(); text[at] !== "]";) {
+      if (at === text.length) return yield array
       const [found, ended] = value()
       yield found
       if (!ended) return
@@ -94,7 +97,7 @@ function* values(text: string): Generator<readonly [number, string]> {
       if (text[at] === ",") {
         advance(at + 1)
         skipSpace()
-      } else if (text[at] !== "]") return yield [line, text.slice(at)]
+      } else if (text[at] !== "]") return yield at === text.length ? array : [line, text.slice(at)]
     }
     advance(at + 1)
   }
