@@ -29,6 +29,23 @@ export const rows = (seed: number, n: number) => {
   }))
 }
 
+/** Their fields and the two the text formats' checks leave out, for Parquet, which keeps every type. */
+export const parquetFields = `${fields}, bytes BINARY, ratio FLOAT`
+
+/** The rows of `rows`, with bytes of every value (text or not) and single-precision numbers. */
+export const parquetRows = (seed: number, n: number) => {
+  let state = (seed ^ 0x9e3779b9) >>> 0
+  const next = () => {
+    state = (state * 1664525 + 1013904223) >>> 0
+    return state / 2 ** 32
+  }
+  return rows(seed, n).map((row) => ({
+    ...row,
+    bytes: next() < 0.15 ? null : Uint8Array.from({ length: Math.floor(next() * 9) }, () => Math.floor(next() * 256)),
+    ratio: next() < 0.15 ? null : Math.fround((next() - 0.5) * 10 ** Math.floor(next() * 20 - 10))
+  }))
+}
+
 /** Rows in the order of their ids. */
 export const byId = (a: Readonly<Record<string, unknown>>, b: Readonly<Record<string, unknown>>) =>
   (a.id as bigint) < (b.id as bigint) ? -1 : 1

@@ -20,6 +20,7 @@ import * as Actions from "./internal/actions.js"
 import * as ByteSplits from "./internal/byteSplits.js"
 import * as FieldDefinitions from "./internal/fieldDefinitions.js"
 import * as InputPaths from "./internal/inputPaths.js"
+import * as Options from "./internal/options.js"
 import * as Lineage from "./Lineage.js"
 import * as RecordSchemas from "./RecordSchemas.js"
 
@@ -97,6 +98,21 @@ export interface CsvReadOptions<A = Row> extends LineReadOptions<A> {
 }
 
 /**
+ * Spark's JSON reader options that Kindling has.
+ *
+ * @since 0.1.0
+ * @category options
+ */
+export interface JsonReadOptions<A = unknown> extends LineReadOptions<A> {
+  /**
+   * Each file is JSON values however they are laid out, read whole as one partition: one array of records (its
+   * elements each a record), one record, or records one after another, pretty-printed. Without it, a line is a
+   * record (JSON lines).
+   */
+  readonly multiLine?: boolean | undefined
+}
+
+/**
  * @since 0.1.0
  * @category options
  */
@@ -123,10 +139,13 @@ export interface DataReader {
     path: string,
     options?: CsvReadOptions<A>
   ) => Effect.Effect<Dataset<A>, InputNotReadable | InvalidArgument | DatasetError>
-  /** JSON lines: with `fields`, records of them; without, each line's value as it parses. */
+  /**
+   * JSON lines (or with `multiLine`, files of JSON values: an array of records, say): with `fields`, records of
+   * them; without, each value as it parses.
+   */
   readonly json: <A = unknown>(
     path: string,
-    options?: LineReadOptions<A>
+    options?: JsonReadOptions<A>
   ) => Effect.Effect<Dataset<A>, InputNotReadable | InvalidArgument | DatasetError>
   /** Parquet records: a partition reads whole row groups, about 128 MiB of them, as Spark packs them. */
   readonly parquet: <A = Row>(
@@ -134,6 +153,33 @@ export interface DataReader {
     options?: ParquetReadOptions<A>
   ) => Effect.Effect<Dataset<A>, InputNotReadable | InvalidArgument | DatasetError>
 }
+
+// Every option each reader has: any other is refused, naming the nearest.
+const csvOptions = Options.names<CsvReadOptions>()(
+  "fields",
+  "mode",
+  "columnNameOfCorruptRecord",
+  "minPartitions",
+  "schema",
+  "header",
+  "sep",
+  "quote",
+  "escape",
+  "nullValue",
+  "comment",
+  "inferSchema",
+  "multiLine",
+  "columns"
+)
+const jsonOptions = Options.names<JsonReadOptions>()(
+  "fields",
+  "mode",
+  "columnNameOfCorruptRecord",
+  "minPartitions",
+  "schema",
+  "multiLine"
+)
+const parquetOptions = Options.names<ParquetReadOptions>()("columns", "mode", "schema")
 
 const decoderOf = (schema: Schema.Schema<any, any, never> | undefined, operation: string) =>
   schema === undefined ? undefined : RecordSchemas.decoder(schema, operation)
@@ -248,6 +294,7 @@ export const make = (runtime: Runtime, defaultParallelism: () => number): DataRe
       Effect.gen(function*() {
         const operation = "read.csv"
         const { dialect, fieldsGiven, mode, partitions } = yield* checked(operation, () => {
+          Options.check(operation, options, csvOptions)
           const quote = oneCharacter(options.quote, "\"", "quote")
           const dialect: DataFormats.CsvDialect = {
             header: options.header ?? false,
@@ -323,15 +370,18 @@ export const make = (runtime: Runtime, defaultParallelism: () => number): DataRe
         // A schema's records are its own: their fields are what it makes of them, which a writer infers.
         return dataset<A>(plansOf(format), "CsvDataset", operation, decode === undefined ? kept : undefined)
       }),
-    json: <A = unknown>(path: string, options: LineReadOptions<A> = {}) =>
+    json: <A = unknown>(path: string, options: JsonReadOptions<A> = {}) =>
       Effect.gen(function*() {
         const operation = "read.json"
-        const { decode, fields, mode, partitions } = yield* checked(operation, () => ({
-          fields: options.fields === undefined ? undefined : FieldDefinitions.parse(options.fields, operation),
-          mode: checkMode(options.mode, operation),
-          partitions: minPartitions(options.minPartitions, operation),
-          decode: decoderOf(options.schema, operation)
-        }))
+        const { decode, fields, mode, partitions } = yield* checked(operation, () => {
+          Options.check(operation, options, jsonOptions)
+          return {
+            fields: options.fields === undefined ? undefined : FieldDefinitions.parse(options.fields, operation),
+            mode: checkMode(options.mode, operation),
+            partitions: minPartitions(options.minPartitions, operation),
+            decode: decoderOf(options.schema, operation)
+          }
+        })
         const corruptRecordField = fields === undefined
           ? options.columnNameOfCorruptRecord ?? "_corrupt_record"
           : corruptField(fields, options.columnNameOfCorruptRecord)
@@ -341,11 +391,13 @@ export const make = (runtime: Runtime, defaultParallelism: () => number): DataRe
           ...(fields === undefined ? {} : { fields }),
           ...(corruptRecordField === undefined ? {} : { corruptRecordField })
         }
-        const splits = ByteSplits.cut(yield* found(path), partitions)
+        const multiLine = options.multiLine === true
+        const splits = ByteSplits.cut(yield* found(path), partitions, { whole: multiLine })
         return dataset<A>(
           splits.map((split) => ({
             _tag: "LineRecordSplit" as const,
             ...split,
+            ...(multiLine ? { multiLine } : {}),
             format,
             ...(decode === undefined ? {} : { decode })
           })),
@@ -357,7 +409,10 @@ export const make = (runtime: Runtime, defaultParallelism: () => number): DataRe
     parquet: <A = Row>(path: string, options: ParquetReadOptions<A> = {}) =>
       Effect.gen(function*() {
         const operation = "read.parquet"
-        const decode = yield* checked(operation, () => decoderOf(options.schema, operation))
+        const decode = yield* checked(operation, () => {
+          Options.check(operation, options, parquetOptions)
+          return decoderOf(options.schema, operation)
+        })
         const inputs = yield* found(path)
         const footers = yield* Effect.try({
           try: () =>
@@ -373,17 +428,17 @@ export const make = (runtime: Runtime, defaultParallelism: () => number): DataRe
         })
         const first = footers[0]
         if (first === undefined) return dataset<A>([], "ParquetDataset", operation, [])
-        const all = Parquet.fieldsOf(first.metadata)
-        const fields = yield* checked(operation, () =>
-          options.columns === undefined ? all : options.columns.map((name) => {
-            const field = all.find((candidate) =>
-              candidate.name === name
-            )
-            if (field !== undefined) return field
-            throw new InvalidArgument({
-              reason: `${operation}: ${first.path} has no column ${name} (it has ${all.map((f) => f.name).join(", ")})`
-            })
-          }))
+        const names = Parquet.columnNames(first.metadata)
+        const missing = options.columns?.find((name) => !names.includes(name))
+        if (missing !== undefined) {
+          return yield* new InvalidArgument({
+            reason: `${operation}: ${first.path} has no column ${missing} (it has ${names.join(", ")})`
+          })
+        }
+        const fields = yield* Effect.try({
+          try: () => Parquet.fieldsOf(first.metadata, options.columns),
+          catch: notReadable(first.path)
+        })
         const plans = rowGroupSplits(footers, defaultParallelism()).map((split) => ({
           _tag: "ParquetSplit" as const,
           ...split,

@@ -13,6 +13,7 @@ import type { Dataset, DatasetError } from "./Dataset.js"
 import * as Actions from "./internal/actions.js"
 import * as FieldDefinitions from "./internal/fieldDefinitions.js"
 import * as FileOutput from "./internal/fileOutput.js"
+import * as Options from "./internal/options.js"
 
 /**
  * What to do when the output directory exists (Spark's `SaveMode`): fail with `OutputDirectoryExists`
@@ -42,7 +43,9 @@ export interface TextWriteOptions extends WriteOptions {
 
 /**
  * The fields written: given (DDL text, `"id LONG, name STRING"`, or a list), else the dataset's own (read from
- * a typed source), else inferred from a sample of up to 1,000 of its records (objects, a property per field).
+ * a typed source), else inferred from a sample of up to 1,000 of its records (objects, a property per field). A
+ * later record that does not fit them fails the write with `FieldMismatch`, naming the field and giving the fields
+ * that would hold it.
  *
  * @since 0.1.0
  * @category options
@@ -117,6 +120,20 @@ export type WriteError = DatasetError | OutputDirectoryExists | OutputNotWritabl
 
 const sampleSize = 1000
 
+// Every option each writer has: any other is refused, naming the nearest.
+const csvOptions = Options.names<CsvWriteOptions>()(
+  "mode",
+  "compression",
+  "fields",
+  "header",
+  "sep",
+  "quote",
+  "nullValue"
+)
+const jsonOptions = Options.names<TextWriteOptions & FieldsOption>()("mode", "compression", "fields")
+const parquetOptions = Options.names<ParquetWriteOptions>()("mode", "compression", "fields", "rowGroupSize")
+const textOptions = Options.names<TextWriteOptions>()("mode", "compression")
+
 const checked = <A>(operation: string, make: () => A): Effect.Effect<A, InvalidArgument> =>
   Effect.try({
     try: make,
@@ -158,31 +175,47 @@ export const make = (
   dataset: Dataset<unknown>,
   action: <X, E>(name: string, effect: Effect.Effect<X, E>) => Effect.Effect<X, E | DatasetError>
 ): DatasetWriter => {
-  // The fields to write: given, known, or inferred from a sample.
-  const fieldsFor = (option: FieldDefinitions.FieldsInput | undefined, operation: string) =>
+  // The fields to write: given, known, or inferred from a sample (which later records may not fit).
+  const fieldsFor = (
+    option: FieldDefinitions.FieldsInput | undefined,
+    operation: string
+  ): Effect.Effect<
+    { readonly fields: DataFormats.Fields; readonly inferred: boolean },
+    DatasetError | InvalidArgument
+  > =>
     option !== undefined
-      ? checked(operation, () => FieldDefinitions.parse(option, operation))
+      ? checked(operation, () => ({ fields: FieldDefinitions.parse(option, operation), inferred: false }))
       : dataset.fields !== undefined
-      ? Effect.succeed(dataset.fields)
+      ? Effect.succeed({ fields: dataset.fields, inferred: false })
       : Effect.flatMap(
         Actions.take(dataset, sampleSize),
-        (sample) => checked(operation, () => FieldDefinitions.inferFromValues(sample, operation))
+        (sample) =>
+          checked(operation, () => ({ fields: FieldDefinitions.inferFromValues(sample, operation), inferred: true }))
       )
   const save = (
     operation: string,
     dir: string,
-    mode: SaveMode | undefined,
+    options: WriteOptions,
+    known: ReadonlyArray<string>,
     output: (checkedMode: SaveMode) => Effect.Effect<Omit<FileOutput.Output, "mode">, WriteError>
   ) =>
     action(
       operation,
-      Effect.flatMap(checked(operation, () => saveMode(mode, operation)), (checkedMode) =>
-        Effect.flatMap(output(checkedMode), (chosen) =>
-          FileOutput.save(dataset, dir, { ...chosen, mode: checkedMode })))
+      Effect.flatMap(
+        checked(operation, () => {
+          Options.check(operation, options, known)
+          return saveMode(options.mode, operation)
+        }),
+        (checkedMode) =>
+          Effect.flatMap(
+            output(checkedMode),
+            (chosen) => FileOutput.save(dataset, dir, { ...chosen, mode: checkedMode })
+          )
+      )
     )
   return {
     csv: (dir, options = {}) =>
-      save("write.csv", dir, options.mode, () =>
+      save("write.csv", dir, options, csvOptions, () =>
         Effect.gen(function*() {
           const operation = "write.csv"
           const dialect = yield* checked(operation, (): DataFormats.CsvDialect => {
@@ -197,11 +230,11 @@ export const make = (
             }
           })
           const compression = yield* checked(operation, () => textCompression(options.compression, operation))
-          const fields = yield* fieldsFor(options.fields, operation)
+          const { fields } = yield* fieldsFor(options.fields, operation)
           return { format: { _tag: "Csv" as const, dialect, fields }, compression, extension: ".csv" }
         })),
     json: (dir, options = {}) =>
-      save("write.json", dir, options.mode, () =>
+      save("write.json", dir, options, jsonOptions, () =>
         checked("write.json", () => {
           const fields = options.fields === undefined
             ? dataset.fields
@@ -216,7 +249,8 @@ export const make = (
       save(
         "write.text",
         dir,
-        options.mode,
+        options,
+        textOptions,
         () =>
           Effect.map(
             checked("write.text", () => textCompression(options.compression, "write.text")),
@@ -228,7 +262,7 @@ export const make = (
           )
       ),
     parquet: (dir, options = {}) =>
-      save("write.parquet", dir, options.mode, () =>
+      save("write.parquet", dir, options, parquetOptions, () =>
         Effect.gen(function*() {
           const operation = "write.parquet"
           const codec = yield* checked(operation, (): DataFormats.ParquetCodec => {
@@ -247,7 +281,7 @@ export const make = (
               reason: `${operation}: rowGroupSize must be a positive integer, got ${rowGroupSize}`
             })
           }
-          const fields = yield* fieldsFor(options.fields, operation)
+          const { fields, inferred } = yield* fieldsFor(options.fields, operation)
           const nested = fields.filter((field) => ["array", "map", "struct"].includes(field.type))
           if (nested.length > 0) {
             return yield* new InvalidArgument({
@@ -255,7 +289,16 @@ export const make = (
                 `Parquet but not written yet: map them to flat fields, or write JSON lines`
             })
           }
-          return { format: { _tag: "Parquet" as const, fields, codec, rowGroupSize }, extension: ".parquet" }
+          return {
+            format: {
+              _tag: "Parquet" as const,
+              fields,
+              codec,
+              rowGroupSize,
+              ...(inferred ? { fieldsInferred: true } : {})
+            },
+            extension: ".parquet"
+          }
         }))
   }
 }

@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import { type AppContext, JobFailed, type JobGraph } from "@kindling/app"
+import { ParseModes } from "@kindling/executor/tasks"
 import { Shell } from "@kindling/kernel"
 import type { AppEvents } from "@kindling/monitoring"
 import { ClusterMessages, Endpoints, Errors, Ids, Records, type RpcAddress, type TaskPlan } from "@kindling/protocol"
@@ -95,6 +96,8 @@ interface RunningJob {
   readonly results: Array<unknown>
   readonly done: Deferred.Deferred<Array<unknown>, JobFailed>
   readonly group: string | undefined
+  /** The CSV and JSON lines files its tasks read, their tallies summed over its partitions, by path. */
+  readonly parsedFiles: Map<string, TaskPlan.ParsedFile>
 }
 
 /**
@@ -142,6 +145,31 @@ export const make = (
         return Deferred.fail(job.done, new JobFailed({ reason }))
       })
 
+    // A successful task's result: its value, and the tallies of the files it parsed (each partition's once).
+    const keep = (job: RunningJob, index: number, result: typeof TaskPlan.TaskResult.Encoded) => {
+      job.results[index] = Records.decode(result.value)
+      for (const file of result.parsedFiles ?? []) {
+        const known = job.parsedFiles.get(file.path)
+        job.parsedFiles.set(
+          file.path,
+          known === undefined
+            ? file
+            : { ...known, records: known.records + file.records, malformed: known.malformed + file.malformed }
+        )
+      }
+    }
+
+    // A file whose every record was malformed is most likely read with the wrong options (a JSON array read as
+    // JSON lines): the job does not fail of it, so the driver says so, once a file.
+    const warned = new Set<string>()
+    const warnMalformed = (job: RunningJob) =>
+      Effect.forEach(job.parsedFiles.values(), (file) => {
+        const warning = ParseModes.everyRecordMalformed(file)
+        if (warning === undefined || warned.has(file.path)) return Effect.void
+        warned.add(file.path)
+        return Effect.logWarning(warning)
+      }, { discard: true })
+
     // A large result is fetched from its executor before the step's next command (the job's end, say) is
     // carried out, so that no job ends without all of its results.
     const takeResult = (command: Extract<DriverCore.DriverCommand, { _tag: "TaskResult" }>, host: Host) =>
@@ -150,17 +178,14 @@ export const make = (
         if (job === undefined) return Effect.void
         const { outcome } = command
         if (outcome === undefined) return resultLost(command.jobId, job, command.index, "it is unreadable", host)
-        if (outcome._tag === "TaskResult") {
-          job.results[command.index] = Records.decode(outcome.value)
-          return Effect.void
-        }
+        if (outcome._tag === "TaskResult") return Effect.sync(() => keep(job, command.index, outcome))
         if (outcome._tag !== "IndirectTaskResult" || command.from === undefined) {
           return resultLost(command.jobId, job, command.index, "its executor is gone", host)
         }
         return rpc.data.fetchBytes(command.from, outcome.blockId).pipe(
           Effect.map((bytes) => Records.decode(bytes) as typeof TaskPlan.TaskResult.Encoded),
           Effect.matchEffect({
-            onSuccess: (result) => Effect.sync(() => (job.results[command.index] = Records.decode(result.value))),
+            onSuccess: (result) => Effect.sync(() => keep(job, command.index, result)),
             onFailure: (error) => resultLost(command.jobId, job, command.index, error.message, host)
           })
         )
@@ -181,7 +206,9 @@ export const make = (
             return takeResult(command, host)
           case "JobSucceeded":
             jobs.delete(command.jobId)
-            return job === undefined ? Effect.void : Deferred.succeed(job.done, job.results)
+            return job === undefined
+              ? Effect.void
+              : Effect.zipRight(warnMalformed(job), Deferred.succeed(job.done, job.results))
           case "JobFailed":
             jobs.delete(command.jobId)
             return job === undefined ? Effect.void : Deferred.fail(job.done, new JobFailed({ reason: command.reason }))
@@ -242,7 +269,7 @@ export const make = (
         // Checked with nothing in between: a driver that stops from here on fails the job among its others.
         if (fatal !== undefined) return yield* internalFailure()
         const jobId = nextJobId++
-        jobs.set(jobId, { results: new Array(job.tasks.length), done, group: job.group })
+        jobs.set(jobId, { results: new Array(job.tasks.length), done, group: job.group, parsedFiles: new Map() })
         shell.feed({ _tag: "SubmitJob", job: { ...job, jobId, pool } })
         return yield* Deferred.await(done).pipe(
           Effect.onInterrupt(() =>

@@ -1,10 +1,10 @@
 // Records written as CSV, JSON lines and Parquet and read back, in local[2]: random records of every field type
 // come back equal, however the files are cut into partitions; readers' options and modes behave as Spark's.
-import { assert, layer } from "@effect/vitest"
+import { assert, describe, it as plainIt, layer } from "@effect/vitest"
 import { InvalidArgument, JobFailed, Kindling, OutputDirectoryExists } from "@kindling/app"
 import { LocalMode } from "@kindling/driver"
 import type { DataFormats } from "@kindling/protocol"
-import { Effect, FastCheck as fc } from "effect"
+import { Effect, FastCheck as fc, Logger } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
@@ -27,7 +27,9 @@ const fields: DataFormats.Fields = [
   { name: "ok", type: "boolean", nullable: true },
   { name: "price", type: "decimal", nullable: true, precision: 20, scale: 4 },
   { name: "day", type: "date", nullable: true },
-  { name: "at", type: "timestamp", nullable: true }
+  { name: "at", type: "timestamp", nullable: true },
+  { name: "bytes", type: "binary", nullable: true },
+  { name: "ratio", type: "float", nullable: true }
 ]
 
 const day = 86_400_000
@@ -47,7 +49,10 @@ const record = fc.record({
   ok: nullable(fc.boolean()),
   price: nullable(decimalText),
   day: nullable(fc.integer({ min: -20_000, max: 60_000 }).map((n) => new Date(n * day))),
-  at: nullable(fc.integer({ min: -2e12, max: 4e12 }).map((n) => new Date(n)))
+  at: nullable(fc.integer({ min: -2e12, max: 4e12 }).map((n) => new Date(n))),
+  // Any bytes: those that are no UTF-8 text too.
+  bytes: nullable(fc.uint8Array({ maxLength: 12 })),
+  ratio: nullable(fc.float({ noNaN: true, noDefaultInfinity: true }).map((x) => (x === 0 ? 0 : x)))
 })
 
 const byId = (a: Record<string, unknown>, b: Record<string, unknown>) => ((a.id as bigint) < (b.id as bigint) ? -1 : 1)
@@ -297,6 +302,173 @@ layer(local, { timeout: 120_000 })("file formats in local[2]", (it) => {
       Fs.rmSync(dir, { recursive: true })
     }))
 
+  it.effect("JSON with multiLine: a file of one array of records, one record, or records pretty-printed", () =>
+    Effect.gen(function*() {
+      const kc = yield* Kindling
+      const dir = fresh("json-multiline")
+      Fs.mkdirSync(Path.join(dir, "in"))
+      const array = JSON.stringify([{ id: 1, name: "a\nb" }, { id: 2, name: "[not a bracket]" }], null, 2)
+      Fs.writeFileSync(Path.join(dir, "in", "array.json"), array)
+      Fs.writeFileSync(Path.join(dir, "in", "one.json"), JSON.stringify({ id: 3, name: "c" }, null, 4))
+      Fs.writeFileSync(
+        Path.join(dir, "in", "several.json"),
+        `${JSON.stringify({ id: 4, name: "d" }, null, 2)}\n${JSON.stringify({ id: 5, name: null }, null, 2)}\n[]\n`
+      )
+      const all = [
+        { id: 1n, name: "a\nb" },
+        { id: 2n, name: "[not a bracket]" },
+        { id: 3n, name: "c" },
+        { id: 4n, name: "d" },
+        { id: 5n, name: null }
+      ]
+      const typed = yield* kc.read.json<Record<string, unknown>>(Path.join(dir, "in"), {
+        multiLine: true,
+        fields: "id LONG, name STRING"
+      })
+      assert.deepStrictEqual((yield* typed.collect()).sort(byId), all)
+      const untyped = yield* kc.read.json(Path.join(dir, "in", "array.json"), { multiLine: true })
+      assert.deepStrictEqual(yield* untyped.collect(), [{ id: 1, name: "a\nb" }, { id: 2, name: "[not a bracket]" }])
+      // Without it, each line is a record, and none of these lines is one.
+      const lines = yield* kc.read.json<Record<string, unknown>>(Path.join(dir, "in", "array.json"), {
+        fields: "id LONG, _corrupt_record STRING"
+      })
+      assert.isTrue((yield* lines.collect()).every((row) => row.id === null && row._corrupt_record !== null))
+      // A malformed element is one malformed record, named by the line it starts on; the others are read.
+      const broken = Path.join(dir, "broken.json")
+      Fs.writeFileSync(broken, `[\n  {"id": 1},\n  {"id": },\n  {"id": 3}\n]\n`)
+      const failing = yield* kc.read.json(broken, { multiLine: true, fields: "id LONG", mode: "FAILFAST" })
+      const failure = yield* Effect.flip(failing.collect())
+      assert.include(failure.message, `Malformed record in ${broken} at line 3: no JSON`)
+      const kept = yield* kc.read.json(broken, { multiLine: true, fields: "id LONG, _corrupt_record STRING" })
+      assert.deepStrictEqual(yield* kept.collect(), [
+        { id: 1n, _corrupt_record: null },
+        { id: null, _corrupt_record: `{"id": }` },
+        { id: 3n, _corrupt_record: null }
+      ])
+      // A file cut short: its whole records are read, and its unclosed array is a malformed one.
+      const cut = Path.join(dir, "cut.json")
+      Fs.writeFileSync(cut, `[{"id": 1},\n {"id": 2},`)
+      const partial = yield* kc.read.json(cut, { multiLine: true, fields: "id LONG, _corrupt_record STRING" })
+      assert.deepStrictEqual(yield* partial.collect(), [
+        { id: 1n, _corrupt_record: null },
+        { id: 2n, _corrupt_record: null },
+        { id: null, _corrupt_record: `[{"id": 1},\n {"id": 2},` }
+      ])
+      Fs.rmSync(dir, { recursive: true })
+    }))
+
+  it.effect("an option a reader or writer does not have is refused, naming the nearest it has", () =>
+    Effect.gen(function*() {
+      const kc = yield* Kindling
+      const dir = fresh("options")
+      const file = Path.join(dir, "x.csv")
+      Fs.writeFileSync(file, "a\n1\n")
+      const refused = [
+        [yield* Effect.flip(kc.read.json(file, { multiline: true } as never)), "read.json", "multiline", "multiLine"],
+        [
+          yield* Effect.flip(kc.read.csv(file, { inferschema: true } as never)),
+          "read.csv",
+          "inferschema",
+          "inferSchema"
+        ],
+        [yield* Effect.flip(kc.read.csv(file, { headr: true } as never)), "read.csv", "headr", "header"],
+        [yield* Effect.flip(kc.read.parquet(file, { column: ["a"] } as never)), "read.parquet", "column", "columns"],
+        [
+          yield* Effect.flip(kc.parallelize([{ a: 1 }]).write.csv(Path.join(dir, "o"), { headers: true } as never)),
+          "write.csv",
+          "headers",
+          "header"
+        ],
+        [
+          yield* Effect.flip(
+            kc.parallelize([{ a: 1 }]).write.json(Path.join(dir, "o"), { compresion: "gzip" } as never)
+          ),
+          "write.json",
+          "compresion",
+          "compression"
+        ],
+        [
+          yield* Effect.flip(
+            kc.parallelize([{ a: 1 }]).write.parquet(Path.join(dir, "o"), { row_group_size: 5 } as never)
+          ),
+          "write.parquet",
+          "row_group_size",
+          "rowGroupSize"
+        ],
+        [
+          yield* Effect.flip(kc.parallelize(["a"]).write.text(Path.join(dir, "o"), { gzip: true } as never)),
+          "write.text",
+          "gzip",
+          undefined
+        ]
+      ] as const
+      for (const [error, operation, given, nearest] of refused) {
+        assert.instanceOf(error, InvalidArgument, operation)
+        assert.include(
+          error.message,
+          `${operation} has no option ${given}${nearest === undefined ? ";" : ` (did you mean ${nearest}?)`}`
+        )
+      }
+      // Nothing was written.
+      assert.isFalse(Fs.existsSync(Path.join(dir, "o")))
+      Fs.rmSync(dir, { recursive: true })
+    }))
+
+  it.effect("a record that does not fit the fields inferred from a sample fails the write, naming them", () =>
+    Effect.gen(function*() {
+      const kc = yield* Kindling
+      const dir = fresh("inferred")
+      const out = Path.join(dir, "out")
+      // The sample is the first 1,000 records, whose amounts are integers.
+      const rows = Array.from({ length: 3000 }, (_, id) => ({ id, amount: id < 2000 ? id : id + 0.5 }))
+      const failure = yield* Effect.flip(kc.parallelize(rows, 2).write.parquet(out))
+      assert.instanceOf(failure, JobFailed)
+      assert.include(
+        failure.message,
+        `FieldMismatch: the field amount was inferred as int from a sample of the records, but a record's amount ` +
+          `is 2000.5: {"id":2000,"amount":2000.5}; give the fields that hold it (fields: "id INT, amount DOUBLE")`
+      )
+      // Nothing of the failed write is left: the directory it made, with the parts committed before it failed.
+      assert.isFalse(Fs.existsSync(out))
+      yield* kc.parallelize(rows, 2).write.parquet(out, { fields: "id INT, amount DOUBLE" })
+      assert.strictEqual(yield* (yield* kc.read.parquet(out)).count(), 3000)
+      // Given fields say so too; a JSON decimal that is no number is refused rather than written as no JSON.
+      const given = yield* Effect.flip(
+        kc.parallelize([{ price: "12.5" }, { price: "n/a" }], 1).write.json(
+          Path.join(dir, "json"),
+          { fields: "price DECIMAL(5,2)" }
+        )
+      )
+      assert.include(
+        given.message,
+        `FieldMismatch: the field price is decimal(5,2), but a record's price is "n/a": {"price":"n/a"}; give the ` +
+          `fields that hold it (fields: "price STRING")`
+      )
+      assert.isFalse(Fs.existsSync(Path.join(dir, "json")))
+      Fs.rmSync(dir, { recursive: true })
+    }))
+
+  it.effect("a failed write leaves what was there before it, and nothing of its own", () =>
+    Effect.gen(function*() {
+      const kc = yield* Kindling
+      const dir = fresh("aborted")
+      const out = Path.join(dir, "out")
+      yield* kc.parallelize([1, 2, 3], 3).map((n) => ({ n })).write.json(out)
+      const before = Fs.readdirSync(out).sort()
+      // Partitions 0 and 1 commit their parts; partition 2 throws, and the job fails.
+      const failing = kc.parallelize([1, 2, 3], 3).map((n) => {
+        if (n === 3) throw new Error("no third")
+        return { n }
+      })
+      assert.instanceOf(yield* Effect.flip(failing.write.json(out, { mode: "append" })), JobFailed)
+      assert.deepStrictEqual(Fs.readdirSync(out).sort(), before)
+      assert.instanceOf(yield* Effect.flip(failing.saveAsTextFile(Path.join(dir, "text"))), JobFailed)
+      assert.isFalse(Fs.existsSync(Path.join(dir, "text")))
+      assert.instanceOf(yield* Effect.flip(failing.write.csv(out, { mode: "overwrite", fields: "n INT" })), JobFailed)
+      assert.isFalse(Fs.existsSync(out))
+      Fs.rmSync(dir, { recursive: true })
+    }))
+
   it.effect("compressed and multi-line inputs, globs, and write modes", () =>
     Effect.gen(function*() {
       const kc = yield* Kindling
@@ -319,4 +491,36 @@ layer(local, { timeout: 120_000 })("file formats in local[2]", (it) => {
       assert.strictEqual(yield* (yield* kc.read.csv(out, { header: true, multiLine: true })).count(), 3)
       Fs.rmSync(dir, { recursive: true })
     }))
+})
+
+describe("a read whose every record is malformed", () => {
+  plainIt.live("warns once, naming the file and, for JSON, multiLine", () =>
+    Effect.gen(function*() {
+      const dir = fresh("malformed")
+      const array = Path.join(dir, "array.json")
+      Fs.writeFileSync(array, JSON.stringify([{ id: 1 }, { id: 2 }], null, 2))
+      // One bad line among good ones is no reason to warn.
+      const mixed = Path.join(dir, "mixed.json")
+      Fs.writeFileSync(mixed, `{"id": 1}\n{"id": \n{"id": 3}\n`)
+      const said: Array<string> = []
+      const listening = Logger.replace(
+        Logger.defaultLogger,
+        Logger.make(({ logLevel, message }) =>
+          said.push(`${logLevel.label} ${Array.isArray(message) ? message.join(" ") : String(message)}`)
+        )
+      )
+      const counts = yield* Effect.gen(function*() {
+        const kc = yield* Kindling
+        const lines = yield* kc.read.json(array, { minPartitions: 2 })
+        const mixedLines = yield* kc.read.json(mixed)
+        return [yield* lines.count(), yield* lines.count(), yield* mixedLines.count()]
+      }).pipe(Effect.provide(local), Effect.provide(listening))
+      assert.deepStrictEqual(counts, [8, 8, 3])
+      const warnings = said.filter((line) => line.startsWith("WARN") && line.includes("malformed"))
+      assert.deepStrictEqual(warnings, [
+        `WARN Every one of the 8 records read from ${array} is malformed: a file of one JSON array, or of ` +
+        `pretty-printed objects, is read with multiLine: true (read.json(path, { multiLine: true }))`
+      ])
+      Fs.rmSync(dir, { recursive: true })
+    }), 60_000)
 })

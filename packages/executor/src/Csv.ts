@@ -101,6 +101,7 @@ export function* records(
       headerLeft = false
       continue
     }
+    if (place.tally !== undefined) place.tally.records++
     const record = tokens === undefined
       ? malformed(format, place, first, text, "a quoted value is not closed", nulls(kept, format))
       : recordOf(tokens, read.length, kept, format, place, first, text)
@@ -109,6 +110,7 @@ export function* records(
     if (typed !== undefined) yield typed.record
   }
   if (pending !== undefined) {
+    if (place.tally !== undefined) place.tally.records++
     const record = malformed(
       format,
       place,

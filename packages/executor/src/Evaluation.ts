@@ -191,12 +191,14 @@ export const outcomeOf = (
   try {
     const { metrics, recordsRead, value } = run(task, functions, context, counter, cpuClock)
     const accumulators = [...context.accumulators].map(([id, entry]) => [id, entry.value])
+    const parsedFiles = context.parsedFiles.filter((file) => file.records > 0)
     return Records.encode({
       _tag: "TaskResult",
       value: Records.encode(value),
       recordsRead,
       metrics,
-      ...(accumulators.length === 0 ? {} : { accumulators })
+      ...(accumulators.length === 0 ? {} : { accumulators }),
+      ...(parsedFiles.length === 0 ? {} : { parsedFiles })
     })
   } catch (error) {
     if (!(error instanceof ShuffleReadFailed)) return failureOutcome(error)

@@ -37,6 +37,80 @@ export class Unparsable {
 }
 
 /**
+ * A record's value that does not fit the field a writer writes it as: the message names the field, its type (and
+ * whether it was inferred from a sample of the records), the value, the record, and the fields that would hold it.
+ *
+ * @since 0.1.0
+ */
+export class FieldMismatch extends Error {
+  override readonly name = "FieldMismatch"
+  constructor(
+    readonly field: Field,
+    readonly value: unknown,
+    record: unknown,
+    fields: DataFormats.Fields,
+    inferred: boolean
+  ) {
+    const type = typeName(field)
+    const held = value === null || value === undefined ? "null, and the field is NOT NULL" : jsonText(value)
+    const recordText = jsonText(record)
+    const ddl = fields.map((f) => ddlOf(f.name === field.name ? holding(field, value) : f)).join(", ")
+    super(
+      (inferred
+        ? `the field ${field.name} was inferred as ${type} from a sample of the records, but a record's ${field.name} is `
+        : `the field ${field.name} is ${type}, but a record's ${field.name} is `) +
+        `${held}: ${recordText.length > 200 ? `${recordText.slice(0, 200)}…` : recordText}; ` +
+        `give the fields that hold it (fields: "${ddl}")`
+    )
+  }
+}
+
+// The field, its type widened to hold the value: a decimal to 38 digits when that is enough, else the narrowest
+// type that holds its values and this one.
+const holding = (field: Field, value: unknown): Field => {
+  if (value === null || value === undefined) return { ...field, nullable: true }
+  const text = typeof value === "string" || typeof value === "number" || typeof value === "bigint"
+    ? String(value).trim()
+    : undefined
+  if (field.type === "decimal" && text !== undefined && unscaled(text, 38, field.scale ?? 0) !== undefined) {
+    return { ...field, precision: 38 }
+  }
+  return { ...widen(field, typeOfValue(value) ?? field), name: field.name, nullable: field.nullable }
+}
+
+// A field as Spark's DDL: `amount DOUBLE`, `` `unit price` DECIMAL(10,2) NOT NULL ``.
+const ddlOf = (field: Field): string =>
+  `${/^\w+$/.test(field.name) ? field.name : `\`${field.name}\``} ${typeName(field).toUpperCase()}${
+    field.nullable ? "" : " NOT NULL"
+  }`
+
+/**
+ * The field type of a value as a record holds it (a number by whether it is an integer and fits an int, a `Date`
+ * a timestamp, any other object a string, as it is written); none for null.
+ *
+ * @since 0.1.0
+ */
+export const typeOfValue = (value: unknown): Field | undefined => {
+  switch (typeof value) {
+    case "string":
+      return inferred("string")
+    case "boolean":
+      return inferred("boolean")
+    case "bigint":
+      return inferred("long")
+    case "number":
+      return Number.isInteger(value) ? inferred(Math.abs(value) < 2 ** 31 ? "int" : "long") : inferred("double")
+    case "object":
+      if (value === null) return undefined
+      if (value instanceof Date) return inferred("timestamp")
+      if (value instanceof Uint8Array) return inferred("binary")
+      return inferred("string")
+    default:
+      return undefined
+  }
+}
+
+/**
  * A field's type as Spark writes it: `decimal(10,2)`, `long`.
  *
  * @since 0.1.0

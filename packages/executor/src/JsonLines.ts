@@ -1,7 +1,10 @@
 /**
- * JSON lines records, read and written: a JSON value per line. With fields, each object becomes a record of
- * them, its values converted to their types (what the object lacks is null, what the fields lack left out); a
- * line that is no JSON, or no object where fields are given, is malformed and the reader's mode decides.
+ * JSON records, read and written: a JSON value per line (JSON lines), or with `multiLine`, a file of JSON values
+ * however they are laid out — one array of records, one record, or records one after another, pretty-printed
+ * (Spark's `multiLine`, which reads a file's one value; an array's elements are each a record). With fields, each
+ * object becomes a record of them, its values converted to their types (what the object lacks is null, what the
+ * fields lack left out); a value that is no JSON, or no object where fields are given, is malformed and the
+ * reader's mode decides.
  *
  * @since 0.1.0
  */
@@ -28,29 +31,122 @@ const record = (value: unknown, fields: DataFormats.Fields): { record: Record<st
 }
 
 /**
- * The records of a split's lines; blank lines are skipped.
+ * The records of a split's lines; blank lines are skipped. With `multiLine`, the lines are a whole file's, and
+ * its values are the records, wherever they start and end.
  *
  * @since 0.1.0
  */
 export function* records(
   lines: Iterable<string>,
   format: Format,
-  place: LinePlace,
+  place: LinePlace & { readonly multiLine: boolean },
   decode?: (record: unknown) => unknown
 ): Generator<unknown> {
-  for (const [line, record] of parsed(lines, format, place)) {
+  const texts = place.multiLine ? values(Array.from(lines).join("\n")) : numbered(lines)
+  for (const [line, record] of parsed(texts, format, place)) {
     const typed = decoded(decode, record, format.mode, () => `in ${place.path} at line ${place.firstLine() + line}`)
     if (typed !== undefined) yield typed.record
   }
 }
 
-// The records of the lines, with the line each came from.
-function* parsed(lines: Iterable<string>, format: Format, place: LinePlace): Generator<readonly [number, unknown]> {
+function* numbered(lines: Iterable<string>): Generator<readonly [number, string]> {
+  let line = 0
+  for (const text of lines) yield [line++, text]
+}
+
+const space = /[ \t\r\n]/
+
+// The JSON values of a file's text, each with the line (from 0) it starts on: values one after another, the
+// elements of an array at the top each a value of its own. What breaks that shape — an unclosed string or
+// bracket, elements without a comma between them — is one value from there to the end, which does not parse.
+function* values(text: string): Generator<readonly [number, string]> {
+  let at = 0
+  let line = 0
+  const advance = (to: number) => {
+    for (; at < to; at++) if (text.charCodeAt(at) === 10) line++
+  }
+  const skipSpace = () => {
+    let to = at
+    while (to < text.length && space.test(text[to]!)) to++
+    advance(to)
+  }
+  // The value at `at` (the rest of the text when it does not end), and whether it ended.
+  const value = (): readonly [readonly [number, string], boolean] => {
+    const end = valueEnd(text, at)
+    const found = [line, text.slice(at, end < 0 ? text.length : end)] as const
+    advance(end < 0 ? text.length : end)
+    return [found, end >= 0]
+  }
+  for (skipSpace(); at < text.length; skipSpace()) {
+    if (text[at] !== "[") {
+      const [found, ended] = value()
+      yield found
+      if (!ended) return
+      continue
+    }
+    // An array of records: its elements, up to its closing bracket (without one, the array is malformed: a file
+    // cut short, say).
+    const array = [line, text.slice(at)] as const
+    advance(at + 1)
+    for (skipSpace(); text[at] !== "]";) {
+      if (at === text.length) return yield array
+      const [found, ended] = value()
+      yield found
+      if (!ended) return
+      skipSpace()
+      if (text[at] === ",") {
+        advance(at + 1)
+        skipSpace()
+      } else if (text[at] !== "]") return yield at === text.length ? array : [line, text.slice(at)]
+    }
+    advance(at + 1)
+  }
+}
+
+// Where the JSON value starting at `from` ends (the index after it), or -1 when it does not: an object or array at
+// its matching bracket, a string at its closing quote, a number or word at what follows it.
+const valueEnd = (text: string, from: number): number => {
+  const first = text[from]
+  if (first === "\"") return stringEnd(text, from)
+  if (first !== "{" && first !== "[") {
+    let at = from
+    while (at < text.length && !space.test(text[at]!) && !",]}".includes(text[at]!)) at++
+    // A stray comma or closing bracket is a value of its own, which does not parse.
+    return at === from && from < text.length ? from + 1 : at
+  }
+  let depth = 0
+  for (let at = from; at < text.length; at++) {
+    const char = text[at]
+    if (char === "\"") {
+      at = stringEnd(text, at) - 1
+      if (at < 0) return -1
+    } else if (char === "{" || char === "[") depth++
+    else if (char === "}" || char === "]") {
+      if (--depth === 0) return at + 1
+    }
+  }
+  return -1
+}
+
+// The index after the string starting at `from` (its opening quote), or -1 when it is not closed.
+const stringEnd = (text: string, from: number): number => {
+  for (let at = from + 1; at < text.length; at++) {
+    if (text[at] === "\\") at++
+    else if (text[at] === "\"") return at + 1
+  }
+  return -1
+}
+
+// The records of the texts, with the line each came from.
+function* parsed(
+  texts: Iterable<readonly [number, string]>,
+  format: Format,
+  place: LinePlace
+): Generator<readonly [number, unknown]> {
   const fields = format.fields?.filter((field) => field.name !== format.corruptRecordField)
-  let line = -1
-  for (const text of lines) {
-    line++
+  for (const [line, text] of texts) {
     if (text.trim() === "") continue
+    if (place.tally !== undefined) place.tally.records++
     let value: unknown
     try {
       value = FieldValues.parseJson(text, fields !== undefined)
@@ -83,7 +179,7 @@ const nullRecord = (fields: DataFormats.Fields) => Object.fromEntries(fields.map
 
 /**
  * A record as a JSON line (without its line end). With fields, as Spark writes their types: a `date` as
- * `yyyy-MM-dd`, a `decimal` as a number.
+ * `yyyy-MM-dd`, a `decimal` as a number at its scale (`FieldMismatch` for a value that is none that fits).
  *
  * @since 0.1.0
  */
@@ -97,7 +193,13 @@ export const line = (record: unknown, fields?: DataFormats.Fields): string => {
     const value = values[field.name]
     if (value === null || value === undefined) continue
     if (field.type === "date" && value instanceof Date) typed[field.name] = value.toISOString().slice(0, 10)
-    if (field.type === "decimal") typed[field.name] = new FieldValues.RawNumber(String(value))
+    if (field.type === "decimal") {
+      // As a number at its scale: text that is no number would make the line no JSON.
+      const scale = field.scale ?? 0
+      const unscaled = FieldValues.unscaledDecimal(String(value), field.precision ?? 10, scale)
+      if (unscaled === undefined) throw new FieldValues.FieldMismatch(field, value, record, fields, false)
+      typed[field.name] = new FieldValues.RawNumber(FieldValues.decimalFromUnscaled(unscaled, scale))
+    }
   }
   return FieldValues.jsonText(typed)
 }

@@ -5,23 +5,26 @@
  * asynchronous reader (fetching the chunks) is done here through `Files`, so that it runs inside a task.
  *
  * Fields map to Parquet's types as Spark writes them: `string` is UTF8 `BYTE_ARRAY`, `int` `INT32`, `long`
- * `INT64`, `date` `INT32 (DATE)`, `timestamp` `INT64 (TIMESTAMP(MICROS, UTC))` (INT96, as older writers made
- * them, is read too), `decimal(p,s)` `INT32`/`INT64`/`FIXED_LEN_BYTE_ARRAY` by precision, `binary` `BYTE_ARRAY`.
- * Nested columns — lists, maps and structs, within one another — are read as arrays and objects, assembled by
- * hyparquet from their leaf columns; they are not written yet.
+ * `INT64`, `float` `FLOAT`, `double` `DOUBLE`, `date` `INT32 (DATE)`, `timestamp` `INT64 (TIMESTAMP(MICROS, UTC))`,
+ * `decimal(p,s)` `INT32`/`INT64`/`FIXED_LEN_BYTE_ARRAY` by precision, `binary` `BYTE_ARRAY`. Read, every type
+ * other writers make maps to a field as Spark maps it, where Kindling has the type (see `reading`): the integers of
+ * every width and sign, FLOAT16, decimals of any physical type up to 38 digits, timestamps of every unit (INT96 too,
+ * as older writers made them; floored to milliseconds), bytes that are no text as bytes; TIME and INTERVAL are
+ * refused (`UnsupportedColumn`). Nested columns — lists, maps and structs, within one another — are read as arrays
+ * and objects, assembled by hyparquet from their leaf columns; they are not written yet.
  *
  * @since 0.1.0
  */
 import type { DataFormats } from "@kindling/protocol"
 import type { ColumnMetaData, CompressionCodec, DecodedArray, FileMetaData, SchemaElement } from "hyparquet"
 import { parquetMetadata, parquetSchema } from "hyparquet"
-import { compressors as decompressors } from "hyparquet-compressors"
+import { compressors } from "hyparquet-compressors"
 import { ByteWriter, ParquetWriter } from "hyparquet-writer"
 import { assembleNested } from "hyparquet/src/assemble.js"
 import { readColumn } from "hyparquet/src/column.js"
 import { DEFAULT_PARSERS } from "hyparquet/src/convert.js"
 import { getTreePath, isListLike, isMapLike } from "hyparquet/src/schema.js"
-import type { ColumnDecoder } from "hyparquet/src/types.js"
+import type { ColumnDecoder, ParquetParsers, SchemaTree } from "hyparquet/src/types.js"
 import * as Compression from "./Compression.js"
 import type { Files, Reader, Writer } from "./Disk.js"
 import * as FieldValues from "./FieldValues.js"
@@ -29,6 +32,16 @@ import * as FieldValues from "./FieldValues.js"
 type Field = DataFormats.Field
 
 const magic = 0x31524150
+
+// A page of no bytes (the empty dictionary of a column of nulls) is nothing, whatever its codec: hyparquet-compressors'
+// LZ4 takes the empty block's lone token for a match and throws.
+const decompressors = Object.fromEntries(
+  Object.entries(compressors).map(([codec, decompress]) => [
+    codec,
+    (input: Uint8Array, outputLength: number) =>
+      outputLength === 0 ? new Uint8Array(0) : decompress(input, outputLength)
+  ])
+)
 
 /**
  * The footer of the Parquet file at `path`: its row groups and schema.
@@ -67,64 +80,147 @@ const readRange = (reader: Reader, position: number, length: number): Uint8Array
   return bytes
 }
 
-const fieldOf = (element: SchemaElement): Field => {
-  const { converted_type: converted, logical_type: logical, name, type } = element
-  const nullable = element.repetition_type !== "REQUIRED"
-  const field = (fieldType: DataFormats.FieldType): Field => ({ name, type: fieldType, nullable })
-  if (converted === "DECIMAL" || logical?.type === "DECIMAL") {
-    return { ...field("decimal"), precision: element.precision ?? 10, scale: element.scale ?? 0 }
-  }
-  switch (type) {
-    case "BOOLEAN":
-      return field("boolean")
-    case "INT32":
-      if (converted === "DATE" || logical?.type === "DATE") return field("date")
-      if (converted === "UINT_32" || (logical?.type === "INTEGER" && !logical.isSigned)) return field("long")
-      return field("int")
-    case "INT64":
-      if (converted === "TIMESTAMP_MILLIS" || converted === "TIMESTAMP_MICROS" || logical?.type === "TIMESTAMP") {
-        return field("timestamp")
-      }
-      return field("long")
-    case "INT96":
-      return field("timestamp")
-    case "FLOAT":
-      return field("float")
-    case "DOUBLE":
-      return field("double")
-    case "BYTE_ARRAY":
-    case "FIXED_LEN_BYTE_ARRAY":
-      return converted === "UTF8" || converted === "ENUM" || converted === "JSON" || logical?.type === "STRING" ||
-          logical?.type === "ENUM" || logical?.type === "JSON"
-        ? field("string")
-        : field("binary")
-    default:
-      // A group without children; nothing to read but nulls.
-      return field("struct")
-  }
-}
-
 /**
- * The fields of a Parquet file's top-level columns.
+ * A column of a type Kindling does not read (Parquet's TIME, which Spark refuses too; INTERVAL; a decimal of more
+ * than 38 digits): the message names the column and the type, and the way around it.
  *
  * @since 0.1.0
  */
-export const fieldsOf = (metadata: FileMetaData): Array<Field> =>
-  parquetSchema(metadata).children.map((child): Field => {
-    if (child.children.length === 0) return fieldOf(child.element)
-    const type = isListLike(child) ? "array" : isMapLike(child) ? "map" : "struct"
-    return { name: child.element.name, type, nullable: child.element.repetition_type !== "REQUIRED" }
-  })
+export class UnsupportedColumn extends Error {
+  override readonly name = "UnsupportedColumn"
+  constructor(readonly column: string, readonly type: string) {
+    super(
+      `the column ${column} is ${type}, which Kindling does not read: leave it out with the option columns ` +
+        `(read.parquet(path, { columns: [...] }))`
+    )
+  }
+}
 
-// A chunk's values as the field's values: decimals from their unscaled integers (hyparquet would make them
-// floating-point numbers), INT32 and INT64 as they are.
-const valuesOf = (raw: ArrayLike<unknown>, field: Field, element: SchemaElement): ArrayLike<unknown> => {
-  if (field.type !== "decimal") return raw
-  const scale = element.scale ?? 0
-  return Array.from(raw, (value) => {
-    if (value === null || value === undefined) return null
-    const unscaled = value instanceof Uint8Array ? signedBigInt(value) : BigInt(value as number | bigint)
-    return FieldValues.decimalFromUnscaled(unscaled, scale)
+// How a leaf column is read: the field its values are, the schema element hyparquet decodes its pages by (without
+// the annotations whose values Kindling makes itself), whether hyparquet decodes its BYTE_ARRAY values as UTF-8
+// text (it does unless told not to, annotated or not), and what becomes of each value hyparquet gives.
+interface Reading {
+  readonly field: Pick<Field, "type" | "precision" | "scale">
+  readonly element: SchemaElement
+  readonly utf8: boolean
+  readonly value?: (raw: unknown) => unknown
+}
+
+// Spark's limit, and Kindling's: a decimal is at most 38 digits.
+const maxPrecision = 38
+
+// How a leaf column of `element` is read, as Spark maps Parquet's types where Kindling has the type: INT32 (with
+// its 8- and 16-bit forms) is an int; an unsigned 32-bit integer a long; an unsigned 64-bit one a decimal(20,0);
+// FLOAT16 a float; a string, ENUM, JSON or UUID column text; a BYTE_ARRAY or FIXED_LEN_BYTE_ARRAY column otherwise
+// bytes, whatever else it is annotated with (BSON, geometries); Parquet's NULL a string column of nulls.
+const reading = (column: string, element: SchemaElement): Reading => {
+  const { converted_type: converted, logical_type: logical, type } = element
+  const { converted_type: _, logical_type: __, ...bare } = element
+  const as = (field: DataFormats.FieldType | Reading["field"], options: Partial<Reading> = {}): Reading => ({
+    field: typeof field === "string" ? { type: field } : field,
+    element,
+    utf8: false,
+    ...options
+  })
+  if (converted === "DECIMAL" || logical?.type === "DECIMAL") {
+    const precision = element.precision ?? (logical?.type === "DECIMAL" ? logical.precision : 10)
+    const scale = element.scale ?? (logical?.type === "DECIMAL" ? logical.scale : 0)
+    if (precision > maxPrecision) {
+      throw new UnsupportedColumn(column, `decimal(${precision},${scale}), more than ${maxPrecision} digits`)
+    }
+    // From their unscaled integers: hyparquet would make them floating-point numbers.
+    return as({ type: "decimal", precision, scale }, {
+      element: bare,
+      value: (raw) =>
+        FieldValues.decimalFromUnscaled(raw instanceof Uint8Array ? signedBigInt(raw) : BigInt(raw as number), scale)
+    })
+  }
+  if (logical?.type === "TIME" || converted === "TIME_MILLIS" || converted === "TIME_MICROS") {
+    const unit = logical?.type === "TIME" ? logical.unit : converted === "TIME_MILLIS" ? "MILLIS" : "MICROS"
+    throw new UnsupportedColumn(column, `${type} TIME(${unit}), a time of day`)
+  }
+  if (converted === "INTERVAL" || logical?.type === "INTERVAL") throw new UnsupportedColumn(column, `${type} INTERVAL`)
+  const unsigned = (bits: number) =>
+    converted === `UINT_${bits}` || (logical?.type === "INTEGER" && logical.bitWidth === bits && !logical.isSigned)
+  switch (type) {
+    case "BOOLEAN":
+      return as("boolean")
+    case "INT32":
+      if (converted === "DATE" || logical?.type === "DATE") return as("date")
+      if (logical?.type === "NULL") return as("string")
+      // hyparquet makes them unsigned numbers; a long is a bigint.
+      if (unsigned(32)) return as("long", { value: (raw) => BigInt(raw as number) })
+      return as("int")
+    case "INT64":
+      if (converted === "TIMESTAMP_MILLIS" || converted === "TIMESTAMP_MICROS" || logical?.type === "TIMESTAMP") {
+        return as("timestamp")
+      }
+      // hyparquet makes them unsigned bigints; a decimal is its text.
+      if (unsigned(64)) return as({ type: "decimal", precision: 20, scale: 0 }, { value: (raw) => String(raw) })
+      return as("long")
+    case "INT96":
+      return as("timestamp")
+    case "FLOAT":
+      return as("float")
+    case "DOUBLE":
+      return as("double")
+    case "FIXED_LEN_BYTE_ARRAY":
+      if (logical?.type === "FLOAT16") return as("float")
+      if (logical?.type === "UUID") return as("string")
+      return as("binary", { element: bare })
+    case "BYTE_ARRAY":
+      if (converted === "UTF8" || converted === "ENUM" || logical?.type === "STRING" || logical?.type === "ENUM") {
+        return as("string", { utf8: true })
+      }
+      // JSON as its text: hyparquet would parse it.
+      if (converted === "JSON" || logical?.type === "JSON") return as("string", { element: bare, utf8: true })
+      return as("binary", { element: bare })
+    default:
+      // A group without children; nothing to read but nulls.
+      return as("struct")
+  }
+}
+
+// A timestamp finer than milliseconds (a `Date` holds no finer) is floored to its millisecond, as Java's floorDiv
+// does — hyparquet's own parsers cut it toward zero, a millisecond late before 1970.
+const floorDiv = (value: bigint, divisor: bigint) => {
+  const quotient = value / divisor
+  return value % divisor < 0n ? quotient - 1n : quotient
+}
+const parsers: ParquetParsers = {
+  ...DEFAULT_PARSERS,
+  timestampFromMicroseconds: (micros) => new Date(Number(floorDiv(micros, 1000n))),
+  timestampFromNanoseconds: (nanos) => new Date(Number(floorDiv(nanos, 1_000_000n)))
+}
+
+/**
+ * The names of a Parquet file's top-level columns.
+ *
+ * @since 0.1.0
+ */
+export const columnNames = (metadata: FileMetaData): Array<string> =>
+  parquetSchema(metadata).children.map((child) => child.element.name)
+
+const leaves = (node: SchemaTree): Array<SchemaTree> =>
+  node.children.length === 0 ? [node] : node.children.flatMap(leaves)
+
+/**
+ * The fields of a Parquet file's top-level columns, or of those named (which it has); throws `UnsupportedColumn`
+ * for one of a type Kindling does not read, nested in it or not.
+ *
+ * @since 0.1.0
+ */
+export const fieldsOf = (metadata: FileMetaData, columns?: ReadonlyArray<string>): Array<Field> => {
+  const children = parquetSchema(metadata).children
+  const chosen = columns === undefined
+    ? children
+    : columns.map((name) => children.find((child) => child.element.name === name)!)
+  return chosen.map((child): Field => {
+    const { name } = child.element
+    const nullable = child.element.repetition_type !== "REQUIRED"
+    if (child.children.length === 0) return { name, nullable, ...reading(name, child.element).field }
+    for (const leaf of leaves(child)) reading(name, leaf.element)
+    return { name, type: isListLike(child) ? "array" : isMapLike(child) ? "map" : "struct", nullable }
   })
 }
 
@@ -133,6 +229,15 @@ const signedBigInt = (bytes: Uint8Array): bigint => {
   for (const byte of bytes) value = (value << 8n) | BigInt(byte)
   return bytes.length > 0 && bytes[0]! >= 0x80 ? value - (1n << BigInt(bytes.length * 8)) : value
 }
+
+// A value of a leaf column as its reading makes it; a nested leaf's values are arrays by row (from its repetition
+// levels), converted element by element.
+const converted = (value: unknown, convert: (raw: unknown) => unknown): unknown =>
+  value === null || value === undefined
+    ? value
+    : Array.isArray(value)
+    ? value.map((item) => converted(item, convert))
+    : convert(value)
 
 /**
  * The rows of row groups of the Parquet file at `path`, each an object of `fields` (the file's columns of those
@@ -162,16 +267,18 @@ export function* rows(
       const rowCount = Number(rowGroup.num_rows)
       // A leaf column chunk's values, its pages' values one after another (a nested leaf's values are already
       // arrays by row, from its repetition levels).
-      const leaf = (chunk: ColumnMetaData, element: SchemaElement): Array<unknown> => {
+      const leaf = (chunk: ColumnMetaData, column: string): Array<unknown> => {
         const schemaPath = getTreePath(schema, chunk.path_in_schema)
+        const { element, utf8, value } = reading(column, schemaPath[schemaPath.length - 1]!.element)
         const decoder: ColumnDecoder = {
           pathInSchema: chunk.path_in_schema,
           type: chunk.type,
           element,
           schemaPath,
           codec: chunk.codec,
-          parsers: DEFAULT_PARSERS,
-          compressors: decompressors
+          parsers,
+          compressors: decompressors,
+          utf8
         }
         const start = Number(chunk.dictionary_page_offset ?? chunk.data_page_offset)
         const length = Number(chunk.total_compressed_size)
@@ -183,7 +290,9 @@ export function* rows(
           decoder
         )
         const values: Array<unknown> = []
-        for (const page of data) for (let i = 0; i < page.length; i++) values.push(page[i])
+        for (const page of data) {
+          for (let i = 0; i < page.length; i++) values.push(value === undefined ? page[i] : converted(page[i], value))
+        }
         return values
       }
       const columns = fields.map((field): ArrayLike<unknown> => {
@@ -192,21 +301,12 @@ export function* rows(
         )
         if (chunks.length === 0) throw new Error(`${path} has no column ${field.name} in row group ${group}`)
         const node = schema.children.find((child) => child.element.name === field.name)!
-        if (node.children.length > 0) {
-          // A nested column: its leaves assembled into arrays, maps and structs, as hyparquet's reader does.
-          const leaves = new Map<string, Array<unknown>>()
-          for (const chunk of chunks) {
-            const path = getTreePath(schema, chunk.path_in_schema)
-            leaves.set(chunk.path_in_schema.join("."), leaf(chunk, path[path.length - 1]!.element))
-          }
-          assembleNested(leaves as Map<string, DecodedArray>, node, DEFAULT_PARSERS)
-          return leaves.get(field.name)!
-        }
-        const chunk = chunks[0]!
-        const element = node.element
-        // Decimals are made values here, from their unscaled integers.
-        const { converted_type: _, logical_type: __, ...undecorated } = element
-        return valuesOf(leaf(chunk, field.type === "decimal" ? undecorated : element), field, element)
+        if (node.children.length === 0) return leaf(chunks[0]!, field.name)
+        // A nested column: its leaves assembled into arrays, maps and structs, as hyparquet's reader does.
+        const leafValues = new Map<string, Array<unknown>>()
+        for (const chunk of chunks) leafValues.set(chunk.path_in_schema.join("."), leaf(chunk, field.name))
+        assembleNested(leafValues as Map<string, DecodedArray>, node, parsers)
+        return leafValues.get(field.name)!
       })
       for (let row = 0; row < rowCount; row++) {
         const record: Record<string, unknown> = {}
@@ -274,37 +374,74 @@ const schemaElement = (field: Field): SchemaElement => {
 // The bytes a two's-complement integer of `precision` decimal digits needs.
 const decimalBytes = (precision: number) => Math.ceil((Math.log2(10) * precision + 1) / 8)
 
-// A record's value as the writer takes it for the field's column.
+// What `columnValue` gives for a value that does not fit its field.
+const noFit = Symbol("noFit")
+const int32 = 2 ** 31
+const int64 = 2n ** 63n
+
+// A record's value as the writer takes it for the field's column, or `noFit`. A string column takes any value as
+// its text (a sample's mixed values are inferred as strings); a number column a bigint that it holds, a long one
+// an integral number; a date or timestamp column a text or milliseconds it reads as one; a binary one text as
+// its UTF-8 bytes.
 const columnValue = (value: unknown, field: Field): unknown => {
-  if (value === null || value === undefined) return null
+  if (value === null || value === undefined) return field.nullable ? null : noFit
   switch (field.type) {
-    case "decimal": {
-      const unscaled = FieldValues.unscaledDecimal(String(value), field.precision ?? 10, field.scale ?? 0)
-      if (unscaled === undefined) {
-        throw new Error(`${field.name}: ${String(value)} does not fit ${FieldValues.typeName(field)}`)
-      }
-      return unscaled
+    case "string":
+      return typeof value === "string" ? value : FieldValues.toText(value)
+    case "boolean":
+      return typeof value === "boolean" ? value : noFit
+    case "int": {
+      const n = typeof value === "bigint" ? Number(value) : value
+      return typeof n === "number" && Number.isInteger(n) && n >= -int32 && n < int32 ? n : noFit
     }
-    case "long":
-      return typeof value === "bigint" ? value : BigInt(value as number)
+    case "long": {
+      const n = typeof value === "number" && Number.isInteger(value) ? BigInt(value) : value
+      return typeof n === "bigint" && n >= -int64 && n < int64 ? n : noFit
+    }
+    case "float":
+    case "double":
+      return typeof value === "number" ? value : typeof value === "bigint" ? Number(value) : noFit
+    case "decimal": {
+      if (typeof value !== "string" && typeof value !== "number" && typeof value !== "bigint") return noFit
+      return FieldValues.unscaledDecimal(String(value), field.precision ?? 10, field.scale ?? 0) ?? noFit
+    }
     case "date":
-    case "timestamp":
-      return value instanceof Date ? value : new Date(value as string)
-    default:
-      return value
+    case "timestamp": {
+      let date: unknown = value
+      if (typeof value === "number") date = new Date(value)
+      if (typeof value === "string") {
+        try {
+          date = FieldValues.fromText(field, value)
+        } catch {
+          return noFit
+        }
+      }
+      return date instanceof Date && !Number.isNaN(date.getTime()) ? date : noFit
+    }
+    case "binary":
+      return value instanceof Uint8Array ? value : typeof value === "string" ? new TextEncoder().encode(value) : noFit
+    case "array":
+    case "map":
+    case "struct":
+      return noFit
   }
 }
 
 /**
  * Writes records, objects of `fields`, as a Parquet file through `writer`: `rowGroupSize` records to a row group,
- * the pages compressed with `codec`. Returns how many records and bytes it wrote.
+ * the pages compressed with `codec`. Returns how many records and bytes it wrote; throws `FieldMismatch` at the
+ * first value that does not fit its field (`fieldsInferred`: the fields were inferred from a sample).
  *
  * @since 0.1.0
  */
 export const write = (
   records: Iterable<unknown>,
   fields: DataFormats.Fields,
-  options: { readonly codec: DataFormats.ParquetCodec; readonly rowGroupSize: number },
+  options: {
+    readonly codec: DataFormats.ParquetCodec
+    readonly rowGroupSize: number
+    readonly fieldsInferred?: boolean | undefined
+  },
   writer: Writer
 ): { readonly records: number; readonly bytes: number } => {
   let position = 0
@@ -343,7 +480,14 @@ export const write = (
   }
   for (const record of records) {
     const values = record as Record<string, unknown>
-    for (let i = 0; i < fields.length; i++) batch[i]!.push(columnValue(values[fields[i]!.name], fields[i]!))
+    for (let i = 0; i < fields.length; i++) {
+      const field = fields[i]!
+      const value = columnValue(values[field.name], field)
+      if (value === noFit) {
+        throw new FieldValues.FieldMismatch(field, values[field.name], record, fields, options.fieldsInferred === true)
+      }
+      batch[i]!.push(value)
+    }
     count++
     if (batch[0]!.length === options.rowGroupSize) writeBatch()
   }

@@ -25,6 +25,43 @@ export class MalformedRecord extends Error {
 export interface LinePlace {
   readonly path: string
   readonly firstLine: () => number
+  /** Where the records the lines make are counted, and the malformed among them. */
+  readonly tally?: Tally | undefined
+}
+
+/**
+ * The records a split's lines made, and how many of those were malformed.
+ *
+ * @since 0.1.0
+ */
+export interface Tally {
+  records: number
+  malformed: number
+}
+
+/**
+ * What the driver warns of a file whose every record was malformed (none if any record was not, or it had none):
+ * the file, and what is likely wrong — for JSON, a file of one array or of pretty-printed objects read as JSON
+ * lines, which `multiLine` reads.
+ *
+ * @since 0.1.0
+ */
+export const everyRecordMalformed = (file: {
+  readonly path: string
+  readonly format: "Csv" | "JsonLines"
+  readonly multiLine: boolean
+  readonly records: number
+  readonly malformed: number
+}): string | undefined => {
+  if (file.records === 0 || file.malformed < file.records) return undefined
+  const every = file.records === 1 ? "The one record" : `Every one of the ${file.records} records`
+  const hint = file.format === "Csv"
+    ? "check the reader's sep, quote and header, and the fields given"
+    : file.multiLine
+    ? "it holds no JSON values"
+    : "a file of one JSON array, or of pretty-printed objects, is read with multiLine: true " +
+      "(read.json(path, { multiLine: true }))"
+  return `${every} read from ${file.path} is malformed: ${hint}`
 }
 
 /**
@@ -52,6 +89,7 @@ export const malformed = (
   reason: string,
   partial: Record<string, unknown>
 ): Record<string, unknown> | undefined => {
+  if (place.tally !== undefined) place.tally.malformed++
   switch (format.mode) {
     case "DROPMALFORMED":
       return undefined

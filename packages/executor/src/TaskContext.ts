@@ -49,6 +49,22 @@ export interface TaskContext {
   readonly scratch: Array<string>
   /** What the task did, by metric (`TaskPlan.TaskResult.metrics`). */
   readonly metrics: Record<string, number>
+  /** The CSV and JSON lines files its sources read records of (`TaskPlan.TaskResult.parsedFiles`). */
+  readonly parsedFiles: Array<ParsedFile>
+}
+
+/**
+ * A CSV or JSON lines file a task reads records of, and its tally: the records its lines made, the malformed.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ParsedFile {
+  readonly path: string
+  readonly format: "Csv" | "JsonLines"
+  readonly multiLine: boolean
+  records: number
+  malformed: number
 }
 
 /**
@@ -85,7 +101,8 @@ export const fromInputs = (inputs: Inputs, files: Files, task: SharedVariables.T
   accumulators: new Map(),
   stored: [],
   scratch: [],
-  metrics: { ...inputs.metrics }
+  metrics: { ...inputs.metrics },
+  parsedFiles: []
 })
 
 /**

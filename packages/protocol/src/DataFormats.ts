@@ -198,7 +198,8 @@ export type ParquetCodec = typeof ParquetCodec.Type
  * - `Csv`: each record, an object of `fields`, as a CSV line; a header line first when the dialect says so.
  * - `JsonLines`: each record as JSON on a line (bigints as numbers, dates as ISO-8601 text, bytes as base64); with
  *   `fields`, a `date` field's value as `yyyy-MM-dd` and a `decimal`'s as a number, as Spark writes them.
- * - `Parquet`: the records, objects of `fields`, as one Parquet file, in row groups of `rowGroupSize` rows.
+ * - `Parquet`: the records, objects of `fields`, as one Parquet file, in row groups of `rowGroupSize` rows; a value
+ *   that does not fit its field fails the task, naming the field, the record and the fields that would hold it.
  *
  * @since 0.1.0
  * @category outputs
@@ -210,7 +211,9 @@ export const OutputFormat = Schema.Union(
   Schema.TaggedStruct("Parquet", {
     fields: Fields,
     codec: ParquetCodec,
-    rowGroupSize: Schema.Int.pipe(Schema.positive())
+    rowGroupSize: Schema.Int.pipe(Schema.positive()),
+    /** The fields were inferred from a sample of the records: a value that does not fit says so. */
+    fieldsInferred: Schema.optionalWith(Schema.Boolean, { exact: true })
   })
 ).annotations({ identifier: "OutputFormat", description: "How a task writes its records as a file" })
 /**

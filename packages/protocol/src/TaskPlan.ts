@@ -159,8 +159,8 @@ export class TextSplit extends Schema.TaggedClass<TextSplit>()("TextSplit", {
 
 /**
  * A byte range of a CSV or JSON lines file, its lines cut as `TextSplit`'s and made records as `format` says;
- * `compression`, as `TextSplit`'s. With CSV's `multiLine` a file is one split, read whole, so that a quoted
- * value may hold line breaks.
+ * `compression`, as `TextSplit`'s. With `multiLine` a file is one split, read whole, so that a quoted CSV value
+ * may hold line breaks and a JSON record span lines.
  *
  * @since 0.1.0
  * @category sources
@@ -170,7 +170,10 @@ export class LineRecordSplit extends Schema.TaggedClass<LineRecordSplit>()("Line
   start: Count,
   length: Count,
   compression: Schema.optionalWith(Compression, { exact: true }),
-  /** The file is one split whose records may span lines (a quoted CSV value holding line breaks). */
+  /**
+   * The file is one split whose records may span lines: a quoted CSV value holding line breaks, JSON values
+   * one after another however they are laid out (an array's elements each a record).
+   */
   multiLine: Schema.optionalWith(Schema.Boolean, { exact: true }),
   format: LineFormat,
   decode: Schema.optionalWith(FunctionRef, { exact: true }).annotations({
@@ -691,6 +694,26 @@ export class Task extends Schema.Class<Task>("Task")({
 }, { description: "A partition's plan and what to make of its records" }) {}
 
 /**
+ * A CSV or JSON lines file a task read records of: how many its lines made, and how many of those were malformed.
+ *
+ * @since 0.1.0
+ * @category results
+ */
+export const ParsedFile = Schema.Struct({
+  path: Schema.String,
+  format: Schema.Literal("Csv", "JsonLines"),
+  /** The file was read whole, its records spanning lines. */
+  multiLine: Schema.Boolean,
+  records: Count,
+  malformed: Count
+}).annotations({ identifier: "ParsedFile", description: "The records a task read of a text file, and the malformed" })
+/**
+ * @since 0.1.0
+ * @category results
+ */
+export type ParsedFile = typeof ParsedFile.Type
+
+/**
  * A task's result, in `TaskStatus.data` when it FINISHED: the value of its result operation.
  *
  * @since 0.1.0
@@ -714,7 +737,12 @@ export class TaskResult extends Schema.TaggedClass<TaskResult>()("TaskResult", {
    * What the task did, by metric: `shuffleBytesWritten`, `shuffleRecordsWritten`, `shuffleBytesRead`,
    * `shuffleRemoteBytesRead`, `shuffleRecordsRead`, `spilledBytes`. A receiver ignores keys it does not know.
    */
-  metrics: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Finite }))
+  metrics: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Finite })),
+  /**
+   * The CSV and JSON lines files its sources read, each with the records its lines made and how many of those were
+   * malformed (kept, dropped or failed on): the driver warns of a file whose every record was malformed.
+   */
+  parsedFiles: Schema.optional(Schema.Array(ParsedFile))
 }, { description: "A finished task's result" }) {}
 
 /**

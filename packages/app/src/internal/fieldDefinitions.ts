@@ -70,27 +70,6 @@ export const parse = (input: FieldsInput, operation: string): DataFormats.Fields
   return fields
 }
 
-const typeOfValue = (value: unknown): Field | undefined => {
-  const field = (type: FieldType): Field => ({ name: "", type, nullable: true })
-  switch (typeof value) {
-    case "string":
-      return field("string")
-    case "boolean":
-      return field("boolean")
-    case "bigint":
-      return field("long")
-    case "number":
-      return Number.isInteger(value) ? field(Math.abs(value) < 2 ** 31 ? "int" : "long") : field("double")
-    case "object":
-      if (value === null) return undefined
-      if (value instanceof Date) return field("timestamp")
-      if (value instanceof Uint8Array) return field("binary")
-      return field("string")
-    default:
-      return undefined
-  }
-}
-
 /**
  * The fields of records that are objects, by the values of a sample of them: a property's type is the narrowest
  * that holds every value it has (numbers widen, anything else mixed is a string); properties in the order they
@@ -107,7 +86,7 @@ export const inferFromValues = (records: ReadonlyArray<unknown>, operation: stri
       })
     }
     for (const [name, value] of Object.entries(record)) {
-      const type = typeOfValue(value)
+      const type = FieldValues.typeOfValue(value)
       const known = types.get(name)
       types.set(name, known === undefined ? type : type === undefined ? known : FieldValues.widen(known, type))
     }

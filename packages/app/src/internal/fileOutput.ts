@@ -1,6 +1,7 @@
 // Saving a dataset as files, on the driver: the write mode applied to the output directory, the job whose tasks
 // write its parts (each through a temporary file of its own, renamed into place whole), and the job committed —
-// the attempts' leftovers removed, `_SUCCESS` written — as Hadoop's file output committer leaves a directory.
+// the attempts' leftovers removed, `_SUCCESS` written — as Hadoop's file output committer leaves a directory; or,
+// when the job fails or is interrupted, aborted (Spark's `abortJob`): nothing of the write is left behind.
 import { Compression, FilePaths, PartFiles } from "@kindling/executor/tasks"
 import type { DataFormats } from "@kindling/protocol"
 import * as Effect from "effect/Effect"
@@ -53,13 +54,22 @@ export const save = <T>(
       if (output.mode === "overwrite") yield* onOutput(() => files.remove(path))
     }
     yield* onOutput(() => files.makeDirectory(path))
+    // The attempts' temporary files, and the parts of this write that tasks committed before the job failed
+    // (each renames its own into place as it ends); the directory itself when this write made it.
+    const abort = onOutput(() => {
+      if (!exists || output.mode === "overwrite") return files.remove(path)
+      files.remove(FilePaths.join(path, PartFiles.temporaryDir))
+      for (const name of files.list(path)) if (name.includes(writeId)) files.remove(FilePaths.join(path, name))
+    }).pipe(
+      Effect.catchAll((error) => Effect.logWarning(`The failed write to ${path} could not be undone: ${error.reason}`))
+    )
     yield* run(dataset, (partition) => ({
       _tag: "SaveAs",
       dir: path,
       file: file(partition),
       format: output.format,
       ...(output.compression === undefined ? {} : { compression: output.compression })
-    }), "save")
+    }), "save").pipe(Effect.onError(() => abort))
     yield* onOutput(() => {
       // Attempts that were killed mid-write leave their temporary files behind.
       files.remove(FilePaths.join(path, PartFiles.temporaryDir))

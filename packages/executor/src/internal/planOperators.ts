@@ -51,11 +51,20 @@ export const evaluate = (node: PlanNode, run: Run): Iterable<unknown> => {
       return counting(splitLines(node, run.context, "inputRecords"), counter)
     case "LineRecordSplit": {
       const { format } = node
+      const tally: TaskContext.ParsedFile = {
+        path: node.path,
+        format: format._tag,
+        multiLine: node.multiLine === true,
+        records: 0,
+        malformed: 0
+      }
+      run.context.parsedFiles.push(tally)
       const place = {
         path: node.path,
         firstLine: () => linesBefore(run.context, node.path, node.start) + 1,
         startsFile: node.start === 0,
-        multiLine: node.multiLine === true
+        multiLine: node.multiLine === true,
+        tally
       }
       const lines = splitLines(node, run.context)
       const decode = node.decode === undefined ? undefined : functions.bind(node.decode)
