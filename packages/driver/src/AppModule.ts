@@ -5,11 +5,13 @@
  *
  * @since 0.1.0
  */
-import { App, JobFailed, Kindling } from "@kindling/app"
+import { App, JobFailed, Kindling, StackFrames } from "@kindling/app"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import type * as Layer from "effect/Layer"
+import * as Module from "node:module"
+import { fileURLToPath } from "node:url"
 
 /**
  * An imported app module: where it is (a `file:` URL executors import too) and what it exports.
@@ -34,6 +36,26 @@ export const describe = (cause: Cause.Cause<unknown>): string => {
     return error instanceof Error ? `${error.name}: ${error.message}` : String(error)
   }
   return Cause.pretty(cause)
+}
+
+/**
+ * What a person reads of the failure of the app at `url` (after `run`): its gist (`describe`) with, of the stack
+ * traces in it (a task's, a defect's), only the frames of the app's own sources — the files of its bundle's source
+ * map, its dependencies' left out — unless `allFrames`; Kindling's, effect's and Node's frames say nothing of the
+ * app's mistake.
+ *
+ * @since 0.1.0
+ */
+export const summary = (cause: Cause.Cause<unknown>, url: string, allFrames: boolean): string => {
+  const text = describe(cause)
+  if (allFrames) return text
+  const map = Module.findSourceMap(fileURLToPath(url))?.payload
+  const own = new Set(
+    (map?.sources ?? []).map((source) => new URL(source, map?.sourceRoot || url))
+      .filter((source) => source.protocol === "file:" && !source.pathname.includes("/node_modules/"))
+      .map((source) => fileURLToPath(source))
+  )
+  return StackFrames.keeping(text, (file) => own.has(file))
 }
 
 /**
