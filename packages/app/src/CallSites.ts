@@ -13,6 +13,7 @@ import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
+import type { UnrunActions } from "./internal/unrunActions.js"
 import * as StackFrames from "./StackFrames.js"
 
 /**
@@ -81,11 +82,20 @@ export const currentAction: FiberRef.FiberRef<(() => CallSite) | undefined> = Fi
 
 /**
  * `effect`, the body of the action `name`, with the call site of that action for the jobs it runs. Called when
- * the action is (synchronously, from the app's code), not when its effect runs.
+ * the action is (synchronously, from the app's code), not when its effect runs; `unrun` is told that it was made,
+ * and when it starts running.
  *
  * @since 0.1.0
  */
-export const action = <A, E, R>(name: string, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
+export const action = <A, E, R>(
+  name: string,
+  effect: Effect.Effect<A, E, R>,
+  unrun: UnrunActions
+): Effect.Effect<A, E, R> => {
   const site = capture(name)
-  return Effect.locallyWith(effect, currentAction, (outer) => outer ?? site)
+  const started = unrun.made(site)
+  return Effect.zipRight(
+    Effect.sync(started),
+    Effect.locallyWith(effect, currentAction, (outer) => outer ?? site)
+  )
 }

@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { App, JobFailed, Kindling, StackFrames } from "@kindling/app"
+import { App, JobFailed, Kindling, type KindlingContext, StackFrames } from "@kindling/app"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -58,6 +58,18 @@ export const summary = (cause: Cause.Cause<unknown>, url: string, allFrames: boo
   return StackFrames.keeping(text, (file) => own.has(file))
 }
 
+// A main that succeeded with actions it made and never ran: most likely a forgotten `yield*` — the action did
+// nothing, and nothing else would say so. (A main that failed ended before its actions for a reason of its own.)
+const warnUnrun = (kc: KindlingContext) =>
+  Effect.flatMap(kc.unrunActions, (sites) =>
+    Effect.forEach(sites, (site) => {
+      const operation = site.split(" at ")[0]
+      return Effect.logWarning(
+        `The action ${site} never ran: did you forget \`yield*\`? An action is an Effect, and does nothing until ` +
+          `it is run (\`yield* ds.${operation}(…)\`).`
+      )
+    }, { discard: true }))
+
 /**
  * Imports the module at `url` and runs its default export with `args`; an `App` gets the context `runtime`
  * builds. The exit is the app's: a failure of main, a thrown or rejected driver function, or a module that has
@@ -90,6 +102,7 @@ export const run = <E>(options: {
         Effect.gen(function*() {
           const kc = yield* Kindling
           const exit = yield* Effect.exit(main.main(options.args))
+          if (Exit.isSuccess(exit)) yield* warnUnrun(kc)
           const fatal = yield* kc.fatalError
           if (fatal === undefined || Exit.isFailure(exit)) return yield* exit
           return yield* new JobFailed({ reason: `The driver stopped on an internal error: ${fatal}`, internal: true })
