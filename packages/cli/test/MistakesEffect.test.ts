@@ -7,10 +7,11 @@ import { Effect } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { cluster, run, submitArgs, temporaryDirectory } from "./fixtures/cluster.js"
-import { mistakesDir, submitMistake } from "./fixtures/mistakes.js"
+import { bound, mistakesDir, submitMistake } from "./fixtures/mistakes.js"
 
-// A second to spare over the bound of each run, which kills what hangs.
-const timeout = 30_000
+// Each test's own limit, past the bound at which a run is killed (a hang): the test then fails on what it asserts,
+// with the run's output, rather than on its limit.
+const timeout = bound * 2
 
 // The frames of Kindling's own code, effect's and Node's: a summary shows the app's only.
 const internalFrame = /^\s+at .*(taskThread\.js|node_modules|packages\/\w+\/(dist|src)|node:internal)/m
