@@ -18,6 +18,7 @@ import * as DataReader from "./DataReader.js"
 import { Dataset, type Runtime } from "./Dataset.js"
 import * as ByteSplits from "./internal/byteSplits.js"
 import * as InputPaths from "./internal/inputPaths.js"
+import * as UnrunActions from "./internal/unrunActions.js"
 import type * as JobGraph from "./JobGraph.js"
 import * as JobGroups from "./JobGroups.js"
 import type { KindlingContext } from "./Kindling.js"
@@ -105,7 +106,8 @@ export const make = (options: {
     newShuffleId: () => shuffles++,
     unpersist: driver.unpersist,
     files,
-    checkpoints: { dir: undefined }
+    checkpoints: { dir: undefined },
+    unrun: UnrunActions.make()
   }
   return {
     appName: options.appName,
@@ -119,6 +121,7 @@ export const make = (options: {
     broadcast: driver.broadcast,
     taskContext: SharedVariables.taskContext,
     fatalError: driver.fatalError,
+    unrunActions: Effect.sync(() => runtime.unrun.neverRun()),
     longAccumulator: (name = "") => driver.accumulator<number, number>("long", name),
     setJobGroup: (group, description) =>
       FiberRef.update(JobGroups.current, (properties) => ({

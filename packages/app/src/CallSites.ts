@@ -13,6 +13,8 @@ import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
+import type { UnrunActions } from "./internal/unrunActions.js"
+import * as StackFrames from "./StackFrames.js"
 
 /**
  * @since 0.1.0
@@ -34,27 +36,12 @@ const isApi = (file: string): boolean => file.startsWith(api) && /^(src|dist)[/\
 const isCaller = (file: string): boolean =>
   Path.isAbsolute(file) && !file.includes(`${Path.sep}node_modules${Path.sep}`) && !isApi(file)
 
-interface Frame {
-  readonly fn: string | undefined
-  readonly file: string
-  readonly line: string
-  readonly text: string
-}
-
-const frameOf = (text: string): Frame | undefined => {
-  const match = /^\s*at (?:(.*?) \()?(.+?):(\d+):\d+\)?$/.exec(text)
-  if (match === null) return undefined
-  const [, fn, location, line] = match as unknown as [string, string | undefined, string, string]
-  const file = location.startsWith("file://") ? fileURLToPath(location) : location
-  return { fn, file, line, text: text.trim() }
-}
-
 // `Dataset.map`, `Object.parallelize`, `new Dataset`, `async Dataset.count`: the method's own name.
 const methodName = (fn: string | undefined): string | undefined =>
   fn?.replace(/^(async|new) /, "").split(".").pop()?.replace(/ \[as .*\]$/, "")
 
 const resolve = (stack: string, fallback: string): CallSite => {
-  const frames = stack.split("\n").slice(1).map(frameOf).filter((frame) => frame !== undefined)
+  const frames = stack.split("\n").slice(1).map(StackFrames.parse).filter((frame) => frame !== undefined)
   const first = frames.findIndex((frame) => isCaller(frame.file))
   if (first === -1) return { short: undefined, long: "" }
   const operation = (first > 0 ? methodName(frames[first - 1]!.fn) : undefined) ?? fallback
@@ -95,11 +82,20 @@ export const currentAction: FiberRef.FiberRef<(() => CallSite) | undefined> = Fi
 
 /**
  * `effect`, the body of the action `name`, with the call site of that action for the jobs it runs. Called when
- * the action is (synchronously, from the app's code), not when its effect runs.
+ * the action is (synchronously, from the app's code), not when its effect runs; `unrun` is told that it was made,
+ * and when it starts running.
  *
  * @since 0.1.0
  */
-export const action = <A, E, R>(name: string, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
+export const action = <A, E, R>(
+  name: string,
+  effect: Effect.Effect<A, E, R>,
+  unrun: UnrunActions
+): Effect.Effect<A, E, R> => {
   const site = capture(name)
-  return Effect.locallyWith(effect, currentAction, (outer) => outer ?? site)
+  const started = unrun.made(site)
+  return Effect.zipRight(
+    Effect.sync(started),
+    Effect.locallyWith(effect, currentAction, (outer) => outer ?? site)
+  )
 }

@@ -42,6 +42,7 @@ import * as Partitions from "./internal/partitions.js"
 import * as RangePartitioner from "./internal/rangePartitioner.js"
 import * as Sampling from "./internal/sampling.js"
 import * as Shuffles from "./internal/shuffles.js"
+import type { UnrunActions } from "./internal/unrunActions.js"
 import type { JobGraph } from "./JobGraph.js"
 import * as Lineage from "./Lineage.js"
 import type * as UserFunctions from "./UserFunctions.js"
@@ -87,6 +88,8 @@ export interface Runtime {
   readonly files: Disk.Files
   /** Where checkpoints are written (`kc.setCheckpointDir`), once the app says. */
   readonly checkpoints: { dir: string | undefined }
+  /** The actions made and not run yet. */
+  readonly unrun: UnrunActions
 }
 
 /**
@@ -223,7 +226,11 @@ export class Dataset<A> {
   // An action's effect: its jobs named after where the app called it (`CallSites.action`), and followed by the
   // checkpoints its lineage asks for.
   private action<X, E>(name: string, effect: Effect.Effect<X, E>): Effect.Effect<X, E | DatasetError> {
-    return CallSites.action(name, Effect.tap(effect, () => Checkpoints.writeRequested(this as Dataset<unknown>)))
+    return CallSites.action(
+      name,
+      Effect.tap(effect, () => Checkpoints.writeRequested(this as Dataset<unknown>)),
+      this.runtime.unrun
+    )
   }
 
   private ref(fn: UserFunctions.AnyFunction, env: unknown, transformation: string): FunctionRef {
@@ -561,7 +568,7 @@ export class Dataset<A> {
 
   /** How many partitions it has, as Spark's `getNumPartitions`. @since 0.1.0 */
   getNumPartitions(): Effect.Effect<number, DatasetError> {
-    return CallSites.action("getNumPartitions", this.numPartitions)
+    return CallSites.action("getNumPartitions", this.numPartitions, this.runtime.unrun)
   }
 
   /** Whether it has no record: no partition, or none where `take(1)` looks (Spark's `isEmpty`). @since 0.1.0 */
@@ -728,16 +735,17 @@ export class Dataset<A> {
     }
     const random = Sampling.seeded(seed)
     const nextSeed = () => Math.floor(random() * 2 ** 31)
-    const count = this.count()
-    const collect = this.collect()
+    // Made when they run: one made and never run would stay among the app's unrun actions for as long as it runs.
+    const count = () => this.count()
+    const collect = () => this.collect()
     const sample = (fraction: number) => this.sample(withReplacement, fraction, nextSeed()).collect()
     return this.action(
       "takeSample",
       Effect.gen(function*() {
         if (num === 0) return []
-        const total = yield* count
+        const total = yield* count()
         if (total === 0) return []
-        if (!withReplacement && num >= total) return Sampling.shuffle(yield* collect, random)
+        if (!withReplacement && num >= total) return Sampling.shuffle(yield* collect(), random)
         const fraction = Sampling.fractionFor(num, total, withReplacement)
         // Short one time in ten thousand: drawn again then, a bounded number of times.
         for (let attempt = 0; attempt < 100; attempt++) {
@@ -1311,7 +1319,8 @@ export class Dataset<A> {
   toDebugString(): Effect.Effect<string, DatasetError> {
     return CallSites.action(
       "toDebugString",
-      Effect.map(DebugString.firstLines(this as Dataset<unknown>), (lines) => lines.join("\n"))
+      Effect.map(DebugString.firstLines(this as Dataset<unknown>), (lines) => lines.join("\n")),
+      this.runtime.unrun
     )
   }
 }

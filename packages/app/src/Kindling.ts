@@ -82,6 +82,12 @@ export interface KindlingContext {
    */
   readonly fatalError: Effect.Effect<string | undefined>
   /**
+   * The call sites of the actions made but never run (`saveAsTextFile at app.ts:12`), those where no action made
+   * there has run: an action is an Effect, and does nothing until it is run — a forgotten `yield*`. The driver
+   * warns of them when main ends.
+   */
+  readonly unrunActions: Effect.Effect<ReadonlyArray<string>>
+  /**
    * Puts the jobs this fiber starts from now on (and those of the fibers it forks) in group `groupId`, described
    * by `description` (Spark's `setJobGroup`): `cancelJobGroup(groupId)` cancels those running.
    */

@@ -15,9 +15,10 @@
  *   a reference to a variable of its surroundings rejects it, naming the variable and the transformation.
  *
  * The environment argument of a transformation, and the captured values, must be values the record codec
- * carries (`@kindling/protocol/records`): a function or an instance of an unregistered class in them is refused
- * when the transformation is declared, naming where it is. The JavaScript platform's globals (`Math`, `JSON`,
- * `Date`, …) are not captures.
+ * carries (`@kindling/protocol/records`): a function, an Effect (a forgotten `yield*`), a handle on something of
+ * the driver's process (a socket, stream, timer, …) or an instance of an unregistered class in them is refused
+ * when the transformation is declared, naming where it is and what it is. The JavaScript platform's globals
+ * (`Math`, `JSON`, `Date`, …) are not captures.
  *
  * @since 0.1.0
  */
@@ -137,7 +138,8 @@ export class FunctionAssignsCapturedVariable extends Data.TaggedError("FunctionA
 }
 
 /**
- * A value the function needs — in its environment argument, or a local variable it refers to — cannot be sent.
+ * A value the function needs — in its environment argument, or a local variable it refers to — cannot be sent:
+ * `reason` says what it is (an Effect whose `yield*` was forgotten, a socket, …).
  *
  * @since 0.1.0
  * @category errors
@@ -145,11 +147,25 @@ export class FunctionAssignsCapturedVariable extends Data.TaggedError("FunctionA
 export class ValueCannotTravel extends Data.TaggedError("ValueCannotTravel")<{
   readonly transformation: string
   readonly path: string
-  readonly reason: string
+  readonly reason: Records.Untravelled
 }> {
   override get message() {
-    return `The function given to ${this.transformation} needs \`${this.path}\`, which cannot be sent to executors: ` +
-      this.reason
+    const value = `The function given to ${this.transformation} needs \`${this.path}\`, which`
+    switch (this.reason._tag) {
+      case "Function":
+        return `${value} is a function. Functions do not travel as values: call the function from the ` +
+          `transformation's own function (in a submitted app it may call any function its module reaches).`
+      case "Effect": {
+        // A local variable's own name shows where the `yield*` goes; a path inside the environment does not.
+        const where = /^[\p{L}_$][\p{L}\p{N}_$]*$/u.test(this.path) ? ` (\`const ${this.path} = yield* …\`)` : ""
+        return `${value} is an Effect (${this.reason.name}), not its result: did you forget \`yield*\` where it ` +
+          `is made${where}? An Effect does nothing until it is run; \`yield*\` runs it and gives its result, ` +
+          `which travels.`
+      }
+      case "Handle":
+      case "UnregisteredClass":
+        return `${value} ${Records.whyNot(this.reason)}.`
+    }
   }
 }
 
@@ -217,11 +233,16 @@ export const hoist = (id: string, factory: (captured: Record<string, unknown>) =
   hoisted().set(id, factory)
 }
 
-// The first function found in `value`, as a path from `root` (`env.parsers[1]`), for an error that says where.
-const functionIn = (value: unknown, root: string): string | undefined => {
+// The first value in `value` the record codec refuses, as a path from `root` (`env.parsers[1]`), and why: for an
+// error that says where.
+const untravelledIn = (
+  value: unknown,
+  root: string
+): { readonly path: string; readonly reason: Records.Untravelled } | undefined => {
   const seen = new Set<unknown>()
-  const visit = (inner: unknown, path: string): string | undefined => {
-    if (typeof inner === "function") return path
+  const visit = (inner: unknown, path: string): { path: string; reason: Records.Untravelled } | undefined => {
+    const reason = Records.untravelled(inner)
+    if (reason !== undefined) return { path, reason }
     if (typeof inner !== "object" || inner === null || seen.has(inner)) return undefined
     seen.add(inner)
     if (inner instanceof Map) {
@@ -251,16 +272,15 @@ const functionIn = (value: unknown, root: string): string | undefined => {
 // declared, not when its tasks are sent, so that the error points at the declaration.
 const checkTravels = (value: unknown, path: string, transformation: string): void => {
   if (value === undefined) return
+  // What the codec would not even see as refused: a Context tag, which it would send as the object it also is.
+  const itself = Records.untravelled(value)
+  if (itself !== undefined) throw new ValueCannotTravel({ transformation, path, reason: itself })
   try {
     Records.encode(value)
   } catch (error) {
     if (!(error instanceof Records.CannotTravel)) throw error
-    const where = error.className === undefined ? functionIn(value, path) ?? path : path
-    const reason = error.className === undefined
-      ? `\`${where}\` is a function. Functions do not travel as values: call the function from the ` +
-        `transformation's own function (in a submitted app it may call any function its module reaches).`
-      : error.message
-    throw new ValueCannotTravel({ transformation, path: where, reason })
+    const found = untravelledIn(value, path) ?? { path, reason: error.reason }
+    throw new ValueCannotTravel({ transformation, path: found.path, reason: found.reason })
   }
 }
 
@@ -329,7 +349,8 @@ const closureRef = (
   }
   for (const [i, name] of names.entries()) {
     const value = current[i]
-    if (typeof value === "function") {
+    // A Context tag is a function, but what was meant is the service it stands for: `yield*` it.
+    if (typeof value === "function" && Records.untravelled(value)?._tag !== "Effect") {
       if (inner.has(value as AnyFunction)) {
         throw new FunctionNotShippable({
           transformation,

@@ -35,4 +35,6 @@ export * as JobGroups from "./JobGroups.js"
 /** @since 0.1.0 */
 export { Kindling, type KindlingContext } from "./Kindling.js"
 /** @since 0.1.0 */
+export * as StackFrames from "./StackFrames.js"
+/** @since 0.1.0 */
 export * as UserFunctions from "./UserFunctions.js"

@@ -72,4 +72,26 @@ describe("the app API's contract with the driver's runtime", () => {
       // A map stage is named after the dataset it shuffles: the last its map tasks compute.
       assert.strictEqual(shuffle!.name, `map at AppContext.test.ts:${lineOf(".map((n) => [n % 2, n] as const)")}`)
     }))
+
+  it.effect("actions made and never run are told by where they were made; those that ran, or ran there, are not", () =>
+    Effect.gen(function*() {
+      const kc = context(recordingDriver().driver)
+      const numbers = kc.parallelize([1, 2, 3, 4], 2)
+      numbers.saveAsTextFile("/nowhere")
+      const counted = numbers.count()
+      const summed = numbers.sum()
+      yield* counted
+      // Made on every turn of a loop, run on some: what the loop is for.
+      for (const n of [1, 2]) {
+        const count = numbers.count()
+        if (n === 2) yield* count
+      }
+      // An action another makes (`mean` makes `stats`) is named after the app's call, as the outer one is.
+      numbers.mean()
+      yield* summed
+      assert.deepStrictEqual(yield* kc.unrunActions, [
+        `saveAsTextFile at AppContext.test.ts:${lineOf(`numbers.saveAsTextFile("/nowhere")`)}`,
+        `mean at AppContext.test.ts:${lineOf("numbers.mean()")}`
+      ])
+    }))
 })

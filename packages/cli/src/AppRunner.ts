@@ -13,7 +13,9 @@ import { KernelConf, TemporaryDirectory } from "@kindling/kernel"
 import { MasterUrl, type RpcAddress } from "@kindling/protocol"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as FiberRef from "effect/FiberRef"
 import type * as Layer from "effect/Layer"
+import * as LogLevel from "effect/LogLevel"
 import type * as Scope from "effect/Scope"
 import * as Os from "node:os"
 import * as Path from "node:path"
@@ -24,8 +26,8 @@ import * as Settings from "./Settings.js"
 type Runtime = (app: AppModule.Loaded) => Layer.Layer<Kindling, Settings.Failure>
 
 /**
- * Runs the app to its end; the exit code is 0 when its main succeeded and 1 when it failed (the failure is
- * printed on stderr).
+ * Runs the app to its end; the exit code is 0 when its main succeeded and 1 when it failed (the failure's summary
+ * is printed on stderr: `AppModule.summary`).
  *
  * @since 0.1.0
  * @category running
@@ -43,9 +45,12 @@ export const run = (options: {
     const artifact = yield* Artifact.build(options.app, dir)
     const name = options.conf.get(DriverConf.keys.appName) ?? Path.basename(options.app)
     const runtime = yield* runtimeFor(options.spec, options.conf, name)
-    const exit = yield* AppModule.run({ url: pathToFileURL(artifact).href, args: options.args, runtime })
+    const url = pathToFileURL(artifact).href
+    const exit = yield* AppModule.run({ url, args: options.args, runtime })
     if (Exit.isSuccess(exit)) return 0
-    process.stderr.write(`${AppModule.describe(exit.cause)}\n`)
+    // Kindling's own frames in the failure only for those who asked for the details (`--log-level debug`).
+    const allFrames = LogLevel.lessThanEqual(yield* FiberRef.get(FiberRef.currentMinimumLogLevel), LogLevel.Debug)
+    process.stderr.write(`${AppModule.summary(exit.cause, url, allFrames)}\n`)
     return 1
   }).pipe(Effect.scoped)
 

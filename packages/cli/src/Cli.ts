@@ -171,6 +171,12 @@ const submitOptions = {
     Options.optional
   ),
   supervise: Options.boolean("supervise").pipe(Options.withDescription("Restart the driver if it fails")),
+  check: Options.boolean("check").pipe(
+    Options.withDescription(
+      "Type-check the app first, with TypeScript and the Effect language service (an Effect never run, …); " +
+        "submit it only if it has no error"
+    )
+  ),
   wait: Options.boolean("wait").pipe(
     Options.withDescription("Follow the driver to its end; exit 0 only if FINISHED")
   ),

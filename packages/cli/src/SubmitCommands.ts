@@ -39,6 +39,7 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import * as Url from "node:url"
 import packageJson from "../package.json" with { type: "json" }
+import * as AppCheck from "./AppCheck.js"
 import * as AppRunner from "./AppRunner.js"
 import * as ClusterDriver from "./ClusterDriver.js"
 import * as Settings from "./Settings.js"
@@ -83,6 +84,8 @@ export interface SubmitArgs extends Common {
   readonly driverMemory: Option.Option<string>
   readonly supervise: boolean
   readonly wait: boolean
+  /** Type-check the app first (`AppCheck`), and submit it only if it has no error. */
+  readonly check: boolean
   /** Print this driver's status instead of submitting. */
   readonly status: Option.Option<string>
   /** Kill this driver instead of submitting. */
@@ -402,6 +405,12 @@ export const submit = (args: SubmitArgs): Effect.Effect<number, Settings.Failure
       return yield* new Settings.UsageError({ message: "Give the app to submit (or --status/--kill and a driver id)" })
     }
     const app = args.app.value
+    if (args.check) {
+      if (/^[a-z][a-z0-9+.-]*:\/\//i.test(app)) {
+        return yield* new Settings.UsageError({ message: `--check type-checks an app file here, not ${app}` })
+      }
+      yield* AppCheck.check(app)
+    }
     // Without --master an app runs embedded, on a thread per core, as Spark's default.
     const master = conf.get(DriverConf.keys.master) ?? "local[*]"
     // A REST server runs drivers on the cluster only.

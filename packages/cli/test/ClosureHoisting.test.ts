@@ -116,7 +116,7 @@ describe("functions hoisted by the bundler", () => {
       assert.throws(() => shipped(made["assigns"]!), /app\.ts:\d+:\d+\) assigns to `counter`/)
       assert.throws(
         () => shipped(made["capturesInstance"]!),
-        /needs `instance`, which cannot be sent to executors: .*class Unregistered is not registered/
+        /needs `instance`, which cannot be sent: its class Unregistered is not registered/
       )
       // Functions in the environment are refused, not dropped: where they are is named.
       assert.throws(

@@ -5,11 +5,13 @@
  *
  * @since 0.1.0
  */
-import { App, JobFailed, Kindling } from "@kindling/app"
+import { App, JobFailed, Kindling, type KindlingContext, StackFrames } from "@kindling/app"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import type * as Layer from "effect/Layer"
+import * as Module from "node:module"
+import { fileURLToPath } from "node:url"
 
 /**
  * An imported app module: where it is (a `file:` URL executors import too) and what it exports.
@@ -35,6 +37,38 @@ export const describe = (cause: Cause.Cause<unknown>): string => {
   }
   return Cause.pretty(cause)
 }
+
+/**
+ * What a person reads of the failure of the app at `url` (after `run`): its gist (`describe`) with, of the stack
+ * traces in it (a task's, a defect's), only the frames of the app's own sources — the files of its bundle's source
+ * map, its dependencies' left out — unless `allFrames`; Kindling's, effect's and Node's frames say nothing of the
+ * app's mistake.
+ *
+ * @since 0.1.0
+ */
+export const summary = (cause: Cause.Cause<unknown>, url: string, allFrames: boolean): string => {
+  const text = describe(cause)
+  if (allFrames) return text
+  const map = Module.findSourceMap(fileURLToPath(url))?.payload
+  const own = new Set(
+    (map?.sources ?? []).map((source) => new URL(source, map?.sourceRoot || url))
+      .filter((source) => source.protocol === "file:" && !source.pathname.includes("/node_modules/"))
+      .map((source) => fileURLToPath(source))
+  )
+  return StackFrames.keeping(text, (file) => own.has(file))
+}
+
+// A main that succeeded with actions it made and never ran: most likely a forgotten `yield*` — the action did
+// nothing, and nothing else would say so. (A main that failed ended before its actions for a reason of its own.)
+const warnUnrun = (kc: KindlingContext) =>
+  Effect.flatMap(kc.unrunActions, (sites) =>
+    Effect.forEach(sites, (site) => {
+      const operation = site.split(" at ")[0]
+      return Effect.logWarning(
+        `The action ${site} never ran: did you forget \`yield*\`? An action is an Effect, and does nothing until ` +
+          `it is run (\`yield* ds.${operation}(…)\`).`
+      )
+    }, { discard: true }))
 
 /**
  * Imports the module at `url` and runs its default export with `args`; an `App` gets the context `runtime`
@@ -68,6 +102,7 @@ export const run = <E>(options: {
         Effect.gen(function*() {
           const kc = yield* Kindling
           const exit = yield* Effect.exit(main.main(options.args))
+          if (Exit.isSuccess(exit)) yield* warnUnrun(kc)
           const fatal = yield* kc.fatalError
           if (fatal === undefined || Exit.isFailure(exit)) return yield* exit
           return yield* new JobFailed({ reason: `The driver stopped on an internal error: ${fatal}`, internal: true })

@@ -151,7 +151,7 @@ export type Command =
   | { readonly _tag: "TaskSetFinished"; readonly taskSet: string }
   /** The set was aborted; its job fails with the reason. */
   | { readonly _tag: "TaskSetFailed"; readonly taskSet: string; readonly reason: string }
-  | { readonly _tag: "Log"; readonly level: "Info" | "Warning"; readonly message: string }
+  | { readonly _tag: "Log"; readonly level: "Debug" | "Info" | "Warning"; readonly message: string }
 
 /**
  * The reason a killed attempt lost to another.

@@ -6,7 +6,8 @@
  *
  * The artifact is the app bundled by `kindling submit`, fetched by the worker into the driver's directory; the
  * configuration is the submission's (`--conf`, `--executor-memory`, …). The app runs with its driver here and
- * its executors on the cluster; the exit code is 0 when it succeeded and 1 when it failed, its error on stderr.
+ * its executors on the cluster; the exit code is 0 when it succeeded and 1 when it failed, the summary of its failure
+ * (`AppModule.summary`) on stderr and in `WorkDirs.driverFailureFileName`, which its worker reports.
  *
  * Running this module is the point of importing it, so the package barrel does not re-export it.
  *
@@ -14,11 +15,12 @@
  */
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import { NodeLoader } from "@kindling/conf/node"
-import { Installation } from "@kindling/installation"
+import { Installation, WorkDirs } from "@kindling/installation"
 import { NodeLogging } from "@kindling/kernel"
 import { MasterUrl } from "@kindling/protocol"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { pathToFileURL } from "node:url"
@@ -28,8 +30,10 @@ import * as DriverConf from "./DriverConf.js"
 
 const usage = "usage: main <workerUrl> <artifact> <masterUrl> <configuration JSON> [app args...]"
 
+const [_workerUrl, artifact, masterUrl, settings, ...args] = process.argv.slice(2)
+const artifactUrl = pathToFileURL(Path.resolve(artifact ?? "")).href
+
 const main = Effect.gen(function*() {
-  const [_workerUrl, artifact, masterUrl, settings, ...args] = process.argv.slice(2)
   if (artifact === undefined || masterUrl === undefined || settings === undefined) {
     return yield* Effect.fail(usage)
   }
@@ -48,17 +52,26 @@ const main = Effect.gen(function*() {
     host: conf.get(DriverConf.keys.driverHost) ?? Os.hostname(),
     showProgress: false
   })
-  return yield* AppModule.run({ url: pathToFileURL(Path.resolve(artifact)).href, args, runtime })
+  return yield* AppModule.run({ url: artifactUrl, args, runtime })
 })
+
+// Why the driver failed, on stderr and where its worker reads it (`WorkDirs.driverFailureFileName`).
+const failed = (summary: string) => {
+  process.stderr.write(`${summary}\n`)
+  try {
+    Fs.writeFileSync(WorkDirs.driverFailureFileName, summary)
+  } catch {
+    // Its worker reports the end of its stderr instead.
+  }
+  process.exit(1)
+}
 
 // The exit is explicit: the app's result decides the driver's final state, whatever timers it left behind.
 Effect.runPromise(Effect.either(main).pipe(Effect.provide(NodeLogging.layer))).then((outcome) => {
   if (outcome._tag === "Left") {
     const error = outcome.left
-    process.stderr.write(`${typeof error === "string" ? error : `${error._tag}: ${error.message}`}\n`)
-    return process.exit(1)
+    return failed(typeof error === "string" ? error : `${error._tag}: ${error.message}`)
   }
   if (Exit.isSuccess(outcome.right)) return process.exit(0)
-  process.stderr.write(`${AppModule.describe(outcome.right.cause)}\n`)
-  process.exit(1)
+  failed(AppModule.summary(outcome.right.cause, artifactUrl, false))
 })

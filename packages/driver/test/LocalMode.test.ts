@@ -341,7 +341,8 @@ describe("functions", () => {
         newShuffleId: () => 0,
         unpersist: () => Effect.void,
         files: Disk.nodeFiles,
-        checkpoints: { dir: undefined }
+        checkpoints: { dir: undefined },
+        unrun: { made: () => () => undefined, neverRun: () => [] }
       },
       Effect.succeed([]),
       "ParallelCollectionDataset",

@@ -194,7 +194,7 @@ export const outcomeOf = (
     const parsedFiles = context.parsedFiles.filter((file) => file.records > 0)
     return Records.encode({
       _tag: "TaskResult",
-      value: Records.encode(value),
+      value: encodeResult(task, value),
       recordsRead,
       metrics,
       ...(accumulators.length === 0 ? {} : { accumulators }),
@@ -212,6 +212,33 @@ export const outcomeOf = (
     })
   }
 }
+
+// The records a task returns as they are (`collect`, `take`): those the app's function made, named so when they
+// cannot travel (an Effect returned where its result was meant).
+const encodeResult = (task: Task, value: unknown): Uint8Array => {
+  try {
+    return Records.encode(value)
+  } catch (error) {
+    if (!(error instanceof Records.CannotTravel) || (task.result._tag !== "Collect" && task.result._tag !== "Take")) {
+      throw error
+    }
+    let maker = task.plan
+    while ((maker._tag === "Filter" || maker._tag === "Sample") && "child" in maker) maker = maker.child
+    if (!("fn" in maker)) throw new Records.CannotTravel("A record", error.reason)
+    const transformation = madeBy(maker._tag)
+    throw new Records.CannotTravel(
+      `A record returned by the function given to ${transformation}`,
+      error.reason,
+      error.reason._tag === "Effect"
+        ? `The function runs on executors, outside any Effect: it returns the value itself (${transformation}((x) => ` +
+          `x * 2), not ${transformation}((x) => Effect.succeed(x * 2)))`
+        : undefined
+    )
+  }
+}
+
+// The transformation a plan node's function was given to: `FlatMap` is `flatMap`'s.
+const madeBy = (tag: string): string => `${tag[0]!.toLowerCase()}${tag.slice(1)}`
 
 /**
  * A block of a map output this task read turned out unreadable (rotten on its disk, cut short, gone): not the

@@ -8,6 +8,7 @@
  * @since 0.1.0
  */
 import type { DataFormats } from "@kindling/protocol"
+import * as Records from "@kindling/protocol/records"
 import * as Compression from "./Compression.js"
 import * as Csv from "./Csv.js"
 import type { Writer } from "./Disk.js"
@@ -112,16 +113,17 @@ const lineWriter = (writer: Writer, codec: DataFormats.Compression | undefined) 
 }
 
 /**
- * A record as a line of text: a string as itself, anything else as JSON.
+ * A record as a line of text: a string as itself, anything else as JSON. An Effect is refused (`CannotTravel`):
+ * its JSON would be written as if it were the result meant.
  *
  * @since 0.1.0
  */
-export const asLine = (record: unknown): string =>
-  typeof record === "string"
-    ? record
-    : record !== null && typeof record === "object"
-    ? JSON.stringify(record)
-    : String(record)
+export const asLine = (record: unknown): string => {
+  if (typeof record === "string") return record
+  if (record === null || typeof record !== "object") return String(record)
+  if (Records.isEffect(record)) throw new Records.CannotTravel("A record", Records.untravelled(record)!)
+  return JSON.stringify(record)
+}
 
 /**
  * Writes records as `dir/file` in `format`, compressed with `compression` when given (text, CSV and JSON lines;

@@ -30,3 +30,13 @@ export const shuffleServiceVariable = "KINDLING_SHUFFLE_SERVICE"
  * @since 0.1.0
  */
 export const servedExecutorDir = (appDir: string, executorId: string): string => Path.join(appDir, executorId)
+
+/**
+ * The file a driver process writes the summary of its failure to (its error and the app's frames), in the working
+ * directory its worker starts it in, as it exits: the worker reports it as the driver's exception. The end of the
+ * driver's stderr would not do: logs may follow the error there, and a long trace push it out of what is read.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const driverFailureFileName = "failure"

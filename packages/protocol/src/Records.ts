@@ -4,7 +4,8 @@
  * typed array, `Error` or a value with cycles arrives as it was sent (two exceptions: -0 arrives as 0, as through
  * JSON, and an own key named `__proto__` arrives as `__proto_`, so that no record can set its own prototype).
  * An instance of a class the app registered (`registerClass`) arrives as an instance of that class with its own
- * fields; a function, or an instance of any other class, is refused with `CannotTravel` naming it. (Protocol
+ * fields; a function, an Effect, a handle on something of this process (a socket, stream, worker, timer, …) or an
+ * instance of any other class is refused with `CannotTravel` saying which it is. (Protocol
  * messages use plain MessagePack; this is only for what the app itself puts in a dataset.) It imports nothing but
  * msgpackr, so a task thread can load it alone: `@kindling/protocol/records`.
  *
@@ -14,21 +15,96 @@ import { addExtension, Packr } from "msgpackr"
 import { Accumulator, Broadcast, TaskContext, taskContext } from "./SharedVariables.js"
 
 /**
- * A value the codec cannot carry: a function, or an instance of a class the app has not registered. Encoding
- * fails with it rather than sending something else (a function would arrive as `undefined`, an instance as a
- * plain object without its methods).
+ * Why a value cannot travel: it is a function; an Effect (a description of work, whose result was meant: a
+ * forgotten `yield*`); a handle on something open in this process — a socket, stream, server, worker, child
+ * process, timer, port, file handle, or a Promise — which no other thread or process can use; or an instance of a
+ * class the app has not registered. `name` is its class's name, when it has one.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Untravelled =
+  | { readonly _tag: "Function" }
+  | { readonly _tag: "Effect"; readonly name: string }
+  | { readonly _tag: "Handle"; readonly name: string }
+  | { readonly _tag: "UnregisteredClass"; readonly name: string }
+
+const effectTypeId = Symbol.for("effect/Effect")
+// Option and Either are Effects in Effect 3 (`yield*` unwraps them) but they are data, not work left undone.
+const dataTypeIds = [Symbol.for("effect/Option"), Symbol.for("effect/Either")]
+
+/**
+ * Whether `value` is an Effect (Option and Either, which are Effects too in Effect 3, are data and are not).
+ *
+ * @since 0.1.0
+ */
+export const isEffect = (value: unknown): boolean =>
+  (typeof value === "object" || typeof value === "function") && value !== null && effectTypeId in value &&
+  !dataTypeIds.some((id) => id in value)
+
+const classNameOf = (value: object): string =>
+  (typeof value === "function" ? value.name : value.constructor?.name) || "(anonymous)"
+
+// What only a handle on a resource of the process has: event emitters (sockets, streams, servers, workers, child
+// processes), event targets (message ports, abort signals), timers, file handles, web streams, promises.
+const isHandle = (value: Record<string, unknown>): boolean =>
+  (typeof value.on === "function" && typeof value.emit === "function") ||
+  typeof value.addEventListener === "function" ||
+  typeof value.hasRef === "function" ||
+  (typeof value.fd === "number" && typeof value.close === "function") ||
+  typeof value.getReader === "function" || typeof value.getWriter === "function" ||
+  typeof value.then === "function"
+
+/**
+ * Why the codec refuses `value` itself (not what it holds), or undefined if it does not. An instance of a
+ * registered class, or of what the codec carries by itself, is carried.
+ *
+ * @since 0.1.0
+ */
+export const untravelled = (value: unknown): Untravelled | undefined => {
+  if (typeof value !== "object" && typeof value !== "function") return undefined
+  if (value === null) return undefined
+  if (isEffect(value)) return { _tag: "Effect", name: classNameOf(value) }
+  if (typeof value === "function") return { _tag: "Function" }
+  if (!(value instanceof ClassInstance) || classRegistry().byClass.has(value.constructor)) return undefined
+  return isHandle(value as Record<string, unknown>)
+    ? { _tag: "Handle", name: classNameOf(value) }
+    : { _tag: "UnregisteredClass", name: classNameOf(value) }
+}
+
+/**
+ * What the codec says of a value it refuses: the words that follow the value's name (`total` is an Effect …).
+ *
+ * @since 0.1.0
+ */
+export const whyNot = (reason: Untravelled): string => {
+  switch (reason._tag) {
+    case "Function":
+      return "is a function, and functions travel only as the functions of a transformation"
+    case "Effect":
+      return `is an Effect (${reason.name}), not its result: did you forget \`yield*\`? An Effect does nothing ` +
+        "until it is run; `yield*` runs it and gives its result, which can travel"
+    case "Handle":
+      return `cannot travel: it is a ${reason.name}, a handle on something open in this process (a socket, ` +
+        "stream, worker, timer, …) that other threads and processes cannot use. Open it where it is used (in the " +
+        "function, or once per partition in mapPartitions), or send what it is made from (a path, an address)"
+    case "UnregisteredClass":
+      return `cannot be sent: its class ${reason.name} is not registered. Register it at the top level of the ` +
+        `app module — App.registerClass(${reason.name}) — so that its instances arrive as instances`
+  }
+}
+
+/**
+ * A value the codec cannot carry (`Untravelled` says why). Encoding fails with it rather than sending something
+ * else (a function would arrive as `undefined`, an instance as a plain object without its methods, a socket as a
+ * heap of its internals).
  *
  * @since 0.1.0
  * @category errors
  */
 export class CannotTravel extends Error {
-  constructor(readonly what: string, readonly className?: string) {
-    super(
-      className === undefined
-        ? `${what} cannot be sent: functions travel only as the functions of a transformation`
-        : `${what} cannot be sent: its class ${className} is not registered. Register it at the top level of the ` +
-          `app module — App.registerClass(${className}) — so that its instances arrive as instances`
-    )
+  constructor(readonly what: string, readonly reason: Untravelled, advice?: string) {
+    super(`${what} ${whyNot(reason)}${advice === undefined ? "" : `. ${advice}`}`)
     this.name = "CannotTravel"
   }
 }
@@ -53,7 +129,7 @@ const packr = new Packr({
   moreTypes: true,
   structuredClone: true,
   writeFunction: () => {
-    throw new CannotTravel("A function")
+    throw new CannotTravel("A value", { _tag: "Function" })
   }
 })
 
@@ -113,8 +189,7 @@ addExtension({
   write: (instance: object) => {
     const name = classRegistry().byClass.get(instance.constructor)
     if (name === undefined) {
-      const className = instance.constructor?.name || "(anonymous)"
-      throw new CannotTravel(`A value of class ${className}`, className)
+      throw new CannotTravel("A value", untravelled(instance) ?? { _tag: "UnregisteredClass", name: "" })
     }
     return [name, { ...instance }]
   },

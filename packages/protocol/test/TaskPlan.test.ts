@@ -1,6 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Records, TaskPlan } from "@kindling/protocol"
-import { Arbitrary, FastCheck as fc, Schema } from "effect"
+import { Arbitrary, Context, Effect, Either, FastCheck as fc, Option, Schema } from "effect"
+import { EventEmitter } from "node:events"
+import * as Fs from "node:fs"
+import * as Net from "node:net"
 
 // The two things `Records` documents it does not carry: -0 (it arrives as 0, as through JSON) and an own key
 // named `__proto__` (it arrives as `__proto_`, which is what keeps a decoded record from setting its prototype).
@@ -74,10 +77,49 @@ describe("TaskPlan", () => {
       })
     )
     assert.throws(() => Records.encode([1, { inside: new Unregistered() }]), /class Unregistered is not registered/)
-    assert.throws(() => Records.encode({ parse: (s: string) => s }), /A function cannot be sent/)
+    assert.throws(() => Records.encode({ parse: (s: string) => s }), /A value is a function/)
     // Another class under a name already taken is refused; the same one again is not.
     assert.throws(() => Records.registerClass(Unregistered, "test.Point"), /already registered as test\.Point/)
     Records.registerClass(Point, "test.Point")
+  })
+
+  it("an Effect is refused as one, a forgotten `yield*`; Option and Either are data, not Effects", () => {
+    assert.throws(() => Records.encode([1, Effect.succeed(2)]), /A value is an Effect .*did you forget `yield\*`\?/)
+    assert.throws(() => Records.encode({ total: Effect.gen(function*() {}) }), /is an Effect \(EffectPrimitive\)/)
+    // A Context tag is one too: what was meant is the service, `yield* Service`.
+    class Service extends Context.Tag("Service")<Service, number>() {}
+    assert.deepStrictEqual(Records.untravelled(Service), { _tag: "Effect", name: "Service" })
+    for (const data of [Option.some(1), Either.right(1)]) {
+      assert.isTrue(Records.untravelled(data)?._tag !== "Effect")
+      assert.isFalse(Records.isEffect(data))
+    }
+  })
+
+  it("a handle on something of this process cannot travel, whatever its class; a registered class travels", () => {
+    const socket = new Net.Socket()
+    const timer = setTimeout(() => undefined, 1)
+    const stream = Fs.createReadStream(import.meta.filename)
+    const { port1, port2 } = new MessageChannel()
+    const handles = [socket, timer, stream, port1, new AbortController().signal, Promise.resolve(1)]
+    try {
+      for (const handle of handles) {
+        const name = handle.constructor.name
+        assert.deepStrictEqual(Records.untravelled(handle), { _tag: "Handle", name })
+        assert.throws(() => Records.encode({ handle }), new RegExp(`cannot travel: it is a ${name}, a handle`))
+      }
+    } finally {
+      socket.destroy()
+      clearTimeout(timer)
+      stream.destroy()
+      port1.close()
+      port2.close()
+    }
+    // An app's own emitter, registered, is the app's to send.
+    class Emitter extends EventEmitter {
+      readonly n = 1
+    }
+    Records.registerClass(Emitter, "test.Emitter")
+    assert.instanceOf(Records.decode(Records.encode(new Emitter())), Emitter)
   })
 
   it("a value of a class registered where it was sent but not where it arrives is a clear error", () => {

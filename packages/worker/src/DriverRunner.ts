@@ -5,8 +5,8 @@
  *
  * @since 0.1.0
  */
-import type * as FileSystem from "@effect/platform/FileSystem"
-import type { Installation } from "@kindling/installation"
+import * as FileSystem from "@effect/platform/FileSystem"
+import { type Installation, WorkDirs } from "@kindling/installation"
 import { Descriptions, Errors, type Ids, type RpcAddress, type States } from "@kindling/protocol"
 import type { RpcEnv } from "@kindling/rpc"
 import * as Clock from "effect/Clock"
@@ -18,11 +18,11 @@ import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
 import * as Path from "node:path"
 import { fetchArtifact } from "./Artifacts.js"
-import { lastLines, makeWorkDir, nodeSpawnSpec, runProcess, unlessKilled } from "./internal/nodeProcess.js"
+import { firstLines, lastLines, makeWorkDir, nodeSpawnSpec, runProcess, unlessKilled } from "./internal/nodeProcess.js"
 import type { NodeSecurity, ProcessLauncher, SpawnSpec } from "./ProcessLauncher.js"
 import { driverFinalState, exitCode, nextBackoff, substitute } from "./Supervision.js"
 
-// How much of a failed driver's stderr its failure carries: the error it ended with, not its whole log.
+// How much of what a failed driver said its failure carries: the error it ended with, not its whole log.
 const failureBytes = 2048
 
 /**
@@ -92,18 +92,26 @@ export const start = (
     const dir = Path.join(options.workDir, options.driverId)
     const initialMillis = Duration.toMillis(Duration.decode(options.initialBackoff))
     const ended = (state: States.DriverState): DriverResult => ({ state, exception: Option.none() })
-    // A driver that failed carries why, as its submitter and `status` see it: the end of its stderr, where a
-    // driver writes its error last (Spark's worker reports no more than the state).
+    // A driver that failed carries why, as its submitter and `status` see it: the summary of its failure it wrote
+    // (a Kindling app's driver does), else the end of its stderr, where a driver writes its error last (Spark's
+    // worker reports no more than the state).
+    const failureFile = Path.join(dir, WorkDirs.driverFailureFileName)
     const failed = (spec: SpawnSpec, code: number | undefined) =>
-      Effect.map(lastLines(spec.stderrFile, failureBytes), (said): DriverResult => ({
-        state: driverFinalState({ exitCode: code, killed: false }),
-        exception: Option.some(
-          new Descriptions.RemoteException({
-            name: "DriverFailed",
-            message: `The driver exited with code ${code ?? "none (a signal)"}` + (said === "" ? "" : `: ${said}`)
-          })
-        )
-      }))
+      Effect.map(
+        Effect.flatMap(
+          firstLines(failureFile, failureBytes),
+          Option.match({ onNone: () => lastLines(spec.stderrFile, failureBytes), onSome: Effect.succeed })
+        ),
+        (said): DriverResult => ({
+          state: driverFinalState({ exitCode: code, killed: false }),
+          exception: Option.some(
+            new Descriptions.RemoteException({
+              name: "DriverFailed",
+              message: `The driver exited with code ${code ?? "none (a signal)"}` + (said === "" ? "" : `: ${said}`)
+            })
+          )
+        })
+      )
 
     const prepare = Effect.gen(function*() {
       yield* makeWorkDir(dir)
@@ -124,6 +132,11 @@ export const start = (
       if (Option.isNone(spec)) return ended(driverFinalState({ exitCode: undefined, killed: true }))
       let backoff: number | undefined
       while (true) {
+        // What an earlier launch wrote of its failure is not this one's.
+        yield* FileSystem.FileSystem.pipe(
+          Effect.flatMap((fs) => fs.remove(failureFile, { force: true })),
+          Effect.ignore
+        )
         const startedAt = yield* Clock.currentTimeMillis
         const exit = yield* runProcess({
           spec: spec.value,

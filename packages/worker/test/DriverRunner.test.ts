@@ -1,5 +1,6 @@
 import { NodeFileSystem } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
+import { WorkDirs } from "@kindling/installation"
 import { Ids } from "@kindling/protocol"
 import { Polling } from "@kindling/protocol/testing"
 import { RpcEnv } from "@kindling/rpc"
@@ -106,6 +107,24 @@ describe("DriverRunner with real processes", () => {
       assert.isAtMost(message.length, prefix.length + 2048)
       assert.notInclude(message, "log line 1 ")
     }))
+
+  live(
+    "a failed driver's exception carries the summary it wrote of its failure, not what it logged after",
+    () =>
+      Effect.gen(function*() {
+        const { appUrl, workDir } = yield* setup
+        const driver = yield* DriverRunner.start(
+          options(
+            workDir,
+            driverDescription({ appUrl, command: command("summarised", [WorkDirs.driverFailureFileName]) })
+          )
+        )
+        assert.strictEqual(
+          Option.getOrThrow((yield* driver.result).exception).message,
+          "The driver exited with code 1: JobFailed: the app's error\n    at main (/apps/app.ts:3:9)"
+        )
+      })
+  )
 
   live("relaunches a supervised driver until it exits with 0", () =>
     Effect.gen(function*() {

@@ -1,4 +1,5 @@
 // Attempts that end: as their executor reports (a success, a failure counted against maxFailures, a kill) or with it.
+import { StackFrames } from "@kindling/app"
 import type { Command, Input } from "../TaskScheduler.js"
 import type { Attempt, State, TaskEntry, TaskSet } from "./taskSets.js"
 import { becomeZombie, dropTaskSet, killAttempt } from "./taskSets.js"
@@ -82,9 +83,26 @@ const finishedAttempt = (
       task.failures++
       const executor = state.executors.get(attempt.executorId)
       const where = `(${executor?.host ?? "unknown host"} executor ${attempt.executorId})`
-      out.push({ _tag: "Log", level: "Warning", message: `Lost ${name} ${where}: ${input.reason}` })
+      // The error in one line, its trace at debug only: the failure of the job, which an app's failure summary
+      // shows, carries the trace once. The failure that aborts the stage is told by that failure alone.
+      const aborts = !taskSet.zombie && task.failures >= state.config.maxFailures
+      out.push({ _tag: "Log", level: "Debug", message: `Lost ${name} ${where}: ${input.reason}` })
+      out.push(
+        aborts
+          ? {
+            _tag: "Log",
+            level: "Info",
+            message: `Task ${task.index} in stage ${taskSet.stageId}.${taskSet.stageAttempt} failed ` +
+              `${state.config.maxFailures} times; aborting job`
+          }
+          : {
+            _tag: "Log",
+            level: "Warning",
+            message: `Lost ${name} ${where}: ${StackFrames.withoutFrames(input.reason)}`
+          }
+      )
       if (taskSet.zombie) return
-      if (task.failures >= state.config.maxFailures) {
+      if (aborts) {
         const reason = `Task ${task.index} in stage ${taskSet.stageId}.${taskSet.stageAttempt} failed ` +
           `${state.config.maxFailures} times, most recent failure: Lost ${name} ${where}: ${input.reason}`
         dropTaskSet(state, taskSet, "stage aborted", out)

@@ -139,6 +139,23 @@ export const lastLines = (path: string, bytes: number): Effect.Effect<string, ne
     return (firstWhole > 0 && firstWhole < text.length ? text.slice(firstWhole) : text).trim()
   }).pipe(Effect.orElseSucceed(() => ""))
 
+/**
+ * The first lines of a text file, at most `bytes` of them (to a line's end unless one line is longer); none when
+ * the file is not there or cannot be read.
+ */
+export const firstLines = (
+  path: string,
+  bytes: number
+): Effect.Effect<Option.Option<string>, never, FileSystem.FileSystem> =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const read = yield* Effect.scoped(Effect.flatMap(fs.open(path), (file) => file.readAlloc(bytes + 1)))
+    const text = new TextDecoder().decode(Option.getOrElse(read, () => new Uint8Array()))
+    if (text.length <= bytes) return Option.some(text.trim())
+    const lastWhole = text.lastIndexOf("\n", bytes)
+    return Option.some(text.slice(0, lastWhole > 0 ? lastWhole : bytes).trim())
+  }).pipe(Effect.orElseSucceed(() => Option.none()))
+
 // SIGTERM to the process group, then SIGKILL to whatever is left after the timeout. This runs inside releases (a
 // worker stopping closes its runners' scopes), which are uninterruptible: there a timeout cannot stop its wait,
 // and the worker would hang with a process that ignores SIGTERM. So the wait alone is interruptible — it runs in
