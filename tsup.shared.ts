@@ -24,12 +24,32 @@ export const packageConfig = (entry: Array<string>, overrides: Options = {}) =>
  * no compile cache to make those cheap). Only entries that share no objects with an app's artifact may be bundled —
  * the artifact imports `effect` and `@kindling/*` from the installation, and a second copy of them in the same
  * thread would not be the same module.
+ *
+ * An entry is a name (`src/<name>.ts` into `dist/<name>.js`) or `[source, bundle]` names. With `fromSources`, the
+ * `@kindling/*` packages are read from their sources rather than their builds: a package's build is a few large
+ * files, each kept whole once anything in it is used, where its sources let the bundle leave out every module
+ * nothing reaches. `external` names what must stay a package (what has a native binary beside it, say).
+ * `leftOut` names modules the entry loads lazily (`import("./X.js")`) that the bundle never needs, because whoever
+ * starts it sends the work that would load them elsewhere: they are left out, and loading one fails loudly.
+ * With `splitting`, the bundle is `dist/<name>/<name>.js` and what it loads lazily are files beside it, read only
+ * when loaded: the entry compiles only what it needs at once.
  */
-export const standalone = (entries: Array<string>): NonNullable<Options["onSuccess"]> => async () => {
-  for (const name of entries) {
+export const standalone = (
+  entries: Array<string | readonly [string, string]>,
+  options: {
+    readonly fromSources?: boolean
+    readonly external?: ReadonlyArray<string>
+    readonly leftOut?: ReadonlyArray<string>
+    readonly splitting?: boolean
+  } = {}
+): NonNullable<Options["onSuccess"]> =>
+async () => {
+  for (const entry of entries) {
+    const [source, bundle] = typeof entry === "string" ? [entry, entry] : entry
     await Esbuild.build({
-      entryPoints: [`src/${name}.ts`],
-      outfile: `dist/${name}.js`,
+      ...(options.splitting === true
+        ? { entryPoints: { [bundle]: `src/${source}.ts` }, outdir: `dist/${bundle}`, splitting: true }
+        : { entryPoints: [`src/${source}.ts`], outfile: `dist/${bundle}.js` }),
       allowOverwrite: true,
       bundle: true,
       format: "esm",
@@ -37,8 +57,10 @@ export const standalone = (entries: Array<string>): NonNullable<Options["onSucce
       target: "node20",
       sourcemap: true,
       logLevel: "warning",
+      plugins: [leaveOut(bundle, options.leftOut ?? [])],
+      ...(options.fromSources === true ? { conditions: ["@kindling/source"] } : {}),
       // Zstandard's compressor loads its WebAssembly from beside its own module: it stays a package.
-      external: ["@bokuweb/zstd-wasm"],
+      external: ["@bokuweb/zstd-wasm", ...(options.external ?? [])],
       // The packages' builds import their shared chunks bare, and declare themselves free of side effects: true.
       logOverride: { "ignored-bare-import": "silent" },
       // Bundled CommonJS dependencies may call `require`: give them one.
@@ -49,3 +71,23 @@ export const standalone = (entries: Array<string>): NonNullable<Options["onSucce
     })
   }
 }
+
+// A lazily loaded module that the bundle leaves out becomes one whose loading throws, naming it.
+const leaveOut = (bundle: string, modules: ReadonlyArray<string>): Esbuild.Plugin => ({
+  name: "leave-out",
+  setup(build) {
+    build.onResolve(
+      { filter: /.*/ },
+      (args) =>
+        args.kind === "dynamic-import" && modules.includes(args.path)
+          ? { path: args.path, namespace: "left-out" }
+          : undefined
+    )
+    build.onLoad({ filter: /.*/, namespace: "left-out" }, (args) => ({
+      contents: `throw new Error(${
+        JSON.stringify(`${args.path} is not in dist/${bundle}.js: whatever loads it must run unbundled`)
+      })`,
+      loader: "js"
+    }))
+  }
+})

@@ -14,6 +14,7 @@ const known = [
   "scheduling",
   "simulation",
   "spark",
+  "startup",
   "tasks",
   "transfer",
   "ui",

@@ -12,6 +12,7 @@ import * as Effect from "effect/Effect"
 import type * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
 import * as CommandLine from "./internal/commandLine.js"
+import { loaded } from "./internal/loaded.js"
 import * as Release from "./Release.js"
 import * as Settings from "./Settings.js"
 import * as SubmitCommands from "./SubmitCommands.js"
@@ -21,11 +22,6 @@ import * as SubmitCommands from "./SubmitCommands.js"
  * @category constants
  */
 export const version: string = Release.describe(Release.current())
-
-// A command's module is loaded when the command runs: `kindling submit` does not load the master's, the workers'
-// or the history server's code, a good part of what the CLI would otherwise load before it does anything.
-const loaded = <M, A, E>(load: () => Promise<M>, run: (module: M) => Effect.Effect<A, E>): Effect.Effect<A, E> =>
-  Effect.flatMap(Effect.promise(load), run)
 
 // A command's result is the process's exit code; a failure is printed as its message and exits 1.
 const exitCode = <E extends Settings.Failure>(effect: Effect.Effect<number | void, E>): Effect.Effect<void> =>

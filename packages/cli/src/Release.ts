@@ -51,17 +51,20 @@ const gitCommit = (dir: string): string | undefined => {
 }
 
 /**
- * The release of the installation whose modules are in `dir` (the directory of the command's built modules, or of
- * its sources).
+ * The release of the installation whose modules are in `dir` (the directory of the command's built modules, of
+ * its bundle, or of its sources): the nearest `release.json` or `package.json` at or above it tells.
  *
  * @since 0.1.0
  * @category constructors
  */
 export const of = (dir: string): Release => {
-  const recorded = readJson(Path.join(dir, "release.json")) as Partial<Release> | undefined
-  if (recorded?.version !== undefined) return { version: recorded.version, commit: recorded.commit }
-  const manifest = readJson(Path.join(dir, "..", "package.json")) as { readonly version?: string } | undefined
-  return { version: manifest?.version ?? "unknown", commit: gitCommit(dir) }
+  for (let at = dir;; at = Path.dirname(at)) {
+    const recorded = readJson(Path.join(at, "release.json")) as Partial<Release> | undefined
+    if (recorded?.version !== undefined) return { version: recorded.version, commit: recorded.commit }
+    const manifest = readJson(Path.join(at, "package.json")) as { readonly version?: string } | undefined
+    if (manifest?.version !== undefined) return { version: manifest.version, commit: gitCommit(at) }
+    if (at === Path.dirname(at)) return { version: "unknown", commit: undefined }
+  }
 }
 
 /**

@@ -40,8 +40,9 @@ import * as Path from "node:path"
 import * as Url from "node:url"
 import packageJson from "../package.json" with { type: "json" }
 import * as AppCheck from "./AppCheck.js"
-import * as AppRunner from "./AppRunner.js"
-import * as ClusterDriver from "./ClusterDriver.js"
+import type * as AppRunner from "./AppRunner.js"
+import type * as ClusterDriver from "./ClusterDriver.js"
+import { loaded } from "./internal/loaded.js"
 import * as Settings from "./Settings.js"
 
 /**
@@ -262,9 +263,10 @@ const rpcGateway = (
           resourceReqs: []
         })
       }
-      const { artifact, name } = yield* ClusterDriver.bundle(Url.fileURLToPath(yield* appUrl(app)))
+      const clusterDriver = yield* Effect.promise(loadClusterDriver)
+      const { artifact, name } = yield* clusterDriver.bundle(Url.fileURLToPath(yield* appUrl(app)))
       const uploaded = yield* upload(client, artifact, name)
-      return ClusterDriver.description({ appUrl: uploaded, master, conf, args })
+      return clusterDriver.description({ appUrl: uploaded, master, conf, args })
     }).pipe(Effect.scoped, Effect.provideService(RpcEnv.RpcEnv, rpc))
   return {
     submit: (app, args) =>
@@ -323,12 +325,13 @@ const clusterException = (message: string | undefined) => {
 const restGateway = (conf: Conf.Conf<Settings.Keys>, client: RestClient.RestClient): Gateway => ({
   submit: (app, args) =>
     Effect.gen(function*() {
+      const clusterDriver = yield* Effect.promise(loadClusterDriver)
       const response = yield* client.create(RestMessages.CreateSubmissionRequest.make({
         appResource: /^[a-z][a-z0-9+.-]*:/i.test(app) ? app : Url.pathToFileURL(Path.resolve(app)).href,
         appArgs: args,
         clientSparkVersion: packageJson.version,
         environmentVariables: {},
-        sparkProperties: ClusterDriver.settings(conf)
+        sparkProperties: clusterDriver.settings(conf)
       }))
       const message = response.message ?? ""
       if (!response.success || response.submissionId === undefined) return yield* new SubmissionRefused({ message })
@@ -440,8 +443,14 @@ export const submit = (args: SubmitArgs): Effect.Effect<number, Settings.Failure
     if (!Fs.existsSync(path)) {
       return yield* new Settings.UsageError({ message: `The app ${app} does not exist (looked for ${path})` })
     }
-    return yield* AppRunner.run({ app: path, args: args.args, spec, conf })
+    return yield* loaded(
+      (): Promise<typeof AppRunner> => import("./AppRunner.js"),
+      (runner) => runner.run({ app: path, args: args.args, spec, conf })
+    )
   })
+
+// The app bundler and what a cluster-mode driver is described by: loaded by a submission, not by status or kill.
+const loadClusterDriver = (): Promise<typeof ClusterDriver> => import("./ClusterDriver.js")
 
 const submitToCluster = (args: SubmitArgs, app: string, conf: Conf.Conf<Settings.Keys>, master: string) =>
   withGateway(conf, master, (gateway) =>

@@ -61,11 +61,11 @@ const listening = (port: number) =>
 
 describe("kindling on bad input", () => {
   describe("the command line", () => {
-    it.live("--version prints the version", () =>
+    it.live("--version prints the version and the commit", () =>
       Effect.gen(function*() {
         const outcome = yield* run(["--version"])
         assert.strictEqual(outcome.code, 0, outcome.stderr)
-        assert.strictEqual(outcome.stdout.trim(), "0.1.0")
+        assert.match(outcome.stdout.trim(), /^0\.1\.0 \(commit [0-9a-f]{7}\)$/)
         assert.notInclude(outcome.stderr, "    at ")
       }))
 
