@@ -3,6 +3,7 @@
  * module-graph check in Architecture.test.ts says no `node:` import is reached, this says a browser build works.
  */
 import { assert, describe, it } from "@effect/vitest"
+import { Deadlines } from "@kindling/protocol/testing"
 import { build } from "esbuild"
 import { fileURLToPath } from "node:url"
 
@@ -30,7 +31,7 @@ describe("the SDK in a browser", () => {
         inputs.filter((i) => i.startsWith("node:")).join()
       )
       assert.isTrue(inputs.some((input) => input.includes("msgpackr")))
-    }, 60_000)
+    }, Deadlines.scaled(60_000))
   }
 
   it("the TCP transport is only under @kindling/rpc/node", async () => {
@@ -41,5 +42,5 @@ describe("the SDK in a browser", () => {
         error.errors.map((e) => e.text).join("\n")
     )
     assert.include(result, "node:net")
-  }, 60_000)
+  }, Deadlines.scaled(60_000))
 })

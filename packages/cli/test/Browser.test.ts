@@ -4,6 +4,7 @@
 // new job without a reload; the master page's kill button stops the driver. Screenshots of each page go to
 // test-output/browser/.
 import { assert, describe, it } from "@effect/vitest"
+import { Deadlines } from "@kindling/protocol/testing"
 import { Effect } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
@@ -154,6 +155,6 @@ describe("the web UIs in a browser", () => {
         Fs.writeFileSync(done, "")
         assert.strictEqual(yield* client.exited.pipe(Effect.timeout("30 seconds")), 0, client.output())
       }),
-    180_000
+    Deadlines.scaled(180_000)
   )
 })

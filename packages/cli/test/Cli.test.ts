@@ -1,5 +1,6 @@
 // The kindling command on bad input: a clear message and a non-zero exit, never a stack trace.
 import { assert, describe, it } from "@effect/vitest"
+import { Deadlines } from "@kindling/protocol/testing"
 import { Effect } from "effect"
 import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"
@@ -287,7 +288,7 @@ describe("kindling on bad input", () => {
           )
           yield* open.waitFor(/Starting Kindling master at kindling:\/\/0\.0\.0\.0:\d+/)
         }),
-      60_000
+      Deadlines.scaled(60_000)
     )
   })
 

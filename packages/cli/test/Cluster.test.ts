@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Persistence } from "@kindling/master"
 import { Errors, Ids, QueryMessages } from "@kindling/protocol"
+import { Deadlines } from "@kindling/protocol/testing"
 import { MasterClient } from "@kindling/rpc"
 import { Effect, Option } from "effect"
 import * as Fs from "node:fs"
@@ -51,7 +52,7 @@ describe("a cluster of real processes on 127.0.0.1", () => {
       assert.strictEqual(Fs.readFileSync(out, "utf8"), "written by the --driver")
       const state = yield* masterState(master.url)
       assert.deepStrictEqual(state.completedDrivers.map((d) => d.state), ["FINISHED"])
-    }), 60_000)
+    }), Deadlines.scaled(60_000))
 
   it.scopedLive("a driver that throws ends FAILED, with the error in its stderr", () =>
     Effect.gen(function*() {
@@ -79,7 +80,7 @@ describe("a cluster of real processes on 127.0.0.1", () => {
         .map((file) => Fs.readFileSync(file, "utf8"))
       assert.strictEqual(stderr.length, 1)
       assert.include(stderr[0], "the app failed on purpose")
-    }), 60_000)
+    }), Deadlines.scaled(60_000))
 
   it.scopedLive("a supervised driver failing twice is relaunched twice, then FINISHED", () =>
     Effect.gen(function*() {
@@ -89,7 +90,7 @@ describe("a cluster of real processes on 127.0.0.1", () => {
       assert.strictEqual(result.code, 0, result.stdout + result.stderr)
       assert.match(result.stdout, / FINISHED\n$/)
       assert.strictEqual(Fs.readFileSync(counter, "utf8"), "3")
-    }), 60_000)
+    }), Deadlines.scaled(60_000))
 
   it.scopedLive("kill ends a running driver KILLED and its process", () =>
     Effect.gen(function*() {
@@ -109,7 +110,7 @@ describe("a cluster of real processes on 127.0.0.1", () => {
       )
       assert.strictEqual(final, "KILLED")
       assert.isFalse(isRunning(pidsIn(pids)[0]!))
-    }), 60_000)
+    }), Deadlines.scaled(60_000))
 
   it.scopedLive("a worker stopped with SIGTERM stops its drivers first", () =>
     Effect.gen(function*() {
@@ -120,7 +121,7 @@ describe("a cluster of real processes on 127.0.0.1", () => {
       yield* workers[0]!.node.kill("SIGTERM")
       yield* workers[0]!.node.exited
       assert.isFalse(isRunning(pidsIn(pids)[0]!), "the driver outlived its worker")
-    }), 60_000)
+    }), Deadlines.scaled(60_000))
 
   it.scopedLive(
     "a worker SIGKILLed is DEAD after the timeout; its supervised driver moves to the other worker, and none of its processes is left",
@@ -154,7 +155,7 @@ describe("a cluster of real processes on 127.0.0.1", () => {
         assert.isFalse(isRunning(first!), "the dead worker's driver is still running")
         yield* eventually(master.url, () => pidsIn(pids).length === 2 || undefined)
       }),
-    90_000
+    Deadlines.scaled(90_000)
   )
 
   it.scopedLive(
@@ -190,7 +191,7 @@ describe("a cluster of real processes on 127.0.0.1", () => {
         assert.strictEqual(pidsIn(pids).length, 1)
         assert.isTrue(isRunning(pidsIn(pids)[0]!))
       }),
-    90_000
+    Deadlines.scaled(90_000)
   )
 
   it.scopedLive(
@@ -228,7 +229,7 @@ describe("a cluster of real processes on 127.0.0.1", () => {
           [true]
         )
       }),
-    90_000
+    Deadlines.scaled(90_000)
   )
 
   it.scopedLive(
@@ -288,6 +289,6 @@ describe("a cluster of real processes on 127.0.0.1", () => {
           "Current state is not alive: RECOVERING. Can only report driver status in ALIVE state."
         )
       }),
-    60_000
+    Deadlines.scaled(60_000)
   )
 })

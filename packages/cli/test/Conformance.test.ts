@@ -1,6 +1,7 @@
 // `kindling conformance` against Kindling's own master and worker, real processes on 127.0.0.1, with and without a
 // shared secret: every check passes. And against a peer that never answers, the kit fails and says so.
 import { assert, describe, it } from "@effect/vitest"
+import { Deadlines } from "@kindling/protocol/testing"
 import { Conformance } from "@kindling/rpc/testing"
 import { Effect } from "effect"
 import * as Net from "node:net"
@@ -79,6 +80,6 @@ describe("kindling conformance", () => {
           `0 of ${total} checks passed against the master at kindling://127.0.0.1:${port}`
         )
       }),
-    60_000
+    Deadlines.scaled(60_000)
   )
 })

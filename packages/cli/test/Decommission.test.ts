@@ -4,6 +4,7 @@
 // worker exits once empty. Taken out with its signal (SIGPWR, as Spark's decommission-worker.sh), with
 // `kindling decommission`, and refused or accepted by the master UI's `POST /workers/kill/`.
 import { assert, describe, it } from "@effect/vitest"
+import { Deadlines } from "@kindling/protocol/testing"
 import { Effect } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
@@ -110,7 +111,7 @@ describe("decommissioning", () => {
   it.scopedLive(
     "a worker signalled mid-job hands its map outputs over and exits; the job is right and recomputes nothing",
     () => throughDecommission(({ workers }) => workers[0]!.node.kill("SIGPWR")),
-    120_000
+    Deadlines.scaled(120_000)
   )
 
   it.scopedLive(
@@ -134,7 +135,7 @@ describe("decommissioning", () => {
           assert.strictEqual(response.status, 404)
         })
       ),
-    120_000
+    Deadlines.scaled(120_000)
   )
 
   it.scopedLive(
@@ -155,6 +156,6 @@ describe("decommissioning", () => {
         assert.strictEqual(status, 405)
         assert.include(text, "kindling.master.ui.decommission.allow.mode is DENY")
       }),
-    60_000
+    Deadlines.scaled(60_000)
   )
 })

@@ -2,6 +2,7 @@
 // drivers and executors they start, the commands — encrypts, jobs that cross every link give the right answer,
 // and a node that does not encrypt is kept out with a clear reason on both sides.
 import { assert, describe, it } from "@effect/vitest"
+import { Deadlines } from "@kindling/protocol/testing"
 import { Effect } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
@@ -55,7 +56,7 @@ describe("a cluster with encryption in transit", () => {
         const state = yield* masterState(master.url, secret, true)
         assert.strictEqual(state.workers.filter((worker) => worker.state === "ALIVE").length, 2)
       }),
-    120_000
+    Deadlines.scaled(120_000)
   )
 
   it.scopedLive(
@@ -94,6 +95,6 @@ describe("a cluster with encryption in transit", () => {
         const state = yield* masterState(master.url, secret, true)
         assert.strictEqual(state.workers.length, 1)
       }),
-    60_000
+    Deadlines.scaled(60_000)
   )
 })

@@ -2,6 +2,7 @@
 // side of a cogroup that throws, beside the other side's running stage, used to hang the driver for ever), run by
 // `kindling submit` in every mode.
 import { assert, describe, it } from "@effect/vitest"
+import { Deadlines } from "@kindling/protocol/testing"
 import { Effect } from "effect"
 import { app, cluster, run, temporaryDirectory } from "./fixtures/cluster.js"
 
@@ -55,24 +56,24 @@ describe("every job ends", () => {
         const dir = yield* temporaryDirectory
         ended(yield* submit("local[2]", dir), false)
       }),
-    60_000
+    Deadlines.scaled(60_000)
   )
 
   it.scopedLive("in local[2,4]: a failure once is retried to the right answer", () =>
     Effect.gen(function*() {
       const dir = yield* temporaryDirectory
       ended(yield* submit("local[2,4]", dir), true)
-    }), 60_000)
+    }), Deadlines.scaled(60_000))
 
   it.scopedLive("on local-cluster[2,1,1024]", () =>
     Effect.gen(function*() {
       const dir = yield* temporaryDirectory
       ended(yield* submit("local-cluster[2,1,1024]", dir), true)
-    }), 90_000)
+    }), Deadlines.scaled(90_000))
 
   it.scopedLive("in client mode on a cluster", () =>
     Effect.gen(function*() {
       const { dir, master } = yield* cluster(2)
       ended(yield* submit(master.url, dir, "--conf", "kindling.driver.host=127.0.0.1"), true)
-    }), 90_000)
+    }), Deadlines.scaled(90_000))
 })

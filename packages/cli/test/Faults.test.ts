@@ -1,7 +1,7 @@
 // The control plane under faults and hostile peers, with real processes on 127.0.0.1: one regression test for
 // each defect D1–D7 of the fault review, and D8 of the hostile-network one (each failed before its fix).
 import { assert, describe, it } from "@effect/vitest"
-import { Polling } from "@kindling/protocol/testing"
+import { Deadlines, Polling } from "@kindling/protocol/testing"
 import { MasterClient } from "@kindling/rpc"
 import { Effect } from "effect"
 import * as Fs from "node:fs"
@@ -119,7 +119,7 @@ describe("the control plane under faults and hostile peers", () => {
         // It keeps serving those who know the secret.
         assert.strictEqual((yield* masterState(master.url, secret)).status, "ALIVE")
       }),
-    60_000
+    Deadlines.scaled(60_000)
   )
 
   it.scopedLive(
@@ -143,7 +143,7 @@ describe("the control plane under faults and hostile peers", () => {
         // And a newcomer that says hello is answered.
         assert.strictEqual((yield* masterState(master.url)).status, "ALIVE")
       }),
-    30_000
+    Deadlines.scaled(30_000)
   )
 
   it.scopedLive(
@@ -194,7 +194,7 @@ describe("the control plane under faults and hostile peers", () => {
         assert.isAbove(churned(), 264, "the flood was renewed throughout")
         assert.strictEqual(uiFlood[0]!.open(), 200, "the UI's port holds its silent connections without refusing")
       }),
-    120_000
+    Deadlines.scaled(120_000)
   )
 
   it.scopedLive(
@@ -246,7 +246,7 @@ describe("the control plane under faults and hostile peers", () => {
         assert.deepStrictEqual(state.workers.map((w) => w.state), ["ALIVE"])
         assert.notMatch(master.node.output(), /Removing worker/)
       }),
-    60_000
+    Deadlines.scaled(60_000)
   )
 
   it.scopedLive.skipIf(plaintextOnly)(
@@ -269,7 +269,7 @@ describe("the control plane under faults and hostile peers", () => {
         yield* master.node.waitFor(/A connection claiming 127\.0\.0\.1:\d+ closed; worker worker-\S+ registered on/)
         yield* expectUndisturbed(master, driverId, pids, 1)
       }),
-    60_000
+    Deadlines.scaled(60_000)
   )
 
   it.scopedLive(
@@ -291,7 +291,7 @@ describe("the control plane under faults and hostile peers", () => {
         assert.match(worker.output(), /did not stop within 2s of SIGTERM; killing its process group/, worker.output())
         assert.isFalse(isRunning(pidsIn(pids)[0]!), "the driver outlived its worker")
       }),
-    60_000
+    Deadlines.scaled(60_000)
   )
 
   it.scopedLive("D5: a driver's children end with it when it exits by itself", () =>
@@ -303,7 +303,7 @@ describe("the control plane under faults and hostile peers", () => {
       assert.match(result.stdout, / FINISHED\n$/)
       const child = Number(Fs.readFileSync(childPid, "utf8"))
       yield* until(() => !isRunning(child), `the driver's child ${child} still runs`)
-    }), 60_000)
+    }), Deadlines.scaled(60_000))
 
   it.scopedLive(
     "D6: a master paused past the worker timeout hears the heartbeats that waited before judging",
@@ -323,7 +323,7 @@ describe("the control plane under faults and hostile peers", () => {
         // The overdue timeout check runs before this query is read; by then the waiting heartbeats were heard.
         yield* expectUndisturbed(master, driverId, pids, 2)
       }),
-    60_000
+    Deadlines.scaled(60_000)
   )
 
   it.scopedLive(
@@ -370,6 +370,6 @@ describe("the control plane under faults and hostile peers", () => {
         const status = yield* run(["status", "--master", second.url, plain.driverId])
         assert.strictEqual((JSON.parse(status.stdout) as { state: string }).state, "FINISHED")
       }),
-    90_000
+    Deadlines.scaled(90_000)
   )
 })

@@ -3,7 +3,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { ZooKeeper } from "@kindling/master"
 import { Errors, type Ids, MasterUrl } from "@kindling/protocol"
-import { Polling } from "@kindling/protocol/testing"
+import { Deadlines, Polling } from "@kindling/protocol/testing"
 import { MasterClient } from "@kindling/rpc"
 import { Effect, Fiber, Option } from "effect"
 import * as Path from "node:path"
@@ -108,7 +108,7 @@ describe("highly available masters on ZooKeeper", () => {
         const newId = again.stdout.trim()
         yield* eventually(second.url, (s) => activeDriver(newId)(s)?.state === "RUNNING" || undefined)
       }),
-    120_000
+    Deadlines.scaled(120_000)
   )
 
   it.scopedLive(
@@ -143,7 +143,7 @@ describe("highly available masters on ZooKeeper", () => {
         )
         assert.isTrue(isRunning(pidsIn(pids)[1]!))
       }),
-    120_000
+    Deadlines.scaled(120_000)
   )
 
   it.scopedLive(
@@ -169,7 +169,7 @@ describe("highly available masters on ZooKeeper", () => {
         assert.match(submitted.stderr, /Current state is not alive: STANDBY/)
         assert.deepStrictEqual((yield* masterState(leader.url)).activeDrivers, [])
       }),
-    120_000
+    Deadlines.scaled(120_000)
   )
 
   it.scopedLive(
@@ -206,7 +206,7 @@ describe("highly available masters on ZooKeeper", () => {
         assert.strictEqual((yield* masterState(first.url)).status, "STANDBY")
         assert.strictEqual(activeDriver(driverId)(yield* masterState(second.url))?.state, "RUNNING")
       }),
-    120_000
+    Deadlines.scaled(120_000)
   )
 
   it.scopedLive(
@@ -236,7 +236,10 @@ describe("highly available masters on ZooKeeper", () => {
 
         // ZooKeeper stops answering with writes in flight, for longer than the sessions (2 s).
         yield* zk.pause
-        yield* first.node.waitFor(/abandoned a step: Persist failed|Leadership has been revoked/, 10_000)
+        yield* first.node.waitFor(
+          /abandoned a step: Persist failed|Leadership has been revoked/,
+          10_000
+        )
         // Down, the leader still answers, as a standby; it is still running.
         assert.strictEqual((yield* masterState(first.url)).status, "STANDBY")
         yield* Effect.sleep("3 seconds")
@@ -251,7 +254,7 @@ describe("highly available masters on ZooKeeper", () => {
         assert.isTrue(isRunning(first.node.pid))
         assert.notMatch(first.node.output(), /Master stops:/, first.node.output())
       }),
-    120_000
+    Deadlines.scaled(120_000)
   )
 
   it.scopedLive(
@@ -284,7 +287,7 @@ describe("highly available masters on ZooKeeper", () => {
         assert.strictEqual(state.workers.length, 1)
         assert.match((yield* Effect.flip(records(zk))).message, /NO_AUTH/)
       }),
-    120_000
+    Deadlines.scaled(120_000)
   )
 
   it.scopedLive(
@@ -316,6 +319,6 @@ describe("highly available masters on ZooKeeper", () => {
         )
         assert.strictEqual(activeDriver(driverId)(state)?.state, "RUNNING")
       }),
-    150_000
+    Deadlines.scaled(150_000)
   )
 })

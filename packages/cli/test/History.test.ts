@@ -1,7 +1,7 @@
 // `kindling history` on real processes: an app run on a cluster with its event log on, a history server that
 // picks the log up and serves the app's pages and /api/v1, and the master's page linking the finished app there.
 import { assert, describe, it } from "@effect/vitest"
-import { Polling } from "@kindling/protocol/testing"
+import { Deadlines, Polling } from "@kindling/protocol/testing"
 import { Effect } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
@@ -95,7 +95,7 @@ describe("kindling history", () => {
         )
         assert.include(masterPage.text, "logged-app.ts")
       }),
-    120_000
+    Deadlines.scaled(120_000)
   )
 
   it.scopedLive(
@@ -145,7 +145,7 @@ describe("kindling history", () => {
         assert.deepStrictEqual(jobs.map((job: { status: string }) => job.status), ["SUCCEEDED"])
         assert.include((yield* get(url!)).text, "Incomplete Applications (1)")
       }),
-    120_000
+    Deadlines.scaled(120_000)
   )
 
   it.live("refuses a log folder that does not exist", () =>
@@ -153,5 +153,5 @@ describe("kindling history", () => {
       const result = yield* run(["history", "--port", "0", "/nonexistent/kindling-events"])
       assert.strictEqual(result.code, 1)
       assert.include(result.stderr, "The event log folder /nonexistent/kindling-events does not exist")
-    }), 60_000)
+    }), Deadlines.scaled(60_000))
 })

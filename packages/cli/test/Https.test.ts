@@ -3,6 +3,7 @@
 // does not otherwise, an app's UI serves HTTPS, and a node given a key that is not its certificate's does not start.
 import { assert, describe, it } from "@effect/vitest"
 import { TrustedFetch } from "@kindling/kernel/web"
+import { Deadlines } from "@kindling/protocol/testing"
 import { Effect } from "effect"
 import * as Fs from "node:fs"
 import { makeCertificates } from "./fixtures/certificates.js"
@@ -65,7 +66,7 @@ describe("HTTPS for the web UIs and REST", () => {
         assert.match(line!, /the certificate of 127\.0\.0\.1:\d+ is not trusted .*kindling\.ssl\.trustStore$/)
         assert.deepStrictEqual(more, [])
       }),
-    90_000
+    Deadlines.scaled(90_000)
   )
 
   // Starts `kindling <args>`, which logs its server's URL as `pattern` says: that server answers over HTTPS.
@@ -93,7 +94,7 @@ describe("HTTPS for the web UIs and REST", () => {
         /The app UI is at (\S+)/,
         certs.ca
       )
-    }), 60_000)
+    }), Deadlines.scaled(60_000))
 
   it.scopedLive("the history server serves HTTPS with kindling.ssl.historyServer.*", () =>
     Effect.gen(function*() {
@@ -108,7 +109,7 @@ describe("HTTPS for the web UIs and REST", () => {
         ...https(certs.cert, certs.key, "historyServer")
       ]
       yield* answersOverHttps([...history, dir], /The history server is at (\S+)/, certs.ca)
-    }), 30_000)
+    }), Deadlines.scaled(30_000))
 
   it.live(
     "a node given a key that is not its certificate's does not start, and says why in one line",
@@ -129,6 +130,6 @@ describe("HTTPS for the web UIs and REST", () => {
           /kindling\.ssl\.standalone\.privateKey: .*self\.key is not the key of the certificate/
         )
       }).pipe(Effect.scoped),
-    30_000
+    Deadlines.scaled(30_000)
   )
 })

@@ -2,6 +2,7 @@
 // (fixtures/mistakes/data-*.ts): what a newcomer does wrong with Parquet, JSON and writes, and what they are told —
 // the exit code, and the first line of stderr naming the problem (or, for the binary column, the right bytes).
 import { assert, describe, it } from "@effect/vitest"
+import { Deadlines } from "@kindling/protocol/testing"
 import { Effect } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
@@ -34,7 +35,7 @@ describe("mistakes with data files", () => {
           expected.some((line) => line.endsWith(" 0080ff")) && expected.some((line) => line.endsWith(" c328"))
         )
       }),
-    30_000
+    Deadlines.scaled(30_000)
   )
 
   it.scopedLive(
@@ -53,7 +54,7 @@ describe("mistakes with data files", () => {
         assert.strictEqual(read.stderr, "")
         assert.strictEqual(read.stdout, "2 records\n")
       }),
-    30_000
+    Deadlines.scaled(30_000)
   )
 
   it.scopedLive("an option a reader does not have is refused, naming the nearest it has", () =>
@@ -68,7 +69,7 @@ describe("mistakes with data files", () => {
         /^InvalidArgument: read\.json has no option multiline \(did you mean multiLine\?\)/
       )
       assert.strictEqual(result.stdout, "")
-    }), 30_000)
+    }), Deadlines.scaled(30_000))
 
   it.scopedLive(
     "a record that breaks the fields inferred from a sample is named, with the fields to give",
@@ -85,7 +86,7 @@ describe("mistakes with data files", () => {
         )
         assert.isFalse(Fs.existsSync(out))
       }),
-    30_000
+    Deadlines.scaled(30_000)
   )
 
   it.scopedLive("a failed write leaves no _temporary, and no part of its own", () =>
@@ -104,7 +105,7 @@ describe("mistakes with data files", () => {
       assert.strictEqual(appended.code, 1, appended.stderr)
       assert.include(appended.firstLine, "Error: record 3500 is bad")
       assert.deepStrictEqual(Fs.readdirSync(out), ["kept.csv"])
-    }), 30_000)
+    }), Deadlines.scaled(30_000))
 
   it.live(
     "a Parquet column of a type Kindling does not read is refused, naming it and `columns`",
@@ -119,6 +120,6 @@ describe("mistakes with data files", () => {
         assert.include(result.firstLine, "INT32 TIME(MILLIS)")
         assert.include(result.firstLine, "leave it out with the option columns")
       }),
-    30_000
+    Deadlines.scaled(30_000)
   )
 })

@@ -3,6 +3,7 @@
 // real `kindling submit` of a small app of `fixtures/mistakes/`, in local[2]: the exit code, and the first line of
 // stderr naming the mistake, within a bound (`submitMistake`).
 import { assert, describe, it } from "@effect/vitest"
+import { Deadlines } from "@kindling/protocol/testing"
 import { Effect } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
@@ -11,7 +12,7 @@ import { bound, mistakesDir, submitMistake } from "./fixtures/mistakes.js"
 
 // Each test's own limit, past the bound at which a run is killed (a hang): the test then fails on what it asserts,
 // with the run's output, rather than on its limit.
-const timeout = bound * 2
+const timeout = Deadlines.scaled(bound * 2)
 
 // The frames of Kindling's own code, effect's and Node's: a summary shows the app's only.
 const internalFrame = /^\s+at .*(taskThread\.js|node_modules|packages\/\w+\/(dist|src)|node:internal)/m
@@ -236,5 +237,5 @@ describe("a cluster-mode driver's failure", () => {
       const [first, ...frames] = exception.message.split("\n")
       assert.match(first!, /^The driver exited with code 1: JobFailed: .*Error: not a price: three$/)
       assert.deepStrictEqual(frames.map((frame) => frame.trim().split(" (")[0]), ["at parsePrice", "at <anonymous>"])
-    }), 90_000)
+    }), Deadlines.scaled(90_000))
 })

@@ -3,6 +3,7 @@
 // local[2] and to local-cluster (executors as processes), with the answers a plain computation gives. Their
 // jobs are named by their call sites, and a function that throws names the line of the app's source.
 import { assert, describe, it } from "@effect/vitest"
+import { Deadlines } from "@kindling/protocol/testing"
 import { Effect } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
@@ -181,7 +182,7 @@ describe("ported Spark programs", () => {
         const example = yield* run(["submit", "--master", master, "examples/latency.ts", "5000", "20"])
         assert.strictEqual(example.code, 0, example.stderr)
         assert.strictEqual(example.stdout, expectedLatencies(5000, 20))
-      }), 120_000)
+      }), Deadlines.scaled(120_000))
   }
 
   it.scopedLive(
@@ -196,6 +197,6 @@ describe("ported Spark programs", () => {
         assert.include(failed.stderr, "Error: unreadable line: ERROR db oops")
         assert.match(failed.stderr, new RegExp(`at parseLine \\(${dir}/parser\\.ts:11:\\d+\\)`))
       }),
-    120_000
+    Deadlines.scaled(120_000)
   )
 })

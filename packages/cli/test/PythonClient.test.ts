@@ -2,6 +2,7 @@
 // shared secret: it must query the master, run a driver to FINISHED and register a fake worker. A client built
 // from the docs alone that works is what shows the docs are enough.
 import { assert, describe, it } from "@effect/vitest"
+import { Deadlines } from "@kindling/protocol/testing"
 import { Effect } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
@@ -62,6 +63,6 @@ describe.skipIf(plaintextOnly)("examples/python/kindling_client.py", () => {
         assert.strictEqual(refused.code, 1)
         assert.include(refused.stderr, "the node does not know our secret")
       }),
-    120_000
+    Deadlines.scaled(120_000)
   )
 })

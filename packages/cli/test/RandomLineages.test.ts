@@ -9,6 +9,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Cluster, type DriverCore, LocalMode } from "@kindling/driver"
 import { Installation } from "@kindling/installation"
 import { MasterUrl } from "@kindling/protocol"
+import { Deadlines } from "@kindling/protocol/testing"
 import { Effect, Layer, Logger, LogLevel } from "effect"
 import * as Esbuild from "esbuild"
 import * as Fs from "node:fs"
@@ -94,7 +95,7 @@ describe(`random lineages against their oracle, seeds ${seeds}`, () => {
         assert.deepStrictEqual(problems, [])
         assert.isAbove(jobs, 0)
       }).pipe(quiet),
-    300_000
+    Deadlines.scaled(300_000)
   )
 
   // The driver, master and workers of `kindling submit` in one process, as users run local-cluster; executors are
@@ -134,5 +135,5 @@ describe(`random lineages against their oracle, seeds ${seeds}`, () => {
       const { jobs, problems } = JSON.parse(line![1]!) as { jobs: number; problems: Array<string> }
       assert.deepStrictEqual(problems, [])
       assert.isAbove(jobs, 0)
-    }), 300_000)
+    }), Deadlines.scaled(300_000))
 })

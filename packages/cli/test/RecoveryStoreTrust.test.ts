@@ -4,6 +4,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { ZooKeeper } from "@kindling/master"
 import { Descriptions, Ids, QueryMessages } from "@kindling/protocol"
+import { Deadlines } from "@kindling/protocol/testing"
 import { Effect, Option, Schema } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
@@ -113,7 +114,7 @@ describe("the recovery store holds only what the cluster wrote", () => {
         assert.deepStrictEqual(acl.map((entry) => `${entry.scheme}:${entry.id}`), ["world:anyone"])
         assert.isFalse(yield* squatter.exists("/kindling/leader_election"))
       }),
-    120_000
+    Deadlines.scaled(120_000)
   )
 
   it.scopedLive(
@@ -127,7 +128,7 @@ describe("the recovery store holds only what the cluster wrote", () => {
         const master = yield* startMaster([...zooKeeperFlags(zk), ...authenticated(secret)])
         yield* refused(master, Path.join(dir, "none"), /\/kindling is not the cluster's/)
       }),
-    120_000
+    Deadlines.scaled(120_000)
   )
 
   // Without a secret nothing but the node itself can be checked (and an encrypted run gives every node one).
@@ -145,7 +146,7 @@ describe("the recovery store holds only what the cluster wrote", () => {
           /Ignoring \/kindling\/leader_election\/latch-0000000000 in the election: it is a persistent node/
         )
       }),
-    120_000
+    Deadlines.scaled(120_000)
   )
 
   describe("FILESYSTEM", () => {
@@ -178,7 +179,7 @@ describe("the recovery store holds only what the cluster wrote", () => {
           const master = yield* masterOver(dir, [])
           yield* refused({ node: master }, pids, /driver_driver-20260101000000-0666 is owned by user 65534/)
         }),
-      120_000
+      Deadlines.scaled(120_000)
     )
 
     it.scopedLive("with the secret, a driver record the cluster did not seal is refused", () =>
@@ -190,6 +191,6 @@ describe("the recovery store holds only what the cluster wrote", () => {
         Fs.writeFileSync(Path.join(records, `driver_${driverId}`), plantedDriver(dir, pids), { mode: 0o600 })
         const master = yield* masterOver(dir, authenticated(secret))
         yield* refused({ node: master }, pids, /driver_driver-20260101000000-0666 carries no seal of the cluster/)
-      }), 120_000)
+      }), Deadlines.scaled(120_000))
   })
 })

@@ -3,7 +3,7 @@
 // `kindling submit` over REST, with --status and --kill over both transports.
 import { assert, describe, it } from "@effect/vitest"
 import { RestAuth, RestMessages } from "@kindling/protocol"
-import { Polling } from "@kindling/protocol/testing"
+import { Deadlines, Polling } from "@kindling/protocol/testing"
 import { Arbitrary, Effect, FastCheck as fc, Schema } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
@@ -173,7 +173,7 @@ describe.skipIf(plaintextOnly)("the REST submission server", () => {
         assert.isTrue(isRunning(master.node.pid))
         yield* noDrivers(master.url)
       }),
-    60_000
+    Deadlines.scaled(60_000)
   )
 
   it.scopedLive(
@@ -271,7 +271,7 @@ describe.skipIf(plaintextOnly)("the REST submission server", () => {
           success: true
         })
       }),
-    120_000
+    Deadlines.scaled(120_000)
   )
 
   it.scopedLive("refuses with success: false what it cannot run, and submits nothing", () =>
@@ -299,7 +299,7 @@ describe.skipIf(plaintextOnly)("the REST submission server", () => {
         assert.match(answer.message as string, reason)
       }
       yield* noDrivers(master.url)
-    }), 60_000)
+    }), Deadlines.scaled(60_000))
 
   it.scopedLive(
     "refuses an app resource that matches none of kindling.master.rest.allowedAppResourcePatterns",
@@ -319,7 +319,7 @@ describe.skipIf(plaintextOnly)("the REST submission server", () => {
         })
         yield* noDrivers(master.url)
       }),
-    60_000
+    Deadlines.scaled(60_000)
   )
 
   it.scopedLive(
@@ -368,7 +368,7 @@ describe.skipIf(plaintextOnly)("the REST submission server", () => {
         assert.strictEqual(refused.code, 1)
         assert.include(refused.stderr, "Unauthorized")
       }),
-    60_000
+    Deadlines.scaled(60_000)
   )
 
   it.scopedLive(
@@ -394,7 +394,7 @@ describe.skipIf(plaintextOnly)("the REST submission server", () => {
         ])
         assert.match(yield* restUrlOf(unprotected), /^http:\/\/0\.0\.0\.0:\d+$/)
       }),
-    60_000
+    Deadlines.scaled(60_000)
   )
 
   it.scopedLive(
@@ -433,7 +433,7 @@ describe.skipIf(plaintextOnly)("the REST submission server", () => {
         assert.isTrue(isRunning(master.node.pid))
         yield* noDrivers(master.url)
       }),
-    90_000
+    Deadlines.scaled(90_000)
   )
 })
 
@@ -503,6 +503,6 @@ describe("kindling submit over REST", () => {
         assert.strictEqual(unknown.code, 1)
         assert.include(unknown.stderr, "kindling: Driver driver-unknown has already finished or does not exist")
       }),
-    150_000
+    Deadlines.scaled(150_000)
   )
 })

@@ -4,6 +4,7 @@
 // nothing more. (The driver's defect is tested in @kindling/driver and in the simulated cluster.)
 import { assert, describe, it } from "@effect/vitest"
 import { Defects } from "@kindling/kernel/testing"
+import { Deadlines } from "@kindling/protocol/testing"
 import { Effect, Fiber, Option } from "effect"
 import * as MasterCommand from "../src/MasterCommand.js"
 import * as WorkerCommand from "../src/WorkerCommand.js"
@@ -38,7 +39,7 @@ describe("a role whose core fails", () => {
       assert.strictEqual(yield* Fiber.join(master), 70)
       // Stopped, it is gone: nothing answers at its address.
       assert.notStrictEqual((yield* run(["status", "--master", url])).code, 0)
-    }), 60_000)
+    }), Deadlines.scaled(60_000))
 
   it.scopedLive(
     "kindling worker exits 70 when its core throws; its master then drops it",
@@ -69,6 +70,6 @@ describe("a role whose core fails", () => {
         )
         assert.match(master.node.output(), /Removing worker|lost|DEAD/i)
       }),
-    60_000
+    Deadlines.scaled(60_000)
   )
 })

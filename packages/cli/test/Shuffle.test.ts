@@ -1,6 +1,7 @@
 // Shuffles, persisted datasets and shared variables on local-cluster: executors are real processes, shuffle
 // blocks and broadcasts cross TCP between them, and an executor can die for real.
 import { assert, describe, it } from "@effect/vitest"
+import { Deadlines } from "@kindling/protocol/testing"
 import { Effect } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
@@ -129,7 +130,7 @@ describe("the examples", () => {
         assert.strictEqual(written, expected.map(([word, count]) => `${word}\t${count}\n`).join(""))
         assert.include(result.stdout, `${String(expected[0]![1]).padStart(10)}  ${expected[0]![0]}`)
       }),
-    60_000
+    Deadlines.scaled(60_000)
   )
 
   it.live(
@@ -151,7 +152,7 @@ describe("the examples", () => {
           "url_1 has rank 1.5833\nurl_4 has rank 1.5360\nurl_3 has rank 0.8052\nurl_2 has rank 0.5040\n"
         )
       }),
-    60_000
+    Deadlines.scaled(60_000)
   )
 
   it.live("examples/join.ts joins orders to customers", () =>
@@ -162,7 +163,7 @@ describe("the examples", () => {
         result.stdout,
         /^customer-981 spent 5610\n(customer-\d+ spent 5600\n){4}10 customers ordered nothing\n$/
       )
-    }), 60_000)
+    }), Deadlines.scaled(60_000))
 })
 
 // Submits an app written to a fresh directory on local-cluster[2,1,1024], with a marker path in that directory as
@@ -196,7 +197,7 @@ describe("shuffles on local-cluster", () => {
         assert.strictEqual(result.code, 0, result.stderr)
         assert.strictEqual(result.stdout, "ok 12\n")
       }),
-    90_000
+    Deadlines.scaled(90_000)
   )
 
   it.scopedLive(
@@ -207,7 +208,7 @@ describe("shuffles on local-cluster", () => {
         assert.match(result.stdout, /^right 100 keys; map stage attempts ([2-9])\n$/)
         assert.match(result.stderr, /Lost executor \d+ on 127\.0\.0\.1/)
       }),
-    90_000
+    Deadlines.scaled(90_000)
   )
 
   it.scopedLive(
@@ -226,7 +227,7 @@ describe("shuffles on local-cluster", () => {
         assert.isAtLeast(lost!, 1)
         assert.strictEqual(afterThird, 4000 + 1000 * lost!)
       }),
-    90_000
+    Deadlines.scaled(90_000)
   )
 
   it.scopedLive(
@@ -242,6 +243,6 @@ describe("shuffles on local-cluster", () => {
         assert.isAtLeast(sends.length, 1)
         assert.isAtMost(sends.length, 2, "once per executor, not once per task")
       }),
-    90_000
+    Deadlines.scaled(90_000)
   )
 })

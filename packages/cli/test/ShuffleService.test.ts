@@ -2,6 +2,7 @@
 // executor (killed by the kernel, say) after its map stage; the next job reads the shuffle again and runs no map
 // task twice — the dead executor's outputs are fetched from its worker. The app's files go once it has finished.
 import { assert, describe, it } from "@effect/vitest"
+import { Deadlines } from "@kindling/protocol/testing"
 import { Effect } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
@@ -95,6 +96,6 @@ describe("the workers' shuffle service", () => {
         }
         for (const localDir of localDirs) assert.isFalse(Fs.existsSync(Path.join(localDir, appId)), localDir)
       }),
-    120_000
+    Deadlines.scaled(120_000)
   )
 })

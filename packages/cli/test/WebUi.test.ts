@@ -2,7 +2,7 @@
 // killed from the master's page (and a forged kill refused), executor logs read in byte ranges, and metrics
 // that Prometheus can read.
 import { assert, describe, it } from "@effect/vitest"
-import { Polling } from "@kindling/protocol/testing"
+import { Deadlines, Polling } from "@kindling/protocol/testing"
 import { Effect } from "effect"
 import * as Fs from "node:fs"
 import parsePrometheus from "parse-prometheus-text-format"
@@ -206,6 +206,6 @@ describe("the master's and workers' web UIs", () => {
         Fs.writeFileSync(done, "")
         assert.strictEqual(yield* client.exited.pipe(Effect.timeout("30 seconds")), 0, client.output())
       }),
-    120_000
+    Deadlines.scaled(120_000)
   )
 })

@@ -3,6 +3,7 @@
 // real validator, as a third party's would.
 import { assert, describe, it } from "@effect/vitest"
 import { Descriptions } from "@kindling/protocol"
+import { Deadlines } from "@kindling/protocol/testing"
 import { MasterClient, RpcEnv, Transport } from "@kindling/rpc"
 import { Ajv } from "ajv"
 import { Effect, Either, Layer } from "effect"
@@ -140,5 +141,5 @@ describe("docs/protocol.schema.json", () => {
         assert.isTrue(seen.has(kind), `no "${kind}" among ${[...seen].sort().join(", ")}`)
       }
       assert.isAbove(frames.length, 50)
-    }), 120_000)
+    }), Deadlines.scaled(120_000))
 })

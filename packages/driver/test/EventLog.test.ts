@@ -8,6 +8,7 @@ import { LocalMode } from "@kindling/driver"
 import { Html } from "@kindling/kernel/web"
 import type { AppEvents } from "@kindling/monitoring"
 import { EventLogCodec, EventLogReader, EventLogWriter, HistoryServer, SparkEvents } from "@kindling/monitoring"
+import { Deadlines } from "@kindling/protocol/testing"
 import { Effect, Either, Logger, Schema } from "effect"
 import * as fc from "effect/FastCheck"
 import * as Fs from "node:fs"
@@ -151,7 +152,7 @@ describe("a local app's event log", () => {
         said.join("\n")
       )
       assert.strictEqual(Fs.readFileSync(notAFolder, "utf8"), "")
-    }), 30_000)
+    }), Deadlines.scaled(30_000))
 
   it.live(
     "reads line by line with Spark's schemas, and the history server answers /api/v1 as the live UI did",
@@ -269,7 +270,7 @@ describe("a local app's event log", () => {
           assert.deepStrictEqual(yield* again.api(live.appId, "stages"), live.stages)
         }
       }).pipe(Effect.scoped),
-    60_000
+    Deadlines.scaled(60_000)
   )
 })
 
@@ -345,7 +346,7 @@ describe("a log cut short", () => {
         const jobs = yield* history.api("local-1796383708124", "jobs")
         assert.deepStrictEqual(jobs.map((job: { status: string }) => job.status), ["FAILED", "SUCCEEDED", "SUCCEEDED"])
       }).pipe(Effect.scoped),
-    30_000
+    Deadlines.scaled(30_000)
   )
 
   it.live(
@@ -369,6 +370,6 @@ describe("a log cut short", () => {
         }
         assert.include((yield* get(history.server.url)).text, "Completed Applications (3)")
       }).pipe(Effect.scoped),
-    30_000
+    Deadlines.scaled(30_000)
   )
 })

@@ -4,6 +4,7 @@ import { assert, describe, it as plainIt, layer } from "@effect/vitest"
 import { InvalidArgument, JobFailed, Kindling, OutputDirectoryExists } from "@kindling/app"
 import { LocalMode } from "@kindling/driver"
 import type { DataFormats } from "@kindling/protocol"
+import { Deadlines } from "@kindling/protocol/testing"
 import { Effect, FastCheck as fc, Logger } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
@@ -522,5 +523,5 @@ describe("a read whose every record is malformed", () => {
         `pretty-printed objects, is read with multiLine: true (read.json(path, { multiLine: true }))`
       ])
       Fs.rmSync(dir, { recursive: true })
-    }), 60_000)
+    }), Deadlines.scaled(60_000))
 })

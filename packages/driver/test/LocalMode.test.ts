@@ -12,6 +12,7 @@ import {
 } from "@kindling/app"
 import { LocalMode, SchedulerPool } from "@kindling/driver"
 import { Disk } from "@kindling/executor"
+import { Deadlines } from "@kindling/protocol/testing"
 import { Chunk, Effect, Exit, FastCheck as fc, Fiber, Option, Stream } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
@@ -400,6 +401,6 @@ describe("local[2] heartbeats", () => {
           validateState: true
         }))
       ),
-    60_000
+    Deadlines.scaled(60_000)
   )
 })

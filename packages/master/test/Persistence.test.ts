@@ -8,7 +8,7 @@ import {
   ZooKeeperRecovery
 } from "@kindling/master"
 import { Descriptions, Ids, QueryMessages, RpcAddress } from "@kindling/protocol"
-import { Polling } from "@kindling/protocol/testing"
+import { Deadlines, Polling } from "@kindling/protocol/testing"
 import { Context, Effect, Exit, FastCheck as fc, Layer, Option, Schema } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
@@ -631,7 +631,7 @@ describe("recovery mode ZOOKEEPER's store, on a real ZooKeeper", () => {
         assert.deepStrictEqual(events, ["elected", "revoked", "elected"])
         assert.notInclude(yield* other.children(`${directory}/leader_election`), latch)
       }),
-    60_000
+    Deadlines.scaled(60_000)
   )
 
   it.scopedLive(
@@ -662,7 +662,7 @@ describe("recovery mode ZOOKEEPER's store, on a real ZooKeeper", () => {
         // Nothing was made inside it.
         assert.isFalse(yield* squatter.exists("/squatted/leader_election"))
       }),
-    60_000
+    Deadlines.scaled(60_000)
   )
 
   it.scopedLive(
@@ -688,7 +688,7 @@ describe("recovery mode ZOOKEEPER's store, on a real ZooKeeper", () => {
         assert.strictEqual(error._tag, "UntrustedStore")
         assert.match(error.message, /driver_driver-20260101000000-0000 carries no seal of the cluster/)
       }),
-    60_000
+    Deadlines.scaled(60_000)
   )
 
   it.scopedLive(
@@ -714,6 +714,6 @@ describe("recovery mode ZOOKEEPER's store, on a real ZooKeeper", () => {
         assert.deepStrictEqual(yield* closed.next(1), ["elected"])
         assert.isTrue(closed.election.mayLead())
       }),
-    60_000
+    Deadlines.scaled(60_000)
   )
 })

@@ -7,13 +7,14 @@
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Deadlines from "./Deadlines.js"
 
 /**
  * @since 0.1.0
  * @category models
  */
 export interface Options<A> {
-  /** How long to keep trying (default 10 s). */
+  /** How long to keep trying on an idle machine (default 10 s), scaled by `Deadlines.slowdown`. */
   readonly timeout?: Duration.DurationInput
   /** How long to wait between tries (default 20 ms). */
   readonly interval?: Duration.DurationInput
@@ -36,7 +37,7 @@ export const eventually = <A, E, R>(
   options: Options<A> = {}
 ): Effect.Effect<A, E, R> =>
   Effect.gen(function*() {
-    const deadline = Date.now() + Duration.toMillis(options.timeout ?? "10 seconds")
+    const deadline = Date.now() + Deadlines.scaled(Duration.toMillis(options.timeout ?? "10 seconds"))
     const interval = Duration.toMillis(options.interval ?? "20 millis")
     let last: A | undefined
     for (;;) {
@@ -46,5 +47,7 @@ export const eventually = <A, E, R>(
       yield* realSleep(interval)
     }
     const described = options.describe?.(last) ?? `last value: ${String(JSON.stringify(last)).slice(0, 500)}`
-    return yield* Effect.dieMessage(`condition not reached within ${options.timeout ?? "10 seconds"}; ${described}`)
+    return yield* Effect.dieMessage(
+      `condition not reached within ${options.timeout ?? "10 seconds"} (×${Deadlines.slowdown}); ${described}`
+    )
   })

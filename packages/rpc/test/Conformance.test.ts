@@ -1,6 +1,7 @@
 // The conformance kit against nodes that fall short, in this process over TCP: a kit that never fails proves
 // nothing. (It passing against Kindling's own master and worker is the cli package's test.)
 import { assert, describe, it } from "@effect/vitest"
+import { Deadlines } from "@kindling/protocol/testing"
 import { NodeTransport } from "@kindling/rpc/node"
 import { Conformance } from "@kindling/rpc/testing"
 import { Effect } from "effect"
@@ -31,7 +32,7 @@ describe("Conformance", () => {
         }
         assert.match(Conformance.format(asks[0]!), /^FAIL {2}RequestWorkerState: .+: .*EndpointNotFound/)
       }).pipe(Effect.provide(NodeTransport.layer)),
-    60_000
+    Deadlines.scaled(60_000)
   )
 
   it.scopedLive(
@@ -45,6 +46,6 @@ describe("Conformance", () => {
         assert.isAbove(rest.length, 10)
         for (const result of rest) assert.strictEqual(result.detail, "not run: the node did not complete the handshake")
       }).pipe(Effect.provide(NodeTransport.layer)),
-    30_000
+    Deadlines.scaled(30_000)
   )
 })

@@ -9,6 +9,7 @@ import {
   type States,
   SubmissionMessages
 } from "@kindling/protocol"
+import { Deadlines } from "@kindling/protocol/testing"
 import { MasterClient, RpcEnv, Transport } from "@kindling/rpc"
 import { NodeTransport } from "@kindling/rpc/node"
 import { Effect, Option, Ref } from "effect"
@@ -112,7 +113,7 @@ describe("MasterClient", () => {
         assert.deepStrictEqual(submitted.master.address, leader.address)
         assert.isBelow(Date.now() - started, 1_000)
       }).pipe(Effect.provide(NodeTransport.layer)),
-    20_000
+    Deadlines.scaled(20_000)
   )
 
   it.scopedLive("an answer from the alive master is final, even an error", () =>

@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Errors, Ids, SubmissionMessages } from "@kindling/protocol"
+import { Deadlines } from "@kindling/protocol/testing"
 import { Transport } from "@kindling/rpc"
 import { NodeEncryption, NodeTransport } from "@kindling/rpc/node"
 import { Deferred, Effect, Exit, FastCheck as fc, Option } from "effect"
@@ -97,7 +98,7 @@ describe("NodeEncryption", () => {
           { numRuns: 25 }
         )
       )
-    }), 60_000)
+    }), Deadlines.scaled(60_000))
 
   it.scopedLive("a node with another secret cannot read or be read, and the listener goes on serving", () =>
     Effect.gen(function*() {

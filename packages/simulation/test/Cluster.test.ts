@@ -1,4 +1,5 @@
 import { Defects } from "@kindling/kernel/testing"
+import { Deadlines } from "@kindling/protocol/testing"
 import { Cluster } from "@kindling/simulation"
 import { assert, describe, it } from "vitest"
 
@@ -50,7 +51,7 @@ describe("the simulated cluster", () => {
     assert.isAbove(leaderChanges, 0, `no leader change in seeds ${first}-${last}`)
     // Decommissioned workers' executors handed map outputs over to peers, not only gave them up.
     assert.isAbove(migrations, 0, `no map output migrated in seeds ${first}-${last}`)
-  }, 300_000)
+  }, Deadlines.scaled(300_000))
 
   it("replays a seed exactly", () => {
     const one = Cluster.run({ seed: 7 })

@@ -1,4 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
+import { Deadlines } from "@kindling/protocol/testing"
 import { Effect } from "effect"
 import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"
@@ -35,7 +36,7 @@ describe("DriverWrapper", () => {
       assert.strictEqual(stderr, "")
       assert.strictEqual(code, 0)
       assert.strictEqual(Fs.readFileSync(out, "utf8"), "written by the app")
-    }), 20_000)
+    }), Deadlines.scaled(20_000))
 
   it.live("exits with 1 and prints the error when the program throws", () =>
     Effect.gen(function*() {
@@ -43,7 +44,7 @@ describe("DriverWrapper", () => {
       assert.strictEqual(code, 1)
       assert.include(stderr, "Error: boom from the app")
       assert.include(stderr, "app-throws.mjs")
-    }), 20_000)
+    }), Deadlines.scaled(20_000))
 
   it.live("exits with 1 and says what is wrong when there is no default export function", () =>
     Effect.gen(function*() {
@@ -55,12 +56,12 @@ describe("DriverWrapper", () => {
         `The app module ${app} must have a default export that is a function ` +
           "(args: ReadonlyArray<string>) => void | Promise<void>; it has none\n"
       )
-    }), 20_000)
+    }), Deadlines.scaled(20_000))
 
   it.live("exits with 1 when the app module cannot be loaded", () =>
     Effect.gen(function*() {
       const { code, stderr } = yield* wrapper("/nowhere/app.mjs")
       assert.strictEqual(code, 1)
       assert.include(stderr, "Cannot load the app module /nowhere/app.mjs")
-    }), 20_000)
+    }), Deadlines.scaled(20_000))
 })

@@ -2,7 +2,7 @@ import { NodeFileSystem } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Simulation } from "@kindling/kernel/testing"
 import { Descriptions, Endpoints, Ids, QueryMessages, RpcAddress, WorkerMessages } from "@kindling/protocol"
-import { Polling } from "@kindling/protocol/testing"
+import { Deadlines, Polling } from "@kindling/protocol/testing"
 import { RpcEnv, Transport } from "@kindling/rpc"
 import { ProcessLauncher, Runners, Worker } from "@kindling/worker"
 import { Clock, Deferred, Effect, Layer, Logger, Option, Ref } from "effect"
@@ -182,7 +182,7 @@ describe("Worker directories", () => {
         yield* Polling.eventually(Effect.sync(() => Fs.existsSync(old)), (exists) => !exists)
         assert.isTrue(Fs.existsSync(recent))
       }).pipe(Effect.provide(Layer.mergeAll(Transport.layerMemory, ProcessLauncher.layerNode, NodeFileSystem.layer))),
-    30_000
+    Deadlines.scaled(30_000)
   )
 
   it.scopedLive(
@@ -209,7 +209,7 @@ describe("Worker directories", () => {
         const state = yield* master.rpc.ask(worker, new QueryMessages.RequestWorkerState())
         assert.deepStrictEqual(state.executors, [])
       }).pipe(Effect.provide(Layer.mergeAll(Transport.layerMemory, ProcessLauncher.layerNode, NodeFileSystem.layer))),
-    30_000
+    Deadlines.scaled(30_000)
   )
 
   it.scopedLive(
@@ -225,7 +225,7 @@ describe("Worker directories", () => {
         assert.deepStrictEqual(state.masterUrl, Option.some(master.address.url))
         assert.deepStrictEqual(state.executors, [])
       }).pipe(Effect.provide(Layer.mergeAll(Transport.layerMemory, ProcessLauncher.layerNode, NodeFileSystem.layer))),
-    30_000
+    Deadlines.scaled(30_000)
   )
 
   it.scopedLive(
@@ -276,6 +276,6 @@ describe("Worker directories", () => {
         yield* Polling.eventually(Effect.sync(() => Fs.existsSync(Path.join(localDir, appId))), (exists) => !exists)
         assert.isTrue(Fs.existsSync(outside))
       }).pipe(Effect.provide(Layer.mergeAll(Transport.layerMemory, ProcessLauncher.layerNode, NodeFileSystem.layer))),
-    30_000
+    Deadlines.scaled(30_000)
   )
 })
