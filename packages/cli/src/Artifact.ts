@@ -7,8 +7,8 @@
  *
  * @since 0.1.0
  */
-import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import { Installation } from "@kindling/installation"
+import { DiskOperations } from "@kindling/kernel"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Esbuild from "esbuild"
@@ -127,7 +127,7 @@ export const build = (app: string, dir: string): Effect.Effect<string, AppBuildF
       })
     }
     yield* Installation.link(installation, dir).pipe(
-      Effect.provide(NodeFileSystem.layer),
+      Effect.provide(DiskOperations.nodeFileSystem),
       Effect.mapError((error) => new AppBuildFailed({ app, reason: error.message }))
     )
     return outfile

@@ -5,6 +5,7 @@
  *
  * @since 0.1.0
  */
+import * as Directories from "@kindling/installation/Directories"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
@@ -114,7 +115,7 @@ export const makeFileSystem = (directory: string): Effect.Effect<PersistenceEngi
         catch: (error) =>
           new PersistenceError({ operation, path, reason: error instanceof Error ? error.message : String(error) })
       })
-    yield* attempt("create", directory, () => Fs.mkdir(directory, { recursive: true }))
+    yield* attempt("create", directory, async () => Directories.makeSync(directory))
     const recordFile = (kind: Record["kind"], id: string) =>
       Effect.try({
         try: () => recordName(kind, id),
