@@ -83,6 +83,11 @@ export interface Runtime {
   readonly newShuffleId: () => number
   /** Tells the executors to drop the persisted partitions of a dataset. */
   readonly unpersist: (datasetId: number) => Effect.Effect<void>
+  /**
+   * The partitions of a shuffle given no count, when the app sets them (`kindling.default.parallelism`); unset, a
+   * shuffle's count follows the datasets it reads.
+   */
+  readonly defaultPartitions: () => number | undefined
   /** The files its sources read and its output goes to. */
   readonly files: Disk.Files
   /** Where checkpoints are written (`kc.setCheckpointDir`), once the app says. */

@@ -9,6 +9,8 @@
 /** @since 0.1.0 */
 export * as BlockStore from "./BlockStore.js"
 /** @since 0.1.0 */
+export * as BoundedFiles from "./BoundedFiles.js"
+/** @since 0.1.0 */
 export * as Compression from "./Compression.js"
 /** @since 0.1.0 */
 export * as Csv from "./Csv.js"
