@@ -5,7 +5,7 @@ import { Effect } from "effect"
 import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { start, temporaryDirectory } from "./fixtures/cluster.js"
+import { freePort, start, temporaryDirectory } from "./fixtures/cluster.js"
 import { appsDir, boundMillis, submitMistake } from "./fixtures/mistakes.js"
 import { asRoot, fullDirectory, readOnlyDirectory } from "./fixtures/mounts.js"
 
@@ -67,6 +67,26 @@ describe("mistakes: operations", () => {
       timeout
     )
   })
+
+  it.live(
+    "client mode against a master nobody listens on fails in seconds, saying no master is reachable",
+    () =>
+      Effect.gen(function*() {
+        const port = yield* freePort
+        const out = yield* submitMistake("count.ts", [], ["--master", `kindling://127.0.0.1:${port}`])
+        assert.strictEqual(out.code, 1, out.stderr)
+        assert.match(
+          out.firstLine,
+          new RegExp(
+            `WARN  No master at kindling://127\\.0\\.0\\.1:${port} \\(Cannot connect to 127\\.0\\.0\\.1:${port}: `
+          )
+        )
+        assert.include(out.stderr, `\nJobFailed: No master reachable at kindling://127.0.0.1:${port}: Cannot connect`)
+        // No connection was made, so none was lost; and no cluster UI would tell more.
+        assert.notMatch(out.stderr, / lost|Initial job has not accepted/)
+      }),
+    timeout
+  )
 
   it.scopedLive(
     "a file the driver reads that never answers (a FIFO) fails the read after kindling.driver.fileTimeout",
