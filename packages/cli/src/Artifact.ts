@@ -131,4 +131,8 @@ export const build = (app: string, dir: string): Effect.Effect<string, AppBuildF
       Effect.mapError((error) => new AppBuildFailed({ app, reason: error.message }))
     )
     return outfile
-  })
+  }).pipe(
+    // esbuild's processes (its service, and the one of its synchronous calls) would outlive the command by a second
+    // or more: they are stopped once the app is bundled, whatever came of it.
+    Effect.ensuring(Effect.promise(() => Esbuild.stop()))
+  )
