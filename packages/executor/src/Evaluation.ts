@@ -13,7 +13,6 @@ import * as Records from "@kindling/protocol/records"
 import { SharedVariables } from "@kindling/protocol/records"
 import * as BlockStore from "./BlockStore.js"
 import * as planOperators from "./internal/planOperators.js"
-import * as recordStreams from "./internal/recordStreams.js"
 import * as resultOps from "./internal/resultOps.js"
 import * as shuffleReads from "./internal/shuffleReads.js"
 import * as TaskContext from "./TaskContext.js"
@@ -323,11 +322,3 @@ export const describeError = (
   error instanceof Error
     ? { className: error.name, message: error.message, stack: error.stack ?? `${error.name}: ${error.message}` }
     : { className: typeof error, message: String(error), stack: String(error) }
-
-/**
- * A small, fast, seeded generator (mulberry32) over the seed and the partition, so that a partition's sample is
- * the same on every attempt.
- *
- * @since 0.1.0
- */
-export const seededRandom: (seed: number, partition: number) => () => number = recordStreams.seededRandom

@@ -61,6 +61,8 @@ export * as ShuffleFiles from "./ShuffleFiles.js"
 /** @since 0.1.0 */
 export * as ShuffleService from "./ShuffleService.js"
 /** @since 0.1.0 */
+export * as SparkRandom from "./SparkRandom.js"
+/** @since 0.1.0 */
 export * as Spill from "./Spill.js"
 /** @since 0.1.0 */
 export * as TaskContext from "./TaskContext.js"
