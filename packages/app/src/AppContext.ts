@@ -87,7 +87,10 @@ const inputFiles = (files: Disk.Files, path: string): Effect.Effect<Array<InputP
 export const make = (options: {
   readonly appName: string
   readonly master: string
+  /** `kindling.default.parallelism` when set, else the cores the app has. */
   readonly defaultParallelism: () => number
+  /** `kindling.default.parallelism`, when set: the partitions of a shuffle given no count. */
+  readonly configuredParallelism?: number | undefined
   readonly driver: AppDriver
   readonly appExports?: Record<string, unknown> | undefined
   readonly uiWebUrl?: string | undefined
@@ -104,6 +107,7 @@ export const make = (options: {
     reference: (fn, env, transformation) => UserFunctions.reference(fn, env, transformation, exports),
     newDatasetId: () => datasets++,
     newShuffleId: () => shuffles++,
+    defaultPartitions: () => options.configuredParallelism,
     unpersist: driver.unpersist,
     files,
     checkpoints: { dir: undefined },

@@ -48,9 +48,11 @@ export class OutputDirectoryExists extends Data.TaggedError("OutputDirectoryExis
 }
 
 /**
- * `saveAsTextFile` could not make, list or finish its output directory (a parent that is a file or not
- * writable, a full disk, the directory gone once the parts were written). A part file an executor cannot write
- * fails its task instead, and the job with `JobFailed`.
+ * `saveAsTextFile` could not make, list, write in or finish its output directory (a parent that is a file or not
+ * writable, a read-only or full disk, a file system that did not answer within `kindling.driver.fileTimeout`, the
+ * directory gone once the parts were written): the driver finds out before any task runs. A part file an executor
+ * cannot write (its disk filled up during the job, or it is another machine's) fails its task instead, and the job
+ * with `JobFailed`.
  *
  * @since 0.1.0
  * @category errors

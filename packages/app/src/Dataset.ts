@@ -18,7 +18,7 @@
  *
  * @since 0.1.0
  */
-import { type Disk, FilePaths, PartFiles } from "@kindling/executor/tasks"
+import { type Disk, FilePaths, PartFiles, SparkRandom } from "@kindling/executor/tasks"
 import type { DataFormats, TaskPlan } from "@kindling/protocol"
 import * as Effect from "effect/Effect"
 import {
@@ -84,6 +84,11 @@ export interface Runtime {
   readonly newShuffleId: () => number
   /** Tells the executors to drop the persisted partitions of a dataset. */
   readonly unpersist: (datasetId: number) => Effect.Effect<void>
+  /**
+   * The partitions of a shuffle given no count, when the app sets them (`kindling.default.parallelism`); unset, a
+   * shuffle's count follows the datasets it reads.
+   */
+  readonly defaultPartitions: () => number | undefined
   /** The files its sources read and its output goes to. */
   readonly files: Disk.Files
   /** Where checkpoints are written (`kc.setCheckpointDir`), once the app says. */
@@ -121,6 +126,14 @@ const badDepth = (depth: number) => new InvalidArgument({ reason: `the depth of 
 
 // A fresh seed where the app gives none, as Spark draws one.
 const randomSeed = () => Math.floor(Math.random() * 2 ** 31)
+
+// A seed is Spark's long, here an integer a number holds exactly.
+const badSeed = (seed: number, operation: string) =>
+  Number.isSafeInteger(seed)
+    ? undefined
+    : new InvalidArgument({
+      reason: `${operation}: the seed must be an integer of at most 2^53 - 1 in size, got ${seed}`
+    })
 
 /**
  * @since 0.1.0
@@ -299,7 +312,7 @@ export class Dataset<A> {
 
   /**
    * Random samples that split the records by `weights` (normalized to sum to 1; Spark's `randomSplit`): each
-   * record is in exactly one, and the same seed gives the same split.
+   * record is in exactly one, and the same seed gives the same split, Spark's.
    *
    * @since 0.1.0
    */
@@ -310,6 +323,8 @@ export class Dataset<A> {
         reason: `randomSplit: the weights must be non-negative, and not all 0; got [${weights.join(", ")}]`
       })
     }
+    const invalid = badSeed(seed, "randomSplit")
+    if (invalid) throw invalid
     let lowerBound = 0
     return weights.map((weight, i) => {
       const lower = lowerBound
@@ -321,7 +336,7 @@ export class Dataset<A> {
         withReplacement: false,
         fraction: upper,
         lowerBound: lower,
-        seed: Math.trunc(seed),
+        seed,
         partition,
         child
       }))
@@ -387,7 +402,8 @@ export class Dataset<A> {
 
   /**
    * A random sample: without replacement each record is kept with probability `fraction`; with replacement it
-   * appears a Poisson(`fraction`) number of times. The same seed gives the same sample.
+   * appears a Poisson(`fraction`) number of times. The same seed gives the same sample, and the sample Spark's
+   * `RDD.sample` draws from the same records in the same partitions (its generators and samplers).
    *
    * @since 0.1.0
    */
@@ -397,11 +413,13 @@ export class Dataset<A> {
         reason: `sample: the fraction must be ${withReplacement ? "≥ 0" : "in [0, 1]"}, got ${fraction}`
       })
     }
+    const invalid = badSeed(seed, "sample")
+    if (invalid) throw invalid
     return this.derive<A>("sample", (child, partition) => ({
       _tag: "Sample",
       withReplacement,
       fraction,
-      seed: Math.trunc(seed),
+      seed,
       partition,
       child
     })).withFields(this.recordFields)
@@ -721,7 +739,7 @@ export class Dataset<A> {
    * `num` records drawn at random (Spark's `takeSample`): without replacement, distinct records, all of them
    * (shuffled) when there are no more than `num`; with replacement, a record may come more than once. It counts
    * the records, then samples a fraction that gives `num` with very high probability (again in the rare case it
-   * does not). The same seed gives the same records.
+   * does not). The same seed gives the same records, those Spark's `RDD.takeSample` gives, in the same order.
    *
    * @since 0.1.0
    */
@@ -733,23 +751,26 @@ export class Dataset<A> {
     if (!Number.isSafeInteger(num) || num < 0) {
       return Effect.fail(new InvalidArgument({ reason: `takeSample: the number of records must be ≥ 0, got ${num}` }))
     }
-    const random = Sampling.seeded(seed)
-    const nextSeed = () => Math.floor(random() * 2 ** 31)
+    const invalid = badSeed(seed, "takeSample")
+    if (invalid) return Effect.fail(invalid)
     // Made when they run: one made and never run would stay among the app's unrun actions for as long as it runs.
     const count = () => this.count()
     const collect = () => this.collect()
-    const sample = (fraction: number) => this.sample(withReplacement, fraction, nextSeed()).collect()
+    const sample = (fraction: number, seed: number) => this.sample(withReplacement, fraction, seed).collect()
     return this.action(
       "takeSample",
       Effect.gen(function*() {
         if (num === 0) return []
         const total = yield* count()
         if (total === 0) return []
+        // As Spark's: the seeds of its samples and its shuffle drawn from java.util.Random(seed), on each run.
+        const random = new SparkRandom.JavaRandom(seed)
         if (!withReplacement && num >= total) return Sampling.shuffle(yield* collect(), random)
         const fraction = Sampling.fractionFor(num, total, withReplacement)
-        // Short one time in ten thousand: drawn again then, a bounded number of times.
+        // Short one time in ten thousand: drawn again then (with the generator's next seed), a bounded number of
+        // times where Spark's tries for ever.
         for (let attempt = 0; attempt < 100; attempt++) {
-          const drawn = yield* sample(fraction)
+          const drawn = yield* sample(fraction, random.nextInt())
           if (drawn.length >= num) return Sampling.shuffle(drawn, random).slice(0, num)
         }
         return yield* new JobFailed({ reason: `takeSample: 100 samples of ${total} records all had fewer than ${num}` })

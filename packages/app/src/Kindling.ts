@@ -23,8 +23,8 @@ export interface KindlingContext {
   /** The master the app runs on: `local[2]`, `kindling://host:7077`, … */
   readonly master: string
   /**
-   * How many partitions a source gets when none is asked for: the threads of `local[N]`; on a cluster the cores
-   * of the app's executors at the time, and at least 2, as Spark.
+   * How many partitions a source gets when none is asked for: `kindling.default.parallelism` when set, else the
+   * threads of `local[N]`, or on a cluster the cores of the app's executors at the time, and at least 2, as Spark.
    */
   readonly defaultParallelism: number
   /** Where the app's web UI is (Spark's `uiWebUrl`), unless it is off (`kindling.ui.enabled=false`). */

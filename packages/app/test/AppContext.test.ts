@@ -95,3 +95,50 @@ describe("the app API's contract with the driver's runtime", () => {
       ])
     }))
 })
+
+describe("the partitions of what is given no count (Spark's defaultPartitioner and spark.default.parallelism)", () => {
+  const withParallelism = (configured: number | undefined) =>
+    AppContext.make({
+      appName: "parallelism",
+      master: "test",
+      defaultParallelism: () => configured ?? 2,
+      configuredParallelism: configured,
+      driver: recordingDriver().driver
+    })
+  const pairs = (kc: ReturnType<typeof withParallelism>, partitions: number) =>
+    kc.parallelize(Array.from({ length: 50 }, (_, i): [number, number] => [i % 7, i]), partitions)
+
+  it.effect("unset: a shuffle takes the most partitions of what it reads, or a hash partitioning within 10× of it", () =>
+    Effect.gen(function*() {
+      const kc = withParallelism(undefined)
+      assert.strictEqual(yield* kc.parallelize([1, 2, 3]).getNumPartitions(), 2)
+      assert.strictEqual(yield* pairs(kc, 4).reduceByKey((a, b) => a + b).getNumPartitions(), 4)
+      assert.strictEqual(yield* pairs(kc, 4).distinct().getNumPartitions(), 4)
+      assert.strictEqual(yield* pairs(kc, 4).join(pairs(kc, 6)).getNumPartitions(), 6)
+      // Spark's isEligiblePartitioner: 40 partitions are within an order of magnitude of 5, not of 2.
+      assert.strictEqual(yield* pairs(kc, 4).partitionBy(5).join(pairs(kc, 40)).getNumPartitions(), 5)
+      assert.strictEqual(yield* pairs(kc, 4).partitionBy(2).join(pairs(kc, 40)).getNumPartitions(), 40)
+      assert.strictEqual(yield* pairs(kc, 4).union(pairs(kc, 6)).getNumPartitions(), 10)
+    }))
+
+  it.effect("set: sources and shuffles take it, but for a hash partitioning kept as Spark keeps it", () =>
+    Effect.gen(function*() {
+      const kc = withParallelism(3)
+      assert.strictEqual(yield* kc.parallelize([1, 2, 3]).getNumPartitions(), 3)
+      assert.strictEqual(yield* kc.range(0, 10).getNumPartitions(), 3)
+      assert.strictEqual(yield* pairs(kc, 4).reduceByKey((a, b) => a + b).getNumPartitions(), 3)
+      assert.strictEqual(yield* pairs(kc, 40).groupByKey().getNumPartitions(), 3)
+      assert.strictEqual(yield* pairs(kc, 4).distinct().getNumPartitions(), 3)
+      assert.strictEqual(yield* pairs(kc, 4).join(pairs(kc, 6)).getNumPartitions(), 3)
+      assert.strictEqual(yield* pairs(kc, 4).subtractByKey(pairs(kc, 6)).getNumPartitions(), 3)
+      // A dataset hash-partitioned already keeps its partitioning, as it is no smaller than the default count or
+      // within an order of magnitude of the largest input.
+      assert.strictEqual(yield* pairs(kc, 4).partitionBy(5).reduceByKey((a, b) => a + b).getNumPartitions(), 5)
+      assert.strictEqual(yield* pairs(kc, 4).partitionBy(5).join(pairs(kc, 40)).getNumPartitions(), 5)
+      assert.strictEqual(yield* pairs(kc, 4).partitionBy(2).join(pairs(kc, 4)).getNumPartitions(), 2)
+      assert.strictEqual(yield* pairs(kc, 4).partitionBy(2).join(pairs(kc, 40)).getNumPartitions(), 3)
+      // A count given wins; a union adds its inputs' partitions, as in Spark.
+      assert.strictEqual(yield* pairs(kc, 4).reduceByKey((a, b) => a + b, undefined, 7).getNumPartitions(), 7)
+      assert.strictEqual(yield* pairs(kc, 4).union(pairs(kc, 6)).getNumPartitions(), 10)
+    }))
+})

@@ -9,6 +9,7 @@
 import type { Kindling } from "@kindling/app"
 import type { Conf } from "@kindling/conf"
 import { AppModule, Cluster, DriverConf, LocalMode, type MasterSpec } from "@kindling/driver"
+import { BoundedFiles } from "@kindling/executor"
 import { KernelConf, TemporaryDirectory } from "@kindling/kernel"
 import { MasterUrl, type RpcAddress } from "@kindling/protocol"
 import * as Effect from "effect/Effect"
@@ -72,6 +73,8 @@ const runtimeFor = (
             appUrl: app.url,
             appExports: app.exports,
             driver: DriverConf.coreConfig(conf, spec.maxFailures),
+            defaultParallelism: conf.get(DriverConf.keys.defaultParallelism),
+            files: BoundedFiles.make(conf.get(DriverConf.keys.fileTimeout)),
             heartbeatIntervalMillis: conf.get(DriverConf.keys.executorHeartbeatInterval),
             maxDirectResultSize: conf.get(DriverConf.keys.maxDirectResultSize),
             spillThreshold: conf.get(DriverConf.keys.shuffleSpillThreshold) * 1024 * 1024,

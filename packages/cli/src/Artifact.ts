@@ -7,8 +7,8 @@
  *
  * @since 0.1.0
  */
-import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import { Installation } from "@kindling/installation"
+import { DiskOperations } from "@kindling/kernel"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Esbuild from "esbuild"
@@ -127,8 +127,12 @@ export const build = (app: string, dir: string): Effect.Effect<string, AppBuildF
       })
     }
     yield* Installation.link(installation, dir).pipe(
-      Effect.provide(NodeFileSystem.layer),
+      Effect.provide(DiskOperations.nodeFileSystem),
       Effect.mapError((error) => new AppBuildFailed({ app, reason: error.message }))
     )
     return outfile
-  })
+  }).pipe(
+    // esbuild's processes (its service, and the one of its synchronous calls) would outlive the command by a second
+    // or more: they are stopped once the app is bundled, whatever came of it.
+    Effect.ensuring(Effect.promise(() => Esbuild.stop()))
+  )

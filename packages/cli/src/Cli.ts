@@ -12,6 +12,7 @@ import * as Effect from "effect/Effect"
 import type * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
 import * as CommandLine from "./internal/commandLine.js"
+import * as Help from "./internal/help.js"
 import { loaded } from "./internal/loaded.js"
 import * as Release from "./Release.js"
 import * as Settings from "./Settings.js"
@@ -140,7 +141,16 @@ const masterUrl = Options.text("master").pipe(
 )
 
 const submitOptions = {
-  master: masterUrl,
+  master: Options.text("master").pipe(
+    Options.withDescription(
+      "Where the app runs: local (one task thread), local[N] (N threads), local[*] (a thread per core: the " +
+        "default), local[N,F] (a task may fail F times), local-cluster[W,C,M] (a master and W workers of C cores " +
+        "and M MiB in this process, executors as processes), kindling://host:port[,host2:port2] (a cluster: the " +
+        "driver runs here, or on a worker with --deploy-mode cluster), or a REST server's http://host:port " +
+        "(cluster deploy mode)"
+    ),
+    Options.optional
+  ),
   deployMode: Options.choice("deploy-mode", ["client", "cluster"]).pipe(
     Options.withDescription("Where the driver runs: client (here, the default) or cluster (on a worker)"),
     Options.optional
@@ -193,16 +203,28 @@ const submit = Command.make(
   {
     ...submitOptions,
     app: Args.text({ name: "app" }).pipe(
-      Args.withDescription("The app: a path, or a file://, http:// or https:// URL"),
+      Args.withDescription(
+        "The app: a TypeScript or JavaScript module whose default export is App.make(main), bundled here with what " +
+          "it imports; in cluster deploy mode also a file://, http:// or https:// URL of a bundled one"
+      ),
       Args.optional
     ),
-    args: Args.text({ name: "args" }).pipe(Args.repeated)
+    args: Args.text({ name: "args" }).pipe(
+      Args.withDescription("The app's arguments (kindling's options go before the app)"),
+      Args.repeated
+    )
   },
   (args) =>
     exitCode(
       Effect.zipRight(warnMisplacedOptions(args.args), SubmitCommands.submit({ ...args, conf: confList(args.conf) }))
     )
-).pipe(Command.withDescription("Submit an app to run as a driver on the cluster; prints the driver id"))
+).pipe(
+  Command.withDescription(
+    "Run an app: in this process (local modes, and client deploy mode on a cluster), its output on stdout and its " +
+      "logs on stderr; or as a driver on a worker (--deploy-mode cluster), printing the driver's id. E.g. " +
+      "kindling submit --master 'local[4]' app.ts input.txt"
+  )
+)
 
 const driverOptions = { master: masterUrl, propertiesFile, conf }
 
@@ -342,18 +364,17 @@ export const run = (argv: ReadonlyArray<string>): ReturnType<typeof runKindling>
   }
   const end = prepared.includes("--") ? prepared.indexOf("--") : prepared.length
   const help = prepared.slice(2, end).some((token) => token === "--help" || token === "-h")
-  return help && (process.stdout.isTTY !== true || process.env["NO_COLOR"] !== undefined)
-    ? withoutColours(runKindling(prepared))
-    : runKindling(prepared)
+  return help ? tidyHelp(runKindling(prepared)) : runKindling(prepared)
 }
 
-// @effect/cli colours its help whatever it is written to; into a file or a pipe the codes are only noise.
-// eslint-disable-next-line no-control-regex -- an escape character is exactly what it looks for
-const colourCodes = /\u001b\[[0-9;]*m/g
-const withoutColours = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.flatMap(Effect.console, (console) =>
+// @effect/cli colours its help whatever it is written to (into a file or a pipe the codes are only noise), and
+// fills it with boilerplate: `Help.tidy`.
+const tidyHelp = <A, E, R>(effect: Effect.Effect<A, E, R>) => {
+  const colours = process.stdout.isTTY === true && process.env["NO_COLOR"] === undefined
+  return Effect.flatMap(Effect.console, (console) =>
     Effect.withConsole(effect, {
       ...console,
       log: (...args: ReadonlyArray<unknown>) =>
-        console.log(...args.map((arg) => (typeof arg === "string" ? arg.replace(colourCodes, "") : arg)))
+        console.log(...args.map((arg) => (typeof arg === "string" ? Help.tidy(arg, colours, "kindling") : arg)))
     }))
+}

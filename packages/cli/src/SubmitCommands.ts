@@ -157,7 +157,7 @@ const restMasters = (conf: Conf.Conf<Settings.Keys>, master: string) =>
       env.ask(Endpoints.ref(address, Endpoints.master), new SubmissionMessages.RequestReadyz()).pipe(
         Effect.as("rpc" as const),
         Effect.catchAll((error) =>
-          error._tag === "ConnectionLost"
+          error._tag === "ConnectFailed" || error._tag === "ConnectionLost"
             ? Effect.as(rest.send(base, "GET", "readyz"), "rest" as const)
             : Effect.succeed("rpc" as const)
         )

@@ -4,12 +4,11 @@
  *
  * @since 0.1.0
  */
-import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import { type Conf, ValueType } from "@kindling/conf"
 import { NodeLoader } from "@kindling/conf/node"
 import * as ExternalShuffleService from "@kindling/executor/ExternalShuffleService"
 import * as NodeDisk from "@kindling/executor/NodeDisk"
-import { KernelConf, TlsConf } from "@kindling/kernel"
+import { DiskOperations, KernelConf, TlsConf } from "@kindling/kernel"
 import { WebServer } from "@kindling/kernel/web"
 import { WorkerUi } from "@kindling/monitoring"
 import { Ids, MasterUrl, type RpcAddress } from "@kindling/protocol"
@@ -165,7 +164,7 @@ export const start = (options: {
             installation
           }).pipe(
             Layer.provide(ProcessLauncher.layerNode),
-            Layer.provide(NodeFileSystem.layer),
+            Layer.provide(DiskOperations.nodeFileSystem),
             Layer.provideMerge(rpc)
           )
         )

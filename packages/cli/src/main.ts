@@ -4,7 +4,7 @@ import * as ValidationError from "@effect/cli/ValidationError"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import type { Teardown } from "@effect/platform/Runtime"
-import { NodeLogging } from "@kindling/kernel"
+import { DiskOperations, NodeLogging } from "@kindling/kernel"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -40,6 +40,8 @@ run(process.argv).pipe(
     Effect.sync(() => {
       process.exitCode = 2
     })),
+  // Every directory made the way nodes make them (see `DiskOperations.nodeFileSystem`).
+  Effect.provide(DiskOperations.nodeFileSystem),
   Effect.provide(NodeContext.layer),
   Effect.provide(NodeLogging.layer),
   NodeRuntime.runMain({ disablePrettyLogger: true, teardown })

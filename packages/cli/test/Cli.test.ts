@@ -130,6 +130,22 @@ describe("kindling on bad input", () => {
         assert.notInclude(outcome.stdout, "\u001b[")
       }))
 
+    it.live("submit --help says what submit does and every form of --master, without boilerplate", () =>
+      Effect.gen(function*() {
+        const outcome = yield* run(["submit", "--help"])
+        assert.strictEqual(outcome.code, 0, outcome.stderr)
+        const help = outcome.stdout
+        assert.match(help, /^kindling 0\.1\.0 \(commit [0-9a-f]{7}\)\n/)
+        assert.include(help, "\n$ kindling submit [--master text]")
+        assert.include(help, "Run an app: in this process")
+        for (const form of ["local[N]", "local[*]", "local[N,F]", "local-cluster[W,C,M]", "kindling://host:port"]) {
+          assert.include(help, form)
+        }
+        for (const boilerplate of ["A user-defined piece of text", "This setting is optional", "An integer."]) {
+          assert.notInclude(help, boilerplate)
+        }
+      }))
+
     it.scopedLive("a worker that no master answers gives up after its attempts and exits 1", () =>
       Effect.gen(function*() {
         const port = yield* freePort

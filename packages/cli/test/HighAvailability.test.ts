@@ -193,7 +193,7 @@ describe("highly available masters on ZooKeeper", () => {
           Effect.flip,
           Effect.fork
         )
-        yield* Effect.sleep("500 millis")
+        yield* Effect.sleep(Deadlines.scaled(500))
         yield* first.node.kill("SIGCONT")
         const refused = yield* Fiber.join(submission)
         assert.strictEqual(refused._tag, "MasterNotAlive")

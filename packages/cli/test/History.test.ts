@@ -86,6 +86,9 @@ describe("kindling history", () => {
         const page = yield* get(`${historyUrl}/history/${app.id}/stages/`)
         assert.strictEqual(page.status, 200)
         assert.include(page.text, "Completed Stages (2)")
+        // A finished app's pages are a record: nothing updates them, and no badge says they are live.
+        assert.notInclude(page.text, "data-live")
+        assert.notMatch(page.text, /class="live"/)
 
         // The master lists the app as completed, its name linking to its history page.
         const masterPage = yield* Polling.eventually(
@@ -144,6 +147,10 @@ describe("kindling history", () => {
         const jobs = yield* getJson(`${url}/api/v1/applications/${app.id}/jobs`)
         assert.deepStrictEqual(jobs.map((job: { status: string }) => job.status), ["SUCCEEDED"])
         assert.include((yield* get(url!)).text, "Incomplete Applications (1)")
+        // Its pages follow its log as it grows, and say it is incomplete rather than live.
+        const page = (yield* get(`${url}/history/${app.id}/jobs/`)).text
+        assert.include(page, `data-live="events"`)
+        assert.include(page, `<span class="live" hidden>incomplete</span>`)
       }),
     Deadlines.scaled(120_000)
   )

@@ -340,6 +340,36 @@ describe("kindling submit", () => {
       assert.strictEqual(result.stdout, "vowels 5, longest 8\n")
     }), Deadlines.scaled(60_000))
 
+  it.scopedLive(
+    "the bundler's processes are gone once the app is bundled, not left to outlive the command",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* temporaryDirectory
+        // In local mode the app runs in the submitting process: it lists that process's children still running.
+        const children = `import { App } from "@kindling/app"
+import { Console, Effect } from "effect"
+import * as Fs from "node:fs"
+export default App.make(() => Effect.gen(function*() {
+  const mine = Fs.readdirSync("/proc").filter((pid) => /^\\d+$/.test(pid)).flatMap((pid) => {
+    try {
+      const stat = Fs.readFileSync(\`/proc/\${pid}/stat\`, "utf8")
+      const [state, parent] = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+      // A child that has exited and is not yet reaped (Z) is no process any more.
+      return Number(parent) === process.pid && state !== "Z" ? [Fs.readFileSync(\`/proc/\${pid}/cmdline\`, "utf8").split("\\0").join(" ").trim()] : []
+    } catch {
+      return []
+    }
+  })
+  yield* Console.log(JSON.stringify(mine))
+}))
+`
+        const result = yield* run(["submit", "--master", "local[1]", app(dir, "children.ts", children)])
+        assert.strictEqual(result.code, 0, result.stderr)
+        assert.deepStrictEqual(JSON.parse(result.stdout), [])
+      }),
+    60_000
+  )
+
   it.scopedLive("an app whose main fails exits 1 with its error", () =>
     Effect.gen(function*() {
       const dir = yield* temporaryDirectory

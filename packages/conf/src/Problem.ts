@@ -51,13 +51,15 @@ const format = (problem: Problem): string => {
 }
 
 /**
- * Every problem of a configuration, in the order of its sources.
+ * Every problem of a configuration, in the order of its sources: one on the line that says the configuration is
+ * invalid, several each on a line of its own under it.
  *
  * @since 0.1.0
  * @category errors
  */
 export class InvalidConf extends Data.TaggedError("InvalidConf")<{ readonly problems: ReadonlyArray<Problem> }> {
   override get message(): string {
+    if (this.problems.length === 1) return `Invalid configuration: ${format(this.problems[0]!)}`
     return ["Invalid configuration:", ...this.problems.map((problem) => `  ${format(problem)}`)].join("\n")
   }
 }

@@ -104,12 +104,24 @@ export const make = (
         masters: options.masters.map((master) => Endpoints.ref(master, Endpoints.master)),
         appDescription: options.appDescription,
         registrationTimeoutMillis: 20_000,
-        registrationRetries: 3
+        registrationRetries: 3,
+        unreachableAttempts: 3,
+        unreachableRetryMillis: 1000
       }),
       interpret: (command, host) =>
         command._tag === "CheckRegistered"
           ? Effect.sync(() => host.fork(checkRegistered(command, host)))
           : options.tell(command),
+      // A registration that could not be sent is the core's to judge: did it ever reach a master?
+      undelivered: (to, message, error) =>
+        message._tag === "RegisterApplication"
+          ? {
+            _tag: "RegistrationUndelivered" as const,
+            master: to.address,
+            reason: error.message,
+            connected: error._tag !== "ConnectFailed"
+          }
+          : undefined,
       validateState: options.validateState ?? false,
       onExit: options.onExit
     })

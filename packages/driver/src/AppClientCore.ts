@@ -4,6 +4,11 @@
  * and turns what the master says about executors into what the driver needs: which executors are gone, and
  * whether the app itself was removed.
  *
+ * Beyond Spark, an app that reaches no master at all gives up in seconds, not a minute: a registration that
+ * finds no connection to its master (nothing listens there, its host does not answer) is sent to that master
+ * again 1 s later, twice; once every master of the URL has failed so, and no connection to any was ever made,
+ * the app is dead with `No master reachable at …`. A master once reached is waited for as Spark waits.
+ *
  * @since 0.1.0
  */
 import { Core } from "@kindling/kernel"
@@ -31,6 +36,9 @@ export interface Config {
   /** Spark's REGISTRATION_TIMEOUT_SECONDS (20 s) and REGISTRATION_RETRIES (3). */
   readonly registrationTimeoutMillis: number
   readonly registrationRetries: number
+  /** How often a registration is sent to a master no connection can be made to (3), and how far apart (1 s). */
+  readonly unreachableAttempts: number
+  readonly unreachableRetryMillis: number
 }
 
 /**
@@ -43,6 +51,10 @@ export interface State {
   master: RpcAddress.Ref<AppClientMessages.AppClientToMaster> | undefined
   attempts: number
   stopped: boolean
+  /** Whether a connection to any master was ever made. */
+  reached: boolean
+  /** For each master (by address key) no connection could be made to: the failed attempts, and the last reason. */
+  readonly unreachable: Map<string, { attempts: number; reason: string }>
   /** Which worker each executor runs on, to know what a lost worker takes with it. */
   readonly executors: Map<number, Ids.WorkerId>
   /** The executors whose process was reported RUNNING. */
@@ -115,21 +127,28 @@ export const make = (config: Config): State => ({
   master: undefined,
   attempts: 0,
   stopped: false,
+  reached: false,
+  unreachable: new Map(),
   executors: new Map(),
   started: new Set()
 })
 
-const register = (step: Step) => {
+const registerWith = (step: Step, master: RpcAddress.Ref<AppClientMessages.AppClientToMaster>) => {
   const { config } = step.state
-  for (const master of config.masters) {
-    Core.log(step, "Info", `Connecting to master ${master.address.url}...`)
-    Core.send(
-      step,
-      master,
-      new AppClientMessages.RegisterApplication({ appDescription: config.appDescription, driver: config.self })
-    )
-  }
+  Core.log(step, "Info", `Connecting to master ${master.address.url}...`)
+  Core.send(
+    step,
+    master,
+    new AppClientMessages.RegisterApplication({ appDescription: config.appDescription, driver: config.self })
+  )
 }
+
+const register = (step: Step) => {
+  for (const master of step.state.config.masters) registerWith(step, master)
+}
+
+const isMaster = (state: State, peer: RpcAddress.RpcAddress) =>
+  state.config.masters.some((master) => RpcAddress.key(master.address) === RpcAddress.key(peer))
 
 const dead = (step: Step, reason: string) => {
   if (step.state.stopped) return
@@ -151,8 +170,9 @@ const handlers: Core.Handlers<Inbound, Step> = {
     if (state.appId !== undefined || state.stopped) return
     state.appId = message.appId
     state.master = message.master
+    state.reached = true
     Core.cancelTimer(step, "registration")
-    Core.log(step, "Info", `Connected to Spark cluster with app ID ${message.appId}`)
+    Core.log(step, "Info", `Connected to Kindling cluster with app ID ${message.appId}`)
     step.commands.push({ _tag: "AppRegistered", appId: message.appId })
   },
   ExecutorAdded: (step, message) => {
@@ -219,6 +239,48 @@ const handle = Core.inputs<Inbound, Local, Step>({
     )
   },
   Receive: handlers,
+  Connected: (step, input) => {
+    if (isMaster(step.state, input.peer)) step.state.reached = true
+  },
+  RegistrationUndelivered: (step, input) => {
+    const { state } = step
+    if (state.appId !== undefined || state.stopped) return
+    if (input.connected) {
+      // A master reached and lost before it answered: the 20 s retries are for it, as in Spark.
+      state.reached = true
+      Core.log(step, "Warning", `Could not register with master ${input.master.url}: ${input.reason}`)
+      return
+    }
+    const key = RpcAddress.key(input.master)
+    const attempts = (state.unreachable.get(key)?.attempts ?? 0) + 1
+    state.unreachable.set(key, { attempts, reason: input.reason })
+    if (attempts < state.config.unreachableAttempts) {
+      Core.log(step, "Warning", `No master at ${input.master.url} (${input.reason}); trying again`)
+      Core.startTimer(
+        step,
+        `reach ${key}`,
+        { _tag: "RetryMaster", master: input.master },
+        state.config.unreachableRetryMillis
+      )
+      return
+    }
+    const { masters } = state.config
+    const allUnreachable = masters.every((master) =>
+      (state.unreachable.get(RpcAddress.key(master.address))?.attempts ?? 0) >= state.config.unreachableAttempts
+    )
+    if (state.reached || !allUnreachable) return
+    const url = `kindling://${masters.map((master) => master.address.hostPort).join(",")}`
+    const reasons = [...new Set(masters.map((master) => state.unreachable.get(RpcAddress.key(master.address))!.reason))]
+    const reason = `No master reachable at ${url}: ${reasons.join("; ")}`
+    Core.log(step, "Error", reason)
+    dead(step, reason)
+  },
+  RetryMaster: (step, input) => {
+    const { state } = step
+    if (state.appId !== undefined || state.stopped) return
+    const master = state.config.masters.find((each) => RpcAddress.key(each.address) === RpcAddress.key(input.master))
+    if (master !== undefined) registerWith(step, master)
+  },
   Disconnected: (step, input) => {
     const { state } = step
     if (state.master !== undefined && RpcAddress.key(input.peer) === RpcAddress.key(state.master.address)) {

@@ -1,10 +1,11 @@
 /**
- * The app client's local inputs: its registration retry timer and the driver's word that the app is done. They
- * never cross a connection; as schemas they document the app client's core in the protocol reference, and
+ * The app client's local inputs: its registration retry timers, registrations that could not be delivered and
+ * the driver's word that the app is done. They never cross a connection; as schemas they document the app client's core in the protocol reference, and
  * `AppClientCore.Local` is derived from them.
  *
  * @since 0.1.0
  */
+import { RpcAddress } from "@kindling/protocol"
 import * as Schema from "effect/Schema"
 
 /**
@@ -24,11 +25,28 @@ export const Stop = Schema.TaggedStruct("Stop", {}).annotations({
 })
 
 /**
- * Every local input of the app client.
- *
  * @since 0.1.0
  * @category schemas
  */
+export const RegistrationUndelivered = Schema.TaggedStruct("RegistrationUndelivered", {
+  master: RpcAddress.RpcAddress,
+  reason: Schema.String,
+  connected: Schema.Boolean.annotations({
+    description: "whether a connection to the master had been made (and was lost), or none could be"
+  })
+}).annotations({
+  description: "A registration could not be sent to a master: with no connection made, it is tried again 1 s " +
+    "later, twice; once every master has failed so and none was ever reached, the app is dead"
+})
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export const RetryMaster = Schema.TaggedStruct("RetryMaster", { master: RpcAddress.RpcAddress }).annotations({
+  description: "1 s after a registration found no connection to a master: register with it again"
+})
+
 /**
  * @since 0.1.0
  * @category schemas
@@ -39,7 +57,9 @@ export const AppUnknown = Schema.TaggedStruct("AppUnknown", { reason: Schema.Str
 })
 
 /**
+ * Every local input of the app client.
+ *
  * @since 0.1.0
  * @category schemas
  */
-export const Local = Schema.Union(RetryRegistration, Stop, AppUnknown)
+export const Local = Schema.Union(RetryRegistration, RegistrationUndelivered, RetryMaster, Stop, AppUnknown)

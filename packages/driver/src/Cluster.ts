@@ -8,7 +8,7 @@
  */
 import { AppContext, Kindling } from "@kindling/app"
 import type { Conf, Problem } from "@kindling/conf"
-import type { Disk } from "@kindling/executor"
+import { BoundedFiles, type Disk } from "@kindling/executor"
 import { KernelConf } from "@kindling/kernel"
 import { type AppUi, ConsoleProgress, type EventLogWriter } from "@kindling/monitoring"
 import { Descriptions, type RpcAddress } from "@kindling/protocol"
@@ -51,8 +51,10 @@ export interface Options {
    */
   readonly appUrl: string
   readonly appExports?: Readonly<Record<string, unknown>>
-  /** The files its datasets read and write (the local file system unless given). */
+  /** The files its datasets read and write (the local file system, unbounded, unless given). */
   readonly files?: Disk.Files
+  /** `kindling.default.parallelism`, when set. */
+  readonly defaultParallelism?: number | undefined
   readonly driver: DriverCore.Config
   readonly executorMemoryMB: number
   readonly executorCores: number | undefined
@@ -277,7 +279,9 @@ export const make = (options: Options): Effect.Effect<Kindling["Type"], never, R
     return AppContext.make({
       appName: options.appName,
       master: options.masterUrl,
-      defaultParallelism: () => Math.max(2, [...granted.values()].reduce((a, b) => a + b, 0)),
+      defaultParallelism: () =>
+        options.defaultParallelism ?? Math.max(2, [...granted.values()].reduce((a, b) => a + b, 0)),
+      configuredParallelism: options.defaultParallelism,
       driver,
       appExports: options.appExports,
       uiWebUrl: listeners.uiUrl,
@@ -334,6 +338,8 @@ export const fromConf = (conf: Conf.Conf<DriverConf.AppKeys>, options: {
         maxCores: conf.get(DriverConf.keys.coresMax),
         minRegisteredRatio: conf.get(DriverConf.keys.minRegisteredResourcesRatio),
         maxRegisteredWaitMillis: conf.get(DriverConf.keys.maxRegisteredResourcesWaitingTime),
+        defaultParallelism: conf.get(DriverConf.keys.defaultParallelism),
+        files: BoundedFiles.make(conf.get(DriverConf.keys.fileTimeout)),
         rpc,
         transport: NodeTransport.layerFrom(conf),
         validateState: conf.get(KernelConf.keys.validateState),

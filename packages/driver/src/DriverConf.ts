@@ -184,6 +184,20 @@ export const keys = {
     default: "1",
     description: "Driver: cores each task takes on its executor."
   }),
+  defaultParallelism: Key.make("kindling.default.parallelism", ValueType.int({ min: 1 }), {
+    description: "Driver: the partitions of a shuffle given no count (reduceByKey, groupByKey, join, cogroup, " +
+      "distinct, sortByKey, …; a join keeps a hash partitioning one of its datasets already has, as Spark's " +
+      "defaultPartitioner does) and the slices of parallelize and range given none (Spark's " +
+      "spark.default.parallelism). Unset: a shuffle takes as many partitions as the largest dataset it reads; " +
+      "parallelize and range take N of local[N], or the cores of the app's executors on a cluster (at least 2)."
+  }),
+  fileTimeout: Key.make("kindling.driver.fileTimeout", ValueType.duration("ms"), {
+    default: "30s",
+    description: "Driver (not in Spark): the longest one operation on a local file the driver does itself (listing " +
+      "inputs and reading their heads, making and finishing output and checkpoint directories) may take; one that " +
+      "takes longer fails its action with ETIMEDOUT, so that a file system that does not answer (a hung mount, a " +
+      "FIFO) stalls no driver."
+  }),
   minRegisteredResourcesRatio: Key.make(
     "kindling.scheduler.minRegisteredResourcesRatio",
     ValueType.number({ min: 0, max: 1 }),

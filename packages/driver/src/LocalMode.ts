@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import { AppContext, Kindling } from "@kindling/app"
-import { Executor, TaskThreads } from "@kindling/executor"
+import { type Disk, Executor, TaskThreads } from "@kindling/executor"
 import { type AppUi, ConsoleProgress, type EventLogWriter } from "@kindling/monitoring"
 import { Ids, RpcAddress } from "@kindling/protocol"
 import { RpcEnv, Transport } from "@kindling/rpc"
@@ -31,6 +31,10 @@ export interface Options {
   /** What the app module exports, to recognise its functions. */
   readonly appExports?: Readonly<Record<string, unknown>>
   readonly driver: DriverCore.Config
+  /** `kindling.default.parallelism`, when set. */
+  readonly defaultParallelism?: number | undefined
+  /** The files its datasets read and write (the local file system, unbounded, unless given). */
+  readonly files?: Disk.Files | undefined
   readonly heartbeatIntervalMillis: number
   /** Results of more bytes go through the data plane (`kindling.task.maxDirectResultSize`). */
   readonly maxDirectResultSize?: number
@@ -122,7 +126,9 @@ export const layer = (options: Options): Layer.Layer<Kindling, StartFailed> =>
       return AppContext.make({
         appName: options.appName,
         master: `local[${options.threads}]`,
-        defaultParallelism: () => options.threads,
+        defaultParallelism: () => options.defaultParallelism ?? options.threads,
+        configuredParallelism: options.defaultParallelism,
+        files: options.files,
         driver,
         appExports: options.appExports,
         uiWebUrl: listeners.uiUrl

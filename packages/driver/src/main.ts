@@ -13,10 +13,9 @@
  *
  * @since 0.1.0
  */
-import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import { NodeLoader } from "@kindling/conf/node"
 import { Installation, WorkDirs } from "@kindling/installation"
-import { NodeLogging } from "@kindling/kernel"
+import { DiskOperations, NodeLogging } from "@kindling/kernel"
 import { MasterUrl } from "@kindling/protocol"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -43,7 +42,7 @@ const main = Effect.gen(function*() {
   const masters = yield* MasterUrl.parse(masterUrl)
   yield* Effect.provide(
     Installation.link(Installation.make(import.meta), Path.dirname(Path.resolve(artifact))),
-    NodeFileSystem.layer
+    DiskOperations.nodeFileSystem
   )
   const runtime = yield* Cluster.fromConf(conf, {
     appName: conf.get(DriverConf.keys.appName) ?? Path.basename(artifact),

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { AppClientCore } from "@kindling/driver"
 import { AppClientMessages, Descriptions, Endpoints, Ids, RpcAddress } from "@kindling/protocol"
-import { Option } from "effect"
+import { FastCheck as fc, Option } from "effect"
 
 const masterA = Endpoints.ref(RpcAddress.make("m1", 7077), Endpoints.master)
 const masterB = Endpoints.ref(RpcAddress.make("m2", 7077), Endpoints.master)
@@ -27,7 +27,9 @@ const make = () =>
       resourceReqsPerExecutor: []
     }),
     registrationTimeoutMillis: 20_000,
-    registrationRetries: 3
+    registrationRetries: 3,
+    unreachableAttempts: 3,
+    unreachableRetryMillis: 1000
   })
 
 const receive = (state: AppClientCore.State, message: AppClientCore.Inbound, now = 0) =>
@@ -115,5 +117,167 @@ describe("AppClientCore", () => {
     assert.deepStrictEqual(own(receive(state, ofWorker(3, "LOST", "worker lost"))), [
       { _tag: "ExecutorGone", executorId: 3, reason: "Executor LOST (worker lost)", started: false, workerLost: true }
     ])
+  })
+
+  describe("a master that cannot be reached", () => {
+    const refused = (state: AppClientCore.State, master: typeof masterA, now: number, connected = false) =>
+      AppClientCore.step(state, {
+        _tag: "RegistrationUndelivered",
+        master: master.address,
+        reason: `Cannot connect to ${master.address.hostPort}: connect ECONNREFUSED`,
+        connected,
+        now
+      })
+    const sentTo = (commands: ReadonlyArray<AppClientCore.Command>) =>
+      commands.flatMap((c) => (c._tag === "Send" ? [c.to.address.host] : []))
+
+    it("is tried again 1 s later, twice; when every master failed so and none was ever reached, the app is dead", () => {
+      const state = make()
+      AppClientCore.step(state, { _tag: "Start", now: 0 })
+      for (const round of [0, 1]) {
+        for (const master of [masterA, masterB]) {
+          const again = refused(state, master, round * 1000)
+          assert.deepStrictEqual(own(again), [])
+          const timer = again.find((c) => c._tag === "StartTimer")
+          assert.deepStrictEqual(timer, {
+            _tag: "StartTimer",
+            name: `reach ${RpcAddress.key(master.address)}`,
+            delayMillis: 1000,
+            periodMillis: undefined,
+            input: { _tag: "RetryMaster", master: master.address }
+          })
+          const retried = AppClientCore.step(state, { _tag: "RetryMaster", master: master.address, now: 1000 })
+          assert.deepStrictEqual(sentTo(retried), [master.address.host])
+        }
+      }
+      assert.deepStrictEqual(own(refused(state, masterA, 2000)), [])
+      assert.deepStrictEqual(own(refused(state, masterB, 2000)), [{
+        _tag: "AppDead",
+        reason: "No master reachable at kindling://m1:7077,m2:7077: Cannot connect to m1:7077: connect ECONNREFUSED; " +
+          "Cannot connect to m2:7077: connect ECONNREFUSED"
+      }])
+      // Dead once.
+      assert.deepStrictEqual(own(refused(state, masterB, 3000)), [])
+    })
+
+    it("one master reachable is enough: the app registers there and the other is let be", () => {
+      const state = make()
+      AppClientCore.step(state, { _tag: "Start", now: 0 })
+      for (const now of [0, 1000, 2000]) refused(state, masterA, now)
+      receive(state, new AppClientMessages.RegisteredApplication({ appId, master: masterB }), 2500)
+      assert.deepStrictEqual(own(refused(state, masterB, 3000)), [])
+      assert.deepStrictEqual(
+        sentTo(AppClientCore.step(state, { _tag: "RetryMaster", master: masterA.address, now: 3000 })),
+        []
+      )
+    })
+
+    it("once a master was reached, the app waits for it as Spark's does: 3 attempts 20 s apart", () => {
+      for (const reach of ["connected", "lost"] as const) {
+        const state = make()
+        AppClientCore.step(state, { _tag: "Start", now: 0 })
+        if (reach === "connected") {
+          AppClientCore.step(state, { _tag: "Connected", peer: masterA.address, connection: 1, now: 0 })
+        } else {
+          refused(state, masterA, 0, true)
+        }
+        for (const now of [0, 1000, 2000]) {
+          assert.deepStrictEqual(own(refused(state, masterB, now)), [])
+          if (reach === "lost") continue
+          assert.deepStrictEqual(own(refused(state, masterA, now)), [])
+        }
+        AppClientCore.step(state, { _tag: "RetryRegistration", now: 20_000 })
+        AppClientCore.step(state, { _tag: "RetryRegistration", now: 40_000 })
+        const given = AppClientCore.step(state, { _tag: "RetryRegistration", now: 60_000 })
+        assert.deepStrictEqual(own(given), [{ _tag: "AppDead", reason: "All masters are unresponsive! Giving up." }])
+      }
+    })
+
+    it(
+      "model: whatever the order of failures, retries, connections and answers, the app is dead at most once, as " +
+        "unreachable only if no master was ever reached and each failed three times, and never once registered",
+      () => {
+        const masterOf = fc.constantFrom(masterA, masterB)
+        const event = fc.oneof(
+          fc.record({ kind: fc.constant("refused" as const), master: masterOf, connected: fc.boolean() }),
+          fc.record({ kind: fc.constant("retry" as const), master: masterOf }),
+          fc.record({ kind: fc.constant("connected" as const), master: masterOf }),
+          fc.record({ kind: fc.constant("registered" as const), master: masterOf }),
+          fc.record({ kind: fc.constant("retryRegistration" as const) }),
+          fc.record({ kind: fc.constant("stop" as const) })
+        )
+        fc.assert(
+          fc.property(fc.array(event, { maxLength: 40 }), (events) => {
+            const state = make()
+            AppClientCore.step(state, { _tag: "Start", now: 0 })
+            let reached = false
+            let registered = false
+            let stopped = false
+            let deaths = 0
+            const failures = new Map<string, number>()
+            events.forEach((event, i) => {
+              const now = (i + 1) * 500
+              const commands = (() => {
+                switch (event.kind) {
+                  case "refused":
+                    if (event.connected) reached = true
+                    else failures.set(event.master.address.host, (failures.get(event.master.address.host) ?? 0) + 1)
+                    return AppClientCore.step(state, {
+                      _tag: "RegistrationUndelivered",
+                      master: event.master.address,
+                      reason: "refused",
+                      connected: event.connected,
+                      now
+                    })
+                  case "retry":
+                    return AppClientCore.step(state, { _tag: "RetryMaster", master: event.master.address, now })
+                  case "connected":
+                    reached = true
+                    return AppClientCore.step(state, {
+                      _tag: "Connected",
+                      peer: event.master.address,
+                      connection: 1,
+                      now
+                    })
+                  case "registered": {
+                    const before = state.appId !== undefined || state.stopped
+                    const out = receive(
+                      state,
+                      new AppClientMessages.RegisteredApplication({ appId, master: event.master }),
+                      now
+                    )
+                    if (!before) registered = true
+                    reached = true
+                    return out
+                  }
+                  case "retryRegistration":
+                    return AppClientCore.step(state, { _tag: "RetryRegistration", now })
+                  case "stop":
+                    stopped = true
+                    return AppClientCore.step(state, { _tag: "Stop", now })
+                }
+              })()
+              assert.deepStrictEqual(AppClientCore.validate(state), [])
+              for (const command of commands) {
+                if (command._tag === "Send" && command.message._tag === "RegisterApplication") {
+                  assert.isFalse(registered || stopped, "a registration sent after the app registered or stopped")
+                }
+                if (command._tag !== "AppDead") continue
+                deaths++
+                assert.isFalse(registered, "dead once registered")
+                if (command.reason.startsWith("No master reachable")) {
+                  assert.isFalse(reached, "given up as unreachable after a master was reached")
+                  for (const master of [masterA, masterB]) {
+                    assert.isAtLeast(failures.get(master.address.host) ?? 0, 3, command.reason)
+                  }
+                }
+              }
+            })
+            assert.isAtMost(deaths, 1)
+          }),
+          { numRuns: 300 }
+        )
+      }
+    )
   })
 })

@@ -121,6 +121,44 @@ layer(app, { timeout: 60_000, excludeTestServices: true })("the app UI of a loca
       assert.strictEqual((yield* get(`${api}/stages/999/0/taskList`)).status, 404)
     }))
 
+  it.effect("shuffle reads count their records; a stage served from the cache reads no shuffle, as in Spark", () =>
+    Effect.gen(function*() {
+      const kc = yield* Kindling
+      const base = kc.uiWebUrl!
+      // 6 map tasks write 13 combined records each for 3 reduce tasks; the reduced pairs are cached.
+      const counts = kc.parallelize(Array.from({ length: 600 }, (_, i) => `w${i % 13}`), 6)
+        .map((w): [string, number] => [w, 1])
+        .reduceByKey((a, b) => a + b, undefined, 3)
+        .cache()
+      assert.strictEqual(yield* counts.count(), 13)
+      assert.strictEqual(yield* counts.count(), 13)
+      const [first, second] = (yield* settled(base)).sort((a, b) => a.jobId - b.jobId).slice(-2)
+      const [application] = yield* getJson(`${base}/api/v1/applications`)
+      const api = `${base}/api/v1/applications/${application.id}`
+      const stage = (id: number) => getJson(`${api}/stages/${id}/0`)
+      const readBy = (id: number) =>
+        Effect.map(
+          getJson(`${api}/stages/${id}/0/taskList?length=100`),
+          (tasks: Array<{ taskMetrics: { shuffleReadMetrics: { recordsRead: number } } }>) =>
+            tasks.map((task) => task.taskMetrics.shuffleReadMetrics.recordsRead).reduce((a, b) => a + b, 0)
+        )
+
+      const map = yield* stage(first!.stageIds[0]!)
+      const reduce = yield* stage(first!.stageIds[1]!)
+      assert.isAbove(map.shuffleWriteRecords, 0)
+      assert.strictEqual(reduce.shuffleReadBytes, map.shuffleWriteBytes)
+      assert.strictEqual(reduce.shuffleReadRecords, map.shuffleWriteRecords)
+      assert.strictEqual(yield* readBy(reduce.stageId), map.shuffleWriteRecords)
+      assert.include((yield* get(`${base}/stages/stage/?id=${reduce.stageId}&attempt=0`)).text, "Shuffle Read Records")
+
+      // The second job's map stage is skipped and its result stage reads the cached partitions: no shuffle.
+      const cached = yield* stage(second!.stageIds.at(-1)!)
+      assert.strictEqual(cached.status, "COMPLETE")
+      assert.strictEqual(cached.shuffleReadBytes, 0)
+      assert.strictEqual(cached.shuffleReadRecords, 0)
+      assert.strictEqual(yield* readBy(cached.stageId), 0)
+    }))
+
   it.effect("the pages: jobs, a job with its DAG, a stage with quantiles and paged tasks, storage, environment, executors", () =>
     Effect.gen(function*() {
       const kc = yield* Kindling
@@ -138,6 +176,7 @@ layer(app, { timeout: 60_000, excludeTestServices: true })("the app UI of a loca
       assert.include(jobsPage.type, "text/html")
       assert.include(jobsPage.text, `href="jobs/job/?id=${job.jobId}"`)
       assert.include(jobsPage.text, "data-live=\"events\"")
+      assert.include(jobsPage.text, `<span class="live" hidden>live</span>`)
 
       const jobPage = (yield* get(`${base}/jobs/job/?id=${job.jobId}`)).text
       assert.strictEqual(jobPage.match(/<g class="cluster[^"]*" data-stage-id=/g)?.length, 2)

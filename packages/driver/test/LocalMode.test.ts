@@ -340,6 +340,7 @@ describe("functions", () => {
         reference: referenceHere,
         newDatasetId: () => 0,
         newShuffleId: () => 0,
+        defaultPartitions: () => undefined,
         unpersist: () => Effect.void,
         files: Disk.nodeFiles,
         checkpoints: { dir: undefined },

@@ -22,6 +22,28 @@ const local = LocalMode.layer({
 
 const sumOf = (numbers: ReadonlyArray<number>) => numbers.reduce((a, b) => a + b, 0)
 
+interface SparkSamples {
+  readonly sample: ReadonlyArray<
+    {
+      records: number
+      slices: number
+      withReplacement: boolean
+      fraction: number
+      seed: number
+      spark: Array<number>
+    }
+  >
+  readonly takeSample: ReadonlyArray<
+    { records: number; slices: number; withReplacement: boolean; num: number; seed: number; spark: Array<number> }
+  >
+  readonly randomSplit: ReadonlyArray<
+    { records: number; slices: number; weights: Array<number>; seed: number; spark: Array<Array<number>> }
+  >
+}
+const spark: SparkSamples = JSON.parse(
+  Fs.readFileSync(new URL("./fixtures/spark-sampling.json", import.meta.url), "utf8")
+)
+
 layer(local, { timeout: 60_000 })("more operations in local[2]", (it) => {
   it.effect("histogram: counted buckets, even or given, as PySpark's", () =>
     Effect.gen(function*() {
@@ -67,6 +89,42 @@ layer(local, { timeout: 60_000 })("more operations in local[2]", (it) => {
       assert.deepStrictEqual((yield* kc.range(0, 5).takeSample(false, 10, 1)).sort(), [0, 1, 2, 3, 4])
       assert.deepStrictEqual(yield* ds.takeSample(false, 0), [])
       assert.instanceOf(yield* Effect.flip(ds.takeSample(false, -1)), InvalidArgument)
+      // One Effect run twice draws twice from the seed.
+      const drawn = ds.takeSample(true, 5, 11)
+      assert.deepStrictEqual(yield* drawn, yield* drawn)
+      assert.strictEqual(
+        (yield* Effect.flip(ds.takeSample(false, 3, 1.5))).message,
+        "takeSample: the seed must be an integer of at most 2^53 - 1 in size, got 1.5"
+      )
+      assert.throws(() => ds.sample(false, 0.5, Number.NaN), /^sample: the seed must be an integer .*, got NaN$/)
+      assert.throws(
+        () => ds.randomSplit([1, 1], 2 ** 60),
+        /^randomSplit: the seed must be an integer .*, got 1152921504606847000$/
+      )
+    }))
+
+  it.effect("sample, takeSample and randomSplit draw Spark's samples: those of the same seed and partitions", () =>
+    Effect.gen(function*() {
+      const kc = yield* Kindling
+      // Each case over the integers 0…records-1 in `slices` partitions, as scripts/compat/sampling_peer.py had
+      // Spark 4.3 draw them.
+      const ints = (records: number, slices: number) =>
+        kc.parallelize(Array.from({ length: records }, (_, i) => i), slices)
+      for (const c of spark.sample) {
+        const drawn = yield* ints(c.records, c.slices).sample(c.withReplacement, c.fraction, c.seed).collect()
+        assert.deepStrictEqual(drawn, c.spark, `sample ${JSON.stringify({ ...c, spark: undefined })}`)
+      }
+      for (const c of spark.takeSample) {
+        const drawn = yield* ints(c.records, c.slices).takeSample(c.withReplacement, c.num, c.seed)
+        assert.deepStrictEqual(drawn, c.spark, `takeSample ${JSON.stringify({ ...c, spark: undefined })}`)
+      }
+      for (const c of spark.randomSplit) {
+        const drawn = yield* Effect.forEach(
+          ints(c.records, c.slices).randomSplit(c.weights, c.seed),
+          (split) => split.collect()
+        )
+        assert.deepStrictEqual(drawn, c.spark, `randomSplit ${JSON.stringify({ ...c, spark: undefined })}`)
+      }
     }))
 
   it.effect("zip pairs records by place; zipPartitions runs a function over partitions side by side", () =>

@@ -6,14 +6,16 @@
  * `NodeDisk.disk` is the real one.
  *
  * It has two faces. A task runs synchronously on its thread, so what a task does is synchronous (`Files`: open,
- * read, write, rename, remove), and a task thread loads no more than this module, `node:fs` and the error it
- * throws (`@kindling/kernel/DiskError`, which imports nothing) for it. An executor's own work (serving blocks to
+ * read, write, rename, remove), and a task thread loads no more than this module, `node:fs`, the way directories
+ * are made (`@kindling/installation/Directories`) and the error it throws (`@kindling/kernel/DiskError`, which
+ * imports nothing) for it. An executor's own work (serving blocks to
  * other executors, receiving fetched ones) runs on its event loop, which must not block on a disk, so that face
  * is made of Effects. A failed operation throws (or fails with) a `DiskError` naming the operation, the path and
  * the system's code (`ENOENT`, `ENOSPC`, …), whatever the implementation.
  *
  * @since 0.1.0
  */
+import * as Directories from "@kindling/installation/Directories"
 import { type DiskError, fromCause } from "@kindling/kernel/DiskError"
 import type { Errors } from "@kindling/protocol"
 import type { DataPlane } from "@kindling/rpc"
@@ -142,7 +144,7 @@ const localFiles: Files = {
   writeFile: (path, bytes) => attempt("write", path, () => Fs.writeFileSync(path, bytes)),
   rename: (from, to) => attempt("rename", from, () => Fs.renameSync(from, to)),
   remove: (path) => attempt("remove", path, () => Fs.rmSync(path, { recursive: true, force: true })),
-  makeDirectory: (path) => attempt("mkdir", path, () => void Fs.mkdirSync(path, { recursive: true })),
+  makeDirectory: (path) => attempt("mkdir", path, () => Directories.makeSync(path)),
   stat: (path) => {
     const stat = attempt("stat", path, () => Fs.statSync(path, { throwIfNoEntry: false }))
     if (stat === undefined) return undefined

@@ -13,7 +13,6 @@ import * as Records from "@kindling/protocol/records"
 import { SharedVariables } from "@kindling/protocol/records"
 import * as BlockStore from "./BlockStore.js"
 import * as planOperators from "./internal/planOperators.js"
-import * as recordStreams from "./internal/recordStreams.js"
 import * as resultOps from "./internal/resultOps.js"
 import * as shuffleReads from "./internal/shuffleReads.js"
 import * as TaskContext from "./TaskContext.js"
@@ -278,11 +277,12 @@ export const runEncoded = (task: Uint8Array, functions: Functions, context: Task
 }
 
 /**
- * Every node of a plan, the plan's root first.
+ * Every node of a plan, the plan's root first; with `held`, not those beneath a persisted partition it holds, which
+ * is read rather than computed.
  *
  * @since 0.1.0
  */
-export function* nodes(plan: PlanNode): Generator<PlanNode> {
+export function* nodes(plan: PlanNode, held?: (blockId: string) => boolean): Generator<PlanNode> {
   yield plan
   switch (plan._tag) {
     case "Slice":
@@ -295,30 +295,36 @@ export function* nodes(plan: PlanNode): Generator<PlanNode> {
     case "ShuffleRead":
       return
     case "CoGroup":
-      for (const input of plan.inputs) if (input._tag === "InPlace") yield* nodes(input.plan)
+      for (const input of plan.inputs) if (input._tag === "InPlace") yield* nodes(input.plan, held)
       return
     case "Concat":
     case "ZipPartitions":
-      for (const child of plan.children) yield* nodes(child)
+      for (const child of plan.children) yield* nodes(child, held)
       return
     case "Cartesian":
-      yield* nodes(plan.left)
-      yield* nodes(plan.right)
+      yield* nodes(plan.left, held)
+      yield* nodes(plan.right, held)
+      return
+    case "Cached":
+      if (held?.(BlockStore.blockId(plan.rddId, plan.partition)) === true) return
+      yield* nodes(plan.child, held)
       return
     default:
-      yield* nodes(plan.child)
+      yield* nodes(plan.child, held)
   }
 }
 
 /**
- * The shuffles a task's plan reads, with their tokens and the reduce partition it reads of each.
+ * The shuffles a task's plan reads, with their tokens and the reduce partition it reads of each; none beneath a
+ * persisted partition `held` here, which the task reads instead (a stage served from the cache fetches nothing).
  *
  * @since 0.1.0
  */
 export const shufflesRead = (
-  plan: PlanNode
+  plan: PlanNode,
+  held?: (blockId: string) => boolean
 ): Array<{ readonly shuffleId: number; readonly token: string; readonly reduceId: number }> =>
-  [...nodes(plan)].flatMap((node) => {
+  [...nodes(plan, held)].flatMap((node) => {
     if (node._tag === "ShuffleRead") return [{ ...node.shuffle, reduceId: node.reduceId }]
     if (node._tag !== "CoGroup") return []
     return node.inputs.flatMap((input) =>
@@ -345,11 +351,3 @@ export const describeError = (
   error instanceof Error
     ? { className: error.name, message: error.message, stack: error.stack ?? `${error.name}: ${error.message}` }
     : { className: typeof error, message: String(error), stack: String(error) }
-
-/**
- * A small, fast, seeded generator (mulberry32) over the seed and the partition, so that a partition's sample is
- * the same on every attempt.
- *
- * @since 0.1.0
- */
-export const seededRandom: (seed: number, partition: number) => () => number = recordStreams.seededRandom

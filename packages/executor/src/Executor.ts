@@ -259,7 +259,7 @@ export const make = (
         const segment = blocks.get(id)
         return segment === undefined ? [] : [[id, segment] as const]
       })
-      const reads = shufflesRead(task.plan)
+      const reads = shufflesRead(task.plan, (blockId) => cached.some(([id]) => id === blockId))
       if (reads.length === 0 && task.broadcasts === undefined) {
         return { _tag: "Ready", inputs: { localDir, spillThreshold, shuffleInputs: [], cached } }
       }

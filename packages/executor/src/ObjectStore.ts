@@ -18,10 +18,9 @@
  * @since 0.1.0
  */
 import { DiskError } from "@kindling/kernel/DiskError"
-import { thread } from "@kindling/kernel/ModuleLoading"
-import { MessageChannel, type MessagePort, receiveMessageOnPort, type Worker } from "node:worker_threads"
 import type { Files, Reader, Stat, Writer } from "./Disk.js"
 import type { Listing, ObjectRequest, ObjectResponse, S3Settings } from "./internal/objectRequests.js"
+import { ThreadCalls } from "./internal/threadCalls.js"
 
 /**
  * @since 0.1.0
@@ -98,42 +97,20 @@ const codeOf = (response: Extract<ObjectResponse, { _tag: "Failed" }>) =>
 
 // This thread's way to its object-store thread: requests in order, each waited for.
 class Bridge {
-  private readonly port: MessagePort
-  private readonly signal = new Int32Array(new SharedArrayBuffer(4))
-  private readonly worker: Worker
+  private readonly calls: ThreadCalls<ObjectRequest, ObjectResponse>
 
   constructor(settings: S3Settings) {
-    const channel = new MessageChannel()
-    this.port = channel.port1
-    this.worker = thread(import.meta.url, "objectStoreThread", {
-      port: channel.port2,
-      settings,
-      signal: this.signal
-    }, { transferList: [channel.port2] })
-    // Neither keeps the process alive: a task's thread ends when its work does.
-    this.worker.unref()
-    this.port.unref()
+    this.calls = new ThreadCalls({
+      from: import.meta.url,
+      entry: "objectStoreThread",
+      workerData: { settings },
+      timeoutMillis: requestTimeoutMillis,
+      who: "the object store"
+    })
   }
 
   call<A>(operation: string, path: string, request: ObjectRequest, transfer: ReadonlyArray<ArrayBuffer> = []): A {
-    Atomics.store(this.signal, 0, 0)
-    this.port.postMessage(request, transfer as Array<ArrayBuffer>)
-    const deadline = Date.now() + requestTimeoutMillis
-    while (Atomics.load(this.signal, 0) === 0) {
-      const left = deadline - Date.now()
-      if (left <= 0 || Atomics.wait(this.signal, 0, 0, left) === "timed-out") {
-        throw new DiskError({
-          operation,
-          path,
-          code: "ETIMEDOUT",
-          reason: `the object store did not answer within ${requestTimeoutMillis / 1000} s`
-        })
-      }
-    }
-    const response = receiveMessageOnPort(this.port)?.message as ObjectResponse | undefined
-    if (response === undefined) {
-      throw new DiskError({ operation, path, code: "EIO", reason: "the object-store thread answered nothing" })
-    }
+    const response = this.calls.call(operation, path, request, transfer)
     if (response._tag === "Failed") {
       throw new DiskError({ operation, path, code: codeOf(response), reason: `${response.name}: ${response.message}` })
     }

@@ -9,6 +9,8 @@
 /** @since 0.1.0 */
 export * as BlockStore from "./BlockStore.js"
 /** @since 0.1.0 */
+export * as BoundedFiles from "./BoundedFiles.js"
+/** @since 0.1.0 */
 export * as Compression from "./Compression.js"
 /** @since 0.1.0 */
 export * as Csv from "./Csv.js"
@@ -58,6 +60,8 @@ export * as ShuffleBlocks from "./ShuffleBlocks.js"
 export * as ShuffleFiles from "./ShuffleFiles.js"
 /** @since 0.1.0 */
 export * as ShuffleService from "./ShuffleService.js"
+/** @since 0.1.0 */
+export * as SparkRandom from "./SparkRandom.js"
 /** @since 0.1.0 */
 export * as Spill from "./Spill.js"
 /** @since 0.1.0 */

@@ -7,17 +7,14 @@
  *
  * @since 0.1.0
  */
-import { type MessagePort, workerData } from "node:worker_threads"
+import { workerData } from "node:worker_threads"
 import type { ObjectRequest, ObjectResponse, S3Settings } from "./internal/objectRequests.js"
+import { serve } from "./internal/threadCalls.js"
 
 // The SDK warns, once per process, that its releases after January 2027 need Node 22; this one runs on Node 20.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = "true"
 
-const { port, settings, signal } = workerData as {
-  readonly port: MessagePort
-  readonly settings: S3Settings
-  readonly signal: Int32Array
-}
+const { settings } = workerData as { readonly settings: S3Settings }
 
 const S3 = await import("@aws-sdk/client-s3")
 const client = new S3.S3Client({
@@ -145,30 +142,14 @@ const handle = async (request: ObjectRequest): Promise<unknown> => {
   }
 }
 
-// Bytes in a buffer of their own, so that it can be handed over rather than copied (a small response may sit in a
-// buffer Node shares between allocations).
-const own = (bytes: Uint8Array) =>
-  bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice()
-
-const answer = (response: ObjectResponse) => {
-  const value = response._tag === "Done" && response.value instanceof Uint8Array ? own(response.value) : undefined
-  port.postMessage(
-    value === undefined ? response : { ...response, value },
-    value === undefined ? [] : [value.buffer as ArrayBuffer]
-  )
-  Atomics.store(signal, 0, 1)
-  Atomics.notify(signal, 0)
-}
-
-port.on("message", (request: ObjectRequest) => {
+serve<ObjectRequest, ObjectResponse>((request) =>
   handle(request).then(
-    (value) => answer({ _tag: "Done", value }),
-    (error: unknown) =>
-      answer({
-        _tag: "Failed",
-        name: (error as { name?: string }).name ?? "Error",
-        message: (error as { message?: string }).message ?? String(error),
-        status: (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode
-      })
+    (value): ObjectResponse => ({ _tag: "Done", value }),
+    (error: unknown): ObjectResponse => ({
+      _tag: "Failed",
+      name: (error as { name?: string }).name ?? "Error",
+      message: (error as { message?: string }).message ?? String(error),
+      status: (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode
+    })
   )
-})
+)

@@ -31,4 +31,6 @@ export * as PartFiles from "./PartFiles.js"
 /** @since 0.1.0 */
 export * as ParseModes from "./ParseModes.js"
 /** @since 0.1.0 */
+export * as SparkRandom from "./SparkRandom.js"
+/** @since 0.1.0 */
 export * as TextSplits from "./TextSplits.js"

@@ -8,7 +8,12 @@
  *
  * @since 0.1.0
  */
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import { SystemError, type SystemErrorReason } from "@effect/platform/Error"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Directories from "@kindling/installation/Directories"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { type DiskError, fromCause } from "./DiskError.js"
 
 /**
@@ -49,3 +54,47 @@ export const logged = <R>(cleanup: Effect.Effect<void, DiskError, R>): Effect.Ef
  */
 export const removing = (path: string, remove: () => void): Effect.Effect<void> =>
   logged(attempt("remove", path, remove))
+
+// The platform's reasons for the codes a directory that cannot be made fails with (as its Node file system says).
+const reasons: Readonly<Record<string, SystemErrorReason>> = {
+  ENOENT: "NotFound",
+  EACCES: "PermissionDenied",
+  EPERM: "PermissionDenied",
+  EROFS: "PermissionDenied",
+  EEXIST: "AlreadyExists",
+  ENOTDIR: "BadResource",
+  EBUSY: "Busy"
+}
+
+/**
+ * Node's file system as the platform's `FileSystem`, but for a recursive `makeDirectory`, which makes each missing
+ * level in turn (`Directories`): Node's own loops for ever on a path where no directory can be made, and a worker
+ * given such a work dir would never start nor say why. Nodes provide this layer rather than `NodeFileSystem`'s.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const nodeFileSystem: Layer.Layer<FileSystem.FileSystem> = Layer.effect(
+  FileSystem.FileSystem,
+  Effect.map(FileSystem.FileSystem, (fs) =>
+    FileSystem.FileSystem.of({
+      ...fs,
+      makeDirectory: (path, options) =>
+        options?.recursive === true
+          ? Effect.try({
+            try: () => Directories.makeSync(path),
+            catch: (error) => {
+              const disk = fromCause("mkdir", path, error)
+              return new SystemError({
+                reason: reasons[disk.code] ?? "Unknown",
+                module: "FileSystem",
+                method: "makeDirectory",
+                pathOrDescriptor: disk.path,
+                description: `${disk.code}: ${disk.reason}`,
+                cause: error
+              })
+            }
+          })
+          : fs.makeDirectory(path, options)
+    }))
+).pipe(Layer.provide(NodeFileSystem.layer))

@@ -142,6 +142,8 @@ export interface PageOptions {
   readonly activeTab?: string
   /** Where the page's live updates come from (server-sent events); without it the page is static. */
   readonly liveFrom?: string
+  /** What the header's badge says while the live updates flow (`live` unless given). */
+  readonly liveBadge?: string
   readonly body: Markup
 }
 
@@ -162,7 +164,9 @@ export const page = (options: PageOptions): Markup =>
     (options.tabs ?? []).map((tab) =>
       html`<a href="${tab.href}"${tab.href === options.activeTab ? trusted(" class=\"active\"") : ""}>${tab.label}</a>`
     )
-  }</nav><span class="live" hidden>live</span></header>
+  }</nav>${
+    options.liveFrom === undefined ? "" : html`<span class="live" hidden>${options.liveBadge ?? "live"}</span>`
+  }</header>
 <main>${options.body}</main></body></html>`
 
 /**

@@ -70,6 +70,16 @@ export interface Options<
    */
   readonly preempt?: (state: S) => Local | undefined
   /**
+   * A message the core sent that could not be delivered, as an input of the core's own, when the core decides
+   * what that means (an app client that reaches no master gives up); `undefined` leaves it to the shell, which
+   * logs it as a warning, as it does every undelivered message without this.
+   */
+  readonly undelivered?: (
+    to: RpcAddress.RpcEndpointRef,
+    message: Codec.Message,
+    error: Errors.RpcError
+  ) => Local | undefined
+  /**
    * The node must stop with this exit code: an `Exit` command, a failed command (1), a core that threw or broke an
    * invariant (`internalErrorCode`).
    */
@@ -212,7 +222,13 @@ export const make = <
     const background = yield* FiberSet.make()
     const runBackground = yield* FiberSet.runtime(background)<R>()
     const timers = yield* FiberMap.make<string>()
-    const post = yield* Outbox.make(rpc)
+    // A message that could not be delivered is the core's to judge when it says so, else a warning.
+    const post = yield* Outbox.make(rpc, (to, message, error) => {
+      const input = options.undelivered?.(to, message, error)
+      return input === undefined
+        ? Outbox.warn(to, message, error)
+        : Effect.sync(() => enqueue({ _tag: "Input", input }))
+    })
 
     const queue: Array<Work<S, In, Local>> = []
     let draining = false

@@ -45,6 +45,27 @@ describe("DiskOperations", () => {
       assert.deepInclude(error, { operation: "remove", path, code: "ENOTDIR", reason: "not a directory" })
     }).pipe(Effect.provide(NodeFileSystem.layer)))
 
+  it.live("the nodes' FileSystem makes a directory's missing parents, and fails at once where none can be made", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "kindling-disk-"))
+      yield* fs.makeDirectory(Path.join(dir, "a", "b"), { recursive: true })
+      assert.isTrue(Fs.statSync(Path.join(dir, "a", "b")).isDirectory())
+      Fs.rmSync(dir, { recursive: true })
+      // Node's own recursive mkdir would loop here for ever, on its thread pool: the work dir of a worker that never
+      // starts nor says why.
+      const error = yield* Effect.flip(fs.makeDirectory("/proc/kindling-disk/work", { recursive: true }))
+      assert.strictEqual(error._tag, "SystemError")
+      assert.strictEqual(
+        error.message,
+        "NotFound: FileSystem.makeDirectory (/proc/kindling-disk): ENOENT: no directory can be made in /proc"
+      )
+      assert.deepInclude(DiskError.fromCause("mkdir", "/proc/kindling-disk/work", error), {
+        code: "ENOENT",
+        path: "/proc/kindling-disk"
+      })
+    }).pipe(Effect.provide(DiskOperations.nodeFileSystem), Effect.timeout("10 seconds")))
+
   it.scopedLive("a cleanup that fails is logged with the path and the reason, and goes no further", () =>
     Effect.gen(function*() {
       const { path } = yield* underAFile

@@ -7,6 +7,7 @@
  *
  * @since 0.1.0
  */
+import * as Directories from "@kindling/installation/Directories"
 import { TemporaryDirectory } from "@kindling/kernel"
 import { Errors, type QueryMessages, type RpcAddress, SubmissionMessages } from "@kindling/protocol"
 import { RpcEnv } from "@kindling/rpc"
@@ -113,7 +114,7 @@ export const make = (
   Effect.gen(function*() {
     const rpc = yield* RpcEnv.RpcEnv
     const directory = options.directory ?? (yield* TemporaryDirectory.make("kindling-master-artifacts-"))
-    yield* Effect.sync(() => Fs.mkdirSync(directory, { recursive: true }))
+    yield* Effect.sync(() => Directories.makeSync(directory))
     const pathOf = (sha256: string) => Path.join(directory, fileName(sha256))
 
     // The artifact each driver refers to, and since when each stored artifact has had no driver.

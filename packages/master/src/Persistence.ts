@@ -6,6 +6,7 @@
  *
  * @since 0.1.0
  */
+import * as Directories from "@kindling/installation/Directories"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
@@ -161,7 +162,7 @@ export const makeFileSystem = (
           return yield* new StoreTrust.UntrustedStore({ path, reason: problem, remedy: StoreTrust.fileRemedy })
         }
       })
-    yield* attempt("create", directory, () => Fs.mkdir(directory, { recursive: true, mode: 0o700 }))
+    yield* attempt("create", directory, async () => Directories.makeSync(directory, 0o700))
     yield* trust(directory, "directory")
     const recordFile = (kind: Record["kind"], id: string) =>
       Effect.try({

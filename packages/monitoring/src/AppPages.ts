@@ -24,6 +24,12 @@ export interface AppDescription {
   readonly startTime: number
   /** Where the UI's pages are, which their links are relative to: `/` live, `/history/<appId>/` in the history server. */
   readonly uiRoot?: string
+  /**
+   * Whether the pages update as the app goes on, and the badge they wear then: `live` when not given (the app's own
+   * UI); the history server's pages of a log still incomplete follow it (`incomplete`), those of a finished app's
+   * are static.
+   */
+  readonly liveBadge?: () => string | undefined
 }
 
 /**

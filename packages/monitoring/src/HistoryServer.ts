@@ -229,7 +229,9 @@ export const start = (options: Options): Effect.Effect<HistoryServer, WebServer.
           master: app.properties.find(([key]) => key === "kindling.master")?.[1] ?? "",
           user: app.user,
           startTime: app.startTime,
-          uiRoot: uiRoot(app.id)
+          uiRoot: uiRoot(app.id),
+          // Pages follow a log that may grow; a finished app's is a record, not live.
+          liveBadge: () => (loaded.summary.complete ? undefined : "incomplete")
         },
         () => info(log),
         Stream.fromPubSub(loaded.changes),

@@ -114,7 +114,7 @@ const stageSums = (totals: Readonly<Record<string, number>>) => ({
   shuffleRemoteBytesReadToDisk: 0,
   shuffleLocalBytesRead: metric(totals, "shuffleBytesRead") - metric(totals, "shuffleRemoteBytesRead"),
   shuffleReadBytes: metric(totals, "shuffleBytesRead"),
-  shuffleReadRecords: 0,
+  shuffleReadRecords: metric(totals, "shuffleRecordsRead"),
   shuffleWriteBytes: metric(totals, "shuffleBytesWritten"),
   shuffleWriteTime: 0,
   shuffleWriteRecords: metric(totals, "shuffleRecordsWritten"),
@@ -203,7 +203,7 @@ export const task = (task: AppStatus.Task, now: number, executorLogs: Readonly<R
         remoteBytesRead: metric(m, "shuffleRemoteBytesRead"),
         remoteBytesReadToDisk: 0,
         localBytesRead: metric(m, "shuffleBytesRead") - metric(m, "shuffleRemoteBytesRead"),
-        recordsRead: 0,
+        recordsRead: metric(m, "shuffleRecordsRead"),
         remoteReqsDuration: 0,
         shufflePushReadMetrics: {
           corruptMergedBlockChunks: 0,

@@ -226,7 +226,23 @@ export class EndpointNotFound extends Schema.TaggedError<EndpointNotFound>()("En
 }
 
 /**
- * The connection to a peer could not be made or broke before the reply arrived.
+ * No connection to a peer could be made: nothing listens there, its host does not answer within the lookup
+ * timeout, or the handshake never came.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ConnectFailed extends Schema.TaggedError<ConnectFailed>()("ConnectFailed", {
+  peer: Schema.String,
+  reason: Schema.String
+}, { description: "No connection to the peer could be made." }) {
+  override get message(): string {
+    return `Cannot connect to ${this.peer}: ${this.reason}`
+  }
+}
+
+/**
+ * The connection to a peer, once made, broke before the reply arrived, or the peer refused it.
  *
  * @since 0.1.0
  * @category errors
@@ -234,7 +250,7 @@ export class EndpointNotFound extends Schema.TaggedError<EndpointNotFound>()("En
 export class ConnectionLost extends Schema.TaggedError<ConnectionLost>()("ConnectionLost", {
   peer: Schema.String,
   reason: Schema.String
-}, { description: "The connection to a peer could not be made or broke before the reply arrived." }) {
+}, { description: "The connection to a peer, once made, broke before the reply arrived, or the peer refused it." }) {
   override get message(): string {
     return `Connection to ${this.peer} lost: ${this.reason}`
   }
@@ -342,6 +358,7 @@ export const RpcError = Schema.Union(
   FrameTooLarge,
   AskTimeout,
   EndpointNotFound,
+  ConnectFailed,
   ConnectionLost,
   RemoteHandlerError
 )

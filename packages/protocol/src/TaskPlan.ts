@@ -387,10 +387,11 @@ export interface Glom {
 }
 
 /**
- * A random sample: with replacement, each record `Poisson(fraction)` times; without, each record for which the
- * generator's next number `x` (uniform in [0, 1)) is in `[lowerBound, fraction)` — `lowerBound` 0 when absent, so
- * with probability `fraction`; samples of one seed with adjoining ranges split the records (`randomSplit`). The
- * generator is seeded with `seed` and the partition index.
+ * A random sample, drawn as Spark draws it from the same seed (its generators and samplers): with
+ * replacement each record `Poisson(fraction)` times, without each record with probability `fraction`, each
+ * partition seeded with the `partition`-th long of `java.util.Random(seed)`; with a `lowerBound`, the records whose
+ * draw (Spark's `XORShiftRandom`, seeded with `seed` plus the partition) is in `[lowerBound, fraction)`, so that
+ * samples of one seed with adjoining ranges split the records (`randomSplit`).
  *
  * @since 0.1.0
  * @category operators

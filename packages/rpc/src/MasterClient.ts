@@ -83,6 +83,7 @@ export interface Options {
 // Errors after which the next master is worth trying: this one is standby, unreachable or unresponsive.
 const isSkippable = (error: { readonly _tag: string }): boolean =>
   error._tag === "MasterNotAlive" ||
+  error._tag === "ConnectFailed" ||
   error._tag === "ConnectionLost" ||
   error._tag === "AskTimeout" ||
   error._tag === "EndpointNotFound" ||

@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import type { Conf, Problem, Registry } from "@kindling/conf"
+import * as Directories from "@kindling/installation/Directories"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Runtime from "effect/Runtime"
@@ -151,7 +152,7 @@ export const layer: Layer.Layer<Transport | Crc32> = Layer.merge(Layer.effect(Tr
 
 // One file per process, so that nodes tracing to one directory never interleave their lines.
 const traceTo = (dir: string) => {
-  Fs.mkdirSync(dir, { recursive: true })
+  Directories.makeSync(dir)
   const file = Path.join(dir, `${process.pid}.jsonl`)
   return (frame: TappedFrame) => {
     const line = {

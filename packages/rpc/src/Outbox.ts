@@ -19,6 +19,18 @@ import type { ConnectionId, RpcEnv } from "./RpcEnv.js"
 export type Post = <M extends Codec.Message>(to: RpcAddress.Ref<M>, message: M, via?: ConnectionId) => void
 
 /**
+ * What is done with a failed send unless told otherwise: a warning naming the message, the destination and why.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const warn = (
+  to: RpcAddress.RpcEndpointRef,
+  message: Codec.Message,
+  error: Errors.RpcError
+): Effect.Effect<void> => Effect.logWarning(`Could not send ${message._tag} to ${to.toString()}: ${error.message}`)
+
+/**
  * An outbox on the RpcEnv; its fibers stop when the scope closes.
  *
  * @since 0.1.0
@@ -26,11 +38,7 @@ export type Post = <M extends Codec.Message>(to: RpcAddress.Ref<M>, message: M, 
  */
 export const make = (
   rpc: RpcEnv,
-  onError: (to: RpcAddress.RpcEndpointRef, message: Codec.Message, error: Errors.RpcError) => Effect.Effect<void> = (
-    to,
-    message,
-    error
-  ) => Effect.logWarning(`Could not send ${message._tag} to ${to.toString()}: ${error.message}`)
+  onError: (to: RpcAddress.RpcEndpointRef, message: Codec.Message, error: Errors.RpcError) => Effect.Effect<void> = warn
 ): Effect.Effect<Post, never, Scope.Scope> =>
   Effect.gen(function*() {
     const fibers = yield* FiberSet.make()

@@ -42,7 +42,7 @@ export interface Options {
   /**
    * How long dialling a node may take, connecting and handshake together (default 2 s,
    * `kindling.rpc.lookupTimeout`): past it the node counts as unreachable, and asks and sends to it fail with
-   * `ConnectionLost`.
+   * `ConnectFailed`.
    */
   readonly lookupTimeout?: Duration.DurationInput
   /**

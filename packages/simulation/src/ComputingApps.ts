@@ -41,7 +41,8 @@ export interface Context {
 
 /**
  * Causes of a typed failure that a faulty cluster may give a job: faults injected in its functions or on its
- * disks, outputs lost too often in a row, results lost with their executor, the app given up by its master.
+ * disks, outputs lost too often in a row, results lost with their executor, the app given up by its master or
+ * giving up on one it could never reach.
  *
  * @since 0.1.0
  */
@@ -51,7 +52,8 @@ export const injectedCauses: ReadonlyArray<string> = [
   "has failed the maximum allowable number of times",
   "could not be read",
   "Master removed our application",
-  "All masters are unresponsive"
+  "All masters are unresponsive",
+  "No master reachable"
 ]
 
 const driverPort = 6000

@@ -2,7 +2,7 @@
 // write its parts (each through a temporary file of its own, renamed into place whole), and the job committed —
 // the attempts' leftovers removed, `_SUCCESS` written — as Hadoop's file output committer leaves a directory; or,
 // when the job fails or is interrupted, aborted (Spark's `abortJob`): nothing of the write is left behind.
-import { Compression, FilePaths, PartFiles } from "@kindling/executor/tasks"
+import { Compression, FilePaths, ObjectStore, PartFiles } from "@kindling/executor/tasks"
 import type { DataFormats } from "@kindling/protocol"
 import * as Effect from "effect/Effect"
 import * as Crypto from "node:crypto"
@@ -54,6 +54,20 @@ export const save = <T>(
       if (output.mode === "overwrite") yield* onOutput(() => files.remove(path))
     }
     yield* onOutput(() => files.makeDirectory(path))
+    // A byte written and removed: a full disk or a read-only one fails the save now, before any task runs, as a
+    // directory that cannot be made does (a bucket has neither). What the save made is taken back then (all but a
+    // directory it appends to), so that the same save can run again once there is room.
+    if (!ObjectStore.isObjectPath(path)) {
+      const probe = FilePaths.join(path, `.probe-${writeId}`)
+      yield* onOutput(() => {
+        files.writeFile(probe, new Uint8Array(1))
+        files.remove(probe)
+      }).pipe(
+        Effect.tapError(() =>
+          Effect.ignore(onOutput(() => files.remove(exists && output.mode === "append" ? probe : path)))
+        )
+      )
+    }
     // The attempts' temporary files, and the parts of this write that tasks committed before the job failed
     // (each renames its own into place as it ends); the directory itself when this write made it.
     const abort = onOutput(() => {

@@ -1,5 +1,5 @@
-// Partition counts and ranges: a count an app gives, checked; `coalesce`'s consecutive partitions merged; and
-// `zipWithIndex`'s offsets, each partition's from the counts of those before it.
+// Partition counts and ranges: a count an app gives, checked; the count of a shuffle given none; `coalesce`'s
+// consecutive partitions merged; and `zipWithIndex`'s offsets, each partition's from the counts of those before it.
 import type { TaskPlan } from "@kindling/protocol"
 import * as Effect from "effect/Effect"
 import { InvalidArgument } from "../AppErrors.js"
@@ -16,6 +16,47 @@ export const checkPartitions = (numPartitions: number, operation: string) => {
     })
   }
 }
+
+/** A dataset a shuffle reads: its partitions, and how many it is hash-partitioned into, if it is. */
+export interface ShuffleInput {
+  readonly partitions: number
+  readonly hashPartitions: number | undefined
+}
+
+/**
+ * The partitions of a shuffle given no count, as Spark's `Partitioner.defaultPartitioner` picks them: of the
+ * inputs already hash-partitioned, the one with the most partitions keeps its partitioning (and is read in place)
+ * when its count is within an order of magnitude of the largest input's, or no smaller than the default count;
+ * otherwise the default count, which is `configured` (`kindling.default.parallelism`) when set, else the largest
+ * input's partitions.
+ */
+export const defaultPartitions = (inputs: ReadonlyArray<ShuffleInput>, configured: number | undefined): number => {
+  const largest = Math.max(1, ...inputs.map((input) => input.partitions))
+  const count = configured ?? largest
+  let kept: ShuffleInput | undefined
+  for (const input of inputs) {
+    if (input.hashPartitions !== undefined && (kept === undefined || input.partitions > kept.partitions)) kept = input
+  }
+  if (kept !== undefined && (Math.log10(largest) - Math.log10(kept.partitions) < 1 || count <= kept.partitions)) {
+    return kept.hashPartitions!
+  }
+  return count
+}
+
+/**
+ * The partitions of a new shuffle of one dataset (of `partitions` partitions): `numPartitions` when given, else the
+ * default count, its own hash partitioning kept when the shuffle partitions by hash too.
+ */
+export const shuffleCount = <A>(
+  dataset: Dataset<A>,
+  partitions: number,
+  numPartitions: number | undefined,
+  byHash: boolean
+): number =>
+  numPartitions ?? defaultPartitions(
+    [{ partitions, hashPartitions: byHash && dataset.hashPartitioned ? partitions : undefined }],
+    dataset.runtime.defaultPartitions()
+  )
 
 // At most `numPartitions` partitions, each a run of consecutive ones.
 export const coalesced = (lineage: Lineage.Lineage, numPartitions: number): Lineage.Lineage => {

@@ -5,11 +5,13 @@ import type { TaskPlan } from "@kindling/protocol"
 import * as Effect from "effect/Effect"
 import type { Dataset, DatasetError } from "../Dataset.js"
 import { runJob } from "./actions.js"
+import { shuffleCount } from "./partitions.js"
 
 // How many keys a range partitioner samples per reduce partition (Spark's 20, before its 3× oversampling).
 const samplesPerPartition = 60
 
-// The bounds of `numPartitions` (the dataset's partitions when undefined) ranges; sampling the keys takes a job.
+// The bounds of `numPartitions` ranges (when undefined, the default count: see `Partitions.defaultPartitions`);
+// sampling the keys takes a job.
 export const rangeBounds = <A>(
   dataset: Dataset<A>,
   ascending: boolean,
@@ -17,7 +19,7 @@ export const rangeBounds = <A>(
 ): Effect.Effect<typeof TaskPlan.Partitioner.Encoded, DatasetError> =>
   Effect.gen(function*() {
     const lineage = yield* dataset.lineage
-    const partitions = numPartitions ?? Math.max(1, lineage.plans.length)
+    const partitions = shuffleCount(dataset, lineage.plans.length, numPartitions, false)
     if (partitions <= 1 || lineage.plans.length === 0) return { _tag: "Range", bounds: [], ascending }
     const size = Math.ceil((samplesPerPartition * partitions) / lineage.plans.length)
     // Seeded by the dataset, as Spark's RangePartitioner is: the same data gives the same bounds on every run.

@@ -1,6 +1,7 @@
-// The sizes `takeSample` samples with, as Spark's SamplingUtils computes them: a fraction that gives at least the
-// number of records asked for with very high probability (99.99 %), so that one pass almost always does.
-import { Evaluation } from "@kindling/executor/tasks"
+// What `takeSample` draws with, as Spark's: the fraction of its sample, as SamplingUtils computes it (one that gives
+// at least the number of records asked for with very high probability, 99.99 %, so that one pass almost always
+// does), and the shuffle of what it drew.
+import type { SparkRandom } from "@kindling/executor/tasks"
 
 // Poisson: the mean plus enough standard deviations (more for small means, where the tail is fatter).
 const poissonUpperBound = (size: number): number => {
@@ -17,13 +18,10 @@ const binomialUpperBound = (delta: number, total: number, fraction: number): num
 export const fractionFor = (size: number, total: number, withReplacement: boolean): number =>
   withReplacement ? poissonUpperBound(size) / total : binomialUpperBound(1e-4, total, size / total)
 
-// The driver's side of sampling draws from the executors' generator (the seeds of the samples, the shuffle).
-export const seeded = (seed: number): () => number => Evaluation.seededRandom(seed, 0)
-
-// Fisher–Yates, in place.
-export const shuffle = <A>(items: Array<A>, random: () => number): Array<A> => {
+// Fisher–Yates, in place, as Spark's Utils.randomizeInPlace draws it.
+export const shuffle = <A>(items: Array<A>, random: SparkRandom.JavaRandom): Array<A> => {
   for (let i = items.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1))
+    const j = random.nextInt(i + 1)
     const held = items[i]!
     items[i] = items[j]!
     items[j] = held

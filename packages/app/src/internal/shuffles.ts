@@ -5,7 +5,7 @@ import * as Effect from "effect/Effect"
 import * as Crypto from "node:crypto"
 import type { Dataset, DatasetError } from "../Dataset.js"
 import * as Lineage from "../Lineage.js"
-import { checkPartitions } from "./partitions.js"
+import { checkPartitions, defaultPartitions, shuffleCount } from "./partitions.js"
 
 type PlanNode = typeof TaskPlan.PlanNode.Encoded
 type CoGroupInput = Extract<PlanNode, { _tag: "CoGroup" }>["inputs"][number]
@@ -23,15 +23,15 @@ export interface Options {
   readonly partitioned: boolean
 }
 
-// A new shuffle of the dataset's records: `numPartitions` (the dataset's partitions when undefined) reduce
-// partitions, read as `read` says.
+// A new shuffle of the dataset's records into `numPartitions` reduce partitions (when undefined, the default count:
+// see `Partitions.defaultPartitions`), read as `read` says.
 export const shuffled = <A>(dataset: Dataset<A>, options: Options): Effect.Effect<Lineage.Lineage, DatasetError> => {
   if (options.numPartitions !== undefined) checkPartitions(options.numPartitions, options.operation)
   const shuffleId = dataset.runtime.newShuffleId()
   const token = newToken()
   return Effect.gen(function*() {
     const parent = yield* dataset.lineage
-    const numReduces = options.numPartitions ?? Math.max(1, parent.plans.length)
+    const numReduces = shuffleCount(dataset, parent.plans.length, options.numPartitions, options.partitioned)
     const { lineage, shuffle } = Lineage.shuffled(parent, {
       shuffleId,
       token,
@@ -65,9 +65,10 @@ export const cogrouped = <K>(
   return Effect.gen(function*() {
     const lineages = yield* Effect.forEach(datasets, (dataset) => dataset.lineage)
     const partitionings = yield* Effect.forEach(datasets, (dataset) => dataset.hashPartitions)
-    const n = numPartitions ??
-      partitionings.find((p) => p !== undefined) ??
-      Math.max(1, ...lineages.map((lineage) => lineage.plans.length))
+    const n = numPartitions ?? defaultPartitions(
+      lineages.map((lineage, i) => ({ partitions: lineage.plans.length, hashPartitions: partitionings[i] })),
+      runtime.defaultPartitions()
+    )
     const parts: Array<Lineage.Lineage> = []
     const inputs = lineages.map((lineage, i) => {
       if (partitionings[i] === n) {

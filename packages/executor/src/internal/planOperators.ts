@@ -26,9 +26,9 @@ import {
   iterable,
   mapped,
   pushable,
-  range,
-  sampled
+  range
 } from "./recordStreams.js"
+import { sampled } from "./samplers.js"
 import { shuffleRead, shuffleRecords } from "./shuffleReads.js"
 
 type PlanNode = Task["plan"]

@@ -1,6 +1,5 @@
 // Records as a plan's operators pass them on: iterated through generators (so that `take` reads no more than it
-// needs), or pushed to a sink when the consumer reads everything; and the generators of the narrow operators,
-// sampling with its seeded random numbers included.
+// needs), or pushed to a sink when the consumer reads everything; and the generators of the narrow operators.
 import type { Counter } from "../Evaluation.js"
 
 export function* counted<A>(source: Iterable<A>, counter: Counter): Generator<A> {
@@ -98,30 +97,9 @@ export const iterable = (value: unknown, operation: string): Iterable<unknown> =
   throw new TypeError(`The function given to ${operation} must return an iterable (an array, a generator…)`)
 }
 
-export function* sampled(
-  records: Iterable<unknown>,
-  options: {
-    readonly withReplacement: boolean
-    readonly fraction: number
-    readonly lowerBound?: number | undefined
-    readonly seed: number
-    readonly partition: number
-  }
-): Generator<unknown> {
-  const random = seededRandom(options.seed, options.partition)
-  const lower = options.lowerBound ?? 0
-  for (const record of records) {
-    if (options.withReplacement) {
-      for (let n = poisson(options.fraction, random); n > 0; n--) yield record
-    } else {
-      const x = random()
-      if (x >= lower && x < options.fraction) yield record
-    }
-  }
-}
-
-export const seededRandom = (seed: number, partition: number): () => number => {
-  let state = (Math.imul(seed | 0, 0x9e3779b1) ^ Math.imul(partition + 1, 0x85ebca6b)) >>> 0
+// A small seeded generator (mulberry32), so that the keys a sort samples for its bounds are the same on every attempt.
+export const seededRandom = (seed: number): () => number => {
+  let state = (Math.imul(seed | 0, 0x9e3779b1) ^ 0x85ebca6b) >>> 0
   return () => {
     state = (state + 0x6d2b79f5) >>> 0
     let t = state
@@ -129,16 +107,4 @@ export const seededRandom = (seed: number, partition: number): () => number => {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296
   }
-}
-
-// Knuth's method: fine for the small means sampling uses.
-const poisson = (mean: number, random: () => number): number => {
-  const limit = Math.exp(-mean)
-  let k = 0
-  let p = random()
-  while (p > limit) {
-    k++
-    p *= random()
-  }
-  return k
 }

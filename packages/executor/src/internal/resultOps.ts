@@ -101,7 +101,7 @@ const inferFields = (records: Iterable<unknown>): Array<[string, DataFormats.Fie
 
 // Reservoir sampling of the keys, seeded so that every attempt draws the same sample.
 const sampleKeys = (records: Iterable<unknown>, size: number, seed: number) => {
-  const random = seededRandom(seed, 0)
+  const random = seededRandom(seed)
   const keys: Array<Keys.Key> = []
   let count = 0
   each(records, (record) => {

@@ -27,15 +27,17 @@ export const progressBar = (done: number, running: number, total: number, extra 
 export const durationOf = (start: number | undefined, end: number | undefined, now: number) =>
   start === undefined ? "" : Html.duration((end ?? now) - start)
 
-export const page = (app: AppDescription, activeTab: string, body: Html.Markup) =>
-  Html.respond(Html.page({
+export const page = (app: AppDescription, activeTab: string, body: Html.Markup) => {
+  const badge = app.liveBadge === undefined ? "live" : app.liveBadge()
+  return Html.respond(Html.page({
     title: `${app.name} application UI`,
     base: app.uiRoot ?? "/",
     tabs,
     activeTab,
-    liveFrom: "events",
+    ...(badge === undefined ? {} : { liveFrom: "events", liveBadge: badge }),
     body
   }))
+}
 
 export const timeline = (
   lanes: ReadonlyArray<

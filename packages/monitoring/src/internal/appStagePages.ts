@@ -182,6 +182,7 @@ const summaryMetrics: ReadonlyArray<
   { label: "Output Size", metric: "outputBytes", format: Html.bytes },
   { label: "Output Records", metric: "outputRecords", format: String },
   { label: "Shuffle Read Size", metric: "shuffleBytesRead", format: Html.bytes },
+  { label: "Shuffle Read Records", metric: "shuffleRecordsRead", format: String },
   { label: "Shuffle Remote Reads", metric: "shuffleRemoteBytesRead", format: Html.bytes },
   { label: "Shuffle Write Size", metric: "shuffleBytesWritten", format: Html.bytes },
   { label: "Shuffle Write Records", metric: "shuffleRecordsWritten", format: String },

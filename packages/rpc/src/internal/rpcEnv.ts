@@ -447,7 +447,7 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
           const attached = attach(connection, "out", target, purpose)
           peer = attached.peer
           return attached.handler
-        }).pipe(Effect.mapError((error) => new Errors.ConnectionLost({ peer: target.hostPort, reason: error.reason })))
+        }).pipe(Effect.mapError((error) => new Errors.ConnectFailed({ peer: target.hostPort, reason: error.reason })))
         const dialled = peer!
         const ready = yield* Deferred.make<Peer, Errors.RpcError>()
         dialled.ready = ready
@@ -471,7 +471,7 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
       }).pipe(Effect.timeoutFail({
         duration: lookupTimeout,
         onTimeout: () =>
-          new Errors.ConnectionLost({
+          new Errors.ConnectFailed({
             peer: target.hostPort,
             reason: `no answer within ${Duration.format(lookupTimeout)} (kindling.rpc.lookupTimeout)`
           })
