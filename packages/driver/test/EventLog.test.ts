@@ -3,10 +3,9 @@
 // rolling logs read the same as plain ones; a log cut short reads up to its last whole line, as incomplete; and
 // the history server follows a growing log.
 import { afterAll, assert, describe, it } from "@effect/vitest"
-import { Kindling } from "@kindling/app"
+import { type AppEvents, Kindling } from "@kindling/app"
 import { LocalMode } from "@kindling/driver"
 import { Html } from "@kindling/kernel/web"
-import type { AppEvents } from "@kindling/monitoring"
 import { EventLogCodec, EventLogReader, EventLogWriter, HistoryServer, SparkEvents } from "@kindling/monitoring"
 import { Effect, Either, Logger, Schema } from "effect"
 import * as fc from "effect/FastCheck"

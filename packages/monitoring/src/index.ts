@@ -1,13 +1,12 @@
 /**
- * @kindling/monitoring: what people watch a cluster through, for every role — the master's and workers' web UIs,
- * an app's event stream (Spark's listener bus), the status folded from it, its web UI and Spark's monitoring REST
- * API, the console progress bar, event logs in Spark's format and the history server that replays them.
+ * @kindling/monitoring: what people watch a cluster through, for every role — the master's and workers' web UIs;
+ * for an app, the status folded from its event stream (Spark's listener bus, which `@kindling/app` names and the
+ * driver emits), its web UI and Spark's monitoring REST API, the console progress bar, event logs in Spark's
+ * format and the history server that replays them.
  *
  * @since 0.1.0
  */
 
-/** @since 0.1.0 */
-export * as AppEvents from "./AppEvents.js"
 /** @since 0.1.0 */
 export * as AppMetrics from "./AppMetrics.js"
 /** @since 0.1.0 */
