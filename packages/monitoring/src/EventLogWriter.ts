@@ -52,6 +52,14 @@ export interface Options {
 }
 
 /**
+ * The codec of a compressed log, by the name an app's description gives it (Spark's `eventLogCodec`).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const codec = "gzip"
+
+/**
  * A running event log.
  *
  * @since 0.1.0
