@@ -3,7 +3,8 @@
 // job of each; target ≥ 0.9×. (2) Replay: how fast the history server reads a log of a 100,000-task stage (parse,
 // decode against Spark's schemas, fold into the app status), plain and gzip'd, next to folding the same events
 // straight into an app status in the same process — the floor any replay has to pay.
-import { type AppEvents, AppStatus, EventLogReader, EventLogWriter } from "@kindling/monitoring"
+import type { AppEvents } from "@kindling/app"
+import { AppStatus, EventLogReader, EventLogWriter } from "@kindling/monitoring"
 import * as Effect from "effect/Effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"

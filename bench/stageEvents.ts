@@ -1,5 +1,5 @@
 // What a bench feeds an app UI or an event log: the events of a big stage, as a driver would emit them.
-import type { AppEvents } from "@kindling/monitoring"
+import type { AppEvents } from "@kindling/app"
 
 // The events of one job of one stage of `n` tasks, each 5–50 ms, over 8 executors.
 export const stageEvents = (n: number) => {

@@ -3,7 +3,8 @@
 // `kindling.ui.enabled=false`, alternating, best job of each; target ≥ 0.9×. (2) The time to render the first
 // page of a stage of 100,000 tasks (its task table, quantiles and timeline), by index and sorted by duration,
 // from an app UI fed the events of such a stage, next to a stage of 100 tasks; target < 1 s.
-import { type AppEvents, AppUi } from "@kindling/monitoring"
+import type { AppEvents } from "@kindling/app"
+import { AppUi } from "@kindling/monitoring"
 import * as Effect from "effect/Effect"
 import * as Queue from "effect/Queue"
 import { emptyTasks } from "./emptyTasks.js"

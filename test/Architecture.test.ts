@@ -1,8 +1,9 @@
 /**
  * The package order of `docs/architecture.md`, enforced: every `@kindling/*` import (sources and tests) goes to a
  * lower layer and is declared in the importing package's manifest, no package's sources import their own modules
- * in a cycle, and the node-free entries reach no `node:` module. The layers are read from the document's table,
- * so the document cannot drift from what is enforced.
+ * in a cycle, the node-free entries reach no `node:` module, and installing the app API brings no role, UI or
+ * ZooKeeper client (the list of what it brings is printed). The layers are read from the document's table, so the
+ * document cannot drift from what is enforced.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Fs from "node:fs"
@@ -141,6 +142,54 @@ const cycles = (graph: ReadonlyMap<string, ReadonlyArray<string>>): Array<Array<
   return found
 }
 
+interface Installable {
+  readonly dependencies?: Record<string, string>
+  readonly optionalDependencies?: Record<string, string>
+  readonly peerDependencies?: Record<string, string>
+  readonly peerDependenciesMeta?: Record<string, { readonly optional?: boolean }>
+}
+
+// Where `name` is installed for the package in `from`, as Node looks for it: `node_modules/<name>` there or in a
+// folder above (pnpm links each package's own dependencies beside it).
+const installedDir = (from: string, name: string): string | undefined => {
+  for (let dir = from; dir !== Path.dirname(dir); dir = Path.dirname(dir)) {
+    const candidate = Path.join(dir, "node_modules", name)
+    if (Fs.existsSync(Path.join(candidate, "package.json"))) return Fs.realpathSync(candidate)
+  }
+  return undefined
+}
+
+// What installing `name` brings, as npm installs it for a user: its production dependencies (optional ones where
+// they are installed, and the peers it needs), theirs, and so on — each package by name, with the one that first
+// needed it. Workspace packages are read from their manifests here; npm packages from the install beside them.
+const installs = (name: string): Map<string, string> => {
+  const found = new Map<string, string>()
+  const visit = (dir: string, by: string) => {
+    const manifest: Installable = JSON.parse(Fs.readFileSync(Path.join(dir, "package.json"), "utf8"))
+    const optional = new Set([
+      ...Object.keys(manifest.optionalDependencies ?? {}),
+      ...Object.entries(manifest.peerDependenciesMeta ?? {}).filter(([, meta]) => meta.optional).map(([n]) => n)
+    ])
+    const needed = Object.keys({
+      ...manifest.dependencies,
+      ...manifest.optionalDependencies,
+      ...manifest.peerDependencies
+    })
+    for (const dependency of needed) {
+      if (found.has(dependency)) continue
+      const at = installedDir(dir, dependency)
+      if (at === undefined) {
+        assert.isTrue(optional.has(dependency), `${dependency}, which ${by} needs, is not installed`)
+        continue
+      }
+      found.set(dependency, by)
+      visit(at, dependency)
+    }
+  }
+  visit(manifests.get(name)!.dir, name)
+  return found
+}
+
 describe("the architecture of docs/architecture.md", () => {
   it("lists every package, each with a layer", () => {
     assert.deepStrictEqual([...layers.keys()].sort(), [...manifests.keys()].sort())
@@ -241,6 +290,28 @@ describe("the architecture of docs/architecture.md", () => {
     assert.deepStrictEqual(problems, [])
   })
 
+  it("installing the app API brings no role, UI or ZooKeeper client", () => {
+    const installed = installs("@kindling/app")
+    console.info(
+      `@kindling/app installs ${installed.size} packages:\n` +
+        [...installed].sort(([a], [b]) => a.localeCompare(b)).map(([name, by]) => `  ${name} (for ${by})`).join("\n")
+    )
+    // What an app's install must hold: the app API and what it runs in the app's own process — the record codecs,
+    // the protocol's task plans, and the data formats and storage port its datasets read through, which are the
+    // executor's until they move into a data package of their own (so `@kindling/executor` is in it, for now). Not
+    // the master or a worker (an app reaches them over the wire), not what watches apps, not the driver's runtime:
+    // `kindling` brings those where an app runs.
+    const appLayer = layers.get("@kindling/app")!
+    const above = [...layers].filter(([name, layer]) => layer >= appLayer && name !== "@kindling/app").map(([n]) => n)
+    const forbidden = ["@kindling/master", "@kindling/worker", ...above, "@dagrejs/dagre", "node-zookeeper-client"]
+    assert.deepStrictEqual(
+      forbidden.filter((name) => installed.has(name)).map((name) => `${name} (for ${installed.get(name)})`),
+      []
+    )
+    // The walk reaches what it should: the packages the app API runs on, to the npm packages under them.
+    for (const name of ["@kindling/protocol", "effect", "msgpackr"]) assert.isTrue(installed.has(name), name)
+  })
+
   it("catches what it is there to catch", () => {
     // The checks above pass on a correct tree; these make sure they could fail.
     assert.deepStrictEqual(cycles(new Map([["a", ["b"]], ["b", ["a"]], ["c", ["a"]]])).map((c) => c.sort()), [[
@@ -249,12 +320,17 @@ describe("the architecture of docs/architecture.md", () => {
     ]])
     assert.deepStrictEqual(cycles(new Map([["a", ["a"]]])), [["a"]])
     assert.deepStrictEqual(cycles(new Map([["a", ["b"]], ["b", []]])), [])
+    // The command's install holds what the app's must not, found as the app's would be.
+    const everything = installs("@kindling/cli")
+    for (const name of ["@kindling/master", "@kindling/monitoring", "@dagrejs/dagre", "node-zookeeper-client"]) {
+      assert.isTrue(everything.has(name), name)
+    }
     const file = Path.join(root, "packages/worker/src/Runners.ts")
     assert.isTrue(importsOf(file).some((i) => i.specifier === "@kindling/installation" && i.typeOnly))
     assert.isTrue(importsOf(file).some((i) => i.specifier === "./DriverRunner.js" && !i.typeOnly))
     // An import whose every name is a type, but not written `import type`, stays in the JavaScript.
     const scratch = Path.join(root, "node_modules", ".architecture-scratch.ts")
-    Fs.writeFileSync(scratch, 'import { type A } from "@kindling/x"\nimport type { B } from "@kindling/y"\n')
+    Fs.writeFileSync(scratch, "import { type A } from \"@kindling/x\"\nimport type { B } from \"@kindling/y\"\n")
     try {
       assert.deepStrictEqual(importsOf(scratch), [
         { specifier: "@kindling/x", typeOnly: false, onlyTypes: true },

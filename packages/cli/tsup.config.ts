@@ -5,7 +5,7 @@ import { packageConfig, standalone } from "../../tsup.shared.js"
 // (`dist/commands/`), which starts several times quicker: bin.ts picks. esbuild stays a package (its binary is
 // found beside it), and so does TypeScript (`submit --check` loads the app project's own). What the bundle is never
 // asked to run (Routing.bundleServes) is left out of it: the roles' commands and the app runner.
-export default packageConfig(["index", "bin"], {
+export default packageConfig(["index", "bin", "DriverProcess"], {
   onSuccess: standalone([["main", "commands"]], {
     fromSources: true,
     splitting: true,

@@ -6,7 +6,6 @@
  * @since 0.1.0
  */
 import { Disk, FilePaths } from "@kindling/executor/tasks"
-import type { AppEvents } from "@kindling/monitoring"
 import { SharedVariables } from "@kindling/protocol/records"
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
@@ -14,6 +13,7 @@ import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import * as Crypto from "node:crypto"
 import { InputNotReadable, InvalidArgument, type JobFailed, OutputNotWritable } from "./AppErrors.js"
+import type * as AppEvents from "./AppEvents.js"
 import * as DataReader from "./DataReader.js"
 import { Dataset, type Runtime } from "./Dataset.js"
 import * as ByteSplits from "./internal/byteSplits.js"

@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import type { AppEvents } from "@kindling/monitoring"
+import type * as AppEvents from "./AppEvents.js"
 
 /**
  * A job as datasets hand it to their driver: its result tasks (encoded `TaskPlan.Task`s, one per partition

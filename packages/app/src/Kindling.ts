@@ -4,13 +4,13 @@
  *
  * @since 0.1.0
  */
-import type { AppEvents } from "@kindling/monitoring"
 import type { SharedVariables } from "@kindling/protocol"
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import type { OutputNotWritable } from "./AppErrors.js"
+import type * as AppEvents from "./AppEvents.js"
 import type { DataReader } from "./DataReader.js"
 import type { Dataset } from "./Dataset.js"
 

@@ -6,13 +6,13 @@
  * @since 0.1.0
  */
 import { Evaluation } from "@kindling/executor/tasks"
-import type { AppEvents } from "@kindling/monitoring"
 import type { TaskPlan } from "@kindling/protocol"
 import * as Records from "@kindling/protocol/records"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as FiberId from "effect/FiberId"
+import type * as AppEvents from "./AppEvents.js"
 import type * as JobGraph from "./JobGraph.js"
 
 type PlanNode = typeof TaskPlan.PlanNode.Encoded

@@ -2,7 +2,7 @@
  * @kindling/app: the app API — what an app is written against. An app module's default export is `App.make(main)`;
  * its main gets the app context (`Kindling`, Spark's `SparkContext`) and makes datasets (`Dataset`, Spark's RDD)
  * whose actions run as jobs on the driver's runtime (`@kindling/driver`), which builds the context with
- * `AppContext.make` and takes the jobs as `JobGraph`s.
+ * `AppContext.make`, takes the jobs as `JobGraph`s and tells what happens in them as `AppEvents`.
  *
  * @since 0.1.0
  */
@@ -11,6 +11,8 @@
 export * as App from "./App.js"
 /** @since 0.1.0 */
 export * as AppContext from "./AppContext.js"
+/** @since 0.1.0 */
+export * as AppEvents from "./AppEvents.js"
 /** @since 0.1.0 */
 export {
   EmptyDataset,

@@ -22,6 +22,7 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import { pathToFileURL } from "node:url"
 import * as Artifact from "./Artifact.js"
+import * as ListenerConf from "./ListenerConf.js"
 import * as Settings from "./Settings.js"
 
 type Runtime = (app: AppModule.Loaded) => Layer.Layer<Kindling, Settings.Failure>
@@ -65,7 +66,8 @@ const runtimeFor = (
     const showProgress = conf.get(DriverConf.keys.showConsoleProgress) ?? process.stderr.isTTY === true
     switch (spec._tag) {
       case "Local": {
-        const ui = yield* DriverConf.uiOptions(conf, conf.get(DriverConf.keys.driverHost) ?? "127.0.0.1")
+        const host = conf.get(DriverConf.keys.driverHost) ?? "127.0.0.1"
+        const listeners = yield* ListenerConf.fromConf(conf, host, showProgress)
         return (app) =>
           LocalMode.layer({
             appName,
@@ -79,9 +81,7 @@ const runtimeFor = (
             maxDirectResultSize: conf.get(DriverConf.keys.maxDirectResultSize),
             spillThreshold: conf.get(DriverConf.keys.shuffleSpillThreshold) * 1024 * 1024,
             validateState,
-            showProgress,
-            ui,
-            eventLog: DriverConf.eventLogOptions(conf)
+            listeners
           })
       }
       case "LocalCluster": {
@@ -142,4 +142,7 @@ const onCluster = (
   host: string,
   showProgress: boolean
 ): Effect.Effect<Runtime, Settings.Failure> =>
-  Cluster.fromConf(conf, { appName, masters, masterUrl, host, showProgress })
+  Effect.flatMap(
+    ListenerConf.fromConf(conf, host, showProgress),
+    (listeners) => Cluster.fromConf(conf, { appName, masters, masterUrl, host, listeners })
+  )

@@ -1,63 +1,67 @@
 /**
- * What follows an app's event stream besides its schedulers, started the same way in every deploy mode: its web
- * UI and its event log. Both subscribe before the app's first job and learn the app's id when it has one.
+ * What follows an app's event stream besides its schedulers — its web UI, its event log, the console progress
+ * bar — as the driver's runtime sees it: a port. The listeners themselves (`@kindling/monitoring`) sit above the
+ * driver, as Spark's status store listens to its scheduler; the package that composes a driver (`cli`) hands them
+ * to `LocalMode` or `Cluster`, which start them the same way in every deploy mode: before the app's first job,
+ * telling them the app's id once it has one.
  *
  * @since 0.1.0
  */
-import { type AppPages, AppUi, EventLogWriter, MonitoringApi } from "@kindling/monitoring"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import type { Driver } from "./Driver.js"
 
 /**
+ * The app as its listeners know it from the start (its id comes later: `Listening.setAppId`).
+ *
  * @since 0.1.0
  * @category models
  */
-export interface Options {
-  /** Serve the app's web UI (`kindling.ui.*`). */
-  readonly ui?: AppUi.Options | undefined
-  /** Write the app's event log (`kindling.eventLog.*`). */
-  readonly eventLog?: EventLogWriter.Options | undefined
+export interface App {
+  readonly name: string
+  /** The master URL as given: `local[2]`, `kindling://host:7077`, … */
+  readonly master: string
+  readonly user: string
+  readonly startTime: number
 }
 
 /**
+ * What listeners get of the driver: its events (as a stream, as a queue drained in batches, or handed over as the
+ * driver makes them) and a way to cancel a job, as the UI's kill button does.
+ *
  * @since 0.1.0
  * @category models
  */
-export interface AppListeners {
+export type Source = Pick<Driver, "subscribe" | "listen" | "onEvents" | "cancelJob">
+
+/**
+ * Listeners that have started.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Listening {
   /** Where the app's UI is, unless it is off or could not listen. */
   readonly uiUrl: string | undefined
-  /** Gives the UI and the log the app's id (local mode: at once; on a cluster: once the master registered it). */
+  /** Where the app's event log goes, which a master lists with the app (Spark's `eventLogDir` and codec). */
+  readonly eventLog: { readonly dir: string; readonly codec: string | undefined } | undefined
+  /** Gives them the app's id (local mode: at once; on a cluster: once the master registered it). */
   readonly setAppId: (appId: string) => void
 }
 
 /**
- * Starts what `options` asks for; each stops with the scope.
+ * Starts listeners on a driver; they stop with the scope. A listener that cannot start (a UI with no free port, a
+ * log folder that cannot be written) is reported by it, and the app goes on without it: the result never fails.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Start = (app: App, driver: Source) => Effect.Effect<Listening, never, Scope.Scope>
+
+/**
+ * No listener: an app nobody watches (the simulated cluster's, a test's).
  *
  * @since 0.1.0
  * @category constructors
  */
-export const start = (
-  options: Options,
-  app: AppPages.AppDescription,
-  driver: Pick<Driver, "listen" | "onEvents" | "cancelJob">
-): Effect.Effect<AppListeners, never, Scope.Scope> =>
-  Effect.gen(function*() {
-    // The log listens before the UI starts: starting the UI (binding its port) lets the app go on meanwhile, and
-    // the log must not miss what happens then.
-    const log = options.eventLog === undefined ? undefined : yield* EventLogWriter.start(options.eventLog, {
-      name: app.name,
-      user: app.user,
-      startTime: app.startTime,
-      version: MonitoringApi.version
-    })
-    if (log !== undefined) yield* driver.onEvents(log.add)
-    const ui = yield* AppUi.startIfEnabled(options.ui, app, driver)
-    return {
-      uiUrl: ui?.url,
-      setAppId: (appId) => {
-        ui?.setAppId(appId)
-        log?.setAppId(appId)
-      }
-    }
-  })
+export const none: Start = () => Effect.succeed({ uiUrl: undefined, eventLog: undefined, setAppId: () => {} })

@@ -10,7 +10,6 @@ import { AppContext, Kindling } from "@kindling/app"
 import type { Conf, Problem } from "@kindling/conf"
 import { BoundedFiles, type Disk } from "@kindling/executor"
 import { KernelConf } from "@kindling/kernel"
-import { type AppUi, ConsoleProgress, type EventLogWriter } from "@kindling/monitoring"
 import { Descriptions, type RpcAddress } from "@kindling/protocol"
 import { type DataPlane, ProtocolConf, RpcEnv, type Transport } from "@kindling/rpc"
 import { NodeArtifacts, NodeTransport } from "@kindling/rpc/node"
@@ -66,12 +65,8 @@ export interface Options {
   /** The transport under the RpcEnv (plain TCP unless given; `fromConf` gives the configured one). */
   readonly transport?: Layer.Layer<Transport.Transport | DataPlane.Crc32, Problem.InvalidConf> | undefined
   readonly validateState?: boolean
-  /** Draw the console progress bar on stderr. */
-  readonly showProgress?: boolean
-  /** Serve the app's web UI (`kindling.ui.*`). */
-  readonly ui?: AppUi.Options | undefined
-  /** Write the app's event log (`kindling.eventLog.*`). */
-  readonly eventLog?: EventLogWriter.Options | undefined
+  /** What watches the app (its UI, event log, progress bar): none unless given. */
+  readonly listeners?: AppListeners.Start | undefined
 }
 
 /**
@@ -153,8 +148,8 @@ export const make = (options: Options): Effect.Effect<Kindling["Type"], never, R
     }).pipe(Effect.orDie)
     const driverUrl = `kindling://CoarseGrainedScheduler@${driver.address.hostPort}`
     const appUrl = yield* servedToExecutors(options.appUrl, driver.address)
-    // The UI starts first: the master lists its address with the app.
-    const listeners = yield* AppListeners.start(options, {
+    // The listeners start first: the master lists the UI's address and the event log's folder with the app.
+    const listeners = yield* (options.listeners ?? AppListeners.none)({
       name: options.appName,
       master: options.masterUrl,
       user: Os.userInfo().username,
@@ -171,11 +166,8 @@ export const make = (options: Options): Effect.Effect<Kindling["Type"], never, R
         command: executorCommand(driverUrl, appUrl),
         appUiUrl: listeners.uiUrl ?? "",
         // As Spark's app description says where its log goes, for the master to show.
-        eventLogDir: Option.map(Option.fromNullable(options.eventLog), (log) => log.dir),
-        eventLogCodec: Option.flatMap(
-          Option.fromNullable(options.eventLog),
-          (log) => log.compress ? Option.some("gzip") : Option.none()
-        ),
+        eventLogDir: Option.map(Option.fromNullable(listeners.eventLog), (log) => log.dir),
+        eventLogCodec: Option.flatMap(Option.fromNullable(listeners.eventLog), (log) => Option.fromNullable(log.codec)),
         coresPerExecutor: Option.fromNullable(options.executorCores),
         // With dynamic allocation the app starts with its initial executors, not all it could have.
         initialExecutorLimit: Option.map(
@@ -265,9 +257,6 @@ export const make = (options: Options): Effect.Effect<Kindling["Type"], never, R
           )
       )
     )
-    if (options.showProgress === true) {
-      yield* ConsoleProgress.run(ConsoleProgress.onStderr(yield* driver.subscribe))
-    }
     // Spark's `waitBackendReady`: with a ratio and a core cap set, the app waits for enough executors.
     const expected = options.minRegisteredRatio * (options.maxCores ?? 0)
     if (expected > 0) {
@@ -305,8 +294,8 @@ const servedToExecutors = (appUrl: string, driver: RpcAddress.RpcAddress) =>
   }).pipe(Effect.orDie)
 
 /**
- * The runtime of an app on the masters given, with everything else from its configuration: the layer each
- * loaded app module runs with.
+ * The runtime of an app on the masters given, watched by `listeners`, with everything else from its
+ * configuration: the layer each loaded app module runs with.
  *
  * @since 0.1.0
  * @category layers
@@ -316,14 +305,14 @@ export const fromConf = (conf: Conf.Conf<DriverConf.AppKeys>, options: {
   readonly masters: ReadonlyArray<RpcAddress.RpcAddress>
   readonly masterUrl: string
   readonly host: string
-  readonly showProgress: boolean
+  readonly listeners?: AppListeners.Start | undefined
 }): Either.Either<
   (app: AppModule.Loaded) => Layer.Layer<Kindling, Transport.ListenFailed | Problem.InvalidConf>,
   Problem.InvalidConf
 > =>
   Either.map(
-    Either.all([ProtocolConf.rpcOptions(conf), DriverConf.uiOptions(conf, options.host)]),
-    ([rpc, ui]) => (app: AppModule.Loaded) =>
+    ProtocolConf.rpcOptions(conf),
+    (rpc) => (app: AppModule.Loaded) =>
       layer({
         ...options,
         appUrl: app.url,
@@ -342,8 +331,6 @@ export const fromConf = (conf: Conf.Conf<DriverConf.AppKeys>, options: {
         files: BoundedFiles.make(conf.get(DriverConf.keys.fileTimeout)),
         rpc,
         transport: NodeTransport.layerFrom(conf),
-        validateState: conf.get(KernelConf.keys.validateState),
-        ui,
-        eventLog: DriverConf.eventLogOptions(conf)
+        validateState: conf.get(KernelConf.keys.validateState)
       })
   )

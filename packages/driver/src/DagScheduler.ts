@@ -10,8 +10,7 @@
  *
  * @since 0.1.0
  */
-import type { JobGraph } from "@kindling/app"
-import type { AppEvents } from "@kindling/monitoring"
+import type { AppEvents, JobGraph } from "@kindling/app"
 import * as dagState from "./internal/dagState.js"
 import { executorLost, fetchFailed, resubmitFailedStages } from "./internal/fetchFailures.js"
 import { abortStage, endJob } from "./internal/jobEnds.js"

@@ -5,10 +5,9 @@
  *
  * @since 0.1.0
  */
-import { type AppContext, JobFailed, type JobGraph } from "@kindling/app"
+import { type AppContext, type AppEvents, JobFailed, type JobGraph } from "@kindling/app"
 import { ParseModes } from "@kindling/executor/tasks"
 import { Shell } from "@kindling/kernel"
-import type { AppEvents } from "@kindling/monitoring"
 import { ClusterMessages, Endpoints, Errors, Ids, Records, type RpcAddress, type TaskPlan } from "@kindling/protocol"
 import { DataPlane, RpcEnv } from "@kindling/rpc"
 import * as Deferred from "effect/Deferred"

@@ -4,12 +4,10 @@
  *
  * @since 0.1.0
  */
-import { type Conf, Key, type Problem, Registry, ValueType } from "@kindling/conf"
+import { type Conf, Key, Registry, ValueType } from "@kindling/conf"
 import { ObjectStore } from "@kindling/executor/tasks"
 import { KernelConf, TlsConf } from "@kindling/kernel"
-import type { AppUi, EventLogWriter } from "@kindling/monitoring"
 import { ProtocolConf } from "@kindling/rpc"
-import * as Either from "effect/Either"
 import type * as DriverCore from "./DriverCore.js"
 import type * as ExecutorAllocation from "./ExecutorAllocation.js"
 
@@ -468,58 +466,6 @@ const s3aKeys = [
   keys.s3aSessionToken,
   keys.s3aPathStyleAccess
 ] as const
-
-// Spark's default `spark.redaction.regex`: values of keys like these are not shown.
-const redacted = /secret|password|token|access[.]?key/i
-
-/**
- * The app UI's settings, or undefined when it is off (`kindling.ui.enabled=false`); it listens on `host`. The
- * configuration it shows has secrets redacted, as Spark's.
- *
- * @since 0.1.0
- * @category constructors
- */
-export const uiOptions = (
-  conf: Conf.Conf<AppKeys>,
-  host: string
-): Either.Either<AppUi.Options | undefined, Problem.InvalidConf> =>
-  !conf.get(keys.uiEnabled) ? Either.right(undefined) : Either.map(TlsConf.serverTls(conf, "ui"), (tls) => ({
-    host,
-    tls,
-    port: conf.get(keys.uiPort),
-    maxRetries: conf.get(KernelConf.keys.portMaxRetries),
-    killEnabled: conf.get(KernelConf.keys.uiKillEnabled),
-    retention: {
-      jobs: conf.get(keys.uiRetainedJobs),
-      stages: conf.get(keys.uiRetainedStages),
-      tasks: conf.get(keys.uiRetainedTasks)
-    },
-    properties: shownProperties(conf)
-  }))
-
-// The configuration as the UI and the event log show it: secrets redacted, in key order.
-const shownProperties = (conf: Conf.Conf<AppKeys>) =>
-  conf.entries
-    .map((entry) => [entry.key, redacted.test(entry.key) ? "*********(redacted)" : entry.value] as const)
-    .sort(([a], [b]) => a.localeCompare(b))
-
-/**
- * The event log's settings, or undefined when it is off (`kindling.eventLog.enabled=false`).
- *
- * @since 0.1.0
- * @category constructors
- */
-export const eventLogOptions = (conf: Conf.Conf<AppKeys>): EventLogWriter.Options | undefined =>
-  conf.get(keys.eventLogEnabled)
-    ? {
-      dir: conf.get(keys.eventLogDir),
-      compress: conf.get(keys.eventLogCompress),
-      rollingMaxFileSize: conf.get(keys.eventLogRollingEnabled)
-        ? conf.get(keys.eventLogRollingMaxFileSize) * 2 ** 20
-        : undefined,
-      properties: shownProperties(conf)
-    }
-    : undefined
 
 /**
  * Every key a driver reads: the app's, the protocol's and the kernel's.

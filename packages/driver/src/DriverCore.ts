@@ -23,8 +23,8 @@
  *
  * @since 0.1.0
  */
+import type { AppEvents } from "@kindling/app"
 import { Core } from "@kindling/kernel"
-import type { AppEvents } from "@kindling/monitoring"
 import { ClusterMessages, Endpoints, type RpcAddress, type TaskPlan } from "@kindling/protocol"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"

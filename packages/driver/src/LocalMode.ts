@@ -7,7 +7,6 @@
  */
 import { AppContext, Kindling } from "@kindling/app"
 import { type Disk, Executor, TaskThreads } from "@kindling/executor"
-import { type AppUi, ConsoleProgress, type EventLogWriter } from "@kindling/monitoring"
 import { Ids, RpcAddress } from "@kindling/protocol"
 import { RpcEnv, Transport } from "@kindling/rpc"
 import * as Clock from "effect/Clock"
@@ -41,12 +40,8 @@ export interface Options {
   /** Bytes a task's shuffle or sort holds in memory before it spills (`kindling.shuffle.spill.threshold`). */
   readonly spillThreshold?: number
   readonly validateState?: boolean
-  /** Draw the console progress bar on stderr. */
-  readonly showProgress?: boolean
-  /** Serve the app's web UI (`kindling.ui.*`). */
-  readonly ui?: AppUi.Options | undefined
-  /** Write the app's event log (`kindling.eventLog.*`). */
-  readonly eventLog?: EventLogWriter.Options | undefined
+  /** What watches the app (its UI, event log, progress bar): none unless given. */
+  readonly listeners?: AppListeners.Start | undefined
 }
 
 /**
@@ -84,9 +79,9 @@ export const layer = (options: Options): Layer.Layer<Kindling, StartFailed> =>
         driverHost,
         Driver.make({ config: options.driver, validateState: options.validateState ?? false, onExit: onExit("driver") })
       ).pipe(Effect.orDie)
-      // The UI and the event log follow the app from before its executor registers.
+      // Its listeners follow the app from before its executor registers.
       const startTime = yield* Clock.currentTimeMillis
-      const listeners = yield* AppListeners.start(options, {
+      const listeners = yield* (options.listeners ?? AppListeners.none)({
         name: options.appName,
         master: `local[${options.threads}]`,
         user: Os.userInfo().username,
@@ -120,9 +115,6 @@ export const layer = (options: Options): Layer.Layer<Kindling, StartFailed> =>
       yield* Effect.addFinalizer(() =>
         Effect.zipRight(driver.stop, Effect.timeoutOption(Effect.interruptible(executor.exited), "2 seconds"))
       )
-      if (options.showProgress === true) {
-        yield* ConsoleProgress.run(ConsoleProgress.onStderr(yield* driver.subscribe))
-      }
       return AppContext.make({
         appName: options.appName,
         master: `local[${options.threads}]`,

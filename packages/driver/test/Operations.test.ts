@@ -2,9 +2,8 @@
 // (and, where Spark's answer is particular, the answer PySpark 4.3 gives, noted beside it).
 import { layer } from "@effect/vitest"
 import { assert } from "@effect/vitest"
-import { EmptyDataset, InvalidArgument, JobFailed, Kindling } from "@kindling/app"
+import { type AppEvents, EmptyDataset, InvalidArgument, JobFailed, Kindling } from "@kindling/app"
 import { LocalMode } from "@kindling/driver"
-import type { AppEvents } from "@kindling/monitoring"
 import { Effect, FastCheck as fc, Fiber, Queue, Stream } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"

@@ -1,7 +1,6 @@
 import { assert, layer } from "@effect/vitest"
-import { JobFailed, Kindling } from "@kindling/app"
+import { type AppEvents, JobFailed, Kindling } from "@kindling/app"
 import { LocalMode } from "@kindling/driver"
-import type { AppEvents } from "@kindling/monitoring"
 import { Effect, Fiber, Stream, TestServices } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"

@@ -6,10 +6,10 @@
  *
  * @since 0.1.0
  */
+import type { AppEvents } from "@kindling/app"
 import * as Metric from "effect/Metric"
 import * as MetricBoundaries from "effect/MetricBoundaries"
 import * as MetricLabel from "effect/MetricLabel"
-import type { AppEvent } from "./AppEvents.js"
 import type * as AppStatus from "./AppStatus.js"
 
 const counter = (name: string, description: string) => Metric.counter(name, { description, incremental: true })
@@ -44,7 +44,7 @@ const executorLoopDelay = Metric.gauge("kindling_app_executor_event_loop_delay_s
  */
 export interface AppMetrics {
   /** Records what the event changed; call it after the event is folded into `status`. */
-  readonly record: (status: AppStatus.AppStatus, event: AppEvent) => void
+  readonly record: (status: AppStatus.AppStatus, event: AppEvents.AppEvent) => void
   /** Sets the gauges read off the status, before a scrape. */
   readonly sample: () => void
 }

@@ -8,7 +8,7 @@
  *
  * @since 0.1.0
  */
-import type { AppEvent, DatasetInfo, StageInfo } from "./AppEvents.js"
+import type { AppEvents } from "@kindling/app"
 import * as Fold from "./internal/appStatusFold.js"
 
 /**
@@ -45,7 +45,7 @@ export interface Job {
   status: JobStatus
   readonly stageIds: ReadonlyArray<number>
   /** The stages as the job listed them (attempt 0's size), for skipped ones and the DAG. */
-  readonly stages: ReadonlyArray<StageInfo>
+  readonly stages: ReadonlyArray<AppEvents.StageInfo>
 }
 
 /**
@@ -166,11 +166,11 @@ export interface AppStatus {
   /** The attempts of each stage, oldest first. */
   readonly attempts: Map<number, Array<StageAttempt>>
   /** Every stage a job listed (for skipped stages and the DAG), by id. */
-  readonly stageInfos: Map<number, StageInfo & { readonly jobIds: Array<number> }>
+  readonly stageInfos: Map<number, AppEvents.StageInfo & { readonly jobIds: Array<number> }>
   readonly executors: Map<string, Executor>
   readonly storage: Map<number, Storage>
   /** Datasets seen in jobs, by id: the names the Storage tab shows. */
-  readonly datasets: Map<number, DatasetInfo>
+  readonly datasets: Map<number, AppEvents.DatasetInfo>
   /** Where each running task is: by task id, its stage attempt key. */
   readonly taskStages: Map<number, string>
   /** Events folded so far: the UI's version, which its live updates follow. */
@@ -217,7 +217,7 @@ export const stageKey: (stageId: number, attemptId: number) => string = Fold.sta
  *
  * @since 0.1.0
  */
-export const apply: (status: AppStatus, event: AppEvent) => void = Fold.apply
+export const apply: (status: AppStatus, event: AppEvents.AppEvent) => void = Fold.apply
 
 /**
  * A job's figures, over the latest attempt of each of its stages: the tasks of its stages, and how many stages are

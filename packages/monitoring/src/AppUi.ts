@@ -9,6 +9,7 @@
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import type { AppEvents } from "@kindling/app"
 import { WebServer } from "@kindling/kernel/web"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -17,7 +18,6 @@ import * as Queue from "effect/Queue"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import type { AppEvent } from "./AppEvents.js"
 import * as AppMetrics from "./AppMetrics.js"
 import * as AppPages from "./AppPages.js"
 import * as AppStatus from "./AppStatus.js"
@@ -67,7 +67,7 @@ const batchMillis = 100
 export const start = (
   options: Options,
   app: AppPages.AppDescription,
-  events: Queue.Dequeue<AppEvent>,
+  events: Queue.Dequeue<AppEvents.AppEvent>,
   cancelJob: (jobId: number, reason: string) => Effect.Effect<void> = () => Effect.void
 ): Effect.Effect<AppUi, WebServer.WebPortUnavailable, Scope.Scope> =>
   Effect.gen(function*() {
@@ -130,7 +130,7 @@ export const start = (
  * @category models
  */
 export interface AppSource {
-  readonly listen: Effect.Effect<Queue.Dequeue<AppEvent>, never, Scope.Scope>
+  readonly listen: Effect.Effect<Queue.Dequeue<AppEvents.AppEvent>, never, Scope.Scope>
   readonly cancelJob: (jobId: number, reason: string) => Effect.Effect<void>
 }
 

@@ -6,11 +6,11 @@
  *
  * @since 0.1.0
  */
+import type { AppEvents } from "@kindling/app"
 import * as Effect from "effect/Effect"
 import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import type { AppEvent } from "./AppEvents.js"
 
 /**
  * @since 0.1.0
@@ -59,7 +59,7 @@ export const render = (stages: ReadonlyArray<StageProgress>, now: number, width:
  * @category running
  */
 export const run = (options: {
-  readonly events: Stream.Stream<AppEvent>
+  readonly events: Stream.Stream<AppEvents.AppEvent>
   readonly write: (text: string) => void
   readonly width: () => number
   readonly intervalMillis?: number
@@ -75,7 +75,7 @@ export const run = (options: {
     }
     const attempts = new Map<number, number>()
     const jobStages = new Map<number, ReadonlyArray<number>>()
-    const apply = (event: AppEvent) => {
+    const apply = (event: AppEvents.AppEvent) => {
       // Tasks of an attempt other than the stage's latest do not move its bar.
       const stage =
         "stageId" in event && (!("stageAttempt" in event) || attempts.get(event.stageId) === event.stageAttempt)
@@ -137,7 +137,7 @@ export const run = (options: {
  *
  * @since 0.1.0
  */
-export const onStderr = (events: Stream.Stream<AppEvent>) => ({
+export const onStderr = (events: Stream.Stream<AppEvents.AppEvent>) => ({
   events,
   write: (text: string) => {
     process.stderr.write(text)

@@ -6,8 +6,8 @@
  * @since 0.1.0
  */
 import * as dagre from "@dagrejs/dagre"
+import type { AppEvents } from "@kindling/app"
 import { Html } from "@kindling/kernel/web"
-import type { StageInfo } from "./AppEvents.js"
 import type * as AppStatus from "./AppStatus.js"
 
 const { html } = Html
@@ -21,12 +21,12 @@ const clusterPadding = 6
  * @category models
  */
 export interface DrawnStage {
-  readonly info: StageInfo
+  readonly info: AppEvents.StageInfo
   readonly status: AppStatus.StageStatus
 }
 
 // A stage with no dataset described (a job from an older driver, say) is one node of its own.
-const nodesOf = (stage: StageInfo) =>
+const nodesOf = (stage: AppEvents.StageInfo) =>
   stage.datasets.length > 0
     ? stage.datasets.map((dataset) => ({
       id: `d${dataset.id}`,

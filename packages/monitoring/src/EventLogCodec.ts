@@ -1,8 +1,8 @@
 /**
- * An app's events in Spark's event-log format and back: `Encoder` turns the driver's `AppEvent`s into Spark's
- * listener events (keeping what Spark repeats in every event — a stage's info, a task's launch — from the events
- * that said it first), `Replay` turns a log's events back into `AppEvent`s and the app's description, for the
- * history server to fold into the same `AppStatus` the live UI shows.
+ * An app's events in Spark's event-log format and back: `Encoder` turns the driver's events (`AppEvents`) into
+ * Spark's listener events (keeping what Spark repeats in every event — a stage's info, a task's launch — from the
+ * events that said it first), `Replay` turns a log's events back into the app's events and its description, for
+ * the history server to fold into the same `AppStatus` the live UI shows.
  *
  * What Kindling's stream has and Spark's log has not is left out: executor heartbeats (Spark logs none either) and
  * executors whose launch failed. The two directions are `internal/eventLogEncoder.ts` and
@@ -10,7 +10,7 @@
  *
  * @since 0.1.0
  */
-import type { AppEvent, StageInfo } from "./AppEvents.js"
+import type { AppEvents } from "@kindling/app"
 import * as Encoding from "./internal/eventLogEncoder.js"
 import * as Replaying from "./internal/eventLogReplay.js"
 import type * as MonitoringApi from "./MonitoringApi.js"
@@ -27,7 +27,7 @@ type SparkTaskInfo = typeof SparkEvents.TaskInfo.Type
  * @category models
  */
 export interface Encoder {
-  readonly stages: Map<number, StageInfo>
+  readonly stages: Map<number, AppEvents.StageInfo>
   /** The stages that end a job: their tasks are Spark's `ResultTask`s. */
   readonly resultStages: Set<number>
   readonly submitted: Map<string, { readonly tasks: number; readonly time: number }>
@@ -93,7 +93,7 @@ export const footer = (time: number, exitCode: number): SparkEvent => ({
  *
  * @since 0.1.0
  */
-export const encode: (encoder: Encoder, event: AppEvent) => ReadonlyArray<SparkEvent> = Encoding.encode
+export const encode: (encoder: Encoder, event: AppEvents.AppEvent) => ReadonlyArray<SparkEvent> = Encoding.encode
 
 /**
  * One of the app's events as the lines a log holds: the JSON of what `encode` gives, without newlines. Tasks'
@@ -101,7 +101,7 @@ export const encode: (encoder: Encoder, event: AppEvent) => ReadonlyArray<SparkE
  *
  * @since 0.1.0
  */
-export const encodeLines: (encoder: Encoder, event: AppEvent) => ReadonlyArray<string> = Encoding.encodeLines
+export const encodeLines: (encoder: Encoder, event: AppEvents.AppEvent) => ReadonlyArray<string> = Encoding.encodeLines
 
 // ---- replay -------------------------------------------------------------------------------------------------
 
@@ -141,11 +141,11 @@ export const makeReplay = (): Replay => ({
 })
 
 /**
- * One event of a log, folded into what is known of the app; answers the `AppEvent`s it stands for.
+ * One event of a log, folded into what is known of the app; answers the app's events it stands for.
  *
  * @since 0.1.0
  */
-export const replay: (state: Replay, event: SparkEvent) => ReadonlyArray<AppEvent> = Replaying.replay
+export const replay: (state: Replay, event: SparkEvent) => ReadonlyArray<AppEvents.AppEvent> = Replaying.replay
 
 /**
  * What the monitoring API says about a replayed app.

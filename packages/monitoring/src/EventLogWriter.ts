@@ -20,6 +20,7 @@
  *
  * @since 0.1.0
  */
+import type { AppEvents } from "@kindling/app"
 import { ModuleLoading } from "@kindling/kernel"
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
@@ -29,7 +30,6 @@ import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
 import * as Path from "node:path"
 import * as Url from "node:url"
-import type { AppEvent } from "./AppEvents.js"
 import * as EventLogCodec from "./EventLogCodec.js"
 import type * as EventLogFiles from "./internal/eventLogFiles.js"
 import * as Names from "./internal/eventLogNames.js"
@@ -52,6 +52,14 @@ export interface Options {
 }
 
 /**
+ * The codec of a compressed log, by the name an app's description gives it (Spark's `eventLogCodec`).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const codec = "gzip"
+
+/**
  * A running event log.
  *
  * @since 0.1.0
@@ -61,7 +69,7 @@ export interface EventLog {
   /** Names the log and starts writing it: nothing is written before the app has its id. */
   readonly setAppId: (appId: string) => void
   /** Logs the app's events, in the order they happened (events added before the app has its id wait for it). */
-  readonly add: (events: ReadonlyArray<AppEvent>) => void
+  readonly add: (events: ReadonlyArray<AppEvents.AppEvent>) => void
 }
 
 /**
@@ -94,7 +102,7 @@ const batchSize = 256
 const holdMillis = 1000
 
 // Events that come by the thousand and may wait for the next hand-over.
-const held = new Set<AppEvent["_tag"]>(["TaskStart", "TaskEnd", "ExecutorMetricsUpdate", "BlockUpdated"])
+const held = new Set<AppEvents.AppEvent["_tag"]>(["TaskStart", "TaskEnd", "ExecutorMetricsUpdate", "BlockUpdated"])
 
 // How long the end of the app waits for its log's last write.
 const closeTimeoutMillis = 30_000
@@ -147,7 +155,7 @@ export const start = (
       if (!stopped) thread.postMessage(message)
     }
     // What is held for the next hand-over, and since when.
-    let holding: Array<AppEvent> = []
+    let holding: Array<AppEvents.AppEvent> = []
     let holdingSince = 0
     const takeHeld = () => {
       const taken = holding

@@ -4,8 +4,8 @@
  *
  * @since 0.1.0
  */
+import type { AppEvents } from "@kindling/app"
 import { parentPort, workerData } from "node:worker_threads"
-import type { AppEvent } from "./AppEvents.js"
 import * as EventLogCodec from "./EventLogCodec.js"
 import * as EventLogFiles from "./internal/eventLogFiles.js"
 import type { FromLogThread, ToLogThread } from "./internal/eventLogThreadMessages.js"
@@ -34,7 +34,7 @@ const write = (lines: ReadonlyArray<string>) =>
     if (files !== undefined) files = EventLogFiles.write(files, lines, layout)
   })
 
-const linesOf = (events: ReadonlyArray<AppEvent>) =>
+const linesOf = (events: ReadonlyArray<AppEvents.AppEvent>) =>
   events.flatMap((event) => EventLogCodec.encodeLines(encoder, event))
 const sparkLines = (events: ReadonlyArray<SparkEvent>) => events.map((event) => JSON.stringify(event))
 

@@ -1,13 +1,12 @@
 /**
- * @kindling/monitoring: what people watch a cluster through, for every role — the master's and workers' web UIs,
- * an app's event stream (Spark's listener bus), the status folded from it, its web UI and Spark's monitoring REST
- * API, the console progress bar, event logs in Spark's format and the history server that replays them.
+ * @kindling/monitoring: what people watch a cluster through, for every role — the master's and workers' web UIs;
+ * for an app, the status folded from its event stream (Spark's listener bus, which `@kindling/app` names and the
+ * driver emits), its web UI and Spark's monitoring REST API, the console progress bar, event logs in Spark's
+ * format and the history server that replays them. It sits above the roles it shows and listens to.
  *
  * @since 0.1.0
  */
 
-/** @since 0.1.0 */
-export * as AppEvents from "./AppEvents.js"
 /** @since 0.1.0 */
 export * as AppMetrics from "./AppMetrics.js"
 /** @since 0.1.0 */
@@ -20,6 +19,8 @@ export * as AppUi from "./AppUi.js"
 export * as ConsoleProgress from "./ConsoleProgress.js"
 /** @since 0.1.0 */
 export * as DagSvg from "./DagSvg.js"
+/** @since 0.1.0 */
+export * as DriverListeners from "./DriverListeners.js"
 /** @since 0.1.0 */
 export * as EventLogCodec from "./EventLogCodec.js"
 /** @since 0.1.0 */

@@ -1,7 +1,8 @@
 // The app UI's status, folded from events: jobs and their stages (skipped ones too), stage attempts with their
 // tasks, executors, persisted datasets, and what it forgets.
 import { assert, describe, it } from "@effect/vitest"
-import { type AppEvents, AppStatus } from "@kindling/monitoring"
+import type { AppEvents } from "@kindling/app"
+import { AppStatus } from "@kindling/monitoring"
 
 type Event = AppEvents.AppEvent
 

@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { type AppEvents, AppStatus, EventLogCodec, SparkEvents } from "@kindling/monitoring"
+import type { AppEvents } from "@kindling/app"
+import { AppStatus, EventLogCodec, SparkEvents } from "@kindling/monitoring"
 import { FastCheck as fc, Schema } from "effect"
 
 // Events of a few stages on a few executors: tasks start and end (some twice, some never started, some failed or

@@ -11,9 +11,9 @@
  *
  * @since 0.1.0
  */
+import type { AppEvents } from "@kindling/app"
 import { Cluster as AppCluster, type ExecutorAllocation } from "@kindling/driver"
 import type { Simulation } from "@kindling/kernel/testing"
-import type { AppEvents } from "@kindling/monitoring"
 import type { RpcAddress } from "@kindling/protocol"
 import { RpcEnv } from "@kindling/rpc"
 import * as Cause from "effect/Cause"

@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import type { AppEvents } from "@kindling/monitoring"
+import type { AppEvents } from "@kindling/app"
 
 // Things that start once and end once: how many times each that started has ended.
 class Lifetimes {

@@ -1,6 +1,6 @@
 // The driver core's records (executors, jobs, blocks), its step, and the queue through which it feeds its schedulers.
+import type { AppEvents } from "@kindling/app"
 import type { Core } from "@kindling/kernel"
-import type { AppEvents } from "@kindling/monitoring"
 import type { ClusterMessages, Ids, RpcAddress } from "@kindling/protocol"
 import type { RpcEnv } from "@kindling/rpc"
 import type * as DagScheduler from "../DagScheduler.js"

@@ -1,6 +1,6 @@
 // How each of an app's events changes its status (Spark's AppStatusListener): the fold, and the forgetting of
 // the oldest finished jobs, stages and tasks past the retention limits.
-import type { AppEvent, StageInfo } from "../AppEvents.js"
+import type { AppEvents } from "@kindling/app"
 import type { AppStatus, Job, StageAttempt, Task } from "../AppStatus.js"
 
 export const stageKey = (stageId: number, attemptId: number): string => `${stageId}.${attemptId}`
@@ -33,7 +33,7 @@ const addTo = (totals: Record<string, number>, metrics: Readonly<Record<string, 
   for (const name in metrics) totals[name] = (totals[name] ?? 0) + metrics[name]!
 }
 
-export const apply = (status: AppStatus, event: AppEvent): void => {
+export const apply = (status: AppStatus, event: AppEvents.AppEvent): void => {
   status.version++
   status.lastUpdated = event.time
   switch (event._tag) {
@@ -259,7 +259,7 @@ export const apply = (status: AppStatus, event: AppEvent): void => {
 // A forgotten job's stages are forgotten with it unless another retained job lists them, and so are the datasets
 // no retained stage computes and none persists: a long-running app's status stays within its limits.
 const forgetJob = (status: AppStatus, job: Job) => {
-  const dropped: Array<StageInfo> = []
+  const dropped: Array<AppEvents.StageInfo> = []
   for (const stageId of job.stageIds) {
     const info = status.stageInfos.get(stageId)
     if (info === undefined) continue

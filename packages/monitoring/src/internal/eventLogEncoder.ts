@@ -1,7 +1,7 @@
 // The driver's events as Spark's listener events, for the log it writes: Spark repeats in every event what
 // Kindling's stream says once (a stage's info, a task's launch), so the encoder keeps it from the events that said
 // it first.
-import type { AppEvent, DatasetInfo, StageInfo } from "../AppEvents.js"
+import type { AppEvents } from "@kindling/app"
 import type { Encoder } from "../EventLogCodec.js"
 import type { SparkEvent } from "../SparkEvents.js"
 import type * as SparkEvents from "../SparkEvents.js"
@@ -17,7 +17,7 @@ import {
 type SparkStageInfo = typeof SparkEvents.StageInfo.Type
 type SparkTaskInfo = typeof SparkEvents.TaskInfo.Type
 
-const rddInfo = (dataset: DatasetInfo): typeof SparkEvents.RddInfo.Type => ({
+const rddInfo = (dataset: AppEvents.DatasetInfo): typeof SparkEvents.RddInfo.Type => ({
   "RDD ID": dataset.id,
   Name: dataset.name,
   Callsite: dataset.callSite ?? dataset.operation,
@@ -30,7 +30,7 @@ const rddInfo = (dataset: DatasetInfo): typeof SparkEvents.RddInfo.Type => ({
 })
 
 const stageInfo = (
-  stage: StageInfo,
+  stage: AppEvents.StageInfo,
   attempt: number,
   tasks: number,
   times: Pick<SparkStageInfo, "Submission Time" | "Completion Time" | "Failure Reason"> = {}
@@ -102,8 +102,8 @@ const taskEndReason = (succeeded: boolean, reason: string | undefined): typeof S
 
 const key = (stageId: number, attempt: number) => `${stageId}.${attempt}`
 
-type TaskStart = Extract<AppEvent, { readonly _tag: "TaskStart" }>
-type TaskEnd = Extract<AppEvent, { readonly _tag: "TaskEnd" }>
+type TaskStart = Extract<AppEvents.AppEvent, { readonly _tag: "TaskStart" }>
+type TaskEnd = Extract<AppEvents.AppEvent, { readonly _tag: "TaskEnd" }>
 type TaskEndReason = typeof SparkEvents.TaskEndReason.Type
 
 // A task's launch as Spark's TaskInfo, kept for its end; it counts as its partition's next attempt.
@@ -143,10 +143,10 @@ const taskType = (encoder: Encoder, stageId: number) =>
 
 const failed = (reason: TaskEndReason) => reason.Reason !== "Success" && reason.Reason !== "TaskKilled"
 
-const stageOf = (encoder: Encoder, stageId: number, name = `stage ${stageId}`): StageInfo =>
+const stageOf = (encoder: Encoder, stageId: number, name = `stage ${stageId}`): AppEvents.StageInfo =>
   encoder.stages.get(stageId) ?? { stageId, name, numTasks: 0, parentIds: [], datasets: [] }
 
-export const encode = (encoder: Encoder, event: AppEvent): ReadonlyArray<SparkEvent> => {
+export const encode = (encoder: Encoder, event: AppEvents.AppEvent): ReadonlyArray<SparkEvent> => {
   switch (event._tag) {
     case "JobStart": {
       for (const stage of event.stages) encoder.stages.set(stage.stageId, stage)
@@ -317,7 +317,7 @@ const taskMetricsLine = (metrics: Readonly<Record<string, number>>) => {
  * `JSON.stringify` takes over Spark's objects; the text is the same, key for key (a property test holds them
  * together).
  */
-export const encodeLines = (encoder: Encoder, event: AppEvent): ReadonlyArray<string> => {
+export const encodeLines = (encoder: Encoder, event: AppEvents.AppEvent): ReadonlyArray<string> => {
   switch (event._tag) {
     case "TaskStart":
       return [

@@ -1,6 +1,6 @@
 // A log's events back as the app's events, for the history server to fold into the same status the live UI
 // shows; what the log says of the app itself is kept in the `Replay` state.
-import type { AppEvent, DatasetInfo } from "../AppEvents.js"
+import type { AppEvents } from "@kindling/app"
 import type { Replay } from "../EventLogCodec.js"
 import type { SparkEvent, SparkEventOf } from "../SparkEvents.js"
 import type * as SparkEvents from "../SparkEvents.js"
@@ -18,7 +18,7 @@ const propertyOf = <F extends string>(
 
 const localities = new Set(["PROCESS_LOCAL", "NODE_LOCAL", "ANY"])
 
-const datasetInfo = (rdd: typeof SparkEvents.RddInfo.Type): DatasetInfo => {
+const datasetInfo = (rdd: typeof SparkEvents.RddInfo.Type): AppEvents.DatasetInfo => {
   const level = storageLevelName(rdd["Storage Level"])
   // `map at logs.ts:40`, or an operation alone.
   const callSite = rdd.Callsite ?? ""
@@ -71,7 +71,7 @@ const advance = (state: Replay, time: number) => {
   state.lastTime = Math.max(state.lastTime, time)
 }
 
-export const replay = (state: Replay, event: SparkEvent): ReadonlyArray<AppEvent> => {
+export const replay = (state: Replay, event: SparkEvent): ReadonlyArray<AppEvents.AppEvent> => {
   switch (event.Event) {
     case "SparkListenerLogStart":
       state.version = event["Spark Version"]

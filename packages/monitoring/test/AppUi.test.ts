@@ -3,10 +3,11 @@
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Kindling } from "@kindling/app"
 import { LocalMode } from "@kindling/driver"
+import { DriverListeners } from "@kindling/monitoring"
 import { Polling } from "@kindling/protocol/testing"
 import { Effect, Fiber } from "effect"
 import parsePrometheus from "parse-prometheus-text-format"
-import { driverConfig } from "./fixtures/driverConfig.js"
+import { driverConfig } from "../../driver/test/fixtures/driverConfig.js"
 import { get, getJson, settled } from "./fixtures/http.js"
 import sparkKeys from "./fixtures/spark-api-v1-keys.json" with { type: "json" }
 
@@ -16,14 +17,16 @@ const app = LocalMode.layer({
   driver: driverConfig(1),
   heartbeatIntervalMillis: 200,
   validateState: true,
-  ui: {
-    host: "127.0.0.1",
-    port: 0,
-    maxRetries: 0,
-    retention: { jobs: 1000, stages: 1000, tasks: 100_000 },
-    properties: [["kindling.app.name", "ui-test"], ["kindling.master", "local[2]"]],
-    killEnabled: true
-  }
+  listeners: DriverListeners.make({
+    ui: {
+      host: "127.0.0.1",
+      port: 0,
+      maxRetries: 0,
+      retention: { jobs: 1000, stages: 1000, tasks: 100_000 },
+      properties: [["kindling.app.name", "ui-test"], ["kindling.master", "local[2]"]],
+      killEnabled: true
+    }
+  })
 })
 
 // Every field we write is one Spark writes; every field Spark always writes, we write too.

@@ -1,8 +1,11 @@
 /**
  * What happens in an app, as its driver sees it (Spark's listener bus): jobs and their stages start and end,
  * tasks start and end, executors come and go and report how they and their tasks are doing, persisted
- * partitions are stored and dropped. The console progress bar, the app's web UI and its metrics (and, later, the
- * event log) are built on this stream, never on the schedulers' state.
+ * partitions are stored and dropped. The driver's schedulers say it; the app reads it too (`kc.events`). It is
+ * named here, with the app and its contract with the driver (`JobGraph`), because that is where it is produced:
+ * the datasets and stages it describes are the app's lineage, the rest the driver's. What watches an app — its
+ * web UI, its metrics, its event log, the history server, the console progress bar (`@kindling/monitoring`) —
+ * sits above the driver and follows this stream, never the schedulers' state.
  *
  * @since 0.1.0
  */

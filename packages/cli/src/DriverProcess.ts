@@ -9,11 +9,16 @@
  * its executors on the cluster; the exit code is 0 when it succeeded and 1 when it failed, the summary of its failure
  * (`AppModule.summary`) on stderr and in `WorkDirs.driverFailureFileName`, which its worker reports.
  *
+ * It is this package's, not the driver's, because it composes the driver with what watches it: the app's UI and
+ * event log (`ListenerConf`), which sit above the driver. The protocol still names it `@kindling/driver/main`
+ * (`Descriptions.mainModules`); this installation resolves that name to this module (`ThisInstallation`).
+ *
  * Running this module is the point of importing it, so the package barrel does not re-export it.
  *
  * @since 0.1.0
  */
 import { NodeLoader } from "@kindling/conf/node"
+import { AppModule, Cluster, DriverConf } from "@kindling/driver"
 import { Installation, WorkDirs } from "@kindling/installation"
 import { DiskOperations, NodeLogging } from "@kindling/kernel"
 import { MasterUrl } from "@kindling/protocol"
@@ -23,11 +28,10 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { pathToFileURL } from "node:url"
-import * as AppModule from "./AppModule.js"
-import * as Cluster from "./Cluster.js"
-import * as DriverConf from "./DriverConf.js"
+import * as ListenerConf from "./ListenerConf.js"
+import { installation } from "./ThisInstallation.js"
 
-const usage = "usage: main <workerUrl> <artifact> <masterUrl> <configuration JSON> [app args...]"
+const usage = "usage: DriverProcess <workerUrl> <artifact> <masterUrl> <configuration JSON> [app args...]"
 
 const [_workerUrl, artifact, masterUrl, settings, ...args] = process.argv.slice(2)
 const artifactUrl = pathToFileURL(Path.resolve(artifact ?? "")).href
@@ -40,16 +44,16 @@ const main = Effect.gen(function*() {
     flags: JSON.parse(settings) as Record<string, string>
   })
   const masters = yield* MasterUrl.parse(masterUrl)
-  yield* Effect.provide(
-    Installation.link(Installation.make(import.meta), Path.dirname(Path.resolve(artifact))),
-    DiskOperations.nodeFileSystem
-  )
+  yield* Effect.provide(Installation.link(installation, Path.dirname(Path.resolve(artifact))), DiskOperations.nodeFileSystem)
+  const host = conf.get(DriverConf.keys.driverHost) ?? Os.hostname()
+  // No progress bar: nobody watches a cluster-mode driver's stderr, which its worker writes to a file.
+  const listeners = yield* ListenerConf.fromConf(conf, host, false)
   const runtime = yield* Cluster.fromConf(conf, {
     appName: conf.get(DriverConf.keys.appName) ?? Path.basename(artifact),
     masters,
     masterUrl,
-    host: conf.get(DriverConf.keys.driverHost) ?? Os.hostname(),
-    showProgress: false
+    host,
+    listeners
   })
   return yield* AppModule.run({ url: artifactUrl, args, runtime })
 })

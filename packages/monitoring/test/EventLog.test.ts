@@ -3,11 +3,17 @@
 // rolling logs read the same as plain ones; a log cut short reads up to its last whole line, as incomplete; and
 // the history server follows a growing log.
 import { afterAll, assert, describe, it } from "@effect/vitest"
-import { Kindling } from "@kindling/app"
+import { type AppEvents, Kindling } from "@kindling/app"
 import { LocalMode } from "@kindling/driver"
 import { Html } from "@kindling/kernel/web"
-import type { AppEvents } from "@kindling/monitoring"
-import { EventLogCodec, EventLogReader, EventLogWriter, HistoryServer, SparkEvents } from "@kindling/monitoring"
+import {
+  DriverListeners,
+  EventLogCodec,
+  EventLogReader,
+  EventLogWriter,
+  HistoryServer,
+  SparkEvents
+} from "@kindling/monitoring"
 import { Deadlines } from "@kindling/protocol/testing"
 import { Effect, Either, Logger, Schema } from "effect"
 import * as fc from "effect/FastCheck"
@@ -16,7 +22,7 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import * as Url from "node:url"
 import * as Zlib from "node:zlib"
-import { driverConfig } from "./fixtures/driverConfig.js"
+import { driverConfig } from "../../driver/test/fixtures/driverConfig.js"
 import { get, getJson, settled } from "./fixtures/http.js"
 
 const retention = { jobs: 1000, stages: 1000, tasks: 100_000 }
@@ -140,7 +146,7 @@ describe("a local app's event log", () => {
         threads: 2,
         driver: driverConfig(1),
         heartbeatIntervalMillis: 200,
-        eventLog: { dir: notAFolder, compress: false, properties: [] }
+        listeners: DriverListeners.make({ eventLog: { dir: notAFolder, compress: false, properties: [] } })
       })
       const counted = yield* Effect.flatMap(Kindling, (kc) => kc.parallelize([1, 2, 3], 3).count()).pipe(
         Effect.provide(app),
@@ -164,15 +170,17 @@ describe("a local app's event log", () => {
           threads: 2,
           driver: driverConfig(1),
           heartbeatIntervalMillis: 200,
-          ui: {
-            host: "127.0.0.1",
-            port: 0,
-            maxRetries: 0,
-            retention,
-            properties: [["kindling.app.name", "logged"]],
-            killEnabled: false
-          },
-          eventLog: { dir, compress: false, properties: [["kindling.app.name", "logged"]] }
+          listeners: DriverListeners.make({
+            ui: {
+              host: "127.0.0.1",
+              port: 0,
+              maxRetries: 0,
+              retention,
+              properties: [["kindling.app.name", "logged"]],
+              killEnabled: false
+            },
+            eventLog: { dir, compress: false, properties: [["kindling.app.name", "logged"]] }
+          })
         })
         const live = yield* Effect.gen(function*() {
           const kc = yield* Kindling
