@@ -44,7 +44,10 @@ const main = Effect.gen(function*() {
     flags: JSON.parse(settings) as Record<string, string>
   })
   const masters = yield* MasterUrl.parse(masterUrl)
-  yield* Effect.provide(Installation.link(installation, Path.dirname(Path.resolve(artifact))), DiskOperations.nodeFileSystem)
+  yield* Effect.provide(
+    Installation.link(installation, Path.dirname(Path.resolve(artifact))),
+    DiskOperations.nodeFileSystem
+  )
   const host = conf.get(DriverConf.keys.driverHost) ?? Os.hostname()
   // No progress bar: nobody watches a cluster-mode driver's stderr, which its worker writes to a file.
   const listeners = yield* ListenerConf.fromConf(conf, host, false)
