@@ -74,7 +74,7 @@ const runtimeFor = (
             threads: spec.threads,
             appUrl: app.url,
             appExports: app.exports,
-            driver: DriverConf.coreConfig(conf, spec.maxFailures),
+            driver: DriverConf.coreConfig(conf, spec.maxFailures, Math.floor(Math.random() * 2 ** 31)),
             defaultParallelism: conf.get(DriverConf.keys.defaultParallelism),
             files: BoundedFiles.make(conf.get(DriverConf.keys.fileTimeout)),
             heartbeatIntervalMillis: conf.get(DriverConf.keys.executorHeartbeatInterval),

@@ -11,13 +11,11 @@ import { KernelConf, TlsConf } from "@kindling/kernel"
 import { type AppUi, DriverListeners, type EventLogWriter } from "@kindling/monitoring"
 import * as Either from "effect/Either"
 
-// Spark's default `spark.redaction.regex`: values of keys like these are not shown.
-const redacted = /secret|password|token|access[.]?key/i
-
-// The configuration as the UI and the event log show it: secrets redacted, in key order.
+// The configuration as the UI and the event log show it, in key order: the values of secret keys are redacted in
+// the entries themselves (every credential's key is declared secret, `Registry.make` sees to it).
 const shownProperties = (conf: Conf.Conf<DriverConf.AppKeys>) =>
   conf.entries
-    .map((entry) => [entry.key, redacted.test(entry.key) ? "*********(redacted)" : entry.value] as const)
+    .map((entry) => [entry.key, entry.value] as const)
     .sort(([a], [b]) => a.localeCompare(b))
 
 // The app UI's settings, or undefined when it is off (`kindling.ui.enabled=false`); it listens on `host`. The

@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import { type Conf, Problem } from "@kindling/conf"
+import type { Conf } from "@kindling/conf"
 import { KernelConf, TlsConf } from "@kindling/kernel"
 import { WebServer } from "@kindling/kernel/web"
 import {
@@ -24,7 +24,6 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as Os from "node:os"
-import * as Path from "node:path"
 import packageJson from "../package.json" with { type: "json" }
 import * as RestSubmissions from "./RestSubmissions.js"
 import * as Settings from "./Settings.js"
@@ -59,23 +58,13 @@ export const start = (options: {
   Effect.gen(function*() {
     const { conf, host } = options
     const recoveryMode = conf.get(MasterConf.keys.recoveryMode)
-    const recoveryDirectory = conf.get(MasterConf.keys.recoveryDirectory)
-    const recovery = yield* recoveryLayers(conf)
+    const recovery = recoveryLayers(yield* MasterConf.recovery(conf))
     const rpcOptions = yield* ProtocolConf.rpcOptions(conf)
     yield* Settings.checkRpcExposure(conf, "The master", host, rpcOptions.secret)
     const rpc = RpcEnv.layer({ ...rpcOptions, host, port: options.port }).pipe(
       Layer.provide(NodeTransport.layerFrom(conf))
     )
-    const artifactDirectory = conf.get(MasterConf.keys.artifactDirectory)
-    const artifacts = ArtifactStore.layer({
-      directory: artifactDirectory !== ""
-        ? artifactDirectory
-        : recoveryMode === "FILESYSTEM"
-        ? Path.join(recoveryDirectory, "artifacts")
-        : undefined,
-      maxSize: conf.get(MasterConf.keys.artifactMaxSize) * 2 ** 20,
-      retentionMillis: conf.get(MasterConf.keys.artifactRetention)
-    })
+    const artifacts = ArtifactStore.layer(MasterConf.artifactOptions(conf))
     // The UI's port is bound first: the master tells workers and tools where its pages are.
     const tls = yield* TlsConf.serverTls(conf, "standalone")
     const ui = yield* WebServer.bind({
@@ -98,14 +87,7 @@ export const start = (options: {
       webUiUrl: ui.url,
       webUiPort: ui.port,
       restPort: rest?.port,
-      workerTimeoutMillis: conf.get(ProtocolConf.keys.workerTimeout),
-      deadWorkerPersistence: conf.get(MasterConf.keys.deadWorkerPersistence),
-      recoveryTimeoutMillis: conf.get(MasterConf.keys.recoveryTimeout),
-      retainedApplications: conf.get(MasterConf.keys.retainedApplications),
-      retainedDrivers: conf.get(MasterConf.keys.retainedDrivers),
-      spreadOut: conf.get(MasterConf.keys.spreadOut),
-      defaultCores: conf.get(MasterConf.keys.defaultCores),
-      maxExecutorRetries: conf.get(MasterConf.keys.maxExecutorRetries),
+      ...MasterConf.coreConfig(conf),
       seed: Math.floor(Math.random() * 2 ** 31),
       validateState: conf.get(KernelConf.keys.validateState),
       onExit: options.onExit
@@ -127,54 +109,21 @@ export const start = (options: {
     return master
   })
 
-// Where the master keeps its records and how it learns that it leads, by recovery mode; given the master's URL,
-// which a ZooKeeper candidate writes into its node.
-const recoveryLayers = (conf: Conf.Conf<Settings.Keys>) =>
-  Effect.gen(function*() {
-    const missing = (key: string, reason: string) =>
-      new Problem.InvalidConf({ problems: [{ _tag: "MissingValue", key, reason }] })
-    // With the cluster's secret the store is the masters' alone: its records sealed, ZooKeeper's znodes under the
-    // digest ACL of the secret.
-    const secret = conf.get(ProtocolConf.keys.authenticate)
-      ? conf.get(ProtocolConf.keys.authenticateSecret)
-      : undefined
-    switch (conf.get(MasterConf.keys.recoveryMode)) {
-      case "NONE":
-        return (_url: string) => Layer.merge(Persistence.layerNone, LeaderElection.layerSingle)
-      case "FILESYSTEM": {
-        const directory = conf.get(MasterConf.keys.recoveryDirectory)
-        if (directory === "") {
-          return yield* missing(
-            MasterConf.keys.recoveryDirectory.name,
-            `${MasterConf.keys.recoveryMode.name} is FILESYSTEM`
-          )
-        }
-        return (_url: string) =>
-          Layer.merge(Persistence.layerFileSystem(directory, { secret }), LeaderElection.layerSingle)
-      }
-      case "ZOOKEEPER": {
-        const url = conf.get(MasterConf.keys.zooKeeperUrl)
-        if (url === "") {
-          return yield* missing(MasterConf.keys.zooKeeperUrl.name, `${MasterConf.keys.recoveryMode.name} is ZOOKEEPER`)
-        }
-        const directory = conf.get(MasterConf.keys.zooKeeperDirectory).replace(/\/+$/, "")
-        if (!directory.startsWith("/")) {
-          return yield* new Problem.InvalidConf({
-            problems: [{
-              _tag: "InvalidValue",
-              source: conf.entries.find((entry) => entry.key === MasterConf.keys.zooKeeperDirectory.name)?.source ??
-                "default",
-              key: MasterConf.keys.zooKeeperDirectory.name,
-              reason: `${JSON.stringify(directory)} is not a znode path (it starts with /)`
-            }]
-          })
-        }
-        const sessionTimeoutMillis = conf.get(MasterConf.keys.zooKeeperSessionTimeout)
-        return (candidate: string) =>
-          ZooKeeperRecovery.layer({ url, directory, sessionTimeoutMillis, candidate, secret })
-      }
-    }
-  })
+// Where the master keeps its records and how it learns that it leads, given the master's URL, which a ZooKeeper
+// candidate writes into its node.
+const recoveryLayers = (recovery: MasterConf.Recovery) => (candidate: string) => {
+  switch (recovery._tag) {
+    case "NONE":
+      return Layer.merge(Persistence.layerNone, LeaderElection.layerSingle)
+    case "FILESYSTEM":
+      return Layer.merge(
+        Persistence.layerFileSystem(recovery.directory, { secret: recovery.secret }),
+        LeaderElection.layerSingle
+      )
+    case "ZOOKEEPER":
+      return ZooKeeperRecovery.layer({ ...recovery, candidate })
+  }
+}
 
 // The REST port, bound before the master starts so that the master advertises the port it got.
 const restServer = (conf: Conf.Conf<Settings.Keys>, host: string, tls: WebServer.Tls | undefined) =>

@@ -47,16 +47,6 @@ export interface Args {
 const defaultCores = () => Os.availableParallelism()
 const defaultMemory = () => Math.max(Math.floor(Os.totalmem() / (1024 * 1024)) - 1024, 1024)
 
-// The lease is twice the worker timeout when unset: longer than a failover to a standby (about the ZooKeeper session
-// timeout), so that drivers are stopped only when their worker is really cut off.
-const driverFencing = (conf: Conf.Conf<Settings.Keys>) =>
-  conf.get(WorkerConf.keys.driverFencingEnabled)
-    ? {
-      leaseMillis: conf.get(WorkerConf.keys.driverFencingLease) ?? 2 * conf.get(ProtocolConf.keys.workerTimeout),
-      terminateMillis: conf.get(WorkerConf.keys.driverTerminateTimeout)
-    }
-    : undefined
-
 /**
  * Starts a worker of `cores` and `memory` MiB on `host:port` in the current scope, registering with the masters;
  * `onExit` is called when it must stop (registration refused or given up).
@@ -117,24 +107,7 @@ export const start = (options: {
         masters: options.masters,
         webUiUrl: ui.url,
         workDir,
-        workerTimeoutMillis: conf.get(ProtocolConf.keys.workerTimeout),
-        registration: {
-          initialIntervalMillis: conf.get(WorkerConf.keys.registerInitialInterval),
-          initialAttempts: conf.get(WorkerConf.keys.registerInitialAttempts),
-          prolongedIntervalMillis: conf.get(WorkerConf.keys.registerProlongedInterval),
-          maxAttempts: conf.get(WorkerConf.keys.registerMaxAttempts)
-        },
-        cleanup: {
-          enabled: conf.get(WorkerConf.keys.cleanupEnabled),
-          intervalMillis: conf.get(WorkerConf.keys.cleanupInterval),
-          appDataTtlMillis: conf.get(WorkerConf.keys.cleanupAppDataTtl)
-        },
-        retainedExecutors: conf.get(WorkerConf.keys.uiRetainedExecutors),
-        retainedDrivers: conf.get(WorkerConf.keys.uiRetainedDrivers),
-        executorStateSyncMaxAttempts: conf.get(WorkerConf.keys.executorStateSyncMaxAttempts),
-        askTimeoutMillis: conf.get(ProtocolConf.keys.askTimeout),
-        driverFencing: driverFencing(conf),
-        decommissionEnabled: conf.get(WorkerConf.keys.decommissionEnabled),
+        ...WorkerConf.workerConfig(conf),
         validateState: conf.get(KernelConf.keys.validateState),
         onExit: options.onExit
       })
@@ -151,9 +124,7 @@ export const start = (options: {
           Runners.layerProcesses({
             workDir,
             localDir,
-            driverTerminateTimeoutMillis: conf.get(WorkerConf.keys.driverTerminateTimeout),
-            executorTerminateTimeoutMillis: conf.get(WorkerConf.keys.executorTerminateTimeout),
-            superviseInitialBackoffMillis: conf.get(WorkerConf.keys.superviseInitialBackoff),
+            ...WorkerConf.runnerTimeouts(conf),
             shuffleService: shuffleService
               ? { removeUnserved: (dir) => ExternalShuffleService.removeUnserved(NodeDisk.disk, dir) }
               : undefined,

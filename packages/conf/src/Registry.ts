@@ -59,6 +59,10 @@ export const group = <Keys extends Readonly<Record<string, Key.Any>>>(options: {
 // Each part of a name becomes one part of its environment variable, so a part may hold only letters and digits.
 const validName = /^kindling(\.[A-Za-z0-9]+)+$/
 
+// Names that Spark's default `spark.redaction.regex` hides the values of: a key named so is a credential, and
+// must say so (`secret`), for its value to be redacted wherever values are listed (`Conf.entries`).
+const credential = /secret|password|token|access[.]?key/i
+
 const mistakes = (keys: ReadonlyArray<Key.Any>): Array<string> => {
   const byName = new Map(keys.map((key) => [key.name, key]))
   const seen = new Map<string, string>()
@@ -70,6 +74,9 @@ const mistakes = (keys: ReadonlyArray<Key.Any>): Array<string> => {
     seen.set(key.name.toLowerCase(), key.name)
     const decoded = key.default === undefined ? undefined : key.type.decode(key.default)
     if (decoded !== undefined && Either.isLeft(decoded)) found.push(`${key.name}'s default: ${decoded.left}`)
+    if (credential.test(key.name) && key.secret !== true) {
+      found.push(`${key.name} is named as a credential but not declared secret: its value would be shown`)
+    }
     if (key.fallback !== undefined && byName.get(key.fallback.name) !== key.fallback) {
       found.push(`${key.name} falls back to ${key.fallback.name}, which is not registered`)
     }
@@ -79,7 +86,8 @@ const mistakes = (keys: ReadonlyArray<Key.Any>): Array<string> => {
 
 /**
  * The registry of the groups' keys. Names must be unique regardless of case (a key's environment variable is
- * matched that way), defaults must be valid for their key and fallbacks must be registered too: a registry that
+ * matched that way), defaults must be valid for their key, fallbacks must be registered too, and a key named as a
+ * credential (a secret, password, token or access key) must be declared `secret`: a registry that
  * breaks these rules is a mistake in a declaration, so `make` throws and the first test that builds it fails.
  *
  * @since 0.1.0

@@ -26,6 +26,22 @@ describe("Registry", () => {
     }
   })
 
+  it("refuses a key named as a credential that is not declared secret, whose value would be listed", () => {
+    const text = (name: string, secret: boolean) =>
+      Key.make(name, ValueType.string, { description: "", ...(secret ? { secret: true } : {}) })
+    for (
+      const name of [
+        "kindling.s3.secret.key",
+        "kindling.x.password",
+        "kindling.x.sessionToken",
+        "kindling.x.access.key"
+      ]
+    ) {
+      assert.throws(() => Registry.make(group({ a: text(name, false) })), `${name} is named as a credential`)
+      assert.strictEqual(Registry.make(group({ a: text(name, true) })).keys.length, 1)
+    }
+  })
+
   it("refuses a default its own key refuses", () => {
     const bad = Key.make("kindling.x.cores", ValueType.int({ min: 1 }), { default: "0", description: "" })
     assert.throws(() => Registry.make(group({ bad })), "kindling.x.cores's default: 0 is less than 1")

@@ -318,7 +318,11 @@ export const fromConf = (conf: Conf.Conf<DriverConf.AppKeys>, options: {
         appUrl: app.url,
         appExports: app.exports,
         driver: {
-          ...DriverConf.coreConfig(conf, conf.get(DriverConf.keys.taskMaxFailures)),
+          ...DriverConf.coreConfig(
+            conf,
+            conf.get(DriverConf.keys.taskMaxFailures),
+            Math.floor(Math.random() * 2 ** 31)
+          ),
           allocation: DriverConf.allocationConfig(conf),
           decommission: DriverConf.decommissionConfig(conf)
         },

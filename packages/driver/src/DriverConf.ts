@@ -251,12 +251,15 @@ export const keys = {
     description: "Object storage: the region requests are signed for; unset, AWS_REGION or us-east-1."
   }),
   s3aAccessKey: Key.make("kindling.hadoop.fs.s3a.access.key", ValueType.string, {
+    secret: true,
     description: "Object storage: the access key id; unset, AWS_ACCESS_KEY_ID."
   }),
   s3aSecretKey: Key.make("kindling.hadoop.fs.s3a.secret.key", ValueType.string, {
+    secret: true,
     description: "Object storage: the secret access key; unset, AWS_SECRET_ACCESS_KEY."
   }),
   s3aSessionToken: Key.make("kindling.hadoop.fs.s3a.session.token", ValueType.string, {
+    secret: true,
     description: "Object storage: a session token of temporary credentials; unset, AWS_SESSION_TOKEN."
   }),
   s3aPathStyleAccess: Key.make("kindling.hadoop.fs.s3a.path.style.access", ValueType.boolean, {
@@ -394,12 +397,13 @@ export const decommissionConfig = (conf: Conf.Conf<AppKeys>): NonNullable<Driver
 
 /**
  * The driver core's configuration; `maxFailures` is the mode's (`kindling.task.maxFailures` on a cluster, F of
- * `local[N,F]`, 1 in plain `local`, as Spark).
+ * `local[N,F]`, 1 in plain `local`, as Spark), `seed` the task scheduler's randomness (its shuffled offers), which
+ * the shell draws: a configuration is a function of the settings alone.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const coreConfig = (conf: Conf.Conf<AppKeys>, maxFailures: number): DriverCore.Config => ({
+export const coreConfig = (conf: Conf.Conf<AppKeys>, maxFailures: number, seed: number): DriverCore.Config => ({
   dag: {
     maxConsecutiveAttempts: conf.get(keys.stageMaxConsecutiveAttempts),
     resubmitDelayMillis: 200
@@ -414,7 +418,7 @@ export const coreConfig = (conf: Conf.Conf<AppKeys>, maxFailures: number): Drive
       quantile: conf.get(keys.speculationQuantile),
       minTaskRuntimeMillis: conf.get(keys.speculationMinTaskRuntime)
     },
-    seed: Math.floor(Math.random() * 2 ** 31),
+    seed,
     localityWaitMillis: conf.get(keys.localityWait)
   },
   reviveIntervalMillis: conf.get(keys.reviveInterval),

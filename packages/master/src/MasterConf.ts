@@ -4,9 +4,13 @@
  *
  * @since 0.1.0
  */
-import { Key, Registry, ValueType } from "@kindling/conf"
+import { type Conf, Key, Problem, Registry, ValueType } from "@kindling/conf"
+import type { KernelConf } from "@kindling/kernel"
 import { ProtocolConf } from "@kindling/rpc"
 import * as Either from "effect/Either"
+import * as Path from "node:path"
+import type * as ArtifactStore from "./ArtifactStore.js"
+import type * as MasterCore from "./MasterCore.js"
 
 // Spark's list of patterns: comma-separated, each matching a whole app resource.
 const appResourcePatterns: ValueType.ValueType<ReadonlyArray<RegExp>> = {
@@ -144,3 +148,120 @@ export const group = Registry.group({
   description: "Read by `kindling master`.",
   keys
 })
+
+/**
+ * The keys a master reads: its own and those of the layers below it.
+ *
+ * @since 0.1.0
+ * @category keys
+ */
+export type MasterKeys =
+  | Registry.KeyOf<typeof group>
+  | Registry.KeyOf<typeof ProtocolConf.group>
+  | Registry.KeyOf<typeof KernelConf.group>
+
+/**
+ * The master core's settings, but for where it is (`self`, its UI's and REST port's addresses, known once bound)
+ * and `seed`, the randomness its shell draws.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const coreConfig = (
+  conf: Conf.Conf<MasterKeys>
+): Omit<MasterCore.Config, "self" | "webUiUrl" | "webUiPort" | "restPort" | "seed"> => ({
+  workerTimeoutMillis: conf.get(ProtocolConf.keys.workerTimeout),
+  deadWorkerPersistence: conf.get(keys.deadWorkerPersistence),
+  recoveryTimeoutMillis: conf.get(keys.recoveryTimeout),
+  retainedApplications: conf.get(keys.retainedApplications),
+  retainedDrivers: conf.get(keys.retainedDrivers),
+  spreadOut: conf.get(keys.spreadOut),
+  defaultCores: conf.get(keys.defaultCores),
+  maxExecutorRetries: conf.get(keys.maxExecutorRetries)
+})
+
+/**
+ * Where uploaded artifacts are kept (`kindling.master.artifact.dir`, else beside the FILESYSTEM recovery records,
+ * else a temporary directory), how large one may be and how long one no driver uses is kept.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const artifactOptions = (conf: Conf.Conf<MasterKeys>): ArtifactStore.Options => {
+  const directory = conf.get(keys.artifactDirectory)
+  return {
+    directory: directory !== ""
+      ? directory
+      : conf.get(keys.recoveryMode) === "FILESYSTEM"
+      ? Path.join(conf.get(keys.recoveryDirectory), "artifacts")
+      : undefined,
+    maxSize: conf.get(keys.artifactMaxSize) * 2 ** 20,
+    retentionMillis: conf.get(keys.artifactRetention)
+  }
+}
+
+/**
+ * The recovery store a master keeps its records in and learns that it leads from, as the configuration names it:
+ * none, a directory, or ZooKeeper (its URL, directory and session timeout); with the cluster's secret when
+ * authentication is on, which seals the records and makes the znodes the masters' alone.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Recovery =
+  | { readonly _tag: "NONE" }
+  | { readonly _tag: "FILESYSTEM"; readonly directory: string; readonly secret: string | undefined }
+  | {
+    readonly _tag: "ZOOKEEPER"
+    readonly url: string
+    readonly directory: string
+    readonly sessionTimeoutMillis: number
+    readonly secret: string | undefined
+  }
+
+/**
+ * The recovery store of the configuration, or what is missing or wrong in it.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const recovery = (conf: Conf.Conf<MasterKeys>): Either.Either<Recovery, Problem.InvalidConf> => {
+  const missing = (key: string, reason: string) =>
+    Either.left(new Problem.InvalidConf({ problems: [{ _tag: "MissingValue", key, reason }] }))
+  const secret = conf.get(ProtocolConf.keys.authenticate)
+    ? conf.get(ProtocolConf.keys.authenticateSecret)
+    : undefined
+  switch (conf.get(keys.recoveryMode)) {
+    case "NONE":
+      return Either.right({ _tag: "NONE" })
+    case "FILESYSTEM": {
+      const directory = conf.get(keys.recoveryDirectory)
+      if (directory === "") return missing(keys.recoveryDirectory.name, `${keys.recoveryMode.name} is FILESYSTEM`)
+      return Either.right({ _tag: "FILESYSTEM", directory, secret })
+    }
+    case "ZOOKEEPER": {
+      const url = conf.get(keys.zooKeeperUrl)
+      if (url === "") return missing(keys.zooKeeperUrl.name, `${keys.recoveryMode.name} is ZOOKEEPER`)
+      const directory = conf.get(keys.zooKeeperDirectory).replace(/\/+$/, "")
+      if (!directory.startsWith("/")) {
+        return Either.left(
+          new Problem.InvalidConf({
+            problems: [{
+              _tag: "InvalidValue",
+              source: conf.entries.find((entry) => entry.key === keys.zooKeeperDirectory.name)?.source ?? "default",
+              key: keys.zooKeeperDirectory.name,
+              reason: `${JSON.stringify(directory)} is not a znode path (it starts with /)`
+            }]
+          })
+        )
+      }
+      return Either.right({
+        _tag: "ZOOKEEPER",
+        url,
+        directory,
+        sessionTimeoutMillis: conf.get(keys.zooKeeperSessionTimeout),
+        secret
+      })
+    }
+  }
+}

@@ -5,7 +5,10 @@
  *
  * @since 0.1.0
  */
-import { Key, Registry, ValueType } from "@kindling/conf"
+import { type Conf, Key, Registry, ValueType } from "@kindling/conf"
+import { ProtocolConf } from "@kindling/rpc"
+import type * as Runners from "./Runners.js"
+import type * as Worker from "./Worker.js"
 
 /**
  * @since 0.1.0
@@ -101,4 +104,72 @@ export const group = Registry.group({
   title: "Worker",
   description: "Read by `kindling worker`.",
   keys
+})
+
+/**
+ * The keys a worker reads: its own and the protocol's.
+ *
+ * @since 0.1.0
+ * @category keys
+ */
+export type WorkerKeys = Registry.KeyOf<typeof group> | Registry.KeyOf<typeof ProtocolConf.group>
+
+/**
+ * The worker's settings, but for who and where it is and what it offers, which its shell knows.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const workerConfig = (conf: Conf.Conf<WorkerKeys>): Pick<
+  Worker.Options,
+  | "workerTimeoutMillis"
+  | "registration"
+  | "cleanup"
+  | "retainedExecutors"
+  | "retainedDrivers"
+  | "executorStateSyncMaxAttempts"
+  | "askTimeoutMillis"
+  | "driverFencing"
+  | "decommissionEnabled"
+> => ({
+  workerTimeoutMillis: conf.get(ProtocolConf.keys.workerTimeout),
+  registration: {
+    initialIntervalMillis: conf.get(keys.registerInitialInterval),
+    initialAttempts: conf.get(keys.registerInitialAttempts),
+    prolongedIntervalMillis: conf.get(keys.registerProlongedInterval),
+    maxAttempts: conf.get(keys.registerMaxAttempts)
+  },
+  cleanup: {
+    enabled: conf.get(keys.cleanupEnabled),
+    intervalMillis: conf.get(keys.cleanupInterval),
+    appDataTtlMillis: conf.get(keys.cleanupAppDataTtl)
+  },
+  retainedExecutors: conf.get(keys.uiRetainedExecutors),
+  retainedDrivers: conf.get(keys.uiRetainedDrivers),
+  executorStateSyncMaxAttempts: conf.get(keys.executorStateSyncMaxAttempts),
+  askTimeoutMillis: conf.get(ProtocolConf.keys.askTimeout),
+  // The lease is twice the worker timeout when unset: longer than a failover to a standby (about the ZooKeeper
+  // session timeout), so that drivers are stopped only when their worker is really cut off.
+  driverFencing: conf.get(keys.driverFencingEnabled)
+    ? {
+      leaseMillis: conf.get(keys.driverFencingLease) ?? 2 * conf.get(ProtocolConf.keys.workerTimeout),
+      terminateMillis: conf.get(keys.driverTerminateTimeout)
+    }
+    : undefined,
+  decommissionEnabled: conf.get(keys.decommissionEnabled)
+})
+
+/**
+ * How the worker's runners stop and supervise what they run.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const runnerTimeouts = (conf: Conf.Conf<WorkerKeys>): Pick<
+  Runners.ProcessOptions,
+  "driverTerminateTimeoutMillis" | "executorTerminateTimeoutMillis" | "superviseInitialBackoffMillis"
+> => ({
+  driverTerminateTimeoutMillis: conf.get(keys.driverTerminateTimeout),
+  executorTerminateTimeoutMillis: conf.get(keys.executorTerminateTimeout),
+  superviseInitialBackoffMillis: conf.get(keys.superviseInitialBackoff)
 })
