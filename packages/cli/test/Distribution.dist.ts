@@ -14,23 +14,17 @@ import * as Path from "node:path"
 import { freePort } from "./fixtures/cluster.js"
 import {
   execute,
-  killUnder,
   linesMatching,
   noProcessUnder,
   pidFiles,
   processesUnder,
   recordedPid,
+  scratch,
   unpack,
   variable,
   writeConf
 } from "./fixtures/distribution.js"
 import * as Sshd from "./fixtures/sshd.js"
-
-// A directory outside the repository, gone with the scope, with whatever still runs from it killed first.
-const scratch = Effect.acquireRelease(
-  Effect.sync(() => Fs.mkdtempSync(Path.join(Os.tmpdir(), "kindling-dist-"))),
-  (dir) => Effect.zipRight(killUnder(dir), Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true })))
-)
 
 const pi = /^Pi is roughly 3\.\d+$/m
 
@@ -39,7 +33,7 @@ describe("the distribution on one host", () => {
     "unpacked anywhere, it runs an app, and sbin/ starts, checks and stops a cluster over SSH",
     () =>
       Effect.gen(function*() {
-        const dir = yield* scratch
+        const dir = yield* scratch("kindling-dist-")
         const home = unpack(dir)
         const kindling = Path.join(home, "bin", "kindling")
         const sbin = (script: string, ...args: Array<string>) =>
@@ -58,12 +52,13 @@ describe("the distribution on one host", () => {
         const events = Path.join(dir, "events")
         Fs.mkdirSync(events)
         const masterPort = yield* freePort
+        const masterUiPort = yield* freePort
         const historyPort = yield* freePort
         writeConf(home, "workers", ["# the hosts of this test", "127.0.0.1", "127.0.0.3   # down"])
         writeConf(home, "kindling-env.sh", [
           variable("KINDLING_MASTER_HOST", "127.0.0.1"),
           variable("KINDLING_MASTER_PORT", masterPort),
-          variable("KINDLING_MASTER_WEBUI_PORT", yield* freePort),
+          variable("KINDLING_MASTER_WEBUI_PORT", masterUiPort),
           variable("KINDLING_LOCAL_IP", "127.0.0.1"),
           variable("KINDLING_WORKER_WEBUI_PORT", yield* freePort),
           variable("KINDLING_WORKER_CORES", 2),
@@ -98,6 +93,13 @@ describe("the distribution on one host", () => {
           ),
           ["run -0\n", "run -1\n", "run -2\n", "run -3\n", "run -4\n", "none"]
         )
+        // The new log begins with the build and the command line.
+        const { commit, version } = JSON.parse(Fs.readFileSync(Path.join(home, "lib", "dist", "release.json"), "utf8"))
+        assert.strictEqual(
+          Fs.readFileSync(masterLog, "utf8").split("\n")[0],
+          `Kindling ${version} (commit ${commit}): kindling master --webui-port ${masterUiPort} --port ${masterPort} ` +
+            "--host 127.0.0.1"
+        )
         yield* registered(home)
 
         const client = yield* execute(
@@ -125,6 +127,19 @@ describe("the distribution on one host", () => {
         assert.deepStrictEqual(again.lines, [
           `kindling master running as process ${recordedPid(pids, "master")}. Stop it first.`
         ])
+        // One that cannot start (another pid directory, the same ports) says why, from its log.
+        const clash = yield* execute([Path.join(home, "sbin", "start-master.sh")], {
+          cwd: home,
+          env: { KINDLING_PID_DIR: Path.join(dir, "other-pids"), KINDLING_IDENT_STRING: "other" }
+        })
+        assert.strictEqual(clash.code, 1, clash.lines.join("\n"))
+        assert.deepStrictEqual(clash.lines.slice(0, 2), [
+          `starting kindling master, logging to ${daemonLog(home, "master", "other")}`,
+          "failed to launch kindling master:"
+        ])
+        assert.match(clash.stdout, /address already in use/i)
+        assert.strictEqual(clash.lines.at(-1), `full log in ${daemonLog(home, "master", "other")}`)
+        assert.deepStrictEqual(pidFiles(Path.join(dir, "other-pids")), [])
 
         // Decommissioned, the worker exits by itself and takes its pid file along.
         const decommissioned = recordedPid(pids, "worker")
@@ -191,7 +206,7 @@ describe("the distribution on one host", () => {
     "its service units pass systemd-analyze verify",
     () =>
       Effect.gen(function*() {
-        const dir = yield* scratch
+        const dir = yield* scratch("kindling-dist-")
         const home = unpack(dir)
         const units = Path.join(dir, "units")
         Fs.mkdirSync(units)
@@ -210,8 +225,8 @@ describe("the distribution on one host", () => {
 const systemdAnalyze = "/usr/bin/systemd-analyze"
 
 // Where kindling-daemon.sh logs a daemon of this host's (KINDLING_LOG_DIR unset: logs/ in the distribution).
-const daemonLog = (home: string, command: "master" | "worker") =>
-  Path.join(home, "logs", `kindling-root-${command}-1-${Os.hostname()}.out`)
+const daemonLog = (home: string, command: "master" | "worker", ident = "root") =>
+  Path.join(home, "logs", `kindling-${ident}-${command}-1-${Os.hostname()}.out`)
 
 // The worker's log says it registered with its master (bounded).
 const registered = (home: string) =>

@@ -9,8 +9,9 @@
 # <command> is master, worker or history. One of each runs per host and user: its pid is in
 # $KINDLING_PID_DIR/kindling-$KINDLING_IDENT_STRING-<command>-1.pid (default /tmp, and the user's name), its output
 # in $KINDLING_LOG_DIR/kindling-$KINDLING_IDENT_STRING-<command>-1-<host>.out (default $KINDLING_HOME/logs), which each
-# start rotates (.1 the previous run's, up to KINDLING_LOG_MAX_FILES, 5, kept). With KINDLING_NO_DAEMONIZE set, start
-# runs the command in the foreground instead (a service manager's way) and writes no pid file.
+# start rotates (.1 the previous run's, up to KINDLING_LOG_MAX_FILES, 5, kept) and begins with the build's version
+# and the command line. With KINDLING_NO_DAEMONIZE set, start runs the command in the foreground instead (a service
+# manager's way) and writes no pid file.
 . "$(dirname -- "$0")/kindling-config.sh"
 
 usage="usage: kindling-daemon.sh (start|stop|decommission|status) (master|worker|history) [options…]"
@@ -127,6 +128,8 @@ start() {
   mkdir -p "$log_dir"
   rotate_log
   echo "starting $name, logging to $log"
+  # The log's first line names the build and the command line: after an upgrade, each log says what ran.
+  echo "Kindling $("$KINDLING_HOME/bin/kindling" --version 2>&1): kindling $command $*" > "$log"
   # In a session of its own where setsid exists (util-linux, on every Linux): a hang-up or a Ctrl-C at the terminal
   # that started it never reaches it. nohup alone does not shield it, as Node restores SIGHUP's default action when
   # it starts. setsid does not fork here (this shell's child leads no process group), so $! is the daemon's pid.
@@ -135,10 +138,10 @@ start() {
   "$detach" nice -n "${KINDLING_NICENESS:-0}" "$KINDLING_HOME/bin/kindling" "$command" "$@" >> "$log" 2>&1 < /dev/null &
   pid=$!
   echo "$pid" > "$pid_file"
-  # Up once it says so in its log; a daemon that exits first failed (a port taken, a bad setting), and its last
-  # lines say why.
+  # Up once it says so in its log (past the first line, ours); a daemon that exits first failed (a port taken, a bad
+  # setting), and its last lines say why.
   deadline=$(($(date +%s) + 60))
-  until grep -q -F "$ready" "$log" 2>/dev/null; do
+  until tail -n +2 "$log" 2>/dev/null | grep -q -F "$ready"; do
     if ! alive "$pid"; then
       rm -f "$pid_file"
       echo "failed to launch $name:"
