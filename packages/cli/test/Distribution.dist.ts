@@ -168,8 +168,19 @@ describe("the distribution on one host", () => {
         ])
         yield* gone(home, paused)
         assert.deepStrictEqual(pidFiles(pids), ["kindling-root-master-1.pid"])
-        assert.strictEqual((yield* sbin("start-worker.sh", master)).code, 0)
+
+        // A worker that may not be decommissioned says so in its log; the script reads it there and gives up.
+        const staying = yield* sbin("start-worker.sh", master, "--conf", "kindling.decommission.enabled=false")
+        assert.strictEqual(staying.code, 0, staying.lines.join("\n"))
         yield* registered(home)
+        const kept = recordedPid(pids, "worker")
+        const refused = yield* sbin("decommission-worker.sh")
+        assert.strictEqual(refused.code, 1, refused.lines.join("\n"))
+        assert.deepStrictEqual(refused.lines, [
+          `decommissioning kindling worker (process ${kept}); waiting for it to exit`,
+          `kindling worker (process ${kept}) cannot be decommissioned: kindling.decommission.enabled is false there`
+        ])
+        assert.isTrue(processesUnder(home).some((p) => p.pid === kept))
 
         // A worker killed outright leaves its pid file: the next start removes it and starts.
         const killed = recordedPid(pids, "worker")

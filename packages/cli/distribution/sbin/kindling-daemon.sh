@@ -40,6 +40,17 @@ pid_file="$pid_dir/kindling-$ident-$command-1.pid"
 log="$log_dir/kindling-$ident-$command-1-$(hostname).out"
 stop_timeout=${KINDLING_STOP_TIMEOUT:-30}
 
+# Stops the script, saying why, unless $2 (the value of $1) is a whole number of at least $3.
+require_number() {
+  case $2 in
+    '' | *[!0-9]*) ;;
+    *) [ "$2" -ge "$3" ] && return 0 ;;
+  esac
+  echo "kindling-daemon.sh: $1 must be a whole number of at least $3, not '$2'" >&2
+  exit 1
+}
+require_number KINDLING_STOP_TIMEOUT "$stop_timeout" 0
+
 # A short pause: a fraction of a second where sleep takes one (GNU, BusyBox, BSD), else a second.
 pause() {
   sleep 0.2 2>/dev/null || sleep 1
@@ -86,11 +97,11 @@ find_running() {
   fi
 }
 
-# Waits until process $1 has exited, $2 seconds at most (none: for as long as it takes); fails if it still runs.
+# Waits until process $1 has exited, $2 seconds at most; fails if it still runs.
 await_exit() {
-  deadline=${2:+$(($(date +%s) + $2))}
+  deadline=$(($(date +%s) + $2))
   while is_daemon "$1"; do
-    if [ -n "$deadline" ] && [ "$(date +%s)" -ge "$deadline" ]; then return 1; fi
+    if [ "$(date +%s)" -ge "$deadline" ]; then return 1; fi
     pause
   done
 }
@@ -99,12 +110,7 @@ await_exit() {
 # last run's becomes .1.
 rotate_log() {
   keep=${KINDLING_LOG_MAX_FILES:-5}
-  case $keep in
-    '' | *[!0-9]* | 0)
-      echo "kindling-daemon.sh: KINDLING_LOG_MAX_FILES must be a whole number of at least 1, not '$keep'" >&2
-      exit 1
-      ;;
-  esac
+  require_number KINDLING_LOG_MAX_FILES "$keep" 1
   [ -f "$log" ] || return 0
   n=$keep
   while [ "$n" -gt 1 ]; do
@@ -179,10 +185,18 @@ decommission() {
     echo "no $name to decommission"
     return 0
   fi
-  # The worker's kindling.worker.decommission.signal, as Spark's decommission-worker.sh sends.
+  # SIGPWR, as Spark's decommission-worker.sh sends: the worker's kindling.worker.decommission.signal by default. A
+  # worker with kindling.decommission.enabled=false says in its log that it will not go, and goes on running.
   echo "decommissioning $name (process $pid); waiting for it to exit"
+  logged=$(wc -l < "$log" 2>/dev/null || echo 0)
   kill -s PWR "$pid"
-  await_exit "$pid"
+  while is_daemon "$pid"; do
+    if tail -n +"$((logged + 1))" "$log" 2>/dev/null | grep -q -F "kindling.decommission.enabled is false"; then
+      echo "$name (process $pid) cannot be decommissioned: kindling.decommission.enabled is false there"
+      exit 1
+    fi
+    pause
+  done
   rm -f "$pid_file"
   echo "$name (process $pid) has exited"
 }
