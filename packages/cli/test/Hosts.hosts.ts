@@ -20,16 +20,7 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { app, eventually, masterState, start } from "./fixtures/cluster.js"
-import {
-  execute,
-  inMemory,
-  pidFiles,
-  processesUnder,
-  scratch,
-  unpack,
-  variable,
-  writeConf
-} from "./fixtures/distribution.js"
+import { execute, pidFiles, processesUnder, scratch, unpack, variable, writeConf } from "./fixtures/distribution.js"
 import { type Host, network, onHost } from "./fixtures/hosts.js"
 import * as Sshd from "./fixtures/sshd.js"
 
@@ -92,7 +83,6 @@ describe("the distribution on three hosts", () => {
     () =>
       Effect.gen(function*() {
         const dir = yield* scratch("kindling-hosts-")
-        yield* inMemory(dir)
         // How long each step took, in seconds, printed at the end (nothing is asserted of it).
         const took: Record<string, number> = {}
         const timed = <A, E, R>(name: string, effect: Effect.Effect<A, E, R>) =>
@@ -150,8 +140,6 @@ describe("the distribution on three hosts", () => {
           execute(["ssh", ...Sshd.options(keys, 22).split(" "), host.ip, command], {
             ...(timeoutMillis === undefined ? {} : { timeoutMillis })
           })
-        const aliveWorkers = (state: { readonly workers: ReadonlyArray<{ readonly host: string; state: string }> }) =>
-          state.workers.filter((worker) => worker.state === "ALIVE").map((worker) => worker.host).sort()
 
         // start-all.sh on the master's host: the master, then a worker on each host of conf/workers.
         const started = yield* timed("start-all", ssh(m, `cd ${kindling} && sbin/start-all.sh`))
@@ -297,6 +285,10 @@ const configure = (home: string, host: Host, masterHost: string, sshOptions: str
     "kindling.shuffle.service.enabled true"
   ])
 }
+
+// The hosts of the master's alive workers.
+const aliveWorkers = (state: QueryMessages.MasterStateResponse) =>
+  state.workers.filter((worker) => worker.state === "ALIVE").map((worker) => worker.host).sort()
 
 // The master's alive worker on `host` (other than the one of id `other`).
 const aliveOn = (state: QueryMessages.MasterStateResponse, host: Host, other?: string) =>
