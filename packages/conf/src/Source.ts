@@ -53,8 +53,9 @@ export const parseProperties = (text: string, name: string): Either.Either<Sourc
 }
 
 /**
- * `KINDLING_*` environment variables that the `kindling` command reads itself (as Spark's scripts read their
- * `SPARK_*` counterparts) and that are therefore not configuration keys.
+ * `KINDLING_*` environment variables that the `kindling` command and the distribution's launch scripts (`sbin/`)
+ * read themselves (as Spark's scripts read their `SPARK_*` counterparts) and that are therefore not configuration
+ * keys. The scripts export what `conf/kindling-env.sh` sets, so every variable they read is here.
  *
  * @since 0.1.0
  * @category environment
@@ -73,7 +74,14 @@ export const launcherVariables: ReadonlyArray<string> = [
   "KINDLING_WORKER_MEMORY",
   "KINDLING_WORKER_PORT",
   "KINDLING_WORKER_WEBUI_PORT",
-  "KINDLING_WORKER_DIR"
+  "KINDLING_WORKER_DIR",
+  "KINDLING_LOG_MAX_FILES",
+  "KINDLING_IDENT_STRING",
+  "KINDLING_NICENESS",
+  "KINDLING_STOP_TIMEOUT",
+  "KINDLING_NO_DAEMONIZE",
+  "KINDLING_WORKERS",
+  "KINDLING_SSH_OPTS"
 ]
 
 /**
