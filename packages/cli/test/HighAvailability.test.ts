@@ -5,7 +5,7 @@ import { ZooKeeper } from "@kindling/master"
 import { Errors, type Ids, MasterUrl } from "@kindling/protocol"
 import { Deadlines, Polling } from "@kindling/protocol/testing"
 import { MasterClient } from "@kindling/rpc"
-import { Effect, Fiber, Option } from "effect"
+import { type Duration, Effect, Fiber, Option } from "effect"
 import * as Path from "node:path"
 import {
   activeDriver,
@@ -72,10 +72,19 @@ const records = (zk: ZooKeeperServer, digest?: string) =>
   }).pipe(Effect.scoped)
 
 // One master asked through the SDK, as a tool would, with no other master to fall back on.
-const askOnly = <A, E>(url: string, ask: (client: MasterClient.MasterClient) => Effect.Effect<A, E>) =>
+// `lookupTimeout`: how long a dial may wait for the master to answer (2 s by default; a paused one answers only when
+// it runs again).
+const askOnly = <A, E>(
+  url: string,
+  ask: (client: MasterClient.MasterClient) => Effect.Effect<A, E>,
+  lookupTimeout?: Duration.DurationInput
+) =>
   Effect.gen(function*() {
     return yield* ask(yield* MasterClient.make(url, { timeout: "20 seconds" }))
-  }).pipe(Effect.scoped, Effect.provide(clientNetwork()))
+  }).pipe(
+    Effect.scoped,
+    Effect.provide(clientNetwork(undefined, undefined, lookupTimeout === undefined ? {} : { lookupTimeout }))
+  )
 
 describe("highly available masters on ZooKeeper", () => {
   it.scopedLive(
@@ -152,9 +161,10 @@ describe("highly available masters on ZooKeeper", () => {
       Effect.gen(function*() {
         const zk = yield* zooKeeperServer()
         const dir = yield* temporaryDirectory
-        const leader = yield* startMaster(zooKeeperFlags(zk))
+        // A session long enough that a busy machine never hands the standby the lead while the test runs.
+        const leader = yield* startMaster(zooKeeperFlags(zk, "10s"))
         yield* leader.node.waitFor(/New state: ALIVE/, 30_000)
-        const standby = yield* startMaster(zooKeeperFlags(zk))
+        const standby = yield* startMaster(zooKeeperFlags(zk, "10s"))
         yield* standby.node.waitFor(/Joined the election/, 30_000)
 
         const refused = yield* Effect.flip(askOnly(standby.url, (client) => client.submitDriver(unrunnableDriver)))
@@ -189,11 +199,15 @@ describe("highly available masters on ZooKeeper", () => {
         const before = yield* records(zk, mastersDigest)
         const seen = first.node.output().length
         // A submission waits in the paused leader's socket: on waking it must be refused, not taken.
-        const submission = yield* askOnly(first.url, (client) => client.submitDriver(unrunnableDriver)).pipe(
+        const submission = yield* askOnly(
+          first.url,
+          (client) => client.submitDriver(unrunnableDriver),
+          Deadlines.scaled(20_000)
+        ).pipe(
           Effect.flip,
           Effect.fork
         )
-        yield* Effect.sleep(Deadlines.scaled(500))
+        yield* Effect.sleep("500 millis")
         yield* first.node.kill("SIGCONT")
         const refused = yield* Fiber.join(submission)
         assert.strictEqual(refused._tag, "MasterNotAlive")
