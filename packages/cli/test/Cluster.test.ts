@@ -221,13 +221,14 @@ describe("a cluster of real processes on 127.0.0.1", () => {
         // only from the new master (the submission's own copy is long gone).
         yield* startWorker(second.url, Path.join(dir, "worker-2"))
         yield* worker.node.kill("SIGKILL")
-        yield* eventually(second.url, () => pidsIn(pids).length === 2 || undefined)
-        assert.isTrue(isRunning(pidsIn(pids)[1]!))
-        const relaunched = Fs.readdirSync(Path.join(dir, "worker-2")).filter((name) => name.startsWith("driver-"))
-        assert.deepStrictEqual(
-          relaunched.map((driverDir) => Fs.readdirSync(Path.join(dir, "worker-2", driverDir)).includes("forever.mjs")),
-          [true]
-        )
+        // On a busy machine it may have been launched again before (the restarted master can give the old worker up
+        // before it re-registers): what counts is the launch on the new worker, whatever the count of pids.
+        const fetchedOnNewWorker = () =>
+          Fs.readdirSync(Path.join(dir, "worker-2"))
+            .filter((name) => name.startsWith("driver-"))
+            .some((driverDir) => Fs.readdirSync(Path.join(dir, "worker-2", driverDir)).includes("forever.mjs"))
+        yield* eventually(second.url, () => fetchedOnNewWorker() && pidsIn(pids).length >= 2 || undefined)
+        assert.isTrue(isRunning(pidsIn(pids).at(-1)!))
       }),
     Deadlines.scaled(90_000)
   )
