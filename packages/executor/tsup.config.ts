@@ -1,17 +1,8 @@
 import { packageConfig, standalone } from "../../tsup.shared.js"
 
-// An executor process starts from `main`, each of its task threads from `taskThread`, and a thread that reads or
-// writes a bucket has an object-store thread from `objectStoreThread`; a driver's file thread starts from
-// `fileThread`. A worker runs `ExternalShuffleService` over `NodeDisk`.
-export default packageConfig([
-  "index",
-  "ExternalShuffleService",
-  "fileThread",
-  "main",
-  "NodeDisk",
-  "objectStoreThread",
-  "taskThread",
-  "tasks"
-], {
-  onSuccess: standalone(["fileThread", "main", "objectStoreThread", "taskThread"])
+// An executor process starts from `main`, each of its task threads from `taskThread`. Both bundles hold the data
+// package's object storage, which starts a thread from `objectStoreThread` beside the module it runs in: that
+// entry of `@kindling/data` is bundled here too.
+export default packageConfig(["index", "ExternalShuffleService", "main", "taskThread"], {
+  onSuccess: standalone([["../../data/src/objectStoreThread", "objectStoreThread"], "main", "taskThread"])
 })

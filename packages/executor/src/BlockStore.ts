@@ -7,8 +7,8 @@
  *
  * @since 0.1.0
  */
+import type { Disk } from "@kindling/data"
 import * as Path from "node:path"
-import type { Files } from "./Disk.js"
 import type { Segment } from "./RecordFiles.js"
 
 /**
@@ -61,7 +61,7 @@ export class BlockStore {
   >()
   private memoryUsed = 0
 
-  constructor(private readonly files: Files, private readonly localDir: string, readonly memoryBudget: number) {}
+  constructor(private readonly files: Disk.Files, private readonly localDir: string, readonly memoryBudget: number) {}
 
   /** Where the block's frames are, if it is held. */
   get(id: string): Segment | undefined {

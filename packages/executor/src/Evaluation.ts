@@ -9,6 +9,7 @@
  * @since 0.1.0
  */
 import type { TaskPlan } from "@kindling/protocol"
+import * as PlanNodes from "@kindling/protocol/PlanNodes"
 import * as Records from "@kindling/protocol/records"
 import { SharedVariables } from "@kindling/protocol/records"
 import * as BlockStore from "./BlockStore.js"
@@ -282,37 +283,8 @@ export const runEncoded = (task: Uint8Array, functions: Functions, context: Task
  *
  * @since 0.1.0
  */
-export function* nodes(plan: PlanNode, held?: (blockId: string) => boolean): Generator<PlanNode> {
-  yield plan
-  switch (plan._tag) {
-    case "Slice":
-    case "Range":
-    case "TextSplit":
-    case "LineRecordSplit":
-    case "ParquetSplit":
-    case "WholeTextFiles":
-    case "RecordFile":
-    case "ShuffleRead":
-      return
-    case "CoGroup":
-      for (const input of plan.inputs) if (input._tag === "InPlace") yield* nodes(input.plan, held)
-      return
-    case "Concat":
-    case "ZipPartitions":
-      for (const child of plan.children) yield* nodes(child, held)
-      return
-    case "Cartesian":
-      yield* nodes(plan.left, held)
-      yield* nodes(plan.right, held)
-      return
-    case "Cached":
-      if (held?.(BlockStore.blockId(plan.rddId, plan.partition)) === true) return
-      yield* nodes(plan.child, held)
-      return
-    default:
-      yield* nodes(plan.child, held)
-  }
-}
+export const nodes = (plan: PlanNode, held?: (blockId: string) => boolean): Generator<PlanNode> =>
+  PlanNodes.nodes(plan, held && ((cached) => held(BlockStore.blockId(cached.rddId, cached.partition))))
 
 /**
  * The shuffles a task's plan reads, with their tokens and the reduce partition it reads of each; none beneath a

@@ -5,6 +5,8 @@
  *
  * @since 0.1.0
  */
+import { type Disk, ObjectStore } from "@kindling/data"
+import * as NodeDisk from "@kindling/data/NodeDisk"
 import { DiskOperations, Shell, TemporaryDirectory } from "@kindling/kernel"
 import { ClusterMessages, Endpoints, Errors, type Ids, Records, type RpcAddress } from "@kindling/protocol"
 import { type DataPlane, RpcEnv } from "@kindling/rpc"
@@ -20,13 +22,11 @@ import type * as Scope from "effect/Scope"
 import * as PerfHooks from "node:perf_hooks"
 import * as V8 from "node:v8"
 import { BlockStore } from "./BlockStore.js"
-import type { Disk } from "./Disk.js"
 import type * as Evaluation from "./Evaluation.js"
 import { blocksRead, shufflesRead } from "./Evaluation.js"
 import * as ExecutorCore from "./ExecutorCore.js"
 import type * as ExecutorInputs from "./ExecutorInputs.js"
 import * as Migration from "./Migration.js"
-import * as NodeDisk from "./NodeDisk.js"
 import * as ShuffleService from "./ShuffleService.js"
 import type * as TaskContext from "./TaskContext.js"
 import type * as TaskThreads from "./TaskThreads.js"
@@ -43,7 +43,7 @@ export interface Options {
   readonly logUrls?: Readonly<Record<string, string>>
   readonly threads: TaskThreads.TaskThreads
   /** The files it works on (the local file system unless given). */
-  readonly disk?: Disk
+  readonly disk?: Disk.Disk
   readonly heartbeatIntervalMillis: number
   readonly askTimeoutMillis: number
   /** A result of more bytes is left on this node's data plane for the driver to fetch (default 1 MiB). */
@@ -55,6 +55,11 @@ export interface Options {
   readonly localDir?: string
   /** Bytes a task's aggregation or sort holds in memory before it spills (`kindling.shuffle.spill.threshold`). */
   readonly spillThreshold?: number
+  /**
+   * The object store its tasks read and write `s3://` paths in (the app's `kindling.hadoop.fs.s3a.*` settings);
+   * without one, the AWS SDK's own defaults.
+   */
+  readonly objectStore?: ObjectStore.S3Settings
   /** The most shuffle bytes fetched at once (`kindling.reducer.maxSizeInFlight`, default 48 MiB). */
   readonly maxBytesInFlight?: number
   /**
@@ -168,6 +173,7 @@ export const make = (
     const localDir = options.localDir ?? (yield* TemporaryDirectory.make("kindling-executor-"))
     const disk = options.disk ?? NodeDisk.disk
     const spillThreshold = options.spillThreshold ?? 64 * 1024 * 1024
+    const objectStore = options.objectStore ?? ObjectStore.settingsOf({})
     const blocks = new BlockStore(disk, localDir, options.storageMemory ?? defaultStorageMemory())
     // Each broadcast is fetched once, into memory every task thread can read without a copy, by a fiber of the
     // executor's own: a task that stops waiting (killed) does not stop the fetch the others wait on. A fetch that
@@ -252,7 +258,7 @@ export const make = (
         task = Records.decodeWithoutClasses(bytes) as Evaluation.Task
       } catch {
         // Not a task: the thread says so, as the task's failure.
-        return { _tag: "Ready", inputs: { localDir, spillThreshold, shuffleInputs: [], cached: [] } }
+        return { _tag: "Ready", inputs: { localDir, spillThreshold, objectStore, shuffleInputs: [], cached: [] } }
       }
       if (task.result._tag === "ShuffleWrite") shuffles.serve(task.result.shuffle)
       const cached = blocksRead(task.plan).flatMap((id) => {
@@ -261,7 +267,7 @@ export const make = (
       })
       const reads = shufflesRead(task.plan, (blockId) => cached.some(([id]) => id === blockId))
       if (reads.length === 0 && task.broadcasts === undefined) {
-        return { _tag: "Ready", inputs: { localDir, spillThreshold, shuffleInputs: [], cached } }
+        return { _tag: "Ready", inputs: { localDir, spillThreshold, objectStore, shuffleInputs: [], cached } }
       }
       return {
         _tag: "Gather",
@@ -271,6 +277,7 @@ export const make = (
           (gathered, broadcasts): TaskContext.Inputs => ({
             localDir,
             spillThreshold,
+            objectStore,
             shuffleInputs: gathered.inputs,
             metrics: gathered.metrics,
             cached,

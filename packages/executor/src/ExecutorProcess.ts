@@ -9,6 +9,8 @@
  */
 // The layout alone: the package's main entry would load the installation's linking (and @effect/platform) into
 // every executor, some 12 MB of it.
+import { type Disk, ObjectStore } from "@kindling/data"
+import * as NodeDisk from "@kindling/data/NodeDisk"
 import * as WorkDirs from "@kindling/installation/WorkDirs"
 import { type DiskError, DiskOperations, type Shell } from "@kindling/kernel"
 import { ClusterMessages, Endpoints, type Errors, Ids, MasterUrl, RpcAddress } from "@kindling/protocol"
@@ -23,11 +25,8 @@ import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as Path from "node:path"
 import * as Url from "node:url"
-import type { Disk } from "./Disk.js"
 import * as Executor from "./Executor.js"
 import * as MemoryBudget from "./MemoryBudget.js"
-import * as NodeDisk from "./NodeDisk.js"
-import * as ObjectStore from "./ObjectStore.js"
 import type * as TaskThreads from "./TaskThreads.js"
 
 /**
@@ -124,7 +123,7 @@ const localArtifact = (appUrl: string): Effect.Effect<string, AppUnavailable, Rp
 // The directory of this executor's shuffle files and spills, in its working directory (its work dir on the
 // worker, which removes it when the process ends however it ends), removed when the executor stops. Without it
 // the executor cannot start; a removal that fails is only logged, the worker tries again.
-const blockManagerDir = (disk: Disk, workDir: string) => {
+const blockManagerDir = (disk: Disk.Disk, workDir: string) => {
   const dir = Path.resolve(workDir, WorkDirs.blockManagerDirName)
   return Effect.acquireRelease(
     DiskOperations.attempt("mkdir", dir, () => disk.makeDirectory(dir)),
@@ -172,7 +171,7 @@ export interface Environment<E, NE, R> {
   /** The network, listening on `host`. */
   readonly network: (host: string) => Layer.Layer<RpcEnv.RpcEnv, NE, R>
   /** The files it works on (the local file system unless given). */
-  readonly disk?: Disk
+  readonly disk?: Disk.Disk
   /** Its working directory, its work dir on the worker (the process's current directory unless given). */
   readonly workDir?: string
   /** What its worker put in its environment (the process's unless given). */
@@ -222,8 +221,8 @@ export const run = <E, NE, R>(
           { timeout: 120_000 }
         )
       ], { concurrency: "unbounded" })
-      // Tasks read and write object storage as the app says (its threads share this environment).
-      Object.assign(process.env, ObjectStore.environmentOf(Object.fromEntries(config.properties)))
+      // Tasks read and write object storage as the app says, else as this process's environment does.
+      const objectStore = ObjectStore.settingsOf(Object.fromEntries(config.properties), variables)
       const setting = (key: string, fallback: number) => {
         const value = Number(config.properties.find(([name]) => name === key)?.[1])
         return Number.isFinite(value) && value > 0 ? value : fallback
@@ -263,6 +262,7 @@ export const run = <E, NE, R>(
         maxDirectResultSize: setting("kindling.task.maxDirectResultSize", 1024 * 1024),
         ...budget,
         maxInMemoryBlock: setting("kindling.network.maxRemoteBlockSizeFetchToMem", 1024 * 1024),
+        objectStore,
         disk,
         localDir: service === undefined
           ? yield* blockManagerDir(disk, environment.workDir ?? process.cwd())

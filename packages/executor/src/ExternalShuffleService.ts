@@ -11,6 +11,7 @@
  *
  * @since 0.1.0
  */
+import type { Disk } from "@kindling/data"
 import * as WorkDirs from "@kindling/installation/WorkDirs"
 import { DiskOperations } from "@kindling/kernel"
 import { Errors } from "@kindling/protocol"
@@ -19,12 +20,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as Path from "node:path"
-import type { Disk } from "./Disk.js"
 
-export type {
-  /** @since 0.1.0 */
-  Disk
-} from "./Disk.js"
 import * as ShuffleBlocks from "./ShuffleBlocks.js"
 import * as ShuffleFiles from "./ShuffleFiles.js"
 
@@ -39,7 +35,7 @@ const executorDir = (localDir: string, appId: string, executorId: string) =>
  * @category constructors
  */
 export const serve = (
-  options: { readonly disk: Disk; readonly localDir: string }
+  options: { readonly disk: Disk.Disk; readonly localDir: string }
 ): Effect.Effect<void, never, RpcEnv.RpcEnv | Scope.Scope> =>
   Effect.gen(function*() {
     const rpc = yield* RpcEnv.RpcEnv
@@ -71,7 +67,7 @@ export const serve = (
  *
  * @since 0.1.0
  */
-export const removeUnserved = (disk: Disk, dir: string): Effect.Effect<void> =>
+export const removeUnserved = (disk: Disk.Disk, dir: string): Effect.Effect<void> =>
   DiskOperations.attempt("list", dir, () => (disk.stat(dir)?.kind === "directory" ? disk.list(dir) : [])).pipe(
     Effect.flatMap((names) =>
       Effect.forEach(

@@ -6,12 +6,12 @@
  *
  * @since 0.1.0
  */
+import type { Disk } from "@kindling/data"
 import type { SharedVariables } from "@kindling/protocol"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as FiberId from "effect/FiberId"
 import * as Runtime from "effect/Runtime"
-import type { Files } from "./Disk.js"
 import { Functions, runEncoded } from "./Evaluation.js"
 import * as TaskContext from "./TaskContext.js"
 import type * as TaskThreads from "./TaskThreads.js"
@@ -24,7 +24,7 @@ export interface Options {
   readonly size: number
   /** How long the next task takes before its result is computed. */
   readonly duration: Effect.Effect<Duration.DurationInput>
-  readonly files: Files
+  readonly files: Disk.Files
 }
 
 /**

@@ -9,6 +9,7 @@
  *
  * @since 0.1.0
  */
+import type { Disk } from "@kindling/data"
 import { DiskOperations } from "@kindling/kernel"
 import { type ClusterMessages, Errors, type RpcAddress } from "@kindling/protocol"
 import { DataPlane, RpcEnv } from "@kindling/rpc"
@@ -17,7 +18,6 @@ import * as Either from "effect/Either"
 import * as Stream from "effect/Stream"
 import * as Crypto from "node:crypto"
 import type { BlockStore, Stored } from "./BlockStore.js"
-import type { Disk } from "./Disk.js"
 import * as ShuffleFiles from "./ShuffleFiles.js"
 import type { ShuffleService } from "./ShuffleService.js"
 
@@ -54,7 +54,7 @@ export interface Migration {
  * @category models
  */
 export interface Options {
-  readonly disk: Disk
+  readonly disk: Disk.Disk
   readonly localDir: string
   readonly blocks: BlockStore
   readonly shuffles: ShuffleService

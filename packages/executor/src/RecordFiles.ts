@@ -8,9 +8,9 @@
  *
  * @since 0.1.0
  */
+import type { Disk } from "@kindling/data"
 import * as Records from "@kindling/protocol/records"
 import * as Zlib from "node:zlib"
-import type { Files } from "./Disk.js"
 
 /**
  * Where some frames are: a byte range of a file, or bytes in memory (a small block fetched from another
@@ -67,10 +67,10 @@ export const frame = (records: ReadonlyArray<unknown>): Uint8Array => {
  * @category models
  */
 export class Appender {
-  private readonly writer: ReturnType<Files["openWrite"]>
+  private readonly writer: ReturnType<Disk.Files["openWrite"]>
   position = 0
 
-  constructor(private readonly files: Files, readonly path: string) {
+  constructor(private readonly files: Disk.Files, readonly path: string) {
     this.writer = files.openWrite(path)
   }
 
@@ -125,7 +125,7 @@ export class Batcher {
   }
 }
 
-const readFully = (reader: ReturnType<Files["openRead"]>, buffer: Uint8Array, position: number, path: string) => {
+const readFully = (reader: ReturnType<Disk.Files["openRead"]>, buffer: Uint8Array, position: number, path: string) => {
   let done = 0
   while (done < buffer.length) {
     const read = reader.read(buffer, done, buffer.length - done, position + done)
@@ -146,7 +146,7 @@ const records = (body: Uint8Array, checksum: number, where: string, at: number):
  *
  * @since 0.1.0
  */
-export function* read(files: Files, segment: Segment): Generator<unknown> {
+export function* read(files: Disk.Files, segment: Segment): Generator<unknown> {
   if (segment._tag === "Bytes") {
     const { bytes } = segment
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)

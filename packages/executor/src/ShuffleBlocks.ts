@@ -5,11 +5,11 @@
  *
  * @since 0.1.0
  */
+import type { Disk } from "@kindling/data"
 import { Errors } from "@kindling/protocol"
 import type { DataPlane } from "@kindling/rpc"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
-import type { Disk } from "./Disk.js"
 import * as ShuffleFiles from "./ShuffleFiles.js"
 
 /**
@@ -20,7 +20,7 @@ import * as ShuffleFiles from "./ShuffleFiles.js"
  * @since 0.1.0
  */
 export const source = (
-  disk: Pick<Disk, "readFileAsync" | "blockSource">,
+  disk: Pick<Disk.Disk, "readFileAsync" | "blockSource">,
   dir: string,
   blockId: string,
   name: ShuffleFiles.BlockName

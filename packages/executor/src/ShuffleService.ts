@@ -8,6 +8,7 @@
  *
  * @since 0.1.0
  */
+import type { Disk } from "@kindling/data"
 import { DiskOperations } from "@kindling/kernel"
 import { ClusterMessages, Errors, type Ids, type RpcAddress, type TaskPlan } from "@kindling/protocol"
 import { RpcEnv } from "@kindling/rpc"
@@ -16,7 +17,6 @@ import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Path from "node:path"
-import type { Disk } from "./Disk.js"
 import type * as RecordFiles from "./RecordFiles.js"
 import * as ShuffleBlocks from "./ShuffleBlocks.js"
 import * as ShuffleFiles from "./ShuffleFiles.js"
@@ -99,7 +99,7 @@ export interface ShuffleService {
  */
 export interface Options {
   readonly executorId: Ids.ExecutorId
-  readonly disk: Disk
+  readonly disk: Disk.Disk
   readonly localDir: string
   readonly driver: RpcAddress.Ref<ClusterMessages.ExecutorToDriver>
   readonly askTimeoutMillis: number

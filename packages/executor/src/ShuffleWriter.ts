@@ -8,10 +8,10 @@
  *
  * @since 0.1.0
  */
+import { Keys } from "@kindling/data"
 import type { TaskPlan } from "@kindling/protocol"
 import * as Aggregators from "./Aggregators.js"
 import type { Functions } from "./Evaluation.js"
-import * as Keys from "./Keys.js"
 import * as RecordFiles from "./RecordFiles.js"
 import * as ShuffleFiles from "./ShuffleFiles.js"
 import * as TaskContext from "./TaskContext.js"

@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import * as Keys from "./Keys.js"
+import { Keys } from "@kindling/data"
 import * as RecordFiles from "./RecordFiles.js"
 import * as TaskContext from "./TaskContext.js"
 

@@ -6,10 +6,10 @@
  *
  * @since 0.1.0
  */
+import type { Disk, ObjectStore } from "@kindling/data"
 import type { SharedVariables } from "@kindling/protocol/records"
 import * as Path from "node:path"
 import type { NewBlock } from "./BlockStore.js"
-import type { Files } from "./Disk.js"
 import type { Segment } from "./RecordFiles.js"
 
 /**
@@ -31,7 +31,7 @@ export interface ShuffleBlock {
  */
 export interface TaskContext {
   readonly task: SharedVariables.TaskInfo
-  readonly files: Files
+  readonly files: Disk.Files
   readonly localDir: string
   /** Bytes of records (as estimated in memory) an aggregation or sort holds before it spills to disk. */
   readonly spillThreshold: number
@@ -76,6 +76,8 @@ export interface ParsedFile {
 export interface Inputs {
   readonly localDir: string
   readonly spillThreshold: number
+  /** The object store the task's `s3://` paths are in: a task thread reads and writes datasets through it. */
+  readonly objectStore: ObjectStore.S3Settings
   readonly shuffleInputs: ReadonlyArray<readonly [string, ReadonlyArray<ShuffleBlock>]>
   readonly cached: ReadonlyArray<readonly [string, Segment]>
   /** The encoded values of the broadcasts it reads (in memory its executor shares with its threads). */
@@ -90,7 +92,7 @@ export interface Inputs {
  * @since 0.1.0
  * @category constructors
  */
-export const fromInputs = (inputs: Inputs, files: Files, task: SharedVariables.TaskInfo): TaskContext => ({
+export const fromInputs = (inputs: Inputs, files: Disk.Files, task: SharedVariables.TaskInfo): TaskContext => ({
   task,
   files,
   localDir: inputs.localDir,

@@ -100,14 +100,16 @@ export interface Options {
 }
 
 const spawn = (appUrl: string | undefined, progress: SharedArrayBuffer): Worker =>
-  // Sharing the executor's environment: the app's object-store settings arrive once the threads have started.
-  ModuleLoading.thread(import.meta.url, "taskThread", { appUrl, progress }, { shareEnvironment: true })
+  ModuleLoading.thread(import.meta.url, "taskThread", { appUrl, progress })
 
 interface Thread {
   readonly worker: Worker
   /** The records its running task has read, which the thread writes as it goes. */
   readonly progress: Float64Array
-  /** The local dir of the last inputs it was sent, which it uses for tasks sent without inputs. */
+  /**
+   * The local dir of the last inputs it was sent, which it uses for tasks sent without inputs (with their object
+   * store, the same for every task of an executor).
+   */
   localDir: string | undefined
   /** The task it runs, with what to call when it is done. */
   current: { readonly taskId: number; readonly done: (run: TaskRun) => void } | undefined

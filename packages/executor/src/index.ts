@@ -9,14 +9,6 @@
 /** @since 0.1.0 */
 export * as BlockStore from "./BlockStore.js"
 /** @since 0.1.0 */
-export * as BoundedFiles from "./BoundedFiles.js"
-/** @since 0.1.0 */
-export * as Compression from "./Compression.js"
-/** @since 0.1.0 */
-export * as Csv from "./Csv.js"
-/** @since 0.1.0 */
-export * as Disk from "./Disk.js"
-/** @since 0.1.0 */
 export * as Evaluation from "./Evaluation.js"
 /** @since 0.1.0 */
 export * as Executor from "./Executor.js"
@@ -31,27 +23,9 @@ export * as InlineTasks from "./InlineTasks.js"
 /** @since 0.1.0 */
 export * as ExternalShuffleService from "./ExternalShuffleService.js"
 /** @since 0.1.0 */
-export * as FieldValues from "./FieldValues.js"
-/** @since 0.1.0 */
-export * as FilePaths from "./FilePaths.js"
-/** @since 0.1.0 */
-export * as JsonLines from "./JsonLines.js"
-/** @since 0.1.0 */
-export * as Keys from "./Keys.js"
-/** @since 0.1.0 */
-export * as ObjectStore from "./ObjectStore.js"
-/** @since 0.1.0 */
-export * as Parquet from "./Parquet.js"
-/** @since 0.1.0 */
-export * as PartFiles from "./PartFiles.js"
-/** @since 0.1.0 */
-export * as ParseModes from "./ParseModes.js"
-/** @since 0.1.0 */
 export * as MemoryBudget from "./MemoryBudget.js"
 /** @since 0.1.0 */
 export * as Migration from "./Migration.js"
-/** @since 0.1.0 */
-export * as NodeDisk from "./NodeDisk.js"
 /** @since 0.1.0 */
 export * as RecordFiles from "./RecordFiles.js"
 /** @since 0.1.0 */
@@ -61,15 +35,10 @@ export * as ShuffleFiles from "./ShuffleFiles.js"
 /** @since 0.1.0 */
 export * as ShuffleService from "./ShuffleService.js"
 /** @since 0.1.0 */
-export * as SparkRandom from "./SparkRandom.js"
-/** @since 0.1.0 */
 export * as Spill from "./Spill.js"
 /** @since 0.1.0 */
 export * as TaskContext from "./TaskContext.js"
 /** @since 0.1.0 */
 export * as TaskThreads from "./TaskThreads.js"
-/** @since 0.1.0 */
-export * as TextSplits from "./TextSplits.js"
-
 /** @since 0.1.0 */
 export * as ThreadCpu from "./ThreadCpu.js"

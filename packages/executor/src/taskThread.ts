@@ -9,14 +9,12 @@
  *
  * @since 0.1.0
  */
+import { Compression, type Disk, PartFiles, Storage } from "@kindling/data"
 import * as Records from "@kindling/protocol/records"
 import { parentPort, workerData } from "node:worker_threads"
 import type { NewBlock } from "./BlockStore.js"
-import * as Compression from "./Compression.js"
-import { nodeFiles } from "./Disk.js"
 import { type Counter, failureOutcome, Functions, outcomeOf, type Task } from "./Evaluation.js"
 import type { FromThread, ToThread } from "./internal/threadMessages.js"
-import * as PartFiles from "./PartFiles.js"
 import * as TaskContext from "./TaskContext.js"
 import * as ThreadCpu from "./ThreadCpu.js"
 
@@ -68,8 +66,15 @@ const answer = (taskId: number, outcome: Uint8Array, blocks: ReadonlyArray<NewBl
   ])
 }
 
-// What a task sent without inputs reads: the local dir and spill threshold of the last inputs sent.
+// What a task sent without inputs reads: the local dir, spill threshold and object store of the last inputs sent,
+// and the files made with that store's settings (one object-store thread for all the tasks of this thread).
 let plainInputs: TaskContext.Inputs | undefined
+let files: { readonly settings: string; readonly files: Disk.Files } | undefined
+const filesOf = (inputs: TaskContext.Inputs): Disk.Files => {
+  const settings = JSON.stringify(inputs.objectStore)
+  if (files?.settings !== settings) files = { settings, files: Storage.files(inputs.objectStore) }
+  return files.files
+}
 
 const run = async (message: ToThread) => {
   let task: Task
@@ -82,10 +87,11 @@ const run = async (message: ToThread) => {
   }
   counter.read = 0
   if (message.inputs !== undefined) {
-    const { localDir, spillThreshold } = message.inputs
-    plainInputs = { localDir, spillThreshold, shuffleInputs: [], cached: [] }
+    const { localDir, objectStore, spillThreshold } = message.inputs
+    plainInputs = { localDir, spillThreshold, objectStore, shuffleInputs: [], cached: [] }
   }
-  const context = TaskContext.fromInputs(message.inputs ?? plainInputs!, nodeFiles, message.info)
+  const inputs = message.inputs ?? plainInputs!
+  const context = TaskContext.fromInputs(inputs, filesOf(inputs), message.info)
   answer(message.taskId, outcomeOf(task, functions, context, counter, ThreadCpu.clock), context.stored)
 }
 

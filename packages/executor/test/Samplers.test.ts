@@ -2,7 +2,7 @@
 // XORShiftRandom, commons-math 3.6.1's Well19937c, by jshell), and the properties of the samplers built on them.
 // That the samplers draw Spark's very samples is checked against Spark itself in the driver's Operations test.
 import { assert, describe, it } from "@effect/vitest"
-import { SparkRandom } from "@kindling/executor"
+import { SparkRandom } from "@kindling/data"
 import { FastCheck as fc } from "effect"
 import { sampled } from "../src/internal/samplers.js"
 

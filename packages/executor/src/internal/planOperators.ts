@@ -1,17 +1,12 @@
 // The plan's operators: a partition's plan evaluated into its records, lazily, from its source up (a slice, a
 // range, a text split, shuffle reads, a persisted block) through every narrow transformation.
+import { Csv, JsonLines, Keys, Parquet, ParseModes, TextSplits } from "@kindling/data"
 import * as BlockStore from "../BlockStore.js"
-import * as Csv from "../Csv.js"
 import type { Counter, Functions, Task } from "../Evaluation.js"
-import * as JsonLines from "../JsonLines.js"
-import * as Keys from "../Keys.js"
-import * as Parquet from "../Parquet.js"
-import * as ParseModes from "../ParseModes.js"
 import * as RecordFiles from "../RecordFiles.js"
 import * as Spill from "../Spill.js"
 import * as TaskContext from "../TaskContext.js"
-import { type Tally, wholeText } from "../TextSplits.js"
-import * as TextSplits from "../TextSplits.js"
+
 import {
   cartesian,
   concatenated,
@@ -260,7 +255,7 @@ const splitLines = (
   context: TaskContext.TaskContext,
   records?: "inputRecords"
 ): Iterable<string> => {
-  const tally = (read: Tally) => {
+  const tally = (read: TextSplits.Tally) => {
     TaskContext.count(context, "inputBytes", read.bytes)
     if (records !== undefined) TaskContext.count(context, records, read.records)
   }
@@ -307,7 +302,7 @@ const linesBefore = (context: TaskContext.TaskContext, path: string, start: numb
 
 function* wholeFiles(paths: ReadonlyArray<string>, context: TaskContext.TaskContext): Generator<unknown> {
   for (const path of paths) {
-    const { bytes, text } = wholeText(context.files, path)
+    const { bytes, text } = TextSplits.wholeText(context.files, path)
     TaskContext.count(context, "inputBytes", bytes)
     TaskContext.count(context, "inputRecords", 1)
     yield [`file:${path}`, text]

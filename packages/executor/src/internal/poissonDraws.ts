@@ -3,7 +3,7 @@
 // rejection method of its nextPoisson (normal and exponential proposals, log-factorials), with its exponential
 // distribution's own draws. Each step is the library's, in its order, so that the draws are the same from the same
 // generator; its FastMath functions are the platform's here, which may differ in the last bit.
-import { javaInt, javaLong, type Well19937c } from "../SparkRandom.js"
+import { SparkRandom } from "@kindling/data"
 
 // The factorials a long holds, as doubles: CombinatoricsUtils' table.
 const factorials: ReadonlyArray<number> = Array.from({ length: 21 }, (_, n) => {
@@ -32,7 +32,7 @@ const saTable: ReadonlyArray<number> = (() => {
 })()
 
 // ExponentialDistribution(mean 1).sample.
-const exponential = (random: Well19937c): number => {
+const exponential = (random: SparkRandom.Well19937c): number => {
   let whole = 0
   let u = random.nextDouble()
   while (u < 0.5) {
@@ -51,7 +51,7 @@ const exponential = (random: Well19937c): number => {
   return whole + smallest * saTable[0]!
 }
 
-type Draw = (random: Well19937c) => number
+type Draw = (random: SparkRandom.Well19937c) => number
 
 // nextPoisson for a mean under 40.
 const products = (mean: number): Draw => {
@@ -73,7 +73,7 @@ const rejection = (mean: number): Draw => {
   const lambda = Math.floor(mean)
   const fractional = mean - lambda
   const logLambda = Math.log(lambda)
-  const logLambdaFactorial = factorialLog(javaInt(lambda))
+  const logLambdaFactorial = factorialLog(SparkRandom.javaInt(lambda))
   const ofFraction = fractional < Number.MIN_VALUE ? undefined : products(fractional)
   const delta = Math.sqrt(lambda * Math.log((32 * lambda) / Math.PI + 1))
   const halfDelta = delta / 2
@@ -119,12 +119,12 @@ const rejection = (mean: number): Draw => {
         break
       }
       if (v > qr) continue
-      if (v < y * logLambda - factorialLog(javaInt(y + lambda)) + logLambdaFactorial) {
+      if (v < y * logLambda - factorialLog(SparkRandom.javaInt(y + lambda)) + logLambdaFactorial) {
         y = lambda + y
         break
       }
     }
-    return y2 + javaLong(y)
+    return y2 + SparkRandom.javaLong(y)
   }
 }
 

@@ -1,13 +1,11 @@
 // The result operations: what a task does with its partition's records — collects, counts, takes, reduces, folds,
 // runs a function on each, saves them as files, writes them as shuffle output, …
+import { FieldValues, Keys, PartFiles } from "@kindling/data"
 import type { DataFormats } from "@kindling/protocol"
 import type { Task } from "../Evaluation.js"
-import * as FieldValues from "../FieldValues.js"
-import * as Keys from "../Keys.js"
-import * as PartFiles from "../PartFiles.js"
 import * as RecordFiles from "../RecordFiles.js"
 import * as ShuffleWriter from "../ShuffleWriter.js"
-import type { TaskContext } from "../TaskContext.js"
+import { count, type TaskContext } from "../TaskContext.js"
 import type { Run } from "./planOperators.js"
 import { each, seededRandom } from "./recordStreams.js"
 
@@ -67,8 +65,14 @@ export const apply = (result: Task["result"], records: Iterable<unknown>, run: R
       functions.bind(result.fn)(records)
       return null
     case "SaveAs":
-      PartFiles.save(records, result, run.context)
-      return null
+      return committed(
+        run.context,
+        PartFiles.save(
+          { iterable: records, each: (sink) => each(records, sink) },
+          { ...result, attempt: String(run.context.task.taskAttemptId) },
+          run.context.files
+        )
+      )
     case "SaveRecords":
       return saveRecords(records, result.dir, result.partition, run.context)
     case "TakeOrdered":
@@ -147,21 +151,31 @@ const takeOrdered = (records: Iterable<unknown>, n: number, ascending: boolean, 
   return kept
 }
 
+// A part file committed: what it holds is the task's output, as Spark counts a file's.
+const committed = (context: TaskContext, written: PartFiles.Written): null => {
+  count(context, "outputBytes", written.bytes)
+  count(context, "outputRecords", written.records)
+  return null
+}
+
 // Records as frames, as shuffle outputs and cached blocks hold them: what a checkpoint keeps.
 const saveRecords = (records: Iterable<unknown>, dir: string, partition: number, context: TaskContext): null => {
-  PartFiles.write(dir, PartFiles.partFile(partition), context, (writer) => {
-    let written = 0
-    let position = 0
-    const batcher = new RecordFiles.Batcher((frame) => {
-      writer.write(frame, position)
-      position += frame.length
+  const target = { dir, file: PartFiles.partFile(partition), attempt: String(context.task.taskAttemptId) }
+  return committed(
+    context,
+    PartFiles.write(context.files, target, (writer) => {
+      let written = 0
+      let position = 0
+      const batcher = new RecordFiles.Batcher((frame) => {
+        writer.write(frame, position)
+        position += frame.length
+      })
+      each(records, (record) => {
+        batcher.push(record)
+        written++
+      })
+      batcher.flush()
+      return { records: written, bytes: position }
     })
-    each(records, (record) => {
-      batcher.push(record)
-      written++
-    })
-    batcher.flush()
-    return { records: written, bytes: position }
-  })
-  return null
+  )
 }

@@ -1,6 +1,6 @@
 // Spark's samplers (its RandomSampler.scala), drawing what Spark's draw from the same seed: a partition's records
 // kept by Bernoulli trials, or each repeated a Poisson number of times, and `randomSplit`'s ranges of one draw.
-import * as SparkRandom from "../SparkRandom.js"
+import { SparkRandom } from "@kindling/data"
 import { poissonDraws } from "./poissonDraws.js"
 
 // Fractions up to this are sampled by the gaps between kept records, one draw per kept record (Spark's

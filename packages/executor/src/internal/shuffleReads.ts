@@ -1,9 +1,9 @@
 // Shuffle reads: the records of the shuffle blocks a task's executor fetched for it, and a `ShuffleRead` node's
 // read of them (as they are, sorted, or merged or combined by key, spilling as it goes). A block that cannot be
 // read fails the task as its map output's fault.
+import type { Keys } from "@kindling/data"
 import * as Aggregators from "../Aggregators.js"
 import type { Task } from "../Evaluation.js"
-import type * as Keys from "../Keys.js"
 import * as RecordFiles from "../RecordFiles.js"
 import * as Spill from "../Spill.js"
 import * as TaskContext from "../TaskContext.js"

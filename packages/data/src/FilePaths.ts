@@ -5,7 +5,13 @@
  * @since 0.1.0
  */
 import * as Path from "node:path"
-import { isObjectPath } from "./ObjectStore.js"
+
+/**
+ * Whether a path names an object (`s3://`, `s3a://`).
+ *
+ * @since 0.1.0
+ */
+export const isObjectPath = (path: string): boolean => /^s3a?:\/\//.test(path)
 
 /**
  * A path made absolute: a local one against the working directory; an object path as it is, without a final

@@ -9,11 +9,9 @@
  * upload), and appears only once whole, when its writer closes: S3 shows no object before its upload completes.
  * A directory is a key prefix ending in `/`; renaming copies and deletes.
  *
- * Where the store is and who the app is come from AWS's usual environment variables (`AWS_ENDPOINT_URL_S3` or
- * `AWS_ENDPOINT_URL`, `AWS_REGION`, `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`), which a
- * driver sets from its `kindling.hadoop.fs.s3a.*` settings for itself and its executors; buckets are addressed
- * in the path (`AWS_S3_FORCE_PATH_STYLE`, on by default where an endpoint is given, as S3-compatible stores
- * want).
+ * Where the store is and who the app is are the `S3Settings` the files are made with (`files(settings)`): a
+ * driver reads them from its configuration (`settingsOf`) and its executors from the app's, each with its own
+ * process's environment for what the configuration leaves out.
  *
  * @since 0.1.0
  */
@@ -28,53 +26,46 @@ import { ThreadCalls } from "./internal/threadCalls.js"
  */
 export type { S3Settings } from "./internal/objectRequests.js"
 
-/**
- * Whether a path names an object (`s3://`, `s3a://`).
- *
- * @since 0.1.0
- */
-export const isObjectPath = (path: string): boolean => /^s3a?:\/\//.test(path)
+// Hadoop's names (after `kindling.hadoop.fs.s3a.`) and AWS's usual variables for each setting.
+const names = {
+  endpoint: ["endpoint", ["AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL"]],
+  region: ["endpoint.region", ["AWS_REGION", "AWS_DEFAULT_REGION"]],
+  accessKeyId: ["access.key", ["AWS_ACCESS_KEY_ID"]],
+  secretAccessKey: ["secret.key", ["AWS_SECRET_ACCESS_KEY"]],
+  sessionToken: ["session.token", ["AWS_SESSION_TOKEN"]],
+  pathStyle: ["path.style.access", ["AWS_S3_FORCE_PATH_STYLE"]]
+} as const
 
 /**
- * The settings of the environment's variables.
+ * The settings an app's `kindling.hadoop.fs.s3a.*` properties say (`endpoint`, `endpoint.region`, `access.key`,
+ * `secret.key`, `session.token`, `path.style.access`, Hadoop's names), each else what AWS's usual variable says
+ * in `environment` (`AWS_ENDPOINT_URL_S3` or `AWS_ENDPOINT_URL`, `AWS_REGION`, `AWS_ACCESS_KEY_ID`,
+ * `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, `AWS_S3_FORCE_PATH_STYLE`): the shell that reads a process's
+ * configuration hands its environment in. Buckets are addressed in the path by default where an endpoint is
+ * given, as S3-compatible stores want.
  *
  * @since 0.1.0
+ * @category constructors
  */
-export const settingsFromEnvironment = (env: NodeJS.ProcessEnv = process.env): S3Settings => {
-  const endpoint = env.AWS_ENDPOINT_URL_S3 ?? env.AWS_ENDPOINT_URL
-  const pathStyle = env.AWS_S3_FORCE_PATH_STYLE
+export const settingsOf = (
+  properties: Readonly<Record<string, string | undefined>>,
+  environment: Readonly<Record<string, string | undefined>> = {}
+): S3Settings => {
+  const setting = (name: keyof typeof names): string | undefined => {
+    const [key, variables] = names[name]
+    return properties[`kindling.hadoop.fs.s3a.${key}`] ??
+      variables.map((variable) => environment[variable]).find((value) => value !== undefined)
+  }
+  const endpoint = setting("endpoint")
+  const pathStyle = setting("pathStyle")
   return {
     endpoint,
-    region: env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? "us-east-1",
-    accessKeyId: env.AWS_ACCESS_KEY_ID,
-    secretAccessKey: env.AWS_SECRET_ACCESS_KEY,
-    sessionToken: env.AWS_SESSION_TOKEN,
+    region: setting("region") ?? "us-east-1",
+    accessKeyId: setting("accessKeyId"),
+    secretAccessKey: setting("secretAccessKey"),
+    sessionToken: setting("sessionToken"),
     pathStyle: pathStyle === undefined ? endpoint !== undefined : pathStyle === "true"
   }
-}
-
-/**
- * The environment variables that say what the settings `kindling.hadoop.fs.s3a.*` say (`endpoint`,
- * `endpoint.region`, `access.key`, `secret.key`, `session.token`, `path.style.access`, Hadoop's names), for a
- * driver and its executors; other keys are left out.
- *
- * @since 0.1.0
- */
-export const environmentOf = (settings: Readonly<Record<string, string | undefined>>): Record<string, string> => {
-  const names: ReadonlyArray<readonly [string, string]> = [
-    ["endpoint", "AWS_ENDPOINT_URL_S3"],
-    ["endpoint.region", "AWS_REGION"],
-    ["access.key", "AWS_ACCESS_KEY_ID"],
-    ["secret.key", "AWS_SECRET_ACCESS_KEY"],
-    ["session.token", "AWS_SESSION_TOKEN"],
-    ["path.style.access", "AWS_S3_FORCE_PATH_STYLE"]
-  ]
-  const environment: Record<string, string> = {}
-  for (const [key, variable] of names) {
-    const value = settings[`kindling.hadoop.fs.s3a.${key}`]
-    if (value !== undefined) environment[variable] = value
-  }
-  return environment
 }
 
 const location = (path: string): { readonly bucket: string; readonly key: string } => {
@@ -118,10 +109,10 @@ class Bridge {
   }
 }
 
-let bridge: Bridge | undefined
-const store = (): Bridge => (bridge ??= new Bridge(settingsFromEnvironment()))
+// The bridge to an object-store thread, started by the first request.
+type Store = () => Bridge
 
-const listing = (path: string, prefix: string, delimiter: boolean, max?: number): Listing => {
+const listing = (store: Store, path: string, prefix: string, delimiter: boolean, max?: number): Listing => {
   const { bucket } = location(path)
   return store().call<Listing>("list", path, {
     _tag: "List",
@@ -134,7 +125,7 @@ const listing = (path: string, prefix: string, delimiter: boolean, max?: number)
 
 const asPrefix = (key: string) => (key === "" || key.endsWith("/") ? key : `${key}/`)
 
-const reader = (path: string): Reader => {
+const reader = (store: Store, path: string): Reader => {
   const { bucket, key } = location(path)
   let cached: { readonly start: number; readonly bytes: Uint8Array } | undefined
   return {
@@ -162,7 +153,7 @@ const reader = (path: string): Reader => {
 
 // An object written as it grows: one PUT if it stays under a part, else a multipart upload that completes when
 // the writer closes — until then no reader sees it.
-const writer = (path: string): Writer => {
+const writer = (store: Store, path: string): Writer => {
   const { bucket, key } = location(path)
   let pending: Array<Uint8Array> = []
   let pendingBytes = 0
@@ -230,60 +221,67 @@ const writer = (path: string): Writer => {
 }
 
 /**
- * Objects as `Files`: what tasks, and the driver, do with `s3://` paths.
+ * Objects as `Files`, in the store `settings` name: what tasks, and the driver, do with `s3://` paths. Each thread
+ * that uses them starts an object-store thread of its own, with its first request.
  *
  * @since 0.1.0
+ * @category constructors
  */
-export const files: Files = {
-  openRead: (path) => {
-    if (files.stat(path)?.kind !== "file") {
-      throw new DiskError({ operation: "open", path, code: "ENOENT", reason: "no such object" })
+export const files = (settings: S3Settings): Files => {
+  let bridge: Bridge | undefined
+  const store: Store = () => (bridge ??= new Bridge(settings))
+  const objects: Files = {
+    openRead: (path) => {
+      if (objects.stat(path)?.kind !== "file") {
+        throw new DiskError({ operation: "open", path, code: "ENOENT", reason: "no such object" })
+      }
+      return reader(store, path)
+    },
+    openWrite: (path) => writer(store, path),
+    readFile: (path) => {
+      const { bucket, key } = location(path)
+      return store().call<Uint8Array>("read", path, { _tag: "Get", bucket, key })
+    },
+    writeFile: (path, bytes) => {
+      const { bucket, key } = location(path)
+      const copy = Uint8Array.from(bytes)
+      store().call("write", path, { _tag: "Put", bucket, key, bytes: copy }, [copy.buffer as ArrayBuffer])
+    },
+    rename: (from, to) => {
+      const source = location(from)
+      const target = location(to)
+      if (source.bucket !== target.bucket) {
+        throw new DiskError({ operation: "rename", path: from, code: "EXDEV", reason: `${to} is in another bucket` })
+      }
+      store().call("rename", from, { _tag: "Copy", bucket: source.bucket, from: source.key, to: target.key })
+      store().call("rename", from, { _tag: "Delete", bucket: source.bucket, keys: [source.key] })
+    },
+    remove: (path) => {
+      const { bucket, key } = location(path)
+      const under = listing(store, path, asPrefix(key), false).keys.map((object) => object.key)
+      const keys = key === "" ? under : [key, ...under]
+      if (keys.length > 0) store().call("remove", path, { _tag: "Delete", bucket, keys })
+    },
+    // A bucket has no directories: a prefix is one as soon as an object is under it.
+    makeDirectory: () => undefined,
+    stat: (path): Stat | undefined => {
+      const { bucket, key } = location(path)
+      if (key !== "" && !key.endsWith("/")) {
+        const size = store().call<number | undefined>("stat", path, { _tag: "Head", bucket, key })
+        if (size !== undefined) return { kind: "file", size }
+      }
+      const under = listing(store, path, asPrefix(key), false, 1)
+      return key === "" || under.keys.length > 0 ? { kind: "directory", size: 0 } : undefined
+    },
+    list: (path) => {
+      const { key } = location(path)
+      const prefix = asPrefix(key)
+      const found = listing(store, path, prefix, true)
+      return [
+        ...found.keys.map((object) => object.key.slice(prefix.length)).filter((name) => name !== ""),
+        ...found.prefixes.map((dir) => dir.slice(prefix.length, -1))
+      ]
     }
-    return reader(path)
-  },
-  openWrite: writer,
-  readFile: (path) => {
-    const { bucket, key } = location(path)
-    return store().call<Uint8Array>("read", path, { _tag: "Get", bucket, key })
-  },
-  writeFile: (path, bytes) => {
-    const { bucket, key } = location(path)
-    const copy = Uint8Array.from(bytes)
-    store().call("write", path, { _tag: "Put", bucket, key, bytes: copy }, [copy.buffer as ArrayBuffer])
-  },
-  rename: (from, to) => {
-    const source = location(from)
-    const target = location(to)
-    if (source.bucket !== target.bucket) {
-      throw new DiskError({ operation: "rename", path: from, code: "EXDEV", reason: `${to} is in another bucket` })
-    }
-    store().call("rename", from, { _tag: "Copy", bucket: source.bucket, from: source.key, to: target.key })
-    store().call("rename", from, { _tag: "Delete", bucket: source.bucket, keys: [source.key] })
-  },
-  remove: (path) => {
-    const { bucket, key } = location(path)
-    const under = listing(path, asPrefix(key), false).keys.map((object) => object.key)
-    const keys = key === "" ? under : [key, ...under]
-    if (keys.length > 0) store().call("remove", path, { _tag: "Delete", bucket, keys })
-  },
-  // A bucket has no directories: a prefix is one as soon as an object is under it.
-  makeDirectory: () => undefined,
-  stat: (path): Stat | undefined => {
-    const { bucket, key } = location(path)
-    if (key !== "" && !key.endsWith("/")) {
-      const size = store().call<number | undefined>("stat", path, { _tag: "Head", bucket, key })
-      if (size !== undefined) return { kind: "file", size }
-    }
-    const under = listing(path, asPrefix(key), false, 1)
-    return key === "" || under.keys.length > 0 ? { kind: "directory", size: 0 } : undefined
-  },
-  list: (path) => {
-    const { key } = location(path)
-    const prefix = asPrefix(key)
-    const found = listing(path, prefix, true)
-    return [
-      ...found.keys.map((object) => object.key.slice(prefix.length)).filter((name) => name !== ""),
-      ...found.prefixes.map((dir) => dir.slice(prefix.length, -1))
-    ]
   }
+  return objects
 }

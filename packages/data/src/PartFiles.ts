@@ -7,17 +7,25 @@
  *
  * @since 0.1.0
  */
-import type { DataFormats } from "@kindling/protocol"
+import type { DataFormats, TaskPlan } from "@kindling/protocol"
 import * as Records from "@kindling/protocol/records"
 import * as Compression from "./Compression.js"
 import * as Csv from "./Csv.js"
-import type { Writer } from "./Disk.js"
-import type { Task } from "./Evaluation.js"
+import type { Files, Writer } from "./Disk.js"
 import * as FilePaths from "./FilePaths.js"
-import { each } from "./internal/recordStreams.js"
 import * as JsonLines from "./JsonLines.js"
 import * as Parquet from "./Parquet.js"
-import { count, type TaskContext } from "./TaskContext.js"
+
+/**
+ * What a part holds once committed: its records and bytes, the task's output metrics as Spark counts a file's.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Written {
+  readonly records: number
+  readonly bytes: number
+}
 
 /**
  * Where attempts write their parts until each is whole.
@@ -34,35 +42,33 @@ export const temporaryDir = "_temporary"
 export const partFile = (partition: number): string => `part-${String(partition).padStart(5, "0")}`
 
 /**
- * Writes `dir/file` through a temporary file of the attempt's own, renamed into place once `body` has written
- * it whole. `body` writes through the writer it is given and says how many records and bytes it wrote: the
- * task's output metrics, as Spark counts a file's, are what it committed.
+ * Writes `dir/file` in `files` through a temporary file of the attempt's own (`attempt` names it: a task
+ * attempt's id), renamed into place once `body` has written it whole. `body` writes through the writer it is
+ * given and says what it wrote, which is returned once committed.
  *
  * @since 0.1.0
  */
 export const write = (
-  dir: string,
-  file: string,
-  context: TaskContext,
-  body: (writer: Writer) => { readonly records: number; readonly bytes: number }
-): void => {
-  const { files } = context
+  files: Files,
+  target: { readonly dir: string; readonly file: string; readonly attempt: string },
+  body: (writer: Writer) => Written
+): Written => {
+  const { dir, file } = target
   const temporary = FilePaths.join(
     dir,
     temporaryDir,
-    `${file}.${context.task.taskAttemptId}.${process.pid}.${Math.random().toString(36).slice(2)}`
+    `${file}.${target.attempt}.${process.pid}.${Math.random().toString(36).slice(2)}`
   )
   files.makeDirectory(FilePaths.dirname(temporary))
   const writer = files.openWrite(temporary)
-  let written: { readonly records: number; readonly bytes: number }
+  let written: Written
   try {
     written = body(writer)
   } finally {
     writer.close()
   }
   files.rename(temporary, FilePaths.join(dir, file))
-  count(context, "outputBytes", written.bytes)
-  count(context, "outputRecords", written.records)
+  return written
 }
 
 // Raw bytes bound for a compressed file are compressed a member at a time, at most this many to a member.
@@ -127,23 +133,26 @@ export const asLine = (record: unknown): string => {
 
 /**
  * Writes records as `dir/file` in `format`, compressed with `compression` when given (text, CSV and JSON lines;
- * Parquet compresses its pages by its own codec).
+ * Parquet compresses its pages by its own codec), through the attempt's temporary file (`write`). The records
+ * come as an iterable and as `each`, which pushes every one to a sink: the engine's pipelines push faster than
+ * they are iterated, and Parquet's writer needs the iterable.
  *
  * @since 0.1.0
  */
 export const save = (
-  records: Iterable<unknown>,
+  records: { readonly iterable: Iterable<unknown>; readonly each: (sink: (record: unknown) => void) => void },
   target: {
     readonly dir: string
     readonly file: string
+    readonly attempt: string
     readonly format: DataFormats.OutputFormat
     readonly compression?: DataFormats.Compression | undefined
   },
-  context: TaskContext
-): void =>
-  write(target.dir, target.file, context, (writer) => {
+  files: Files
+): Written =>
+  write(files, target, (writer) => {
     const { format } = target
-    if (format._tag === "Parquet") return Parquet.write(records, format.fields, format, writer)
+    if (format._tag === "Parquet") return Parquet.write(records.iterable, format.fields, format, writer)
     const out = lineWriter(writer, target.compression)
     let written = 0
     const lineOf = format._tag === "Csv"
@@ -152,7 +161,7 @@ export const save = (
       ? (record: unknown) => JsonLines.line(record, format.fields)
       : asLine
     if (format._tag === "Csv" && format.dialect.header) out.line(Csv.header(format.fields, format.dialect))
-    each(records, (record) => {
+    records.each((record) => {
       out.line(lineOf(record))
       written++
     })
@@ -165,7 +174,7 @@ export const save = (
  *
  * @since 0.1.0
  */
-export const codecWritten = (result: Task["result"]): DataFormats.Compression | undefined => {
+export const codecWritten = (result: typeof TaskPlan.ResultOp.Encoded): DataFormats.Compression | undefined => {
   if (result._tag !== "SaveAs") return undefined
   const { compression, format } = result
   return compression === "zstd" || (format._tag === "Parquet" && format.codec === "zstd") ? "zstd" : undefined

@@ -1,6 +1,7 @@
 /**
- * The engine's files on the local file system (`Disk` through `node:fs`): synchronous for tasks, and through
- * `node:fs/promises` for what an executor does on its event loop.
+ * The engine's files on the local file system (`Disk` through `node:fs`): synchronous (`LocalFiles`), and through
+ * `node:fs/promises` for what an executor does on its event loop — its shuffle files and blocks, which are always
+ * local (a task reads and writes datasets through `Storage.files`, objects too).
  *
  * @since 0.1.0
  */
@@ -8,13 +9,14 @@ import { DiskOperations } from "@kindling/kernel"
 import { NodeDataPlane } from "@kindling/rpc/node"
 import * as Effect from "effect/Effect"
 import * as FsPromises from "node:fs/promises"
-import { type Disk, nodeFiles } from "./Disk.js"
+import type { Disk } from "./Disk.js"
+import * as LocalFiles from "./LocalFiles.js"
 
 /**
  * @since 0.1.0
  */
 export const disk: Disk = {
-  ...nodeFiles,
+  ...LocalFiles.files,
   readFileAsync: (path) => DiskOperations.attemptPromise("read", path, () => FsPromises.readFile(path)),
   blockSource: (blockId, path, range) => NodeDataPlane.fromFile(blockId, path, range),
   appender: (path) =>

@@ -8,9 +8,10 @@
  * @since 0.1.0
  */
 import { fromCause } from "@kindling/kernel/DiskError"
-import { nodeFiles, type Reader, type Writer } from "./Disk.js"
+import type { Reader, Writer } from "./Disk.js"
 import type { FileRequest, FileResponse } from "./internal/fileRequests.js"
 import { serve } from "./internal/threadCalls.js"
+import { files } from "./LocalFiles.js"
 
 // The files open, by the number the caller holds.
 const open = new Map<number, Reader | Writer>()
@@ -25,10 +26,10 @@ const handled = (handle: number) => {
 const run = (request: FileRequest): unknown => {
   switch (request._tag) {
     case "Call":
-      return (nodeFiles[request.method] as (...args: ReadonlyArray<unknown>) => unknown)(...request.args)
+      return (files[request.method] as (...args: ReadonlyArray<unknown>) => unknown)(...request.args)
     case "Open": {
       const handle = nextHandle++
-      open.set(handle, request.write ? nodeFiles.openWrite(request.path) : nodeFiles.openRead(request.path))
+      open.set(handle, request.write ? files.openWrite(request.path) : files.openRead(request.path))
       return handle
     }
     case "Read": {

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Disk, TextSplits } from "@kindling/executor"
+import { LocalFiles, TextSplits } from "@kindling/data"
 import { FastCheck as fc } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
@@ -25,7 +25,7 @@ describe("TextSplits", () => {
             )
             const read: Array<string> = []
             for (let i = 0; i + 1 < bounds.length; i++) {
-              read.push(...TextSplits.lines(Disk.nodeFiles, file, bounds[i]!, bounds[i + 1]! - bounds[i]!))
+              read.push(...TextSplits.lines(LocalFiles.files, file, bounds[i]!, bounds[i + 1]! - bounds[i]!))
             }
             // A trailing terminator ends the last line; it does not start an empty one.
             const expected = text.split(terminator)

@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import { BoundedFiles } from "@kindling/executor"
+import { BoundedFiles, ObjectStore } from "@kindling/data"
 import { DiskError } from "@kindling/kernel"
+import { Deadlines } from "@kindling/protocol/testing"
 import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
@@ -20,7 +21,7 @@ describe("BoundedFiles", () => {
   it("does what the local file system does, on its own thread, failing with the DiskError the system gave", () => {
     const root = Fs.mkdtempSync(Path.join(Os.tmpdir(), "kindling-bounded-"))
     try {
-      const files = BoundedFiles.make(30_000)
+      const files = BoundedFiles.make(30_000, ObjectStore.settingsOf({}))
       const dir = Path.join(root, "a", "b")
       files.makeDirectory(dir)
       files.writeFile(Path.join(dir, "one"), new TextEncoder().encode("first"))
@@ -57,12 +58,17 @@ describe("BoundedFiles", () => {
     const root = Fs.mkdtempSync(Path.join(Os.tmpdir(), "kindling-bounded-"))
     const fifo = Path.join(root, "fifo")
     ChildProcess.execFileSync("mkfifo", [fifo])
-    const files = BoundedFiles.make(500)
+    // The bound covers the thread's start, which on a busy machine, from the sources, takes a while.
+    const bound = Deadlines.scaled(500)
+    const files = BoundedFiles.make(bound, ObjectStore.settingsOf({}))
     try {
       // Opening a FIFO for reading waits for a writer: there is none.
       const stuck = failure(() => files.readFile(fifo))
       assert.deepStrictEqual([stuck.code, stuck.operation, stuck.path], ["ETIMEDOUT", "read", fifo])
-      assert.strictEqual(stuck.message, `ETIMEDOUT: the file system did not answer within 0.5 s, read '${fifo}'`)
+      assert.strictEqual(
+        stuck.message,
+        `ETIMEDOUT: the file system did not answer within ${bound / 1000} s, read '${fifo}'`
+      )
       assert.deepStrictEqual(files.stat(root), { kind: "directory", size: Fs.statSync(root).size })
     } finally {
       // A writer lets the stuck thread go, so that this process can end.

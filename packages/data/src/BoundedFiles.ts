@@ -9,19 +9,22 @@
  * @since 0.1.0
  */
 import { DiskError } from "@kindling/kernel/DiskError"
-import { type Files, nodeFiles, type Reader, type Writer } from "./Disk.js"
+import type { Files, Reader, Writer } from "./Disk.js"
+import { isObjectPath } from "./FilePaths.js"
 import type { FileRequest, FileResponse, PathMethod } from "./internal/fileRequests.js"
 import { ThreadCalls } from "./internal/threadCalls.js"
-import { isObjectPath } from "./ObjectStore.js"
+import type { S3Settings } from "./ObjectStore.js"
+import * as Storage from "./Storage.js"
 
 /**
- * The local file system and object storage, as `Disk.nodeFiles`, each local operation bounded by `timeoutMillis`.
- * The thread starts with the first operation.
+ * The local file system and the object store `objectStore` names, as `Storage.files`, each local operation
+ * bounded by `timeoutMillis`. The thread starts with the first operation.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make = (timeoutMillis: number): Files => {
+export const make = (timeoutMillis: number, objectStore: S3Settings): Files => {
+  const storage = Storage.files(objectStore)
   const calls = new ThreadCalls<FileRequest, FileResponse>({
     from: import.meta.url,
     entry: "fileThread",
@@ -36,13 +39,13 @@ export const make = (timeoutMillis: number): Files => {
   const call = <M extends PathMethod>(method: M, operation: string) => (...args: Parameters<Files[M]>) => {
     const path = args[0] as string
     return isObjectPath(path)
-      ? (nodeFiles[method] as unknown as (...args: Parameters<Files[M]>) => ReturnType<Files[M]>)(...args)
+      ? (storage[method] as unknown as (...args: Parameters<Files[M]>) => ReturnType<Files[M]>)(...args)
       : ask<ReturnType<Files[M]>>(operation, path, { _tag: "Call", method, args })
   }
   const open = (path: string, write: boolean) => ask<number>("open", path, { _tag: "Open", path, write })
   return {
     openRead: (path): Reader => {
-      if (isObjectPath(path)) return nodeFiles.openRead(path)
+      if (isObjectPath(path)) return storage.openRead(path)
       const handle = open(path, false)
       return {
         read: (buffer, offset, length, position) => {
@@ -54,7 +57,7 @@ export const make = (timeoutMillis: number): Files => {
       }
     },
     openWrite: (path): Writer => {
-      if (isObjectPath(path)) return nodeFiles.openWrite(path)
+      if (isObjectPath(path)) return storage.openWrite(path)
       const handle = open(path, true)
       return {
         write: (bytes, position) => ask<void>("write", path, { _tag: "Write", handle, bytes, position }),
@@ -64,7 +67,7 @@ export const make = (timeoutMillis: number): Files => {
     readFile: call("readFile", "read"),
     writeFile: call("writeFile", "write"),
     rename: (from, to) => {
-      if (isObjectPath(from) || isObjectPath(to)) return nodeFiles.rename(from, to)
+      if (isObjectPath(from) || isObjectPath(to)) return storage.rename(from, to)
       return ask<void>("rename", from, { _tag: "Call", method: "rename", args: [from, to] })
     },
     remove: call("remove", "remove"),
