@@ -7,7 +7,7 @@
 import { type Conf, ValueType } from "@kindling/conf"
 import { NodeLoader } from "@kindling/conf/node"
 import * as NodeDisk from "@kindling/data/NodeDisk"
-import * as ExternalShuffleService from "@kindling/executor/ExternalShuffleService"
+import * as ExternalShuffleService from "@kindling/executor/shuffle/ExternalShuffleService"
 import { DiskOperations, KernelConf, TlsConf } from "@kindling/kernel"
 import { WebServer } from "@kindling/kernel/web"
 import { WorkerUi } from "@kindling/monitoring"

@@ -4,7 +4,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { SparkRandom } from "@kindling/data"
 import { FastCheck as fc } from "effect"
-import { sampled } from "../src/internal/samplers.js"
+import { sampled } from "../src/engine/internal/samplers.js"
 
 const draws = <A>(n: number, draw: () => A) => Array.from({ length: n }, draw)
 

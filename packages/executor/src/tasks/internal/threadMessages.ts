@@ -1,6 +1,6 @@
 // What a task thread and its pool say to each other.
 import type { SharedVariables } from "@kindling/protocol/records"
-import type { NewBlock } from "../BlockStore.js"
+import type { NewBlock } from "../../shuffle/BlockStore.js"
 import type { Inputs } from "../TaskContext.js"
 
 /** A task for the thread: a `TaskPlan.Task` encoded with `Records`, and which attempt of which task it is. */

@@ -14,7 +14,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import type * as Scope from "effect/Scope"
 import type { Worker } from "node:worker_threads"
-import type { NewBlock } from "./BlockStore.js"
+import type { NewBlock } from "../shuffle/BlockStore.js"
 import type { Failure, FromThread, ToThread } from "./internal/threadMessages.js"
 import type { Inputs } from "./TaskContext.js"
 

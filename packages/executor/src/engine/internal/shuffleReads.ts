@@ -2,11 +2,11 @@
 // read of them (as they are, sorted, or merged or combined by key, spilling as it goes). A block that cannot be
 // read fails the task as its map output's fault.
 import type { Keys } from "@kindling/data"
+import * as RecordFiles from "../../shuffle/RecordFiles.js"
+import * as TaskContext from "../../tasks/TaskContext.js"
 import * as Aggregators from "../Aggregators.js"
 import type { Task } from "../Evaluation.js"
-import * as RecordFiles from "../RecordFiles.js"
 import * as Spill from "../Spill.js"
-import * as TaskContext from "../TaskContext.js"
 import type { Run } from "./planOperators.js"
 import { fromThunk } from "./recordStreams.js"
 

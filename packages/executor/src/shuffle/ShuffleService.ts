@@ -17,10 +17,10 @@ import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Path from "node:path"
+import * as TaskContext from "../tasks/TaskContext.js"
 import type * as RecordFiles from "./RecordFiles.js"
 import * as ShuffleBlocks from "./ShuffleBlocks.js"
 import * as ShuffleFiles from "./ShuffleFiles.js"
-import * as TaskContext from "./TaskContext.js"
 
 // A shuffle block is frames that each carry the CRC-32 of their records, written by the map task and checked by
 // the reduce task as it reads them (`RecordFiles.read`): a check from disk to disk, stronger than one per chunk on

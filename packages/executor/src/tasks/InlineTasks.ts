@@ -12,7 +12,7 @@ import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as FiberId from "effect/FiberId"
 import * as Runtime from "effect/Runtime"
-import { Functions, runEncoded } from "./Evaluation.js"
+import { Functions, runEncoded } from "../engine/Evaluation.js"
 import * as TaskContext from "./TaskContext.js"
 import type * as TaskThreads from "./TaskThreads.js"
 

@@ -7,8 +7,8 @@
  * @since 0.1.0
  */
 import { Keys } from "@kindling/data"
-import * as RecordFiles from "./RecordFiles.js"
-import * as TaskContext from "./TaskContext.js"
+import * as RecordFiles from "../shuffle/RecordFiles.js"
+import * as TaskContext from "../tasks/TaskContext.js"
 
 type Entry<X> = [Keys.Key, X]
 

@@ -12,11 +12,11 @@ import type { TaskPlan } from "@kindling/protocol"
 import * as PlanNodes from "@kindling/protocol/PlanNodes"
 import * as Records from "@kindling/protocol/records"
 import { SharedVariables } from "@kindling/protocol/records"
-import * as BlockStore from "./BlockStore.js"
+import * as BlockStore from "../shuffle/BlockStore.js"
+import * as TaskContext from "../tasks/TaskContext.js"
 import * as planOperators from "./internal/planOperators.js"
 import * as resultOps from "./internal/resultOps.js"
 import * as shuffleReads from "./internal/shuffleReads.js"
-import * as TaskContext from "./TaskContext.js"
 
 // What a thread receives: the MessagePack form of a task, plain objects tagged as the schemas describe.
 /**

@@ -25,9 +25,9 @@ import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as Path from "node:path"
 import * as Url from "node:url"
+import type * as TaskThreads from "../tasks/TaskThreads.js"
 import * as Executor from "./Executor.js"
 import * as MemoryBudget from "./MemoryBudget.js"
-import type * as TaskThreads from "./TaskThreads.js"
 
 /**
  * @since 0.1.0

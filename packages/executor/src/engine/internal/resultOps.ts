@@ -2,10 +2,10 @@
 // runs a function on each, saves them as files, writes them as shuffle output, …
 import { FieldValues, Keys, PartFiles } from "@kindling/data"
 import type { DataFormats } from "@kindling/protocol"
+import * as RecordFiles from "../../shuffle/RecordFiles.js"
+import * as ShuffleWriter from "../../shuffle/ShuffleWriter.js"
+import { count, type TaskContext } from "../../tasks/TaskContext.js"
 import type { Task } from "../Evaluation.js"
-import * as RecordFiles from "../RecordFiles.js"
-import * as ShuffleWriter from "../ShuffleWriter.js"
-import { count, type TaskContext } from "../TaskContext.js"
 import type { Run } from "./planOperators.js"
 import { each, seededRandom } from "./recordStreams.js"
 

@@ -1,11 +1,11 @@
 // The plan's operators: a partition's plan evaluated into its records, lazily, from its source up (a slice, a
 // range, a text split, shuffle reads, a persisted block) through every narrow transformation.
 import { Csv, JsonLines, Keys, Parquet, ParseModes, TextSplits } from "@kindling/data"
-import * as BlockStore from "../BlockStore.js"
+import * as BlockStore from "../../shuffle/BlockStore.js"
+import * as RecordFiles from "../../shuffle/RecordFiles.js"
+import * as TaskContext from "../../tasks/TaskContext.js"
 import type { Counter, Functions, Task } from "../Evaluation.js"
-import * as RecordFiles from "../RecordFiles.js"
 import * as Spill from "../Spill.js"
-import * as TaskContext from "../TaskContext.js"
 
 import {
   cartesian,

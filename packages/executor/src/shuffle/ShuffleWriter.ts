@@ -10,11 +10,11 @@
  */
 import { Keys } from "@kindling/data"
 import type { TaskPlan } from "@kindling/protocol"
-import * as Aggregators from "./Aggregators.js"
-import type { Functions } from "./Evaluation.js"
+import * as Aggregators from "../engine/Aggregators.js"
+import type { Functions } from "../engine/Evaluation.js"
+import * as TaskContext from "../tasks/TaskContext.js"
 import * as RecordFiles from "./RecordFiles.js"
 import * as ShuffleFiles from "./ShuffleFiles.js"
-import * as TaskContext from "./TaskContext.js"
 
 type ShuffleWrite = typeof TaskPlan.ShuffleWrite.Encoded
 

@@ -9,8 +9,8 @@
 import type { Disk, ObjectStore } from "@kindling/data"
 import type { SharedVariables } from "@kindling/protocol/records"
 import * as Path from "node:path"
-import type { NewBlock } from "./BlockStore.js"
-import type { Segment } from "./RecordFiles.js"
+import type { NewBlock } from "../shuffle/BlockStore.js"
+import type { Segment } from "../shuffle/RecordFiles.js"
 
 /**
  * One map task's block of a reduce partition, and where it came from: a block that cannot be read is a fetch
