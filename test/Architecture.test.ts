@@ -297,19 +297,28 @@ describe("the architecture of docs/architecture.md", () => {
         [...installed].sort(([a], [b]) => a.localeCompare(b)).map(([name, by]) => `  ${name} (for ${by})`).join("\n")
     )
     // What an app's install must hold: the app API and what it runs in the app's own process — the record codecs,
-    // the protocol's task plans, and the data formats and storage port its datasets read through, which are the
-    // executor's until they move into a data package of their own (so `@kindling/executor` is in it, for now). Not
-    // the master or a worker (an app reaches them over the wire), not what watches apps, not the driver's runtime:
-    // `kindling` brings those where an app runs.
+    // the protocol's task plans, and the data formats and storage port its datasets read through (`@kindling/data`).
+    // No role — the master, a worker (an app reaches them over the wire), the executor (whose engine runs where
+    // `kindling` runs an app) — nor what watches apps, nor the driver's runtime: `kindling` brings those. The roles
+    // sit in the app API's layer, so they are among the packages of its layer and above.
     const appLayer = layers.get("@kindling/app")!
     const above = [...layers].filter(([name, layer]) => layer >= appLayer && name !== "@kindling/app").map(([n]) => n)
-    const forbidden = ["@kindling/master", "@kindling/worker", ...above, "@dagrejs/dagre", "node-zookeeper-client"]
+    const forbidden = [
+      "@kindling/master",
+      "@kindling/worker",
+      "@kindling/executor",
+      ...above,
+      "@dagrejs/dagre",
+      "node-zookeeper-client"
+    ]
     assert.deepStrictEqual(
       forbidden.filter((name) => installed.has(name)).map((name) => `${name} (for ${installed.get(name)})`),
       []
     )
     // The walk reaches what it should: the packages the app API runs on, to the npm packages under them.
-    for (const name of ["@kindling/protocol", "effect", "msgpackr"]) assert.isTrue(installed.has(name), name)
+    for (const name of ["@kindling/protocol", "@kindling/data", "effect", "msgpackr", "hyparquet"]) {
+      assert.isTrue(installed.has(name), name)
+    }
   })
 
   it("catches what it is there to catch", () => {

@@ -1,17 +1,14 @@
 import { packageConfig, standalone } from "../../tsup.shared.js"
 
-// An executor process starts from `main`, each of its task threads from `taskThread`, and a thread that reads or
-// writes a bucket has an object-store thread from `objectStoreThread`; a driver's file thread starts from
-// `fileThread`. A worker runs `ExternalShuffleService` over `NodeDisk`.
-export default packageConfig([
-  "index",
-  "ExternalShuffleService",
-  "fileThread",
-  "main",
-  "NodeDisk",
-  "objectStoreThread",
-  "taskThread",
-  "tasks"
-], {
-  onSuccess: standalone(["fileThread", "main", "objectStoreThread", "taskThread"])
+// An executor process starts from `main`, each of its task threads from `taskThread` (bundled beside the pool that
+// starts it, at the top of `dist`). Both bundles hold the data package's object storage, which starts a thread from
+// `objectStoreThread` beside the module it runs in: that entry of `@kindling/data` is bundled here too. Zstandard's
+// compressor stays a package outside every bundle (it loads its WebAssembly from beside itself), so the executor
+// depends on it as well as `data` does. A worker runs `shuffle/ExternalShuffleService`.
+export default packageConfig(["index", "shuffle/ExternalShuffleService", "main"], {
+  onSuccess: standalone([
+    ["../../data/src/objectStoreThread", "objectStoreThread"],
+    "main",
+    ["tasks/taskThread", "taskThread"]
+  ])
 })

@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { Disk, FilePaths } from "@kindling/executor/tasks"
+import { type Disk, FilePaths, LocalFiles } from "@kindling/data"
 import { SharedVariables } from "@kindling/protocol/records"
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
@@ -99,7 +99,7 @@ export const make = (options: {
 }): KindlingContext => {
   const { driver } = options
   const exports = options.appExports ?? {}
-  const files = options.files ?? Disk.nodeFiles
+  const files = options.files ?? LocalFiles.files
   let datasets = 0
   let shuffles = 0
   const runtime: Runtime = {

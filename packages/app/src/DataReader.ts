@@ -10,7 +10,7 @@
  *
  * @since 0.1.0
  */
-import { Csv, type Disk, FieldValues, Parquet, TextSplits } from "@kindling/executor/tasks"
+import { Csv, type Disk, FieldValues, Parquet, TextSplits } from "@kindling/data"
 import type { DataFormats, TaskPlan } from "@kindling/protocol"
 import * as Effect from "effect/Effect"
 import type * as Schema from "effect/Schema"

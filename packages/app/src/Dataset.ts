@@ -6,7 +6,7 @@
  * shuffle's map side as a stage of its own first.
  *
  * Keyed operations take datasets of `[key, value]` pairs; keys compare by structure (strings, numbers, bigints,
- * booleans and arrays of those — `Keys` in `@kindling/executor`), anything else as a key fails the job with
+ * booleans and arrays of those — `Keys` in `@kindling/data`), anything else as a key fails the job with
  * `InvalidKey`.
  *
  * Every function is called with its ordinary arguments and then the environment given with it, so values from
@@ -18,7 +18,7 @@
  *
  * @since 0.1.0
  */
-import { type Disk, FilePaths, PartFiles, SparkRandom } from "@kindling/executor/tasks"
+import { type Disk, FilePaths, PartFiles, SparkRandom } from "@kindling/data"
 import type { DataFormats, TaskPlan } from "@kindling/protocol"
 import * as Effect from "effect/Effect"
 import {

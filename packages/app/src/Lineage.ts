@@ -5,8 +5,8 @@
  *
  * @since 0.1.0
  */
-import { Evaluation } from "@kindling/executor/tasks"
 import type { TaskPlan } from "@kindling/protocol"
+import * as PlanNodes from "@kindling/protocol/PlanNodes"
 import * as Records from "@kindling/protocol/records"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -96,7 +96,7 @@ export const encodeTask = (plan: PlanNode, result: typeof TaskPlan.ResultOp.Enco
  * @since 0.1.0
  */
 export const preferredBlock = (plan: PlanNode): string | undefined => {
-  for (const node of Evaluation.nodes(plan)) {
+  for (const node of PlanNodes.nodes(plan)) {
     if (node._tag === "Cached") return `rdd_${node.rddId}_${node.partition}`
   }
   return undefined

@@ -8,8 +8,8 @@
  */
 import type { Kindling } from "@kindling/app"
 import type { Conf } from "@kindling/conf"
+import { BoundedFiles } from "@kindling/data"
 import { AppModule, Cluster, DriverConf, LocalMode, type MasterSpec } from "@kindling/driver"
-import { BoundedFiles } from "@kindling/executor"
 import { KernelConf, TemporaryDirectory } from "@kindling/kernel"
 import { MasterUrl, type RpcAddress } from "@kindling/protocol"
 import * as Effect from "effect/Effect"
@@ -41,8 +41,6 @@ export const run = (options: {
   readonly conf: Conf.Conf<Settings.Keys>
 }): Effect.Effect<number, Settings.Failure> =>
   Effect.gen(function*() {
-    // The driver's own reads and writes of s3:// paths (and, in local modes, its tasks') go where the conf says.
-    Object.assign(process.env, DriverConf.objectStoreEnvironment(options.conf))
     const dir = yield* TemporaryDirectory.make("kindling-app-")
     const artifact = yield* Artifact.build(options.app, dir)
     const name = options.conf.get(DriverConf.keys.appName) ?? Path.basename(options.app)
@@ -56,6 +54,10 @@ export const run = (options: {
     return 1
   }).pipe(Effect.scoped)
 
+// The driver's own reads and writes of s3:// paths (and, in local mode, its tasks') go where the conf says, else
+// where this process's environment does.
+const objectStoreOf = (conf: Conf.Conf<Settings.Keys>) => DriverConf.objectStore(conf, process.env)
+
 const runtimeFor = (
   spec: MasterSpec.MasterSpec,
   conf: Conf.Conf<Settings.Keys>,
@@ -68,6 +70,7 @@ const runtimeFor = (
       case "Local": {
         const host = conf.get(DriverConf.keys.driverHost) ?? "127.0.0.1"
         const listeners = yield* ListenerConf.fromConf(conf, host, showProgress)
+        const objectStore = objectStoreOf(conf)
         return (app) =>
           LocalMode.layer({
             appName,
@@ -76,7 +79,8 @@ const runtimeFor = (
             appExports: app.exports,
             driver: DriverConf.coreConfig(conf, spec.maxFailures, Math.floor(Math.random() * 2 ** 31)),
             defaultParallelism: conf.get(DriverConf.keys.defaultParallelism),
-            files: BoundedFiles.make(conf.get(DriverConf.keys.fileTimeout)),
+            files: BoundedFiles.make(conf.get(DriverConf.keys.fileTimeout), objectStore),
+            objectStore,
             heartbeatIntervalMillis: conf.get(DriverConf.keys.executorHeartbeatInterval),
             maxDirectResultSize: conf.get(DriverConf.keys.maxDirectResultSize),
             spillThreshold: conf.get(DriverConf.keys.shuffleSpillThreshold) * 1024 * 1024,
@@ -144,5 +148,6 @@ const onCluster = (
 ): Effect.Effect<Runtime, Settings.Failure> =>
   Effect.flatMap(
     ListenerConf.fromConf(conf, host, showProgress),
-    (listeners) => Cluster.fromConf(conf, { appName, masters, masterUrl, host, listeners })
+    (listeners) =>
+      Cluster.fromConf(conf, { appName, masters, masterUrl, host, listeners, objectStore: objectStoreOf(conf) })
   )

@@ -56,7 +56,9 @@ const main = Effect.gen(function*() {
     masters,
     masterUrl,
     host,
-    listeners
+    listeners,
+    // The driver's reads and writes of s3:// paths go where the conf says, else where this process's environment does.
+    objectStore: DriverConf.objectStore(conf, process.env)
   })
   return yield* AppModule.run({ url: artifactUrl, args, runtime })
 })

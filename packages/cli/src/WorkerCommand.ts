@@ -6,8 +6,8 @@
  */
 import { type Conf, ValueType } from "@kindling/conf"
 import { NodeLoader } from "@kindling/conf/node"
-import * as ExternalShuffleService from "@kindling/executor/ExternalShuffleService"
-import * as NodeDisk from "@kindling/executor/NodeDisk"
+import * as NodeDisk from "@kindling/data/NodeDisk"
+import * as ExternalShuffleService from "@kindling/executor/shuffle/ExternalShuffleService"
 import { DiskOperations, KernelConf, TlsConf } from "@kindling/kernel"
 import { WebServer } from "@kindling/kernel/web"
 import { WorkerUi } from "@kindling/monitoring"

@@ -8,7 +8,7 @@
  */
 import { AppContext, Kindling } from "@kindling/app"
 import type { Conf, Problem } from "@kindling/conf"
-import { BoundedFiles, type Disk } from "@kindling/executor"
+import { BoundedFiles, type Disk, type ObjectStore } from "@kindling/data"
 import { KernelConf } from "@kindling/kernel"
 import { Descriptions, type RpcAddress } from "@kindling/protocol"
 import { type DataPlane, ProtocolConf, RpcEnv, type Transport } from "@kindling/rpc"
@@ -306,6 +306,8 @@ export const fromConf = (conf: Conf.Conf<DriverConf.AppKeys>, options: {
   readonly masterUrl: string
   readonly host: string
   readonly listeners?: AppListeners.Start | undefined
+  /** The object store the driver reads and writes `s3://` paths in (`DriverConf.objectStore`). */
+  readonly objectStore: ObjectStore.S3Settings
 }): Either.Either<
   (app: AppModule.Loaded) => Layer.Layer<Kindling, Transport.ListenFailed | Problem.InvalidConf>,
   Problem.InvalidConf
@@ -332,7 +334,7 @@ export const fromConf = (conf: Conf.Conf<DriverConf.AppKeys>, options: {
         minRegisteredRatio: conf.get(DriverConf.keys.minRegisteredResourcesRatio),
         maxRegisteredWaitMillis: conf.get(DriverConf.keys.maxRegisteredResourcesWaitingTime),
         defaultParallelism: conf.get(DriverConf.keys.defaultParallelism),
-        files: BoundedFiles.make(conf.get(DriverConf.keys.fileTimeout)),
+        files: BoundedFiles.make(conf.get(DriverConf.keys.fileTimeout), options.objectStore),
         rpc,
         transport: NodeTransport.layerFrom(conf),
         validateState: conf.get(KernelConf.keys.validateState)

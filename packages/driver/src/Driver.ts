@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import { type AppContext, type AppEvents, JobFailed, type JobGraph } from "@kindling/app"
-import { ParseModes } from "@kindling/executor/tasks"
+import { ParseModes } from "@kindling/data"
 import { Shell } from "@kindling/kernel"
 import { ClusterMessages, Endpoints, Errors, Ids, Records, type RpcAddress, type TaskPlan } from "@kindling/protocol"
 import { DataPlane, RpcEnv } from "@kindling/rpc"

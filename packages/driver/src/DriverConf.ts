@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import { type Conf, Key, Registry, ValueType } from "@kindling/conf"
-import { ObjectStore } from "@kindling/executor/tasks"
+import { ObjectStore } from "@kindling/data"
 import { KernelConf, TlsConf } from "@kindling/kernel"
 import { ProtocolConf } from "@kindling/rpc"
 import type * as DriverCore from "./DriverCore.js"
@@ -439,7 +439,7 @@ export const coreConfig = (conf: Conf.Conf<AppKeys>, maxFailures: number, seed: 
     [keys.maxRemoteBlockSizeFetchToMem.name, String(conf.get(keys.maxRemoteBlockSizeFetchToMem) * 1024 * 1024)],
     [ProtocolConf.keys.shuffleServiceEnabled.name, String(conf.get(ProtocolConf.keys.shuffleServiceEnabled))],
     // The object store's settings (its keys among them: the driver's link to its executors is authenticated, and
-    // encrypted where the cluster's network is): executors set them in their environment, which tasks read.
+    // encrypted where the cluster's network is): executors make their tasks' object store with them.
     ...s3aKeys.flatMap((key): Array<readonly [string, string]> => {
       const value = conf.get(key)
       return value === undefined ? [] : [[key.name, String(value)]]
@@ -448,18 +448,23 @@ export const coreConfig = (conf: Conf.Conf<AppKeys>, maxFailures: number, seed: 
 })
 
 /**
- * The environment that points a process at the object store the `kindling.hadoop.fs.s3a.*` keys name (AWS's
- * variables, which `ObjectStore` reads): the driver's own, and its executors'.
+ * The object store the `kindling.hadoop.fs.s3a.*` keys name, else AWS's usual variables in `environment` (the
+ * process's, which the shell reading the configuration hands in): where the driver's own reads and writes of
+ * `s3://` paths go, and in local mode its tasks'.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const objectStoreEnvironment = (conf: Conf.Conf<AppKeys>): Record<string, string> =>
-  ObjectStore.environmentOf(
+export const objectStore = (
+  conf: Conf.Conf<AppKeys>,
+  environment: Readonly<Record<string, string | undefined>>
+): ObjectStore.S3Settings =>
+  ObjectStore.settingsOf(
     Object.fromEntries(s3aKeys.map((key) => {
       const value = conf.get(key)
       return [key.name, value === undefined ? undefined : String(value)]
-    }))
+    })),
+    environment
   )
 
 const s3aKeys = [

@@ -6,7 +6,8 @@
  * @since 0.1.0
  */
 import { AppContext, Kindling } from "@kindling/app"
-import { type Disk, Executor, TaskThreads } from "@kindling/executor"
+import type { Disk, ObjectStore } from "@kindling/data"
+import { Executor, TaskThreads } from "@kindling/executor"
 import { Ids, RpcAddress } from "@kindling/protocol"
 import { RpcEnv, Transport } from "@kindling/rpc"
 import * as Clock from "effect/Clock"
@@ -34,6 +35,8 @@ export interface Options {
   readonly defaultParallelism?: number | undefined
   /** The files its datasets read and write (the local file system, unbounded, unless given). */
   readonly files?: Disk.Files | undefined
+  /** The object store its tasks read and write `s3://` paths in; without one, the AWS SDK's own defaults. */
+  readonly objectStore?: ObjectStore.S3Settings | undefined
   readonly heartbeatIntervalMillis: number
   /** Results of more bytes go through the data plane (`kindling.task.maxDirectResultSize`). */
   readonly maxDirectResultSize?: number
@@ -101,6 +104,7 @@ export const layer = (options: Options): Layer.Layer<Kindling, StartFailed> =>
           askTimeoutMillis: 120_000,
           ...(options.maxDirectResultSize === undefined ? {} : { maxDirectResultSize: options.maxDirectResultSize }),
           ...(options.spillThreshold === undefined ? {} : { spillThreshold: options.spillThreshold }),
+          ...(options.objectStore === undefined ? {} : { objectStore: options.objectStore }),
           validateState: options.validateState ?? false,
           // The app's only executor: without it no job can end, so every job fails, and those to come.
           onExit: (code, reason) =>

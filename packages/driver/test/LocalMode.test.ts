@@ -10,8 +10,8 @@ import {
   OutputNotWritable,
   UserFunctions
 } from "@kindling/app"
+import { LocalFiles } from "@kindling/data"
 import { LocalMode, SchedulerPool } from "@kindling/driver"
-import { Disk } from "@kindling/executor"
 import { Deadlines } from "@kindling/protocol/testing"
 import { Chunk, Effect, Exit, FastCheck as fc, Fiber, Option, Stream } from "effect"
 import * as Fs from "node:fs"
@@ -342,7 +342,7 @@ describe("functions", () => {
         newShuffleId: () => 0,
         defaultPartitions: () => undefined,
         unpersist: () => Effect.void,
-        files: Disk.nodeFiles,
+        files: LocalFiles.files,
         checkpoints: { dir: undefined },
         unrun: { made: () => () => undefined, neverRun: () => [] }
       },

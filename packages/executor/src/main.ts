@@ -21,8 +21,8 @@ import { NodeTransport } from "@kindling/rpc/node"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as ExecutorProcess from "./ExecutorProcess.js"
-import * as TaskThreads from "./TaskThreads.js"
+import * as ExecutorProcess from "./role/ExecutorProcess.js"
+import * as TaskThreads from "./tasks/TaskThreads.js"
 
 // The network settings (the cluster's secret and whether to encrypt above all) come from the environment the worker gives executors.
 const main = Effect.gen(function*() {

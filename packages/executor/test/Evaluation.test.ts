@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Disk, Evaluation, TaskContext } from "@kindling/executor"
+import { LocalFiles, ObjectStore } from "@kindling/data"
+import { Evaluation, TaskContext } from "@kindling/executor"
 import { Records } from "@kindling/protocol"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
@@ -13,8 +14,8 @@ describe("Evaluation", () => {
       Fs.writeFileSync(Path.join(localDir, "file"), "x")
       const dir = Path.join(localDir, "file", "out")
       const context = TaskContext.fromInputs(
-        { localDir, spillThreshold: 1 << 20, shuffleInputs: [], cached: [] },
-        Disk.nodeFiles,
+        { localDir, spillThreshold: 1 << 20, objectStore: ObjectStore.settingsOf({}), shuffleInputs: [], cached: [] },
+        LocalFiles.files,
         { stageId: 0, stageAttemptNumber: 0, partitionId: 0, attemptNumber: 0, taskAttemptId: 0 }
       )
       const outcome = Records.decode(

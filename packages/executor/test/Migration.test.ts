@@ -1,5 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import { BlockStore, Disk, Migration, NodeDisk, ShuffleFiles, ShuffleService } from "@kindling/executor"
+import { LocalFiles } from "@kindling/data"
+import * as NodeDisk from "@kindling/data/NodeDisk"
+import { BlockStore, Migration, ShuffleFiles, ShuffleService } from "@kindling/executor"
 import { ClusterMessages, Endpoints, Ids, RpcAddress } from "@kindling/protocol"
 import { RpcEnv, Transport } from "@kindling/rpc"
 import { Effect } from "effect"
@@ -13,7 +15,7 @@ const executor = (name: string) =>
     const localDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), `kindling-migration-${name}-`))
     yield* Effect.addFinalizer(() => Effect.sync(() => Fs.rmSync(localDir, { recursive: true, force: true })))
     const rpc = yield* RpcEnv.make({ host: name, port: 1 })
-    const blocks = new BlockStore.BlockStore(Disk.nodeFiles, localDir, 1 << 20)
+    const blocks = new BlockStore.BlockStore(LocalFiles.files, localDir, 1 << 20)
     const shuffles = yield* ShuffleService.make({
       executorId: Ids.ExecutorId.make(name),
       disk: NodeDisk.disk,

@@ -2,9 +2,9 @@
 // XORShiftRandom, commons-math 3.6.1's Well19937c, by jshell), and the properties of the samplers built on them.
 // That the samplers draw Spark's very samples is checked against Spark itself in the driver's Operations test.
 import { assert, describe, it } from "@effect/vitest"
-import { SparkRandom } from "@kindling/executor"
+import { SparkRandom } from "@kindling/data"
 import { FastCheck as fc } from "effect"
-import { sampled } from "../src/internal/samplers.js"
+import { sampled } from "../src/engine/internal/samplers.js"
 
 const draws = <A>(n: number, draw: () => A) => Array.from({ length: n }, draw)
 

@@ -1,5 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Disk, Evaluation, NodeDisk, RecordFiles, ShuffleFiles, ShuffleService, TaskContext } from "@kindling/executor"
+import { LocalFiles, ObjectStore } from "@kindling/data"
+import * as NodeDisk from "@kindling/data/NodeDisk"
+import { Evaluation, RecordFiles, ShuffleFiles, ShuffleService, TaskContext } from "@kindling/executor"
 import { Endpoints, Ids, RpcAddress } from "@kindling/protocol"
 import { RpcEnv, Transport } from "@kindling/rpc"
 import { Effect } from "effect"
@@ -33,8 +35,8 @@ describe("ShuffleService", () => {
       const shuffle = { shuffleId: 3, token: "secret-token" }
       shuffles.serve(shuffle)
       const context = TaskContext.fromInputs(
-        { localDir, spillThreshold: 1 << 20, shuffleInputs: [], cached: [] },
-        Disk.nodeFiles,
+        { localDir, spillThreshold: 1 << 20, objectStore: ObjectStore.settingsOf({}), shuffleInputs: [], cached: [] },
+        LocalFiles.files,
         { stageId: 0, stageAttemptNumber: 0, partitionId: 0, attemptNumber: 0, taskAttemptId: 0 }
       )
       const status = Evaluation.run(
@@ -64,7 +66,7 @@ describe("ShuffleService", () => {
         ),
         [...status.sizes]
       )
-      const records = blocks.flatMap((bytes) => [...RecordFiles.read(Disk.nodeFiles, { _tag: "Bytes", bytes })])
+      const records = blocks.flatMap((bytes) => [...RecordFiles.read(LocalFiles.files, { _tag: "Bytes", bytes })])
       assert.deepStrictEqual(
         records.map((record) => JSON.stringify(record)).sort(),
         [["a", 4], ["b", 2], [["x", 1], 4]].map((record) => JSON.stringify(record)).sort()

@@ -488,7 +488,14 @@ interface MapOpEncoded {
   readonly fn: typeof FunctionRef.Encoded
   readonly child: PlanNodeEncoded
 }
-type PlanNodeEncoded =
+
+/**
+ * A plan as it travels (`PlanNode`'s encoded form).
+ *
+ * @since 0.1.0
+ * @category operators
+ */
+export type PlanNodeEncoded =
   | typeof Slice.Encoded
   | typeof Range.Encoded
   | typeof TextSplit.Encoded

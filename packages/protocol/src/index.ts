@@ -31,6 +31,8 @@ export * as Ids from "./Ids.js"
 /** @since 0.1.0 */
 export * as MasterUrl from "./MasterUrl.js"
 /** @since 0.1.0 */
+export * as PlanNodes from "./PlanNodes.js"
+/** @since 0.1.0 */
 export * as QueryMessages from "./QueryMessages.js"
 /** @since 0.1.0 */
 export * as Records from "./Records.js"

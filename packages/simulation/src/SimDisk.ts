@@ -11,7 +11,7 @@
  * @since 0.1.0
  */
 import * as FileSystem from "@effect/platform/FileSystem"
-import type { Disk } from "@kindling/executor"
+import type { Disk } from "@kindling/data"
 import { DiskError } from "@kindling/kernel"
 import { Errors } from "@kindling/protocol"
 import type { DataPlane } from "@kindling/rpc"

@@ -1,7 +1,7 @@
 // The actions' jobs: a lineage's tasks run as one job, a result for each partition asked for, and what some actions
 // do beyond folding those results — `take`'s rounds of partitions, `lookup`'s read of one key's partition, and
 // the merge of `takeOrdered`'s and `top`'s partial results.
-import { Keys } from "@kindling/executor/tasks"
+import { Keys } from "@kindling/data"
 import type { TaskPlan } from "@kindling/protocol"
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"

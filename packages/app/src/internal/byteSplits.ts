@@ -1,7 +1,7 @@
 // Input files cut into byte ranges, as Hadoop's FileInputFormat cuts them: splits of the total size over the
 // partitions asked for, at most a block, a file's last split up to 10% larger rather than leave a sliver; a
 // compressed file (or one read whole) is one split.
-import { Compression } from "@kindling/executor/tasks"
+import { Compression } from "@kindling/data"
 import type { DataFormats } from "@kindling/protocol"
 import type * as InputPaths from "./inputPaths.js"
 

@@ -1,7 +1,7 @@
 // Checkpoints (Spark's reliable checkpointing): after an action's jobs, each dataset of its lineage marked with
 // `checkpoint()` is written — a job whose tasks save its partitions' records, as record frames, to
 // `<checkpoint dir>/rdd-<id>/part-NNNNN` — and from then on is read from those files: its lineage ends there.
-import { FilePaths } from "@kindling/executor/tasks"
+import { FilePaths } from "@kindling/data"
 import * as Effect from "effect/Effect"
 import { JobFailed } from "../AppErrors.js"
 import type { Dataset, DatasetError } from "../Dataset.js"

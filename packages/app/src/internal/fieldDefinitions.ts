@@ -1,6 +1,6 @@
 // Fields as an app gives them: a list of `Field`s, or Spark's DDL text (`name STRING, price DECIMAL(10,2)`) —
 // and, where an app gives none for records it writes, the fields inferred from a sample of its records.
-import { FieldValues } from "@kindling/executor/tasks"
+import { FieldValues } from "@kindling/data"
 import type { DataFormats } from "@kindling/protocol"
 import { InvalidArgument } from "../AppErrors.js"
 import * as CommaLists from "./commaLists.js"

@@ -2,7 +2,7 @@
 // write its parts (each through a temporary file of its own, renamed into place whole), and the job committed —
 // the attempts' leftovers removed, `_SUCCESS` written — as Hadoop's file output committer leaves a directory; or,
 // when the job fails or is interrupted, aborted (Spark's `abortJob`): nothing of the write is left behind.
-import { Compression, FilePaths, ObjectStore, PartFiles } from "@kindling/executor/tasks"
+import { Compression, FilePaths, PartFiles } from "@kindling/data"
 import type { DataFormats } from "@kindling/protocol"
 import * as Effect from "effect/Effect"
 import * as Crypto from "node:crypto"
@@ -57,7 +57,7 @@ export const save = <T>(
     // A byte written and removed: a full disk or a read-only one fails the save now, before any task runs, as a
     // directory that cannot be made does (a bucket has neither). What the save made is taken back then (all but a
     // directory it appends to), so that the same save can run again once there is room.
-    if (!ObjectStore.isObjectPath(path)) {
+    if (!FilePaths.isObjectPath(path)) {
       const probe = FilePaths.join(path, `.probe-${writeId}`)
       yield* onOutput(() => {
         files.writeFile(probe, new Uint8Array(1))

@@ -1,7 +1,7 @@
 // The files an input path names, as Hadoop's FileInputFormat finds them: several paths separated by commas, each
 // a file, a directory (its files, without the hidden `.name` and `_name` ones) or a glob pattern — `*` and `?`
 // within a name, `[abc]` and `[a-z]`, `{a,b}` alternatives — whose matches are files or directories in turn.
-import { type Disk, FilePaths } from "@kindling/executor/tasks"
+import { type Disk, FilePaths } from "@kindling/data"
 import * as DiskError from "@kindling/kernel/DiskError"
 import * as CommaLists from "./commaLists.js"
 

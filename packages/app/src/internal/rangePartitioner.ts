@@ -1,6 +1,6 @@
 // `sortByKey`'s range partitioner, Spark's RangePartitioner: a sample of keys per partition, weighted by how many
 // records each stands for, cut into ranges of equal weight.
-import { Keys } from "@kindling/executor/tasks"
+import { Keys } from "@kindling/data"
 import type { TaskPlan } from "@kindling/protocol"
 import * as Effect from "effect/Effect"
 import type { Dataset, DatasetError } from "../Dataset.js"

@@ -1,7 +1,7 @@
 // What `takeSample` draws with, as Spark's: the fraction of its sample, as SamplingUtils computes it (one that gives
 // at least the number of records asked for with very high probability, 99.99 %, so that one pass almost always
 // does), and the shuffle of what it drew.
-import type { SparkRandom } from "@kindling/executor/tasks"
+import type { SparkRandom } from "@kindling/data"
 
 // Poisson: the mean plus enough standard deviations (more for small means, where the tail is fatter).
 const poissonUpperBound = (size: number): number => {

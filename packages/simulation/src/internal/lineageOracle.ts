@@ -1,6 +1,6 @@
 // The oracle of the random programs (`Lineages`): what it knows of a dataset's records (`Model`), the models of
 // transformations evaluated on plain arrays, and the checks of what a job gave against them.
-import { Keys } from "@kindling/executor"
+import { Keys } from "@kindling/data"
 
 // What records are: numbers; [key, number] pairs; [key, anything] pairs; anything (arrays of the above).
 export type Kind = "num" | "pair" | "keyed" | "any"

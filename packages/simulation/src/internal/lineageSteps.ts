@@ -2,7 +2,7 @@
 // model evaluated by the oracle on the parent's, or undefined when it does not apply to that dataset. Their order is
 // part of what a seed means: a program is drawn by index from this list.
 import type { StorageLevel } from "@kindling/app"
-import type { Keys } from "@kindling/executor"
+import type { Keys } from "@kindling/data"
 import { fn } from "./lineageFunctions.js"
 import {
   canon,

@@ -1,0 +1,310 @@
+// The plan's operators: a partition's plan evaluated into its records, lazily, from its source up (a slice, a
+// range, a text split, shuffle reads, a persisted block) through every narrow transformation.
+import { Csv, JsonLines, Keys, Parquet, ParseModes, TextSplits } from "@kindling/data"
+import * as BlockStore from "../../shuffle/BlockStore.js"
+import * as RecordFiles from "../../shuffle/RecordFiles.js"
+import * as TaskContext from "../../tasks/TaskContext.js"
+import type { Counter, Functions, Task } from "../Evaluation.js"
+import * as Spill from "../Spill.js"
+
+import {
+  cartesian,
+  concatenated,
+  counted,
+  counting,
+  each,
+  eachOf,
+  filtered,
+  flattened,
+  fromThunk,
+  indexed,
+  iterable,
+  mapped,
+  pushable,
+  range
+} from "./recordStreams.js"
+import { sampled } from "./samplers.js"
+import { shuffleRead, shuffleRecords } from "./shuffleReads.js"
+
+type PlanNode = Task["plan"]
+
+// Everything one evaluation needs, passed down the plan.
+export interface Run {
+  readonly functions: Functions
+  readonly counter: Counter
+  readonly context: TaskContext.TaskContext
+}
+
+export const evaluate = (node: PlanNode, run: Run): Iterable<unknown> => {
+  const { counter, functions } = run
+  switch (node._tag) {
+    case "Slice":
+      return counting(node.items, counter)
+    case "Range":
+      return counting(range(node.start, node.end, node.step), counter)
+    case "TextSplit":
+      return counting(splitLines(node, run.context, "inputRecords"), counter)
+    case "LineRecordSplit": {
+      const { format } = node
+      const tally: TaskContext.ParsedFile = {
+        path: node.path,
+        format: format._tag,
+        multiLine: node.multiLine === true,
+        records: 0,
+        malformed: 0
+      }
+      run.context.parsedFiles.push(tally)
+      const place = {
+        path: node.path,
+        firstLine: () => linesBefore(run.context, node.path, node.start) + 1,
+        startsFile: node.start === 0,
+        multiLine: node.multiLine === true,
+        tally
+      }
+      const lines = splitLines(node, run.context)
+      const decode = node.decode === undefined ? undefined : functions.bind(node.decode)
+      const records = format._tag === "Csv"
+        ? Csv.records(lines, format, place, decode)
+        : JsonLines.records(lines, format, place, decode)
+      return counting(countedAs(records, run.context), counter)
+    }
+    case "ParquetSplit": {
+      const rows = Parquet.rows(run.context.files, node.path, node.rowGroups, node.fields, (bytes) => {
+        TaskContext.count(run.context, "inputBytes", bytes)
+      })
+      const decode = node.decode === undefined ? undefined : functions.bind(node.decode)
+      return counting(
+        countedAs(decode === undefined ? rows : decodedRows(rows, decode, node), run.context),
+        counter
+      )
+    }
+    case "WholeTextFiles":
+      return counting(wholeFiles(node.paths, run.context), counter)
+    case "RecordFile": {
+      const length = run.context.files.stat(node.path)?.size
+      if (length === undefined) throw new Error(`The checkpoint file ${node.path} is gone`)
+      return counting(
+        RecordFiles.read(run.context.files, { _tag: "File", path: node.path, offset: 0, length }),
+        counter
+      )
+    }
+    case "Map": {
+      const fn = functions.bind(node.fn)
+      const child = evaluate(node.child, run)
+      return pushable(() => mapped(child, fn), (sink) => each(child, (record) => sink(fn(record))))
+    }
+    case "Filter": {
+      const fn = functions.bind(node.fn)
+      const child = evaluate(node.child, run)
+      return pushable(() => filtered(child, fn), (sink) =>
+        each(child, (record) => {
+          if (fn(record)) sink(record)
+        }))
+    }
+    case "FlatMap": {
+      const fn = functions.bind(node.fn)
+      const child = evaluate(node.child, run)
+      return pushable(
+        () => flattened(child, fn),
+        (sink) => each(child, (record) => eachOf(fn(record), "flatMap", sink))
+      )
+    }
+    case "MapPartitions":
+      return iterable(functions.bind(node.fn)(evaluate(node.child, run)), "mapPartitions")
+    case "MapPartitionsWithIndex":
+      return iterable(
+        functions.bind(node.fn, 2)(node.partition, evaluate(node.child, run)),
+        "mapPartitionsWithIndex"
+      )
+    case "Glom":
+      return [Array.from(evaluate(node.child, run))]
+    case "Sample":
+      return sampled(evaluate(node.child, run), node)
+    case "FoldPartition": {
+      const fn = functions.bind(node.fn, 2)
+      const child = evaluate(node.child, run)
+      return fromThunk(() => {
+        let acc = structuredClone(node.zero)
+        each(child, (record) => {
+          acc = fn(acc, record)
+        })
+        return [acc]
+      })
+    }
+    case "ReducePartition": {
+      const fn = functions.bind(node.fn, 2)
+      const child = evaluate(node.child, run)
+      return fromThunk(() => {
+        const none = Symbol()
+        let acc: unknown = none
+        each(child, (record) => {
+          acc = acc === none ? record : fn(acc, record)
+        })
+        return acc === none ? [] : [acc]
+      })
+    }
+    case "ZipPartitions":
+      return iterable(
+        functions.bind(node.fn, node.children.length)(...node.children.map((child) => evaluate(child, run))),
+        "zipPartitions"
+      )
+    case "ZipWithIndex":
+      return indexed(evaluate(node.child, run), node.offset)
+    case "KeyBy": {
+      const fn = functions.bind(node.fn)
+      const keyed = (record: unknown) => [fn(record), record]
+      const child = evaluate(node.child, run)
+      return pushable(() => mapped(child, keyed), (sink) => each(child, (record) => sink(keyed(record))))
+    }
+    case "MapValues": {
+      const fn = functions.bind(node.fn)
+      const mapValue = (record: unknown) => {
+        const [key, value] = Keys.pair(record, "mapValues")
+        return [key, fn(value)]
+      }
+      const child = evaluate(node.child, run)
+      return pushable(() => mapped(child, mapValue), (sink) => each(child, (record) => sink(mapValue(record))))
+    }
+    case "FlatMapValues": {
+      const fn = functions.bind(node.fn)
+      const child = evaluate(node.child, run)
+      return pushable(
+        () =>
+          flattened(child, (record) => {
+            const [key, value] = Keys.pair(record, "flatMapValues")
+            return mapped(iterable(fn(value), "flatMapValues"), (inner) => [key, inner])
+          }),
+        (sink) =>
+          each(child, (record) => {
+            const [key, value] = Keys.pair(record, "flatMapValues")
+            eachOf(fn(value), "flatMapValues", (inner) => sink([key, inner]))
+          })
+      )
+    }
+    case "ShuffleRead":
+      return shuffleRead(node, run)
+    case "CoGroup":
+      return coGroup(node, run)
+    case "Concat":
+      return concatenated(node.children.map((child) => () => evaluate(child, run)))
+    case "Cartesian":
+      return cartesian(evaluate(node.left, run), () => Array.from(evaluate(node.right, run)))
+    case "Cached": {
+      const blockId = BlockStore.blockId(node.rddId, node.partition)
+      const held = run.context.cached.get(blockId)
+      if (held !== undefined) return counted(RecordFiles.read(run.context.files, held), counter)
+      return storing(evaluate(node.child, run), { blockId, level: node.level }, run.context)
+    }
+  }
+}
+
+// The records pass through, and are kept as the block's frames; a block is kept only once read to its end.
+function* storing(
+  records: Iterable<unknown>,
+  block: { readonly blockId: string; readonly level: BlockStore.StorageLevel },
+  context: TaskContext.TaskContext
+): Generator<unknown> {
+  const frames: Array<Uint8Array> = []
+  const batcher = new RecordFiles.Batcher((frame) => frames.push(frame))
+  for (const record of records) {
+    batcher.push(record)
+    yield record
+  }
+  batcher.flush()
+  context.stored.push({ ...block, bytes: Buffer.concat(frames) })
+}
+
+const coGroup = (node: Extract<PlanNode, { _tag: "CoGroup" }>, run: Run): Iterable<unknown> => {
+  const n = node.inputs.length
+  const map = new Spill.SpillableMap<Array<Array<unknown>>>(
+    run.context,
+    (a, b) => a.map((values, i) => values.concat(b[i]!))
+  )
+  return fromThunk(() => {
+    node.inputs.forEach((input, i) => {
+      const records = input._tag === "Shuffled"
+        ? shuffleRecords(input.shuffle.shuffleId, node.reduceId, run)
+        : mapped(evaluate(input.plan, run), (record) => Keys.pair(record, "cogroup"))
+      for (const record of records) {
+        const [key, value] = record as [Keys.Key, unknown]
+        map.update(key, value, (first) => {
+          const groups = Array.from({ length: n }, (): Array<unknown> => [])
+          groups[i]!.push(first)
+          return groups
+        }, (groups, next) => {
+          groups[i]!.push(next)
+          return groups
+        })
+      }
+    })
+    return map.entries()
+  })
+}
+
+// Each file whole, as `[file:path, text]`; its bytes and one record per file are the task's input.
+// The lines of a text split: a byte range of a file, or the whole file when it is compressed or read whole. Its
+// bytes count as the task's input, and its lines as its input records when they are what it reads.
+const splitLines = (
+  split: {
+    readonly path: string
+    readonly start: number
+    readonly length: number
+    readonly compression?: string | undefined
+    readonly multiLine?: boolean | undefined
+  },
+  context: TaskContext.TaskContext,
+  records?: "inputRecords"
+): Iterable<string> => {
+  const tally = (read: TextSplits.Tally) => {
+    TaskContext.count(context, "inputBytes", read.bytes)
+    if (records !== undefined) TaskContext.count(context, records, read.records)
+  }
+  return split.compression !== undefined || split.multiLine === true
+    ? TextSplits.wholeFileLines(context.files, split.path, tally)
+    : TextSplits.lines(context.files, split.path, split.start, split.length, tally)
+}
+
+// Parquet rows decoded by the app's schema: a row it rejects is named by its place in the split's row groups.
+function* decodedRows(
+  rows: Iterable<unknown>,
+  decode: (record: unknown) => unknown,
+  split: { readonly path: string; readonly rowGroups: ReadonlyArray<number>; readonly dropMalformed?: boolean }
+): Generator<unknown> {
+  let row = 0
+  const mode = split.dropMalformed === true ? "DROPMALFORMED" : "FAILFAST"
+  for (const record of rows) {
+    const at = row++
+    const typed = ParseModes.decoded(
+      decode,
+      record,
+      mode,
+      () => `in ${split.path} at row ${at + 1} of its row groups ${split.rowGroups.join(", ")}`
+    )
+    if (typed !== undefined) yield typed.record
+  }
+}
+
+// Records a source made of what it read, counted as the task's input records as they are given.
+function* countedAs<A>(records: Iterable<A>, context: TaskContext.TaskContext): Generator<A> {
+  for (const record of records) {
+    TaskContext.count(context, "inputRecords", 1)
+    yield record
+  }
+}
+
+// How many lines a file has before byte `start`: where a split's first line is, for a message naming a line.
+const linesBefore = (context: TaskContext.TaskContext, path: string, start: number): number => {
+  if (start === 0) return 0
+  let lines = 0
+  for (const _ of TextSplits.lines(context.files, path, 0, start)) lines++
+  return lines
+}
+
+function* wholeFiles(paths: ReadonlyArray<string>, context: TaskContext.TaskContext): Generator<unknown> {
+  for (const path of paths) {
+    const { bytes, text } = TextSplits.wholeText(context.files, path)
+    TaskContext.count(context, "inputBytes", bytes)
+    TaskContext.count(context, "inputRecords", 1)
+    yield [`file:${path}`, text]
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * The body of a task thread: it runs the tasks it is given one at a time and answers each with its encoded
+ * outcome. As it starts it imports the app module, when there is one, and its first task waits for it: the module
+ * registers the functions the tasks name (exported, registered, or hoisted by the bundler) and the classes their
+ * records are made of, and its source map lets a task's failure name the user's file and line. A task that never
+ * ends is dealt with from outside: the thread is terminated.
+ *
+ * Running this module is the point of importing it, so the package barrel does not re-export it.
+ *
+ * @since 0.1.0
+ */
+import { Compression, type Disk, PartFiles, Storage } from "@kindling/data"
+import * as Records from "@kindling/protocol/records"
+import { parentPort, workerData } from "node:worker_threads"
+import { type Counter, failureOutcome, Functions, outcomeOf, type Task } from "../engine/Evaluation.js"
+import type { NewBlock } from "../shuffle/BlockStore.js"
+import type { FromThread, ToThread } from "./internal/threadMessages.js"
+import * as TaskContext from "./TaskContext.js"
+import * as ThreadCpu from "./ThreadCpu.js"
+
+const port = parentPort!
+const { appUrl, progress } = workerData as { readonly appUrl: string | undefined; readonly progress: SharedArrayBuffer }
+
+// The records the running task has read, where the pool reads them for heartbeats.
+const shared = new Float64Array(progress)
+const counter: Counter = {
+  get read() {
+    return shared[0]!
+  },
+  set read(value) {
+    shared[0] = value
+  }
+}
+
+// Where @kindling/app keeps the functions registered by name (`App.register`) and the factories of hoisted
+// ones; shared through the global object because this package must not import the app API.
+const appRegistry = (key: string) => (globalThis as Record<symbol, Map<string, unknown> | undefined>)[Symbol.for(key)]
+
+// Stack traces of the app's code name its own files and lines: the bundle carries its source map.
+process.setSourceMapsEnabled(true)
+
+const post = (message: FromThread, transfer: ReadonlyArray<ArrayBuffer> = []) =>
+  port.postMessage(message, transfer as Array<ArrayBuffer>)
+
+// The app module, imported as soon as the thread starts, while the executor registers and waits for tasks; a
+// failed import fails every task, with the import's error.
+const app = appUrl === undefined ? undefined : import(appUrl) as Promise<Record<string, unknown>>
+// Until a task awaits it, a failed import is no unhandled rejection.
+app?.catch(() => undefined)
+let loaded: Record<string, unknown> | undefined
+const functions = new Functions(
+  (name) => appRegistry("@kindling/registeredFunctions")?.get(name) ?? loaded?.[name],
+  (id) => appRegistry("@kindling/hoistedFunctions")?.get(id)
+)
+
+// Whole buffers, so that they can be handed over rather than copied.
+const own = (bytes: Uint8Array) =>
+  bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice()
+
+const answer = (taskId: number, outcome: Uint8Array, blocks: ReadonlyArray<NewBlock> = []) => {
+  const bytes = own(outcome)
+  const stored = blocks.map((block) => ({ ...block, bytes: own(block.bytes) }))
+  post({ _tag: "Done", taskId, outcome: bytes, stored }, [
+    bytes.buffer as ArrayBuffer,
+    ...stored.map((block) => block.bytes.buffer as ArrayBuffer)
+  ])
+}
+
+// What a task sent without inputs reads: the local dir, spill threshold and object store of the last inputs sent,
+// and the files made with that store's settings (one object-store thread for all the tasks of this thread).
+let plainInputs: TaskContext.Inputs | undefined
+let files: { readonly settings: string; readonly files: Disk.Files } | undefined
+const filesOf = (inputs: TaskContext.Inputs): Disk.Files => {
+  const settings = JSON.stringify(inputs.objectStore)
+  if (files?.settings !== settings) files = { settings, files: Storage.files(inputs.objectStore) }
+  return files.files
+}
+
+const run = async (message: ToThread) => {
+  let task: Task
+  try {
+    if (loaded === undefined && app !== undefined) loaded = await app
+    task = Records.decode(message.task) as Task
+    await Compression.prepare(PartFiles.codecWritten(task.result))
+  } catch (error) {
+    return answer(message.taskId, failureOutcome(error))
+  }
+  counter.read = 0
+  if (message.inputs !== undefined) {
+    const { localDir, objectStore, spillThreshold } = message.inputs
+    plainInputs = { localDir, spillThreshold, objectStore, shuffleInputs: [], cached: [] }
+  }
+  const inputs = message.inputs ?? plainInputs!
+  const context = TaskContext.fromInputs(inputs, filesOf(inputs), message.info)
+  answer(message.taskId, outcomeOf(task, functions, context, counter, ThreadCpu.clock), context.stored)
+}
+
+// One task at a time, in the order given: the first waits for the app module, and holds back the ones behind it.
+const queue: Array<ToThread> = []
+let draining = false
+const drain = async () => {
+  draining = true
+  while (queue.length > 0) await run(queue.shift()!)
+  draining = false
+}
+port.on("message", (message: ToThread) => {
+  queue.push(message)
+  if (!draining) void drain()
+})
+post({ _tag: "Ready" })
