@@ -17,6 +17,19 @@ const failure = (run: () => unknown): DiskError.DiskError => {
   return assert.fail("no error")
 }
 
+// Opens the FIFO for writing, which frees a thread waiting to read it. On a busy machine the thread may not have
+// opened it yet (no reader: ENXIO): it will, and then waits for this writer.
+const releaseReader = (fifo: string) => {
+  for (const giveUpAt = Date.now() + Deadlines.scaled(10_000); Date.now() < giveUpAt;) {
+    try {
+      return Fs.closeSync(Fs.openSync(fifo, Fs.constants.O_WRONLY | Fs.constants.O_NONBLOCK))
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENXIO") throw error
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20)
+    }
+  }
+}
+
 describe("BoundedFiles", () => {
   it("does what the local file system does, on its own thread, failing with the DiskError the system gave", () => {
     const root = Fs.mkdtempSync(Path.join(Os.tmpdir(), "kindling-bounded-"))
@@ -72,7 +85,7 @@ describe("BoundedFiles", () => {
       assert.deepStrictEqual(files.stat(root), { kind: "directory", size: Fs.statSync(root).size })
     } finally {
       // A writer lets the stuck thread go, so that this process can end.
-      Fs.closeSync(Fs.openSync(fifo, Fs.constants.O_WRONLY | Fs.constants.O_NONBLOCK))
+      releaseReader(fifo)
       Fs.rmSync(root, { recursive: true, force: true })
     }
   })
