@@ -1,10 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { DataFormats } from "@kindling/protocol"
 import { FastCheck as fc } from "effect"
-import * as Fs from "node:fs"
-import * as Path from "node:path"
 import * as Csv from "../src/Csv.js"
 import { MalformedRecord, type Tally } from "../src/ParseModes.js"
+import { byId, canonicalRows, interopFiles, rowFields } from "./fixtures/interopRows.js"
 
 type Field = DataFormats.Field
 
@@ -47,38 +46,9 @@ const read = (lines: ReadonlyArray<string>, options: Read) =>
     options.decode
   ))
 
-// The interop rows (pnpm test:formats-compat wrote them with pyarrow and Spark) and their canonical values.
-const interop = Path.join(import.meta.dirname, "../../driver/test/fixtures/interop")
-const rowFields = [
-  f("id", "long"),
-  f("name", "string"),
-  f("count", "int"),
-  f("score", "double"),
-  f("ok", "boolean"),
-  f("price", "decimal", { precision: 20, scale: 4 }),
-  f("day", "date"),
-  f("at", "timestamp")
-]
-const canonical = () =>
-  Fs.readFileSync(Path.join(interop, "rows.jsonl"), "utf8").trim().split("\n").map((line) => {
-    const c = JSON.parse(line)
-    const bits = new DataView(new ArrayBuffer(8))
-    if (c.score !== null) bits.setBigUint64(0, BigInt(`0x${c.score}`))
-    return {
-      id: BigInt(c.id),
-      name: c.name,
-      count: c.count,
-      score: c.score === null ? null : bits.getFloat64(0),
-      ok: c.ok,
-      price: c.price,
-      day: c.day === null ? null : new Date(`${c.day}T00:00:00Z`),
-      at: c.at === null ? null : new Date(Number(BigInt(c.at) / 1000n))
-    }
-  })
-const byId = (a: { id: unknown }, b: { id: unknown }) => (a.id! < b.id! ? -1 : a.id! > b.id! ? 1 : 0)
-const readDir = (dir: string, dialect: Partial<DataFormats.CsvDialect>) =>
-  Fs.readdirSync(dir).flatMap((file) =>
-    read(Fs.readFileSync(Path.join(dir, file), "utf8").split(/\r?\n/), {
+const readFolder = (folder: string, dialect: Partial<DataFormats.CsvDialect>) =>
+  interopFiles(folder).flatMap((text) =>
+    read(text.split(/\r?\n/), {
       dialect: { header: true, ...dialect },
       fields: rowFields,
       mode: "FAILFAST",
@@ -88,11 +58,11 @@ const readDir = (dir: string, dialect: Partial<DataFormats.CsvDialect>) =>
 
 describe("Csv", () => {
   it("the CSV files pyarrow and Spark wrote read as the rows they hold", () => {
-    const expected = canonical().sort(byId)
+    const expected = canonicalRows().sort(byId)
     // pyarrow quotes every string and doubles quotes; it writes a null string as nothing and an empty one as "".
-    assert.deepStrictEqual(readDir(Path.join(interop, "pyarrow-csv"), { escape: "\"" }), expected)
+    assert.deepStrictEqual(readFolder("pyarrow-csv", { escape: "\"" }), expected)
     // Spark escapes quotes with a backslash and writes an empty string as "".
-    assert.deepStrictEqual(readDir(Path.join(interop, "spark-csv"), {}), expected)
+    assert.deepStrictEqual(readFolder("spark-csv", {}), expected)
   })
 
   it("any values written as a line by any dialect split back into their texts", () => {

@@ -1,9 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { DataFormats } from "@kindling/protocol"
 import { FastCheck as fc } from "effect"
-import * as Fs from "node:fs"
-import * as Path from "node:path"
 import * as FieldValues from "../src/FieldValues.js"
+import { canonicalRows, interopFiles, rowFields } from "./fixtures/interopRows.js"
 
 type Field = DataFormats.Field
 type FieldType = DataFormats.FieldType
@@ -19,38 +18,6 @@ const unparsable = (read: () => unknown, text: string) => {
   }
   return assert.fail(`${JSON.stringify(text)} was read`)
 }
-
-// The interop rows (pnpm test:formats-compat wrote them with pyarrow and Spark): the canonical values in
-// rows.jsonl, and the same rows as Spark's JSON writer wrote them.
-const interop = Path.join(import.meta.dirname, "../../driver/test/fixtures/interop")
-const rowFields: ReadonlyArray<Field> = [
-  field("long", { name: "id" }),
-  field("string", { name: "name" }),
-  field("int", { name: "count" }),
-  field("double", { name: "score" }),
-  field("boolean", { name: "ok" }),
-  field("decimal", { name: "price", precision: 20, scale: 4 }),
-  field("date", { name: "day" }),
-  field("timestamp", { name: "at" })
-]
-const canonicalRows = () =>
-  new Map(
-    Fs.readFileSync(Path.join(interop, "rows.jsonl"), "utf8").trim().split("\n").map((line) => {
-      const c = JSON.parse(line)
-      const bits = new DataView(new ArrayBuffer(8))
-      if (c.score !== null) bits.setBigUint64(0, BigInt(`0x${c.score}`))
-      return [c.id as string, {
-        id: BigInt(c.id),
-        name: c.name,
-        count: c.count,
-        score: c.score === null ? null : bits.getFloat64(0),
-        ok: c.ok,
-        price: c.price,
-        day: c.day === null ? null : new Date(`${c.day}T00:00:00Z`),
-        at: c.at === null ? null : new Date(Number(BigInt(c.at) / 1000n))
-      }] as const
-    })
-  )
 
 // A JSON tree with integers past 2^53 and doubles of 17 digits, the values JSON.parse would round or keep.
 const jsonTree = fc.letrec((tie) => ({
@@ -79,23 +46,20 @@ const parsedTree = (value: unknown): unknown =>
 describe("FieldValues", () => {
   describe("against Spark's and pyarrow's answers", () => {
     it("Spark's JSON lines of the interop rows read, field by field, as the canonical rows", () => {
-      const expected = canonicalRows()
-      const dir = Path.join(interop, "spark-json")
+      const expected = new Map(canonicalRows().map((row) => [row.id, row]))
       let rows = 0
-      for (const file of Fs.readdirSync(dir)) {
-        for (const line of Fs.readFileSync(Path.join(dir, file), "utf8").split("\n").filter((l) => l !== "")) {
-          // Raw: the ids (past 2^53) and prices (16 digits and more) keep their digits until their fields say.
-          const json = FieldValues.parseJson(line, true) as Record<string, unknown>
-          const row = Object.fromEntries(rowFields.map((f) => [f.name, FieldValues.fromJson(f, json[f.name])]))
-          assert.deepStrictEqual(row, expected.get(String(row.id)), line)
-          rows++
-        }
+      for (const line of interopFiles("spark-json").flatMap((text) => text.split("\n")).filter((l) => l !== "")) {
+        // Raw: the ids (past 2^53) and prices (16 digits and more) keep their digits until their fields say.
+        const json = FieldValues.parseJson(line, true) as Record<string, unknown>
+        const row = Object.fromEntries(rowFields.map((f) => [f.name, FieldValues.fromJson(f, json[f.name])]))
+        assert.deepStrictEqual(row, { ...expected.get(row.id as bigint) }, line)
+        rows++
       }
       assert.strictEqual(rows, expected.size)
     })
 
     it("the canonical values of the interop rows, written as text, read back as themselves", () => {
-      for (const row of canonicalRows().values()) {
+      for (const row of canonicalRows()) {
         for (const f of rowFields) {
           const value = row[f.name as keyof typeof row]
           if (value !== null) assert.deepStrictEqual(FieldValues.fromText(f, FieldValues.toText(value, f.type)), value)
