@@ -195,8 +195,9 @@ describe("what a plan carries", () => {
       ])
       const ranges = yield* tasksOf((kc) => kc.range(0, 10, 3, 2).count())
       assert.deepStrictEqual(ranges.tasks.map((t) => decode(t).plan), [
+        // 0, 3 | 6, 9: each partition ends its count of steps past its start.
         { _tag: "Range", start: 0, end: 6, step: 3 },
-        { _tag: "Range", start: 6, end: 10, step: 3 }
+        { _tag: "Range", start: 6, end: 12, step: 3 }
       ])
       assert.deepStrictEqual(slices.tasks.map((t) => decode(t).result), [
         { _tag: "Count" },
