@@ -4,34 +4,15 @@
  * they make of its answers.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { AppContext, type JobGraph } from "@kindling/app"
-import { Effect, Stream } from "effect"
+import { AppContext } from "@kindling/app"
+import { Effect } from "effect"
 import * as Fs from "node:fs"
 import { fileURLToPath } from "node:url"
+import { recordingDriver } from "./fixtures/recordingDriver.js"
 
 // The line of this file that holds `text`: where a call site must point.
 const lineOf = (text: string) =>
   Fs.readFileSync(fileURLToPath(import.meta.url), "utf8").split("\n").findIndex((line) => line.includes(text)) + 1
-
-const recordingDriver = () => {
-  const jobs: Array<JobGraph.JobGraph> = []
-  const unsupported = () => {
-    throw new Error("not used by this test")
-  }
-  const driver: AppContext.AppDriver = {
-    // Each result task "returns" its partition number plus one.
-    runJob: (job) => Effect.sync(() => (jobs.push(job), job.tasks.map((_, i) => i + 1))),
-    events: Stream.empty,
-    subscribe: Effect.succeed(Stream.empty),
-    broadcast: unsupported,
-    accumulator: unsupported,
-    unpersist: () => Effect.void,
-    fatalError: Effect.succeed(undefined),
-    cancelJobGroup: () => Effect.void,
-    cancelAllJobs: Effect.void
-  }
-  return { jobs, driver }
-}
 
 const context = (driver: AppContext.AppDriver) =>
   AppContext.make({ appName: "contract", master: "test", defaultParallelism: () => 3, driver })

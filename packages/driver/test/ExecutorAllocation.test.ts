@@ -145,6 +145,112 @@ const configs: fc.Arbitrary<ExecutorAllocation.Config> = fc.record({
 })
 
 describe("ExecutorAllocation against a model cluster", () => {
+  it("needs (pending + running) × ratio ÷ tasks per executor, rounded up (Spark's maxNumExecutorsNeeded)", () => {
+    const load = {
+      pendingTasks: 5,
+      runningTasks: 3,
+      executors: [],
+      pendingRemoval: new Set<string>(),
+      stageSubmitted: true
+    }
+    assert.strictEqual(ExecutorAllocation.maxNeeded(config, load), 4)
+    assert.strictEqual(ExecutorAllocation.maxNeeded({ ...config, allocationRatio: 0.5 }, load), 2)
+    assert.strictEqual(ExecutorAllocation.maxNeeded({ ...config, tasksPerExecutor: 3 }, load), 3)
+    assert.strictEqual(
+      ExecutorAllocation.maxNeeded({ ...config, tasksPerExecutor: 3 }, { ...load, runningTasks: 0 }),
+      2
+    )
+  })
+
+  it("an idle executor times out after the idle timeout, or the cached or shuffle one (the shorter) if it holds data", () => {
+    const timeouts = {
+      ...config,
+      idleTimeoutMillis: 60,
+      cachedIdleTimeoutMillis: 500,
+      shuffleTrackingTimeoutMillis: 300
+    }
+    const at = (executor: ExecutorAllocation.ExecutorLoad, c = timeouts) => ExecutorAllocation.timesOutAt(c, executor)
+    assert.strictEqual(at(busy("1", 1)), Infinity)
+    assert.strictEqual(at(idle("1", 1000)), 1060)
+    assert.strictEqual(at(idle("1", 1000, { holdsCachedBlocks: true })), 1500)
+    assert.strictEqual(at(idle("1", 1000, { holdsShuffleData: true })), 1300)
+    assert.strictEqual(at(idle("1", 1000, { holdsCachedBlocks: true, holdsShuffleData: true })), 1300)
+    assert.strictEqual(
+      at(idle("1", 1000, { holdsCachedBlocks: true, holdsShuffleData: true }), {
+        ...timeouts,
+        shuffleTrackingTimeoutMillis: 900
+      }),
+      1500
+    )
+    // Without shuffle tracking, map outputs do not keep an executor.
+    assert.strictEqual(at(idle("1", 1000, { holdsShuffleData: true }), { ...timeouts, shuffleTracking: false }), 1060)
+    assert.strictEqual(
+      at(idle("1", 1000, { holdsCachedBlocks: true, holdsShuffleData: true }), { ...timeouts, shuffleTracking: false }),
+      1500
+    )
+  })
+
+  it("a ramp step capped by what the tasks need starts the next at 1; at the maximum the target stays", () => {
+    const started: ExecutorAllocation.State = { target: 1, toAdd: 4, addAt: 0, initializing: false, requested: 1 }
+    const load = (pendingTasks: number, executors = 1) => ({
+      pendingTasks,
+      runningTasks: 0,
+      executors: Array.from({ length: executors }, (_, i) => busy(`${i}`, 0)),
+      pendingRemoval: new Set<string>(),
+      stageSubmitted: true
+    })
+    // 6 tasks need 3 executors: the step of 4 is cut to 2, so the next starts again at 1.
+    const [capped, asked] = ExecutorAllocation.tick(config, started, load(6), 0)
+    assert.deepInclude(capped, { target: 3, toAdd: 1, addAt: 1000, requested: 3 })
+    assert.strictEqual(asked.requestTotal, 3)
+    // A step taken whole doubles the next; the target grows from the executors there are, when more.
+    const [whole] = ExecutorAllocation.tick(config, { ...started, toAdd: 2 }, load(40), 0)
+    assert.deepInclude(whole, { target: 3, toAdd: 4 })
+    const [fromExisting] = ExecutorAllocation.tick(config, { ...started, toAdd: 2 }, load(40, 4), 0)
+    assert.deepInclude(fromExisting, { target: 6, toAdd: 1 })
+    // Nothing to add: the step is not taken, and the next starts at 1.
+    const [nothing, none] = ExecutorAllocation.tick(config, { ...started, target: 3, requested: 3 }, load(6), 0)
+    assert.deepInclude(nothing, { target: 3, toAdd: 1, addAt: 1000 })
+    assert.isUndefined(none.requestTotal)
+    const [atMax] = ExecutorAllocation.tick(config, { ...started, target: 10, requested: 10 }, load(100), 0)
+    assert.deepInclude(atMax, { target: 10, toAdd: 1 })
+    // Before its time, the backlog's step waits; once no task waits, the clock stops and the step is 1 again.
+    const [waiting] = ExecutorAllocation.tick(config, { ...started, addAt: 500 }, load(40), 499)
+    assert.deepInclude(waiting, { target: 1, toAdd: 4, addAt: 500 })
+    const [stopped] = ExecutorAllocation.tick(config, started, load(0), 0)
+    assert.deepInclude(stopped, { addAt: undefined, toAdd: 1 })
+    // Exactly what the tasks need is no reason to drop the target.
+    const [kept] = ExecutorAllocation.tick(config, { ...started, target: 3, requested: 3, addAt: 5000 }, load(6), 0)
+    assert.strictEqual(kept.target, 3)
+  })
+
+  it("gives back idle executors in the order they timed out, then by id, never below the minimum or the target", () => {
+    const state: ExecutorAllocation.State = { target: 1, toAdd: 1, addAt: undefined, initializing: false, requested: 1 }
+    const executors = [idle("c", 10), idle("b", 0), idle("a", 10), idle("d", 0), busy("e", 1)]
+    const load = {
+      pendingTasks: 0,
+      runningTasks: 1,
+      executors,
+      pendingRemoval: new Set<string>(),
+      stageSubmitted: true
+    }
+    const now = 100_000
+    assert.deepStrictEqual(ExecutorAllocation.tick(config, state, load, now)[1].remove, ["b", "d", "a", "c"])
+    assert.deepStrictEqual(
+      ExecutorAllocation.tick({ ...config, minExecutors: 3 }, { ...state, target: 3, requested: 3 }, load, now)[1]
+        .remove,
+      ["b", "d"]
+    )
+    // One already asked to go counts as gone: it is not asked again, and the floor counts without it.
+    assert.deepStrictEqual(
+      ExecutorAllocation.tick({ ...config, minExecutors: 3 }, { ...state, target: 3, requested: 3 }, {
+        ...load,
+        pendingRemoval: new Set(["b"])
+      }, now)[1].remove,
+      ["d"]
+    )
+  })
+
   it("holds Spark's invariants after every tick", () => {
     fc.assert(
       fc.property(configs, fc.array(event, { minLength: 1, maxLength: 120 }), (config, events) => {

@@ -3,6 +3,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { AppEvents } from "@kindling/app"
 import { AppStatus } from "@kindling/monitoring"
+import { FastCheck as fc } from "effect"
 
 type Event = AppEvents.AppEvent
 
@@ -203,5 +204,171 @@ describe("AppStatus", () => {
     assert.deepStrictEqual(AppStatus.quantiles([5, 1, 4, 2, 3]), [1, 2, 3, 4, 5])
     assert.deepStrictEqual(AppStatus.quantiles([7]), [7, 7, 7, 7, 7])
     assert.deepStrictEqual(AppStatus.quantiles([]), [0, 0, 0, 0, 0])
+  })
+
+  it("model: over any history of jobs, stage attempts, tasks and executors, the counts are the events' counts", () => {
+    // A small driver: each step's choice is read as the next event a real driver could send, and the model
+    // counts what the status must show.
+    type Running = { taskId: number; index: number; executorId: string; key: string; jobId: number }
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.nat(7), fc.nat(1000)), { maxLength: 200 }),
+        fc.record({
+          jobs: fc.integer({ min: 1, max: 4 }),
+          stages: fc.integer({ min: 1, max: 4 }),
+          tasks: fc.integer({ min: 1, max: 30 })
+        }),
+        (steps, retention) => {
+          const status = AppStatus.make(retention)
+          const executors: Array<string> = []
+          const running: Array<Running> = []
+          // Per stage attempt and per executor: tasks running, succeeded, failed and killed.
+          const stageCounts = new Map<string, [number, number, number, number]>()
+          const executorCounts = new Map<string, [number, number, number]>()
+          const jobs: Array<{ jobId: number; stageId: number; attempt: number; done: Set<number>; tasks: number }> = []
+          const endedJobs = new Set<number>()
+          // The partitions each stage attempt completed.
+          const attemptDone = new Map<string, Set<number>>()
+          let nextJob = 0
+          let nextTask = 0
+          let time = 0
+          const send = (event: Event) => AppStatus.apply(status, event)
+          for (const [kind, pick] of steps) {
+            time++
+            const live = jobs.filter((j) => !endedJobs.has(j.jobId))
+            if (kind === 0 || executors.length === 0) {
+              const executorId = `${executors.length + 1}`
+              executors.push(executorId)
+              executorCounts.set(executorId, [0, 0, 0])
+              send({ _tag: "ExecutorAdded", executorId, host: `h${executorId}`, cores: 2, time })
+            } else if (kind === 1 || live.length === 0) {
+              const jobId = nextJob++
+              const stageId = jobId
+              const tasks = 1 + (pick % 4)
+              jobs.push({ jobId, stageId, attempt: 0, done: new Set(), tasks })
+              stageCounts.set(`${stageId}.0`, [0, 0, 0, 0])
+              send({
+                _tag: "JobStart",
+                jobId,
+                stageIds: [stageId],
+                stages: [stageInfo(stageId, tasks)],
+                pool: "default",
+                time
+              })
+              send({ _tag: "StageSubmitted", stageId, stageAttempt: 0, name: "s", tasks, parentIds: [], time })
+            } else if (kind <= 3) {
+              const job = live[pick % live.length]!
+              const missing = [...Array(job.tasks).keys()].filter((i) => !job.done.has(i))
+              const index = missing[pick % missing.length]!
+              const executorId = executors[pick % executors.length]!
+              const key = `${job.stageId}.${job.attempt}`
+              running.push({ taskId: nextTask, index, executorId, key, jobId: job.jobId })
+              stageCounts.get(key)![0]++
+              executorCounts.get(executorId)![0]++
+              send({
+                _tag: "TaskStart",
+                stageId: job.stageId,
+                stageAttempt: job.attempt,
+                taskId: nextTask++,
+                index,
+                executorId,
+                locality: "ANY",
+                time
+              })
+            } else if (kind <= 5 && running.length > 0) {
+              const [ending] = running.splice(pick % running.length, 1)
+              const outcome = pick % 3 // 0: succeeded, 1: failed, 2: killed
+              const [stageId, attempt] = ending!.key.split(".").map(Number)
+              const counts = stageCounts.get(ending!.key)!
+              counts[0]--
+              counts[1 + outcome]++
+              const executor = executorCounts.get(ending!.executorId)!
+              executor[0]--
+              executor[outcome === 0 ? 1 : 2]++
+              const job = jobs.find((j) => j.jobId === ending!.jobId)!
+              if (outcome === 0) {
+                job.done.add(ending!.index)
+                attemptDone.set(ending!.key, (attemptDone.get(ending!.key) ?? new Set()).add(ending!.index))
+              }
+              send({
+                _tag: "TaskEnd",
+                stageId: stageId!,
+                stageAttempt: attempt!,
+                taskId: ending!.taskId,
+                succeeded: outcome === 0,
+                ...(outcome === 0 ? {} : { reason: outcome === 1 ? "Error: boom" : "TaskKilled (stage cancelled)" }),
+                metrics: { duration: 1 },
+                time
+              })
+            } else if (kind === 6) {
+              // A job whose stage has every partition ends; another fails its attempt, which runs again.
+              const job = live[pick % live.length]!
+              const key = `${job.stageId}.${job.attempt}`
+              if (job.done.size === job.tasks) {
+                send({ _tag: "StageCompleted", stageId: job.stageId, stageAttempt: job.attempt, time })
+                send({ _tag: "JobEnd", jobId: job.jobId, succeeded: true, time })
+                endedJobs.add(job.jobId)
+              } else if (!running.some((r) => r.key === key)) {
+                send({
+                  _tag: "StageCompleted",
+                  stageId: job.stageId,
+                  stageAttempt: job.attempt,
+                  failureReason: "lost",
+                  time
+                })
+                job.attempt++
+                stageCounts.set(`${job.stageId}.${job.attempt}`, [0, 0, 0, 0])
+                send({
+                  _tag: "StageSubmitted",
+                  stageId: job.stageId,
+                  stageAttempt: job.attempt,
+                  name: "s",
+                  tasks: job.tasks,
+                  parentIds: [],
+                  time
+                })
+              }
+            }
+            for (const [key, [active, complete, failed, killed]] of stageCounts) {
+              const stage = status.stages.get(key)
+              // A stage is forgotten only once it is over.
+              if (stage === undefined) {
+                assert.strictEqual(active, 0, key)
+                continue
+              }
+              assert.deepStrictEqual(
+                [stage.numActiveTasks, stage.numCompleteTasks, stage.numFailedTasks, stage.numKilledTasks],
+                [active, complete, failed, killed],
+                key
+              )
+              assert.strictEqual(stage.tasks.filter((t) => t.status === "RUNNING").length, active, key)
+            }
+            for (const [executorId, [active, completed, failed]] of executorCounts) {
+              const executor = status.executors.get(executorId)!
+              assert.deepStrictEqual([executor.activeTasks, executor.completedTasks, executor.failedTasks], [
+                active,
+                completed,
+                failed
+              ])
+            }
+            for (const job of live) {
+              const known = status.jobs.get(job.jobId)
+              assert.isDefined(known, `running job ${job.jobId} forgotten`)
+              if (endedJobs.has(job.jobId)) continue
+              const progress = AppStatus.jobProgress(status, known!)
+              assert.strictEqual(
+                progress.numActiveTasks,
+                running.filter((r) => r.key === `${job.stageId}.${job.attempt}`).length
+              )
+              const completed = [...attemptDone].filter(([key]) => key.startsWith(`${job.stageId}.`))
+                .reduce((sum, [, done]) => sum + done.size, 0)
+              assert.strictEqual(progress.numCompletedTasks, Math.min(job.tasks, completed))
+            }
+            const finished = [...status.jobs.values()].filter((j) => j.status !== "RUNNING")
+            assert.isAtMost(finished.length, retention.jobs)
+          }
+        }
+      )
+    )
   })
 })
