@@ -20,6 +20,12 @@ function* bernoulli(records: Iterable<unknown>, fraction: number, seed: bigint):
   // GapSampling: the records dropped before the next kept one, geometric.
   const lnq = Math.log1p(-fraction)
   const gap = () => SparkRandom.javaInt(Math.log(Math.max(random.nextDouble(), epsilon)) / lnq)
+  yield* gapSampled(records, gap, () => 1)
+}
+
+// Spark's gap sampling: `gap()` records dropped, then one kept, `times()` over, and so on; each kept record's times
+// are drawn before the gap after it, as Spark draws them.
+function* gapSampled(records: Iterable<unknown>, gap: () => number, times: () => number): Generator<unknown> {
   let dropping = -1
   for (const record of records) {
     if (dropping < 0) dropping = gap()
@@ -27,8 +33,9 @@ function* bernoulli(records: Iterable<unknown>, fraction: number, seed: bigint):
       dropping--
       continue
     }
+    const kept = times()
     dropping = gap()
-    yield record
+    for (let n = kept; n > 0; n--) yield record
   }
 }
 
@@ -58,17 +65,7 @@ function* poissonSampled(records: Iterable<unknown>, fraction: number, seed: big
     }
     return n
   }
-  let dropping = -1
-  for (const record of records) {
-    if (dropping < 0) dropping = gap()
-    if (dropping > 0) {
-      dropping--
-      continue
-    }
-    const times = atLeastOne()
-    dropping = gap()
-    for (let n = times; n > 0; n--) yield record
-  }
+  yield* gapSampled(records, gap, atLeastOne)
 }
 
 // Spark's BernoulliCellSampler, as randomSplit uses it: a record is in the split whose range its draw falls in.
