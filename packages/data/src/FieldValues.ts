@@ -174,16 +174,11 @@ const parseTimestamp = (text: string): Date | undefined => {
   const match = timestamp.exec(text)
   if (match === null) return undefined
   const [, year, month, day, hour, minute, second = "0", fraction = "", zone] = match
-  let millis = Date.UTC(
-    Number(year),
-    Number(month) - 1,
-    Number(day),
-    Number(hour),
-    Number(minute),
-    Number(second),
+  // The day by the proleptic calendar, not `Date.UTC`, which takes the years 0 to 99 for 1900 to 1999.
+  const midnight = plainDate(`${year}-${month}-${day}`)
+  if (midnight === undefined || Number(hour) > 23 || Number(minute) > 59 || Number(second) > 59) return undefined
+  let millis = midnight.getTime() + ((Number(hour) * 60 + Number(minute)) * 60 + Number(second)) * 1000 +
     Number(fraction.padEnd(3, "0").slice(0, 3))
-  )
-  if (Number.isNaN(millis)) return undefined
   // A time without a zone is UTC (Spark reads it in its session time zone, which a cluster sets to UTC).
   if (zone !== undefined && zone !== "Z") {
     const sign = zone.startsWith("-") ? -1 : 1
@@ -283,7 +278,8 @@ export const fromText = (field: Field, text: string): unknown => {
       value = plainDate(trimmed)
       break
     case "timestamp":
-      value = parseTimestamp(trimmed)
+      // A day alone is its midnight, as Spark reads one where a timestamp is expected.
+      value = parseTimestamp(trimmed) ?? (trimmed.length === 10 ? plainDate(trimmed) : undefined)
       break
     case "binary":
       value = /^[A-Za-z0-9+/]*={0,2}$/.test(trimmed) ? new Uint8Array(Buffer.from(trimmed, "base64")) : undefined

@@ -105,6 +105,33 @@ describe("FieldValues", () => {
       )
     })
 
+    it("a timestamp of any year 0001-9999 reads as that instant, the years below 100 too (no 19xx)", () => {
+      fc.assert(
+        fc.property(
+          fc.date({ min: new Date("0001-01-01T00:00:00Z"), max: new Date("9999-12-31T23:59:59.999Z") }),
+          (t) => {
+            const text = t.toISOString()
+            assert.deepStrictEqual(FieldValues.fromText(field("timestamp"), text), t, text)
+          }
+        )
+      )
+      assert.deepStrictEqual(
+        FieldValues.fromText(field("timestamp"), "0050-01-01T00:00:00Z"),
+        new Date("0050-01-01T00:00:00Z")
+      )
+      // A day that is not one, or a time past its day, is no timestamp (Date.UTC rolled them over into others).
+      for (const text of ["2021-02-29T00:00:00Z", "2021-13-01T00:00:00Z", "2021-01-01T24:00:00Z"]) {
+        unparsable(() => FieldValues.fromText(field("timestamp"), text), text)
+      }
+    })
+
+    it("a day alone where a timestamp is expected is its midnight, as Spark's CSV and JSON readers fall back to", () => {
+      assert.deepStrictEqual(
+        FieldValues.fromText(field("timestamp"), "2021-01-01"),
+        new Date("2021-01-01T00:00:00Z")
+      )
+    })
+
     it("a decimal's text is its unscaled integer at its scale, and back", () => {
       fc.assert(
         fc.property(fc.bigInt({ min: -(10n ** 38n) + 1n, max: 10n ** 38n - 1n }), fc.nat({ max: 38 }), (u, scale) => {
@@ -202,7 +229,7 @@ describe("FieldValues", () => {
       )
       assert.deepStrictEqual(FieldValues.fromText(at, "2021-03-04T05:06:07+05:30"), new Date("2021-03-03T23:36:07Z"))
       assert.deepStrictEqual(FieldValues.fromText(at, "2021-03-04T05:06:07-0200"), new Date("2021-03-04T07:06:07Z"))
-      for (const text of ["2021-03-04", "2021-03-04T5:06", "2021-03-04T05:06:07.1234567890", "2021-03-04T05:06+5"]) {
+      for (const text of ["2021-03-4", "2021-03-04T5:06", "2021-03-04T05:06:07.1234567890", "2021-03-04T05:06+5"]) {
         unparsable(() => FieldValues.fromText(at, text), text)
       }
     })
