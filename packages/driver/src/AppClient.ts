@@ -33,16 +33,19 @@ export interface Options {
 export interface AppClient {
   /**
    * Asks the master for no more executors (Spark's `requestTotalExecutors(0)`), so that the ones the app stops
-   * are not replaced; waits for the answer, briefly (the app client asks again until a master takes it).
+   * are not replaced; returns once a master took it, or after 5 s (`AppClientCore` decides).
    */
   readonly release: Effect.Effect<void>
+  /**
+   * Leaves the master once it counts no executor of the app (their workers saw them end), or after 5 s: leaving
+   * first would have the workers kill them mid-goodbye.
+   */
+  readonly leave: Effect.Effect<void>
   /**
    * Sets how many executors the master gives the app in all (dynamic allocation), or has it kill some: the app
    * client asks until the master has taken it (`AppClientCore`).
    */
   readonly allocate: (input: Extract<AppClientCore.Local, { readonly _tag: "RequestTotal" | "KillExecutors" }>) => void
-  /** How many of the app's executors the master still counts. */
-  readonly executors: Effect.Effect<number>
   /** Unregisters the app: it is done. */
   readonly stop: Effect.Effect<void>
 }
@@ -88,6 +91,7 @@ export const make = (
       request: AppClientMessages.RequestExecutors | AppClientMessages.KillExecutors
     ) => rpc.ask(master, request, { timeout: 5000 }).pipe(Effect.orElseSucceed(() => false))
     const released = yield* Deferred.make<void>()
+    const left = yield* Deferred.make<void>()
     const address = yield* Shell.listeningAddress(Endpoints.appClient)
     const shell = yield* Shell.make({
       core: AppClientCore.core,
@@ -101,7 +105,8 @@ export const make = (
         unreachableRetryMillis: 1000,
         checkAttempts: 5,
         checkRetryMillis: 2000,
-        allocationRetryMillis: 1000
+        allocationRetryMillis: 1000,
+        leaveTimeoutMillis: 5000
       }),
       interpret: (command, host) => {
         switch (command._tag) {
@@ -130,6 +135,8 @@ export const make = (
             )
           case "Released":
             return Deferred.succeed(released, undefined)
+          case "Left":
+            return Deferred.succeed(left, undefined)
           default:
             return options.tell(command)
         }
@@ -145,16 +152,17 @@ export const make = (
           }
           : undefined,
       validateState: options.validateState ?? false,
-      onExit: options.onExit
+      // Stopped on a defect, it will say nothing more: nothing is left to wait for.
+      onExit: (code, reason) =>
+        Effect.zipRight(
+          Effect.all([Deferred.succeed(released, undefined), Deferred.succeed(left, undefined)]),
+          options.onExit(code, reason)
+        )
     })
     return {
-      // The core asks until a master takes it; the app leaving waits for that, briefly.
-      release: Effect.zipRight(
-        Effect.sync(() => shell.feed({ _tag: "Release" })),
-        Effect.ignore(Effect.timeout(Deferred.await(released), "5 seconds"))
-      ),
+      release: Effect.zipRight(Effect.sync(() => shell.feed({ _tag: "Release" })), Deferred.await(released)),
+      leave: Effect.zipRight(Effect.sync(() => shell.feed({ _tag: "Leave" })), Deferred.await(left)),
       allocate: shell.feed,
-      executors: shell.read((state) => state.executors.size),
       stop: Effect.zipRight(Effect.sync(() => shell.feed({ _tag: "Stop" })), shell.read(() => undefined))
     }
   })

@@ -30,6 +30,7 @@ import * as Option from "effect/Option"
 import type * as Schema from "effect/Schema"
 import type * as AppClientInputs from "./AppClientInputs.js"
 import * as AllocationRequests from "./internal/allocationRequests.js"
+import * as Leaving from "./internal/leaving.js"
 
 /**
  * @since 0.1.0
@@ -50,6 +51,8 @@ export interface Config {
   readonly checkRetryMillis: number
   /** How often dynamic allocation's requests the master may not have are asked again (1 s). */
   readonly allocationRetryMillis: number
+  /** How long the app leaving waits for the master to take its last total, and to count none of its executors. */
+  readonly leaveTimeoutMillis: number
 }
 
 /**
@@ -73,6 +76,8 @@ export interface State {
   /** The check of the app's registration under way: how many times its master was asked. */
   checks: number | undefined
   readonly allocation: AllocationRequests.Allocation
+  /** Where the app is in leaving its master, once it began. */
+  leaving: Leaving.Phase | undefined
 }
 
 /**
@@ -132,8 +137,13 @@ export type AppClientCommand =
     readonly master: RpcAddress.Ref<AppClientMessages.AppClientToMaster>
     readonly executorIds: ReadonlyArray<string>
   }
-  /** The app is leaving and the master will give it no executor more (or has none to give: it is not registered). */
+  /**
+   * The app is leaving and the master will give it no executor more (or has none to give: it is not registered,
+   * or did not answer in time).
+   */
   | { readonly _tag: "Released" }
+  /** The app has left its master (or gave up waiting for it to count no executor). */
+  | { readonly _tag: "Left" }
 
 /**
  * What the app client tells the driver: its commands but those it carries out with the master itself.
@@ -143,7 +153,7 @@ export type AppClientCommand =
  */
 export type DriverCommand = Exclude<
   AppClientCommand,
-  { readonly _tag: "CheckRegistered" | "AskTotal" | "AskKill" | "Released" }
+  { readonly _tag: "CheckRegistered" | "AskTotal" | "AskKill" | "Released" | "Left" }
 >
 
 /**
@@ -178,7 +188,8 @@ export const make = (config: Config): State => ({
   executors: new Map(),
   started: new Set(),
   checks: undefined,
-  allocation: AllocationRequests.empty()
+  allocation: AllocationRequests.empty(),
+  leaving: undefined
 })
 
 const registerWith = (step: Step, master: RpcAddress.Ref<AppClientMessages.AppClientToMaster>) => {
@@ -216,6 +227,17 @@ const checkRegistered = (step: Step) => {
   state.checks++
   Core.log(step, "Info", `Asking master ${state.master.address.url} whether it still has ${state.appId}`)
   step.commands.push({ _tag: "CheckRegistered", appId: state.appId, master: state.master.address })
+}
+
+// Unregisters the app (once) and stops asking anything.
+const stop = (step: Step) => {
+  const { state } = step
+  if (state.appId !== undefined && state.master !== undefined && !state.stopped) {
+    Core.send(step, state.master, new AppClientMessages.UnregisterApplication({ appId: state.appId }))
+  }
+  state.stopped = true
+  Core.cancelTimer(step, "registration")
+  Core.cancelTimer(step, checkTimer)
 }
 
 const executorGone = (step: Step, executorId: number, reason: string, workerLost: boolean) => {
@@ -372,11 +394,16 @@ const handle = Core.inputs<Inbound, Local, Step>({
   RetryCheck: (step) => {
     if (step.state.checks !== undefined && !step.state.stopped) checkRegistered(step)
   },
-  RequestTotal: (step, input) => AllocationRequests.requestTotal(step, input.total),
+  RequestTotal: (step, input) => {
+    // Leaving, the app wants no executor more, whatever dynamic allocation still thinks.
+    if (step.state.leaving === undefined) AllocationRequests.requestTotal(step, input.total)
+  },
   KillExecutors: (step, input) => AllocationRequests.kill(step, input.executorIds),
   TotalAnswered: (step, input) => AllocationRequests.answered(step, input.ask, input.taken),
   SyncAllocation: (step) => AllocationRequests.retry(step),
-  Release: (step) => AllocationRequests.release(step),
+  Release: (step) => Leaving.release(step),
+  Leave: (step) => Leaving.leave(step),
+  LeaveTimeout: (step, input) => Leaving.timedOut(step, input.phase, stop),
   AppUnknown: (step, input) => {
     if (step.state.stopped) return
     step.state.checks = undefined
@@ -394,15 +421,7 @@ const handle = Core.inputs<Inbound, Local, Step>({
       register(step)
     }
   },
-  Stop: (step) => {
-    const { state } = step
-    if (state.appId !== undefined && state.master !== undefined && !state.stopped) {
-      Core.send(step, state.master, new AppClientMessages.UnregisterApplication({ appId: state.appId }))
-    }
-    state.stopped = true
-    Core.cancelTimer(step, "registration")
-    Core.cancelTimer(step, checkTimer)
-  }
+  Stop: (step) => stop(step)
 })
 
 /**
@@ -411,13 +430,15 @@ const handle = Core.inputs<Inbound, Local, Step>({
 export const step = (state: State, input: Input): ReadonlyArray<Command> => {
   const step: Step = { state, now: input.now, commands: [] }
   handle(step, input)
+  Leaving.progress(step, stop)
   AllocationRequests.keepTimer(step)
   return step.commands
 }
 
 /**
  * What is wrong with the state, if anything: a registered app knows its master; a check of its registration is of
- * a registered app, and asks no more often than it may; allocation's requests are numbered and of a registered app.
+ * a registered app, and asks no more often than it may; allocation's requests are numbered and of a registered app;
+ * an app that left its master asks nothing more.
  *
  * @since 0.1.0
  */
@@ -426,7 +447,8 @@ export const validate = (state: State): ReadonlyArray<string> => [
   ...(state.checks !== undefined && (state.appId === undefined || state.checks > state.config.checkAttempts)
     ? [`registration checked ${state.checks} times`]
     : []),
-  ...AllocationRequests.validate(state.allocation, state.appId !== undefined)
+  ...AllocationRequests.validate(state.allocation, state.appId !== undefined),
+  ...(state.leaving === "left" && !state.stopped ? ["left the master without stopping"] : [])
 ]
 
 /**

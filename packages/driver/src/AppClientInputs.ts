@@ -116,8 +116,27 @@ export const SyncAllocation = Schema.TaggedStruct("SyncAllocation", {}).annotati
  */
 export const Release = Schema.TaggedStruct("Release", {}).annotations({
   description: "The app is leaving: it wants no executor more (a total of 0), so that the master replaces none " +
-    "of those it stops"
+    "of those it stops; the app client says so once a master took it, or after 5 s"
 })
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Leave = Schema.TaggedStruct("Leave", {}).annotations({
+  description: "The driver has stopped its executors: once the master counts none of them (or after 5 s), the app " +
+    "client unregisters the app"
+})
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export const LeaveTimeout = Schema.TaggedStruct("LeaveTimeout", {
+  phase: Schema.Literal("releasing", "released", "draining", "left").annotations({
+    description: "the wait it ends: for the master to take a total of 0, or to count no executor of the app"
+  })
+}).annotations({ description: "5 s after the app began a wait of its leaving: it leaves anyway" })
 
 /**
  * Every local input of the app client.
@@ -137,5 +156,7 @@ export const Local = Schema.Union(
   KillExecutors,
   TotalAnswered,
   SyncAllocation,
-  Release
+  Release,
+  Leave,
+  LeaveTimeout
 )

@@ -16,10 +16,8 @@ import { NodeArtifacts, NodeTransport } from "@kindling/rpc/node"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as Runtime from "effect/Runtime"
 import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import * as Os from "node:os"
@@ -127,8 +125,6 @@ export const make = (options: Options): Effect.Effect<Kindling["Type"], never, R
     // Dynamic allocation's requests go to the master through the app client (which asks until they are taken),
     // made after the driver.
     const allocating: { allocate: NonNullable<Driver.Options["allocate"]> } = { allocate: () => Effect.void }
-    const until = <A>(read: Effect.Effect<A>, done: (a: A) => boolean) =>
-      Effect.repeat(read, { until: done, schedule: Schedule.spaced("50 millis") })
     const driver = yield* Driver.make({
       config: options.driver,
       validateState: options.validateState ?? false,
@@ -206,31 +202,18 @@ export const make = (options: Options): Effect.Effect<Kindling["Type"], never, R
       )
     // No executor more.
     const release = appClient.release
-    const runFork = Runtime.runFork(yield* Effect.runtime<never>())
-    let left: Fiber.RuntimeFiber<void> | undefined
-    // The app's executors gone from the master's count: its workers have reported them ended.
-    const goneFromMaster = until(appClient.executors, (executors) => executors === 0)
-    leaving.leave = Effect.zipRight(
-      release,
-      Effect.sync(() => {
-        left = runFork(Effect.zipRight(goneFromMaster.pipe(Effect.timeoutOption("5 seconds")), appClient.stop))
-      })
-    )
+    leaving.leave = Effect.zipRight(release, Effect.asVoid(Effect.forkDaemon(appClient.leave)))
     if ((yield* driver.fatalError) !== undefined) yield* appClient.stop
     // Run first (finalizers run in reverse): the master is asked for no more executors, the executors are told to
-    // stop, and once they are gone (or after a while) the app leaves the master — which would otherwise have
-    // replaced them, or had workers kill them mid-goodbye. A driver that stopped on a defect is leaving already.
-    // Gone from the driver, and then from the master's count.
-    const executorsGone = Effect.zipRight(
-      until(driver.executors, (executors) => executors.length === 0),
-      goneFromMaster
-    ).pipe(Effect.timeoutOption("5 seconds"))
+    // stop, and once the master counts none of them (or after a while: the app client decides) the app leaves it —
+    // which would otherwise have replaced them, or had workers kill them mid-goodbye. A driver that stopped on a
+    // defect is leaving already.
     yield* Effect.addFinalizer(() =>
       Effect.flatMap(
         driver.fatalError,
         (fatal) =>
-          fatal !== undefined ? (left === undefined ? Effect.void : Fiber.await(left)) : Effect.all(
-            [release, driver.stop, Effect.interruptible(executorsGone), appClient.stop],
+          fatal !== undefined ? appClient.leave : Effect.all(
+            [release, driver.stop, Effect.interruptible(appClient.leave), appClient.stop],
             { discard: true }
           )
       )

@@ -32,7 +32,8 @@ const make = () =>
     unreachableRetryMillis: 1000,
     checkAttempts: 5,
     checkRetryMillis: 2000,
-    allocationRetryMillis: 1000
+    allocationRetryMillis: 1000,
+    leaveTimeoutMillis: 5000
   })
 
 const receive = (state: AppClientCore.State, message: AppClientCore.Inbound, now = 0) =>
@@ -254,6 +255,48 @@ describe("AppClientCore", () => {
       assert.deepStrictEqual(own(answer), [{ _tag: "Released" }])
     })
 
+    it("leaving: the app unregisters once the master counts none of its executors, or 5 s after it began", () => {
+      const left = (commands: ReadonlyArray<AppClientCore.Command>) =>
+        own(commands).map((c) => c._tag === "Send" ? c.message._tag : c._tag)
+      for (const ending of ["executor gone", "timeout"] as const) {
+        const state = registered()
+        receive(state, new AppClientMessages.ExecutorAdded({ id: 7, workerId, hostPort: "h:1", cores: 1, memory: 512 }))
+        AppClientCore.step(state, { _tag: "Release", now: 1 })
+        AppClientCore.step(state, { _tag: "TotalAnswered", ask: 0, taken: true, now: 2 })
+        const leave = AppClientCore.step(state, { _tag: "Leave", now: 3 })
+        assert.deepStrictEqual(left(leave), [])
+        assert.deepStrictEqual(leave.find((c) => c._tag === "StartTimer"), {
+          _tag: "StartTimer",
+          name: "leaving",
+          delayMillis: 5000,
+          periodMillis: undefined,
+          input: { _tag: "LeaveTimeout", phase: "draining" }
+        })
+        // Asked to leave again, it waits no longer; the timeout of the release, long done, changes nothing.
+        assert.deepStrictEqual(left(AppClientCore.step(state, { _tag: "Leave", now: 4 })), [])
+        assert.deepStrictEqual(
+          left(AppClientCore.step(state, { _tag: "LeaveTimeout", phase: "releasing", now: 5001 })),
+          []
+        )
+        const end = ending === "timeout"
+          ? AppClientCore.step(state, { _tag: "LeaveTimeout", phase: "draining", now: 5003 })
+          : receive(state, new AppClientMessages.WorkerRemoved({ id: workerId, host: "h", message: "gone" }), 100)
+        assert.deepStrictEqual(
+          left(end),
+          [...(ending === "timeout" ? [] : ["ExecutorGone"]), "UnregisterApplication", "Left"]
+        )
+        assert.deepStrictEqual(AppClientCore.validate(state), [])
+        assert.deepStrictEqual(left(AppClientCore.step(state, { _tag: "Leave", now: 6000 })), [])
+      }
+      // A master that never takes the total of 0 keeps the app no longer than 5 s.
+      const state = registered()
+      AppClientCore.step(state, { _tag: "Release", now: 1 })
+      assert.deepStrictEqual(
+        left(AppClientCore.step(state, { _tag: "LeaveTimeout", phase: "releasing", now: 5001 })),
+        ["Released"]
+      )
+    })
+
     it(
       "model: whatever the order of requests, answers, ticks, master changes and executor ends, every ask is of " +
         "the latest total or of the kills still owed, one total at a time, and a tick asks whatever is owed",
@@ -282,6 +325,7 @@ describe("AppClientCore", () => {
             let registered = false
             let stopped = false
             let armed = false
+            let released = false
             for (const executor of [0, 1, 2, 3, 4]) {
               receive(
                 state,
@@ -349,10 +393,11 @@ describe("AppClientCore", () => {
               if (typeof input !== "string") {
                 switch (input._tag) {
                   case "RequestTotal":
-                    wanted = input.total
+                    if (!released) wanted = input.total
                     break
                   case "Release":
                     wanted = 0
+                    released = true
                     break
                   case "KillExecutors":
                     for (const id of input.executorIds) kills.add(id)

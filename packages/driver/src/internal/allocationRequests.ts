@@ -80,13 +80,6 @@ export const kill = (step: Step, executorIds: ReadonlyArray<string>) => {
   askKills(step)
 }
 
-/** The app is leaving: it wants no executor more; `Released` once the master has taken that. */
-export const release = (step: Step) => {
-  requestTotal(step, 0)
-  const { allocation, appId, stopped } = step.state
-  if (appId === undefined || stopped || allocation.taken === 0) step.commands.push({ _tag: "Released" })
-}
-
 export const answered = (step: Step, ask: number, taken: boolean) => {
   const { allocation } = step.state
   const asking = allocation.asking
@@ -94,7 +87,6 @@ export const answered = (step: Step, ask: number, taken: boolean) => {
   allocation.asking = undefined
   if (!taken) return // the timer asks again
   allocation.taken = asking.total
-  if (allocation.wanted === 0 && allocation.taken === 0) step.commands.push({ _tag: "Released" })
   // Asked for another total meanwhile: that one now.
   askTotal(step)
 }
