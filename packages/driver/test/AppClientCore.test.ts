@@ -310,6 +310,11 @@ describe("AppClientCore", () => {
           fc.record({ kind: fc.constant("masterChanged" as const) }),
           fc.record({ kind: fc.constant("gone" as const), id: fc.nat(4) }),
           fc.record({ kind: fc.constant("release" as const) }),
+          fc.record({ kind: fc.constant("leave" as const) }),
+          fc.record({
+            kind: fc.constant("leaveTimeout" as const),
+            phase: fc.constantFrom("releasing" as const, "draining" as const)
+          }),
           fc.record({ kind: fc.constant("stop" as const) })
         )
         fc.assert(
@@ -325,7 +330,10 @@ describe("AppClientCore", () => {
             let registered = false
             let stopped = false
             let armed = false
-            let released = false
+            let leaving = false // released or told to leave: no total from dynamic allocation counts any more
+            let draining = false
+            let lefts = 0
+            const alive = new Set([0, 1, 2, 3, 4])
             for (const executor of [0, 1, 2, 3, 4]) {
               receive(
                 state,
@@ -372,6 +380,10 @@ describe("AppClientCore", () => {
                     }
                   case "release":
                     return { _tag: "Release", now }
+                  case "leave":
+                    return { _tag: "Leave", now }
+                  case "leaveTimeout":
+                    return { _tag: "LeaveTimeout", phase: event.phase, now }
                   case "stop":
                     return { _tag: "Stop", now }
                 }
@@ -383,6 +395,7 @@ describe("AppClientCore", () => {
                 : AppClientCore.step(state, input)
               // The reference's view of the input.
               const wasRegistered = registered
+              const wasStopped = stopped
               const newMaster = (input === "registered" && !registered && !stopped) || input === "masterChanged"
               if (input === "registered" && !stopped) registered = true
               if (newMaster) {
@@ -393,11 +406,11 @@ describe("AppClientCore", () => {
               if (typeof input !== "string") {
                 switch (input._tag) {
                   case "RequestTotal":
-                    if (!released) wanted = input.total
+                    if (!leaving) wanted = input.total
                     break
                   case "Release":
                     wanted = 0
-                    released = true
+                    leaving = true
                     break
                   case "KillExecutors":
                     for (const id of input.executorIds) kills.add(id)
@@ -409,12 +422,38 @@ describe("AppClientCore", () => {
                     }
                     break
                   case "Receive":
-                    if (input.message._tag === "ExecutorUpdated") kills.delete(String(input.message.id))
+                    if (input.message._tag === "ExecutorUpdated") {
+                      kills.delete(String(input.message.id))
+                      alive.delete(input.message.id)
+                    }
+                    break
+                  case "Leave":
+                    leaving = true
+                    draining = lefts === 0
                     break
                   case "Stop":
                     stopped = true
                 }
               }
+              // Left once, when the master counts no executor of the app, or there is no master to leave, or the
+              // wait is over; then the app has unregistered and asks nothing more.
+              const leftNow = commands.some((c) => c._tag === "Left")
+              if (leftNow) {
+                lefts++
+                const timedOut = typeof input !== "string" && input._tag === "LeaveTimeout" &&
+                  input.phase === "draining"
+                assert.isTrue(draining, "left before told to leave")
+                assert.isTrue(alive.size === 0 || !registered || stopped || timedOut, "left with executors counted")
+                const unregistered = commands.some((c) =>
+                  c._tag === "Send" && c.message._tag === "UnregisterApplication"
+                )
+                assert.strictEqual(unregistered, registered && !wasStopped)
+                stopped = true
+                draining = false
+              } else if (draining && (alive.size === 0 || !registered || stopped)) {
+                assert.fail("told to leave, with nothing to wait for, and not left")
+              }
+              assert.isAtMost(lefts, 1)
               assert.deepStrictEqual(AppClientCore.validate(state), [])
               const totals = commands.flatMap((c) => (c._tag === "AskTotal" ? [c] : []))
               const killAsks = commands.flatMap((c) => (c._tag === "AskKill" ? [c] : []))
@@ -438,8 +477,9 @@ describe("AppClientCore", () => {
               }
               // Released only when leaving and the master took a total of 0 (or there is none to ask).
               if (commands.some((c) => c._tag === "Released")) {
+                const timedOut = typeof input !== "string" && input._tag === "LeaveTimeout"
                 assert.strictEqual(wanted, 0)
-                assert.isTrue(taken === 0 || !canAsk, "released before the master took 0")
+                assert.isTrue(taken === 0 || !canAsk || timedOut, "released before the master took 0")
               }
               // Once the master has everything, nothing is asked again: the timer runs exactly while owed.
               for (const command of commands) {
