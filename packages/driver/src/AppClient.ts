@@ -5,17 +5,10 @@
  * @since 0.1.0
  */
 import { Shell } from "@kindling/kernel"
-import {
-  AppClientMessages,
-  type Descriptions,
-  Endpoints,
-  type Ids,
-  QueryMessages,
-  type RpcAddress
-} from "@kindling/protocol"
+import { AppClientMessages, type Descriptions, Endpoints, QueryMessages, type RpcAddress } from "@kindling/protocol"
 import { RpcEnv } from "@kindling/rpc"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
-import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import * as AppClientCore from "./AppClientCore.js"
 
@@ -28,9 +21,7 @@ export interface Options {
   readonly appDescription: Descriptions.ApplicationDescription
   readonly validateState?: boolean
   /** Everything the app client learns, for the driver. */
-  readonly tell: (
-    command: Exclude<AppClientCore.AppClientCommand, { readonly _tag: "CheckRegistered" }>
-  ) => Effect.Effect<void>
+  readonly tell: (command: AppClientCore.DriverCommand) => Effect.Effect<void>
   /** The app client stopped on a defect of its own (its core threw or broke an invariant). */
   readonly onExit: (code: number, reason: string) => Effect.Effect<void>
 }
@@ -42,21 +33,19 @@ export interface Options {
 export interface AppClient {
   /**
    * Asks the master for no more executors (Spark's `requestTotalExecutors(0)`), so that the ones the app stops
-   * are not replaced; waits for the answer, briefly.
+   * are not replaced; returns once a master took it, or after 5 s (`AppClientCore` decides).
    */
   readonly release: Effect.Effect<void>
   /**
-   * Sets how many executors the master gives the app in all (dynamic allocation); the answer is awaited, briefly:
-   * true when the master took it (false before the app is registered, or when the master did not answer).
+   * Leaves the master once it counts no executor of the app (their workers saw them end), or after 5 s: leaving
+   * first would have the workers kill them mid-goodbye.
    */
-  readonly requestTotal: (total: number) => Effect.Effect<boolean>
+  readonly leave: Effect.Effect<void>
   /**
-   * Asks the master to kill these executors of the app (dynamic allocation gives them back): true when the master
-   * took the request.
+   * Sets how many executors the master gives the app in all (dynamic allocation), or has it kill some: the app
+   * client asks until the master has taken it (`AppClientCore`).
    */
-  readonly kill: (executorIds: ReadonlyArray<string>) => Effect.Effect<boolean>
-  /** How many of the app's executors the master still counts. */
-  readonly executors: Effect.Effect<number>
+  readonly allocate: (input: Extract<AppClientCore.Local, { readonly _tag: "RequestTotal" | "KillExecutors" }>) => void
   /** Unregisters the app: it is done. */
   readonly stop: Effect.Effect<void>
 }
@@ -72,8 +61,9 @@ export const make = (
 ): Effect.Effect<AppClient, Shell.NotListening | RpcEnv.EndpointAlreadyRegistered, RpcEnv.RpcEnv | Scope.Scope> =>
   Effect.gen(function*() {
     const rpc = yield* RpcEnv.RpcEnv
-    // Up to five times, 2 s apart until it answers: the master that lost its connection to the app, leading, does not
-    // list it (it removed it). One that does, or does not lead (a new leader will say MasterChanged), ends the check.
+    // The master that lost its connection to the app, leading, does not list it (it removed it). One that does, or
+    // does not lead (a new leader will say MasterChanged), ends the check; one that does not answer is the core's to
+    // ask again.
     const checkRegistered = (
       command: Extract<AppClientCore.AppClientCommand, { readonly _tag: "CheckRegistered" }>,
       host: Shell.Host<AppClientCore.Local>
@@ -81,9 +71,9 @@ export const make = (
       rpc.ask(Endpoints.ref(command.master, Endpoints.master), new QueryMessages.RequestMasterState(), {
         timeout: 5000
       }).pipe(
-        Effect.retry(Schedule.spaced("2 seconds").pipe(Schedule.intersect(Schedule.recurs(4)))),
-        Effect.flatMap((state) =>
-          Effect.sync(() => {
+        Effect.match({
+          onFailure: (error) => host.feed({ _tag: "CheckUnanswered", reason: error.message }),
+          onSuccess: (state) => {
             if (state.status !== "ALIVE" || state.activeApps.some((app) => app.id === command.appId)) return
             const completed = state.completedApps.find((app) => app.id === command.appId)
             host.feed({
@@ -92,10 +82,16 @@ export const make = (
                 ? "the master no longer knows it"
                 : `it is ${completed.state} there, ended while the master could not reach the driver`
             })
-          })
-        ),
-        Effect.ignore
+          }
+        })
       )
+    // Asks the master the app is registered with; one that does not answer in time has not taken the request.
+    const askMaster = (
+      master: RpcAddress.Ref<AppClientMessages.AppClientToMaster>,
+      request: AppClientMessages.RequestExecutors | AppClientMessages.KillExecutors
+    ) => rpc.ask(master, request, { timeout: 5000 }).pipe(Effect.orElseSucceed(() => false))
+    const released = yield* Deferred.make<void>()
+    const left = yield* Deferred.make<void>()
     const address = yield* Shell.listeningAddress(Endpoints.appClient)
     const shell = yield* Shell.make({
       core: AppClientCore.core,
@@ -106,12 +102,45 @@ export const make = (
         registrationTimeoutMillis: 20_000,
         registrationRetries: 3,
         unreachableAttempts: 3,
-        unreachableRetryMillis: 1000
+        unreachableRetryMillis: 1000,
+        checkAttempts: 5,
+        checkRetryMillis: 2000,
+        allocationRetryMillis: 1000,
+        leaveTimeoutMillis: 5000
       }),
-      interpret: (command, host) =>
-        command._tag === "CheckRegistered"
-          ? Effect.sync(() => host.fork(checkRegistered(command, host)))
-          : options.tell(command),
+      interpret: (command, host) => {
+        switch (command._tag) {
+          case "CheckRegistered":
+            return Effect.sync(() => host.fork(checkRegistered(command, host)))
+          case "AskTotal":
+            return Effect.sync(() =>
+              host.fork(
+                Effect.map(
+                  askMaster(
+                    command.master,
+                    new AppClientMessages.RequestExecutors({ appId: command.appId, requestedTotal: command.total })
+                  ),
+                  (taken) => host.feed({ _tag: "TotalAnswered", ask: command.ask, taken })
+                )
+              )
+            )
+          case "AskKill":
+            return Effect.sync(() =>
+              host.fork(
+                askMaster(
+                  command.master,
+                  new AppClientMessages.KillExecutors({ appId: command.appId, executorIds: command.executorIds })
+                )
+              )
+            )
+          case "Released":
+            return Deferred.succeed(released, undefined)
+          case "Left":
+            return Deferred.succeed(left, undefined)
+          default:
+            return options.tell(command)
+        }
+      },
       // A registration that could not be sent is the core's to judge: did it ever reach a master?
       undelivered: (to, message, error) =>
         message._tag === "RegisterApplication"
@@ -123,24 +152,17 @@ export const make = (
           }
           : undefined,
       validateState: options.validateState ?? false,
-      onExit: options.onExit
+      // Stopped on a defect, it will say nothing more: nothing is left to wait for.
+      onExit: (code, reason) =>
+        Effect.zipRight(
+          Effect.all([Deferred.succeed(released, undefined), Deferred.succeed(left, undefined)]),
+          options.onExit(code, reason)
+        )
     })
-    // Asks the master the app is registered with, if any; a master that does not answer in time is let be.
-    const askMaster = (
-      request: (appId: Ids.AppId) => AppClientMessages.RequestExecutors | AppClientMessages.KillExecutors
-    ) =>
-      Effect.gen(function*() {
-        const { appId, master } = yield* shell.read((state) => ({ appId: state.appId, master: state.master }))
-        if (appId === undefined || master === undefined) return false
-        return yield* rpc.ask(master, request(appId), { timeout: 5000 })
-      }).pipe(Effect.orElseSucceed(() => false))
-    const requestTotal = (total: number) =>
-      askMaster((appId) => new AppClientMessages.RequestExecutors({ appId, requestedTotal: total }))
     return {
-      release: Effect.asVoid(requestTotal(0)),
-      requestTotal,
-      kill: (executorIds) => askMaster((appId) => new AppClientMessages.KillExecutors({ appId, executorIds })),
-      executors: shell.read((state) => state.executors.size),
+      release: Effect.zipRight(Effect.sync(() => shell.feed({ _tag: "Release" })), Deferred.await(released)),
+      leave: Effect.zipRight(Effect.sync(() => shell.feed({ _tag: "Leave" })), Deferred.await(left)),
+      allocate: shell.feed,
       stop: Effect.zipRight(Effect.sync(() => shell.feed({ _tag: "Stop" })), shell.read(() => undefined))
     }
   })

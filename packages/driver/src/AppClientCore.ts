@@ -9,6 +9,11 @@
  * again 1 s later, twice; once every master of the URL has failed so, and no connection to any was ever made,
  * the app is dead with `No master reachable at …`. A master once reached is waited for as Spark waits.
  *
+ * When the connection to its master closes, the app client asks that master whether it still has the app (it may
+ * have removed it while the two could not talk, and its word been lost: seed 751), five times 2 s apart until it
+ * answers. It carries dynamic allocation's requests to the master and asks again until they are taken
+ * (`internal/allocationRequests`).
+ *
  * @since 0.1.0
  */
 import { Core } from "@kindling/kernel"
@@ -24,6 +29,8 @@ import {
 import * as Option from "effect/Option"
 import type * as Schema from "effect/Schema"
 import type * as AppClientInputs from "./AppClientInputs.js"
+import * as AllocationRequests from "./internal/allocationRequests.js"
+import * as Leaving from "./internal/leaving.js"
 
 /**
  * @since 0.1.0
@@ -39,6 +46,13 @@ export interface Config {
   /** How often a registration is sent to a master no connection can be made to (3), and how far apart (1 s). */
   readonly unreachableAttempts: number
   readonly unreachableRetryMillis: number
+  /** How often the master that lost the app's connection is asked whether it has the app (5), how far apart (2 s). */
+  readonly checkAttempts: number
+  readonly checkRetryMillis: number
+  /** How often dynamic allocation's requests the master may not have are asked again (1 s). */
+  readonly allocationRetryMillis: number
+  /** How long the app leaving waits for the master to take its last total, and to count none of its executors. */
+  readonly leaveTimeoutMillis: number
 }
 
 /**
@@ -59,6 +73,11 @@ export interface State {
   readonly executors: Map<number, Ids.WorkerId>
   /** The executors whose process was reported RUNNING. */
   readonly started: Set<number>
+  /** The check of the app's registration under way: how many times its master was asked. */
+  checks: number | undefined
+  readonly allocation: AllocationRequests.Allocation
+  /** Where the app is in leaving its master, once it began. */
+  leaving: Leaving.Phase | undefined
 }
 
 /**
@@ -103,6 +122,39 @@ export type AppClientCommand =
    * `AppUnknown` if it leads without it (the app client does this itself; the driver never sees it).
    */
   | { readonly _tag: "CheckRegistered"; readonly appId: Ids.AppId; readonly master: RpcAddress.RpcAddress }
+  /** Ask the master for this total of executors, and feed back `TotalAnswered` with `ask`. */
+  | {
+    readonly _tag: "AskTotal"
+    readonly appId: Ids.AppId
+    readonly master: RpcAddress.Ref<AppClientMessages.AppClientToMaster>
+    readonly total: number
+    readonly ask: number
+  }
+  /** Ask the master to kill these executors of the app (its answer is not needed: they are asked until gone). */
+  | {
+    readonly _tag: "AskKill"
+    readonly appId: Ids.AppId
+    readonly master: RpcAddress.Ref<AppClientMessages.AppClientToMaster>
+    readonly executorIds: ReadonlyArray<string>
+  }
+  /**
+   * The app is leaving and the master will give it no executor more (or has none to give: it is not registered,
+   * or did not answer in time).
+   */
+  | { readonly _tag: "Released" }
+  /** The app has left its master (or gave up waiting for it to count no executor). */
+  | { readonly _tag: "Left" }
+
+/**
+ * What the app client tells the driver: its commands but those it carries out with the master itself.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type DriverCommand = Exclude<
+  AppClientCommand,
+  { readonly _tag: "CheckRegistered" | "AskTotal" | "AskKill" | "Released" | "Left" }
+>
 
 /**
  * @since 0.1.0
@@ -115,7 +167,11 @@ export type Command = Core.Command<Local, AppClientCommand>
  */
 export type Inbound = AppClientMessages.MasterToAppClient
 type Input = Core.Input<Inbound, Local>
-type Step = Core.Out<Local, AppClientCommand> & { readonly state: State }
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Step = Core.Out<Local, AppClientCommand> & { readonly state: State }
 
 /**
  * @since 0.1.0
@@ -130,7 +186,10 @@ export const make = (config: Config): State => ({
   reached: false,
   unreachable: new Map(),
   executors: new Map(),
-  started: new Set()
+  started: new Set(),
+  checks: undefined,
+  allocation: AllocationRequests.empty(),
+  leaving: undefined
 })
 
 const registerWith = (step: Step, master: RpcAddress.Ref<AppClientMessages.AppClientToMaster>) => {
@@ -154,13 +213,38 @@ const dead = (step: Step, reason: string) => {
   if (step.state.stopped) return
   step.state.stopped = true
   Core.cancelTimer(step, "registration")
+  Core.cancelTimer(step, checkTimer)
   step.commands.push({ _tag: "AppDead", reason })
+}
+
+const checkTimer = "check registration"
+
+// One more ask of the app's master whether it still has the app; the shell feeds `AppUnknown` when it does not, and
+// `CheckUnanswered` when it does not answer.
+const checkRegistered = (step: Step) => {
+  const { state } = step
+  if (state.appId === undefined || state.master === undefined || state.checks === undefined) return
+  state.checks++
+  Core.log(step, "Info", `Asking master ${state.master.address.url} whether it still has ${state.appId}`)
+  step.commands.push({ _tag: "CheckRegistered", appId: state.appId, master: state.master.address })
+}
+
+// Unregisters the app (once) and stops asking anything.
+const stop = (step: Step) => {
+  const { state } = step
+  if (state.appId !== undefined && state.master !== undefined && !state.stopped) {
+    Core.send(step, state.master, new AppClientMessages.UnregisterApplication({ appId: state.appId }))
+  }
+  state.stopped = true
+  Core.cancelTimer(step, "registration")
+  Core.cancelTimer(step, checkTimer)
 }
 
 const executorGone = (step: Step, executorId: number, reason: string, workerLost: boolean) => {
   const { state } = step
   if (!state.executors.delete(executorId)) return
   const started = state.started.delete(executorId)
+  AllocationRequests.gone(step, executorId)
   step.commands.push({ _tag: "ExecutorGone", executorId, reason, started, workerLost })
 }
 
@@ -174,6 +258,7 @@ const handlers: Core.Handlers<Inbound, Step> = {
     Core.cancelTimer(step, "registration")
     Core.log(step, "Info", `Connected to Kindling cluster with app ID ${message.appId}`)
     step.commands.push({ _tag: "AppRegistered", appId: message.appId })
+    AllocationRequests.newMaster(step)
   },
   ExecutorAdded: (step, message) => {
     const { state } = step
@@ -224,6 +309,7 @@ const handlers: Core.Handlers<Inbound, Step> = {
       Core.send(step, state.master, new AppClientMessages.MasterChangeAcknowledged({ appId: state.appId }))
     }
     step.commands.push({ _tag: "MasterChanged" })
+    AllocationRequests.newMaster(step)
   }
 }
 
@@ -288,12 +374,39 @@ const handle = Core.inputs<Inbound, Local, Step>({
       // A master that lost the connection removes the app; the word it sends may be lost too, and the app would
       // wait for ever: the app client asks it.
       if (state.appId !== undefined && !state.stopped) {
-        step.commands.push({ _tag: "CheckRegistered", appId: state.appId, master: state.master.address })
+        state.checks = 0
+        Core.cancelTimer(step, checkTimer)
+        checkRegistered(step)
       }
     }
   },
+  CheckUnanswered: (step, input) => {
+    const { state } = step
+    if (state.checks === undefined || state.stopped) return
+    if (state.checks >= state.config.checkAttempts) {
+      // As Spark's app client, it goes on waiting for its master to come back.
+      Core.log(step, "Warning", `The master did not say whether it has the app (${input.reason})`)
+      state.checks = undefined
+      return
+    }
+    Core.startTimer(step, checkTimer, { _tag: "RetryCheck" }, state.config.checkRetryMillis)
+  },
+  RetryCheck: (step) => {
+    if (step.state.checks !== undefined && !step.state.stopped) checkRegistered(step)
+  },
+  RequestTotal: (step, input) => {
+    // Leaving, the app wants no executor more, whatever dynamic allocation still thinks.
+    if (step.state.leaving === undefined) AllocationRequests.requestTotal(step, input.total)
+  },
+  KillExecutors: (step, input) => AllocationRequests.kill(step, input.executorIds),
+  TotalAnswered: (step, input) => AllocationRequests.answered(step, input.ask, input.taken),
+  SyncAllocation: (step) => AllocationRequests.retry(step),
+  Release: (step) => Leaving.release(step),
+  Leave: (step) => Leaving.leave(step),
+  LeaveTimeout: (step, input) => Leaving.timedOut(step, input.phase, stop),
   AppUnknown: (step, input) => {
     if (step.state.stopped) return
+    step.state.checks = undefined
     Core.log(step, "Error", `Master removed our application: ${input.reason}`)
     dead(step, `Master removed our application: ${input.reason}`)
   },
@@ -308,14 +421,7 @@ const handle = Core.inputs<Inbound, Local, Step>({
       register(step)
     }
   },
-  Stop: (step) => {
-    const { state } = step
-    if (state.appId !== undefined && state.master !== undefined && !state.stopped) {
-      Core.send(step, state.master, new AppClientMessages.UnregisterApplication({ appId: state.appId }))
-    }
-    state.stopped = true
-    Core.cancelTimer(step, "registration")
-  }
+  Stop: (step) => stop(step)
 })
 
 /**
@@ -324,16 +430,26 @@ const handle = Core.inputs<Inbound, Local, Step>({
 export const step = (state: State, input: Input): ReadonlyArray<Command> => {
   const step: Step = { state, now: input.now, commands: [] }
   handle(step, input)
+  Leaving.progress(step, stop)
+  AllocationRequests.keepTimer(step)
   return step.commands
 }
 
 /**
- * What is wrong with the state, if anything: a registered app knows its master.
+ * What is wrong with the state, if anything: a registered app knows its master; a check of its registration is of
+ * a registered app, and asks no more often than it may; allocation's requests are numbered and of a registered app;
+ * an app that left its master asks nothing more.
  *
  * @since 0.1.0
  */
-export const validate = (state: State): ReadonlyArray<string> =>
-  state.appId !== undefined && state.master === undefined ? ["registered without a master"] : []
+export const validate = (state: State): ReadonlyArray<string> => [
+  ...(state.appId !== undefined && state.master === undefined ? ["registered without a master"] : []),
+  ...(state.checks !== undefined && (state.appId === undefined || state.checks > state.config.checkAttempts)
+    ? [`registration checked ${state.checks} times`]
+    : []),
+  ...AllocationRequests.validate(state.allocation, state.appId !== undefined),
+  ...(state.leaving === "left" && !state.stopped ? ["left the master without stopping"] : [])
+]
 
 /**
  * @since 0.1.0

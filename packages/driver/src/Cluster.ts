@@ -16,10 +16,8 @@ import { NodeArtifacts, NodeTransport } from "@kindling/rpc/node"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as Runtime from "effect/Runtime"
 import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import * as Os from "node:os"
@@ -124,18 +122,9 @@ export const make = (options: Options): Effect.Effect<Kindling["Type"], never, R
     // frees its cores and has its workers end executors that did not hear the driver. (How is known once the app
     // client is made, after the driver.)
     const leaving = { leave: Effect.void }
-    // Dynamic allocation's requests go to the master through the app client, made after the driver. The total it
-    // wants is asked again until a master has taken it, and again whenever the app registers or another master
-    // leads: a request made before the app was registered, lost on its way, or taken by a master that has failed
-    // over since (a new leader knows the app as it was stored) would otherwise leave the master at a stale count.
+    // Dynamic allocation's requests go to the master through the app client (which asks until they are taken),
+    // made after the driver.
     const allocating: { allocate: NonNullable<Driver.Options["allocate"]> } = { allocate: () => Effect.void }
-    const total: { wanted: number | undefined; taken: number | undefined } = { wanted: undefined, taken: undefined }
-    // Executors given back that the master has not reported gone: their kill is asked again until it does. A master
-    // that failed over may take a kill before it knows the executor again (and let it be), or the request may be
-    // lost; an executor the driver no longer offers tasks would then hold its place for ever.
-    const kills = new Set<string>()
-    const until = <A>(read: Effect.Effect<A>, done: (a: A) => boolean) =>
-      Effect.repeat(read, { until: done, schedule: Schedule.spaced("50 millis") })
     const driver = yield* Driver.make({
       config: options.driver,
       validateState: options.validateState ?? false,
@@ -180,15 +169,11 @@ export const make = (options: Options): Effect.Effect<Kindling["Type"], never, R
       tell: (command) => {
         switch (command._tag) {
           case "AppRegistered":
-            return Effect.sync(() => {
-              listeners.setAppId(command.appId)
-              total.taken = undefined
-            })
+            return Effect.sync(() => listeners.setAppId(command.appId))
           case "ExecutorGranted":
             return Effect.sync(() => granted.set(command.executorId, command.cores))
           case "ExecutorGone":
             granted.delete(command.executorId)
-            kills.delete(String(command.executorId))
             return driver.executorRemoved(
               String(command.executorId),
               command.reason,
@@ -201,58 +186,34 @@ export const make = (options: Options): Effect.Effect<Kindling["Type"], never, R
           case "AppDead":
             return driver.abort(command.reason)
           case "MasterChanged":
-            return Effect.sync(() => (total.taken = undefined))
+            return Effect.void
         }
       },
       // The app's link to its master is part of its driver: a defect there ends the driver.
       onExit: (_code, reason) => driver.halt(`its app client stopped: ${reason}`)
     }).pipe(Effect.orDie)
-    const syncTotal = Effect.suspend(() => {
-      const wanted = total.wanted
-      if (wanted === undefined || wanted === total.taken) return Effect.void
-      return Effect.map(appClient.requestTotal(wanted), (taken) => {
-        if (taken) total.taken = wanted
-      })
-    })
-    const syncKills = Effect.suspend(() => kills.size === 0 ? Effect.void : Effect.asVoid(appClient.kill([...kills])))
-    allocating.allocate = (command) => {
-      if (command._tag === "KillExecutors") {
-        for (const id of command.executorIds) kills.add(id)
-        return syncKills
-      }
-      total.wanted = command.total
-      return syncTotal
-    }
-    if (options.driver.allocation !== undefined) {
-      yield* Effect.forkScoped(Effect.repeat(Effect.zipRight(syncTotal, syncKills), Schedule.spaced("1 second")))
-    }
-    // No executor more, and none asked again for dynamic allocation.
-    const release = Effect.zipRight(Effect.sync(() => (total.wanted = undefined)), appClient.release)
-    const runFork = Runtime.runFork(yield* Effect.runtime<never>())
-    let left: Fiber.RuntimeFiber<void> | undefined
-    // The app's executors gone from the master's count: its workers have reported them ended.
-    const goneFromMaster = until(appClient.executors, (executors) => executors === 0)
-    leaving.leave = Effect.zipRight(
-      release,
-      Effect.sync(() => {
-        left = runFork(Effect.zipRight(goneFromMaster.pipe(Effect.timeoutOption("5 seconds")), appClient.stop))
-      })
-    )
+    allocating.allocate = (command) =>
+      Effect.sync(() =>
+        appClient.allocate(
+          command._tag === "KillExecutors"
+            ? { _tag: "KillExecutors", executorIds: command.executorIds }
+            : { _tag: "RequestTotal", total: command.total }
+        )
+      )
+    // No executor more.
+    const release = appClient.release
+    leaving.leave = Effect.zipRight(release, Effect.asVoid(Effect.forkDaemon(appClient.leave)))
     if ((yield* driver.fatalError) !== undefined) yield* appClient.stop
     // Run first (finalizers run in reverse): the master is asked for no more executors, the executors are told to
-    // stop, and once they are gone (or after a while) the app leaves the master — which would otherwise have
-    // replaced them, or had workers kill them mid-goodbye. A driver that stopped on a defect is leaving already.
-    // Gone from the driver, and then from the master's count.
-    const executorsGone = Effect.zipRight(
-      until(driver.executors, (executors) => executors.length === 0),
-      goneFromMaster
-    ).pipe(Effect.timeoutOption("5 seconds"))
+    // stop, and once the master counts none of them (or after a while: the app client decides) the app leaves it —
+    // which would otherwise have replaced them, or had workers kill them mid-goodbye. A driver that stopped on a
+    // defect is leaving already.
     yield* Effect.addFinalizer(() =>
       Effect.flatMap(
         driver.fatalError,
         (fatal) =>
-          fatal !== undefined ? (left === undefined ? Effect.void : Fiber.await(left)) : Effect.all(
-            [release, driver.stop, Effect.interruptible(executorsGone), appClient.stop],
+          fatal !== undefined ? appClient.leave : Effect.all(
+            [release, driver.stop, Effect.interruptible(appClient.leave), appClient.stop],
             { discard: true }
           )
       )

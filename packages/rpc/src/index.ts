@@ -10,6 +10,8 @@
 /** @since 0.1.0 */
 export * as DataPlane from "./DataPlane.js"
 /** @since 0.1.0 */
+export * as FetchRetries from "./FetchRetries.js"
+/** @since 0.1.0 */
 export * as MasterClient from "./MasterClient.js"
 /** @since 0.1.0 */
 export * as Outbox from "./Outbox.js"

@@ -12,6 +12,7 @@ import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import type * as Api from "../DataPlane.js"
+import * as FetchRetries from "../FetchRetries.js"
 import type { Registration } from "./dataServer.js"
 import { checkOffset, type DataMessage, type Link, readExactly, type Shared } from "./dataShared.js"
 import { makeSharedDials } from "./sharedDials.js"
@@ -336,11 +337,17 @@ export const makeFetcher = (
       })
     })
 
-  // Progress resets the count: a long transfer survives any number of blips that each let it get further.
+  // When to try again, and when to give up, is `FetchRetries`'s to say; this carries it out.
   const retry = (transfer: Transfer, error: AttemptError): Effect.Effect<void> =>
     Effect.suspend(() => {
-      transfer.failures = transfer.offset > transfer.attemptOffset ? 1 : transfer.failures + 1
-      if (isFinal(error) || transfer.failures > maxRetries) {
+      const decision = FetchRetries.afterBroken(
+        { maxRetries, retryWaitMillis: retryWait },
+        transfer.failures,
+        transfer.offset > transfer.attemptOffset,
+        isFinal(error)
+      )
+      transfer.failures = decision.failures
+      if (decision._tag === "GiveUp") {
         transfer.state = {
           _tag: "failed",
           error: new Errors.TransferFailed({
@@ -354,7 +361,7 @@ export const makeFetcher = (
       }
       retries++
       return Effect.zipRight(
-        clock.sleep(Duration.millis(retryWait * 2 ** (transfer.failures - 1))),
+        clock.sleep(Duration.millis(decision.waitMillis)),
         Effect.sync(() => {
           if (transfer.state._tag === "broken") transfer.state = { _tag: "idle" }
         })
