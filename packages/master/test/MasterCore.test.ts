@@ -148,7 +148,7 @@ class World {
       }
       if (command._tag === "Unpersist") this.store.delete(`${command.kind}:${command.id}`)
       if (command._tag !== "Send") continue
-      const worker = this.workers.find((w) => RpcAddress.key(w.address) === RpcAddress.key(command.to.address))
+      const worker = this.recipient(command.to.address)
       const message = command.message
       if (message instanceof AppClientMessages.RegisteredApplication) {
         this.apps.set(RpcAddress.key(command.to.address), message.appId)
@@ -184,6 +184,19 @@ class World {
       }
       if (message instanceof WorkerMessages.KillExecutor) worker.executors.delete(`${message.appId}/${message.execId}`)
     }
+  }
+
+  // The worker a message sent to `address` reaches. Several may have registered there (one that died, then one
+  // that came back at its address under a new id); the master holds one of them at most, and that one gets what it
+  // sends — a launch on the newcomer is no copy on the dead worker, nor its acknowledgement a beat of the dead one.
+  // Otherwise it is the last to have come up there, which holds the port now.
+  private recipient(address: RpcAddress.RpcAddress): SimWorker | undefined {
+    const key = RpcAddress.key(address)
+    const there = this.workers.filter((w) => RpcAddress.key(w.address) === key)
+    const held = MasterCore.masterState(this.core).workers.find((w) =>
+      w.state !== "DEAD" && RpcAddress.key(RpcAddress.make(w.host, w.port)) === key
+    )
+    return there.find((w) => w.id === held?.id) ?? there.at(-1)
   }
 
   restart() {
@@ -869,6 +882,46 @@ describe("MasterCore, worked examples", () => {
     world.apply({ _tag: "RelaunchDue", now: world.now })
     assert.deepStrictEqual(MasterCore.waitingDriverIds(world.core), [])
     assert.deepStrictEqual([...world.workers[1]!.drivers], [relaunched.id])
+  })
+
+  // Found by the model (fast-check seed -16274172): a fencing worker died, another registered at its address under
+  // a new id and took a supervised driver, then went; the model charged the driver to the dead worker (the first at
+  // the address) and took its immediate relaunch for a second copy within the dead worker's fence.
+  it("a driver launched on a worker that came back at a dead fencing worker's address is the newcomer's, relaunched at once when it goes", () => {
+    const world = alive()
+    registerWorker(1, 256, 1, 1_000)(world)
+    heartbeat(0)(world)
+    workerProcessDies(0)(world)
+    registerWorker(1, 256, 0)(world) // at worker-0's address, as worker-1, and not fencing
+    assert.deepStrictEqual(world.workers.map((w) => [w.id, w.address.hostPort]), [
+      ["worker-0", "10.0.1.0:40000"],
+      ["worker-1", "10.0.1.0:40000"]
+    ])
+    submit(1, 128, true)(world)
+    const [original] = world.driverIds
+    assert.deepStrictEqual(world.workers.map((w) => [...w.drivers]), [[], [original]])
+    disconnect(0, false)(world)
+    const [relaunched] = MasterCore.waitingDriverIds(world.core)
+    assert.isDefined(relaunched)
+    registerWorker(1, 256, 2)(world)
+    assert.deepStrictEqual([...world.workers[2]!.drivers], [relaunched])
+  })
+
+  it("a driver launched on a fencing worker that came back at a dead worker's address waits out the newcomer's fence", () => {
+    const world = alive()
+    registerWorker(1, 256, 1)(world)
+    workerProcessDies(0)(world)
+    registerWorker(1, 256, 0, 130_000)(world) // at worker-0's address, as worker-1, fencing
+    heartbeat(1)(world)
+    submit(1, 128, true)(world)
+    disconnect(0, false)(world)
+    const [relaunched] = MasterCore.waitingDriverIds(world.core)
+    assert.isDefined(relaunched)
+    registerWorker(1, 256, 2)(world)
+    assert.deepStrictEqual(MasterCore.waitingDriverIds(world.core), [relaunched!], "the fence has not passed")
+    world.now += 131_000
+    beat(world, 2)
+    assert.deepStrictEqual([...world.workers[2]!.drivers], [relaunched])
   })
 
   it("a driver its worker's fencing stopped (RELAUNCHING) is relaunched at once; a recovered one waits its fence out", () => {
