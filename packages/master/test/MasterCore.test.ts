@@ -938,8 +938,11 @@ describe("MasterCore, worked examples", () => {
     )
     const relaunched = MasterCore.masterState(world.core).activeDrivers[0]!
     assert.notStrictEqual(relaunched.id, original)
+    // A copy known to be gone leaves no fence to wait for: launched at once, on the other worker, whose fence its
+    // record now carries.
     assert.strictEqual(relaunched.state, "RUNNING")
-    assert.isUndefined(relaunched.fenceMillis, "a copy known to be gone leaves no fence to wait for")
+    assert.isTrue(world.workers.some((w) => w !== holder && w.drivers.has(relaunched.id)))
+    assert.strictEqual(relaunched.fenceMillis, 130_000)
   })
 
   it("a relaunch still waiting for its fence when the master restarts waits it out again from the new leadership", () => {
@@ -960,6 +963,33 @@ describe("MasterCore, worked examples", () => {
     world.now = electedAt + 131_000
     world.apply({ _tag: "RelaunchDue", now: world.now })
     assert.deepStrictEqual(MasterCore.waitingDriverIds(world.core), [])
+  })
+
+  // Found by the model (fast-check seed -432265046): a decommissioned worker's record leaves the store, but its
+  // supervised driver runs on until it ends; a master that recovered after that found no stored worker fencing and
+  // relaunched the driver it could not find at once, beside the copy the decommissioned worker still ran.
+  it("a supervised driver on a decommissioned fencing worker, lost in a failover, is relaunched only after that fence", () => {
+    const world = alive()
+    registerWorker(4, 4096, 1, 130_000)(world)
+    heartbeat(0)(world)
+    submit(1, 512, true)(world)
+    const [original] = world.driverIds
+    assert.deepStrictEqual([...world.workers[0]!.drivers], [original])
+    decommission(1)(world)
+    world.now += 10_000
+    world.restart()
+    const electedAt = world.now
+    registerWorker(4, 4096, 2)(world)
+    world.apply({ _tag: "CompleteRecovery", now: world.now })
+    const [relaunched] = MasterCore.waitingDriverIds(world.core)
+    assert.isDefined(relaunched, "the driver no worker claimed waits out its worker's fence")
+    assert.notStrictEqual(relaunched, original)
+    world.now = electedAt + 130_000
+    beat(world, 1)
+    assert.deepStrictEqual(MasterCore.waitingDriverIds(world.core), [relaunched!])
+    world.now = electedAt + 131_000
+    world.apply({ _tag: "RelaunchDue", now: world.now })
+    assert.deepStrictEqual([...world.workers[1]!.drivers], [relaunched])
   })
 
   it("an app's executors are spread over the workers, and failing executors end the app after the retry budget", () => {

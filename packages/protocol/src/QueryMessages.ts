@@ -95,8 +95,10 @@ export class DriverInfo extends Schema.Class<DriverInfo>("DriverInfo")({
   exception: Schema.OptionFromNullOr(RemoteException),
   resources: Resources,
   fenceMillis: Schema.optional(Schema.Int.pipe(Schema.positive())).annotations({
-    description: "A relaunch whose predecessor may still run on a worker that was cut off: it is not launched " +
-      "before this long after that worker was last heard from (or after a master that recovers it began to lead)"
+    description: "How long a copy of this driver may run on past its worker's last heartbeat when cut off (the " +
+      "worker's fence): for a relaunch whose predecessor may still run, it is not launched before this long after " +
+      "that worker was last heard from (or after a master that recovers it began to lead); for a launched driver, " +
+      "its own worker's fence, which a master that recovers and does not find it waits out the same way"
   })
 }, { description: "A driver as the master tracks it" }) {}
 

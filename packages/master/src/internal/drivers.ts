@@ -110,6 +110,7 @@ export const launchDriver = (step: Step, worker: WorkerEntry, driver: DriverEntr
   log(step, "Info", `Launching driver ${driver.id} on worker ${worker.id}`)
   attachDriver(driver, worker)
   driver.state = "RUNNING"
+  driver.fenceMillis = worker.driverFenceMillis
   // Persisted again with its worker, so a recovering master knows it was launched (Spark persists drivers only
   // on submission, and a restarted master then fails drivers that were still waiting) — and before the launch
   // goes out, so no driver runs that the store says is waiting.

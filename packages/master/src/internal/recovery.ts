@@ -93,7 +93,9 @@ export const beginRecovery = (step: Step, stored: Stored) => {
       fenceMillis: info.fenceMillis,
       // A relaunch still waiting for its predecessor's fence waits it out from now: that was measured by another
       // master's clock, from a heartbeat no later than this leadership's start.
-      notBefore: info.fenceMillis === undefined ? undefined : fenceEnd(step.now, info.fenceMillis),
+      notBefore: info.fenceMillis === undefined || Option.isSome(info.workerId)
+        ? undefined
+        : fenceEnd(step.now, info.fenceMillis),
       fencedOn: undefined
     }
     state.drivers.set(driver.id, driver)
@@ -110,9 +112,12 @@ export const counterOf = (id: string): number => {
 }
 
 // A driver no worker claimed during recovery may still run on one that is cut off, whose lease an earlier leader
-// granted: its relaunch waits out the longest fence of the stored workers, from this leadership's start.
-const recoveredFence = (state: State) => {
-  const millis = Math.max(0, ...[...state.workers.values()].map((worker) => worker.driverFenceMillis ?? 0))
+// granted: its relaunch waits out, from this leadership's start, the fence of the worker it was launched on (which
+// its record holds: a decommissioned worker's own record is gone while its drivers run on) or, for a record written
+// without it, the longest fence of the stored workers.
+const recoveredFence = (state: State, driver: DriverEntry) => {
+  const stored = [...state.workers.values()].map((worker) => worker.driverFenceMillis ?? 0)
+  const millis = Math.max(driver.fenceMillis ?? 0, ...stored)
   return millis > 0 && state.leadingSince !== undefined ? { from: state.leadingSince, millis } : undefined
 }
 
@@ -139,7 +144,7 @@ export const completeRecovery = (step: Step) => {
   for (const driver of [...state.drivers.values()]) {
     if (driver.worker !== undefined || state.waitingDrivers.includes(driver)) continue
     log(step, "Warning", `Driver ${driver.id} was not found after master recovery`)
-    if (driver.desc.supervise) relaunchDriver(step, driver, recoveredFence(state))
+    if (driver.desc.supervise) relaunchDriver(step, driver, recoveredFence(state, driver))
     else removeDriver(step, driver.id, "ERROR", undefined)
   }
   state.status = "ALIVE"

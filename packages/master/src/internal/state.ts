@@ -77,8 +77,12 @@ export interface DriverEntry {
   state: States.DriverState
   worker: WorkerEntry | undefined
   exception: Descriptions.RemoteException | undefined
-  /** A relaunch whose predecessor may run on a worker cut off for up to this long (persisted; see `notBefore`). */
-  readonly fenceMillis: number | undefined
+  /**
+   * How long a copy of this driver may run on, cut off, past its worker's last heartbeat (persisted): for a relaunch
+   * still waiting, its predecessor's worker's fence (see `notBefore`); once launched, its own worker's. Kept on the
+   * driver because the worker's own record may be gone first (a decommissioned worker's is) while the copy runs.
+   */
+  fenceMillis: number | undefined
   /** When a fenced relaunch may be launched at the earliest, by this master's clock. */
   notBefore: number | undefined
   /** The worker a fenced relaunch's predecessor may still run on. */
