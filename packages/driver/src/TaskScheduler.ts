@@ -9,19 +9,19 @@
  * running tasks relative to its share first), executors shuffled, one task per executor per round so that
  * work spreads.
  *
- * Its records and transitions live in `internal/`: task sets (`taskSets`), the ends of attempts (`attemptEnds`),
- * offers (`offers`) and speculation (`speculation`).
+ * Its records and transitions live in `internal/tasks/`: task sets (`taskSets`), the ends of attempts
+ * (`attemptEnds`), offers (`offers`) and speculation (`speculation`).
  *
  * @since 0.1.0
  */
-import * as attemptEnds from "./internal/attemptEnds.js"
-import { executorLost, statusUpdate } from "./internal/attemptEnds.js"
-import * as offers from "./internal/offers.js"
-import { offer } from "./internal/offers.js"
-import { checkSpeculation, copyOffDecommissioned } from "./internal/speculation.js"
-import type * as internal from "./internal/taskSets.js"
-import { becomeZombie, cancel, submit } from "./internal/taskSets.js"
-import * as validation from "./internal/validation.js"
+import * as attemptEnds from "./internal/tasks/attemptEnds.js"
+import { executorLost, statusUpdate } from "./internal/tasks/attemptEnds.js"
+import * as offers from "./internal/tasks/offers.js"
+import { offer } from "./internal/tasks/offers.js"
+import { checkSpeculation, copyOffDecommissioned } from "./internal/tasks/speculation.js"
+import type * as internal from "./internal/tasks/taskSets.js"
+import { becomeZombie, cancel, submit } from "./internal/tasks/taskSets.js"
+import * as validation from "./internal/tasks/validation.js"
 
 /**
  * @since 0.1.0

@@ -1,6 +1,6 @@
 // Attempts that end: as their executor reports (a success, a failure counted against maxFailures, a kill) or with it.
 import { StackFrames } from "@kindling/app"
-import type { Command, Input } from "../TaskScheduler.js"
+import type { Command, Input } from "../../TaskScheduler.js"
 import type { Attempt, State, TaskEntry, TaskSet } from "./taskSets.js"
 import { becomeZombie, dropTaskSet, killAttempt } from "./taskSets.js"
 

@@ -1,6 +1,6 @@
 // Status updates from executors: a task's end told to its listeners and schedulers, and what it brought back.
 import { type ClusterMessages, Records, type States, type TaskPlan } from "@kindling/protocol"
-import * as TaskScheduler from "../TaskScheduler.js"
+import * as TaskScheduler from "../../TaskScheduler.js"
 import { carryOut } from "./decisions.js"
 import type { Executor, Step, TaskOutcome } from "./driverState.js"
 import { dag, event } from "./driverState.js"

@@ -1,5 +1,5 @@
 // The task scheduler's records (executors, task sets, tasks, attempts), and task sets added, made zombies or dropped.
-import type { Command, Config, Input, Location } from "../TaskScheduler.js"
+import type { Command, Config, Input, Location } from "../../TaskScheduler.js"
 
 export interface TaskEntry {
   readonly index: number

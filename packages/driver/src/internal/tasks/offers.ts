@@ -1,5 +1,5 @@
 // Offers: executors' free cores matched to pending tasks, task sets in priority order and under delay scheduling.
-import type { Command } from "../TaskScheduler.js"
+import type { Command } from "../../TaskScheduler.js"
 import { speculatableTask } from "./speculation.js"
 import type { Attempt, Executor, State, TaskEntry, TaskSet } from "./taskSets.js"
 

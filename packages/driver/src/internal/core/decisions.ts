@@ -1,9 +1,9 @@
 // What the two schedulers decide, carried out a batch at a time: launches, kills, task sets, jobs' ends, events.
 import { Core } from "@kindling/kernel"
 import { ClusterMessages, Ids } from "@kindling/protocol"
-import * as DagScheduler from "../DagScheduler.js"
-import * as TaskScheduler from "../TaskScheduler.js"
-import type { Job } from "./dagState.js"
+import * as DagScheduler from "../../DagScheduler.js"
+import * as TaskScheduler from "../../TaskScheduler.js"
+import type { Job } from "../dag/dagState.js"
 import type { Step, TaskOutcome } from "./driverState.js"
 import { dag, event, schedule, trusted } from "./driverState.js"
 import { locationsOf } from "./locations.js"
