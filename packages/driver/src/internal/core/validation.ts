@@ -2,6 +2,7 @@
 import { Ids } from "@kindling/protocol"
 import * as DagScheduler from "../../DagScheduler.js"
 import * as TaskScheduler from "../../TaskScheduler.js"
+import * as TaskSetId from "../../TaskSetId.js"
 import type { State } from "./driverState.js"
 
 export const validateDriver = (state: State): ReadonlyArray<string> => {
@@ -15,14 +16,16 @@ export const validateDriver = (state: State): ReadonlyArray<string> => {
     }
   }
   for (const taskSet of state.scheduler.taskSets.values()) {
-    if (!state.dag.stages.has(taskSet.stageId)) {
-      problems.push(`task set ${taskSet.id} runs stage ${taskSet.stageId}, which the DAG scheduler dropped`)
+    if (!state.dag.stages.has(taskSet.id.stageId)) {
+      problems.push(
+        `task set ${TaskSetId.key(taskSet.id)} runs stage ${taskSet.id.stageId}, which the DAG scheduler dropped`
+      )
     }
   }
   for (const stageId of state.dag.running) {
     const stage = state.dag.stages.get(stageId)
     if (stage === undefined || stage.pending.size === 0) continue
-    const taskSet = state.scheduler.taskSets.get(`${stageId}.${stage.nextAttempt - 1}`)
+    const taskSet = state.scheduler.taskSets.get(TaskSetId.key(TaskSetId.make(stageId, stage.nextAttempt - 1)))
     if (taskSet === undefined || taskSet.zombie) {
       problems.push(`stage ${stageId} waits for ${stage.pending.size} partitions that no task set will run`)
     }
