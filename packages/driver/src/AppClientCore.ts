@@ -12,7 +12,7 @@
  * When the connection to its master closes, the app client asks that master whether it still has the app (it may
  * have removed it while the two could not talk, and its word been lost: seed 751), five times 2 s apart until it
  * answers. It carries dynamic allocation's requests to the master and asks again until they are taken
- * (`internal/allocationRequests`).
+ * (`internal/appClient/allocationRequests`).
  *
  * @since 0.1.0
  */
@@ -29,8 +29,8 @@ import {
 import * as Option from "effect/Option"
 import type * as Schema from "effect/Schema"
 import type * as AppClientInputs from "./AppClientInputs.js"
-import * as AllocationRequests from "./internal/allocationRequests.js"
-import * as Leaving from "./internal/leaving.js"
+import * as AllocationRequests from "./internal/appClient/allocationRequests.js"
+import * as Leaving from "./internal/appClient/leaving.js"
 
 /**
  * @since 0.1.0

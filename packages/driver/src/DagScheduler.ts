@@ -4,19 +4,19 @@
  * outputs are all there, keeps track of those outputs (Spark's `MapOutputTracker`), resubmits stages after a fetch
  * failure, and says when a job has succeeded or failed. Where a task runs is the task scheduler's to decide.
  *
- * Its records and transitions live in `internal/`: the records (`dagState`), stages built from a job's graph
+ * Its records and transitions live in `internal/dag/`: the records (`dagState`), stages built from a job's graph
  * (`stageGraph`), stage attempts and their tasks (`stageRuns`), fetch failures (`fetchFailures`) and the end of
  * jobs (`jobEnds`).
  *
  * @since 0.1.0
  */
 import type { AppEvents, JobGraph } from "@kindling/app"
-import * as dagState from "./internal/dagState.js"
-import { executorLost, fetchFailed, resubmitFailedStages } from "./internal/fetchFailures.js"
-import { abortStage, endJob } from "./internal/jobEnds.js"
-import { submitJob } from "./internal/stageGraph.js"
-import { taskSucceeded } from "./internal/stageRuns.js"
-import * as validation from "./internal/validation.js"
+import * as dagState from "./internal/dag/dagState.js"
+import { executorLost, fetchFailed, resubmitFailedStages } from "./internal/dag/fetchFailures.js"
+import { abortStage, endJob } from "./internal/dag/jobEnds.js"
+import { submitJob } from "./internal/dag/stageGraph.js"
+import { taskSucceeded } from "./internal/dag/stageRuns.js"
+import * as validation from "./internal/dag/validation.js"
 
 /**
  * @since 0.1.0

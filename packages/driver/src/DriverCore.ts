@@ -17,9 +17,10 @@
  * The same core serves every mode: in `local` the executor is a role on the same node, on a cluster they are
  * processes that registered over TCP.
  *
- * Its records and transitions live in `internal/`: the records and the queue (`driverState`), the schedulers'
- * decisions carried out (`decisions`), executors (`executors`), status updates (`statusUpdates`), jobs (`jobs`)
- * and where data is (`locations`).
+ * Its records and transitions live in `internal/core/`: the records and the queue (`driverState`), the schedulers'
+ * decisions carried out (`decisions`), executors (`executors`), status updates (`statusUpdates`), jobs (`jobs`),
+ * where data is (`locations`), dynamic allocation (`allocation`), decommissioned executors (`decommissions`) and
+ * the invariants (`validation`); the schedulers' own are in `internal/dag/` and `internal/tasks/`.
  *
  * @since 0.1.0
  */
@@ -32,12 +33,12 @@ import type * as Schema from "effect/Schema"
 import * as DagScheduler from "./DagScheduler.js"
 import type * as DriverInputs from "./DriverInputs.js"
 import type * as ExecutorAllocation from "./ExecutorAllocation.js"
-import * as Allocation from "./internal/allocation.js"
-import { sendLaunches, settle } from "./internal/decisions.js"
-import * as Decommissions from "./internal/decommissions.js"
-import type * as internal from "./internal/driverState.js"
-import type { Step } from "./internal/driverState.js"
-import { dag, schedule } from "./internal/driverState.js"
+import * as Allocation from "./internal/core/allocation.js"
+import { sendLaunches, settle } from "./internal/core/decisions.js"
+import * as Decommissions from "./internal/core/decommissions.js"
+import type * as internal from "./internal/core/driverState.js"
+import type { Step } from "./internal/core/driverState.js"
+import { dag, schedule } from "./internal/core/driverState.js"
 import {
   disconnected,
   executorHeartbeat,
@@ -46,11 +47,11 @@ import {
   launchedExecutor,
   registerExecutor,
   timeOutExecutors
-} from "./internal/executors.js"
-import { cancelJob, submitJob } from "./internal/jobs.js"
-import { mapOutputStatuses, unpersist, updateBlockInfo } from "./internal/locations.js"
-import { statusUpdates } from "./internal/statusUpdates.js"
-import * as validation from "./internal/validation.js"
+} from "./internal/core/executors.js"
+import { cancelJob, submitJob } from "./internal/core/jobs.js"
+import { mapOutputStatuses, unpersist, updateBlockInfo } from "./internal/core/locations.js"
+import { statusUpdates } from "./internal/core/statusUpdates.js"
+import * as validation from "./internal/core/validation.js"
 import * as TaskScheduler from "./TaskScheduler.js"
 
 /**

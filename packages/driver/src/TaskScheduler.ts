@@ -9,19 +9,20 @@
  * running tasks relative to its share first), executors shuffled, one task per executor per round so that
  * work spreads.
  *
- * Its records and transitions live in `internal/`: task sets (`taskSets`), the ends of attempts (`attemptEnds`),
- * offers (`offers`) and speculation (`speculation`).
+ * Its records and transitions live in `internal/tasks/`: task sets (`taskSets`), the ends of attempts
+ * (`attemptEnds`), offers (`offers`) and speculation (`speculation`).
  *
  * @since 0.1.0
  */
-import * as attemptEnds from "./internal/attemptEnds.js"
-import { executorLost, statusUpdate } from "./internal/attemptEnds.js"
-import * as offers from "./internal/offers.js"
-import { offer } from "./internal/offers.js"
-import { checkSpeculation, copyOffDecommissioned } from "./internal/speculation.js"
-import type * as internal from "./internal/taskSets.js"
-import { becomeZombie, cancel, submit } from "./internal/taskSets.js"
-import * as validation from "./internal/validation.js"
+import * as attemptEnds from "./internal/tasks/attemptEnds.js"
+import { executorLost, statusUpdate } from "./internal/tasks/attemptEnds.js"
+import * as offers from "./internal/tasks/offers.js"
+import { offer } from "./internal/tasks/offers.js"
+import { checkSpeculation, copyOffDecommissioned } from "./internal/tasks/speculation.js"
+import type * as internal from "./internal/tasks/taskSets.js"
+import { becomeZombie, cancel, submit } from "./internal/tasks/taskSets.js"
+import * as validation from "./internal/tasks/validation.js"
+import * as TaskSetId from "./TaskSetId.js"
 
 /**
  * @since 0.1.0
@@ -81,9 +82,7 @@ export type Input =
   & (
     | {
       readonly _tag: "SubmitTaskSet"
-      readonly taskSet: string
-      readonly stageId: number
-      readonly stageAttempt: number
+      readonly taskSet: TaskSetId.TaskSetId
       readonly jobId: number
       readonly pool: string
       readonly partitions: ReadonlyArray<number>
@@ -93,7 +92,7 @@ export type Input =
     /** No job needs the stage any more: every task set of it is dropped, and their running attempts killed. */
     | { readonly _tag: "CancelStage"; readonly stageId: number; readonly reason: string }
     /** Make the set a zombie: no further launches. */
-    | { readonly _tag: "StopTaskSet"; readonly taskSet: string }
+    | { readonly _tag: "StopTaskSet"; readonly taskSet: TaskSetId.TaskSetId }
     | { readonly _tag: "ExecutorAdded"; readonly executorId: string; readonly host: string; readonly cores: number }
     | { readonly _tag: "ExecutorLost"; readonly executorId: string; readonly reason: string }
     /**
@@ -126,7 +125,7 @@ export type Command =
   | {
     readonly _tag: "LaunchTask"
     readonly taskId: number
-    readonly taskSet: string
+    readonly taskSet: TaskSetId.TaskSetId
     readonly index: number
     readonly partition: number
     readonly attempt: number
@@ -139,18 +138,16 @@ export type Command =
   /** The result of `taskId` is the result of task `index` (partition `partition`) of the set. */
   | {
     readonly _tag: "TaskSucceeded"
-    readonly taskSet: string
-    readonly stageId: number
-    readonly stageAttempt: number
+    readonly taskSet: TaskSetId.TaskSetId
     readonly index: number
     readonly partition: number
     readonly taskId: number
     readonly executorId: string
   }
   /** Every task of the set has succeeded. */
-  | { readonly _tag: "TaskSetFinished"; readonly taskSet: string }
+  | { readonly _tag: "TaskSetFinished"; readonly taskSet: TaskSetId.TaskSetId }
   /** The set was aborted; its job fails with the reason. */
-  | { readonly _tag: "TaskSetFailed"; readonly taskSet: string; readonly reason: string }
+  | { readonly _tag: "TaskSetFailed"; readonly taskSet: TaskSetId.TaskSetId; readonly reason: string }
   | { readonly _tag: "Log"; readonly level: "Debug" | "Info" | "Warning"; readonly message: string }
 
 /**
@@ -184,11 +181,11 @@ export const step = (state: State, input: Input): Array<Command> => {
       break
     case "CancelStage":
       for (const taskSet of [...state.taskSets.values()]) {
-        if (taskSet.stageId === input.stageId) cancel(state, taskSet, input.reason, out)
+        if (taskSet.id.stageId === input.stageId) cancel(state, taskSet, input.reason, out)
       }
       break
     case "StopTaskSet": {
-      const taskSet = state.taskSets.get(input.taskSet)
+      const taskSet = state.taskSets.get(TaskSetId.key(input.taskSet))
       if (taskSet !== undefined) becomeZombie(state, taskSet)
       break
     }

@@ -36,6 +36,8 @@ export * as MasterSpec from "./MasterSpec.js"
 export * as SchedulerPool from "./SchedulerPool.js"
 /** @since 0.1.0 */
 export * as TaskScheduler from "./TaskScheduler.js"
+/** @since 0.1.0 */
+export * as TaskSetId from "./TaskSetId.js"
 
 /**
  * @since 0.1.0

@@ -63,6 +63,8 @@ class World {
 
   /** The jobs each stage was started for, as the driver's JobStart events say. */
   readonly stageJobs = new Map<number, Set<number>>()
+  /** The stage attempt each task's start event named: its end event names the same. */
+  readonly startedIn = new Map<number, { readonly stageId: number; readonly stageAttempt: number }>()
   /** Tasks the driver asked to kill. */
   readonly killed = new Set<number>()
   /** Executors dynamic allocation gave back (a later executor of the same number is another). */
@@ -88,6 +90,11 @@ class World {
     )
     for (const command of commands) {
       for (const event of command._tag === "Events" ? command.events : []) {
+        if (event._tag === "TaskStart" || event._tag === "TaskEnd") {
+          const attempt = { stageId: event.stageId, stageAttempt: event.stageAttempt }
+          if (event._tag === "TaskStart") this.startedIn.set(event.taskId, attempt)
+          else assert.deepStrictEqual(attempt, this.startedIn.get(event.taskId), `TID ${event.taskId}'s end`)
+        }
         if (event._tag !== "JobStart") continue
         for (const stageId of event.stageIds) {
           this.stageJobs.set(stageId, new Set([...this.stageJobs.get(stageId) ?? [], event.jobId]))

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { TaskScheduler } from "@kindling/driver"
+import { TaskScheduler, TaskSetId } from "@kindling/driver"
 import { FastCheck as fc } from "effect"
 
 const config = (overrides: Partial<TaskScheduler.Config> = {}): TaskScheduler.Config => ({
@@ -17,10 +17,10 @@ class World {
   readonly state: TaskScheduler.State
   now = 0
   nextSet = 0
-  readonly running = new Map<number, { executorId: string; taskSet: string; index: number }>()
-  readonly ended = new Map<string, Array<string>>()
-  readonly succeeded = new Map<string, Set<number>>()
-  readonly submitted = new Map<string, number>()
+  readonly running = new Map<number, { executorId: string; taskSet: TaskSetId.TaskSetId; index: number }>()
+  readonly ended = new Map<TaskSetId.Key, Array<string>>()
+  readonly succeeded = new Map<TaskSetId.Key, Set<number>>()
+  readonly submitted = new Map<TaskSetId.Key, { readonly id: TaskSetId.TaskSetId; readonly size: number }>()
   readonly killed = new Set<number>()
 
   constructor(cfg: TaskScheduler.Config) {
@@ -31,23 +31,29 @@ class World {
     const commands = TaskScheduler.step(this.state, input)
     for (const command of commands) {
       switch (command._tag) {
-        case "LaunchTask":
-          assert.isFalse(this.ended.has(command.taskSet), `launch for ended set ${command.taskSet}`)
+        case "LaunchTask": {
+          const key = TaskSetId.key(command.taskSet)
+          assert.isFalse(this.ended.has(key), `launch for ended set ${key}`)
           assert.isFalse(this.running.has(command.taskId), `TID ${command.taskId} launched twice`)
           this.running.set(command.taskId, command)
           break
+        }
         case "KillTask":
           this.killed.add(command.taskId)
           break
         case "TaskSucceeded": {
-          const done = this.succeeded.get(command.taskSet) ?? new Set()
-          assert.isFalse(done.has(command.index), `task ${command.taskSet}/${command.index} succeeded twice`)
+          const key = TaskSetId.key(command.taskSet)
+          const done = this.succeeded.get(key) ?? new Set()
+          assert.isFalse(done.has(command.index), `task ${key}/${command.index} succeeded twice`)
           done.add(command.index)
-          this.succeeded.set(command.taskSet, done)
+          this.succeeded.set(key, done)
           break
         }
         case "TaskSetFinished":
-          assert.strictEqual(this.succeeded.get(command.taskSet)?.size ?? 0, this.submitted.get(command.taskSet))
+          assert.strictEqual(
+            this.succeeded.get(TaskSetId.key(command.taskSet))?.size ?? 0,
+            this.submitted.get(TaskSetId.key(command.taskSet))?.size
+          )
           this.end(command.taskSet, "finished")
           break
         case "TaskSetFailed":
@@ -59,22 +65,22 @@ class World {
     return commands
   }
 
-  end(taskSet: string, how: string) {
-    const ends = this.ended.get(taskSet) ?? []
+  end(taskSet: TaskSetId.TaskSetId, how: string) {
+    const key = TaskSetId.key(taskSet)
+    const ends = this.ended.get(key) ?? []
     ends.push(how)
-    this.ended.set(taskSet, ends)
-    assert.strictEqual(ends.length, 1, `task set ${taskSet} ended ${ends.join(", ")}`)
+    this.ended.set(key, ends)
+    assert.strictEqual(ends.length, 1, `task set ${key} ended ${ends.join(", ")}`)
   }
 
+  // Each set is a stage of its own, and a job of its own, numbered from 1.
   submit(size: number, pool = "default") {
-    const id = `set-${this.nextSet++}`
-    this.submitted.set(id, size)
+    const id = TaskSetId.make(++this.nextSet, 0)
+    this.submitted.set(TaskSetId.key(id), { id, size })
     return this.apply({
       _tag: "SubmitTaskSet",
       taskSet: id,
-      stageId: this.nextSet,
-      stageAttempt: 0,
-      jobId: this.nextSet,
+      jobId: id.stageId,
       pool,
       partitions: Array.from({ length: size }, (_, i) => i),
       now: this.now
@@ -112,11 +118,10 @@ const operation: fc.Arbitrary<Op> = fc.oneof(
     if (taskId !== undefined) world.report(taskId, state)
   }),
   fc.nat().map((n): Op => (world) => {
-    const open = [...world.submitted.keys()].filter((id) => !world.ended.has(id))
+    const open = [...world.submitted.entries()].filter(([key]) => !world.ended.has(key))
     if (open.length === 0) return
-    const id = open[n % open.length]!
-    // Each set is a stage of its own (set-N is stage N + 1).
-    world.apply({ _tag: "CancelStage", stageId: Number(id.split("-")[1]) + 1, reason: "job cancelled", now: world.now })
+    const { id } = open[n % open.length]![1]
+    world.apply({ _tag: "CancelStage", stageId: id.stageId, reason: "job cancelled", now: world.now })
     world.end(id, "cancelled")
   }),
   fc.integer({ min: 1, max: 2000 }).map((millis): Op => (world) => {
@@ -145,8 +150,8 @@ describe("TaskScheduler", () => {
             assert.isBelow(rounds, 10_000)
             world.report([...world.running.keys()][0]!, "FINISHED")
           }
-          for (const id of world.submitted.keys()) {
-            assert.strictEqual(world.ended.get(id)?.length, 1, `task set ${id} never ended`)
+          for (const key of world.submitted.keys()) {
+            assert.strictEqual(world.ended.get(key)?.length, 1, `task set ${key} never ended`)
           }
           assert.strictEqual(world.state.attempts.size, 0)
         }
@@ -185,8 +190,8 @@ describe("TaskScheduler", () => {
       const commands = world.report([...world.running.keys()][0]!, "FINISHED")
       return commands.flatMap((c) => (c._tag === "LaunchTask" ? [c.taskSet] : []))
     }
-    assert.deepStrictEqual(launchedFrom("FAIR"), ["set-1"])
-    assert.deepStrictEqual(launchedFrom("FIFO"), ["set-0"])
+    assert.deepStrictEqual(launchedFrom("FAIR"), [TaskSetId.make(2, 0)])
+    assert.deepStrictEqual(launchedFrom("FIFO"), [TaskSetId.make(1, 0)])
   })
 
   it("the tasks of a lost executor run again elsewhere, without counting as failures", () => {
@@ -234,9 +239,7 @@ describe("TaskScheduler", () => {
     const submit = (world: World) =>
       world.apply({
         _tag: "SubmitTaskSet",
-        taskSet: "s",
-        stageId: 0,
-        stageAttempt: 0,
+        taskSet: TaskSetId.make(0, 0),
         jobId: 0,
         pool: "default",
         partitions: [0, 1, 2],

@@ -209,7 +209,15 @@ describe("AppStatus", () => {
   it("model: over any history of jobs, stage attempts, tasks and executors, the counts are the events' counts", () => {
     // A small driver: each step's choice is read as the next event a real driver could send, and the model
     // counts what the status must show.
-    type Running = { taskId: number; index: number; executorId: string; key: string; jobId: number }
+    type Running = {
+      taskId: number
+      index: number
+      executorId: string
+      stageId: number
+      attempt: number
+      key: string
+      jobId: number
+    }
     fc.assert(
       fc.property(
         fc.array(fc.tuple(fc.nat(7), fc.nat(1000)), { maxLength: 200 }),
@@ -262,7 +270,15 @@ describe("AppStatus", () => {
               const index = missing[pick % missing.length]!
               const executorId = executors[pick % executors.length]!
               const key = `${job.stageId}.${job.attempt}`
-              running.push({ taskId: nextTask, index, executorId, key, jobId: job.jobId })
+              running.push({
+                taskId: nextTask,
+                index,
+                executorId,
+                stageId: job.stageId,
+                attempt: job.attempt,
+                key,
+                jobId: job.jobId
+              })
               stageCounts.get(key)![0]++
               executorCounts.get(executorId)![0]++
               send({
@@ -278,7 +294,7 @@ describe("AppStatus", () => {
             } else if (kind <= 5 && running.length > 0) {
               const [ending] = running.splice(pick % running.length, 1)
               const outcome = pick % 3 // 0: succeeded, 1: failed, 2: killed
-              const [stageId, attempt] = ending!.key.split(".").map(Number)
+              const { attempt, stageId } = ending!
               const counts = stageCounts.get(ending!.key)!
               counts[0]--
               counts[1 + outcome]++
@@ -292,8 +308,8 @@ describe("AppStatus", () => {
               }
               send({
                 _tag: "TaskEnd",
-                stageId: stageId!,
-                stageAttempt: attempt!,
+                stageId,
+                stageAttempt: attempt,
                 taskId: ending!.taskId,
                 succeeded: outcome === 0,
                 ...(outcome === 0 ? {} : { reason: outcome === 1 ? "Error: boom" : "TaskKilled (stage cancelled)" }),

@@ -6,7 +6,7 @@
 // executor again and let it be (seed 336), and the executor would hold its place for ever. One total is asked at a
 // time; a timer asks again every `allocationRetryMillis` while anything is owed, and is cancelled once nothing is.
 import { Core } from "@kindling/kernel"
-import type { Step } from "../AppClientCore.js"
+import type { Step } from "../../AppClientCore.js"
 
 const timer = "allocation"
 

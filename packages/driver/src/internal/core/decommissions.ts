@@ -3,7 +3,7 @@
 // (the map output tracker then points at the copies), and then it is stopped.
 import { Core } from "@kindling/kernel"
 import { ClusterMessages, type Ids } from "@kindling/protocol"
-import * as DagScheduler from "../DagScheduler.js"
+import * as DagScheduler from "../../DagScheduler.js"
 import type { Step } from "./driverState.js"
 import { dag, event, schedule, trusted } from "./driverState.js"
 

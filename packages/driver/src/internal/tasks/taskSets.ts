@@ -1,5 +1,6 @@
 // The task scheduler's records (executors, task sets, tasks, attempts), and task sets added, made zombies or dropped.
-import type { Command, Config, Input, Location } from "../TaskScheduler.js"
+import type { Command, Config, Input, Location } from "../../TaskScheduler.js"
+import * as TaskSetId from "../../TaskSetId.js"
 
 export interface TaskEntry {
   readonly index: number
@@ -18,9 +19,7 @@ export interface TaskEntry {
 }
 
 export interface TaskSet {
-  readonly id: string
-  readonly stageId: number
-  readonly stageAttempt: number
+  readonly id: TaskSetId.TaskSetId
   readonly jobId: number
   readonly pool: string
   readonly tasks: Array<TaskEntry>
@@ -44,9 +43,7 @@ export interface TaskSet {
 
 export interface Attempt {
   readonly taskId: number
-  readonly taskSet: string
-  readonly stageId: number
-  readonly stageAttempt: number
+  readonly taskSet: TaskSetId.TaskSetId
   readonly index: number
   readonly attempt: number
   readonly executorId: string
@@ -69,18 +66,16 @@ export interface Executor {
 export interface State {
   readonly config: Config
   readonly executors: Map<string, Executor>
-  readonly taskSets: Map<string, TaskSet>
+  readonly taskSets: Map<TaskSetId.Key, TaskSet>
   readonly attempts: Map<number, Attempt>
   nextTaskId: number
   random: number
 }
 
 export const submit = (state: State, input: Extract<Input, { _tag: "SubmitTaskSet" }>, out: Array<Command>) => {
-  if (state.taskSets.has(input.taskSet)) return
+  if (state.taskSets.has(TaskSetId.key(input.taskSet))) return
   const taskSet: TaskSet = {
     id: input.taskSet,
-    stageId: input.stageId,
-    stageAttempt: input.stageAttempt,
     jobId: input.jobId,
     pool: input.pool,
     tasks: input.partitions.map((partition, index) => ({
@@ -107,11 +102,11 @@ export const submit = (state: State, input: Extract<Input, { _tag: "SubmitTaskSe
     out.push({ _tag: "TaskSetFinished", taskSet: input.taskSet })
     return
   }
-  state.taskSets.set(taskSet.id, taskSet)
+  state.taskSets.set(TaskSetId.key(taskSet.id), taskSet)
   out.push({
     _tag: "Log",
     level: "Info",
-    message: `Adding task set ${input.stageId}.${input.stageAttempt} with ${taskSet.tasks.length} tasks`
+    message: `Adding task set ${TaskSetId.key(input.taskSet)} with ${taskSet.tasks.length} tasks`
   })
 }
 
@@ -120,7 +115,7 @@ export const dropTaskSet = (state: State, taskSet: TaskSet, reason: string, out:
   for (const task of taskSet.tasks) {
     for (const taskId of task.running) killAttempt(state, taskId, reason, out)
   }
-  state.taskSets.delete(taskSet.id)
+  state.taskSets.delete(TaskSetId.key(taskSet.id))
 }
 
 export const killAttempt = (state: State, taskId: number, reason: string, out: Array<Command>) => {
@@ -131,7 +126,7 @@ export const killAttempt = (state: State, taskId: number, reason: string, out: A
 }
 
 export const cancel = (state: State, taskSet: TaskSet, reason: string, out: Array<Command>) => {
-  out.push({ _tag: "Log", level: "Info", message: `Cancelling stage ${taskSet.stageId}: ${reason}` })
+  out.push({ _tag: "Log", level: "Info", message: `Cancelling stage ${taskSet.id.stageId}: ${reason}` })
   dropTaskSet(state, taskSet, reason, out)
 }
 
@@ -141,5 +136,5 @@ export const becomeZombie = (state: State, taskSet: TaskSet) => {
     task.pending = false
     task.speculatable = false
   }
-  if (taskSet.tasks.every((task) => task.running.size === 0)) state.taskSets.delete(taskSet.id)
+  if (taskSet.tasks.every((task) => task.running.size === 0)) state.taskSets.delete(TaskSetId.key(taskSet.id))
 }

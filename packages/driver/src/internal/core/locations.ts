@@ -2,9 +2,9 @@
 import { Core } from "@kindling/kernel"
 import { ClusterMessages, Errors, Ids } from "@kindling/protocol"
 import * as Exit from "effect/Exit"
-import * as DagScheduler from "../DagScheduler.js"
-import type { Local } from "../DriverCore.js"
-import type * as TaskScheduler from "../TaskScheduler.js"
+import * as DagScheduler from "../../DagScheduler.js"
+import type { Local } from "../../DriverCore.js"
+import type * as TaskScheduler from "../../TaskScheduler.js"
 import type { State, Step } from "./driverState.js"
 import { event, trusted } from "./driverState.js"
 

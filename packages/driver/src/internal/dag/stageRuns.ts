@@ -1,5 +1,5 @@
 // Stages run: submitted once their parents' outputs are there, an attempt at a time, and done task by task.
-import type { Command, Input } from "../DagScheduler.js"
+import type { Command, Input } from "../../DagScheduler.js"
 import type { Job, Stage, State } from "./dagState.js"
 import { isAvailable, stageFinished } from "./dagState.js"
 import { endJob } from "./jobEnds.js"

@@ -1,5 +1,6 @@
 // Offers: executors' free cores matched to pending tasks, task sets in priority order and under delay scheduling.
-import type { Command } from "../TaskScheduler.js"
+import type { Command } from "../../TaskScheduler.js"
+import * as TaskSetId from "../../TaskSetId.js"
 import { speculatableTask } from "./speculation.js"
 import type { Attempt, Executor, State, TaskEntry, TaskSet } from "./taskSets.js"
 
@@ -9,7 +10,7 @@ export const localityLevels = ["PROCESS_LOCAL", "NODE_LOCAL", "ANY"] as const
 // Task sets in the order they get cores: FIFO by job then stage; FAIR by the pool running least, then FIFO.
 const ordered = (state: State): Array<TaskSet> => {
   const sets = [...state.taskSets.values()]
-  const fifo = (a: TaskSet, b: TaskSet) => a.jobId - b.jobId || a.stageId - b.stageId
+  const fifo = (a: TaskSet, b: TaskSet) => a.jobId - b.jobId || a.id.stageId - b.id.stageId
   if (state.config.mode === "FIFO") return sets.sort(fifo)
   const runningIn = new Map<string, number>()
   for (const set of sets) {
@@ -151,8 +152,6 @@ const launch = (
   const attempt: Attempt = {
     taskId: state.nextTaskId++,
     taskSet: taskSet.id,
-    stageId: taskSet.stageId,
-    stageAttempt: taskSet.stageAttempt,
     index: task.index,
     attempt: task.attempts++,
     executorId: executor.id,
@@ -169,8 +168,9 @@ const launch = (
     out.push({
       _tag: "Log",
       level: "Info",
-      message: `Launching speculative task ${task.index}.${attempt.attempt} in stage ${taskSet.stageId}.` +
-        `${taskSet.stageAttempt} (TID ${attempt.taskId}) on executor ${executor.id}`
+      message: `Launching speculative task ${task.index}.${attempt.attempt} in stage ${
+        TaskSetId.key(taskSet.id)
+      } (TID ${attempt.taskId}) on executor ${executor.id}`
     })
   }
   out.push({

@@ -1,5 +1,5 @@
 // Jobs that end: with their last result, cancelled or aborted with a stage; the stages no other job needs dropped.
-import type { Command } from "../DagScheduler.js"
+import type { Command } from "../../DagScheduler.js"
 import type { Job, Stage, State } from "./dagState.js"
 import { stageFinished } from "./dagState.js"
 

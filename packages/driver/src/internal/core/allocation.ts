@@ -2,9 +2,9 @@
 // know, carried out — a new total asked of the cluster manager, idle executors taken out of the offers and killed.
 import { Core } from "@kindling/kernel"
 import type { Ids } from "@kindling/protocol"
-import * as DagScheduler from "../DagScheduler.js"
-import * as ExecutorAllocation from "../ExecutorAllocation.js"
-import * as TaskScheduler from "../TaskScheduler.js"
+import * as DagScheduler from "../../DagScheduler.js"
+import * as ExecutorAllocation from "../../ExecutorAllocation.js"
+import * as TaskScheduler from "../../TaskScheduler.js"
 import type { Step } from "./driverState.js"
 import { schedule } from "./driverState.js"
 

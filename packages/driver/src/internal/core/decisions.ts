@@ -1,9 +1,10 @@
 // What the two schedulers decide, carried out a batch at a time: launches, kills, task sets, jobs' ends, events.
 import { Core } from "@kindling/kernel"
 import { ClusterMessages, Ids } from "@kindling/protocol"
-import * as DagScheduler from "../DagScheduler.js"
-import * as TaskScheduler from "../TaskScheduler.js"
-import type { Job } from "./dagState.js"
+import * as DagScheduler from "../../DagScheduler.js"
+import * as TaskScheduler from "../../TaskScheduler.js"
+import * as TaskSetId from "../../TaskSetId.js"
+import type { Job } from "../dag/dagState.js"
 import type { Step, TaskOutcome } from "./driverState.js"
 import { dag, event, schedule, trusted } from "./driverState.js"
 import { locationsOf } from "./locations.js"
@@ -46,11 +47,11 @@ export const carryOut = (
   for (const command of commands) {
     switch (command._tag) {
       case "LaunchTask": {
-        const taskSet = state.scheduler.taskSets.get(command.taskSet)
+        const taskSet = state.scheduler.taskSets.get(TaskSetId.key(command.taskSet))
         const executor = state.executors.get(Ids.ExecutorId.make(command.executorId))
         const bytes = taskSet === undefined
           ? undefined
-          : DagScheduler.taskBytes(state.dag, taskSet.stageId, command.partition)
+          : DagScheduler.taskBytes(state.dag, taskSet.id.stageId, command.partition)
         if (taskSet === undefined || executor === undefined || bytes === undefined) {
           // Its task set, stage or executor was dropped after the decision was queued: nothing is sent, and the
           // attempt ends here, so that its core is free again.
@@ -69,11 +70,11 @@ export const carryOut = (
           new ClusterMessages.TaskDescription({
             taskId: command.taskId,
             attemptNumber: command.attempt,
-            name: `task ${command.index}.${command.attempt} in stage ${taskSet.stageId}.${taskSet.stageAttempt}`,
+            name: `task ${command.index}.${command.attempt} in stage ${TaskSetId.key(taskSet.id)}`,
             index: command.index,
             partitionId: command.partition,
-            stageId: taskSet.stageId,
-            stageAttemptId: taskSet.stageAttempt,
+            stageId: taskSet.id.stageId,
+            stageAttemptId: taskSet.id.stageAttempt,
             cpus: state.config.scheduler.cpusPerTask,
             properties: {},
             resources: {},
@@ -82,8 +83,8 @@ export const carryOut = (
         )
         event(step, {
           _tag: "TaskStart",
-          stageId: taskSet.stageId,
-          stageAttempt: taskSet.stageAttempt,
+          stageId: taskSet.id.stageId,
+          stageAttempt: taskSet.id.stageAttempt,
           taskId: command.taskId,
           index: command.index,
           executorId: executor.id,
@@ -116,11 +117,9 @@ export const carryOut = (
       case "TaskSetFinished":
         // The DAG scheduler ends stages by their partitions, which it has been told of task by task.
         break
-      case "TaskSetFailed": {
-        const taskSet = command.taskSet.split(".")
-        dag(step, { _tag: "StageAborted", stageId: Number(taskSet[0]), reason: command.reason, now: step.now })
+      case "TaskSetFailed":
+        dag(step, { _tag: "StageAborted", stageId: command.taskSet.stageId, reason: command.reason, now: step.now })
         break
-      }
       case "Log":
         Core.log(step, command.level, command.message)
         break
@@ -146,9 +145,7 @@ const carryOutDag = (
       case "SubmitTaskSet":
         schedule(step, {
           _tag: "SubmitTaskSet",
-          taskSet: `${command.stageId}.${command.stageAttempt}`,
-          stageId: command.stageId,
-          stageAttempt: command.stageAttempt,
+          taskSet: TaskSetId.make(command.stageId, command.stageAttempt),
           jobId: command.jobId,
           pool: command.pool,
           partitions: command.partitions,
@@ -160,7 +157,11 @@ const carryOutDag = (
         schedule(step, { _tag: "CancelStage", stageId: command.stageId, reason: command.reason, now: step.now })
         break
       case "StopStageAttempt":
-        schedule(step, { _tag: "StopTaskSet", taskSet: `${command.stageId}.${command.stageAttempt}`, now: step.now })
+        schedule(step, {
+          _tag: "StopTaskSet",
+          taskSet: TaskSetId.make(command.stageId, command.stageAttempt),
+          now: step.now
+        })
         break
       case "ResultTask":
         outcome?.result(command.jobId, command.index)

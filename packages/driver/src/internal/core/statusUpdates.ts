@@ -1,6 +1,6 @@
 // Status updates from executors: a task's end told to its listeners and schedulers, and what it brought back.
 import { type ClusterMessages, Records, type States, type TaskPlan } from "@kindling/protocol"
-import * as TaskScheduler from "../TaskScheduler.js"
+import * as TaskScheduler from "../../TaskScheduler.js"
 import { carryOut } from "./decisions.js"
 import type { Executor, Step, TaskOutcome } from "./driverState.js"
 import { dag, event } from "./driverState.js"
@@ -44,11 +44,10 @@ export const taskEnded = (
 ) => {
   const attempt = step.state.scheduler.attempts.get(taskId)
   if (attempt === undefined) return
-  const stageAttempt = step.state.scheduler.taskSets.get(attempt.taskSet)?.stageAttempt ?? 0
   event(step, {
     _tag: "TaskEnd",
-    stageId: attempt.stageId,
-    stageAttempt,
+    stageId: attempt.taskSet.stageId,
+    stageAttempt: attempt.taskSet.stageAttempt,
     taskId,
     succeeded,
     ...(reason === undefined ? {} : { reason }),
@@ -102,7 +101,7 @@ const statusUpdate = (
       status === "FINISHED" ? undefined : failure?.text ?? status
     )
   }
-  const taskSetId = state.scheduler.attempts.get(message.taskId)?.taskSet
+  const taskSet = state.scheduler.attempts.get(message.taskId)?.taskSet
   // The first thing the step does, so that nothing waits in the queue before it.
   const commands = TaskScheduler.step(state.scheduler, {
     _tag: "StatusUpdate",
@@ -123,23 +122,22 @@ const statusUpdate = (
     }
   }
   carryOut(step, commands, (command) => {
-    const isMap = state.dag.stages.get(command.stageId)?.shuffleId !== undefined
+    const isMap = state.dag.stages.get(command.taskSet.stageId)?.shuffleId !== undefined
     dag(step, {
       _tag: "TaskSucceeded",
-      stageId: command.stageId,
-      stageAttempt: command.stageAttempt,
+      stageId: command.taskSet.stageId,
+      stageAttempt: command.taskSet.stageAttempt,
       partition: command.partition,
       executorId: command.executorId,
       ...(isMap ? { sizes: mapSizes(finished) } : {}),
       now: step.now
     }, outcome)
   })
-  if (failure?.fetchFailed !== undefined && taskSetId !== undefined) {
-    const [stageId, stageAttempt] = taskSetId.split(".").map(Number) as [number, number]
+  if (failure?.fetchFailed !== undefined && taskSet !== undefined) {
     dag(step, {
       _tag: "FetchFailed",
-      stageId,
-      stageAttempt,
+      stageId: taskSet.stageId,
+      stageAttempt: taskSet.stageAttempt,
       shuffleId: failure.fetchFailed.shuffleId,
       mapIndex: failure.fetchFailed.mapIndex,
       executorId: failure.fetchFailed.executorId,

@@ -1,5 +1,5 @@
 // Fetch failures: map outputs unregistered (a lost executor's too), and the failed stages resubmitted or aborted.
-import type { Command, Input } from "../DagScheduler.js"
+import type { Command, Input } from "../../DagScheduler.js"
 import type { State } from "./dagState.js"
 import { stageFinished } from "./dagState.js"
 import { abortStage } from "./jobEnds.js"

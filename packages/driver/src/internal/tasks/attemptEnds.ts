@@ -1,6 +1,7 @@
 // Attempts that end: as their executor reports (a success, a failure counted against maxFailures, a kill) or with it.
 import { StackFrames } from "@kindling/app"
-import type { Command, Input } from "../TaskScheduler.js"
+import type { Command, Input } from "../../TaskScheduler.js"
+import * as TaskSetId from "../../TaskSetId.js"
 import type { Attempt, State, TaskEntry, TaskSet } from "./taskSets.js"
 import { becomeZombie, dropTaskSet, killAttempt } from "./taskSets.js"
 
@@ -12,7 +13,7 @@ const endAttempt = (state: State, attempt: Attempt): TaskEntry | undefined => {
   state.attempts.delete(attempt.taskId)
   const executor = state.executors.get(attempt.executorId)
   if (executor !== undefined) executor.freeCores += state.config.cpusPerTask
-  const task = state.taskSets.get(attempt.taskSet)?.tasks[attempt.index]
+  const task = state.taskSets.get(TaskSetId.key(attempt.taskSet))?.tasks[attempt.index]
   task?.running.delete(attempt.taskId)
   return task
 }
@@ -22,13 +23,13 @@ export const statusUpdate = (state: State, input: Extract<Input, { _tag: "Status
   // An attempt that already ended (a late or repeated report, or one of a lost executor) changes nothing.
   if (attempt === undefined || input.state === "RUNNING") return
   const task = endAttempt(state, attempt)
-  const taskSet = state.taskSets.get(attempt.taskSet)
+  const taskSet = state.taskSets.get(TaskSetId.key(attempt.taskSet))
   if (task === undefined || taskSet === undefined) return
   if (input.fetchFailed === true && input.state === "FAILED" && !task.done) {
     out.push({
       _tag: "Log",
       level: "Warning",
-      message: `Lost task ${attempt.index}.${attempt.attempt} in stage ${taskSet.stageId}.${taskSet.stageAttempt} ` +
+      message: `Lost task ${attempt.index}.${attempt.attempt} in stage ${TaskSetId.key(taskSet.id)} ` +
         `(TID ${attempt.taskId}): ${input.reason}`
     })
     becomeZombie(state, taskSet)
@@ -37,7 +38,7 @@ export const statusUpdate = (state: State, input: Extract<Input, { _tag: "Status
   if (task.done) return
   if (taskSet.zombie) {
     finishedAttempt(state, taskSet, task, attempt, input, out)
-    if (taskSet.tasks.every((entry) => entry.running.size === 0)) state.taskSets.delete(taskSet.id)
+    if (taskSet.tasks.every((entry) => entry.running.size === 0)) state.taskSets.delete(TaskSetId.key(taskSet.id))
     return
   }
   finishedAttempt(state, taskSet, task, attempt, input, out)
@@ -53,7 +54,7 @@ const finishedAttempt = (
   input: Extract<Input, { _tag: "StatusUpdate" }>,
   out: Array<Command>
 ) => {
-  const name = `task ${attempt.index}.${attempt.attempt} in stage ${taskSet.stageId}.${taskSet.stageAttempt} ` +
+  const name = `task ${attempt.index}.${attempt.attempt} in stage ${TaskSetId.key(taskSet.id)} ` +
     `(TID ${attempt.taskId})`
   switch (input.state) {
     case "FINISHED": {
@@ -65,8 +66,6 @@ const finishedAttempt = (
       out.push({
         _tag: "TaskSucceeded",
         taskSet: taskSet.id,
-        stageId: taskSet.stageId,
-        stageAttempt: taskSet.stageAttempt,
         index: task.index,
         partition: task.partition,
         taskId: attempt.taskId,
@@ -74,7 +73,7 @@ const finishedAttempt = (
       })
       for (const other of task.running) killAttempt(state, other, anotherAttemptSucceeded, out)
       if (taskSet.succeeded === taskSet.tasks.length && !taskSet.zombie) {
-        state.taskSets.delete(taskSet.id)
+        state.taskSets.delete(TaskSetId.key(taskSet.id))
         out.push({ _tag: "TaskSetFinished", taskSet: taskSet.id })
       }
       return
@@ -92,7 +91,7 @@ const finishedAttempt = (
           ? {
             _tag: "Log",
             level: "Info",
-            message: `Task ${task.index} in stage ${taskSet.stageId}.${taskSet.stageAttempt} failed ` +
+            message: `Task ${task.index} in stage ${TaskSetId.key(taskSet.id)} failed ` +
               `${state.config.maxFailures} times; aborting job`
           }
           : {
@@ -103,7 +102,7 @@ const finishedAttempt = (
       )
       if (taskSet.zombie) return
       if (aborts) {
-        const reason = `Task ${task.index} in stage ${taskSet.stageId}.${taskSet.stageAttempt} failed ` +
+        const reason = `Task ${task.index} in stage ${TaskSetId.key(taskSet.id)} failed ` +
           `${state.config.maxFailures} times, most recent failure: Lost ${name} ${where}: ${input.reason}`
         dropTaskSet(state, taskSet, "stage aborted", out)
         out.push({ _tag: "TaskSetFailed", taskSet: taskSet.id, reason })
@@ -134,7 +133,7 @@ export const executorLost = (state: State, executorId: string, reason: string, o
   for (const attempt of [...state.attempts.values()]) {
     if (attempt.executorId !== executorId) continue
     const task = endAttempt(state, attempt)
-    const taskSet = state.taskSets.get(attempt.taskSet)
+    const taskSet = state.taskSets.get(TaskSetId.key(attempt.taskSet))
     if (task !== undefined && taskSet !== undefined && !task.done) {
       out.push({
         _tag: "Log",
@@ -145,7 +144,7 @@ export const executorLost = (state: State, executorId: string, reason: string, o
       retry(taskSet, task)
     }
     if (taskSet?.zombie === true && taskSet.tasks.every((entry) => entry.running.size === 0)) {
-      state.taskSets.delete(taskSet.id)
+      state.taskSets.delete(TaskSetId.key(taskSet.id))
     }
   }
 }

@@ -1,6 +1,6 @@
 // A submitted job's stages: built from its graph (a shuffle's map stage shared by the jobs that need it), then run.
 import type { AppEvents, JobGraph } from "@kindling/app"
-import type { Command, JobSpec } from "../DagScheduler.js"
+import type { Command, JobSpec } from "../../DagScheduler.js"
 import type { Stage, State } from "./dagState.js"
 import { submitStage } from "./stageRuns.js"
 

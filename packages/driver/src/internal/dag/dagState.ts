@@ -1,6 +1,6 @@
 // The DAG scheduler's records (stages, jobs, the map output tracker), and what its transitions share of them.
 import type { AppEvents } from "@kindling/app"
-import type { Command, Config } from "../DagScheduler.js"
+import type { Command, Config } from "../../DagScheduler.js"
 
 interface MapOutput {
   readonly executorId: string

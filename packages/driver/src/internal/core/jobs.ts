@@ -1,7 +1,7 @@
 // The app's jobs as the driver counts them: submitted, cancelled, and their results held to maxResultSize.
 import { Core } from "@kindling/kernel"
 import type { RpcAddress, TaskPlan } from "@kindling/protocol"
-import type * as DagScheduler from "../DagScheduler.js"
+import type * as DagScheduler from "../../DagScheduler.js"
 import * as Allocation from "./allocation.js"
 import type { Step } from "./driverState.js"
 import { dag } from "./driverState.js"

@@ -1,4 +1,5 @@
 // Speculation: stragglers found by how long they run against their set's median, and the copies offered of them.
+import * as TaskSetId from "../../TaskSetId.js"
 import type { State, TaskEntry, TaskSet } from "./taskSets.js"
 
 export const checkSpeculation = (state: State, now: number) => {
@@ -26,7 +27,7 @@ export const copyOffDecommissioned = (state: State, now: number) => {
     if (killAt === undefined || now < killAt) continue
     for (const attempt of state.attempts.values()) {
       if (attempt.executorId !== executor.id) continue
-      const task = state.taskSets.get(attempt.taskSet)?.tasks[attempt.index]
+      const task = state.taskSets.get(TaskSetId.key(attempt.taskSet))?.tasks[attempt.index]
       if (task !== undefined && !task.done && task.running.size === 1) task.speculatable = true
     }
   }

@@ -5,7 +5,7 @@
 // the workers kill executors mid-goodbye. Each wait ends after `leaveTimeoutMillis` whatever the master says: a
 // master that cannot be reached must not keep the app from ending.
 import { Core } from "@kindling/kernel"
-import type { Step } from "../AppClientCore.js"
+import type { Step } from "../../AppClientCore.js"
 import * as AllocationRequests from "./allocationRequests.js"
 
 const timer = "leaving"
