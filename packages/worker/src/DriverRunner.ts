@@ -1,18 +1,20 @@
 /**
  * Runs one driver on a worker, as Spark's DriverRunner does: a work dir `<workDir>/<driverId>`, the app artifact
- * fetched into it, the driver process started with stdout and stderr in files there, and — for a supervised
- * driver — relaunched with exponential back-off until it exits with 0 or is killed.
+ * fetched into it, the driver process started with stdout and stderr in files there. It runs the process as often
+ * as it is asked — a supervised driver's relaunches, in the work dir and with the artifact the first run prepared —
+ * and reports how each run ended; whether to run it again, and when, is `WorkerCore`'s decision.
  *
  * @since 0.1.0
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import { type Installation, WorkDirs } from "@kindling/installation"
-import { Descriptions, Errors, type Ids, type RpcAddress, type States } from "@kindling/protocol"
+import { Descriptions, Errors, type Ids, type RpcAddress } from "@kindling/protocol"
 import type { RpcEnv } from "@kindling/rpc"
-import * as Clock from "effect/Clock"
+import * as Data from "effect/Data"
 import * as Deferred from "effect/Deferred"
-import * as Duration from "effect/Duration"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
@@ -20,7 +22,7 @@ import * as Path from "node:path"
 import { fetchArtifact } from "./Artifacts.js"
 import { firstLines, lastLines, makeWorkDir, nodeSpawnSpec, runProcess, unlessKilled } from "./internal/nodeProcess.js"
 import type { NodeSecurity, ProcessLauncher, SpawnSpec } from "./ProcessLauncher.js"
-import { driverFinalState, exitCode, nextBackoff, substitute } from "./Supervision.js"
+import { exitCode, substitute } from "./Supervision.js"
 
 // How much of what a failed driver said its failure carries: the error it ended with, not its whole log.
 const failureBytes = 2048
@@ -38,8 +40,6 @@ export interface Options {
   readonly workDir: string
   readonly workerUrl: string
   readonly terminateTimeout: Duration.DurationInput
-  /** The first wait before relaunching a supervised driver (Spark: 1 second). */
-  readonly initialBackoff: Duration.DurationInput
   /** The installation whose entry module the command names. */
   readonly installation: Installation.Installation
   /** The cluster's secret and whether to encrypt, handed to the process in its environment (never on its command line). */
@@ -47,16 +47,24 @@ export interface Options {
 }
 
 /**
- * How a driver ended: FINISHED, KILLED or FAILED from its last exit code, or ERROR with the exception when it
- * could not be prepared or launched.
+ * How one run of the driver ended: its process exited (with what it said of its failure, after a non-zero exit), a
+ * kill came before the process started, or the work dir, the artifact or the process could not be had (the driver
+ * ends ERROR with the exception).
  *
  * @since 0.1.0
  * @category models
  */
-export interface DriverResult {
-  readonly state: States.DriverState
-  readonly exception: Option.Option<Descriptions.RemoteException>
-}
+export type RunEnd = Data.TaggedEnum<{
+  Exited: { readonly exitCode: number; readonly failure: Option.Option<Descriptions.RemoteException> }
+  NotStarted: {}
+  LaunchFailed: { readonly exception: Descriptions.RemoteException }
+}>
+
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
+export const RunEnd = Data.taggedEnum<RunEnd>()
 
 /**
  * @since 0.1.0
@@ -64,19 +72,23 @@ export interface DriverResult {
  */
 export interface DriverHandle {
   /**
-   * Stops the driver for good: no further relaunch, a back-off wait ends at once, and a running process gets
-   * SIGTERM, then SIGKILL after the terminate timeout. Completes once the driver has ended.
+   * Runs the driver's process once, to its end; the first run prepares the work dir and fetches the artifact,
+   * which later runs reuse. Runs never overlap: one asked for while another runs waits for it. Once the driver is
+   * killed, a run ends at once (`NotStarted`).
+   */
+  readonly run: Effect.Effect<RunEnd>
+  /**
+   * Stops the driver for good: a running process gets SIGTERM, then SIGKILL after the terminate timeout, and no
+   * run starts any more. Completes once no run is going on.
    */
   readonly kill: Effect.Effect<void>
-  /** Waits for the final state. */
-  readonly result: Effect.Effect<DriverResult>
   /** How many times the driver process has been started so far. */
   readonly launches: Effect.Effect<number>
 }
 
 /**
- * Starts running the driver in the background of the current scope. Closing the scope terminates a running
- * process (SIGTERM, then SIGKILL after the terminate timeout) and ends the driver as KILLED.
+ * Makes the driver's runner; nothing runs until `run`. Runs go on in the current scope, whose closing terminates a
+ * running process (SIGTERM, then SIGKILL after the terminate timeout) and interrupts its run.
  *
  * @since 0.1.0
  * @category constructors
@@ -85,32 +97,28 @@ export const start = (
   options: Options
 ): Effect.Effect<DriverHandle, never, ProcessLauncher | FileSystem.FileSystem | RpcEnv.RpcEnv | Scope.Scope> =>
   Effect.gen(function*() {
-    const { command, supervise } = options.description
+    const { command } = options.description
+    const scope = yield* Effect.scope
+    const context = yield* Effect.context<ProcessLauncher | FileSystem.FileSystem | RpcEnv.RpcEnv>()
     const killRequest = yield* Deferred.make<void>()
-    const result = yield* Deferred.make<DriverResult>()
+    const oneAtATime = yield* Effect.makeSemaphore(1)
     const launches = yield* Ref.make(0)
     const dir = Path.join(options.workDir, options.driverId)
-    const initialMillis = Duration.toMillis(Duration.decode(options.initialBackoff))
-    const ended = (state: States.DriverState): DriverResult => ({ state, exception: Option.none() })
     // A driver that failed carries why, as its submitter and `status` see it: the summary of its failure it wrote
     // (a Kindling app's driver does), else the end of its stderr, where a driver writes its error last (Spark's
     // worker reports no more than the state).
     const failureFile = Path.join(dir, WorkDirs.driverFailureFileName)
-    const failed = (spec: SpawnSpec, code: number | undefined) =>
+    const failure = (spec: SpawnSpec, code: number) =>
       Effect.map(
         Effect.flatMap(
           firstLines(failureFile, failureBytes),
           Option.match({ onNone: () => lastLines(spec.stderrFile, failureBytes), onSome: Effect.succeed })
         ),
-        (said): DriverResult => ({
-          state: driverFinalState({ exitCode: code, killed: false }),
-          exception: Option.some(
-            new Descriptions.RemoteException({
-              name: "DriverFailed",
-              message: `The driver exited with code ${code ?? "none (a signal)"}` + (said === "" ? "" : `: ${said}`)
-            })
-          )
-        })
+        (said) =>
+          new Descriptions.RemoteException({
+            name: "DriverFailed",
+            message: `The driver exited with code ${code}` + (said === "" ? "" : `: ${said}`)
+          })
       )
 
     const prepare = Effect.gen(function*() {
@@ -126,51 +134,53 @@ export const start = (
         dir
       })
     })
+    // What the first run prepared; runs are one at a time, so no two prepare.
+    let prepared: SpawnSpec | undefined
 
-    const run = Effect.gen(function*() {
-      const spec = yield* unlessKilled(killRequest, prepare)
-      if (Option.isNone(spec)) return ended(driverFinalState({ exitCode: undefined, killed: true }))
-      let backoff: number | undefined
-      while (true) {
-        // What an earlier launch wrote of its failure is not this one's.
-        yield* FileSystem.FileSystem.pipe(
-          Effect.flatMap((fs) => fs.remove(failureFile, { force: true })),
-          Effect.ignore
-        )
-        const startedAt = yield* Clock.currentTimeMillis
-        const exit = yield* runProcess({
-          spec: spec.value,
-          killRequest,
-          terminateTimeout: options.terminateTimeout,
-          onStarted: Ref.update(launches, (n) => n + 1)
-        })
-        const code = exitCode(exit)
-        const killed = yield* Deferred.isDone(killRequest)
-        if (code === 0 || killed) return ended(driverFinalState({ exitCode: code, killed }))
-        if (!supervise) return yield* failed(spec.value, code)
-        backoff = nextBackoff(backoff, (yield* Clock.currentTimeMillis) - startedAt, initialMillis)
-        const slept = yield* unlessKilled(killRequest, Effect.sleep(backoff))
-        if (Option.isNone(slept)) return ended(driverFinalState({ exitCode: code, killed: true }))
+    const runOnce = Effect.gen(function*() {
+      if (yield* Deferred.isDone(killRequest)) return RunEnd.NotStarted()
+      if (prepared === undefined) {
+        const spec = yield* unlessKilled(killRequest, prepare)
+        if (Option.isNone(spec)) return RunEnd.NotStarted()
+        prepared = spec.value
       }
+      const spec = prepared
+      // What an earlier run wrote of its failure is not this one's.
+      yield* FileSystem.FileSystem.pipe(
+        Effect.flatMap((fs) => fs.remove(failureFile, { force: true })),
+        Effect.ignore
+      )
+      const exit = yield* runProcess({
+        spec,
+        killRequest,
+        terminateTimeout: options.terminateTimeout,
+        onStarted: Ref.update(launches, (n) => n + 1)
+      })
+      const code = exitCode(exit)
+      return RunEnd.Exited({
+        exitCode: code,
+        failure: code === 0 ? Option.none() : Option.some(yield* failure(spec, code))
+      })
     }).pipe(
       Effect.catchAll((error) => {
-        const failure = new Errors.DriverLaunchFailed({ driverId: options.driverId, reason: error.message })
-        return Effect.succeed<DriverResult>({
-          state: "ERROR",
-          exception: Option.some(new Descriptions.RemoteException({ name: failure._tag, message: failure.message }))
-        })
+        const failed = new Errors.DriverLaunchFailed({ driverId: options.driverId, reason: error.message })
+        return Effect.succeed(
+          RunEnd.LaunchFailed({
+            exception: new Descriptions.RemoteException({ name: failed._tag, message: failed.message })
+          })
+        )
       })
     )
 
-    yield* run.pipe(
-      Effect.flatMap((final) => Deferred.succeed(result, final)),
-      Effect.onInterrupt(() => Deferred.succeed(result, ended("KILLED"))),
-      Effect.forkScoped
-    )
-
     return {
-      kill: Effect.zipRight(Deferred.succeed(killRequest, undefined), Deferred.await(result)).pipe(Effect.asVoid),
-      result: Deferred.await(result),
+      // In the runner's scope, not the caller's fiber: closing the scope is what stops a run.
+      run: runOnce.pipe(
+        oneAtATime.withPermits(1),
+        Effect.provide(context),
+        Effect.forkIn(scope),
+        Effect.flatMap(Fiber.join)
+      ),
+      kill: Effect.zipRight(Deferred.succeed(killRequest, undefined), oneAtATime.withPermits(1)(Effect.void)),
       launches: Ref.get(launches)
     }
   })

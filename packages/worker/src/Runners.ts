@@ -75,7 +75,7 @@ export class ExecutorSetupFailed extends Data.TaggedError("ExecutorSetupFailed")
  * @category models
  */
 export interface RunnersService {
-  /** Starts a driver in the background of the scope; closing the scope stops it. */
+  /** Makes a driver's runner, which runs its process when asked; closing the scope stops it. */
   readonly driver: (
     driverId: Ids.DriverId,
     description: Descriptions.DriverDescription,
@@ -120,7 +120,6 @@ export interface ProcessOptions {
   readonly localDir: string
   readonly driverTerminateTimeoutMillis: number
   readonly executorTerminateTimeoutMillis: number
-  readonly superviseInitialBackoffMillis: number
   /** The cluster's secret and whether connections are encrypted, handed to drivers and executors. */
   readonly security?: NodeSecurity | undefined
   /**
@@ -179,7 +178,6 @@ export const makeProcesses = (
         workDir: options.workDir,
         workerUrl: worker.workerUrl,
         terminateTimeout: options.driverTerminateTimeoutMillis,
-        initialBackoff: options.superviseInitialBackoffMillis,
         installation: options.installation,
         security: options.security
       }).pipe(machine, files, network)

@@ -1,7 +1,7 @@
 /**
  * The decisions of Spark's DriverRunner and ExecutorRunner (§4.6 of the protocol reference), as pure functions:
- * how long a supervised driver waits before its relaunch, which final state a run ends in, and how placeholders
- * in a command's arguments are filled in.
+ * how long a supervised driver waits before its relaunch and which final state a run ends in (which `WorkerCore`
+ * applies to each run's end), and how placeholders in a command's arguments are filled in.
  *
  * @since 0.1.0
  */

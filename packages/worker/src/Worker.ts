@@ -14,7 +14,7 @@ import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
-import type * as DriverRunner from "./DriverRunner.js"
+import * as DriverRunner from "./DriverRunner.js"
 import type * as ExecutorRunner from "./ExecutorRunner.js"
 import { Runners } from "./Runners.js"
 import * as WorkerCore from "./WorkerCore.js"
@@ -41,6 +41,8 @@ export interface Options {
   readonly executorStateSyncMaxAttempts: number
   readonly askTimeoutMillis: number
   readonly driverFencing: WorkerCore.Config["driverFencing"]
+  /** The first wait before a failed supervised driver runs again (`kindling.worker.supervise.initialBackoff`). */
+  readonly superviseInitialBackoffMillis: number
   /** `kindling.decommission.enabled` (on unless given). */
   readonly decommissionEnabled?: boolean
   /** Check the core's invariants after every step (`kindling.debug.validateState`). */
@@ -64,6 +66,7 @@ export interface Worker {
 }
 
 type Host = Shell.Host<WorkerCore.Local>
+type RunEnded = Extract<WorkerCore.Local, { _tag: "DriverProcessEnded" | "DriverLaunchFailed" }>
 type CommandOf<Tag extends WorkerCore.WorkerCommand["_tag"]> = Extract<WorkerCore.WorkerCommand, { _tag: Tag }>
 
 /**
@@ -86,7 +89,10 @@ export const make = (
     const address = yield* Shell.listeningAddress(Endpoints.worker)
     const self = Endpoints.ref(address, Endpoints.worker)
     const identity = { workerUrl: self.toString(), hostname: address.host, webUiUrl: options.webUiUrl }
-    const drivers = new Map<Ids.DriverId, DriverRunner.DriverHandle>()
+    const drivers = new Map<
+      Ids.DriverId,
+      { readonly handle: DriverRunner.DriverHandle; readonly scope: Scope.CloseableScope }
+    >()
     const executors = new Map<string, ExecutorRunner.ExecutorHandle>()
 
     // Each runner gets a scope of its own, closed when it ends, so a long-lived worker does not accumulate them.
@@ -119,39 +125,45 @@ export const make = (
         )
       )
 
-    // A launch that fails before its runner exists is reported as the runner would: ERROR for a driver, FAILED
-    // for an executor.
+    // One run of a driver's process, its end told to the core, which decides what follows: the driver's end, or
+    // (supervised and failed) another run after its back-off, which it asks for with `RestartDriver`.
+    const runDriver = (driverId: Ids.DriverId, handle: DriverRunner.DriverHandle, host: Host) =>
+      host.fork(
+        Effect.map(handle.run, (end) =>
+          host.feed(DriverRunner.RunEnd.$match(end, {
+            Exited: ({ exitCode, failure }): RunEnded => ({
+              _tag: "DriverProcessEnded",
+              driverId,
+              exitCode,
+              exception: Option.getOrUndefined(failure)
+            }),
+            NotStarted: (): RunEnded => ({
+              _tag: "DriverProcessEnded",
+              driverId,
+              exitCode: undefined,
+              exception: undefined
+            }),
+            LaunchFailed: ({ exception }): RunEnded => ({ _tag: "DriverLaunchFailed", driverId, exception })
+          })))
+      )
+
+    // A launch that fails before its runner exists is reported as a run's would be: ERROR.
     const launchDriver = (command: CommandOf<"LaunchDriver">, host: Host) =>
       Effect.gen(function*() {
         const scope = yield* runnerScope
         const mirrors = command.master === undefined ? [] : [command.master]
         const handle = yield* runners.driver(command.driverId, command.desc, identity, mirrors).pipe(
-          Scope.extend(scope)
+          Scope.extend(scope),
+          Effect.onError(() => Scope.close(scope, Exit.void))
         )
-        drivers.set(command.driverId, handle)
-        host.fork(
-          handle.result.pipe(
-            Effect.flatMap((result) =>
-              Effect.sync(() => {
-                drivers.delete(command.driverId)
-                host.feed({
-                  _tag: "DriverEnded",
-                  driverId: command.driverId,
-                  state: result.state,
-                  exception: Option.getOrUndefined(result.exception)
-                })
-              })
-            ),
-            Effect.ensuring(Scope.close(scope, Exit.void))
-          )
-        )
+        drivers.set(command.driverId, { handle, scope })
+        runDriver(command.driverId, handle, host)
       }).pipe(
         Effect.catchAllCause((cause) =>
           Effect.sync(() =>
             host.feed({
-              _tag: "DriverEnded",
+              _tag: "DriverLaunchFailed",
               driverId: command.driverId,
-              state: "ERROR",
               exception: new Descriptions.RemoteException({
                 name: "DriverLaunchFailed",
                 message:
@@ -218,10 +230,24 @@ export const make = (
           return sync(command, host)
         case "LaunchDriver":
           return launchDriver(command, host)
+        case "RestartDriver":
+          return Effect.sync(() => {
+            const driver = drivers.get(command.driverId)
+            if (driver !== undefined) runDriver(command.driverId, driver.handle, host)
+          })
         case "KillDriver":
           return Effect.sync(() => {
-            const handle = drivers.get(command.driverId)
-            if (handle !== undefined) host.fork(handle.kill)
+            const driver = drivers.get(command.driverId)
+            if (driver !== undefined) host.fork(driver.handle.kill)
+          })
+        // Closing its scope lets go of what the runner holds; each runner gets a scope of its own, so that a
+        // long-lived worker does not accumulate them.
+        case "ReleaseDriver":
+          return Effect.sync(() => {
+            const driver = drivers.get(command.driverId)
+            if (driver === undefined) return
+            drivers.delete(command.driverId)
+            host.fork(Scope.close(driver.scope, Exit.void))
           })
         case "LaunchExecutor":
           return launchExecutor(command, host)
@@ -262,6 +288,7 @@ export const make = (
         executorStateSyncMaxAttempts: options.executorStateSyncMaxAttempts,
         askTimeoutMillis: options.askTimeoutMillis,
         driverFencing: options.driverFencing,
+        superviseInitialBackoffMillis: options.superviseInitialBackoffMillis,
         decommissionEnabled: options.decommissionEnabled
       }),
       interpret,

@@ -131,6 +131,7 @@ export const workerConfig = (conf: Conf.Conf<WorkerKeys>): Pick<
   | "askTimeoutMillis"
   | "driverFencing"
   | "decommissionEnabled"
+  | "superviseInitialBackoffMillis"
 > => ({
   workerTimeoutMillis: conf.get(ProtocolConf.keys.workerTimeout),
   registration: {
@@ -156,20 +157,20 @@ export const workerConfig = (conf: Conf.Conf<WorkerKeys>): Pick<
       terminateMillis: conf.get(keys.driverTerminateTimeout)
     }
     : undefined,
-  decommissionEnabled: conf.get(keys.decommissionEnabled)
+  decommissionEnabled: conf.get(keys.decommissionEnabled),
+  superviseInitialBackoffMillis: conf.get(keys.superviseInitialBackoff)
 })
 
 /**
- * How the worker's runners stop and supervise what they run.
+ * How the worker's runners stop what they run.
  *
  * @since 0.1.0
  * @category constructors
  */
 export const runnerTimeouts = (conf: Conf.Conf<WorkerKeys>): Pick<
   Runners.ProcessOptions,
-  "driverTerminateTimeoutMillis" | "executorTerminateTimeoutMillis" | "superviseInitialBackoffMillis"
+  "driverTerminateTimeoutMillis" | "executorTerminateTimeoutMillis"
 > => ({
   driverTerminateTimeoutMillis: conf.get(keys.driverTerminateTimeout),
-  executorTerminateTimeoutMillis: conf.get(keys.executorTerminateTimeout),
-  superviseInitialBackoffMillis: conf.get(keys.superviseInitialBackoff)
+  executorTerminateTimeoutMillis: conf.get(keys.executorTerminateTimeout)
 })

@@ -16,7 +16,9 @@ import * as fencing from "./internal/fencing.js"
 import * as registration from "./internal/registration.js"
 import * as snapshots from "./internal/snapshots.js"
 import type * as internal from "./internal/state.js"
+import { exitIfDrained } from "./internal/state.js"
 import * as stateSync from "./internal/stateSync.js"
+import * as supervision from "./internal/supervision.js"
 import * as validation from "./internal/validation.js"
 import * as workload from "./internal/workload.js"
 import type * as WorkerInputs from "./WorkerInputs.js"
@@ -76,6 +78,11 @@ export interface Config {
    */
   readonly driverFencing: { readonly leaseMillis: number; readonly terminateMillis: number } | undefined
   /**
+   * The first wait before a supervised driver whose process failed runs again (Spark: 1 s); it doubles with each
+   * failure in a row, and starts over after a run longer than `Supervision.successfulRunMillis`.
+   */
+  readonly superviseInitialBackoffMillis: number
+  /**
    * Whether it can be decommissioned (`kindling.decommission.enabled`, on unless given): asked to, or signalled, it
    * takes no new work and exits once its executors and drivers have ended.
    */
@@ -122,7 +129,12 @@ export type WorkerCommand =
     /** The master that launched it, which has the app's artifact by its digest if it took an upload of it. */
     readonly master: RpcAddress.RpcAddress | undefined
   }
+  /** Starts a supervised driver's process again, in the work dir and with the artifact its launch prepared. */
+  | { readonly _tag: "RestartDriver"; readonly driverId: Ids.DriverId }
+  /** Stops the driver's process; its run ends with `DriverProcessEnded`, and the core decides how it ended. */
   | { readonly _tag: "KillDriver"; readonly driverId: Ids.DriverId }
+  /** The driver has ended for good: what its runner holds is let go (its work dir stays, for the cleanup). */
+  | { readonly _tag: "ReleaseDriver"; readonly driverId: Ids.DriverId }
   | {
     readonly _tag: "LaunchExecutor"
     readonly appId: Ids.AppId
@@ -192,7 +204,7 @@ const handle = Core.inputs<Inbound, Local, internal.Step>({
     LaunchExecutor: workload.launchExecutor,
     KillExecutor: workload.killExecutor,
     LaunchDriver: workload.launchDriver,
-    KillDriver: workload.killDriver,
+    KillDriver: supervision.killDriver,
     ApplicationFinished: workload.applicationFinished,
     DecommissionWorker: (step) => workload.decommission(step, "the master asked"),
     RequestWorkerState: (step, _, ask) => Core.reply(step, ask, Exit.succeed(snapshots.workerState(step.state)))
@@ -201,17 +213,21 @@ const handle = Core.inputs<Inbound, Local, internal.Step>({
   DecommissionSignal: (step) => workload.decommission(step, "signalled"),
   ReregisterWithMaster: registration.reregisterWithMaster,
   SendHeartbeat: registration.sendHeartbeat,
-  LeaseLapsed: fencing.leaseLapsed,
+  LeaseLapsed: (step) => {
+    for (const driver of fencing.lapsed(step)) supervision.stop(step, driver, "fence")
+  },
   WorkDirCleanup: workload.workDirCleanup,
-  DriverEnded: workload.driverEnded,
+  DriverLaunchFailed: (step, input) => supervision.ended(step, input.driverId, "ERROR", input.exception),
+  DriverProcessEnded: supervision.processEnded,
+  RelaunchDriver: supervision.relaunch,
   ExecutorChanged: workload.executorChanged,
   StateSyncAnswered: (step, input) => {
     stateSync.answered(step, input)
-    workload.exitIfDrained(step)
+    exitIfDrained(step)
   },
   StateSyncFailed: (step, input) => {
     stateSync.failed(step, input)
-    workload.exitIfDrained(step)
+    exitIfDrained(step)
   },
   RetryStateSync: (step, input) => stateSync.retry(step, input.key)
 })

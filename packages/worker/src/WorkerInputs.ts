@@ -46,11 +46,38 @@ export const WorkDirCleanup = Schema.TaggedStruct("WorkDirCleanup", {}).annotati
  * @since 0.1.0
  * @category schemas
  */
-export const DriverEnded = Schema.TaggedStruct("DriverEnded", {
+export const DriverLaunchFailed = Schema.TaggedStruct("DriverLaunchFailed", {
   driverId: Ids.DriverId,
-  state: States.DriverState,
-  exception: Schema.UndefinedOr(Descriptions.RemoteException)
-}).annotations({ description: "A driver's process ended, or could not be launched" })
+  exception: Descriptions.RemoteException
+}).annotations({
+  description: "A driver's work dir, artifact or process could not be had: it ends ERROR with the exception"
+})
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export const DriverProcessEnded = Schema.TaggedStruct("DriverProcessEnded", {
+  driverId: Ids.DriverId,
+  exitCode: Schema.UndefinedOr(Schema.Int).annotations({
+    description: "undefined when a kill came before the process started"
+  }),
+  exception: Schema.UndefinedOr(Descriptions.RemoteException).annotations({
+    description: "after a non-zero exit, what the driver said of its failure (its failure file, else its stderr's end)"
+  })
+}).annotations({
+  description: "One run of a driver's process ended: the driver ends (FINISHED, KILLED, FAILED), or, supervised " +
+    "and failed, waits its back-off to run again (`RelaunchDriver`)"
+})
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export const RelaunchDriver = Schema.TaggedStruct("RelaunchDriver", { driverId: Ids.DriverId }).annotations({
+  description: "A supervised driver's back-off after a failed run is over (1, 2, 4 … × " +
+    "`kindling.worker.supervise.initialBackoff`, from the first again after a run of over 5 s): its process starts again"
+})
 
 /**
  * @since 0.1.0
@@ -128,7 +155,9 @@ export const Local = Schema.Union(
   SendHeartbeat,
   LeaseLapsed,
   WorkDirCleanup,
-  DriverEnded,
+  DriverLaunchFailed,
+  DriverProcessEnded,
+  RelaunchDriver,
   ExecutorChanged,
   StateSyncAnswered,
   StateSyncFailed,

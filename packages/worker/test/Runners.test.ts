@@ -15,7 +15,6 @@ describe("Runners", () => {
         localDir: Path.join(dir, "local"),
         driverTerminateTimeoutMillis: 1000,
         executorTerminateTimeoutMillis: 1000,
-        superviseInitialBackoffMillis: 1000,
         installation: installation()
       })
       // The work dir replaced by a regular file: ENOTDIR, even for root (whom a read-only directory would not stop).

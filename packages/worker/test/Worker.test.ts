@@ -9,21 +9,23 @@ import { Clock, Deferred, Effect, Layer, Logger, Option, Ref } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { fileURLToPath } from "node:url"
-import { installation } from "./fixtures/support.js"
+import { fileURLToPath, pathToFileURL } from "node:url"
+import { command, driverDescription, installation, resolveFixture } from "./fixtures/support.js"
 
 const exitScript = fileURLToPath(new URL("./fixtures/exit.mjs", import.meta.url))
 
 // A test master: what it does on registration is the test's; everything else is acknowledged and ignored.
 const masterHandlers = (
   onRegister: (message: WorkerMessages.RegisterWorker) => Effect.Effect<unknown>,
-  onExecutorState: (message: WorkerMessages.ExecutorStateChanged) => void = () => {}
+  onExecutorState: (message: WorkerMessages.ExecutorStateChanged) => void = () => {},
+  onDriverState: (message: WorkerMessages.DriverStateChanged) => void = () => {}
 ) => ({
   RegisterWorker: (message: WorkerMessages.RegisterWorker) => Effect.asVoid(onRegister(message)),
   Heartbeat: () => Effect.void,
   ExecutorStateChanged: (message: WorkerMessages.ExecutorStateChanged) =>
     Effect.sync(() => onExecutorState(message)).pipe(Effect.as(true)),
-  DriverStateChanged: () => Effect.succeed(true),
+  DriverStateChanged: (message: WorkerMessages.DriverStateChanged) =>
+    Effect.sync(() => onDriverState(message)).pipe(Effect.as(true)),
   WorkerSchedulerStateResponse: () => Effect.void,
   WorkerLatestState: () => Effect.void,
   WorkerDecommissioning: () => Effect.void
@@ -48,6 +50,7 @@ const acceptingMaster = Effect.gen(function*() {
   const self = Endpoints.ref(rpc.address!, Endpoints.master)
   const worker = yield* Deferred.make<RpcAddress.RefOf<"Worker">>()
   const executorStates: Array<string> = []
+  const driverStates: Array<string> = []
   yield* rpc.register("Master", {
     inbound: WorkerMessages.WorkerToMaster,
     handlers: masterHandlers(
@@ -61,10 +64,11 @@ const acceptingMaster = Effect.gen(function*() {
             duplicate: false
           })
         ).pipe(Effect.zipRight(Deferred.succeed(worker, message.worker)), Effect.orDie),
-      (message) => executorStates.push(`${message.execId} ${message.state}`)
+      (message) => executorStates.push(`${message.execId} ${message.state}`),
+      (message) => driverStates.push(`${message.driverId} ${message.state}`)
     )
   })
-  return { rpc, self, address: rpc.address!, worker: Deferred.await(worker), executorStates }
+  return { rpc, self, address: rpc.address!, worker: Deferred.await(worker), executorStates, driverStates }
 })
 
 const workerOptions = (workDir: string, cleanup: Worker.Options["cleanup"] = {
@@ -86,13 +90,16 @@ const workerOptions = (workDir: string, cleanup: Worker.Options["cleanup"] = {
   executorStateSyncMaxAttempts: 5,
   askTimeoutMillis: 120_000,
   driverFencing: undefined,
+  superviseInitialBackoffMillis: 1000,
   validateState: true
 })
 
 const startWorker = (
   master: RpcAddress.RpcAddress,
   onExit: (code: number) => Effect.Effect<void>,
-  cleanup?: Worker.Options["cleanup"]
+  cleanup?: Worker.Options["cleanup"],
+  // Every entry of the installation runs this fixture (by default the exit fixture: `exit.mjs <code>`).
+  entry = exitScript
 ) =>
   Effect.gen(function*() {
     const rpc = yield* RpcEnv.make({ host: "worker", port: 40000 })
@@ -100,6 +107,7 @@ const startWorker = (
     yield* Effect.addFinalizer(() => Effect.sync(() => Fs.rmSync(workDir, { recursive: true, force: true })))
     const worker = yield* Worker.make({
       ...workerOptions(workDir, cleanup),
+      superviseInitialBackoffMillis: 100,
       masters: [master],
       onExit: (code) => onExit(code)
     }).pipe(
@@ -108,9 +116,7 @@ const startWorker = (
         localDir: Path.join(workDir, "local"),
         driverTerminateTimeoutMillis: 10_000,
         executorTerminateTimeoutMillis: 10_000,
-        superviseInitialBackoffMillis: 1000,
-        // Every entry of the installation runs the exit fixture: `exit.mjs <code>`.
-        installation: installation(() => exitScript)
+        installation: installation(() => entry)
       })),
       Effect.provideService(RpcEnv.RpcEnv, rpc)
     )
@@ -275,6 +281,42 @@ describe("Worker directories", () => {
         yield* master.rpc.send(worker, new WorkerMessages.ApplicationFinished({ id: appId }))
         yield* Polling.eventually(Effect.sync(() => Fs.existsSync(Path.join(localDir, appId))), (exists) => !exists)
         assert.isTrue(Fs.existsSync(outside))
+      }).pipe(Effect.provide(Layer.mergeAll(Transport.layerMemory, ProcessLauncher.layerNode, NodeFileSystem.layer))),
+    Deadlines.scaled(30_000)
+  )
+})
+
+describe("Worker drivers", () => {
+  it.scopedLive(
+    "a supervised driver that fails is run again, in the work dir its launch prepared, until it exits 0",
+    () =>
+      Effect.gen(function*() {
+        const master = yield* acceptingMaster
+        const { workDir } = yield* startWorker(master.address, () => Effect.void, undefined, resolveFixture("flaky"))
+        const worker = yield* master.worker
+        const artifact = Path.join(workDir, "..", `${Path.basename(workDir)}-app.js`)
+        Fs.writeFileSync(artifact, "export default () => {}\n")
+        yield* Effect.addFinalizer(() => Effect.sync(() => Fs.rmSync(artifact, { force: true })))
+        const driverId = Ids.DriverId.make("driver-20200101000000-0000")
+        yield* master.rpc.send(
+          worker,
+          new WorkerMessages.LaunchDriver({
+            driverId,
+            driverDesc: driverDescription({
+              appUrl: pathToFileURL(artifact).href,
+              supervise: true,
+              // `flaky.mjs 3`: fails twice, then exits 0.
+              command: command("@kindling/driver/main", ["3"])
+            }),
+            resources: {}
+          })
+        )
+        yield* Polling.eventually(Effect.sync(() => master.driverStates), (states) => states.length > 0)
+        // The master hears of the end only: the relaunches are the worker's.
+        assert.deepStrictEqual(master.driverStates, [`${driverId} FINISHED`])
+        assert.strictEqual(Fs.readFileSync(Path.join(workDir, driverId, "runs"), "utf8"), "3")
+        const state = yield* master.rpc.ask(worker, new QueryMessages.RequestWorkerState())
+        assert.deepStrictEqual([state.coresUsed, state.drivers.length, state.finishedDrivers.length], [0, 0, 1])
       }).pipe(Effect.provide(Layer.mergeAll(Transport.layerMemory, ProcessLauncher.layerNode, NodeFileSystem.layer))),
     Deadlines.scaled(30_000)
   )

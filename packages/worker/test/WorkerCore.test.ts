@@ -59,7 +59,8 @@ const config = (fuzz = 1): WorkerCore.Config => ({
   workDir: "/work",
   executorStateSyncMaxAttempts: 3,
   askTimeoutMillis: 120_000,
-  driverFencing: { leaseMillis: 120_000, terminateMillis: 10_000 }
+  driverFencing: { leaseMillis: 120_000, terminateMillis: 10_000 },
+  superviseInitialBackoffMillis: 1_000
 })
 
 const commandOf = (mainModule: string) =>
@@ -383,8 +384,8 @@ describe("WorkerCore runners and accounting", () => {
     const driverId = Ids.DriverId.make("driver-2")
     launchDriver(state, driverId, 2)
     assert.strictEqual(state.coresUsed, 2)
-    const ended = stepWith(state, { _tag: "DriverEnded", driverId, state: "FAILED", exception: undefined })
-    assert.deepStrictEqual(tags(ended), ["SyncState DriverStateChanged 10.0.0.1"])
+    const ended = stepWith(state, { _tag: "DriverProcessEnded", driverId, exitCode: 1, exception: undefined })
+    assert.deepStrictEqual(tags(ended), ["ReleaseDriver", "SyncState DriverStateChanged 10.0.0.1"])
     assert.strictEqual(state.coresUsed, 0)
     assert.strictEqual(state.memoryUsed, 0)
   })
@@ -489,7 +490,7 @@ describe("WorkerCore runners and accounting", () => {
     const state = registered()
     const driverId = Ids.DriverId.make("driver-3")
     launchDriver(state, driverId, 1)
-    const driverEnded = stepWith(state, { _tag: "DriverEnded", driverId, state: "FINISHED", exception: undefined })
+    const driverEnded = stepWith(state, { _tag: "DriverProcessEnded", driverId, exitCode: 0, exception: undefined })
     // The master was a standby by then and did not take it; the next one hears of the end in the state response
     // and again as a DriverStateChanged of its own.
     answerSyncs(state, driverEnded, false)
@@ -591,7 +592,12 @@ describe("WorkerCore fencing of supervised drivers", () => {
     const lapsed = stepWith(state, { _tag: "LeaseLapsed" }, 2_000 + leaseMillis)
     assert.deepStrictEqual(kills(lapsed), [supervised])
     assert.deepStrictEqual(kills(stepWith(state, { _tag: "LeaseLapsed" }, 3_000 + leaseMillis)), [], "stopped once")
-    const ended = stepWith(state, { _tag: "DriverEnded", driverId: supervised, state: "KILLED", exception: undefined })
+    const ended = stepWith(state, {
+      _tag: "DriverProcessEnded",
+      driverId: supervised,
+      exitCode: 143,
+      exception: undefined
+    })
     const told = ended.flatMap((
       c
     ) => (c._tag === "SyncState" ? [c.message] : []))[0] as WorkerMessages.DriverStateChanged
@@ -610,7 +616,7 @@ describe("WorkerCore fencing of supervised drivers", () => {
       kills(stepWith(state, { _tag: "Receive", message: new WorkerMessages.KillDriver({ driverId }) })),
       []
     )
-    const ended = stepWith(state, { _tag: "DriverEnded", driverId, state: "KILLED", exception: undefined })
+    const ended = stepWith(state, { _tag: "DriverProcessEnded", driverId, exitCode: 143, exception: undefined })
     const told = ended.flatMap((
       c
     ) => (c._tag === "SyncState" ? [c.message] : []))[0] as WorkerMessages.DriverStateChanged
@@ -637,12 +643,173 @@ describe("WorkerCore fencing of supervised drivers", () => {
   })
 })
 
+describe("WorkerCore supervised drivers", () => {
+  const driverId = Ids.DriverId.make("driver-s")
+  const exits = (state: WorkerCore.State, exitCode: number | undefined, now: number) =>
+    stepWith(state, {
+      _tag: "DriverProcessEnded",
+      driverId,
+      exitCode,
+      exception: exitCode === 1 ? new Descriptions.RemoteException({ name: "DriverFailed", message: "m" }) : undefined
+    }, now)
+  const relaunchTimers = (commands: ReadonlyArray<WorkerCore.Command>) =>
+    commands.flatMap((c) =>
+      c._tag === "StartTimer" && c.input._tag === "RelaunchDriver" ? [[c.name, c.delayMillis]] : []
+    )
+  const told = (commands: ReadonlyArray<WorkerCore.Command>) =>
+    commands.flatMap((c) =>
+      c._tag === "SyncState" && c.message instanceof WorkerMessages.DriverStateChanged ? [c.message.state] : []
+    )
+  const tick = (state: WorkerCore.State, now: number) => stepWith(state, { _tag: "RelaunchDriver", driverId }, now)
+
+  it("relaunches a failed driver after 1, 2, 4 s, starting over after a run of over 5 s, until it exits 0", () => {
+    const state = registered()
+    launchDriver(state, driverId, 1, true)
+    // Each failure in a row doubles the wait; the driver keeps its resources, and no master hears of it.
+    let now = 100
+    for (const wait of [1_000, 2_000, 4_000]) {
+      const failed = exits(state, 1, now)
+      assert.deepStrictEqual(relaunchTimers(failed), [[`relaunch:${driverId}`, wait]])
+      assert.deepStrictEqual(tags(failed), ["StartTimer"])
+      assert.deepStrictEqual([state.drivers.has(driverId), state.coresUsed], [true, 1])
+      now += wait
+      assert.deepStrictEqual(tags(tick(state, now)), ["RestartDriver"])
+      now += 100
+    }
+    // A run of 6 s counts as a success: the next wait is the first one again.
+    now += 5_900
+    assert.deepStrictEqual(relaunchTimers(exits(state, 1, now)), [[`relaunch:${driverId}`, 1_000]])
+    now += 1_000
+    tick(state, now)
+    // Exactly 5 s does not.
+    now += 5_000
+    assert.deepStrictEqual(relaunchTimers(exits(state, 1, now)), [[`relaunch:${driverId}`, 2_000]])
+    now += 2_000
+    tick(state, now)
+    const finished = exits(state, 0, now + 10)
+    assert.deepStrictEqual(tags(finished), ["ReleaseDriver", "SyncState DriverStateChanged 10.0.0.1"])
+    assert.deepStrictEqual(told(finished), ["FINISHED"])
+    assert.deepStrictEqual([state.drivers.size, state.coresUsed, state.memoryUsed], [0, 0, 0])
+  })
+
+  it("a kill during the back-off cancels the relaunch and ends the driver KILLED at once; a late tick runs nothing", () => {
+    const state = registered()
+    launchDriver(state, driverId, 1, true)
+    exits(state, 1, 100)
+    const killed = stepWith(state, { _tag: "Receive", message: new WorkerMessages.KillDriver({ driverId }) }, 500)
+    // No process to kill: the driver ends here, and its runner is let go.
+    assert.deepStrictEqual(tags(killed), ["CancelTimer", "ReleaseDriver", "SyncState DriverStateChanged 10.0.0.1"])
+    assert.deepStrictEqual(killed.find((c) => c._tag === "CancelTimer"), {
+      _tag: "CancelTimer",
+      name: `relaunch:${driverId}`
+    })
+    assert.deepStrictEqual(told(killed), ["KILLED"])
+    assert.deepStrictEqual(tags(tick(state, 1_100)), [])
+    assert.deepStrictEqual(WorkerCore.validate(state), [])
+  })
+
+  it("a driver killed while it runs ends KILLED, whatever its exit code, and is not relaunched", () => {
+    const state = registered()
+    launchDriver(state, driverId, 1, true)
+    const kill = stepWith(state, { _tag: "Receive", message: new WorkerMessages.KillDriver({ driverId }) })
+    assert.deepStrictEqual(tags(kill), ["KillDriver"])
+    const ended = exits(state, 143, 100)
+    assert.deepStrictEqual(relaunchTimers(ended), [])
+    assert.deepStrictEqual(told(ended), ["KILLED"])
+    // Killed before its process started (still fetching its artifact, say): KILLED as well.
+    launchDriver(state, Ids.DriverId.make("driver-t"), 1, true)
+    stepWith(state, {
+      _tag: "Receive",
+      message: new WorkerMessages.KillDriver({ driverId: Ids.DriverId.make("driver-t") })
+    })
+    const notStarted = stepWith(state, {
+      _tag: "DriverProcessEnded",
+      driverId: Ids.DriverId.make("driver-t"),
+      exitCode: undefined,
+      exception: undefined
+    })
+    assert.deepStrictEqual(told(notStarted), ["KILLED"])
+  })
+
+  it("an unsupervised driver's failure ends it FAILED with what it said; a relaunch that cannot start is ERROR", () => {
+    const state = registered()
+    const plain = Ids.DriverId.make("driver-p")
+    launchDriver(state, plain, 1, false)
+    const failed = stepWith(state, {
+      _tag: "DriverProcessEnded",
+      driverId: plain,
+      exitCode: 3,
+      exception: new Descriptions.RemoteException({ name: "DriverFailed", message: "The driver exited with code 3" })
+    })
+    const message = failed.flatMap((c) =>
+      c._tag === "SyncState" ? [c.message] : []
+    )[0] as WorkerMessages.DriverStateChanged
+    assert.deepStrictEqual(
+      [message.state, Option.map(message.exception, (e) => e.message)],
+      ["FAILED", Option.some("The driver exited with code 3")]
+    )
+    launchDriver(state, driverId, 1, true)
+    exits(state, 1, 0)
+    tick(state, 1_000)
+    const error = stepWith(state, {
+      _tag: "DriverLaunchFailed",
+      driverId,
+      exception: new Descriptions.RemoteException({ name: "DriverLaunchFailed", message: "spawn ENOMEM" })
+    })
+    assert.deepStrictEqual(told(error), ["ERROR"])
+    assert.deepStrictEqual(tags(error), ["ReleaseDriver", "SyncState DriverStateChanged 10.0.0.1"])
+  })
+
+  it("a lapsed lease during the back-off ends the driver RELAUNCHING, for a master to run it elsewhere", () => {
+    const { leaseMillis } = config().driverFencing!
+    const state = registered()
+    const seq = stepWith(state, { _tag: "SendHeartbeat" }, 0).flatMap((c) =>
+      c._tag === "Send" && c.message instanceof WorkerMessages.Heartbeat ? [c.message.seq!] : []
+    )[0]!
+    stepWith(state, { _tag: "Receive", message: new WorkerMessages.HeartbeatAcknowledged({ seq }) }, 10)
+    launchDriver(state, driverId, 1, true, 20)
+    exits(state, 1, leaseMillis - 500)
+    const lapsed = stepWith(state, { _tag: "LeaseLapsed" }, leaseMillis)
+    assert.deepStrictEqual(tags(lapsed), ["CancelTimer", "ReleaseDriver", "SyncState DriverStateChanged 10.0.0.1"])
+    assert.deepStrictEqual(told(lapsed), ["RELAUNCHING"])
+    assert.deepStrictEqual(tags(tick(state, leaseMillis + 500)), [])
+  })
+
+  it("a relaunch due once the lease has lapsed is fenced as it is handled, as a launch would be", () => {
+    const { leaseMillis } = config().driverFencing!
+    const state = registered()
+    const seq = stepWith(state, { _tag: "SendHeartbeat" }, 0).flatMap((c) =>
+      c._tag === "Send" && c.message instanceof WorkerMessages.Heartbeat ? [c.message.seq!] : []
+    )[0]!
+    stepWith(state, { _tag: "Receive", message: new WorkerMessages.HeartbeatAcknowledged({ seq }) }, 10)
+    launchDriver(state, driverId, 1, true, 20)
+    exits(state, 1, leaseMillis - 500)
+    // The relaunch's tick is handled before the lease's.
+    const relaunched = tick(state, leaseMillis + 500)
+    assert.deepStrictEqual(tags(relaunched), ["RestartDriver", "StartTimer"])
+    assert.deepStrictEqual(
+      relaunched.flatMap((c) => c._tag === "StartTimer" ? [[c.input._tag, c.delayMillis]] : []),
+      [["LeaseLapsed", 0]]
+    )
+    assert.deepStrictEqual(tags(stepWith(state, { _tag: "LeaseLapsed" }, leaseMillis + 500)), ["KillDriver"])
+  })
+})
+
 describe("WorkerCore model", () => {
   const maxAttempts = config().executorStateSyncMaxAttempts
   // What the worker's processes would be, as far as its commands made them: launched once, ended at most once.
   interface World {
     readonly state: WorkerCore.State
+    /** Drivers with a runner (launched, not released yet). */
     readonly drivers: Set<string>
+    /** Drivers whose process runs (launched or restarted, its run not ended yet): one at most each. */
+    readonly driverProcesses: Set<string>
+    /** When each driver's process last started, and the back-off it last waited. */
+    readonly driverRuns: Map<string, { startedAt: number; backoff: number | undefined }>
+    /** The relaunch timers armed, by driver, with when they are due. */
+    readonly relaunches: Map<string, number>
+    /** Drivers a kill or the fencing stopped: never run again. */
+    readonly stopped: Set<string>
     readonly executors: Set<string>
     /** The state syncs asked and not answered yet, by executor or driver. */
     readonly asks: Map<string, Extract<WorkerCore.Command, { _tag: "SyncState" }>>
@@ -756,12 +923,40 @@ describe("WorkerCore model", () => {
       () => ({ _tag: "SendHeartbeat" }),
       () => ({ _tag: "WorkDirCleanup" })
     ),
-    fc.tuple(fc.nat(), fc.constantFrom<States.DriverState>("FINISHED", "FAILED", "KILLED", "ERROR")).map((
-      [n, state]
-    ): Op =>
-    (world) => {
-      const driverId = pickOf(world.state.drivers.keys(), n)
-      return driverId === undefined ? undefined : { _tag: "DriverEnded", driverId, state, exception: undefined }
+    // A driver's run ends: its process exits (0, failed, SIGTERMed, or never started once killed), or cannot start.
+    {
+      weight: 4,
+      arbitrary: fc.tuple(fc.nat(), fc.constantFrom(0, 1, 1, 143, undefined, "launch failed" as const)).map((
+        [n, end]
+      ): Op =>
+      (world) => {
+        const driverId = pickOf(world.driverProcesses, n) as Ids.DriverId | undefined
+        if (driverId === undefined) return undefined
+        if (end === "launch failed") {
+          return {
+            _tag: "DriverLaunchFailed",
+            driverId,
+            exception: new Descriptions.RemoteException({ name: "DriverLaunchFailed", message: "no" })
+          }
+        }
+        // A run ends before its process started only when a kill came first.
+        const exitCode = end === undefined && !world.stopped.has(driverId) ? 1 : end
+        return { _tag: "DriverProcessEnded", driverId, exitCode, exception: undefined }
+      })
+    },
+    // A relaunch timer ticks when due (or a tick of one cancelled arrives late).
+    {
+      weight: 3,
+      arbitrary: fc.tuple(fc.nat(), fc.boolean()).map(([n, late]): Op => (world) => {
+        const driverId = pickOf(late ? world.driverRuns.keys() : world.relaunches.keys(), n) as Ids.DriverId | undefined
+        if (driverId === undefined) return undefined
+        world.clock.now = Math.max(world.clock.now, world.relaunches.get(driverId) ?? 0)
+        return { _tag: "RelaunchDriver", driverId }
+      })
+    },
+    fc.integer({ min: 1, max: 6_000 }).map((millis): Op => (world) => {
+      world.clock.now += millis
+      return undefined
     }),
     {
       weight: 4,
@@ -816,6 +1011,10 @@ describe("WorkerCore model", () => {
         const world: World = {
           state: WorkerCore.make(config()),
           drivers: new Set(),
+          driverProcesses: new Set(),
+          driverRuns: new Map(),
+          relaunches: new Map(),
+          stopped: new Set(),
           executors: new Set(),
           asks: new Map(),
           failures: new Map(),
@@ -830,6 +1029,8 @@ describe("WorkerCore model", () => {
           const decommissioned = world.state.decommissioned
           const { now } = world.clock
           const fencedBefore = new Set([...world.state.drivers.values()].filter((d) => d.stopping === "fence"))
+          const before = input._tag === "DriverProcessEnded" ? world.state.drivers.get(input.driverId) : undefined
+          const stoppingBefore = before?.stopping
           const commands = stepWith(world.state, input, now)
           assert.deepStrictEqual(WorkerCore.validate(world.state), [])
           // Fencing: only a lapsed lease stops a driver unasked, and then every supervised one; a driver ends
@@ -843,13 +1044,65 @@ describe("WorkerCore model", () => {
               if (driver.desc.supervise) assert.isDefined(driver.stopping, `${driver.id} runs on past the lease`)
             }
           }
-          if (input._tag === "DriverEnded") {
-            const ended = world.state.finishedDrivers.find((d) => d.id === input.driverId)
-            if (ended?.state === "RELAUNCHING") assert.isTrue(fencedBefore.has(ended), "RELAUNCHING only if fenced")
+          // A driver stopped during its back-off has no process to end: the lapse of the lease ends it at once.
+          for (const ended of world.state.finishedDrivers) {
+            if (ended.state !== "RELAUNCHING" || !world.drivers.has(ended.id)) continue
+            assert.isTrue(fencedBefore.has(ended) || input._tag === "LeaseLapsed", "RELAUNCHING only if fenced")
+          }
+          // Supervision: a run's end ends the driver, or — supervised, failed and not stopped — arms its relaunch,
+          // after the first back-off again once a run lasted over 5 s, else after twice the last one.
+          const relaunchArmed = commands.flatMap((c) =>
+            c._tag === "StartTimer" && c.input._tag === "RelaunchDriver" ? [c] : []
+          )
+          if (before !== undefined && input._tag === "DriverProcessEnded") {
+            const run = world.driverRuns.get(input.driverId)!
+            const relaunches = before.desc.supervise && input.exitCode !== 0 && stoppingBefore === undefined
+            assert.strictEqual(world.state.drivers.has(input.driverId), relaunches, "relaunched exactly when due")
+            if (relaunches) {
+              const { superviseInitialBackoffMillis: initial } = world.state.config
+              const expected = run.backoff === undefined || now - run.startedAt > 5_000 ? initial : run.backoff * 2
+              assert.deepStrictEqual(relaunchArmed.map((c) => [c.input, c.delayMillis]), [[
+                { _tag: "RelaunchDriver", driverId: input.driverId },
+                expected
+              ]])
+              run.backoff = expected
+              world.relaunches.set(input.driverId, now + expected)
+            } else {
+              const ended = world.state.finishedDrivers.find((d) => d.id === input.driverId)!
+              const expected = input.exitCode === 0
+                ? "FINISHED"
+                : stoppingBefore === "fence"
+                ? "RELAUNCHING"
+                : stoppingBefore === "kill"
+                ? "KILLED"
+                : "FAILED"
+              assert.strictEqual(ended.state, expected)
+            }
+          } else {
+            assert.deepStrictEqual(relaunchArmed, [], "only a run's end arms a relaunch")
+          }
+          for (const c of commands) {
+            if (c._tag === "CancelTimer" && c.name.startsWith("relaunch:")) {
+              const driverId = c.name.slice("relaunch:".length)
+              assert.isTrue(world.relaunches.delete(driverId), "only an armed relaunch is cancelled")
+              assert.isFalse(world.state.drivers.has(driverId as Ids.DriverId), "a cancelled relaunch ends the driver")
+            }
+          }
+          if (input._tag === "RelaunchDriver") world.relaunches.delete(input.driverId)
+          // A kill or the fencing stops a driver for good; one waiting for its relaunch never gets it.
+          for (const driver of world.state.drivers.values()) {
+            if (driver.stopping !== undefined) world.stopped.add(driver.id)
+          }
+          if (input._tag === "Receive" && input.message._tag === "KillDriver") world.stopped.add(input.message.driverId)
+          for (const driverId of world.relaunches.keys()) {
+            assert.isFalse(world.stopped.has(driverId), `${driverId} stopped, yet its relaunch is still armed`)
           }
           // What the input settles, before what its commands start.
           const failedMessage = input._tag === "StateSyncFailed" ? world.asks.get(input.key)!.message : undefined
           if (input._tag === "StateSyncAnswered" || input._tag === "StateSyncFailed") world.asks.delete(input.key)
+          if (input._tag === "DriverProcessEnded" || input._tag === "DriverLaunchFailed") {
+            world.driverProcesses.delete(input.driverId)
+          }
           if (input._tag === "RetryStateSync") world.retries.delete(input.key)
           if (failedMessage !== undefined) {
             world.failures.set(failedMessage, (world.failures.get(failedMessage) ?? 0) + 1)
@@ -874,7 +1127,25 @@ describe("WorkerCore model", () => {
               assert.isFalse(decommissioned, "no executor is launched while decommissioned")
               world.executors.add(fullId)
             }
+            if (c._tag === "LaunchDriver" || c._tag === "RestartDriver") {
+              assert.isFalse(world.driverProcesses.has(c.driverId), `${c.driverId} runs twice`)
+              // A launch is the master's (of a driver that ended here long enough ago to be forgotten, say).
+              if (c._tag === "LaunchDriver") world.stopped.delete(c.driverId)
+              assert.isFalse(world.stopped.has(c.driverId), `${c.driverId} runs again after it was stopped`)
+              world.driverProcesses.add(c.driverId)
+              world.driverRuns.set(c.driverId, {
+                startedAt: now,
+                backoff: c._tag === "LaunchDriver" ? undefined : world.driverRuns.get(c.driverId)!.backoff
+              })
+            }
             if (c._tag === "LaunchDriver") world.drivers.add(c.driverId)
+            if (c._tag === "RestartDriver") {
+              assert.strictEqual(input._tag === "RelaunchDriver" && input.driverId, c.driverId, "restarted when due")
+            }
+            if (c._tag === "ReleaseDriver") {
+              assert.isFalse(world.driverProcesses.has(c.driverId), "a driver is let go only once its run ended")
+              world.drivers.delete(c.driverId)
+            }
             if (c._tag === "SyncState") {
               assert.isFalse(world.asks.has(c.key) || world.retries.has(c.key), "one ask at a time per executor")
               const failed = world.failures.get(c.message) ?? 0
@@ -883,7 +1154,6 @@ describe("WorkerCore model", () => {
             }
             if (c._tag === "StartTimer" && c.input._tag === "RetryStateSync") world.retries.add(c.input.key)
           }
-          if (input._tag === "DriverEnded") world.drivers.delete(input.driverId)
           if (input._tag === "ExecutorChanged" && input.state !== "RUNNING") {
             world.executors.delete(`${input.appId}/${input.execId}`)
           }

@@ -119,6 +119,7 @@ export const make = (world: World, election: Election, programs: SimProcesses.Pr
           executorStateSyncMaxAttempts: 20,
           askTimeoutMillis: 5_000,
           driverFencing: { leaseMillis: driverLeaseMillis, terminateMillis: driverTerminateTimeoutMillis },
+          superviseInitialBackoffMillis: 200,
           validateState: true,
           onExit: (code, reason) => Effect.sync(() => exited(name, code, reason))
         })
@@ -137,7 +138,6 @@ export const make = (world: World, election: Election, programs: SimProcesses.Pr
               },
               driverTerminateTimeoutMillis,
               executorTerminateTimeoutMillis: 2_000,
-              superviseInitialBackoffMillis: 200,
               installation: simulatedInstallation
             }).pipe(
               Layer.provide(

@@ -52,23 +52,22 @@ export const launchedSupervised = (step: Step) => {
   if (lapse !== undefined && lapse <= step.now) Core.startTimer(step, "lease", { _tag: "LeaseLapsed" }, 0)
 }
 
-export const leaseLapsed = (step: Step) => {
+// The supervised drivers to stop, once the lease has lapsed (the caller stops them: `supervision.stop`).
+export const lapsed = (step: Step): ReadonlyArray<DriverEntry> => {
   const { state } = step
   const lapse = lapsesAt(step)
   // Renewed since the timer was set (its tick may have waited behind the acknowledgement).
-  if (lapse === undefined || step.now < lapse) return
+  if (lapse === undefined || step.now < lapse) return []
   const supervised = [...state.drivers.values()].filter((driver) => driver.desc.supervise && !driver.stopping)
-  if (supervised.length === 0) return
-  log(
-    step,
-    "Error",
-    `No master has acknowledged this worker for ${step.now - state.leaseFrom!} ms: stopping its supervised drivers ` +
-      `${supervised.map((driver) => driver.id).join(", ")}, which a master relaunches elsewhere`
-  )
-  for (const driver of supervised) {
-    driver.stopping = "fence"
-    step.commands.push({ _tag: "KillDriver", driverId: driver.id })
+  if (supervised.length > 0) {
+    log(
+      step,
+      "Error",
+      `No master has acknowledged this worker for ${step.now - state.leaseFrom!} ms: stopping its supervised ` +
+        `drivers ${supervised.map((driver) => driver.id).join(", ")}, which a master relaunches elsewhere`
+    )
   }
+  return supervised
 }
 
 // What is wrong with the fencing's records: heartbeats numbered in order, kept only when fencing, and only supervised

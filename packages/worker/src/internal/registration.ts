@@ -6,7 +6,7 @@ import * as fencing from "./fencing.js"
 import { describeExecutor } from "./snapshots.js"
 import type { State, Step } from "./state.js"
 import { log } from "./state.js"
-import { tellDriverEnd } from "./workload.js"
+import { tellDriverEnd } from "./supervision.js"
 
 const registerMessage = (state: State, master: RpcAddress.RefOf<"Master">) =>
   new WorkerMessages.RegisterWorker({

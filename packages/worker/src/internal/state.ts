@@ -10,6 +10,12 @@ export interface DriverEntry {
   exception: Descriptions.RemoteException | undefined
   /** Why the worker is stopping it, if it is: a kill asked for, or its fencing (it ends RELAUNCHING then). */
   stopping?: "kill" | "fence"
+  /** When its process last started (its launch, or its last relaunch): how long a run lasted sets the back-off. */
+  startedAt: number
+  /** Supervised, after a failed run: the back-off it waited last, which the next failure in a row doubles. */
+  backoffMillis?: number
+  /** Supervised, while it waits out its back-off with no process: when it runs again. */
+  relaunchAt?: number | undefined
 }
 
 export interface ExecutorEntry {
@@ -86,3 +92,10 @@ export const masterUrl = (state: State) => state.master?.address.url
  */
 export const takenForDead = (step: Step) =>
   step.state.lastHeardAt !== undefined && step.now - step.state.lastHeardAt > step.state.config.workerTimeoutMillis
+
+// A decommissioned worker with nothing left running, whose master has heard of every end, has done its part.
+export const exitIfDrained = (step: Step) => {
+  const { state } = step
+  if (!state.decommissioned || state.executors.size > 0 || state.drivers.size > 0 || state.syncs.size > 0) return
+  Core.exit(step, 0, "Decommissioned, and no executor or driver runs here any more: exiting")
+}

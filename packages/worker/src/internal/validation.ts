@@ -3,6 +3,7 @@ import { Ids } from "@kindling/protocol"
 import { problems as fencingProblems } from "./fencing.js"
 import type { State } from "./state.js"
 import { problems as syncProblems } from "./stateSync.js"
+import { problems as supervisionProblems } from "./supervision.js"
 
 export const validate = (state: State): ReadonlyArray<string> => {
   const problems: Array<string> = []
@@ -32,5 +33,6 @@ export const validate = (state: State): ReadonlyArray<string> => {
   }
   problems.push(...syncProblems(state.syncs, state.config.executorStateSyncMaxAttempts))
   problems.push(...fencingProblems(state))
+  problems.push(...supervisionProblems(state))
   return problems
 }

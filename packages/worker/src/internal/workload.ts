@@ -1,14 +1,15 @@
 // What the worker runs: launching and killing drivers and executors, their reports, and the cleanup of the
 // directories of finished apps.
 import { Core, Retention } from "@kindling/kernel"
-import type { Ids, RpcAddress } from "@kindling/protocol"
+import type { Ids } from "@kindling/protocol"
 import { Descriptions, Errors, Ids as IdsOf, States, WorkerMessages } from "@kindling/protocol"
 import * as Option from "effect/Option"
 import type { Local } from "../WorkerCore.js"
 import * as fencing from "./fencing.js"
 import type { DriverEntry, ExecutorEntry, Step } from "./state.js"
-import { log, masterUrl, takenForDead } from "./state.js"
+import { exitIfDrained, log, masterUrl, takenForDead } from "./state.js"
 import { tell } from "./stateSync.js"
+import { reportDriver } from "./supervision.js"
 
 export const launchExecutor = (step: Step, message: WorkerMessages.LaunchExecutor) => {
   const { state } = step
@@ -132,7 +133,13 @@ export const launchDriver = (step: Step, message: WorkerMessages.LaunchDriver) =
     )
   }
   log(step, "Info", `Asked to launch driver ${message.driverId}`)
-  state.drivers.set(message.driverId, { id: message.driverId, desc, state: "RUNNING", exception: undefined })
+  state.drivers.set(message.driverId, {
+    id: message.driverId,
+    desc,
+    state: "RUNNING",
+    exception: undefined,
+    startedAt: step.now
+  })
   state.coresUsed += desc.cores
   state.memoryUsed += desc.mem
   step.commands.push({ _tag: "LaunchDriver", driverId: message.driverId, desc, master: state.master?.address })
@@ -146,23 +153,11 @@ const refuseDriver = (step: Step, message: WorkerMessages.LaunchDriver, reason: 
     id: message.driverId,
     desc: message.driverDesc,
     state: "ERROR",
-    exception: new Descriptions.RemoteException({ name: "DriverLaunchFailed", message: reason })
+    exception: new Descriptions.RemoteException({ name: "DriverLaunchFailed", message: reason }),
+    startedAt: step.now
   }
   reportDriver(step, driver)
   Retention.append(step.state.finishedDrivers, driver, step.state.config.retainedDrivers)
-}
-
-export const killDriver = (step: Step, message: WorkerMessages.KillDriver) => {
-  const driver = step.state.drivers.get(message.driverId)
-  if (driver === undefined) {
-    log(step, "Error", `Asked to kill unknown driver ${message.driverId}`)
-    return
-  }
-  log(step, "Info", `Asked to kill driver ${message.driverId}`)
-  // Being stopped by its fencing already, it ends KILLED now, as asked, rather than to be relaunched.
-  const stopping = driver.stopping !== undefined
-  driver.stopping = "kill"
-  if (!stopping) step.commands.push({ _tag: "KillDriver", driverId: message.driverId })
 }
 
 export const applicationFinished = (step: Step, message: WorkerMessages.ApplicationFinished) => {
@@ -196,43 +191,6 @@ export const decommission = (step: Step, how: "the master asked" | "signalled") 
       new WorkerMessages.WorkerDecommissioning({ id: state.config.workerId, workerRef: state.config.self })
     )
   }
-  exitIfDrained(step)
-}
-
-// A decommissioned worker with nothing left running, whose master has heard of every end, has done its part.
-export const exitIfDrained = (step: Step) => {
-  const { state } = step
-  if (!state.decommissioned || state.executors.size > 0 || state.drivers.size > 0 || state.syncs.size > 0) return
-  Core.exit(step, 0, "Decommissioned, and no executor or driver runs here any more: exiting")
-}
-
-const driverEndings: Partial<Record<string, string>> = {
-  ERROR: "failed with unrecoverable exception",
-  FAILED: "exited with failure",
-  FINISHED: "exited successfully",
-  KILLED: "was killed by user",
-  RELAUNCHING: "was stopped by its fencing, for a master to relaunch it"
-}
-
-export const driverEnded = (step: Step, input: Extract<Local, { _tag: "DriverEnded" }>) => {
-  const { state } = step
-  const driver = state.drivers.get(input.driverId)
-  if (driver === undefined) return
-  const { exception, state: ended } = fencing.fencedEnd(driver, input.state) ?? input
-  const what = driverEndings[ended] ?? `changed state to ${ended}`
-  const detail = ended === "ERROR" ? `: ${exception?.message ?? "unknown"}` : ""
-  log(
-    step,
-    ended === "FINISHED" || ended === "KILLED" ? "Info" : "Warning",
-    `Driver ${input.driverId} ${what}${detail}`
-  )
-  state.drivers.delete(input.driverId)
-  driver.state = ended
-  driver.exception = exception
-  reportDriver(step, driver)
-  Retention.append(state.finishedDrivers, driver, state.config.retainedDrivers)
-  state.coresUsed -= driver.desc.cores
-  state.memoryUsed -= driver.desc.mem
   exitIfDrained(step)
 }
 
@@ -284,29 +242,6 @@ export const workDirCleanup = (step: Step) => {
     ttlMillis: state.config.cleanup.appDataTtlMillis
   })
 }
-
-// A driver's end is told until a master acknowledges it: a master that is away when the driver ends must not
-// find, once it is back, a driver it cannot account for (and relaunch it, or fail it).
-const reportDriver = (step: Step, driver: DriverEntry) => {
-  const { state } = step
-  state.unheard.set(driver.id, driver)
-  if (state.master === undefined) {
-    log(step, "Info", `Driver ${driver.id} ended before any master was known; its end is told once one is`)
-    return
-  }
-  tellDriverEnd(step, state.master, driver)
-}
-
-export const tellDriverEnd = (step: Step, master: RpcAddress.RefOf<"Master">, driver: DriverEntry) =>
-  tell(
-    step,
-    master,
-    new WorkerMessages.DriverStateChanged({
-      driverId: driver.id,
-      state: driver.state,
-      exception: Option.fromNullable(driver.exception)
-    })
-  )
 
 const maybeCleanupApplication = (step: Step, appId: Ids.AppId) => {
   const { state } = step
