@@ -59,13 +59,13 @@ export const split = (line: string, dialect: Dialect): Array<string | null> | un
 }
 
 /**
- * The records of a split's lines. The split that starts its file skips the header line when the dialect has one;
- * empty lines and comments are skipped everywhere.
+ * The records of a split's lines, given in batches (`TextSplits.lineBatches`). The split that starts its file skips
+ * the header line when the dialect has one; empty lines and comments are skipped everywhere.
  *
  * @since 0.1.0
  */
 export function* records(
-  lines: Iterable<string>,
+  batches: Iterable<ReadonlyArray<string>>,
   format: ParseFormat & {
     readonly dialect: Dialect
     readonly fields: DataFormats.Fields
@@ -86,39 +86,42 @@ export function* records(
   let line = -1
   // A record whose quoted value runs on to the next lines: its text so far and the line it started on.
   let pending: { text: string; line: number } | undefined
-  for (const next of lines) {
-    line++
-    const text = pending === undefined ? next : `${pending.text}\n${next}`
-    const first = pending?.line ?? line
-    if (pending === undefined && (next === "" || (dialect.comment !== "" && next.startsWith(dialect.comment)))) {
-      continue
+  for (const batch of batches) {
+    for (let i = 0; i < batch.length; i++) {
+      const next = batch[i]!
+      line++
+      const text = pending === undefined ? next : `${pending.text}\n${next}`
+      const first = pending?.line ?? line
+      if (pending === undefined && (next === "" || (dialect.comment !== "" && next.startsWith(dialect.comment)))) {
+        continue
+      }
+      // A line without quotes, the common case, is read value by value into its record: no array of its values,
+      // and no text cut out for a value the record does not keep.
+      const unquoted = !text.includes(dialect.quote)
+      const tokens = unquoted ? undefined : split(text, dialect)
+      if (!unquoted && tokens === undefined && place.multiLine) {
+        pending = { text, line: first }
+        continue
+      }
+      pending = undefined
+      if (headerLeft) {
+        headerLeft = false
+        continue
+      }
+      if (place.tally !== undefined) place.tally.records++
+      const record = unquoted
+        ? unquotedRecord(text, dialect, read.length, kept, keptAt, format, place, first)
+        : tokens === undefined
+        ? malformed(format, place, first, text, "a quoted value is not closed", nulls(kept, format))
+        : recordOf(tokens, read.length, kept, format, place, first, text)
+      if (record === undefined) continue
+      if (decode === undefined) {
+        yield record
+        continue
+      }
+      const typed = decoded(decode, record, format.mode, () => `in ${place.path} at line ${place.firstLine() + first}`)
+      if (typed !== undefined) yield typed.record
     }
-    // A line without quotes, the common case, is read value by value into its record: no array of its values,
-    // and no text cut out for a value the record does not keep.
-    const unquoted = !text.includes(dialect.quote)
-    const tokens = unquoted ? undefined : split(text, dialect)
-    if (!unquoted && tokens === undefined && place.multiLine) {
-      pending = { text, line: first }
-      continue
-    }
-    pending = undefined
-    if (headerLeft) {
-      headerLeft = false
-      continue
-    }
-    if (place.tally !== undefined) place.tally.records++
-    const record = unquoted
-      ? unquotedRecord(text, dialect, read.length, kept, keptAt, format, place, first)
-      : tokens === undefined
-      ? malformed(format, place, first, text, "a quoted value is not closed", nulls(kept, format))
-      : recordOf(tokens, read.length, kept, format, place, first, text)
-    if (record === undefined) continue
-    if (decode === undefined) {
-      yield record
-      continue
-    }
-    const typed = decoded(decode, record, format.mode, () => `in ${place.path} at line ${place.firstLine() + first}`)
-    if (typed !== undefined) yield typed.record
   }
   if (pending !== undefined) {
     if (place.tally !== undefined) place.tally.records++
