@@ -67,9 +67,10 @@ export const evaluate = (node: PlanNode, run: Run): Iterable<unknown> => {
         tally
       }
       const decode = node.decode === undefined ? undefined : functions.bind(node.decode)
+      const lines = splitLineBatches(node, run.context)
       const records = format._tag === "Csv"
-        ? Csv.records(splitLineBatches(node, run.context), format, place, decode)
-        : JsonLines.records(splitLines(node, run.context), format, place, decode)
+        ? Csv.records(lines, format, place, decode)
+        : JsonLines.records(lines, format, place, decode)
       return counting(records, counter, run.context)
     }
     case "ParquetSplit": {
