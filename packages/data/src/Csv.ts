@@ -59,13 +59,13 @@ export const split = (line: string, dialect: Dialect): Array<string | null> | un
 }
 
 /**
- * The records of a split's lines. The split that starts its file skips the header line when the dialect has one;
- * empty lines and comments are skipped everywhere.
+ * The records of a split's lines, given in batches (`TextSplits.lineBatches`). The split that starts its file skips
+ * the header line when the dialect has one; empty lines and comments are skipped everywhere.
  *
  * @since 0.1.0
  */
 export function* records(
-  lines: Iterable<string>,
+  batches: Iterable<ReadonlyArray<string>>,
   format: ParseFormat & {
     readonly dialect: Dialect
     readonly fields: DataFormats.Fields
@@ -80,34 +80,48 @@ export function* records(
   const kept = read.flatMap((field, place) =>
     format.columns === undefined || format.columns.includes(field.name) ? [{ field, place }] : []
   )
+  // The kept field of each of a line's values (none past the file's fields).
+  const keptAt: Array<Kept | undefined> = read.map((_, place) => kept.find((k) => k.place === place))
   let headerLeft = place.startsFile && dialect.header
   let line = -1
   // A record whose quoted value runs on to the next lines: its text so far and the line it started on.
   let pending: { text: string; line: number } | undefined
-  for (const next of lines) {
-    line++
-    const text = pending === undefined ? next : `${pending.text}\n${next}`
-    const first = pending?.line ?? line
-    if (pending === undefined && (next === "" || (dialect.comment !== "" && next.startsWith(dialect.comment)))) {
-      continue
+  for (const batch of batches) {
+    for (let i = 0; i < batch.length; i++) {
+      const next = batch[i]!
+      line++
+      const text = pending === undefined ? next : `${pending.text}\n${next}`
+      const first = pending?.line ?? line
+      if (pending === undefined && (next === "" || (dialect.comment !== "" && next.startsWith(dialect.comment)))) {
+        continue
+      }
+      // A line without quotes, the common case, is read value by value into its record: no array of its values,
+      // and no text cut out for a value the record does not keep.
+      const unquoted = !text.includes(dialect.quote)
+      const tokens = unquoted ? undefined : split(text, dialect)
+      if (!unquoted && tokens === undefined && place.multiLine) {
+        pending = { text, line: first }
+        continue
+      }
+      pending = undefined
+      if (headerLeft) {
+        headerLeft = false
+        continue
+      }
+      if (place.tally !== undefined) place.tally.records++
+      const record = unquoted
+        ? unquotedRecord(text, dialect, read.length, kept, keptAt, format, place, first)
+        : tokens === undefined
+        ? malformed(format, place, first, text, "a quoted value is not closed", nulls(kept, format))
+        : recordOf(tokens, read.length, kept, format, place, first, text)
+      if (record === undefined) continue
+      if (decode === undefined) {
+        yield record
+        continue
+      }
+      const typed = decoded(decode, record, format.mode, () => `in ${place.path} at line ${place.firstLine() + first}`)
+      if (typed !== undefined) yield typed.record
     }
-    const tokens = split(text, dialect)
-    if (tokens === undefined && place.multiLine) {
-      pending = { text, line: first }
-      continue
-    }
-    pending = undefined
-    if (headerLeft) {
-      headerLeft = false
-      continue
-    }
-    if (place.tally !== undefined) place.tally.records++
-    const record = tokens === undefined
-      ? malformed(format, place, first, text, "a quoted value is not closed", nulls(kept, format))
-      : recordOf(tokens, read.length, kept, format, place, first, text)
-    if (record === undefined) continue
-    const typed = decoded(decode, record, format.mode, () => `in ${place.path} at line ${place.firstLine() + first}`)
-    if (typed !== undefined) yield typed.record
   }
   if (pending !== undefined) {
     if (place.tally !== undefined) place.tally.records++
@@ -151,16 +165,66 @@ const recordOf = (
     const { field, place: at } = kept[i]!
     const token = tokens[at]
     if (token === undefined || token === null) continue
-    try {
-      record[field.name] = FieldValues.fromText(field, token)
-    } catch (error) {
-      if (!(error instanceof FieldValues.Unparsable)) throw error
-      problem ??= error.message
-    }
+    // Every value is read, after a wrong one too: PERMISSIVE keeps them.
+    const wrong = filled(record, field, token)
+    problem ??= wrong
   }
-  // Too few or too many values: PERMISSIVE fills in nulls and drops the extra ones, as Spark's reader does.
-  if (problem === undefined && tokens.length !== fieldCount && format.mode !== "PERMISSIVE") {
-    problem = `${tokens.length} values for ${fieldCount} fields`
+  return finished(record, problem, tokens.length, fieldCount, format, place, line, text)
+}
+
+// The values of a line without quotes, each cut at the separator and, when the record keeps it, made its field's.
+const unquotedRecord = (
+  text: string,
+  dialect: Dialect,
+  fieldCount: number,
+  kept: ReadonlyArray<Kept>,
+  keptAt: ReadonlyArray<Kept | undefined>,
+  format: ParseFormat,
+  place: LinePlace,
+  line: number
+): Record<string, unknown> | undefined => {
+  const record = nulls(kept, format)
+  let problem: string | undefined
+  let values = 0
+  for (let at = 0;;) {
+    const end = text.indexOf(dialect.sep, at)
+    const keeps = keptAt[values++]
+    if (keeps !== undefined) {
+      const token = text.slice(at, end < 0 ? text.length : end)
+      const wrong = token === dialect.nullValue ? undefined : filled(record, keeps.field, token)
+      problem ??= wrong
+    }
+    if (end < 0) break
+    at = end + 1
+  }
+  return finished(record, problem, values, fieldCount, format, place, line, text)
+}
+
+// The field's value read into the record; what is wrong with the text when it cannot be read.
+const filled = (record: Record<string, unknown>, field: DataFormats.Field, token: string): string | undefined => {
+  try {
+    record[field.name] = FieldValues.fromText(field, token)
+    return undefined
+  } catch (error) {
+    if (!(error instanceof FieldValues.Unparsable)) throw error
+    return error.message
+  }
+}
+
+// A record read with `values` values: malformed when one of them could not be read or, except in PERMISSIVE (which
+// fills in nulls and drops the extra ones, as Spark's reader does), when there are too few or too many.
+const finished = (
+  record: Record<string, unknown>,
+  problem: string | undefined,
+  values: number,
+  fieldCount: number,
+  format: ParseFormat,
+  place: LinePlace,
+  line: number,
+  text: string
+): Record<string, unknown> | undefined => {
+  if (problem === undefined && values !== fieldCount && format.mode !== "PERMISSIVE") {
+    problem = `${values} values for ${fieldCount} fields`
   }
   return problem === undefined ? record : malformed(format, place, line, text, problem, record)
 }

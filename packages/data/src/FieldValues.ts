@@ -196,9 +196,43 @@ const numberText = (text: string): number | undefined => {
   if (!(digitOrPoint(first) || ((first === 45 || first === 43) && digitOrPoint(text.charCodeAt(1))))) {
     return numberWords.get(text)
   }
+  const plain = plainDecimal(text)
+  if (plain !== undefined) return plain
   const value = Number(text)
   if (Number.isNaN(value) || (first === 48 && /^0[xXbBoO]/.test(text))) return undefined
   return value
+}
+
+// Powers of ten a double holds exactly (up to 10^22).
+const exactPowers = Array.from({ length: 23 }, (_, i) => 10 ** i)
+
+// A number written as digits with at most one point, a sign before them (`-12`, `543.16`, `.5`), of at most 15
+// digits, read by its characters' codes: the common case of a CSV value, where `Number` costs most of a row's
+// reading. Its digits as an integer are below 2^53 and its scale's power of ten is exact, so their quotient is
+// the double nearest the text, as `Number` reads it (Clinger's fast path). Anything else is undefined.
+const plainDecimal = (text: string): number | undefined => {
+  const length = text.length
+  let i = 0
+  let negative = false
+  const first = text.charCodeAt(0)
+  if (first === 45 || first === 43) {
+    negative = first === 45
+    i = 1
+  }
+  let digits = 0
+  let mantissa = 0
+  let point = -1
+  for (; i < length; i++) {
+    const code = text.charCodeAt(i)
+    if (code >= 48 && code <= 57) {
+      mantissa = mantissa * 10 + (code - 48)
+      digits++
+    } else if (code === 46 && point < 0) point = i
+    else return undefined
+  }
+  if (digits === 0 || digits > 15) return undefined
+  const value = point < 0 ? mantissa : mantissa / exactPowers[length - 1 - point]!
+  return negative ? -value : value
 }
 
 // `yyyy-MM-dd`, by its characters' codes: the common case of a date, read without a regular expression.

@@ -31,27 +31,43 @@ const record = (value: unknown, fields: DataFormats.Fields): { record: Record<st
 }
 
 /**
- * The records of a split's lines; blank lines are skipped. With `multiLine`, the lines are a whole file's, and
- * its values are the records, wherever they start and end.
+ * The records of a split's lines, given in batches (`TextSplits.lineBatches`); blank lines are skipped. With
+ * `multiLine`, the lines are a whole file's, and its values are the records, wherever they start and end.
  *
  * @since 0.1.0
  */
 export function* records(
-  lines: Iterable<string>,
+  batches: Iterable<ReadonlyArray<string>>,
   format: Format,
   place: LinePlace & { readonly multiLine: boolean },
   decode?: (record: unknown) => unknown
 ): Generator<unknown> {
-  const texts = place.multiLine ? values(Array.from(lines).join("\n")) : numbered(lines)
-  for (const [line, record] of parsed(texts, format, place)) {
-    const typed = decoded(decode, record, format.mode, () => `in ${place.path} at line ${place.firstLine() + line}`)
-    if (typed !== undefined) yield typed.record
+  const fields = format.fields?.filter((field) => field.name !== format.corruptRecordField)
+  const typed = (line: number, record: unknown) =>
+    decoded(decode, record, format.mode, () => `in ${place.path} at line ${place.firstLine() + line}`)
+  if (place.multiLine) {
+    for (const [line, text] of values(Array.from(batches).flat().join("\n"))) {
+      const record = parsed(line, text, format, place, fields)
+      const kept = record === skipped ? undefined : typed(line, record)
+      if (kept !== undefined) yield kept.record
+    }
+    return
   }
-}
-
-function* numbered(lines: Iterable<string>): Generator<readonly [number, string]> {
-  let line = 0
-  for (const text of lines) yield [line++, text]
+  // A value per line, the common case: each line made its record as it comes, with no pair of it and its line.
+  let line = -1
+  for (const batch of batches) {
+    for (let i = 0; i < batch.length; i++) {
+      line++
+      const record = parsed(line, batch[i]!, format, place, fields)
+      if (record === skipped) continue
+      if (decode === undefined) {
+        yield record
+        continue
+      }
+      const kept = typed(line, record)
+      if (kept !== undefined) yield kept.record
+    }
+  }
 }
 
 const space = /[ \t\r\n]/
@@ -137,42 +153,44 @@ const stringEnd = (text: string, from: number): number => {
   return -1
 }
 
-// The records of the texts, with the line each came from.
-function* parsed(
-  texts: Iterable<readonly [number, string]>,
+// What a text that is blank or malformed and dropped makes: no record.
+const skipped = Symbol("skipped")
+
+// The record of one text (a line, or a value of a whole file), which starts on `line`.
+const parsed = (
+  line: number,
+  text: string,
   format: Format,
-  place: LinePlace
-): Generator<readonly [number, unknown]> {
-  const fields = format.fields?.filter((field) => field.name !== format.corruptRecordField)
-  for (const [line, text] of texts) {
-    if (text.trim() === "") continue
-    if (place.tally !== undefined) place.tally.records++
-    let value: unknown
-    try {
-      value = FieldValues.parseJson(text, fields !== undefined)
-    } catch (error) {
-      const kept = malformed(format, place, line, text, `no JSON: ${(error as Error).message}`, {})
-      if (kept !== undefined) yield [line, fields === undefined ? kept : { ...nullRecord(fields), ...kept }]
-      continue
-    }
-    if (fields === undefined) {
-      yield [line, value]
-      continue
-    }
-    if (typeof value !== "object" || value === null || Array.isArray(value)) {
-      const kept = malformed(format, place, line, text, "the line is no JSON object", nullRecord(fields))
-      if (kept !== undefined) yield [line, kept]
-      continue
-    }
-    const read = record(value, fields)
-    if (read.problem === undefined) {
-      if (format.corruptRecordField !== undefined) read.record[format.corruptRecordField] = null
-      yield [line, read.record]
-      continue
-    }
-    const kept = malformed(format, place, line, text, read.problem, read.record)
-    if (kept !== undefined) yield [line, kept]
+  place: LinePlace,
+  fields: DataFormats.Fields | undefined
+): unknown => {
+  if (blank(text)) return skipped
+  if (place.tally !== undefined) place.tally.records++
+  let value: unknown
+  try {
+    value = FieldValues.parseJson(text, fields !== undefined)
+  } catch (error) {
+    const kept = malformed(format, place, line, text, `no JSON: ${(error as Error).message}`, {})
+    if (kept === undefined) return skipped
+    return fields === undefined ? kept : { ...nullRecord(fields), ...kept }
   }
+  if (fields === undefined) return value
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    return malformed(format, place, line, text, "the line is no JSON object", nullRecord(fields)) ?? skipped
+  }
+  const read = record(value, fields)
+  if (read.problem === undefined) {
+    if (format.corruptRecordField !== undefined) read.record[format.corruptRecordField] = null
+    return read.record
+  }
+  return malformed(format, place, line, text, read.problem, read.record) ?? skipped
+}
+
+// Whether a text is only white space (as `trim` has it), found without trimming a copy of every line.
+const blank = (text: string): boolean => {
+  const first = text.charCodeAt(0)
+  if (first === 123 || first === 91) return false // `{` or `[`: most lines
+  return text.trim() === ""
 }
 
 const nullRecord = (fields: DataFormats.Fields) => Object.fromEntries(fields.map((field) => [field.name, null]))

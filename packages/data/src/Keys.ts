@@ -157,59 +157,104 @@ export const compare = (a: Key, b: Key): number => {
   }
 }
 
-// An array key as a string that identifies its structure: type-tagged elements, strings quoted.
-const canonical = (key: Key): string => {
-  switch (typeof key) {
-    case "string":
-      return JSON.stringify(key)
-    case "number":
-      return Number.isNaN(key) ? "NaN" : String(key) // String(-0) is "0": equal keys, one name
-    case "bigint":
-      return `${key}n`
-    case "boolean":
-      return key ? "t" : "f"
-    default:
-      return `[${key.map(canonical).join(",")}]`
-  }
-}
+// Whether two keys with one hash are the same key: `===`, else by structure (arrays element by element, NaN equal
+// to NaN); keys of different kinds never are, since `compare` ranks kinds apart.
+const same = (a: Key, b: Key): boolean => a === b || (typeof a !== "string" && compare(a, b) === 0)
+
+// A hash's slot among 2^(32 - shift): its product with the golden ratio's top bits, which all of the hash's bits
+// move (integer keys' hashes differ in their high bits alone when the keys are multiples of a power of two).
+const slotOf = (h: number, shift: number): number => Math.imul(h, 0x9e3779b1) >>> shift
 
 /**
- * A map from keys to values with structural equality: primitives by value (as `Map` compares them), arrays by
- * their elements.
+ * A map from keys to values with structural equality: primitives by value, -0 as 0 and NaN as NaN (as `Map` compares
+ * them), arrays by their elements. Entries keep the order they were added in.
+ *
+ * It is the map-side combine's table, looked up once per record: each key is hashed once (`hash`, the hash that
+ * places it in a reduce partition) into an open-addressed index over the entries, rather than named by a string
+ * built for it (arrays) or hashed again by `Map` on every lookup of a fresh string. A record updates its key's
+ * entry in place through `locate` and `values`, one lookup where `get` then `set` would be two.
  *
  * @since 0.1.0
  * @category models
  */
 export class KeyMap<V> {
-  private readonly primitives = new Map<Key, V>()
-  private readonly arrays = new Map<string, { readonly key: Key; value: V }>()
+  /** The keys, in the order they were added. */
+  readonly keys: Array<Key> = []
+  /** Each key's value, at its key's position. */
+  readonly values: Array<V> = []
+  private hashes: Array<number> = []
+  // Slot → entry position + 1 (0: empty): 2^(32 - shift) slots, kept at most half full.
+  private index = new Int32Array(16)
+  private shift = 28
 
   get size(): number {
-    return this.primitives.size + this.arrays.size
+    return this.keys.length
+  }
+
+  /**
+   * The position of `key`'s entry, or, when it has none, `~position` of the entry made for it — its value
+   * `undefined` until set through `values`.
+   */
+  locate(key: Key): number {
+    const h = typeof key === "string" ? hashString(key, 0) : hash(key)
+    const found = this.probe(key, h)
+    if (found >= 0) return found
+    const position = this.keys.length
+    this.keys.push(key)
+    this.values.push(undefined as V)
+    this.hashes.push(h)
+    this.index[~found] = position + 1
+    if (2 * this.keys.length > this.index.length) this.grow()
+    return ~position
   }
 
   get(key: Key): V | undefined {
-    return typeof key === "object" ? this.arrays.get(canonical(key))?.value : this.primitives.get(key)
+    const at = this.find(key)
+    return at < 0 ? undefined : this.values[at]
   }
 
   set(key: Key, value: V): void {
-    if (typeof key !== "object") {
-      this.primitives.set(key, value)
-      return
-    }
-    const name = canonical(key)
-    const entry = this.arrays.get(name)
-    if (entry === undefined) this.arrays.set(name, { key, value })
-    else entry.value = value
+    const at = this.locate(key)
+    this.values[at < 0 ? ~at : at] = value
   }
 
   *entries(): Generator<[Key, V]> {
-    yield* this.primitives.entries()
-    for (const entry of this.arrays.values()) yield [entry.key, entry.value]
+    for (let i = 0; i < this.keys.length; i++) yield [this.keys[i]!, this.values[i]!]
   }
 
   clear(): void {
-    this.primitives.clear()
-    this.arrays.clear()
+    this.keys.length = 0
+    this.values.length = 0
+    this.hashes = []
+    this.index = new Int32Array(16)
+    this.shift = 28
+  }
+
+  private find(key: Key): number {
+    const found = this.probe(key, typeof key === "string" ? hashString(key, 0) : hash(key))
+    return found >= 0 ? found : -1
+  }
+
+  // The position of the entry of `key` (hashed `h`), or `~slot` of the empty slot where its probe ended.
+  private probe(key: Key, h: number): number {
+    const index = this.index
+    const mask = index.length - 1
+    for (let slot = slotOf(h, this.shift);; slot = (slot + 1) & mask) {
+      const at = index[slot]!
+      if (at === 0) return ~slot
+      if (this.hashes[at - 1] === h && same(this.keys[at - 1]!, key)) return at - 1
+    }
+  }
+
+  private grow(): void {
+    const index = new Int32Array(this.index.length * 2)
+    const mask = index.length - 1
+    this.shift--
+    for (let i = 0; i < this.hashes.length; i++) {
+      let slot = slotOf(this.hashes[i]!, this.shift)
+      while (index[slot] !== 0) slot = (slot + 1) & mask
+      index[slot] = i + 1
+    }
+    this.index = index
   }
 }

@@ -239,6 +239,21 @@ const converted = (value: unknown, convert: (raw: unknown) => unknown): unknown 
     ? value.map((item) => converted(item, convert))
     : convert(value)
 
+// Pages of one typed array type as one array of it.
+interface TypedPage extends ArrayLike<unknown> {
+  set(values: ArrayLike<unknown>, offset: number): void
+}
+const concatenated = (pages: ReadonlyArray<TypedPage>): TypedPage => {
+  const length = pages.reduce((n, page) => n + page.length, 0)
+  const all = new (pages[0]!.constructor as new(length: number) => TypedPage)(length)
+  let at = 0
+  for (const page of pages) {
+    all.set(page, at)
+    at += page.length
+  }
+  return all
+}
+
 /**
  * The rows of row groups of the Parquet file at `path`, each an object of `fields` (the file's columns of those
  * names), a row group at a time. `done` is told the bytes read of the file.
@@ -267,7 +282,7 @@ export function* rows(
       const rowCount = Number(rowGroup.num_rows)
       // A leaf column chunk's values, its pages' values one after another (a nested leaf's values are already
       // arrays by row, from its repetition levels).
-      const leaf = (chunk: ColumnMetaData, column: string): Array<unknown> => {
+      const leaf = (chunk: ColumnMetaData, column: string): ArrayLike<unknown> => {
         const schemaPath = getTreePath(schema, chunk.path_in_schema)
         const { element, utf8, value } = reading(column, schemaPath[schemaPath.length - 1]!.element)
         const decoder: ColumnDecoder = {
@@ -289,6 +304,15 @@ export function* rows(
           { groupStart: 0, selectStart: 0, selectEnd: rowCount, groupRows: rowCount },
           decoder
         )
+        // Values that need no conversion stay in their pages' arrays (typed arrays, for numbers), read where the
+        // rows are built: no copy of each value, and no number boxed on its way to a record.
+        if (value === undefined && data.length === 1) return data[0]!
+        if (
+          value === undefined &&
+          data.every((page) => ArrayBuffer.isView(page) && page.constructor === data[0]!.constructor)
+        ) {
+          return concatenated(data as Array<TypedPage>)
+        }
         const values: Array<unknown> = []
         for (const page of data) {
           for (let i = 0; i < page.length; i++) values.push(value === undefined ? page[i] : converted(page[i], value))
@@ -303,7 +327,7 @@ export function* rows(
         const node = schema.children.find((child) => child.element.name === field.name)!
         if (node.children.length === 0) return leaf(chunks[0]!, field.name)
         // A nested column: its leaves assembled into arrays, maps and structs, as hyparquet's reader does.
-        const leafValues = new Map<string, Array<unknown>>()
+        const leafValues = new Map<string, ArrayLike<unknown>>()
         for (const chunk of chunks) leafValues.set(chunk.path_in_schema.join("."), leaf(chunk, field.name))
         assembleNested(leafValues as Map<string, DecodedArray>, node, parsers)
         return leafValues.get(field.name)!

@@ -28,7 +28,8 @@ interface Read {
 }
 const read = (lines: ReadonlyArray<string>, options: Read) =>
   Array.from(Csv.records(
-    lines,
+    // A batch per line: what a record carries from one line to the next carries across batches.
+    lines.map((line) => [line]),
     {
       dialect: { ...spark, ...options.dialect },
       fields: options.fields,

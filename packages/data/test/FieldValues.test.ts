@@ -69,6 +69,30 @@ describe("FieldValues", () => {
   })
 
   describe("text to value", () => {
+    it("a number of digits, a point and a sign reads as Number reads it, -0 included", () => {
+      // Texts of the shape read by character codes, and of lengths on either side of its 15 digits.
+      const digits = fc.string({ unit: fc.constantFrom("0", "1", "5", "9"), maxLength: 18 })
+      const text = fc.tuple(fc.constantFrom("", "-", "+"), digits, fc.constantFrom("", "."), digits)
+        .map(([sign, whole, point, fraction]) => `${sign}${whole}${point}${fraction}`)
+      fc.assert(
+        fc.property(text, (text) => {
+          const expected = /\d/.test(text) ? Number(text) : undefined
+          const read = (type: FieldType) => {
+            try {
+              return FieldValues.fromText(field(type), text)
+            } catch (error) {
+              assert.instanceOf(error, FieldValues.Unparsable)
+              return undefined
+            }
+          }
+          assert.isTrue(Object.is(read("double"), expected), `${text}: ${read("double")} for ${expected}`)
+          const integral = expected !== undefined && /^[+-]?\d+$/.test(text) && Math.abs(expected) < 2 ** 31
+          assert.isTrue(Object.is(read("int"), integral ? expected : undefined), text)
+        }),
+        { numRuns: 2000 }
+      )
+    })
+
     it("every type's values written as text read back as themselves", () => {
       const roundTrip = (type: FieldType, value: unknown, more: Partial<Field> = {}) =>
         assert.deepStrictEqual(FieldValues.fromText(field(type, more), FieldValues.toText(value, type)), value)

@@ -12,7 +12,8 @@ interface Read {
   readonly multiLine?: boolean
 }
 const read = (lines: ReadonlyArray<string>, options: Read = {}) =>
-  Array.from(JsonLines.records(lines, {
+  // A batch per line: the line numbers in messages count across batches.
+  Array.from(JsonLines.records(lines.map((line) => [line]), {
     _tag: "JsonLines",
     mode: options.mode ?? "PERMISSIVE",
     ...(options.fields === undefined ? {} : { fields: options.fields }),

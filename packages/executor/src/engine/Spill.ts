@@ -114,9 +114,9 @@ export class SpillableMap<C> {
 
   /** `create` makes the key's combiner from the value the first time, `add` adds a value to it after. */
   update<V>(key: Keys.Key, value: V, create: (value: V) => C, add: (combiner: C, value: V) => C): void {
-    const current = this.map.get(key)
-    const combiner = current === undefined ? create(value) : add(current, value)
-    this.map.set(key, combiner)
+    const at = this.map.locate(key)
+    const combiner = at < 0 ? create(value) : add(this.map.values[at]!, value)
+    this.map.values[at < 0 ? ~at : at] = combiner
     this.size.touched(() => [key, combiner])
     if (this.size.of(this.map.size) > this.context.spillThreshold) this.spill()
   }

@@ -120,9 +120,9 @@ export const write = (
     let updates = 0
     records((record) => {
       const [key, value] = Keys.pair(record, operation)
-      const current = combined.get(key)
-      const combiner = current === undefined ? createCombiner(value) : mergeValue(current, value)
-      combined.set(key, combiner)
+      const at = combined.locate(key)
+      const combiner = at < 0 ? createCombiner(value) : mergeValue(combined.values[at], value)
+      combined.values[at < 0 ? ~at : at] = combiner
       if (updates++ % 32 !== 0) return
       const size = RecordFiles.estimateSize(key) + RecordFiles.estimateSize(combiner) + 16
       perEntry = perEntry === 0 ? size : perEntry * 0.9 + size * 0.1

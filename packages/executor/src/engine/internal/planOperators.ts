@@ -8,6 +8,7 @@ import type { Counter, Functions, Task } from "../Evaluation.js"
 import * as Spill from "../Spill.js"
 
 import {
+  batched,
   cartesian,
   concatenated,
   counted,
@@ -43,7 +44,11 @@ export const evaluate = (node: PlanNode, run: Run): Iterable<unknown> => {
     case "Range":
       return counting(range(node.start, node.end, node.step), counter)
     case "TextSplit":
-      return counting(splitLines(node, run.context, "inputRecords"), counter)
+      return batched(
+        () => splitLines(node, run.context, "inputRecords"),
+        () => splitLineBatches(node, run.context, "inputRecords"),
+        counter
+      )
     case "LineRecordSplit": {
       const { format } = node
       const tally: TaskContext.ParsedFile = {
@@ -61,22 +66,19 @@ export const evaluate = (node: PlanNode, run: Run): Iterable<unknown> => {
         multiLine: node.multiLine === true,
         tally
       }
-      const lines = splitLines(node, run.context)
       const decode = node.decode === undefined ? undefined : functions.bind(node.decode)
+      const lines = splitLineBatches(node, run.context)
       const records = format._tag === "Csv"
         ? Csv.records(lines, format, place, decode)
         : JsonLines.records(lines, format, place, decode)
-      return counting(countedAs(records, run.context), counter)
+      return counting(records, counter, run.context)
     }
     case "ParquetSplit": {
       const rows = Parquet.rows(run.context.files, node.path, node.rowGroups, node.fields, (bytes) => {
         TaskContext.count(run.context, "inputBytes", bytes)
       })
       const decode = node.decode === undefined ? undefined : functions.bind(node.decode)
-      return counting(
-        countedAs(decode === undefined ? rows : decodedRows(rows, decode, node), run.context),
-        counter
-      )
+      return counting(decode === undefined ? rows : decodedRows(rows, decode, node), counter, run.context)
     }
     case "WholeTextFiles":
       return counting(wholeFiles(node.paths, run.context), counter)
@@ -241,27 +243,38 @@ const coGroup = (node: Extract<PlanNode, { _tag: "CoGroup" }>, run: Run): Iterab
   })
 }
 
-// Each file whole, as `[file:path, text]`; its bytes and one record per file are the task's input.
 // The lines of a text split: a byte range of a file, or the whole file when it is compressed or read whole. Its
 // bytes count as the task's input, and its lines as its input records when they are what it reads.
-const splitLines = (
-  split: {
-    readonly path: string
-    readonly start: number
-    readonly length: number
-    readonly compression?: string | undefined
-    readonly multiLine?: boolean | undefined
-  },
+const splitLines = (split: LineSplit, context: TaskContext.TaskContext, records?: "inputRecords"): Iterable<string> =>
+  wholeFile(split)
+    ? TextSplits.wholeFileLines(context.files, split.path, tallied(context, records))
+    : TextSplits.lines(context.files, split.path, split.start, split.length, tallied(context, records))
+
+// The lines of a text split as `splitLines` gives them, in batches (a whole file's in one).
+function* splitLineBatches(
+  split: LineSplit,
   context: TaskContext.TaskContext,
   records?: "inputRecords"
-): Iterable<string> => {
-  const tally = (read: TextSplits.Tally) => {
-    TaskContext.count(context, "inputBytes", read.bytes)
-    if (records !== undefined) TaskContext.count(context, records, read.records)
-  }
-  return split.compression !== undefined || split.multiLine === true
-    ? TextSplits.wholeFileLines(context.files, split.path, tally)
-    : TextSplits.lines(context.files, split.path, split.start, split.length, tally)
+): Generator<ReadonlyArray<string>> {
+  if (!wholeFile(split)) {
+    yield* TextSplits.lineBatches(context.files, split.path, split.start, split.length, tallied(context, records))
+  } else yield Array.from(TextSplits.wholeFileLines(context.files, split.path, tallied(context, records)))
+}
+
+interface LineSplit {
+  readonly path: string
+  readonly start: number
+  readonly length: number
+  readonly compression?: string | undefined
+  readonly multiLine?: boolean | undefined
+}
+
+const wholeFile = (split: LineSplit) => split.compression !== undefined || split.multiLine === true
+
+// What a reader of lines used, counted as the task's input bytes (and input records, when lines are its records).
+const tallied = (context: TaskContext.TaskContext, records?: "inputRecords") => (read: TextSplits.Tally) => {
+  TaskContext.count(context, "inputBytes", read.bytes)
+  if (records !== undefined) TaskContext.count(context, records, read.records)
 }
 
 // Parquet rows decoded by the app's schema: a row it rejects is named by its place in the split's row groups.
@@ -284,14 +297,6 @@ function* decodedRows(
   }
 }
 
-// Records a source made of what it read, counted as the task's input records as they are given.
-function* countedAs<A>(records: Iterable<A>, context: TaskContext.TaskContext): Generator<A> {
-  for (const record of records) {
-    TaskContext.count(context, "inputRecords", 1)
-    yield record
-  }
-}
-
 // How many lines a file has before byte `start`: where a split's first line is, for a message naming a line.
 const linesBefore = (context: TaskContext.TaskContext, path: string, start: number): number => {
   if (start === 0) return 0
@@ -300,6 +305,7 @@ const linesBefore = (context: TaskContext.TaskContext, path: string, start: numb
   return lines
 }
 
+// Each file whole, as `[file:path, text]`; its bytes and one record per file are the task's input.
 function* wholeFiles(paths: ReadonlyArray<string>, context: TaskContext.TaskContext): Generator<unknown> {
   for (const path of paths) {
     const { bytes, text } = TextSplits.wholeText(context.files, path)

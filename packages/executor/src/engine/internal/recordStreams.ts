@@ -1,10 +1,13 @@
 // Records as a plan's operators pass them on: iterated through generators (so that `take` reads no more than it
 // needs), or pushed to a sink when the consumer reads everything; and the generators of the narrow operators.
+import * as TaskContext from "../../tasks/TaskContext.js"
 import type { Counter } from "../Evaluation.js"
 
-export function* counted<A>(source: Iterable<A>, counter: Counter): Generator<A> {
+// With `inputs`, the records also count as the task's input records (those a source made of what it read).
+export function* counted<A>(source: Iterable<A>, counter: Counter, inputs?: TaskContext.TaskContext): Generator<A> {
   for (const record of source) {
     counter.read++
+    if (inputs !== undefined) TaskContext.count(inputs, "inputRecords", 1)
     yield record
   }
 }
@@ -61,12 +64,29 @@ export const eachOf = (value: unknown, operation: string, sink: (record: unknown
   for (const record of iterable(value, operation)) sink(record)
 }
 
-// A source's records, counted as they are read.
-export const counting = (source: Iterable<unknown>, counter: Counter): Pushable =>
-  pushable(() => counted(source, counter), (sink) => {
+// A source's records, counted as they are read (as input records too, with `inputs`, as `counted` counts them).
+export const counting = (source: Iterable<unknown>, counter: Counter, inputs?: TaskContext.TaskContext): Pushable =>
+  pushable(() => counted(source, counter, inputs), (sink) => {
     for (const record of source) {
       counter.read++
+      if (inputs !== undefined) TaskContext.count(inputs, "inputRecords", 1)
       sink(record)
+    }
+  })
+
+// A source that can give its records in batches (arrays): iterated one by one (`take` reads no more batches than
+// it needs), pushed from each batch in a tight loop, counted as they are read.
+export const batched = (
+  records: () => Iterable<unknown>,
+  batches: () => Iterable<ReadonlyArray<unknown>>,
+  counter: Counter
+): Pushable =>
+  pushable(() => counted(records(), counter), (sink) => {
+    for (const batch of batches()) {
+      for (let i = 0; i < batch.length; i++) {
+        counter.read++
+        sink(batch[i])
+      }
     }
   })
 
