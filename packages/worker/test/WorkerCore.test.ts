@@ -760,8 +760,9 @@ describe("WorkerCore supervised drivers", () => {
     assert.deepStrictEqual(tags(error), ["ReleaseDriver", "SyncState DriverStateChanged 10.0.0.1"])
   })
 
-  it("a lapsed lease during the back-off ends the driver RELAUNCHING, for a master to run it elsewhere", () => {
-    const { leaseMillis } = config().driverFencing!
+  // A fencing worker whose lease was granted at 10 (a beat at 0, acknowledged), running a supervised driver since 20
+  // that failed half a second before the lease runs out: its relaunch is due after the lease has lapsed.
+  const failingWithinLease = (leaseMillis: number) => {
     const state = registered()
     const seq = stepWith(state, { _tag: "SendHeartbeat" }, 0).flatMap((c) =>
       c._tag === "Send" && c.message instanceof WorkerMessages.Heartbeat ? [c.message.seq!] : []
@@ -769,6 +770,12 @@ describe("WorkerCore supervised drivers", () => {
     stepWith(state, { _tag: "Receive", message: new WorkerMessages.HeartbeatAcknowledged({ seq }) }, 10)
     launchDriver(state, driverId, 1, true, 20)
     exits(state, 1, leaseMillis - 500)
+    return state
+  }
+
+  it("a lapsed lease during the back-off ends the driver RELAUNCHING, for a master to run it elsewhere", () => {
+    const { leaseMillis } = config().driverFencing!
+    const state = failingWithinLease(leaseMillis)
     const lapsed = stepWith(state, { _tag: "LeaseLapsed" }, leaseMillis)
     assert.deepStrictEqual(tags(lapsed), ["CancelTimer", "ReleaseDriver", "SyncState DriverStateChanged 10.0.0.1"])
     assert.deepStrictEqual(told(lapsed), ["RELAUNCHING"])
@@ -777,13 +784,7 @@ describe("WorkerCore supervised drivers", () => {
 
   it("a relaunch due once the lease has lapsed is fenced as it is handled, as a launch would be", () => {
     const { leaseMillis } = config().driverFencing!
-    const state = registered()
-    const seq = stepWith(state, { _tag: "SendHeartbeat" }, 0).flatMap((c) =>
-      c._tag === "Send" && c.message instanceof WorkerMessages.Heartbeat ? [c.message.seq!] : []
-    )[0]!
-    stepWith(state, { _tag: "Receive", message: new WorkerMessages.HeartbeatAcknowledged({ seq }) }, 10)
-    launchDriver(state, driverId, 1, true, 20)
-    exits(state, 1, leaseMillis - 500)
+    const state = failingWithinLease(leaseMillis)
     // The relaunch's tick is handled before the lease's.
     const relaunched = tick(state, leaseMillis + 500)
     assert.deepStrictEqual(tags(relaunched), ["RestartDriver", "StartTimer"])
