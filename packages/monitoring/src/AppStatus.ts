@@ -46,6 +46,12 @@ export interface Job {
   readonly stageIds: ReadonlyArray<number>
   /** The stages as the job listed them (attempt 0's size), for skipped ones and the DAG. */
   readonly stages: ReadonlyArray<AppEvents.StageInfo>
+  /**
+   * The partitions of each of its stages that a task completed while the job ran, over all the stage's attempts:
+   * kept with the job, as Spark's status store keeps them, so its progress holds when the attempts' own records are
+   * forgotten past the retention limits.
+   */
+  readonly completedPartitions: Map<number, Set<number>>
 }
 
 /**
@@ -252,7 +258,7 @@ export const jobProgress = (status: AppStatus, job: Job) => {
       numKilledTasks += attempt.numKilledTasks
     }
     numActiveTasks += latest.numActiveTasks
-    numCompletedTasks += completedPartitions(status, info.stageId, info.numTasks)
+    numCompletedTasks += Math.min(info.numTasks, job.completedPartitions.get(info.stageId)?.size ?? 0)
     if (latest.status === "ACTIVE") numActiveStages++
     else if (latest.status === "COMPLETE") numCompletedStages++
     else if (latest.status === "FAILED") numFailedStages++
@@ -281,12 +287,6 @@ export const attemptsOf = (status: AppStatus, stageId: number): ReadonlyArray<St
 
 // Partitions done over every attempt of a stage: a later attempt runs only what was missing (or lost) when it
 // started, so the sum is capped at the stage's partitions.
-const completedPartitions = (status: AppStatus, stageId: number, numPartitions: number): number =>
-  Math.min(
-    numPartitions,
-    attemptsOf(status, stageId).reduce((sum, attempt) => sum + attempt.completedIndices.size, 0)
-  )
-
 /**
  * The status of a stage as a job shows it: its latest attempt's, or SKIPPED when the job ended without running
  * it, or PENDING while it waits.

@@ -200,6 +200,21 @@ describe("AppStatus", () => {
     assert.strictEqual(running.numCompleteTasks, 29)
   })
 
+  // Found by the model (seed -574245226): the job's progress was summed from its stage attempts' records, so a
+  // partition done by a failed attempt stopped counting once that attempt was forgotten past the stage limit.
+  it("a job's completed partitions outlive its stage attempts' records", () => {
+    const status = fold([
+      { _tag: "JobStart", jobId: 0, stageIds: [0], stages: [stageInfo(0, 2)], pool: "default", time: 0 },
+      { _tag: "StageSubmitted", stageId: 0, stageAttempt: 0, name: "s", tasks: 2, parentIds: [], time: 0 },
+      task(0, 1, 0, 0),
+      ended(0, 1, true, 1),
+      { _tag: "StageCompleted", stageId: 0, stageAttempt: 0, failureReason: "lost", time: 1 },
+      { _tag: "StageSubmitted", stageId: 0, stageAttempt: 1, name: "s", tasks: 1, parentIds: [], time: 2 }
+    ], { jobs: 1, stages: 1, tasks: 1 })
+    assert.deepStrictEqual([...status.stages.keys()], ["0.1"])
+    assert.strictEqual(AppStatus.jobProgress(status, status.jobs.get(0)!).numCompletedTasks, 1)
+  })
+
   it("quantiles: min, quartiles and max by nearest rank", () => {
     assert.deepStrictEqual(AppStatus.quantiles([5, 1, 4, 2, 3]), [1, 2, 3, 4, 5])
     assert.deepStrictEqual(AppStatus.quantiles([7]), [7, 7, 7, 7, 7])

@@ -55,7 +55,8 @@ export const apply = (status: AppStatus, event: AppEvents.AppEvent): void => {
         completionTime: undefined,
         status: "RUNNING",
         stageIds: event.stageIds,
-        stages: event.stages
+        stages: event.stages,
+        completedPartitions: new Map()
       })
       forget(status.jobs, status.retention.jobs, (job) => job.status !== "RUNNING", (job) => forgetJob(status, job))
       break
@@ -161,7 +162,15 @@ export const apply = (status: AppStatus, event: AppEvents.AppEvent): void => {
       if (event.succeeded) {
         stage.numCompleteTasks++
         // Only finished tasks are forgotten, so a task that ends is still known.
-        if (task !== undefined) stage.completedIndices.add(task.index)
+        if (task !== undefined) {
+          stage.completedIndices.add(task.index)
+          for (const jobId of status.stageInfos.get(stage.stageId)?.jobIds ?? []) {
+            const job = status.jobs.get(jobId)
+            if (job?.status !== "RUNNING") continue
+            const done = job.completedPartitions.get(stage.stageId) ?? new Set()
+            job.completedPartitions.set(stage.stageId, done.add(task.index))
+          }
+        }
       } else if (killed) stage.numKilledTasks++
       else stage.numFailedTasks++
       addTo(stage.totals, event.metrics)
