@@ -437,7 +437,13 @@ export const parseJson = (text: string, raw: boolean): unknown => {
         at = stringToken.lastIndex
         skip()
         if (text[at++] !== ":") fail()
-        object[JSON.parse(key![0]) as string] = value()
+        // Defined, not assigned: a key "__proto__" is an own field, as JSON.parse makes it, not the prototype.
+        Object.defineProperty(object, JSON.parse(key![0]) as string, {
+          value: value(),
+          writable: true,
+          enumerable: true,
+          configurable: true
+        })
         skip()
         const next = text[at++]
         if (next === "}") return object

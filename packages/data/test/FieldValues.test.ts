@@ -314,6 +314,16 @@ describe("FieldValues", () => {
       })
     })
 
+    // Found by the property above (seed -722652799): the long-number reader assigned each key, and a key
+    // "__proto__" set the object's prototype instead of being a field.
+    it("parseJson keeps a field named __proto__ as a field, as JSON.parse does", () => {
+      const text = `{"__proto__":{"a":1},"b":12345678901234567890}`
+      const parsed = FieldValues.parseJson(text, false) as Record<string, unknown>
+      assert.deepStrictEqual(Object.keys(parsed), ["__proto__", "b"])
+      assert.strictEqual(Object.getPrototypeOf(parsed), Object.prototype)
+      assert.deepStrictEqual(Object.getOwnPropertyDescriptor(parsed, "__proto__")?.value, { a: 1 })
+    })
+
     it("parseJson fails where JSON.parse fails, on text with long numbers too", () => {
       const long = "12345678901234567890"
       const texts = [
