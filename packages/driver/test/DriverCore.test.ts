@@ -3,6 +3,10 @@ import { DriverCore } from "@kindling/driver"
 import { ClusterMessages, Endpoints, Ids, Records, RpcAddress } from "@kindling/protocol"
 import { Exit, FastCheck as fc } from "effect"
 
+// How many histories a model test tries: fewer only in a mutation run of this core (stryker.config.mjs), where
+// every surviving mutant runs the test whole; the suite never sets MUTATION_RUNS.
+const modelRuns = (runs: number) => Number(process.env.MUTATION_RUNS) || runs
+
 const config: DriverCore.Config = {
   dag: { maxConsecutiveAttempts: 4, resubmitDelayMillis: 200 },
   scheduler: {
@@ -538,7 +542,7 @@ describe("DriverCore", () => {
             world.apply({ _tag: "CheckDecommissions", now: (world.now += 1000) })
           }
         }),
-        { numRuns: 1000 }
+        { numRuns: modelRuns(1000) }
       )
     }
   )

@@ -15,6 +15,10 @@ import {
 } from "@kindling/protocol"
 import { Exit, FastCheck as fc, Option } from "effect"
 
+// How many histories a model test tries: fewer only in a mutation run of this core (stryker.config.mjs), where
+// every surviving mutant runs the test whole; the suite never sets MUTATION_RUNS.
+const modelRuns = (runs: number) => Number(process.env.MUTATION_RUNS) || runs
+
 // ---- a small world around the master ---------------------------------------------------------------------
 
 const masterAddress = RpcAddress.make("10.0.0.1", 7077)
@@ -694,7 +698,7 @@ describe("MasterCore", () => {
         world.apply({ _tag: "ElectedLeader", stored: { apps: [], drivers: [], workers: [] }, now: world.now })
         for (const op of ops) op(world)
       }),
-      { numRuns: 400 }
+      { numRuns: modelRuns(400) }
     )
   })
 
@@ -711,7 +715,7 @@ describe("MasterCore", () => {
         assert.strictEqual(snapshot.activeDrivers.length, 0)
         assert.strictEqual(snapshot.activeApps.length, 0)
       }),
-      { numRuns: 200 }
+      { numRuns: modelRuns(200) }
     )
   })
 })
