@@ -197,7 +197,10 @@ const operation: fc.Arbitrary<Op> = fc.oneof(
       const exits = world.apply({ _tag: "Disconnected", peer, connection: 1, now: world.now }).filter((c) =>
         c._tag === "Exit"
       )
-      assert.deepStrictEqual(exits.map((c) => c._tag === "Exit" && c.code), fromDriver && exitedBefore === 0 ? [1] : [])
+      assert.deepStrictEqual(
+        exits.map((c) => c._tag === "Exit" && [c.code, c.reason]),
+        fromDriver && exitedBefore === 0 ? [[1, "Driver driver:7078 disassociated! Shutting down."]] : []
+      )
     }),
     weight: 1
   }
@@ -361,6 +364,16 @@ describe("ExecutorCore", () => {
       tags(world.apply({ _tag: "Migrated", from, mapOutputs: [], stored: [], failures: [], now: 0 })),
       []
     )
+  })
+
+  it("a failed heartbeat is a warning, not the end: the driver's silence is its to judge", () => {
+    const { world } = registered()
+    const failed = world.apply({ _tag: "HeartbeatFailed", reason: "timed out after 10 s", now: 0 })
+    assert.deepStrictEqual(failed, [{
+      _tag: "Log",
+      level: "Warning",
+      message: "Issue communicating with driver in heartbeater: timed out after 10 s"
+    }])
   })
 
   it("the validator flags a task run before registration", () => {
