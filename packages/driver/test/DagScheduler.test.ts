@@ -473,6 +473,10 @@ describe("DagScheduler", () => {
     assert.isTrue(DagScheduler.isAvailable(world.state, 0))
     world.apply({ _tag: "ExecutorLost", executorId: "exec-0", outputsLost: true, now: 0 })
     assert.deepStrictEqual(DagScheduler.locations(world.state, 0, 0), { _tag: "Missing", mapIndex: 0 })
+    // A move told after the output was lost, or of a shuffle this driver does not have, is stale too.
+    world.apply({ _tag: "MapOutputMoved", shuffleId: 0, mapIndex: 0, from: "exec-0", to: "exec-1", now: 0 })
+    world.apply({ _tag: "MapOutputMoved", shuffleId: 9, mapIndex: 0, from: "exec-0", to: "exec-1", now: 0 })
+    assert.deepStrictEqual(DagScheduler.locations(world.state, 0, 0), { _tag: "Missing", mapIndex: 0 })
     assert.deepStrictEqual(DagScheduler.activeShuffleHolders(world.state), new Set(["exec-2"]))
     world.apply({ _tag: "CancelJob", jobId: 0, reason: "done with it", now: 0 })
     assert.deepStrictEqual(DagScheduler.activeShuffleHolders(world.state), new Set())

@@ -382,6 +382,16 @@ describe("TaskScheduler, leaving and stopping", () => {
     assert.isTrue(done.some((c) => c._tag === "TaskSetFinished"))
   })
 
+  it("a stop or a decommission that comes after its task set or executor is gone changes nothing", () => {
+    const world = new World(config())
+    world.apply({ _tag: "ExecutorAdded", executorId: "a", host: "h1", cores: 1, now: 0 })
+    world.submit(1)
+    world.report([...world.running.keys()][0]!, "FINISHED")
+    world.apply({ _tag: "ExecutorLost", executorId: "a", reason: "worker lost", now: 0 })
+    assert.deepStrictEqual(world.apply({ _tag: "StopTaskSet", taskSet: "set-0", now: 0 }), [])
+    assert.deepStrictEqual(world.apply({ _tag: "ExecutorDecommissioned", executorId: "a", killAt: 0, now: 0 }), [])
+  })
+
   it("an executor decommissioned without a kill time keeps its attempts and gets no copy of them", () => {
     const world = new World(config())
     world.apply({ _tag: "ExecutorAdded", executorId: "a", host: "h1", cores: 1, now: 0 })
