@@ -45,10 +45,21 @@ const fetchFailure = (shuffleId: number, executorId: string | undefined) =>
   })
 
 // What the driver's shell acts on: the kernel's commands and the driver's own.
-const commandTags: ReadonlyArray<string> = [
-  ...["Send", "Reply", "StartTimer", "CancelTimer", "Log", "Exit"],
-  ...["TaskResult", "JobSucceeded", "JobFailed", "AccumulatorUpdates", "Events", "RequestExecutors", "KillExecutors"]
-] satisfies ReadonlyArray<DriverCore.Command["_tag"]>
+const commandTags: ReadonlyArray<DriverCore.Command["_tag"]> = [
+  "Send",
+  "Reply",
+  "StartTimer",
+  "CancelTimer",
+  "Log",
+  "Exit",
+  "TaskResult",
+  "JobSucceeded",
+  "JobFailed",
+  "AccumulatorUpdates",
+  "Events",
+  "RequestExecutors",
+  "KillExecutors"
+]
 
 // Drives the core as the driver's shell and its executors would, and checks after every step: the core's
 // invariants hold, every job ends once (succeeded or failed), and a job's results come only before its end.
