@@ -667,7 +667,10 @@ describe("DriverCore with dynamic allocation", () => {
   it("asks for more executors while tasks wait, then gives back an idle one and offers it nothing more", () => {
     const world = new World(allocating)
     const started = world.apply({ _tag: "Start", now: 0 })
-    assert.isTrue(started.some((command) => command._tag === "StartTimer" && command.name === "allocation"))
+    assert.deepStrictEqual(
+      started.flatMap((c) => c._tag === "StartTimer" && c.name === "allocation" ? [[c.input, c.periodMillis]] : []),
+      [[{ _tag: "CheckAllocation" }, 100]]
+    )
     world.register(1, 1)
     world.submit(6, [], [])
     const asked: Array<string> = []
@@ -927,8 +930,11 @@ describe("DriverCore, its shell's side", () => {
 
   it("warns while a job waits with no executor launched, stops its executors, and an abort fails every job", () => {
     const world = new World()
+    // Spark's words, which its users search for.
+    const warning = "Initial job has not accepted any resources; check your cluster UI to ensure that workers are " +
+      "registered and have sufficient resources"
     const starving = (commands: ReadonlyArray<DriverCore.Command>) =>
-      commands.filter((c) => c._tag === "Log" && c.level === "Warning" && c.message.startsWith("Initial job"))
+      commands.filter((c) => c._tag === "Log" && c.level === "Warning" && c.message === warning)
     assert.deepStrictEqual(starving(world.apply({ _tag: "CheckStarvation", now: 0 })), [], "no job waits")
     world.submit(1, [], [])
     world.submit(1, [], [])
@@ -940,6 +946,10 @@ describe("DriverCore, its shell's side", () => {
       c._tag === "Send" && c.message._tag === "StopExecutor" ? [c.to.address.host] : []
     )
     assert.deepStrictEqual(stopped.sort(), ["exec-1", "exec-2"])
+    // An executor that registers while the app stops is stopped at once.
+    world.register(3, 1)
+    const registered = world.trace.filter((line) => line.startsWith("Receive RegisterExecutor")).at(-1)
+    assert.include(registered, "StopExecutor")
     const aborted = world.apply({ _tag: "Abort", reason: "Master removed our application: KILLED", now: 0 })
     assert.deepStrictEqual(
       aborted.flatMap((c) => (c._tag === "JobFailed" ? [[c.jobId, c.reason]] : [])),
@@ -961,6 +971,14 @@ describe("DriverCore, its shell's side", () => {
     const leaving = ask(world, 1, new ClusterMessages.ExecutorDecommissioning({ executorId: executorId(1) }))
     assert.isTrue(answer(leaving))
     assert.isTrue(leaving.some((c) => c._tag === "Send" && c.message._tag === "DecommissionExecutor"))
+    // The app's listeners (its UI, its event log) hear why.
+    const told = leaving.flatMap((c) => c._tag === "Events" ? c.events : []).find((e) =>
+      e._tag === "ExecutorDecommissioned"
+    )
+    assert.strictEqual(
+      told?._tag === "ExecutorDecommissioned" && told.reason,
+      "the executor asked to be decommissioned"
+    )
     assert.isFalse(answer(ask(world, 3, new ClusterMessages.ExecutorDecommissioning({ executorId: executorId(3) }))))
   })
 })
