@@ -1242,4 +1242,71 @@ describe("MasterCore, worked examples", () => {
     assert.isTrue(Exit.isSuccess(reply))
     assert.strictEqual((reply as Exit.Success<QueryMessages.MasterStateResponse, never>).value.status, "STANDBY")
   })
+
+  it("kill and status requests: a waiting driver is KILLED at once, a running one's worker is told; status says where", () => {
+    const world = alive()
+    const success = <A>(reply: Exit.Exit<unknown, unknown> | undefined) => {
+      assert.isTrue(reply !== undefined && Exit.isSuccess(reply), String(reply))
+      return (reply as Exit.Success<A, never>).value
+    }
+    const killOf = (driverId: Ids.DriverId) => world.receive(new SubmissionMessages.RequestKillDriver({ driverId }))
+    const statusOf = (driverId: Ids.DriverId) => world.receive(new SubmissionMessages.RequestDriverStatus({ driverId }))
+    const submitted = success<SubmissionMessages.SubmitDriverResponse>(
+      world.receive(
+        new SubmissionMessages.RequestSubmitDriver({ driverDescription: driverDescription(1, 512, false) })
+      ).reply
+    )
+    const waiting = Option.getOrThrow(submitted.driverId)
+    assert.deepStrictEqual([submitted.success, submitted.message], [
+      true,
+      `Driver successfully submitted as ${waiting}`
+    ])
+    const killed = success<SubmissionMessages.KillDriverResponse>(killOf(waiting).reply)
+    assert.deepStrictEqual([killed.success, killed.message], [true, `Kill request for ${waiting} submitted`])
+    const ended = success<SubmissionMessages.DriverStatusResponse>(statusOf(waiting).reply)
+    assert.deepStrictEqual([ended.found, ended.state, ended.workerId], [true, Option.some("KILLED"), Option.none()])
+    // Killed while waiting, it is never launched.
+    registerWorker(4, 4096, 1)(world)
+    const worker = world.workers[0]!
+    assert.strictEqual(worker.drivers.size, 0)
+    submit(1, 512, false)(world)
+    const running = world.driverIds.at(-1)!
+    const where = success<SubmissionMessages.DriverStatusResponse>(statusOf(running).reply)
+    assert.deepStrictEqual([where.state, where.workerId, where.workerHostPort], [
+      Option.some("RUNNING"),
+      Option.some(worker.id),
+      Option.some(worker.address.hostPort)
+    ])
+    assert.deepStrictEqual(sent(killOf(running)), ["KillDriver"])
+    const unknown = Ids.DriverId.make("driver-20261207000000-0099")
+    assert.deepStrictEqual(
+      killOf(unknown).reply,
+      Exit.fail(new Errors.DriverNotFound({ driverId: unknown, detail: "has already finished or does not exist" }))
+    )
+    assert.deepStrictEqual(statusOf(unknown).reply, Exit.fail(new Errors.DriverNotFound({ driverId: unknown })))
+    world.apply({ _tag: "RevokedLeadership", now: world.now })
+    assert.deepStrictEqual(
+      killOf(running).reply,
+      Exit.fail(new Errors.MasterNotAlive({ state: "STANDBY", action: "kill drivers" }))
+    )
+  })
+
+  it("recovery completes without the workers that never answered, and with the drivers they ran ended or relaunched", () => {
+    const world = alive()
+    registerWorker(4, 4096, 1)(world)
+    registerWorker(4, 4096, 2)(world)
+    submit(1, 512, false)(world)
+    submit(1, 512, true)(world)
+    world.restart()
+    assert.strictEqual(world.core.status, "RECOVERING")
+    world.apply({ _tag: "CompleteRecovery", now: world.now })
+    const snapshot = MasterCore.masterState(world.core)
+    assert.strictEqual(snapshot.status, "ALIVE")
+    // Neither worker answered: both are gone; the unsupervised driver ends in ERROR, the supervised one is
+    // relaunched under a new id and waits for a worker.
+    assert.deepStrictEqual(snapshot.workers.filter((w) => w.state !== "DEAD"), [])
+    assert.deepStrictEqual(snapshot.activeDrivers.map((d) => d.state), ["SUBMITTED"])
+    assert.notInclude(world.driverIds, snapshot.activeDrivers[0]!.id)
+    assert.deepInclude(snapshot.completedDrivers.map((d) => [d.id, d.state]), [world.driverIds[0], "ERROR"])
+  })
 })
