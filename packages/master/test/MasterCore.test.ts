@@ -888,6 +888,28 @@ describe("MasterCore, worked examples", () => {
     assert.deepStrictEqual([...world.workers[1]!.drivers], [relaunched.id])
   })
 
+  it("a relaunch waiting out a fencing worker's fence waits only for its orphans once that worker's process is gone", () => {
+    const world = alive()
+    registerWorker(4, 4096, 1, 130_000)(world)
+    submit(1, 512, true)(world)
+    const fencing = world.workers[0]!
+    world.now += 61_000
+    world.apply({ _tag: "CheckForWorkerTimeOut", now: world.now })
+    registerWorker(4, 4096, 2)(world)
+    const relaunched = MasterCore.masterState(world.core).activeDrivers[0]!
+    assert.deepStrictEqual(MasterCore.waitingDriverIds(world.core), [relaunched.id])
+    // Another worker's process going changes nothing; the fencing worker's bounds the wait by its orphans' life.
+    world.apply({ _tag: "WorkerProcessGone", workerId: world.workers[1]!.id, now: world.now })
+    world.apply({ _tag: "WorkerProcessGone", workerId: fencing.id, now: world.now })
+    world.now += 3_000
+    beat(world, 1)
+    assert.deepStrictEqual(MasterCore.waitingDriverIds(world.core), [relaunched.id], "its orphans may still run")
+    world.now += 1_000
+    beat(world, 1)
+    assert.deepStrictEqual(MasterCore.waitingDriverIds(world.core), [])
+    assert.deepStrictEqual([...world.workers[1]!.drivers], [relaunched.id])
+  })
+
   // Found by the model (fast-check seed -16274172): a fencing worker died, another registered at its address under
   // a new id and took a supervised driver, then went; the model charged the driver to the dead worker (the first at
   // the address) and took its immediate relaunch for a second copy within the dead worker's fence.
