@@ -888,6 +888,29 @@ describe("MasterCore, worked examples", () => {
     assert.deepStrictEqual([...world.workers[1]!.drivers], [relaunched.id])
   })
 
+  it("a worker's report of a driver's end: a state that is no end is ignored, an unsupervised copy stopped by fencing ends in ERROR", () => {
+    const world = alive()
+    registerWorker(4, 4096, 1)(world)
+    submit(1, 512, false)(world)
+    submit(1, 512, false)(world)
+    const [first, second] = world.driverIds
+    const report = (driverId: Ids.DriverId, state: States.DriverState) =>
+      world.receive(new WorkerMessages.DriverStateChanged({ driverId, state, exception: Option.none() }))
+    const logged = report(first!, "RUNNING").commands.filter((c) => c._tag === "Log" && c.level === "Warning")
+    assert.deepStrictEqual(logged.map((c) => c._tag === "Log" && c.message), [
+      `Unexpected state RUNNING for driver ${first}; ignored`
+    ])
+    assert.deepStrictEqual(
+      MasterCore.masterState(world.core).activeDrivers.map((d) => d.id).sort(),
+      [first, second].sort()
+    )
+    report(first!, "RELAUNCHING")
+    report(second!, "FAILED")
+    const completed = MasterCore.masterState(world.core).completedDrivers.map((d) => [d.id, d.state])
+    assert.deepStrictEqual(completed, [[first, "ERROR"], [second, "FAILED"]])
+    assert.deepStrictEqual(MasterCore.masterState(world.core).activeDrivers, [])
+  })
+
   it("a relaunch waiting out a fencing worker's fence waits only for its orphans once that worker's process is gone", () => {
     const world = alive()
     registerWorker(4, 4096, 1, 130_000)(world)
