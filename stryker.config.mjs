@@ -5,6 +5,9 @@
 //   MUTATION_TESTS=packages/worker/test/WorkerCore.test.ts pnpm test:mutation --mutate packages/worker/src/WorkerCore.ts
 // Their model tests take seconds (MasterCore's and DriverCore's 10-25 s) on a busy machine, and every mutant that
 // survives runs them whole: the run of them all, stopped after 7 minutes, was on course for an hour and a half.
+// `pnpm test:mutation:cores [core…]` (scripts/mutation-cores.ts) runs the executor's, the DAG scheduler's, the
+// driver's and the master's that way, in turn, with fewer model histories (MUTATION_RUNS) where the full count
+// would take hours; their scores and the surviving mutants explained are in docs/mutation.md.
 /** @type {import("@stryker-mutator/api/core").PartialStrykerOptions} */
 export default {
   testRunner: "vitest",

@@ -54,6 +54,17 @@ class World {
             )
           }
           assert.isAbove(command.partitions.length, 0)
+          // Its tasks find every map output of what they read, where it was written.
+          for (const parent of stage.parents) {
+            const shuffleId = this.state.stages.get(parent)!.shuffleId!
+            const found = DagScheduler.locations(this.state, shuffleId, 0)
+            assert.strictEqual(found._tag, "Found")
+            const blocks = found._tag === "Found" ? found.blocks : []
+            assert.strictEqual(blocks.length, this.state.shuffles.get(shuffleId)!.outputs.length)
+            for (const [mapIndex, block] of blocks.entries()) {
+              assert.deepInclude(DagScheduler.outputsOn(this.state, block.executorId), { shuffleId, mapIndex })
+            }
+          }
           this.taskSets.push({
             stageId: command.stageId,
             attempt: command.stageAttempt,
@@ -105,6 +116,14 @@ class World {
           this.attempts.set(key, 1)
           break
         }
+        case "TaskCounted":
+        case "JobStarted":
+        case "JobEnded":
+        case "Log":
+          break
+        default:
+          // The driver acts on every command; one it cannot read would be dropped silently.
+          assert.fail(`a command the driver cannot read: ${JSON.stringify(command)}`)
       }
     }
     assert.deepStrictEqual(DagScheduler.validate(this.state), [])
@@ -219,9 +238,34 @@ const operation: fc.Arbitrary<Op> = fc.oneof(
   {
     weight: 1,
     // With a shuffle service its outputs outlive it; without, they go with it.
-    arbitrary: fc.tuple(fc.nat(), fc.boolean()).map(([n, outputsLost]): Op => (world) =>
-      world.apply({ _tag: "ExecutorLost", executorId: world.executors[n % 3]!, outputsLost, now: world.now })
-    )
+    arbitrary: fc.tuple(fc.nat(), fc.boolean()).map(([n, outputsLost]): Op => (world) => {
+      const executorId = world.executors[n % 3]!
+      const before = DagScheduler.outputsOn(world.state, executorId)
+      const available = before.map(({ shuffleId }) => DagScheduler.isAvailable(world.state, shuffleId))
+      world.apply({ _tag: "ExecutorLost", executorId, outputsLost, now: world.now })
+      assert.deepStrictEqual(DagScheduler.outputsOn(world.state, executorId), outputsLost ? [] : before)
+      assert.deepStrictEqual(
+        before.map(({ shuffleId }) => DagScheduler.isAvailable(world.state, shuffleId)),
+        outputsLost ? before.map(() => false) : available
+      )
+    })
+  },
+  {
+    weight: 1,
+    // A decommissioning executor's map output copied to another: served from there, unless it changed since.
+    arbitrary: fc.tuple(fc.nat(), fc.nat(), fc.boolean()).map(([n, m, current]): Op => (world) => {
+      const from = world.executors[n % 3]!
+      const to = world.executors[(n + 1) % 3]!
+      const outputs = DagScheduler.outputsOn(world.state, from)
+      if (outputs.length === 0) return
+      const { mapIndex, shuffleId } = outputs[m % outputs.length]!
+      const moved = { _tag: "MapOutputMoved", shuffleId, mapIndex, to, now: world.now } as const
+      world.apply({ ...moved, from: current ? from : to })
+      assert.strictEqual(
+        DagScheduler.outputsOn(world.state, to).some((o) => o.shuffleId === shuffleId && o.mapIndex === mapIndex),
+        current
+      )
+    })
   },
   {
     weight: 1,
@@ -238,12 +282,9 @@ const operation: fc.Arbitrary<Op> = fc.oneof(
     arbitrary: fc.nat().map((n): Op => (world) => {
       const open = [...world.state.jobs.keys()]
       if (open.length > 0) {
-        world.apply({
-          _tag: "CancelJob",
-          jobId: open[n % open.length]!,
-          reason: "cancelled",
-          now: world.now
-        })
+        const jobId = open[n % open.length]!
+        world.apply({ _tag: "CancelJob", jobId, reason: "cancelled", now: world.now })
+        assert.deepStrictEqual(world.ended.get(jobId), ["JobFailed"])
       }
     })
   },
@@ -252,12 +293,11 @@ const operation: fc.Arbitrary<Op> = fc.oneof(
     arbitrary: fc.nat().map((n): Op => (world) => {
       const stages = [...world.state.running]
       if (stages.length > 0) {
-        world.apply({
-          _tag: "StageAborted",
-          stageId: stages[n % stages.length]!,
-          reason: "boom",
-          now: world.now
-        })
+        const stageId = stages[n % stages.length]!
+        // Every job that needs the stage fails with it.
+        const jobs = [...world.state.stages.get(stageId)!.jobIds]
+        world.apply({ _tag: "StageAborted", stageId, reason: "boom", now: world.now })
+        for (const jobId of jobs) assert.deepStrictEqual(world.ended.get(jobId), ["JobFailed"])
       }
     })
   }
@@ -388,5 +428,57 @@ describe("DagScheduler", () => {
     assert.deepStrictEqual(world.ended.get(0), ["JobSucceeded"])
     assert.strictEqual(world.attempts.get(`${result.stageId}.0`), 1)
     assert.strictEqual(world.state.failed.size, 0)
+  })
+
+  it("cancelling or aborting ends the jobs concerned with the reason; unknown ones change nothing", () => {
+    const world = new World({ shuffles: [{ maps: 1, reduces: 1, parents: [] }] })
+    world.submit([0], 1)
+    world.submit([0], 1)
+    const mapStage = world.taskSets[0]!.stageId
+    const step = (input: DagScheduler.Input) =>
+      DagScheduler.step(world.state, input).flatMap((c) => (c._tag === "JobFailed" ? [[c.jobId, c.reason]] : []))
+    assert.deepStrictEqual(step({ _tag: "CancelJob", jobId: 7, reason: "no such job", now: 0 }), [])
+    assert.deepStrictEqual(step({ _tag: "StageAborted", stageId: 99, reason: "no such stage", now: 0 }), [])
+    assert.deepStrictEqual(step({ _tag: "CancelJob", jobId: 0, reason: "cancelled by the user", now: 0 }), [
+      [0, "cancelled by the user"]
+    ])
+    assert.deepStrictEqual(step({ _tag: "StageAborted", stageId: mapStage, reason: "Task 0 failed", now: 0 }), [
+      [1, "Job aborted due to stage failure: Task 0 failed"]
+    ])
+    assert.strictEqual(world.state.jobs.size, 0)
+  })
+
+  it("map outputs: where each is, what a lost executor takes, what a move changes, who holds a running job's", () => {
+    const world = new World({ shuffles: [{ maps: 2, reduces: 2, parents: [] }] })
+    assert.deepStrictEqual(DagScheduler.locations(world.state, 0, 0), { _tag: "Missing", mapIndex: 0 })
+    world.submit([0], 1)
+    const mapStage = world.taskSets[0]!.stageId
+    assert.deepStrictEqual(DagScheduler.taskBytes(world.state, mapStage, 1), task)
+    assert.isUndefined(DagScheduler.taskBytes(world.state, 99, 0))
+    for (const [partition, executorId, sizes] of [[1, "exec-1", [7, 0]], [0, "exec-0", [3, 4]]] as const) {
+      assert.deepStrictEqual(DagScheduler.locations(world.state, 0, 1), { _tag: "Missing", mapIndex: 0 })
+      world.apply({ _tag: "TaskSucceeded", stageId: mapStage, stageAttempt: 0, partition, executorId, sizes, now: 0 })
+    }
+    assert.deepStrictEqual(DagScheduler.locations(world.state, 0, 1), {
+      _tag: "Found",
+      blocks: [{ executorId: "exec-0", size: 4 }, { executorId: "exec-1", size: 0 }]
+    })
+    assert.deepStrictEqual(DagScheduler.activeShuffleHolders(world.state), new Set(["exec-0", "exec-1"]))
+    // Moved off exec-1 (decommissioned), its output is served by exec-2; a second report of that move is stale.
+    world.apply({ _tag: "MapOutputMoved", shuffleId: 0, mapIndex: 1, from: "exec-1", to: "exec-2", now: 0 })
+    world.apply({ _tag: "MapOutputMoved", shuffleId: 0, mapIndex: 1, from: "exec-1", to: "exec-0", now: 0 })
+    assert.deepStrictEqual(DagScheduler.outputsOn(world.state, "exec-2"), [{ shuffleId: 0, mapIndex: 1 }])
+    // Served by a shuffle service, exec-0's output outlives it; otherwise it goes with it.
+    world.apply({ _tag: "ExecutorLost", executorId: "exec-0", outputsLost: false, now: 0 })
+    assert.isTrue(DagScheduler.isAvailable(world.state, 0))
+    world.apply({ _tag: "ExecutorLost", executorId: "exec-0", outputsLost: true, now: 0 })
+    assert.deepStrictEqual(DagScheduler.locations(world.state, 0, 0), { _tag: "Missing", mapIndex: 0 })
+    // A move told after the output was lost, or of a shuffle this driver does not have, is stale too.
+    world.apply({ _tag: "MapOutputMoved", shuffleId: 0, mapIndex: 0, from: "exec-0", to: "exec-1", now: 0 })
+    world.apply({ _tag: "MapOutputMoved", shuffleId: 9, mapIndex: 0, from: "exec-0", to: "exec-1", now: 0 })
+    assert.deepStrictEqual(DagScheduler.locations(world.state, 0, 0), { _tag: "Missing", mapIndex: 0 })
+    assert.deepStrictEqual(DagScheduler.activeShuffleHolders(world.state), new Set(["exec-2"]))
+    world.apply({ _tag: "CancelJob", jobId: 0, reason: "done with it", now: 0 })
+    assert.deepStrictEqual(DagScheduler.activeShuffleHolders(world.state), new Set())
   })
 })

@@ -3,6 +3,10 @@ import { DriverCore } from "@kindling/driver"
 import { ClusterMessages, Endpoints, Ids, Records, RpcAddress } from "@kindling/protocol"
 import { Exit, FastCheck as fc } from "effect"
 
+// How many histories a model test tries: fewer only in a mutation run of this core (stryker.config.mjs), where
+// every surviving mutant runs the test whole; the suite never sets MUTATION_RUNS.
+const modelRuns = (runs: number) => Number(process.env.MUTATION_RUNS) || runs
+
 const config: DriverCore.Config = {
   dag: { maxConsecutiveAttempts: 4, resubmitDelayMillis: 200 },
   scheduler: {
@@ -39,6 +43,23 @@ const fetchFailure = (shuffleId: number, executorId: string | undefined) =>
     ...(executorId === undefined ? {} : { executorId }),
     message: `Failed to fetch map output 0 of shuffle ${shuffleId}`
   })
+
+// What the driver's shell acts on: the kernel's commands and the driver's own.
+const commandTags: ReadonlyArray<DriverCore.Command["_tag"]> = [
+  "Send",
+  "Reply",
+  "StartTimer",
+  "CancelTimer",
+  "Log",
+  "Exit",
+  "TaskResult",
+  "JobSucceeded",
+  "JobFailed",
+  "AccumulatorUpdates",
+  "Events",
+  "RequestExecutors",
+  "KillExecutors"
+]
 
 // Drives the core as the driver's shell and its executors would, and checks after every step: the core's
 // invariants hold, every job ends once (succeeded or failed), and a job's results come only before its end.
@@ -146,6 +167,7 @@ class World {
       }
     }
     for (const command of commands) {
+      assert.include(commandTags, command._tag, "a command the shell cannot read")
       if (command._tag === "Log") this.logs.push(command.message)
       if (command._tag === "Send" && command.message instanceof ClusterMessages.KillTask) {
         this.killed.add(command.message.taskId)
@@ -545,7 +567,7 @@ describe("DriverCore", () => {
             world.apply({ _tag: "CheckDecommissions", now: (world.now += 1000) })
           }
         }),
-        { numRuns: 1000 }
+        { numRuns: modelRuns(1000) }
       )
     }
   )
@@ -652,7 +674,10 @@ describe("DriverCore with dynamic allocation", () => {
   it("asks for more executors while tasks wait, then gives back an idle one and offers it nothing more", () => {
     const world = new World(allocating)
     const started = world.apply({ _tag: "Start", now: 0 })
-    assert.isTrue(started.some((command) => command._tag === "StartTimer" && command.name === "allocation"))
+    assert.deepStrictEqual(
+      started.flatMap((c) => c._tag === "StartTimer" && c.name === "allocation" ? [[c.input, c.periodMillis]] : []),
+      [[{ _tag: "CheckAllocation" }, 100]]
+    )
     world.register(1, 1)
     world.submit(6, [], [])
     const asked: Array<string> = []
@@ -846,5 +871,121 @@ describe("DriverCore with shuffle services", () => {
       now: 2
     })
     assert.deepStrictEqual(ask(), ["missing"])
+  })
+})
+
+describe("DriverCore, its shell's side", () => {
+  const timers = (commands: ReadonlyArray<DriverCore.Command>) =>
+    commands.flatMap((c) => (c._tag === "StartTimer" ? [[c.name, c.input._tag, c.delayMillis, c.periodMillis]] : []))
+  // An ask from executor n, as its shell hands it in.
+  const ask = (world: World, n: number, message: ClusterMessages.ExecutorToDriver) =>
+    world.apply({
+      _tag: "Receive",
+      message,
+      ask: { id: world.nextAsk++, request: message } as never,
+      sender: executorAddress(n),
+      peer: executorAddress(n),
+      connection: world.connections.get(n) ?? 0,
+      now: world.now
+    })
+  const answer = (commands: ReadonlyArray<DriverCore.Command>) => {
+    const reply = commands.find((c) => c._tag === "Reply")
+    return reply?._tag === "Reply" && Exit.isSuccess(reply.exit) ? reply.exit.value : undefined
+  }
+
+  it("starts a timer of its own name for each periodic check: speculation only when on, allocation only when on", () => {
+    // Timers of one name replace each other in the shell: each check needs its own.
+    assert.deepStrictEqual(timers(new World().apply({ _tag: "Start", now: 0 })), [
+      ["revive", "ReviveOffers", 1000, 1000],
+      // Executors are checked for silence every quarter of the timeout…
+      ["executorTimeouts", "CheckExecutorTimeouts", 10_000, 2500],
+      ["starvation", "CheckStarvation", 30_000, 30_000],
+      ["decommissions", "CheckDecommissions", 1000, 1000],
+      ["speculation", "CheckSpeculation", 100, 100]
+    ])
+    const quiet: DriverCore.Config = {
+      ...config,
+      executorTimeoutMillis: 2000,
+      scheduler: { ...config.scheduler, speculation: { ...config.scheduler.speculation, enabled: false } }
+    }
+    const started = timers(new World(quiet).apply({ _tag: "Start", now: 0 }))
+    // …but not more often than every second.
+    assert.deepStrictEqual(started.find(([name]) => name === "executorTimeouts"), [
+      "executorTimeouts",
+      "CheckExecutorTimeouts",
+      2000,
+      1000
+    ])
+    assert.deepStrictEqual(started.map(([name]) => name), ["revive", "executorTimeouts", "starvation", "decommissions"])
+  })
+
+  it("speculative copies are launched on the speculation check, not on a revive", () => {
+    const world = new World({ ...config, maxResultSize: 0 })
+    world.apply({ _tag: "Start", now: 0 })
+    world.register(1, 4)
+    world.submit(4, [], [])
+    const straggler = [...world.running.keys()].at(-1)!
+    world.now = 1000
+    for (const taskId of [...world.running.keys()]) if (taskId !== straggler) world.finish(taskId, "FINISHED")
+    world.register(2, 1)
+    world.now = 5000
+    const launchedOn = (commands: ReadonlyArray<DriverCore.Command>) =>
+      commands.flatMap((c) => (c._tag === "Send" && c.message._tag === "LaunchTasks" ? [c.to.address.host] : []))
+    assert.deepStrictEqual(launchedOn(world.apply({ _tag: "ReviveOffers", now: world.now })), [])
+    assert.deepStrictEqual(launchedOn(world.apply({ _tag: "CheckSpeculation", now: world.now })), ["exec-2"])
+  })
+
+  it("warns while a job waits with no executor launched, stops its executors, and an abort fails every job", () => {
+    const world = new World()
+    // Spark's words, which its users search for.
+    const warning = "Initial job has not accepted any resources; check your cluster UI to ensure that workers are " +
+      "registered and have sufficient resources"
+    const starving = (commands: ReadonlyArray<DriverCore.Command>) =>
+      commands.filter((c) => c._tag === "Log" && c.level === "Warning" && c.message === warning)
+    assert.deepStrictEqual(starving(world.apply({ _tag: "CheckStarvation", now: 0 })), [], "no job waits")
+    world.submit(1, [], [])
+    world.submit(1, [], [])
+    assert.strictEqual(starving(world.apply({ _tag: "CheckStarvation", now: 0 })).length, 1)
+    world.register(1, 1)
+    world.register(2, 1)
+    assert.deepStrictEqual(starving(world.apply({ _tag: "CheckStarvation", now: 0 })), [], "an executor runs")
+    const stopped = world.apply({ _tag: "Stop", now: 0 }).flatMap((c) =>
+      c._tag === "Send" && c.message._tag === "StopExecutor" ? [c.to.address.host] : []
+    )
+    assert.deepStrictEqual(stopped.sort(), ["exec-1", "exec-2"])
+    // An executor that registers while the app stops is stopped at once.
+    world.register(3, 1)
+    const registered = world.trace.filter((line) => line.startsWith("Receive RegisterExecutor")).at(-1)
+    assert.include(registered, "StopExecutor")
+    const aborted = world.apply({ _tag: "Abort", reason: "Master removed our application: KILLED", now: 0 })
+    assert.deepStrictEqual(
+      aborted.flatMap((c) => (c._tag === "JobFailed" ? [[c.jobId, c.reason]] : [])),
+      [[0, "Master removed our application: KILLED"], [1, "Master removed our application: KILLED"]]
+    )
+  })
+
+  it("answers an executor's asks: the app's configuration, and whether its decommission is taken", () => {
+    const world = new World({ ...config, properties: [["kindling.app.name", "pi"]] })
+    world.register(1, 2)
+    const appConfig = answer(ask(world, 1, new ClusterMessages.RetrieveAppConfig({ resourceProfileId: 0 })))
+    assert.instanceOf(appConfig, ClusterMessages.AppConfig)
+    assert.deepStrictEqual(appConfig instanceof ClusterMessages.AppConfig && appConfig.properties, [[
+      "kindling.app.name",
+      "pi"
+    ]])
+    assert.strictEqual(appConfig instanceof ClusterMessages.AppConfig && appConfig.resourceProfile.taskCpus, 1)
+    const executorId = (n: number) => Ids.ExecutorId.make(String(n))
+    const leaving = ask(world, 1, new ClusterMessages.ExecutorDecommissioning({ executorId: executorId(1) }))
+    assert.isTrue(answer(leaving))
+    assert.isTrue(leaving.some((c) => c._tag === "Send" && c.message._tag === "DecommissionExecutor"))
+    // The app's listeners (its UI, its event log) hear why.
+    const told = leaving.flatMap((c) => c._tag === "Events" ? c.events : []).find((e) =>
+      e._tag === "ExecutorDecommissioned"
+    )
+    assert.strictEqual(
+      told?._tag === "ExecutorDecommissioned" && told.reason,
+      "the executor asked to be decommissioned"
+    )
+    assert.isFalse(answer(ask(world, 3, new ClusterMessages.ExecutorDecommissioning({ executorId: executorId(3) }))))
   })
 })

@@ -22,6 +22,7 @@ class World {
   readonly succeeded = new Map<TaskSetId.Key, Set<number>>()
   readonly submitted = new Map<TaskSetId.Key, { readonly id: TaskSetId.TaskSetId; readonly size: number }>()
   readonly killed = new Set<number>()
+  readonly decommissioned = new Set<string>()
 
   constructor(cfg: TaskScheduler.Config) {
     this.state = TaskScheduler.make(cfg)
@@ -35,6 +36,7 @@ class World {
           const key = TaskSetId.key(command.taskSet)
           assert.isFalse(this.ended.has(key), `launch for ended set ${key}`)
           assert.isFalse(this.running.has(command.taskId), `TID ${command.taskId} launched twice`)
+          assert.isFalse(this.decommissioned.has(command.executorId), `launch on decommissioned ${command.executorId}`)
           this.running.set(command.taskId, command)
           break
         }
@@ -59,9 +61,23 @@ class World {
         case "TaskSetFailed":
           this.end(command.taskSet, "failed")
           break
+        case "Log":
+          break
+        default:
+          // The shell acts on every command; one it cannot read would be dropped silently.
+          assert.fail(`a command the shell cannot read: ${JSON.stringify(command)}`)
       }
     }
     assert.deepStrictEqual(TaskScheduler.validate(this.state), [])
+    // What dynamic allocation and a lost executor read: the attempts the shell was told to start and not yet heard
+    // the end of (a killed attempt runs until its executor reports it).
+    const executors = new Set([...this.running.values()].map((attempt) => attempt.executorId))
+    for (const executorId of executors) {
+      const here = [...this.running].filter(([, attempt]) => attempt.executorId === executorId).map(([id]) => id)
+      assert.deepStrictEqual(TaskScheduler.runningOn(this.state, executorId).sort(), here.sort())
+      assert.strictEqual(TaskScheduler.backlog(this.state).running.get(executorId), here.length)
+    }
+    assert.strictEqual(TaskScheduler.backlog(this.state).running.size, executors.size)
     return commands
   }
 
@@ -106,8 +122,23 @@ const operation: fc.Arbitrary<Op> = fc.oneof(
   ),
   fc.integer({ min: 0, max: 5 }).map((n): Op => (world) => {
     for (const [taskId, attempt] of world.running) if (attempt.executorId === `exec-${n}`) world.running.delete(taskId)
+    world.decommissioned.delete(`exec-${n}`)
     world.apply({ _tag: "ExecutorLost", executorId: `exec-${n}`, reason: "lost", now: world.now })
   }),
+  // A worker leaving: its executor takes no new task, and what still runs on it past the kill time gets a copy.
+  fc.tuple(fc.integer({ min: 0, max: 5 }), fc.option(fc.integer({ min: 0, max: 3000 }))).map(
+    ([n, grace]): Op => (world) => {
+      const executorId = `exec-${n}`
+      if (!world.state.executors.has(executorId)) return
+      world.decommissioned.add(executorId)
+      world.apply({
+        _tag: "ExecutorDecommissioned",
+        executorId,
+        killAt: grace === null ? undefined : world.now + grace,
+        now: world.now
+      })
+    }
+  ),
   fc.tuple(
     fc.nat(),
     fc.constantFrom("FINISHED", "FINISHED", "FAILED", "KILLED") as fc.Arbitrary<
@@ -123,6 +154,14 @@ const operation: fc.Arbitrary<Op> = fc.oneof(
     const { id } = open[n % open.length]![1]
     world.apply({ _tag: "CancelStage", stageId: id.stageId, reason: "job cancelled", now: world.now })
     world.end(id, "cancelled")
+  }),
+  // The DAG scheduler gave up on the stage attempt (a fetch failed): the set launches nothing more and never ends.
+  fc.nat().map((n): Op => (world) => {
+    const open = [...world.submitted.entries()].filter(([key]) => !world.ended.has(key))
+    if (open.length === 0) return
+    const { id } = open[n % open.length]![1]
+    world.apply({ _tag: "StopTaskSet", taskSet: id, now: world.now })
+    world.end(id, "stopped")
   }),
   fc.integer({ min: 1, max: 2000 }).map((millis): Op => (world) => {
     world.now += millis
@@ -154,6 +193,7 @@ describe("TaskScheduler", () => {
             assert.strictEqual(world.ended.get(key)?.length, 1, `task set ${key} never ended`)
           }
           assert.strictEqual(world.state.attempts.size, 0)
+          assert.strictEqual(world.state.taskSets.size, 0, "a task set outlived its last attempt")
         }
       ),
       { numRuns: 300 }
@@ -268,5 +308,144 @@ describe("TaskScheduler", () => {
       world.now = 6000
       assert.deepStrictEqual(launches(world.apply({ _tag: "ReviveOffers", now: world.now })), [[1, "c", "ANY"]])
     }
+  })
+})
+
+describe("TaskScheduler, leaving and stopping", () => {
+  const launches = (commands: ReadonlyArray<TaskScheduler.Command>) =>
+    commands.flatMap((c) => (c._tag === "LaunchTask" ? [[c.taskSet, c.index, c.executorId, c.speculative]] : []))
+  const runningIndex = (world: World, taskSet: TaskSetId.TaskSetId, index: number) =>
+    [...world.running].find(([, a]) => TaskSetId.key(a.taskSet) === TaskSetId.key(taskSet) && a.index === index)![0]
+  // The World numbers its sets from 1, each a stage of its own.
+  const first = TaskSetId.make(1, 0)
+  const second = TaskSetId.make(2, 0)
+
+  it("a stopped task set launches nothing more, keeps its successes and never reports finished", () => {
+    const world = new World(config())
+    world.apply({ _tag: "ExecutorAdded", executorId: "a", host: "h", cores: 1, now: 0 })
+    world.submit(3)
+    world.submit(1)
+    assert.deepStrictEqual(TaskScheduler.backlog(world.state).pending, 3)
+    world.apply({ _tag: "StopTaskSet", taskSet: first, now: 0 })
+    world.end(first, "stopped")
+    // Its two waiting tasks are no longer work to size the app for; the other set's task is.
+    assert.deepStrictEqual(TaskScheduler.backlog(world.state).pending, 1)
+    const done = world.report(runningIndex(world, first, 0), "FINISHED")
+    // The finished map output still counts; the freed core goes to the other set.
+    assert.deepStrictEqual(done.filter((c) => c._tag === "TaskSucceeded").length, 1)
+    assert.deepStrictEqual(launches(done), [[second, 0, "a", false]])
+    assert.isFalse(world.state.taskSets.has(TaskSetId.key(first)), "a stopped set is forgotten once nothing of it runs")
+  })
+
+  it("a stopped task set is forgotten when the loser of a speculative race ends last", () => {
+    const world = new World(config({
+      speculation: { enabled: true, multiplier: 1.5, quantile: 0.5, minTaskRuntimeMillis: 100 }
+    }))
+    world.apply({ _tag: "ExecutorAdded", executorId: "a", host: "h1", cores: 2, now: 0 })
+    world.submit(2)
+    world.now = 1000
+    world.report(runningIndex(world, first, 0), "FINISHED")
+    world.apply({ _tag: "ExecutorAdded", executorId: "b", host: "h2", cores: 1, now: world.now })
+    world.now = 5000
+    const copy = launches(world.apply({ _tag: "CheckSpeculation", now: world.now }))
+    assert.deepStrictEqual(copy, [[first, 1, "b", true]])
+    const straggler = [...world.running].find(([, a]) => a.index === 1 && a.executorId === "a")![0]
+    const winner = [...world.running].find(([, a]) => a.index === 1 && a.executorId === "b")![0]
+    // The copy wins (the set is complete) while the stage is given up on; the straggler's kill is reported last.
+    world.apply({ _tag: "StopTaskSet", taskSet: first, now: world.now })
+    world.end(first, "stopped")
+    world.report(winner, "FINISHED")
+    assert.isTrue(world.killed.has(straggler))
+    world.report(straggler, "KILLED", TaskScheduler.anotherAttemptSucceeded)
+    assert.isFalse(world.state.taskSets.has(TaskSetId.key(first)), "a stopped set outlived its last attempt")
+  })
+
+  it("a decommissioned executor gets no new task; at its kill time what still runs on it is copied elsewhere", () => {
+    // Without speculation: the copy is the only way the task outlives its worker.
+    const world = new World(config())
+    world.apply({ _tag: "ExecutorAdded", executorId: "a", host: "h1", cores: 2, now: 0 })
+    world.submit(3)
+    world.decommissioned.add("a")
+    world.apply({ _tag: "ExecutorDecommissioned", executorId: "a", killAt: 5000, now: 0 })
+    assert.deepStrictEqual(launches(world.report(runningIndex(world, first, 0), "FINISHED")), [], "a is leaving")
+    assert.deepStrictEqual(
+      launches(world.apply({ _tag: "ExecutorAdded", executorId: "b", host: "h2", cores: 1, now: 0 })),
+      [
+        [first, 2, "b", false]
+      ]
+    )
+    world.now = 1000
+    assert.deepStrictEqual(launches(world.report(runningIndex(world, first, 2), "FINISHED")), [], "before its kill")
+    world.now = 5000
+    assert.deepStrictEqual(launches(world.apply({ _tag: "ReviveOffers", now: world.now })), [[first, 1, "b", true]])
+    // Whichever attempt ends first finishes the set; the decommissioned executor's is killed.
+    const onA = runningIndex(world, first, 1)
+    const copy = [...world.running].find(([, r]) => r.executorId === "b")![0]
+    const done = world.report(copy, "FINISHED")
+    assert.deepStrictEqual(done.filter((c) => c._tag === "KillTask").map((c) => c._tag === "KillTask" && c.taskId), [
+      onA
+    ])
+    assert.isTrue(done.some((c) => c._tag === "TaskSetFinished"))
+  })
+
+  it("a stop or a decommission that comes after its task set or executor is gone changes nothing", () => {
+    const world = new World(config())
+    world.apply({ _tag: "ExecutorAdded", executorId: "a", host: "h1", cores: 1, now: 0 })
+    world.submit(1)
+    world.report([...world.running.keys()][0]!, "FINISHED")
+    world.apply({ _tag: "ExecutorLost", executorId: "a", reason: "worker lost", now: 0 })
+    assert.deepStrictEqual(world.apply({ _tag: "StopTaskSet", taskSet: first, now: 0 }), [])
+    assert.deepStrictEqual(world.apply({ _tag: "ExecutorDecommissioned", executorId: "a", killAt: 0, now: 0 }), [])
+  })
+
+  it("an executor decommissioned without a kill time keeps its attempts and gets no copy of them", () => {
+    const world = new World(config())
+    world.apply({ _tag: "ExecutorAdded", executorId: "a", host: "h1", cores: 1, now: 0 })
+    world.submit(1)
+    world.decommissioned.add("a")
+    world.apply({ _tag: "ExecutorDecommissioned", executorId: "a", killAt: undefined, now: 0 })
+    world.apply({ _tag: "ExecutorAdded", executorId: "b", host: "h2", cores: 1, now: 0 })
+    world.now = 1_000_000
+    assert.deepStrictEqual(launches(world.apply({ _tag: "ReviveOffers", now: world.now })), [])
+    assert.deepStrictEqual(TaskScheduler.runningOn(world.state, "a").length, 1)
+  })
+
+  it("reviving offers launches waiting work only; stragglers are looked for on the speculation check", () => {
+    const world = new World(config({
+      speculation: { enabled: true, multiplier: 1.5, quantile: 0.5, minTaskRuntimeMillis: 100 }
+    }))
+    world.apply({ _tag: "ExecutorAdded", executorId: "a", host: "h1", cores: 2, now: 0 })
+    world.submit(2)
+    world.now = 1000
+    world.report(runningIndex(world, first, 0), "FINISHED")
+    world.apply({ _tag: "ExecutorAdded", executorId: "b", host: "h2", cores: 1, now: world.now })
+    world.now = 5000
+    assert.deepStrictEqual(launches(world.apply({ _tag: "ReviveOffers", now: world.now })), [])
+    assert.deepStrictEqual(launches(world.apply({ _tag: "CheckSpeculation", now: world.now })), [[
+      first,
+      1,
+      "b",
+      true
+    ]])
+  })
+
+  it("the seed decides how offers spread: seeds differ, and seed 0 shuffles too", () => {
+    const firstExecutor = (world: World) => {
+      const [launch] = launches(world.submit(1))
+      world.report([...world.running.keys()][0]!, "FINISHED")
+      return launch![2]
+    }
+    const cluster = (seed: number) => {
+      const world = new World(config({ seed }))
+      for (const id of ["a", "b", "c", "d"]) {
+        world.apply({ _tag: "ExecutorAdded", executorId: id, host: id, cores: 1, now: 0 })
+      }
+      return world
+    }
+    const bySeed = new Set(Array.from({ length: 20 }, (_, seed) => firstExecutor(cluster(seed + 1))))
+    assert.isAbove(bySeed.size, 1, "every seed offered the same executor first")
+    const zero = cluster(0)
+    const byRound = new Set(Array.from({ length: 20 }, () => firstExecutor(zero)))
+    assert.isAbove(byRound.size, 1, "seed 0 offered the same executor first every round")
   })
 })

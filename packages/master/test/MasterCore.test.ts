@@ -15,6 +15,10 @@ import {
 } from "@kindling/protocol"
 import { Exit, FastCheck as fc, Option } from "effect"
 
+// How many histories a model test tries: fewer only in a mutation run of this core (stryker.config.mjs), where
+// every surviving mutant runs the test whole; the suite never sets MUTATION_RUNS.
+const modelRuns = (runs: number) => Number(process.env.MUTATION_RUNS) || runs
+
 // ---- a small world around the master ---------------------------------------------------------------------
 
 const masterAddress = RpcAddress.make("10.0.0.1", 7077)
@@ -694,7 +698,7 @@ describe("MasterCore", () => {
         world.apply({ _tag: "ElectedLeader", stored: { apps: [], drivers: [], workers: [] }, now: world.now })
         for (const op of ops) op(world)
       }),
-      { numRuns: 400 }
+      { numRuns: modelRuns(400) }
     )
   })
 
@@ -711,7 +715,7 @@ describe("MasterCore", () => {
         assert.strictEqual(snapshot.activeDrivers.length, 0)
         assert.strictEqual(snapshot.activeApps.length, 0)
       }),
-      { numRuns: 200 }
+      { numRuns: modelRuns(200) }
     )
   })
 })
@@ -880,6 +884,51 @@ describe("MasterCore, worked examples", () => {
     world.now = heardAt + 131_000
     beat(world, 1)
     world.apply({ _tag: "RelaunchDue", now: world.now })
+    assert.deepStrictEqual(MasterCore.waitingDriverIds(world.core), [])
+    assert.deepStrictEqual([...world.workers[1]!.drivers], [relaunched.id])
+  })
+
+  it("a worker's report of a driver's end: a state that is no end is ignored, an unsupervised copy stopped by fencing ends in ERROR", () => {
+    const world = alive()
+    registerWorker(4, 4096, 1)(world)
+    submit(1, 512, false)(world)
+    submit(1, 512, false)(world)
+    const [first, second] = world.driverIds
+    const report = (driverId: Ids.DriverId, state: States.DriverState) =>
+      world.receive(new WorkerMessages.DriverStateChanged({ driverId, state, exception: Option.none() }))
+    const logged = report(first!, "RUNNING").commands.filter((c) => c._tag === "Log" && c.level === "Warning")
+    assert.deepStrictEqual(logged.map((c) => c._tag === "Log" && c.message), [
+      `Unexpected state RUNNING for driver ${first}; ignored`
+    ])
+    assert.deepStrictEqual(
+      MasterCore.masterState(world.core).activeDrivers.map((d) => d.id).sort(),
+      [first, second].sort()
+    )
+    report(first!, "RELAUNCHING")
+    report(second!, "FAILED")
+    const completed = MasterCore.masterState(world.core).completedDrivers.map((d) => [d.id, d.state])
+    assert.deepStrictEqual(completed, [[first, "ERROR"], [second, "FAILED"]])
+    assert.deepStrictEqual(MasterCore.masterState(world.core).activeDrivers, [])
+  })
+
+  it("a relaunch waiting out a fencing worker's fence waits only for its orphans once that worker's process is gone", () => {
+    const world = alive()
+    registerWorker(4, 4096, 1, 130_000)(world)
+    submit(1, 512, true)(world)
+    const fencing = world.workers[0]!
+    world.now += 61_000
+    world.apply({ _tag: "CheckForWorkerTimeOut", now: world.now })
+    registerWorker(4, 4096, 2)(world)
+    const relaunched = MasterCore.masterState(world.core).activeDrivers[0]!
+    assert.deepStrictEqual(MasterCore.waitingDriverIds(world.core), [relaunched.id])
+    // Another worker's process going changes nothing; the fencing worker's bounds the wait by its orphans' life.
+    world.apply({ _tag: "WorkerProcessGone", workerId: world.workers[1]!.id, now: world.now })
+    world.apply({ _tag: "WorkerProcessGone", workerId: fencing.id, now: world.now })
+    world.now += 3_000
+    beat(world, 1)
+    assert.deepStrictEqual(MasterCore.waitingDriverIds(world.core), [relaunched.id], "its orphans may still run")
+    world.now += 1_000
+    beat(world, 1)
     assert.deepStrictEqual(MasterCore.waitingDriverIds(world.core), [])
     assert.deepStrictEqual([...world.workers[1]!.drivers], [relaunched.id])
   })
@@ -1237,5 +1286,72 @@ describe("MasterCore, worked examples", () => {
     const reply = world.receive(new QueryMessages.RequestMasterState()).reply!
     assert.isTrue(Exit.isSuccess(reply))
     assert.strictEqual((reply as Exit.Success<QueryMessages.MasterStateResponse, never>).value.status, "STANDBY")
+  })
+
+  it("kill and status requests: a waiting driver is KILLED at once, a running one's worker is told; status says where", () => {
+    const world = alive()
+    const success = <A>(reply: Exit.Exit<unknown, unknown> | undefined) => {
+      assert.isTrue(reply !== undefined && Exit.isSuccess(reply), String(reply))
+      return (reply as Exit.Success<A, never>).value
+    }
+    const killOf = (driverId: Ids.DriverId) => world.receive(new SubmissionMessages.RequestKillDriver({ driverId }))
+    const statusOf = (driverId: Ids.DriverId) => world.receive(new SubmissionMessages.RequestDriverStatus({ driverId }))
+    const submitted = success<SubmissionMessages.SubmitDriverResponse>(
+      world.receive(
+        new SubmissionMessages.RequestSubmitDriver({ driverDescription: driverDescription(1, 512, false) })
+      ).reply
+    )
+    const waiting = Option.getOrThrow(submitted.driverId)
+    assert.deepStrictEqual([submitted.success, submitted.message], [
+      true,
+      `Driver successfully submitted as ${waiting}`
+    ])
+    const killed = success<SubmissionMessages.KillDriverResponse>(killOf(waiting).reply)
+    assert.deepStrictEqual([killed.success, killed.message], [true, `Kill request for ${waiting} submitted`])
+    const ended = success<SubmissionMessages.DriverStatusResponse>(statusOf(waiting).reply)
+    assert.deepStrictEqual([ended.found, ended.state, ended.workerId], [true, Option.some("KILLED"), Option.none()])
+    // Killed while waiting, it is never launched.
+    registerWorker(4, 4096, 1)(world)
+    const worker = world.workers[0]!
+    assert.strictEqual(worker.drivers.size, 0)
+    submit(1, 512, false)(world)
+    const running = world.driverIds.at(-1)!
+    const where = success<SubmissionMessages.DriverStatusResponse>(statusOf(running).reply)
+    assert.deepStrictEqual([where.state, where.workerId, where.workerHostPort], [
+      Option.some("RUNNING"),
+      Option.some(worker.id),
+      Option.some(worker.address.hostPort)
+    ])
+    assert.deepStrictEqual(sent(killOf(running)), ["KillDriver"])
+    const unknown = Ids.DriverId.make("driver-20261207000000-0099")
+    assert.deepStrictEqual(
+      killOf(unknown).reply,
+      Exit.fail(new Errors.DriverNotFound({ driverId: unknown, detail: "has already finished or does not exist" }))
+    )
+    assert.deepStrictEqual(statusOf(unknown).reply, Exit.fail(new Errors.DriverNotFound({ driverId: unknown })))
+    world.apply({ _tag: "RevokedLeadership", now: world.now })
+    assert.deepStrictEqual(
+      killOf(running).reply,
+      Exit.fail(new Errors.MasterNotAlive({ state: "STANDBY", action: "kill drivers" }))
+    )
+  })
+
+  it("recovery completes without the workers that never answered, and with the drivers they ran ended or relaunched", () => {
+    const world = alive()
+    registerWorker(4, 4096, 1)(world)
+    registerWorker(4, 4096, 2)(world)
+    submit(1, 512, false)(world)
+    submit(1, 512, true)(world)
+    world.restart()
+    assert.strictEqual(world.core.status, "RECOVERING")
+    world.apply({ _tag: "CompleteRecovery", now: world.now })
+    const snapshot = MasterCore.masterState(world.core)
+    assert.strictEqual(snapshot.status, "ALIVE")
+    // Neither worker answered: both are gone; the unsupervised driver ends in ERROR, the supervised one is
+    // relaunched under a new id and waits for a worker.
+    assert.deepStrictEqual(snapshot.workers.filter((w) => w.state !== "DEAD"), [])
+    assert.deepStrictEqual(snapshot.activeDrivers.map((d) => d.state), ["SUBMITTED"])
+    assert.notInclude(world.driverIds, snapshot.activeDrivers[0]!.id)
+    assert.deepInclude(snapshot.completedDrivers.map((d) => [d.id, d.state]), [world.driverIds[0], "ERROR"])
   })
 })

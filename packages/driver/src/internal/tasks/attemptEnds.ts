@@ -35,13 +35,12 @@ export const statusUpdate = (state: State, input: Extract<Input, { _tag: "Status
     becomeZombie(state, taskSet)
     return
   }
-  if (task.done) return
-  if (taskSet.zombie) {
-    finishedAttempt(state, taskSet, task, attempt, input, out)
-    if (taskSet.tasks.every((entry) => entry.running.size === 0)) state.taskSets.delete(TaskSetId.key(taskSet.id))
-    return
+  // The end of an attempt whose task is already done (the loser of a speculative race) counts for nothing, but it
+  // may be the last attempt of a zombie, which is then forgotten.
+  if (!task.done) finishedAttempt(state, taskSet, task, attempt, input, out)
+  if (taskSet.zombie && taskSet.tasks.every((entry) => entry.running.size === 0)) {
+    state.taskSets.delete(TaskSetId.key(taskSet.id))
   }
-  finishedAttempt(state, taskSet, task, attempt, input, out)
 }
 
 // A zombie's attempts that end count as they would (a map task's output is still an output), but nothing of
