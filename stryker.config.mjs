@@ -20,7 +20,9 @@ export default {
   // as ignored), and the tests that reach them are the parsers' own examples.
   ignoreStatic: true,
   mutate: [
-    "packages/driver/src/{TaskScheduler,ExecutorAllocation}.ts",
+    // A core is its entry module and the internals it keeps in its folder (driver/src/internal/tasks).
+    "packages/driver/src/{TaskScheduler,ExecutorAllocation,TaskSetId}.ts",
+    "packages/driver/src/internal/tasks/*.ts",
     "packages/data/src/{Csv,FieldValues}.ts"
   ],
   // The sandbox each mutant runs in needs the sources and their tests, not the built output or the benches.

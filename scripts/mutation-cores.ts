@@ -28,9 +28,13 @@ const cores: Record<string, Core> = {
     mutate: ["packages/executor/src/role/ExecutorCore.ts"],
     tests: ["packages/executor/test/ExecutorCore.test.ts"]
   },
-  dag: { mutate: ["packages/driver/src/DagScheduler.ts"], tests: ["packages/driver/test/DagScheduler.test.ts"] },
+  // A core is its entry module and the internals it keeps in its folder.
+  dag: {
+    mutate: ["packages/driver/src/DagScheduler.ts", "packages/driver/src/internal/dag/*.ts"],
+    tests: ["packages/driver/test/DagScheduler.test.ts"]
+  },
   driver: {
-    mutate: ["packages/driver/src/DriverCore.ts"],
+    mutate: ["packages/driver/src/DriverCore.ts", "packages/driver/src/internal/core/*.ts"],
     tests: ["packages/driver/test/DriverCore.test.ts"],
     runs: 100
   },
