@@ -80,11 +80,16 @@ const runChunk = ([from, to]: readonly [number, number]) =>
 const started = performance.now()
 const results: Array<Tally> = []
 let done = 0
+let failing = 0
 await Promise.all(Array.from({ length: processes }, async () => {
   for (let next = chunks.shift(); next !== undefined; next = chunks.shift()) {
-    results.push(await runChunk(next))
+    const result = await runChunk(next)
+    results.push(result)
     done += next[1] - next[0] + 1
-    process.stderr.write(`${done} seeds…\n`)
+    failing += result.failures.length
+    // Failures as they are found, so that a sweep stopped part way still says what it found.
+    for (const failure of result.failures) process.stderr.write(`${failure}\n`)
+    process.stderr.write(`${done} seeds (${next[0]}-${next[1]} just now), ${failing} failing so far…\n`)
   }
 }))
 const wallMillis = performance.now() - started
