@@ -1041,6 +1041,43 @@ describe("MasterCore, worked examples", () => {
     assert.deepStrictEqual([...world.workers[1]!.drivers], [relaunched])
   })
 
+  // Found by the simulated cluster (seeds 1036, 1091 and five more of 1-3000): a worker signalled to decommission
+  // while a restarted master still waited for its answer to MasterChanged had its answer ignored as late, so its
+  // record never got a connection; stopped, it was not noticed, and its restart was refused at its own address.
+  it("a worker decommissioned during recovery is still heard: its answer counts, and its connection's loss removes it", () => {
+    const world = alive()
+    registerWorker(4, 4096, 1)(world)
+    world.restart()
+    const worker = world.workers[0]!
+    const signalled = new WorkerMessages.WorkerDecommissioning({
+      id: worker.id,
+      workerRef: RpcAddress.endpoint(worker.address, "Worker")
+    })
+    world.receive(signalled, worker.address)
+    world.receive(schedulerState(worker), worker.address)
+    assert.strictEqual(MasterCore.masterState(world.core).workers[0]!.state, "DECOMMISSIONED")
+    world.apply({ _tag: "Disconnected", peer: worker.address, connection: world.connectionOf(worker.address), now: 0 })
+    assert.strictEqual(MasterCore.masterState(world.core).workers[0]!.state, "DEAD")
+    registerWorker(4, 4096, 0)(world)
+    assert.deepStrictEqual(MasterCore.masterState(world.core).workers.map((w) => w.state), ["ALIVE"])
+  })
+
+  it("a worker decommissioned during recovery that never answers is removed when the recovery completes", () => {
+    const world = alive()
+    registerWorker(4, 4096, 1)(world)
+    world.restart()
+    const worker = world.workers[0]!
+    world.receive(
+      new WorkerMessages.WorkerDecommissioning({
+        id: worker.id,
+        workerRef: RpcAddress.endpoint(worker.address, "Worker")
+      }),
+      worker.address
+    )
+    world.apply({ _tag: "CompleteRecovery", now: world.now })
+    assert.deepStrictEqual(MasterCore.masterState(world.core).workers.map((w) => w.state), ["DEAD"])
+  })
+
   it("an app's executors are spread over the workers, and failing executors end the app after the retry budget", () => {
     const world = alive()
     registerWorker(4, 4096, 1)(world)

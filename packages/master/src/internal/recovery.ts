@@ -8,7 +8,7 @@ import { registerApplication, removeApplication } from "./apps.js"
 import { fenceEnd, relaunchDriver, removeDriver } from "./drivers.js"
 import type { DriverEntry, State, Step } from "./state.js"
 import { log, newApp, newWorker, wantRecoveryCheck, wantSchedule } from "./state.js"
-import { registerWorker, removeWorker } from "./workers.js"
+import { awaitingAnswer, registerWorker, removeWorker } from "./workers.js"
 
 export const electedLeader = (step: Step, stored: Stored) => {
   const { state } = step
@@ -123,7 +123,7 @@ const recoveredFence = (state: State, driver: DriverEntry) => {
 
 export const canCompleteRecovery = (state: State) =>
   state.status === "RECOVERING" &&
-  ![...state.workers.values()].some((worker) => worker.state === "UNKNOWN") &&
+  ![...state.workers.values()].some(awaitingAnswer) &&
   ![...state.apps.values()].some((app) => app.state === "UNKNOWN")
 
 export const completeRecovery = (step: Step) => {
@@ -131,7 +131,7 @@ export const completeRecovery = (step: Step) => {
   if (state.status !== "RECOVERING") return
   state.status = "COMPLETING_RECOVERY"
   for (const worker of [...state.workers.values()]) {
-    if (worker.state === "UNKNOWN") removeWorker(step, worker, "Not responding for recovery")
+    if (awaitingAnswer(worker)) removeWorker(step, worker, "Not responding for recovery")
   }
   for (const app of [...state.apps.values()]) {
     if (app.state === "UNKNOWN") {

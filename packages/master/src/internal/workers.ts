@@ -23,6 +23,12 @@ import {
 export const workerKey = (worker: { readonly endpoint: RpcAddress.RpcEndpointRef }) =>
   RpcAddress.key(worker.endpoint.address)
 
+// A recovered worker whose answer to MasterChanged this recovery still waits for: UNKNOWN, or taken out of service
+// (it said it was being decommissioned) before it answered, its record still without the connection that answer
+// brings.
+export const awaitingAnswer = (worker: WorkerEntry) =>
+  worker.state === "UNKNOWN" || (worker.state === "DECOMMISSIONED" && worker.connection === undefined)
+
 export const registerWorkerRequest = (step: Step, message: WorkerMessages.RegisterWorker): undefined => {
   const { state } = step
   if (state.status === "STANDBY") {
@@ -177,10 +183,13 @@ export const workerSchedulerStateResponse = (step: Step, message: WorkerMessages
     log(step, "Warning", `Scheduler state from unknown worker: ${message.id}`)
     return
   }
-  // Only a worker this recovery is waiting for answers MasterChanged. Any other answer is stale: sent before the
-  // worker was removed for not answering in time (a long pause, say) and registered afresh, it would charge the
-  // fresh record with what the worker ran back then. The fresh registration's WorkerLatestState covers that.
-  if (worker.state !== "UNKNOWN") {
+  // Only a worker this recovery is waiting for answers MasterChanged: one still UNKNOWN, or one that said it was
+  // being decommissioned before its answer came (its recovered record has no connection yet). Any other answer is
+  // stale: sent before the worker was removed for not answering in time (a long pause, say) and registered afresh,
+  // it would charge the fresh record with what the worker ran back then. The fresh registration's
+  // WorkerLatestState covers that.
+  const decommissioned = worker.state === "DECOMMISSIONED"
+  if (!awaitingAnswer(worker)) {
     log(step, "Warning", `Ignoring a late answer to MasterChanged from worker ${message.id} (${worker.state})`)
     return
   }
@@ -196,6 +205,8 @@ export const workerSchedulerStateResponse = (step: Step, message: WorkerMessages
     return
   }
   log(step, "Info", `Worker has been re-registered: ${message.id}`)
+  // Its connection is the one whose loss says it has gone: without it, a decommissioned worker that was then
+  // stopped would hold its address until its heartbeats were missed, refusing its own restart meanwhile.
   worker.state = "ALIVE"
   worker.connection = step.connection
   // Drivers that ended here while no master heard of it are settled as they ended, before anything else: not
@@ -261,6 +272,8 @@ export const workerSchedulerStateResponse = (step: Step, message: WorkerMessages
     driver.state = "RUNNING"
     attachDriver(driver, worker)
   }
+  // What it runs is known now; taken out of service again, its executors are let go as on any decommission.
+  if (decommissioned) decommissionWorker(step, worker)
   wantRecoveryCheck(step)
 }
 
