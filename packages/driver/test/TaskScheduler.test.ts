@@ -337,7 +337,9 @@ describe("TaskScheduler, leaving and stopping", () => {
     assert.isFalse(world.state.taskSets.has(TaskSetId.key(first)), "a stopped set is forgotten once nothing of it runs")
   })
 
-  it("a stopped task set is forgotten when the loser of a speculative race ends last", () => {
+  // With speculation on: a set of two on executor a, its first task done at 1 s, the other running on at 5 s,
+  // and executor b free for a copy.
+  const straggling = () => {
     const world = new World(config({
       speculation: { enabled: true, multiplier: 1.5, quantile: 0.5, minTaskRuntimeMillis: 100 }
     }))
@@ -347,6 +349,11 @@ describe("TaskScheduler, leaving and stopping", () => {
     world.report(runningIndex(world, first, 0), "FINISHED")
     world.apply({ _tag: "ExecutorAdded", executorId: "b", host: "h2", cores: 1, now: world.now })
     world.now = 5000
+    return world
+  }
+
+  it("a stopped task set is forgotten when the loser of a speculative race ends last", () => {
+    const world = straggling()
     const copy = launches(world.apply({ _tag: "CheckSpeculation", now: world.now }))
     assert.deepStrictEqual(copy, [[first, 1, "b", true]])
     const straggler = [...world.running].find(([, a]) => a.index === 1 && a.executorId === "a")![0]
@@ -411,15 +418,7 @@ describe("TaskScheduler, leaving and stopping", () => {
   })
 
   it("reviving offers launches waiting work only; stragglers are looked for on the speculation check", () => {
-    const world = new World(config({
-      speculation: { enabled: true, multiplier: 1.5, quantile: 0.5, minTaskRuntimeMillis: 100 }
-    }))
-    world.apply({ _tag: "ExecutorAdded", executorId: "a", host: "h1", cores: 2, now: 0 })
-    world.submit(2)
-    world.now = 1000
-    world.report(runningIndex(world, first, 0), "FINISHED")
-    world.apply({ _tag: "ExecutorAdded", executorId: "b", host: "h2", cores: 1, now: world.now })
-    world.now = 5000
+    const world = straggling()
     assert.deepStrictEqual(launches(world.apply({ _tag: "ReviveOffers", now: world.now })), [])
     assert.deepStrictEqual(launches(world.apply({ _tag: "CheckSpeculation", now: world.now })), [[
       first,
