@@ -242,9 +242,10 @@ const stop = (step: Step) => {
 
 const executorGone = (step: Step, executorId: number, reason: string, workerLost: boolean) => {
   const { state } = step
+  // Heard even for an executor decommissioned before (no longer among `executors`): a kill of it is no longer owed.
+  AllocationRequests.gone(step, executorId)
   if (!state.executors.delete(executorId)) return
   const started = state.started.delete(executorId)
-  AllocationRequests.gone(step, executorId)
   step.commands.push({ _tag: "ExecutorGone", executorId, reason, started, workerLost })
 }
 

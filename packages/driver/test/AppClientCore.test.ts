@@ -243,6 +243,29 @@ describe("AppClientCore", () => {
       assert.deepStrictEqual(asks(AppClientCore.step(state, { _tag: "SyncAllocation", now: 3010 })), [])
     })
 
+    it("a kill decided after the master reported the executor gone (or decommissioned, then gone) is owed nothing", () => {
+      const ended = (id: number, state: "EXITED" | "DECOMMISSIONED") =>
+        new AppClientMessages.ExecutorUpdated({
+          id,
+          state,
+          message: Option.none(),
+          exitStatus: Option.none(),
+          workerHost: Option.none()
+        })
+      const state = registered()
+      for (const id of [5, 6]) {
+        receive(state, new AppClientMessages.ExecutorAdded({ id, workerId, hostPort: "h:1", cores: 1, memory: 512 }))
+      }
+      receive(state, ended(5, "EXITED"), 5)
+      receive(state, ended(6, "DECOMMISSIONED"), 6)
+      receive(state, ended(6, "EXITED"), 7)
+      // The driver's decision crossed the master's report: the master would never report either gone again.
+      const killed = AppClientCore.step(state, { _tag: "KillExecutors", executorIds: ["5", "6"], now: 10 })
+      assert.deepStrictEqual([asks(killed), timers(killed)], [[], []])
+      assert.deepStrictEqual(asks(AppClientCore.step(state, { _tag: "SyncAllocation", now: 1010 })), [])
+      assert.deepStrictEqual(AppClientCore.validate(state), [])
+    })
+
     it("leaving asks a total of 0 and says Released once a master took it (at once when not registered)", () => {
       const unregistered = make()
       AppClientCore.step(unregistered, { _tag: "Start", now: 0 })
@@ -413,7 +436,8 @@ describe("AppClientCore", () => {
                     leaving = true
                     break
                   case "KillExecutors":
-                    for (const id of input.executorIds) kills.add(id)
+                    // A kill of an executor the master already reported gone is owed nothing.
+                    for (const id of input.executorIds) if (alive.has(Number(id))) kills.add(id)
                     break
                   case "TotalAnswered":
                     if (input.ask === awaited?.ask) {

@@ -22,6 +22,12 @@ export interface Allocation {
   asks: number
   /** Executors given back the master has not reported gone. */
   readonly kills: Set<string>
+  /**
+   * Executors the master reported gone. A kill the driver decided before it heard so is owed nothing: the master
+   * says no executor's end twice, so it would stay owed, asked every retry, for the app's life. Ids are never reused
+   * within an app.
+   */
+  readonly ended: Set<string>
   /** Whether the retry timer runs. */
   armed: boolean
 }
@@ -32,6 +38,7 @@ export const empty = (): Allocation => ({
   asking: undefined,
   asks: 0,
   kills: new Set(),
+  ended: new Set(),
   armed: false
 })
 
@@ -76,7 +83,8 @@ export const requestTotal = (step: Step, total: number) => {
 }
 
 export const kill = (step: Step, executorIds: ReadonlyArray<string>) => {
-  for (const id of executorIds) step.state.allocation.kills.add(id)
+  const { allocation } = step.state
+  for (const id of executorIds) if (!allocation.ended.has(id)) allocation.kills.add(id)
   askKills(step)
 }
 
@@ -109,10 +117,15 @@ export const newMaster = (step: Step) => {
 }
 
 export const gone = (step: Step, executorId: number) => {
-  step.state.allocation.kills.delete(String(executorId))
+  const { allocation } = step.state
+  allocation.kills.delete(String(executorId))
+  allocation.ended.add(String(executorId))
 }
 
 export const validate = (allocation: Allocation, registered: boolean): ReadonlyArray<string> => [
+  ...[...allocation.kills].filter((id) => allocation.ended.has(id)).map((id) =>
+    `executor ${id} asked killed after the master reported it gone`
+  ),
   ...(allocation.asking !== undefined && allocation.asking.ask >= allocation.asks
     ? [`total request ${allocation.asking.ask} awaited before it was asked`]
     : []),
