@@ -510,18 +510,27 @@ const killExecutors = (n: number, which: ReadonlyArray<number>): Op => (world) =
   world.receive(new AppClientMessages.KillExecutors({ appId, executorIds: [...which.map(String), "x"] }))
 }
 
+// The worker says it holds data of its executors' apps and of every app the world has seen, live or ended: it is
+// told of the end of those the master does not have, and never of a live one's (that would delete its data).
 const latestState = (n: number): Op => (world) => {
   const worker = pick(world.workers, n)
   if (worker === undefined) return
-  world.receive(
+  const appIds = [...new Set([...[...worker.executors.values()].map((e) => e.appId), ...world.apps.values()])]
+  const output = world.receive(
     new WorkerMessages.WorkerLatestState({
       id: worker.id,
       executors: [...worker.executors.values()].map((e) =>
         new Descriptions.ExecutorDescription({ appId: e.appId, execId: e.execId, cores: e.cores, state: e.state })
       ),
-      driverIds: [...worker.drivers]
+      driverIds: [...worker.drivers],
+      appIds
     })
   )
+  for (const command of output.commands) {
+    if (command._tag === "Send" && command.message instanceof WorkerMessages.ApplicationFinished) {
+      assert.isUndefined(MasterCore.executorLimit(world.core, command.message.id), "a live app told finished")
+    }
+  }
 }
 
 // By host (Spark's message) or by id (Kindling's), chosen by n.
@@ -809,6 +818,30 @@ describe("MasterCore, worked examples", () => {
       worker.address
     )
     assert.deepStrictEqual(sent(ended), ["ApplicationFinished"])
+  })
+
+  // Found by the simulated cluster (seeds 1133, 2947): a worker cut off while its app ended missed the
+  // ApplicationFinished, and the master that took it back had failed over since and remembered no completed app, so
+  // the app's shuffle files stayed on the worker for ever. The worker now says which apps' data it holds.
+  it("a worker holding data of an app the master does not have (ended, before a failover too) is told it finished", () => {
+    const world = alive()
+    registerWorker(4, 4096, 1)(world)
+    registerApp(undefined, undefined, 512, undefined)(world)
+    const worker = world.workers[0]!
+    const live = appOf(world, 0)!
+    const report = world.receive(
+      new WorkerMessages.WorkerLatestState({
+        id: worker.id,
+        executors: [],
+        driverIds: [],
+        appIds: [Ids.AppId.make("app-ended-before-the-failover"), live]
+      }),
+      worker.address
+    )
+    const finished = report.commands.flatMap((c) =>
+      c._tag === "Send" && c.message instanceof WorkerMessages.ApplicationFinished ? [c.message.id] : []
+    )
+    assert.deepStrictEqual(finished, ["app-ended-before-the-failover"])
   })
 
   it("an executor killed because its app asked ends quietly, and the app hears of its end", () => {

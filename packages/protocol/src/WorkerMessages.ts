@@ -157,7 +157,9 @@ export class WorkerSchedulerStateResponse
 {}
 
 /**
- * Sent right after each `RegisteredWorker`; the master kills whatever it does not know.
+ * Sent right after each `RegisteredWorker`; the master kills whatever it does not know, and says which of the apps
+ * whose data the worker holds have finished (`ApplicationFinished`): one that ended while the worker was away, or
+ * before the master failed over, is told no other way, and its scratch dirs and shuffle files would stay for ever.
  *
  * @since 0.1.0
  * @category worker → master
@@ -165,8 +167,13 @@ export class WorkerSchedulerStateResponse
 export class WorkerLatestState extends Schema.TaggedClass<WorkerLatestState>()("WorkerLatestState", {
   id: WorkerId,
   executors: Schema.Array(ExecutorDescription),
-  driverIds: Schema.Array(DriverId)
-}, { description: "What the worker runs, sent after registering; the master kills what it does not know" }) {}
+  driverIds: Schema.Array(DriverId),
+  /** The apps whose executors ran here and whose local data is not cleaned up yet. */
+  appIds: Schema.Array(AppId)
+}, {
+  description: "What the worker runs and the apps whose data it holds, sent after registering; the master kills " +
+    "what it does not know and says which of those apps finished"
+}) {}
 
 /**
  * The worker received its decommission signal.

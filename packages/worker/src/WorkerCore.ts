@@ -184,6 +184,7 @@ export const make = (config: Config): State => ({
   executors: new Map(),
   finishedExecutors: [],
   finishedApps: new Set(),
+  appsWithData: new Set(),
   unheard: new Map(),
   syncs: new Map(),
   nextSyncAskId: 0,

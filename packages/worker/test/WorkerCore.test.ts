@@ -379,6 +379,36 @@ describe("WorkerCore runners and accounting", () => {
     assert.deepStrictEqual(tags(last), ["CleanupApplication", "SyncState ExecutorStateChanged 10.0.0.1"])
   })
 
+  it("tells each master it registers with which apps' data it holds, until the data is cleaned up", () => {
+    const state = registered()
+    launchExecutor(state, 0)
+    stepWith(state, { _tag: "ExecutorChanged", appId, execId: 0, state: "EXITED", message: undefined, exitStatus: 0 })
+    // Cut off from the master while the app ends: the master that takes it back may never have known the app.
+    const heldApps = () => {
+      stepWith(state, { _tag: "Disconnected", peer: masterA.address, connection: 1 })
+      const again = stepWith(state, {
+        _tag: "Receive",
+        message: new WorkerMessages.RegisteredWorker({
+          master: masterB,
+          masterWebUiUrl: "",
+          masterAddress: masterB.address,
+          duplicate: false
+        })
+      })
+      return again.flatMap((c) =>
+        c._tag === "Send" && c.message instanceof WorkerMessages.WorkerLatestState ? [c.message.appIds] : []
+      )
+    }
+    assert.deepStrictEqual(heldApps(), [[appId]])
+    const finished = stepWith(state, {
+      _tag: "Receive",
+      message: new WorkerMessages.ApplicationFinished({ id: appId })
+    })
+    assert.deepStrictEqual(tags(finished), ["CleanupApplication"])
+    assert.deepStrictEqual(heldApps(), [[]])
+    assert.deepStrictEqual(WorkerCore.validate(state), [])
+  })
+
   it("forwards a driver's final state to the master and frees its resources", () => {
     const state = registered()
     const driverId = Ids.DriverId.make("driver-2")

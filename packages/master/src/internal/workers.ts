@@ -300,6 +300,10 @@ export const workerLatestState = (step: Step, message: WorkerMessages.WorkerLate
     if (!worker.drivers.has(driverId)) toWorker(step, worker, new WorkerMessages.KillDriver({ driverId }))
   }
   // A worker that was away when an app finished never heard of it, and keeps what its shuffle service served for
-  // the app, and the app's scratch dirs, for ever: it hears now, for every finished app this master remembers.
-  for (const app of state.completedApps) toWorker(step, worker, new WorkerMessages.ApplicationFinished({ id: app.id }))
+  // the app, and the app's scratch dirs, for ever: it hears now. Every live app is in `apps` (one recovered from
+  // the store too, and one is stored before any executor of it is launched), so one the worker holds that is not
+  // there has ended, even if it ended under a master before a failover, which remembers no completed app.
+  for (const appId of message.appIds) {
+    if (!state.apps.has(appId)) toWorker(step, worker, new WorkerMessages.ApplicationFinished({ id: appId }))
+  }
 }

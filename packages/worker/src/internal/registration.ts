@@ -103,7 +103,8 @@ export const registered = (step: Step, message: WorkerMessages.RegisteredWorker)
     new WorkerMessages.WorkerLatestState({
       id: state.config.workerId,
       executors: [...state.executors.values()].map((e) => describeExecutor(e).desc),
-      driverIds: [...state.drivers.keys()]
+      driverIds: [...state.drivers.keys()],
+      appIds: [...state.appsWithData]
     })
   )
   for (const driver of state.unheard.values()) tellDriverEnd(step, message.master, driver)

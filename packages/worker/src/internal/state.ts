@@ -62,6 +62,11 @@ export interface State {
   readonly finishedExecutors: Array<ExecutorEntry>
   /** Apps the master said are finished whose executors have not all ended here yet. */
   readonly finishedApps: Set<Ids.AppId>
+  /**
+   * Apps whose executors ran here and whose local dirs are not cleaned up yet: told to every master the worker
+   * registers with, which says which of them finished (one that ended while the worker was away goes unsaid).
+   */
+  readonly appsWithData: Set<Ids.AppId>
   /** Drivers that ended here and whose end no master has acknowledged yet. */
   readonly unheard: Map<Ids.DriverId, DriverEntry>
   /** What is being told to the master, by executor or driver. */

@@ -17,6 +17,7 @@ export const validate = (state: State): ReadonlyArray<string> => {
     cores += executor.cores
     memory += executor.memory
     if (fullId !== Ids.fullExecutorId(executor.appId, executor.execId)) problems.push(`executor ${fullId} misfiled`)
+    if (!state.appsWithData.has(executor.appId)) problems.push(`executor ${fullId} runs, its app's data forgotten`)
   }
   if (state.coresUsed !== cores) problems.push(`${state.coresUsed} cores counted as used, ${cores} held`)
   if (state.memoryUsed !== memory) problems.push(`${state.memoryUsed} MB counted as used, ${memory} held`)

@@ -52,6 +52,7 @@ export const launchExecutor = (step: Step, message: WorkerMessages.LaunchExecuto
     state: "LAUNCHING"
   }
   state.executors.set(fullId, executor)
+  state.appsWithData.add(message.appId)
   state.coresUsed += message.cores
   state.memoryUsed += message.memory
   step.commands.push({
@@ -248,6 +249,7 @@ const maybeCleanupApplication = (step: Step, appId: Ids.AppId) => {
   if (!state.finishedApps.has(appId)) return
   if ([...state.executors.values()].some((e) => e.appId === appId)) return
   state.finishedApps.delete(appId)
+  state.appsWithData.delete(appId)
   log(step, "Info", `Cleaning up local directories for application ${appId}`)
   step.commands.push({ _tag: "CleanupApplication", appId })
 }
