@@ -546,6 +546,25 @@ const decommission = (n: number): Op => (world) => {
   assert.isTrue(Exit.isSuccess(reply))
 }
 
+// A worker signalled to decommission itself tells the master so; a standby tells it that it does not lead.
+const decommissionSignalled = (n: number): Op => (world) => {
+  const worker = pick(world.workers, n)
+  if (worker === undefined) return
+  const output = world.receive(
+    new WorkerMessages.WorkerDecommissioning({
+      id: worker.id,
+      workerRef: RpcAddress.endpoint(worker.address, "Worker")
+    }),
+    worker.address
+  )
+  if (world.core.status === "STANDBY") {
+    assert.isTrue(output.commands.some((c) => c._tag === "Send" && c.message._tag === "MasterInStandby"))
+    return
+  }
+  const record = MasterCore.masterState(world.core).workers.find((w) => w.id === worker.id && w.state !== "DEAD")
+  if (record !== undefined) assert.strictEqual(record.state, "DECOMMISSIONED")
+}
+
 const acknowledge = (n: number): Op => (world) => {
   const address = pick(world.appDrivers, n)
   const appId = appOf(world, n)
@@ -691,6 +710,7 @@ const operation: fc.Arbitrary<Op> = fc.oneof(
   },
   { arbitrary: fc.nat().map(latestState), weight: 1 },
   { arbitrary: fc.nat().map(decommission), weight: 1 },
+  { arbitrary: fc.nat().map(decommissionSignalled), weight: 1 },
   { arbitrary: fc.nat().map(acknowledge), weight: 1 },
   { arbitrary: fc.integer({ min: 0, max: 255 }).map(restart), weight: 1 },
   { arbitrary: fc.tuple(fc.nat(), fc.nat()).map(([n, m]) => lateAnswer(n, m)), weight: 1 },
@@ -1109,6 +1129,63 @@ describe("MasterCore, worked examples", () => {
     )
     world.apply({ _tag: "CompleteRecovery", now: world.now })
     assert.deepStrictEqual(MasterCore.masterState(world.core).workers.map((w) => w.state), ["DEAD"])
+  })
+
+  // Found by the simulated cluster (seed 6830): a master that led again lost a worker's answer to MasterChanged
+  // with the connection it came on; the worker registered again under its id (a duplicate, its record still
+  // UNKNOWN and without a connection), then said it was being decommissioned; killed, its restart at its address
+  // was refused, as if the decommissioned record were a live worker's, until the recovery completed.
+  it("a worker decommissioned during recovery before it answered is replaced by a restart at its address", () => {
+    const world = alive()
+    registerWorker(4, 4096, 1)(world)
+    world.revoke()
+    world.elect()
+    const worker = world.workers[0]!
+    const connectionLost = () => {
+      world.apply({
+        _tag: "Disconnected",
+        peer: worker.address,
+        connection: world.connectionOf(worker.address),
+        now: world.now
+      })
+      world.connectionOf(worker.address, true)
+    }
+    const registerAgain = () =>
+      world.receive(
+        new WorkerMessages.RegisterWorker({
+          id: worker.id,
+          host: worker.address.host,
+          port: worker.address.port,
+          worker: RpcAddress.endpoint(worker.address, "Worker"),
+          cores: worker.cores,
+          memory: worker.memory,
+          workerWebUiUrl: "",
+          masterAddress,
+          resources: {}
+        }),
+        worker.address
+      )
+    connectionLost()
+    assert.deepStrictEqual(sent(registerAgain()), ["RegisteredWorker"])
+    world.receive(
+      new WorkerMessages.WorkerDecommissioning({
+        id: worker.id,
+        workerRef: RpcAddress.endpoint(worker.address, "Worker")
+      }),
+      worker.address
+    )
+    connectionLost()
+    registerAgain()
+    assert.deepStrictEqual(MasterCore.masterState(world.core).workers.map((w) => w.state), ["DECOMMISSIONED"])
+    // Killed: its connection closes, and it comes back at its address under a new id.
+    connectionLost()
+    registerWorker(4, 4096, 0)(world)
+    const restarted = world.workers[1]!
+    assert.strictEqual(restarted.address, worker.address)
+    assert.deepStrictEqual(
+      MasterCore.masterState(world.core).workers.map((w) => [w.id, w.state]),
+      [[worker.id, "DEAD"], [restarted.id, "ALIVE"]]
+    )
   })
 
   it("an app's executors are spread over the workers, and failing executors end the app after the retry budget", () => {

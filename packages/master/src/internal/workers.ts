@@ -88,8 +88,11 @@ export const registerWorker = (step: Step, worker: WorkerEntry): boolean => {
   const key = workerKey(worker)
   const old = state.addressToWorker.get(key)
   if (old !== undefined) {
-    if (old.state !== "UNKNOWN") return false
-    // The old entry is from before a restart and never answered; the new registration replaces it.
+    // As Spark: the old entry is from before a restart and never answered, so its process must have restarted
+    // meanwhile; the new registration replaces it. That holds too for one taken out of service before its answer
+    // came: without the connection its answer brings, nothing else would notice its process stop, and its restart
+    // would be refused here until the recovery completes.
+    if (!awaitingAnswer(old)) return false
     removeWorker(step, old, "Worker replaced by a new worker with same address")
   }
   state.workers.set(worker.id, worker)
