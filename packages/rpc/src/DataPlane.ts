@@ -69,9 +69,10 @@ export interface Options {
   readonly retryWait?: Duration.DurationInput
   /**
    * A data connection on which nothing has moved for this long is closed (default 120 s, as Spark's
-   * `spark.network.timeout`): when no stream uses it, and when its server owes bytes, which means the server has
-   * stalled, so the fetches on it resume as after a lost connection. Streams waiting only on their consumers keep
-   * it open.
+   * `spark.network.timeout`): when no stream uses it, and when its server owes bytes and has sent nothing since
+   * it was asked for them, which means the server has stalled, so the fetches on it resume as after a lost
+   * connection (fetches started meanwhile do not postpone that). Streams waiting only on their consumers keep it
+   * open.
    */
   readonly idleTimeout?: Duration.DurationInput
 }

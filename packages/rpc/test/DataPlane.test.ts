@@ -479,6 +479,37 @@ describe("DataPlane on the node's clock", () => {
       assert.strictEqual(resolved, 2)
     }).pipe(Effect.provide(Transport.layerMemory)))
 
+  // Found by the simulated cluster (seed 1924): an executor's connection to a peer stopped delivering frames, and
+  // the tasks on it, killed and launched again, kept opening fetches there; each new fetch postponed the stall
+  // check, so the fetches waited until the run was over instead of resuming on a new connection.
+  it.scoped("a server that stalls is given up on after the idle timeout, though new fetches keep opening on it", () =>
+    Effect.gen(function*() {
+      const dataPlane: DataPlane.Options = { idleTimeout: "30 seconds", retryWait: "1 second" }
+      const server = yield* startNode({ dataPlane })
+      const client = yield* startNode({ dataPlane })
+      const blocks: Record<string, Uint8Array> = { "b/x": pattern(10, 1), "b/y": pattern(10, 2) }
+      const resolved: Record<string, number> = {}
+      // Each block's first source never gives a byte: the server answers nothing on the first connection.
+      yield* server.rpc.data.serve("b/", (blockId) => {
+        const source = DataPlane.fromBytes(blocks[blockId]!)
+        resolved[blockId] = (resolved[blockId] ?? 0) + 1
+        return Effect.succeed(resolved[blockId] > 1 ? source : { size: source.size, read: () => Effect.never })
+      })
+      const first = yield* Effect.fork(client.rpc.data.fetchBytes(server.address, "b/x"))
+      yield* until(Effect.sync(() => resolved["b/x"] === 1))
+      yield* until(sleepingUntil(30_000))
+      yield* TestClock.adjust("20 seconds")
+      const second = yield* Effect.fork(client.rpc.data.fetchBytes(server.address, "b/y"))
+      yield* until(Effect.sync(() => resolved["b/y"] === 1))
+      // 30 s after the first fetch the connection is closed, and both fetches retry a second later.
+      yield* TestClock.adjust("10 seconds")
+      yield* until(sleepingUntil(31_000))
+      yield* TestClock.adjust("1 second")
+      sameBytes(yield* Fiber.join(first), blocks["b/x"]!)
+      sameBytes(yield* Fiber.join(second), blocks["b/y"]!)
+      assert.deepStrictEqual(resolved, { "b/x": 2, "b/y": 2 })
+    }).pipe(Effect.provide(Transport.layerMemory)))
+
   // Found by the simulated cluster: a task killed while its fetch dialled a dead executor went on for as long as the
   // connection attempt (minutes, for a host that does not answer), its job long over.
   it.scoped("a fetch interrupted while its connection is dialled stops at once", () =>

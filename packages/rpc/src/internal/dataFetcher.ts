@@ -61,6 +61,10 @@ interface FetchLink {
   readonly sessions: Map<number, Transfer>
   /** When bytes last moved on the connection, or it last had its streams change. */
   lastActive: number
+  /** When the server last sent anything on it: only its frames show that it still serves. */
+  lastHeard: number
+  /** When this node first asked for bytes (a fetch, credit) after the server last sent anything, if it has. */
+  askedSince: number | undefined
   watch: Fiber.RuntimeFiber<void> | undefined
 }
 
@@ -149,8 +153,7 @@ export const makeFetcher = (
   const grantCredit = (transfer: Transfer) => {
     const bytes = claim(transfer)
     if (bytes > 0 && transfer.state._tag === "active") {
-      touch(transfer.state.link)
-      send(transfer.state.link.link, { _tag: "credit", id: transfer.state.id, bytes })
+      ask(transfer.state.link, { _tag: "credit", id: transfer.state.id, bytes })
     }
   }
 
@@ -171,22 +174,42 @@ export const makeFetcher = (
     link.lastActive = clock.unsafeCurrentTimeMillis()
   }
 
-  // A connection on which nothing has moved for the idle timeout is closed: an idle one because it is not needed,
-  // and one whose server owes bytes because the server has stalled, which the fetches then treat as a lost
-  // connection. Streams that only wait for their consumers keep it open.
+  const heard = (link: FetchLink) => {
+    touch(link)
+    link.lastHeard = link.lastActive
+    link.askedSince = undefined
+  }
+
+  // A fetch or credit: with the bytes it grants, the server owes an answer from now on.
+  const ask = (link: FetchLink, message: DataMessage<"fetch"> | DataMessage<"credit">) => {
+    touch(link)
+    if ((message._tag === "fetch" ? message.window : message.bytes) > 0) link.askedSince ??= link.lastActive
+    send(link.link, message)
+  }
+
+  // A connection is closed after the idle timeout: an idle one (no stream uses it) when nothing has moved on it,
+  // because it is not needed; one whose server owes bytes when the server has sent no frame since it was first
+  // asked for bytes after its last one, because the server has stalled (or what it sends no longer makes frames),
+  // which the fetches then treat as a lost connection. Only the server's frames restart that wait: fetches opened
+  // or cancelled meanwhile do not, or a connection that kept getting new fetches (its tasks killed and launched
+  // again) would never be given up on. Streams that only wait for their consumers keep it open.
   const watch = (link: FetchLink): Effect.Effect<void> =>
     Effect.suspend(() => {
       if (!link.link.isOpen()) return Effect.void
-      const quiet = clock.unsafeCurrentTimeMillis() - link.lastActive
       let owed = false
       for (const transfer of link.sessions.values()) owed ||= transfer.granted > 0
-      const watched = link.sessions.size === 0 || owed
-      if (watched && quiet >= idleTimeout) {
+      const since = link.sessions.size === 0
+        ? link.lastActive
+        : owed
+        ? link.askedSince ?? link.lastHeard
+        : undefined
+      const quiet = since === undefined ? 0 : clock.unsafeCurrentTimeMillis() - since
+      if (since !== undefined && quiet >= idleTimeout) {
         link.watch = undefined
         link.link.close(link.sessions.size === 0 ? "idle" : `the server sent nothing for ${idleTimeout} ms`)
         return Effect.void
       }
-      return Effect.zipRight(clock.sleep(Duration.millis(watched ? idleTimeout - quiet : idleTimeout)), watch(link))
+      return Effect.zipRight(clock.sleep(Duration.millis(idleTimeout - quiet)), watch(link))
     })
 
   // Ends the current attempt, if one is running: the credit granted on it is void.
@@ -271,6 +294,8 @@ export const makeFetcher = (
             key,
             sessions: new Map(),
             lastActive: clock.unsafeCurrentTimeMillis(),
+            lastHeard: clock.unsafeCurrentTimeMillis(),
+            askedSince: undefined,
             watch: undefined
           }
           fetchLinks.set(key, fetchLink)
@@ -323,9 +348,8 @@ export const makeFetcher = (
           }
           const id = nextStreamId++
           link.sessions.set(id, transfer)
-          touch(link)
           transfer.state = { _tag: "active", link, id }
-          send(link.link, {
+          ask(link, {
             _tag: "fetch",
             id,
             block: transfer.blockId,
@@ -490,7 +514,7 @@ export const makeFetcher = (
   const received = (link: Link, envelope: Envelope.DataEnvelope): boolean => {
     const fetchLink = fetchLinkOf.get(link)
     if (fetchLink === undefined) return false
-    touch(fetchLink)
+    heard(fetchLink)
     switch (envelope._tag) {
       case "chunk":
         onChunk(fetchLink, { id: envelope.id, offset: envelope.offset, crc: envelope.crc, data: [envelope.data] })
@@ -509,7 +533,7 @@ export const makeFetcher = (
   const receivedChunk = (link: Link, chunk: Codec.ChunkPieces): boolean => {
     const fetchLink = fetchLinkOf.get(link)
     if (fetchLink === undefined) return false
-    touch(fetchLink)
+    heard(fetchLink)
     onChunk(fetchLink, chunk)
     return true
   }
