@@ -10,7 +10,8 @@ import type * as RpcEnv from "./RpcEnv.js"
 
 const networkTimeout = Key.make("kindling.network.timeout", ValueType.duration("s"), {
   default: "120s",
-  description: "The default of the RPC timeouts."
+  description: "The default of the RPC timeouts, and how long a shuffle or block fetch connection may carry nothing " +
+    "its fetches are owed before they resume on a new one (Spark's spark.shuffle.io.connectionTimeout)."
 })
 
 /**
@@ -103,7 +104,7 @@ export const group = Registry.group({
 
 /**
  * The RpcEnv settings every node takes from the configuration: the shared secret, the frame limit, the ask and
- * idle timeouts, and the connection limits.
+ * idle timeouts (the data plane's too), and the connection limits.
  *
  * @since 0.1.0
  * @category constructors
@@ -135,6 +136,7 @@ export const rpcOptions = (
     askTimeout: conf.get(keys.askTimeout),
     lookupTimeout: conf.get(keys.lookupTimeout),
     idleTimeout: conf.get(keys.networkTimeout),
+    dataPlane: { idleTimeout: conf.get(keys.networkTimeout) },
     maxConnections: conf.get(keys.maxConnections),
     maxHandshakes: conf.get(keys.maxHandshakes),
     maxHandshakesPerAddress: conf.get(keys.maxHandshakesPerAddress),
