@@ -1501,4 +1501,115 @@ describe("MasterCore, worked examples", () => {
     assert.notInclude(world.driverIds, snapshot.activeDrivers[0]!.id)
     assert.deepInclude(snapshot.completedDrivers.map((d) => [d.id, d.state]), [world.driverIds[0], "ERROR"])
   })
+
+  it("elected on an empty store a master is ALIVE at once; on a stored one it recovers, under a timer a revoke cancels", () => {
+    const fresh = new World(1)
+    const empty = fresh.apply({ _tag: "ElectedLeader", stored: { apps: [], drivers: [], workers: [] }, now: 0 })
+    assert.strictEqual(fresh.core.status, "ALIVE")
+    assert.deepStrictEqual(empty.commands.filter((c) => c._tag === "StartTimer"), [])
+    const world = alive()
+    registerWorker(4, 4096, 1)(world)
+    const restarted = world.restart()
+    assert.strictEqual(world.core.status, "RECOVERING")
+    assert.deepStrictEqual(restarted.commands.filter((c) => c._tag === "StartTimer"), [{
+      _tag: "StartTimer",
+      name: "completeRecovery",
+      delayMillis: 60_000,
+      periodMillis: undefined,
+      input: { _tag: "CompleteRecovery" }
+    }])
+    // Elected again while it leads (a duplicated notice), it changes nothing and says nothing.
+    assert.deepStrictEqual(world.elect().commands, [])
+    assert.strictEqual(world.core.status, "RECOVERING")
+    const revoked = world.revoke()
+    assert.deepStrictEqual(revoked.commands.filter((c) => c._tag === "CancelTimer"), [
+      { _tag: "CancelTimer", name: "completeRecovery" }
+    ])
+    // Revoked again while standby, and a recovery timer that fires late: nothing at all.
+    assert.deepStrictEqual(world.revoke().commands, [])
+    world.elect()
+    world.apply({ _tag: "CompleteRecovery", now: world.now })
+    assert.strictEqual(world.core.status, "ALIVE")
+    assert.deepStrictEqual(world.apply({ _tag: "CompleteRecovery", now: world.now }).commands, [])
+  })
+
+  it("recovery waits for every stored worker and app; when it ends, an app that answered runs and one that did not is ended", () => {
+    const world = alive()
+    registerWorker(4, 4096, 1)(world)
+    registerApp(undefined, undefined, 512, undefined)(world)
+    registerApp(undefined, undefined, 512, 2)(world)
+    const [answering, silent] = [appOf(world, 0)!, appOf(world, 1)!]
+    world.restart()
+    // Recovered without a limit, an app may have any number of executors; with one, that one.
+    assert.deepStrictEqual([answering, silent].map((id) => MasterCore.executorLimit(world.core, id)), [Infinity, 2])
+    const worker = world.workers[0]!
+    world.receive(schedulerState(worker), worker.address)
+    world.receive(new AppClientMessages.MasterChangeAcknowledged({ appId: answering }), world.appDrivers[0]!)
+    assert.strictEqual(world.core.status, "RECOVERING", "an app has not answered yet")
+    const ended = world.apply({ _tag: "CompleteRecovery", now: world.now })
+    const snapshot = MasterCore.masterState(world.core)
+    assert.strictEqual(snapshot.status, "ALIVE")
+    assert.deepStrictEqual(snapshot.activeApps.map((a) => [a.id, a.state]), [[answering, "RUNNING"]])
+    assert.deepStrictEqual(snapshot.completedApps.map((a) => [a.id, a.state]), [[silent, "FINISHED"]])
+    // The silent app's driver is told on a connection of its own, and the worker lets go of the app's files.
+    assert.includeMembers(sent(ended), ["ApplicationRemoved", "ApplicationFinished"])
+    // With everything answered, recovery ends by itself, without its timer.
+    world.restart()
+    world.receive(schedulerState(worker), worker.address)
+    assert.strictEqual(world.core.status, "RECOVERING", "the app has not answered yet")
+    world.receive(new AppClientMessages.MasterChangeAcknowledged({ appId: answering }), world.appDrivers[0]!)
+    assert.strictEqual(world.core.status, "ALIVE")
+  })
+
+  it("a supervised driver not found after recovery is relaunched at once unless a stored worker fences", () => {
+    for (const fence of [undefined, 20_000]) {
+      const world = alive()
+      registerWorker(4, 4096, 1)(world)
+      registerWorker(4, 4096, 2, fence)(world)
+      // Launched on the first worker, which does not fence; the second may, and the record may be older than the
+      // driver's own fence: the relaunch waits for the longest stored fence.
+      submit(1, 512, true)(world)
+      assert.strictEqual(world.workers[0]!.drivers.size + world.workers[1]!.drivers.size, 1)
+      world.restart()
+      world.apply({ _tag: "CompleteRecovery", now: world.now })
+      registerWorker(4, 4096, 3)(world)
+      const launchedNow = world.workers[2]!.drivers.size
+      assert.strictEqual(launchedNow, fence === undefined ? 1 : 0)
+      if (fence === undefined) continue
+      world.now += fence + 1_000
+      world.apply({ _tag: "RelaunchDue", now: world.now })
+      assert.strictEqual(world.workers[2]!.drivers.size, 1)
+    }
+  })
+
+  it("drivers are numbered in submission order", () => {
+    const world = alive()
+    submit(1, 512, false)(world)
+    submit(1, 512, false)(world)
+    assert.deepStrictEqual(world.driverIds.map((id) => id.slice(-4)), ["0000", "0001"])
+  })
+
+  it("a worker's process gone hurries only the relaunches fenced on it", () => {
+    const world = alive()
+    registerWorker(4, 4096, 1, 130_000)(world)
+    registerWorker(4, 4096, 2, 130_000)(world)
+    submit(1, 512, true)(world)
+    submit(2, 512, true)(world)
+    const cores = (driverId: Ids.DriverId) =>
+      MasterCore.masterState(world.core).activeDrivers.find((d) => d.id === driverId)!.desc.cores
+    const [gone, silent] = [world.workers[0]!, world.workers[1]!]
+    const goneDriverCores = cores([...gone.drivers][0]!)
+    assert.strictEqual(cores([...silent.drivers][0]!), 3 - goneDriverCores)
+    // Both fencing workers fall silent; their drivers' relaunches wait out the fences.
+    world.now += 61_000
+    world.apply({ _tag: "CheckForWorkerTimeOut", now: world.now })
+    assert.strictEqual(MasterCore.waitingDriverIds(world.core).length, 2)
+    world.apply({ _tag: "WorkerProcessGone", workerId: gone.id, now: world.now })
+    registerWorker(4, 4096, 3)(world)
+    world.now += 4_000
+    world.apply({ _tag: "RelaunchDue", now: world.now })
+    // The relaunch of the gone worker's driver went (its orphans are gone too); the other still waits its fence.
+    assert.strictEqual(MasterCore.waitingDriverIds(world.core).length, 1)
+    assert.deepStrictEqual([...world.workers[2]!.drivers].map(cores), [goneDriverCores])
+  })
 })

@@ -55,10 +55,7 @@ export const submitDriver = (
 }
 
 export const killDriver = (step: Step, driver: DriverEntry) => {
-  const { state } = step
-  const waiting = state.waitingDrivers.indexOf(driver)
-  if (waiting >= 0) {
-    state.waitingDrivers.splice(waiting, 1)
+  if (step.state.waitingDrivers.includes(driver)) {
     removeDriver(step, driver.id, "KILLED", undefined)
   } else if (driver.worker !== undefined) {
     toWorker(step, driver.worker, new WorkerMessages.KillDriver({ driverId: driver.id }))

@@ -63,6 +63,9 @@ export const validate = (state: State): ReadonlyArray<string> => {
   }
   for (const driver of state.waitingDrivers) {
     if (state.drivers.get(driver.id) !== driver) problems.push(`waiting driver ${driver.id} is not active`)
+    if (driver.notBefore !== undefined && !Number.isFinite(driver.notBefore)) {
+      problems.push(`waiting driver ${driver.id} may be launched from ${driver.notBefore}, which is no time`)
+    }
   }
   for (const driver of state.completedDrivers) {
     if (!States.isDriverFinished(driver.state)) problems.push(`completed driver ${driver.id} is ${driver.state}`)
