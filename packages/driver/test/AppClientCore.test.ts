@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { AppClientCore } from "@kindling/driver"
+import type { States } from "@kindling/protocol"
 import { AppClientMessages, Descriptions, Endpoints, Ids, RpcAddress, WorkerMessages } from "@kindling/protocol"
 import { FastCheck as fc, Option } from "effect"
 
@@ -47,6 +48,16 @@ const receive = (state: AppClientCore.State, message: AppClientCore.Inbound, now
     now
   })
 
+// An executor's state as the master reports it, without a message or a worker host unless given.
+const executorUpdated = (id: number, state: States.ExecutorState, message?: string, workerHost?: string) =>
+  new AppClientMessages.ExecutorUpdated({
+    id,
+    state,
+    message: Option.fromNullable(message),
+    exitStatus: Option.none(),
+    workerHost: Option.fromNullable(workerHost)
+  })
+
 const own = (commands: ReadonlyArray<AppClientCore.Command>) =>
   commands.filter((c) => c._tag !== "Log" && c._tag !== "StartTimer" && c._tag !== "CancelTimer")
 
@@ -86,14 +97,7 @@ describe("AppClientCore", () => {
     for (const id of [0, 1]) {
       receive(state, new AppClientMessages.ExecutorAdded({ id, workerId, hostPort: "h:1", cores: 1, memory: 512 }))
     }
-    const update = (id: number, state: "RUNNING" | "FAILED") =>
-      new AppClientMessages.ExecutorUpdated({
-        id,
-        state,
-        message: Option.none(),
-        exitStatus: Option.none(),
-        workerHost: Option.none()
-      })
+    const update = (id: number, state: "RUNNING" | "FAILED") => executorUpdated(id, state)
     receive(state, update(0, "RUNNING"))
     assert.deepStrictEqual(own(receive(state, update(0, "FAILED"))), [
       { _tag: "ExecutorGone", executorId: 0, reason: "Executor FAILED", started: true, workerLost: false }
@@ -108,13 +112,7 @@ describe("AppClientCore", () => {
       receive(state, new AppClientMessages.ExecutorAdded({ id, workerId, hostPort: "h:1", cores: 1, memory: 512 }))
     }
     const ofWorker = (id: number, state: "DECOMMISSIONED" | "LOST", message: string) =>
-      new AppClientMessages.ExecutorUpdated({
-        id,
-        state,
-        message: Option.some(message),
-        exitStatus: Option.none(),
-        workerHost: Option.some("h")
-      })
+      executorUpdated(id, state, message, "h")
     assert.deepStrictEqual(own(receive(state, ofWorker(2, "DECOMMISSIONED", "worker decommissioned"))), [
       { _tag: "ExecutorDecommissioned", executorId: 2, reason: "Executor decommission (worker decommissioned)" }
     ])
@@ -230,13 +228,7 @@ describe("AppClientCore", () => {
       }
       const gone = receive(
         state,
-        new AppClientMessages.ExecutorUpdated({
-          id: 4,
-          state: "KILLED",
-          message: Option.none(),
-          exitStatus: Option.none(),
-          workerHost: Option.none()
-        }),
+        executorUpdated(4, "KILLED"),
         2500
       )
       assert.deepStrictEqual(timers(gone), ["cancelled"])
@@ -244,14 +236,7 @@ describe("AppClientCore", () => {
     })
 
     it("a kill decided after the master reported the executor gone (or decommissioned, then gone) is owed nothing", () => {
-      const ended = (id: number, state: "EXITED" | "DECOMMISSIONED") =>
-        new AppClientMessages.ExecutorUpdated({
-          id,
-          state,
-          message: Option.none(),
-          exitStatus: Option.none(),
-          workerHost: Option.none()
-        })
+      const ended = (id: number, state: "EXITED" | "DECOMMISSIONED") => executorUpdated(id, state)
       const state = registered()
       for (const id of [5, 6]) {
         receive(state, new AppClientMessages.ExecutorAdded({ id, workerId, hostPort: "h:1", cores: 1, memory: 512 }))
@@ -388,13 +373,7 @@ describe("AppClientCore", () => {
                   case "gone":
                     return {
                       _tag: "Receive",
-                      message: new AppClientMessages.ExecutorUpdated({
-                        id: event.id,
-                        state: "EXITED",
-                        message: Option.none(),
-                        exitStatus: Option.none(),
-                        workerHost: Option.none()
-                      }),
+                      message: executorUpdated(event.id, "EXITED"),
                       ask: undefined,
                       sender: masterA.address,
                       peer: masterA.address,

@@ -88,17 +88,16 @@ const tags = (commands: ReadonlyArray<WorkerCore.Command>) =>
     c._tag === "Send" || c._tag === "SyncState" ? `${c._tag} ${c.message._tag} ${c.to.address.host}` : c._tag
   )
 
+// A master's answer that the worker is registered with it.
+const registeredWith = (master: typeof masterA, masterWebUiUrl = "", duplicate = false) =>
+  new WorkerMessages.RegisteredWorker({ master, masterWebUiUrl, masterAddress: master.address, duplicate })
+
 const registered = (fuzz = 1) => {
   const state = WorkerCore.make(config(fuzz))
   stepWith(state, { _tag: "Start" })
   stepWith(state, {
     _tag: "Receive",
-    message: new WorkerMessages.RegisteredWorker({
-      master: masterA,
-      masterWebUiUrl: "http://m:8080",
-      masterAddress: masterA.address,
-      duplicate: false
-    })
+    message: registeredWith(masterA, "http://m:8080")
   })
   return state
 }
@@ -172,12 +171,7 @@ describe("WorkerCore registration", () => {
     stepWith(state, { _tag: "Start" })
     const reply = stepWith(state, {
       _tag: "Receive",
-      message: new WorkerMessages.RegisteredWorker({
-        master: masterA,
-        masterWebUiUrl: "",
-        masterAddress: masterA.address,
-        duplicate: false
-      })
+      message: registeredWith(masterA)
     })
     assert.deepStrictEqual(tags(reply), [
       "CancelTimer",
@@ -388,12 +382,7 @@ describe("WorkerCore runners and accounting", () => {
       stepWith(state, { _tag: "Disconnected", peer: masterA.address, connection: 1 })
       const again = stepWith(state, {
         _tag: "Receive",
-        message: new WorkerMessages.RegisteredWorker({
-          master: masterB,
-          masterWebUiUrl: "",
-          masterAddress: masterB.address,
-          duplicate: false
-        })
+        message: registeredWith(masterB)
       })
       return again.flatMap((c) =>
         c._tag === "Send" && c.message instanceof WorkerMessages.WorkerLatestState ? [c.message.appIds] : []
@@ -875,12 +864,7 @@ describe("WorkerCore model", () => {
   const ops: fc.Arbitrary<Op> = fc.oneof(
     fc.tuple(fc.nat(), fc.boolean()).map(([n, duplicate]): Op => () => ({
       _tag: "Receive",
-      message: new WorkerMessages.RegisteredWorker({
-        master: masterOf(n),
-        masterWebUiUrl: "",
-        masterAddress: masterOf(n).address,
-        duplicate
-      })
+      message: registeredWith(masterOf(n), "", duplicate)
     })),
     fc.nat().map((n): Op => () => ({
       _tag: "Receive",
