@@ -214,12 +214,12 @@ const columnNames = (tokens: ReadonlyArray<string | null>, header: boolean): Arr
   return names.map((name, i) => (counts.get(name)! > 1 ? `${name}${i}` : name))
 }
 
-// The first record of the first file (its header when it has one), as fields.
+// The first record of the first file (its header when it has one), as fields, and that file.
 const firstRecord = (
   files: Disk.Files,
   splits: ReadonlyArray<ByteSplits.ByteSplit>,
   dialect: DataFormats.CsvDialect
-): Array<string | null> | undefined => {
+): { readonly path: string; readonly tokens: Array<string | null> } | undefined => {
   const first = splits.find((split) => split.start === 0)
   if (first === undefined) return undefined
   const lines = first.compression === undefined
@@ -230,7 +230,7 @@ const firstRecord = (
     if (text === "" && (line === "" || (dialect.comment !== "" && line.startsWith(dialect.comment)))) continue
     text = text === "" ? line : `${text}\n${line}`
     const tokens = Csv.split(text, dialect)
-    if (tokens !== undefined) return tokens
+    if (tokens !== undefined) return { path: first.path, tokens }
   }
   return undefined
 }
@@ -325,7 +325,16 @@ export const make = (runtime: Runtime, defaultParallelism: () => number): DataRe
         let fields = fieldsGiven
         if (fields === undefined) {
           const first = yield* Effect.try({ try: () => firstRecord(files, splits, dialect), catch: notReadable(path) })
-          const names = columnNames(first ?? [], dialect.header)
+          const names = columnNames(first?.tokens ?? [], dialect.header)
+          if (first !== undefined && dialect.header) {
+            yield* checked(operation, () =>
+              FieldDefinitions.refuseUnholdable(
+                names,
+                operation,
+                `the header of ${first.path} names`,
+                "name the fields with fields, or read the header as a record with header: false"
+              ))
+          }
           const strings = names.map((name): DataFormats.Field => ({ name, type: "string", nullable: true }))
           fields = strings
           if (options.inferSchema === true && strings.length > 0) {
@@ -439,6 +448,13 @@ export const make = (runtime: Runtime, defaultParallelism: () => number): DataRe
           try: () => Parquet.fieldsOf(first.metadata, options.columns),
           catch: notReadable(first.path)
         })
+        yield* checked(operation, () =>
+          FieldDefinitions.refuseUnholdable(
+            fields.map((field) => field.name),
+            operation,
+            `${first.path} has`,
+            "read the other columns with columns, or write the file with that column named otherwise"
+          ))
         const plans = rowGroupSplits(footers, defaultParallelism()).map((split) => ({
           _tag: "ParquetSplit" as const,
           ...split,
