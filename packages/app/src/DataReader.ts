@@ -6,7 +6,9 @@
  * `inferSchema` every CSV value, in a job) and its dataset's `fields` say what its records hold.
  *
  * Records are objects with a property per field, their values by the fields' types (`DataFormats` lists them:
- * `long` as bigint, `decimal` as exact text, `date` and `timestamp` as `Date`, null for a missing value).
+ * `long` as bigint, `decimal` as exact text, `date` and `timestamp` as `Date`, null for a missing value). No field
+ * may be named `__proto__`, which a record cannot hold (`InvalidArgument`), and a JSON value with such a key is
+ * malformed.
  *
  * @since 0.1.0
  */
