@@ -396,6 +396,15 @@ export const make = (runtime: Runtime, defaultParallelism: () => number): DataRe
         const corruptRecordField = fields === undefined
           ? options.columnNameOfCorruptRecord ?? "_corrupt_record"
           : corruptField(fields, options.columnNameOfCorruptRecord)
+        if (fields === undefined && corruptRecordField !== undefined) {
+          yield* checked(operation, () =>
+            FieldDefinitions.refuseUnholdable(
+              [corruptRecordField],
+              operation,
+              "columnNameOfCorruptRecord names",
+              "give it another name"
+            ))
+        }
         const format: DataFormats.LineFormat = {
           _tag: "JsonLines",
           mode,

@@ -58,6 +58,11 @@ describe("a field named __proto__ is refused where fields are settled", () => {
       assert.strictEqual(yield* refusal(kc.read.csv(file, { fields: list })), `read.csv: ${given}`)
       assert.strictEqual(yield* refusal(kc.read.json(file, { fields: ddl })), `read.json: ${given}`)
       assert.strictEqual(yield* refusal(kc.read.json(file, { fields: list })), `read.json: ${given}`)
+      // Without fields, JSON records are the values read, and a malformed one's text is kept under this name.
+      assert.strictEqual(
+        yield* refusal(kc.read.json(file, { columnNameOfCorruptRecord: "__proto__" })),
+        `read.json: columnNameOfCorruptRecord names ${unholdable}: give it another name`
+      )
       const records = kc.parallelize([{ name: "ada" }])
       for (const write of ["csv", "json", "parquet"] as const) {
         const out = Path.join(fresh(), "out")
