@@ -6,7 +6,9 @@
  * `inferSchema` every CSV value, in a job) and its dataset's `fields` say what its records hold.
  *
  * Records are objects with a property per field, their values by the fields' types (`DataFormats` lists them:
- * `long` as bigint, `decimal` as exact text, `date` and `timestamp` as `Date`, null for a missing value).
+ * `long` as bigint, `decimal` as exact text, `date` and `timestamp` as `Date`, null for a missing value). No field
+ * may be named `__proto__`, which a record cannot hold (`InvalidArgument`), and a JSON value with such a key is
+ * malformed.
  *
  * @since 0.1.0
  */
@@ -214,12 +216,12 @@ const columnNames = (tokens: ReadonlyArray<string | null>, header: boolean): Arr
   return names.map((name, i) => (counts.get(name)! > 1 ? `${name}${i}` : name))
 }
 
-// The first record of the first file (its header when it has one), as fields.
+// The first record of the first file (its header when it has one), as fields, and that file.
 const firstRecord = (
   files: Disk.Files,
   splits: ReadonlyArray<ByteSplits.ByteSplit>,
   dialect: DataFormats.CsvDialect
-): Array<string | null> | undefined => {
+): { readonly path: string; readonly tokens: Array<string | null> } | undefined => {
   const first = splits.find((split) => split.start === 0)
   if (first === undefined) return undefined
   const lines = first.compression === undefined
@@ -230,7 +232,7 @@ const firstRecord = (
     if (text === "" && (line === "" || (dialect.comment !== "" && line.startsWith(dialect.comment)))) continue
     text = text === "" ? line : `${text}\n${line}`
     const tokens = Csv.split(text, dialect)
-    if (tokens !== undefined) return tokens
+    if (tokens !== undefined) return { path: first.path, tokens }
   }
   return undefined
 }
@@ -325,7 +327,16 @@ export const make = (runtime: Runtime, defaultParallelism: () => number): DataRe
         let fields = fieldsGiven
         if (fields === undefined) {
           const first = yield* Effect.try({ try: () => firstRecord(files, splits, dialect), catch: notReadable(path) })
-          const names = columnNames(first ?? [], dialect.header)
+          const names = columnNames(first?.tokens ?? [], dialect.header)
+          if (first !== undefined && dialect.header) {
+            yield* checked(operation, () =>
+              FieldDefinitions.refuseUnholdable(
+                names,
+                operation,
+                `the header of ${first.path} names`,
+                "name the fields with fields, or read the header as a record with header: false"
+              ))
+          }
           const strings = names.map((name): DataFormats.Field => ({ name, type: "string", nullable: true }))
           fields = strings
           if (options.inferSchema === true && strings.length > 0) {
@@ -385,6 +396,15 @@ export const make = (runtime: Runtime, defaultParallelism: () => number): DataRe
         const corruptRecordField = fields === undefined
           ? options.columnNameOfCorruptRecord ?? "_corrupt_record"
           : corruptField(fields, options.columnNameOfCorruptRecord)
+        if (fields === undefined && corruptRecordField !== undefined) {
+          yield* checked(operation, () =>
+            FieldDefinitions.refuseUnholdable(
+              [corruptRecordField],
+              operation,
+              "columnNameOfCorruptRecord names",
+              "give it another name"
+            ))
+        }
         const format: DataFormats.LineFormat = {
           _tag: "JsonLines",
           mode,
@@ -439,6 +459,13 @@ export const make = (runtime: Runtime, defaultParallelism: () => number): DataRe
           try: () => Parquet.fieldsOf(first.metadata, options.columns),
           catch: notReadable(first.path)
         })
+        yield* checked(operation, () =>
+          FieldDefinitions.refuseUnholdable(
+            fields.map((field) => field.name),
+            operation,
+            `${first.path} has`,
+            "read the other columns with columns, or write the file with that column named otherwise"
+          ))
         const plans = rowGroupSplits(footers, defaultParallelism()).map((split) => ({
           _tag: "ParquetSplit" as const,
           ...split,

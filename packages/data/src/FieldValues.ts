@@ -30,9 +30,15 @@ const numberWords = new Map([
  * @since 0.1.0
  */
 export class Unparsable {
-  constructor(readonly field: string, readonly type: string, readonly text: string) {}
+  constructor(
+    readonly field: string,
+    readonly type: string,
+    readonly text: string,
+    readonly why?: string | undefined
+  ) {}
   get message(): string {
-    return `cannot read ${JSON.stringify(this.text)} as ${this.type} (field ${JSON.stringify(this.field)})`
+    const read = `cannot read ${JSON.stringify(this.text)} as ${this.type} (field ${JSON.stringify(this.field)})`
+    return this.why === undefined ? read : `${read}: ${this.why}`
   }
 }
 
@@ -322,24 +328,34 @@ export const fromText = (field: Field, text: string): unknown => {
     case "map":
     case "struct":
       // A nested value in a text file is its JSON.
-      try {
-        value = nestedValue(field, JSON.parse(trimmed))
-      } catch {
-        value = undefined
-      }
+      value = nestedValue(field, jsonOrUndefined(trimmed), () => text)
       break
   }
   if (value === undefined) throw new Unparsable(field.name, typeName(field), text)
   return value
 }
 
-// A JSON value as a nested field's: an array for an array, an object for a map or a struct.
-const nestedValue = (field: Field, value: unknown): unknown =>
-  field.type === "array"
+const jsonOrUndefined = (text: string): unknown => {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+
+// A JSON value as a nested field's: an array for an array, an object for a map or a struct; `Unparsable` for
+// one with a key __proto__, which a record cannot hold (see `holdsProtoKey`), naming the value's `text`.
+const nestedValue = (field: Field, value: unknown, text: () => string): unknown => {
+  const nested = field.type === "array"
     ? (Array.isArray(value) ? value : undefined)
     : typeof value === "object" && value !== null && !Array.isArray(value)
     ? value
     : undefined
+  if (nested !== undefined && protoKeyIn(nested)) {
+    throw new Unparsable(field.name, typeName(field), text(), protoKeyProblem)
+  }
+  return nested
+}
 
 /**
  * A field's value from a JSON value: a number, string or boolean converted to the field's type as its text would
@@ -351,7 +367,7 @@ export const fromJson = (field: Field, value: unknown): unknown => {
   if (value === null || value === undefined) return null
   if (value instanceof RawNumber) return field.type === "string" ? value.text : fromText(field, value.text)
   if (field.type === "array" || field.type === "map" || field.type === "struct") {
-    const nested = nestedValue(field, value)
+    const nested = nestedValue(field, value, () => jsonText(value))
     if (nested === undefined) throw new Unparsable(field.name, typeName(field), jsonText(value))
     return nested
   }
@@ -399,6 +415,33 @@ const space = /[ \t\r\n]*/y
 
 // The digits of a number's text that carry its value (no sign, point, exponent or leading zeros).
 const significantDigits = (text: string) => text.replace(/[eE].*$/, "").replace(/[-.]/g, "").replace(/^0+/, "").length
+
+// Text that may spell the key "__proto__", plainly or with \u escapes: only a value parsed from such text is
+// searched for one.
+const mayHoldProtoKey = /__proto__|\\u/
+
+/**
+ * Why a value with a key __proto__ is malformed.
+ *
+ * @since 0.1.0
+ */
+export const protoKeyProblem =
+  "it has a key __proto__, which a record cannot hold (it would be renamed between processes)"
+
+/**
+ * Whether a value parsed from JSON `text` (by `parseJson`, which keeps a key "__proto__" as an own property)
+ * has such a key, at any depth: a record cannot hold it, as MessagePack, which carries records between
+ * processes, renames that key (msgpackr's guard against prototype pollution) — it would arrive changed.
+ *
+ * @since 0.1.0
+ */
+export const holdsProtoKey = (text: string, value: unknown): boolean => mayHoldProtoKey.test(text) && protoKeyIn(value)
+
+const protoKeyIn = (value: unknown): boolean => {
+  if (typeof value !== "object" || value === null) return false
+  if (Array.isArray(value)) return value.some(protoKeyIn)
+  return Object.hasOwn(value, "__proto__") || Object.values(value).some(protoKeyIn)
+}
 
 /**
  * A line of JSON, as `JSON.parse` reads it but for numbers it would round: those are `RawNumber`s while a

@@ -174,7 +174,11 @@ const parsed = (
     if (kept === undefined) return skipped
     return fields === undefined ? kept : { ...nullRecord(fields), ...kept }
   }
-  if (fields === undefined) return value
+  if (fields === undefined) {
+    return FieldValues.holdsProtoKey(text, value)
+      ? malformed(format, place, line, text, FieldValues.protoKeyProblem, {}) ?? skipped
+      : value
+  }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     return malformed(format, place, line, text, "the line is no JSON object", nullRecord(fields)) ?? skipped
   }

@@ -189,6 +189,22 @@ describe("FieldValues", () => {
       }
     })
 
+    // A CSV's nested value is its JSON: one with a key __proto__ a record cannot hold (it would be renamed
+    // between processes), so it is Unparsable, saying why; a value __proto__ is only text.
+    it("a nested value with a key __proto__, at any depth, is unparsable", () => {
+      for (
+        const [type, text] of [
+          ["map", "{\"__proto__\": 1}"],
+          ["struct", "{\"a\": {\"__proto__\": {}}}"],
+          ["array", "[1, {\"\\u005f_proto__\": 2}]"]
+        ] as const
+      ) {
+        const message = unparsable(() => FieldValues.fromText(field(type), text), text)
+        assert.include(message, "it has a key __proto__, which a record cannot hold", text)
+      }
+      assert.deepStrictEqual(FieldValues.fromText(field("map"), "{\"a\": \"__proto__\"}"), { a: "__proto__" })
+    })
+
     it("integers: ints within 32 bits and longs within 64, in decimal digits only", () => {
       const int = field("int")
       const long = field("long")

@@ -93,6 +93,42 @@ describe("JsonLines", () => {
     ])
   })
 
+  // A record cannot hold a key __proto__ (MessagePack renames it between processes): a line with one is malformed,
+  // as its record would arrive changed.
+  it("a line whose object has a key __proto__, at the top or nested, plainly or escaped, is malformed", () => {
+    const lines = [
+      "{\"a\": 1, \"__proto__\": {\"b\": 2}}",
+      "{\"a\": 2}",
+      "{\"a\": [{\"\\u005f_proto__\": 1}]}",
+      "{\"a\": \"__proto__\"}"
+    ]
+    assert.deepStrictEqual(read(lines, { corruptRecordField: "_corrupt_record" }), [
+      { _corrupt_record: lines[0] },
+      { a: 2 },
+      { _corrupt_record: lines[2] },
+      { a: "__proto__" }
+    ])
+    assert.deepStrictEqual(read(lines, { mode: "DROPMALFORMED" }), [{ a: 2 }, { a: "__proto__" }])
+    assert.throws(
+      () => read(lines, { mode: "FAILFAST" }),
+      MalformedRecord,
+      "in data.json at line 1: it has a key __proto__, which a record cannot hold"
+    )
+    assert.throws(() => read([lines[0]!], { mode: "FAILFAST", multiLine: true }), MalformedRecord, "key __proto__")
+    // With fields, a key the fields do not name is left out, as any other; a nested value that has one is malformed.
+    const fields = [f("a", "int"), f("m", "map")]
+    const withFields = ["{\"a\": 1, \"__proto__\": 2}", "{\"a\": 3, \"m\": {\"__proto__\": 4}}"]
+    assert.deepStrictEqual(read(withFields, { fields, corruptRecordField: "bad" }), [
+      { a: 1, m: null, bad: null },
+      { a: 3, m: null, bad: withFields[1] }
+    ])
+    assert.throws(
+      () => read(withFields, { fields, mode: "FAILFAST" }),
+      MalformedRecord,
+      "at line 2: cannot read \"{\\\"__proto__\\\":4}\" as map (field \"m\"): it has a key __proto__"
+    )
+  })
+
   it("line: Spark's forms of a record's values", () => {
     const fields = [f("day", "date"), { ...f("price", "decimal"), precision: 10, scale: 2 }]
     assert.strictEqual(

@@ -54,7 +54,25 @@ const fieldOf = (definition: string, operation: string): Field => {
   return { name, type: known[1], nullable }
 }
 
-/** The fields given, checked: names unique, types known. */
+/**
+ * Refuses a field named `__proto__`, wherever fields are settled (given, or read from a header or a file's
+ * schema): a record is an object with a property per field, and the property `__proto__` is its
+ * prototype — assigned, the value is lost — and MessagePack, which carries records between processes, renames
+ * that key (msgpackr's guard against prototype pollution), so such a field would lose its values silently.
+ * `found` says where the names came from ("the header of … names"), `remedy` what to do instead.
+ */
+export const refuseUnholdable = (names: Iterable<string>, operation: string, found: string, remedy: string) => {
+  for (const name of names) {
+    if (name === "__proto__") {
+      throw new InvalidArgument({
+        reason: `${operation}: ${found} a field __proto__, which a record cannot hold (a property of that ` +
+          `name is its prototype): ${remedy}`
+      })
+    }
+  }
+}
+
+/** The fields given, checked: names unique, types known, each one a record can hold. */
 export const parse = (input: FieldsInput, operation: string): DataFormats.Fields => {
   const fields = typeof input === "string"
     ? CommaLists.split(input, "(<", ")>").map((definition) => fieldOf(definition, operation))
@@ -67,6 +85,7 @@ export const parse = (input: FieldsInput, operation: string): DataFormats.Fields
     }
     names.add(field.name)
   }
+  refuseUnholdable(names, operation, "the fields given have", "give that field another name")
   return fields
 }
 
