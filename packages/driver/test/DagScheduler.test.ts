@@ -31,6 +31,8 @@ class World {
   /** Running task sets: stage, attempt, partitions not yet reported. */
   readonly taskSets: Array<{ stageId: number; attempt: number; pending: Array<number>; stopped: boolean }> = []
   readonly ended = new Map<number, Array<string>>()
+  /** How the event stream told each job's end (JobEnded), which must be how the job ended. */
+  readonly eventEnds = new Map<number, string>()
   readonly results = new Map<number, Set<number>>()
   readonly jobTasks = new Map<number, number>()
   resubmitDue = false
@@ -116,9 +118,12 @@ class World {
           this.attempts.set(key, 1)
           break
         }
+        case "JobEnded":
+          assert.isFalse(this.eventEnds.has(command.jobId), `job ${command.jobId} ended twice in the event stream`)
+          this.eventEnds.set(command.jobId, command.succeeded ? "JobSucceeded" : "JobFailed")
+          break
         case "TaskCounted":
         case "JobStarted":
-        case "JobEnded":
         case "Log":
           break
         default:
@@ -126,6 +131,7 @@ class World {
           assert.fail(`a command the driver cannot read: ${JSON.stringify(command)}`)
       }
     }
+    for (const [jobId, ends] of this.ended) assert.strictEqual(this.eventEnds.get(jobId), ends[0], `job ${jobId}'s end`)
     assert.deepStrictEqual(DagScheduler.validate(this.state), [])
   }
 
@@ -325,6 +331,7 @@ describe("DagScheduler", () => {
           }
         }
         for (let jobId = 0; jobId < world.nextJob; jobId++) assert.strictEqual(world.ended.get(jobId)?.length, 1)
+        assert.strictEqual(world.eventEnds.size, world.nextJob, "a job ended without its end in the event stream")
         assert.strictEqual(world.state.running.size + world.state.waiting.size + world.state.failed.size, 0)
         for (const [attempt, ends] of world.attempts) assert.strictEqual(ends, 1, `stage ${attempt} never completed`)
       }),
@@ -480,5 +487,114 @@ describe("DagScheduler", () => {
     assert.deepStrictEqual(DagScheduler.activeShuffleHolders(world.state), new Set(["exec-2"]))
     world.apply({ _tag: "CancelJob", jobId: 0, reason: "done with it", now: 0 })
     assert.deepStrictEqual(DagScheduler.activeShuffleHolders(world.state), new Set())
+  })
+
+  // Two maps on exec-0 and one on exec-1, then a reduce stage reading them: the failure named in `fetch`.
+  const fetchFailureWorld = () => {
+    const world = new World({ shuffles: [{ maps: 3, reduces: 1, parents: [] }] })
+    world.submit([0], 1)
+    const mapStage = world.taskSets[0]!.stageId
+    for (const [partition, executorId] of [[0, "exec-0"], [1, "exec-0"], [2, "exec-1"]] as const) {
+      world.apply({
+        _tag: "TaskSucceeded",
+        stageId: mapStage,
+        stageAttempt: 0,
+        partition,
+        executorId,
+        sizes: [1],
+        now: 0
+      })
+    }
+    const reduceStage = world.taskSets.at(-1)!.stageId
+    const fetch = (executorId: string | undefined, mapIndex: number, stageAttempt = 0) =>
+      world.apply({
+        _tag: "FetchFailed",
+        stageId: reduceStage,
+        stageAttempt,
+        shuffleId: 0,
+        mapIndex,
+        executorId,
+        message: "gone",
+        now: 0
+      })
+    return { world, mapStage, reduceStage, fetch }
+  }
+
+  it("a fetch failure that names no executor unregisters that map output only; one that does, all of the executor's", () => {
+    const unnamed = fetchFailureWorld()
+    unnamed.fetch(undefined, 0)
+    assert.deepStrictEqual(DagScheduler.outputsOn(unnamed.world.state, "exec-0"), [{ shuffleId: 0, mapIndex: 1 }])
+    assert.deepStrictEqual(DagScheduler.outputsOn(unnamed.world.state, "exec-1"), [{ shuffleId: 0, mapIndex: 2 }])
+    const named = fetchFailureWorld()
+    named.fetch("exec-0", 0)
+    assert.deepStrictEqual(DagScheduler.outputsOn(named.world.state, "exec-0"), [])
+    assert.deepStrictEqual(DagScheduler.outputsOn(named.world.state, "exec-1"), [{ shuffleId: 0, mapIndex: 2 }])
+    // Both stages wait to be resubmitted together, after the delay asked once; then the lost maps run again.
+    named.world.apply({ _tag: "ResubmitFailedStages", now: 200 })
+    assert.deepStrictEqual(named.world.taskSets.at(-1)!.pending, [0, 1])
+    assert.strictEqual(named.world.taskSets.at(-1)!.stageId, named.mapStage)
+  })
+
+  it("a fetch failure naming an executor where the output no longer is keeps that output; a second of the attempt asks no second resubmission", () => {
+    const { world, fetch, reduceStage } = fetchFailureWorld()
+    // Map 2 is on exec-1: a report that it could not be fetched from exec-2 is about a copy no longer listed.
+    fetch("exec-2", 2)
+    assert.deepStrictEqual(DagScheduler.outputsOn(world.state, "exec-1"), [{ shuffleId: 0, mapIndex: 2 }])
+    assert.isTrue(world.state.failed.has(reduceStage))
+    // Another task of the same attempt fails on exec-0: its outputs go, and the resubmission already due serves.
+    const resubmits = DagScheduler.step(world.state, {
+      _tag: "FetchFailed",
+      stageId: reduceStage,
+      stageAttempt: 0,
+      shuffleId: 0,
+      mapIndex: 0,
+      executorId: "exec-0",
+      message: "gone",
+      now: 0
+    }).filter((c) => c._tag === "ScheduleResubmit")
+    assert.deepStrictEqual(resubmits, [])
+    assert.deepStrictEqual(DagScheduler.outputsOn(world.state, "exec-0"), [])
+  })
+
+  it("an executor's outputs are unregistered once per failure: a report from an attempt older than it takes only its own output", () => {
+    // Two jobs read the same shuffle; their result stages start in the same epoch.
+    const world = new World({ shuffles: [{ maps: 2, reduces: 1, parents: [] }] })
+    world.submit([0], 1)
+    world.submit([0], 1)
+    const mapStage = world.taskSets[0]!.stageId
+    const mapsOnExec0 = (stageAttempt: number) => {
+      for (const partition of [0, 1]) {
+        world.apply({
+          _tag: "TaskSucceeded",
+          stageId: mapStage,
+          stageAttempt,
+          partition,
+          executorId: "exec-0",
+          sizes: [1],
+          now: 0
+        })
+      }
+    }
+    mapsOnExec0(0)
+    const [first, second] = world.taskSets.slice(-2).map((set) => set.stageId)
+    const fetchFails = (stageId: number) =>
+      world.apply({
+        _tag: "FetchFailed",
+        stageId,
+        stageAttempt: 0,
+        shuffleId: 0,
+        mapIndex: 0,
+        executorId: "exec-0",
+        message: "gone",
+        now: 0
+      })
+    fetchFails(first!)
+    assert.deepStrictEqual(DagScheduler.outputsOn(world.state, "exec-0"), [])
+    world.apply({ _tag: "ResubmitFailedStages", now: 200 })
+    // The maps run again on exec-0, which is back: their new outputs are there.
+    mapsOnExec0(1)
+    // The other stage's attempt, started before that failure, reports the same loss: only the output it names goes.
+    fetchFails(second!)
+    assert.deepStrictEqual(DagScheduler.outputsOn(world.state, "exec-0"), [{ shuffleId: 0, mapIndex: 1 }])
   })
 })
