@@ -597,4 +597,88 @@ describe("DagScheduler", () => {
     fetchFails(second!)
     assert.deepStrictEqual(DagScheduler.outputsOn(world.state, "exec-0"), [{ shuffleId: 0, mapIndex: 1 }])
   })
+
+  it("a map task's success from an executor lost since its attempt began is not taken; the stage runs that partition again", () => {
+    const world = new World({ shuffles: [{ maps: 2, reduces: 1, parents: [] }] })
+    world.submit([0], 1)
+    const mapStage = world.taskSets[0]!.stageId
+    const succeeds = (partition: number, executorId: string) =>
+      world.apply({
+        _tag: "TaskSucceeded",
+        stageId: mapStage,
+        stageAttempt: 0,
+        partition,
+        executorId,
+        sizes: [1],
+        now: 0
+      })
+    succeeds(0, "exec-1")
+    world.apply({ _tag: "ExecutorLost", executorId: "exec-0", outputsLost: true, now: 0 })
+    succeeds(1, "exec-0")
+    assert.deepStrictEqual(DagScheduler.outputsOn(world.state, "exec-0"), [])
+    const again = world.taskSets.at(-1)!
+    assert.deepStrictEqual([again.stageId, again.attempt, again.pending], [mapStage, 1, [1]])
+  })
+
+  it("outputs lost while their stage ran are run again when it ends, before any stage reading them", () => {
+    const world = new World({ shuffles: [{ maps: 2, reduces: 1, parents: [] }] })
+    world.submit([0], 1)
+    const mapStage = world.taskSets[0]!.stageId
+    world.apply({
+      _tag: "TaskSucceeded",
+      stageId: mapStage,
+      stageAttempt: 0,
+      partition: 0,
+      executorId: "exec-0",
+      sizes: [1],
+      now: 0
+    })
+    world.apply({ _tag: "ExecutorLost", executorId: "exec-0", outputsLost: true, now: 0 })
+    world.apply({
+      _tag: "TaskSucceeded",
+      stageId: mapStage,
+      stageAttempt: 0,
+      partition: 1,
+      executorId: "exec-1",
+      sizes: [1],
+      now: 0
+    })
+    assert.deepStrictEqual(world.taskSets.map((set) => [set.stageId, set.attempt]), [[mapStage, 0], [mapStage, 1]])
+    assert.deepStrictEqual(world.taskSets.at(-1)!.pending, [0])
+  })
+
+  it("a job of no tasks starts and succeeds at once, with no stage; a job's start lists its stages, parents first", () => {
+    const state = DagScheduler.make(config)
+    const job = (jobId: number, tasks: number): DagScheduler.Input => ({
+      _tag: "SubmitJob",
+      job: {
+        jobId,
+        tasks: Array.from({ length: tasks }, () => task),
+        preferredBlocks: [],
+        parents: tasks === 0 ? [] : [0],
+        shuffles: tasks === 0
+          ? []
+          : [{ shuffleId: 0, numReduces: 1, mapTasks: [task], preferredBlocks: [], parents: [], name: "map" }],
+        pool: "default",
+        name: "collect"
+      },
+      now: 0
+    })
+    const events = (commands: ReadonlyArray<DagScheduler.Command>) =>
+      commands.filter((c) => c._tag === "JobStarted" || c._tag === "JobEnded" || c._tag === "JobSucceeded")
+    assert.deepStrictEqual(events(DagScheduler.step(state, job(0, 0))), [
+      { _tag: "JobStarted", jobId: 0, stageIds: [], stages: [] },
+      { _tag: "JobEnded", jobId: 0, succeeded: true },
+      { _tag: "JobSucceeded", jobId: 0 }
+    ])
+    assert.deepStrictEqual(events(DagScheduler.step(state, job(1, 2))), [{
+      _tag: "JobStarted",
+      jobId: 1,
+      stageIds: [0, 1],
+      stages: [
+        { stageId: 0, name: "map", details: "", numTasks: 1, parentIds: [], datasets: [] },
+        { stageId: 1, name: "collect", details: "", numTasks: 2, parentIds: [0], datasets: [] }
+      ]
+    }])
+  })
 })
