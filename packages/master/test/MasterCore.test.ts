@@ -962,6 +962,11 @@ describe("MasterCore, worked examples", () => {
     const completed = MasterCore.masterState(world.core).completedDrivers.map((d) => [d.id, d.state])
     assert.deepStrictEqual(completed, [[first, "ERROR"], [second, "FAILED"]])
     assert.deepStrictEqual(MasterCore.masterState(world.core).activeDrivers, [])
+    // Told again, of drivers settled already (a resent report), it changes nothing and says nothing.
+    for (const state of ["RELAUNCHING", "FAILED"] as const) {
+      assert.deepStrictEqual(report(first!, state).commands.filter((c) => c._tag !== "Reply"), [])
+    }
+    assert.deepStrictEqual(MasterCore.masterState(world.core).completedDrivers.map((d) => [d.id, d.state]), completed)
   })
 
   it("a relaunch waiting out a fencing worker's fence waits only for its orphans once that worker's process is gone", () => {
