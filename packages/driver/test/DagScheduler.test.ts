@@ -681,4 +681,63 @@ describe("DagScheduler", () => {
       ]
     }])
   })
+
+  it("validate names each broken invariant", () => {
+    const broken = (breakIt: (state: DagScheduler.State) => void) => {
+      const world = new World({ shuffles: [{ maps: 1, reduces: 1, parents: [] }] })
+      world.submit([0], 1)
+      assert.deepStrictEqual(DagScheduler.validate(world.state), [])
+      breakIt(world.state)
+      return DagScheduler.validate(world.state)
+    }
+    // Stage 0 maps (running), stage 1 is job 0's result stage (waiting for it).
+    assert.deepStrictEqual(broken((state) => state.running.add(1)), [
+      "stage 1 is in 2 of the waiting, running and failed sets"
+    ])
+    assert.deepStrictEqual(broken((state) => state.waiting.delete(1)), ["result stage 1 is in no set"])
+    assert.deepStrictEqual(broken((state) => state.stages.get(0)!.jobIds.clear()), [
+      "stage 0 is kept for no job",
+      "job 0 lost stage 0"
+    ])
+    assert.deepStrictEqual(broken((state) => state.stages.get(0)!.jobIds.add(7)), ["stage 0 is kept for ended job 7"])
+    assert.deepStrictEqual(broken((state) => state.stages.delete(0)), [
+      "stage 1 lost its parent stage 0",
+      "unknown stage 0 in a stage set",
+      "job 0 lost stage 0",
+      "shuffle 0 maps to a wrong stage"
+    ])
+    assert.deepStrictEqual(broken((state) => state.jobs.get(0)!.numFinished++), ["job 0 miscounts"])
+  })
+
+  it("a fetch failure asks for one resubmission after the delay; a late one from an attempt given up on changes nothing", () => {
+    const { world, fetch, mapStage } = fetchFailureWorld()
+    const first = DagScheduler.step(world.state, {
+      _tag: "FetchFailed",
+      stageId: world.taskSets.at(-1)!.stageId,
+      stageAttempt: 0,
+      shuffleId: 0,
+      mapIndex: 2,
+      executorId: "exec-1",
+      message: "gone",
+      now: 0
+    })
+    assert.deepStrictEqual(first.filter((c) => c._tag === "ScheduleResubmit"), [
+      { _tag: "ScheduleResubmit", delayMillis: 200 }
+    ])
+    world.apply({ _tag: "ResubmitFailedStages", now: 200 })
+    world.apply({
+      _tag: "TaskSucceeded",
+      stageId: mapStage,
+      stageAttempt: 1,
+      partition: 2,
+      executorId: "exec-2",
+      sizes: [1],
+      now: 200
+    })
+    // The stage is on its second attempt: a failure told now by a task of its first is late.
+    const outputs = DagScheduler.outputsOn(world.state, "exec-0")
+    const failed = [...world.state.failed]
+    fetch("exec-0", 0, 0)
+    assert.deepStrictEqual([DagScheduler.outputsOn(world.state, "exec-0"), [...world.state.failed]], [outputs, failed])
+  })
 })
