@@ -740,4 +740,49 @@ describe("DagScheduler", () => {
     fetch("exec-0", 0, 0)
     assert.deepStrictEqual([DagScheduler.outputsOn(world.state, "exec-0"), [...world.state.failed]], [outputs, failed])
   })
+
+  it("a stage two jobs need runs for the earliest of them still running: its job id and pool", () => {
+    const state = DagScheduler.make(config)
+    const submitJob = (jobId: number, pool: string) =>
+      DagScheduler.step(state, {
+        _tag: "SubmitJob",
+        job: {
+          jobId,
+          tasks: [task],
+          preferredBlocks: [],
+          parents: [0],
+          shuffles: [{ shuffleId: 0, numReduces: 1, mapTasks: [task], preferredBlocks: [], parents: [], name: "map" }],
+          pool,
+          name: "collect"
+        },
+        now: 0
+      })
+    const taskSets = (commands: ReadonlyArray<DagScheduler.Command>) =>
+      commands.flatMap((c) => (c._tag === "SubmitTaskSet" ? [[c.stageId, c.jobId, c.pool]] : []))
+    assert.deepStrictEqual(taskSets(submitJob(0, "etl")), [[0, 0, "etl"]])
+    submitJob(1, "adhoc")
+    const done = DagScheduler.step(state, {
+      _tag: "TaskSucceeded",
+      stageId: 0,
+      stageAttempt: 0,
+      partition: 0,
+      executorId: "exec-0",
+      sizes: [1],
+      now: 0
+    })
+    assert.deepStrictEqual(taskSets(done), [[1, 0, "etl"], [2, 1, "adhoc"]])
+    // Job 1's stage loses the map output: the map stage runs again, still for job 0, in its pool.
+    DagScheduler.step(state, {
+      _tag: "FetchFailed",
+      stageId: 2,
+      stageAttempt: 0,
+      shuffleId: 0,
+      mapIndex: 0,
+      executorId: "exec-0",
+      message: "gone",
+      now: 0
+    })
+    const resubmitted = DagScheduler.step(state, { _tag: "ResubmitFailedStages", now: 200 })
+    assert.deepStrictEqual(taskSets(resubmitted), [[0, 0, "etl"]])
+  })
 })
