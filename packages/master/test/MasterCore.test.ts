@@ -1523,6 +1523,11 @@ describe("MasterCore, worked examples", () => {
       periodMillis: undefined,
       input: { _tag: "CompleteRecovery" }
     }])
+    // A store holding only an app is no empty store: its driver is asked to come back.
+    const appOnly = alive()
+    registerApp(undefined, undefined, 512, undefined)(appOnly)
+    assert.deepStrictEqual(sent(appOnly.restart()), ["MasterChanged"])
+    assert.strictEqual(appOnly.core.status, "RECOVERING")
     // Elected again while it leads (a duplicated notice), it changes nothing and says nothing.
     assert.deepStrictEqual(world.elect().commands, [])
     assert.strictEqual(world.core.status, "RECOVERING")
