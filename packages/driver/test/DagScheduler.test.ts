@@ -785,4 +785,40 @@ describe("DagScheduler", () => {
     const resubmitted = DagScheduler.step(state, { _tag: "ResubmitFailedStages", now: 200 })
     assert.deepStrictEqual(taskSets(resubmitted), [[0, 0, "etl"]])
   })
+
+  it("a job's end cancels the stages only it needed, with its reason; late successes of them, or a second of a partition, change nothing", () => {
+    const world = new World({ shuffles: [{ maps: 1, reduces: 1, parents: [] }] })
+    world.submit([0], 2)
+    const mapStage = world.taskSets[0]!.stageId
+    world.apply({
+      _tag: "TaskSucceeded",
+      stageId: mapStage,
+      stageAttempt: 0,
+      partition: 0,
+      executorId: "exec-0",
+      sizes: [1],
+      now: 0
+    })
+    const resultStage = world.taskSets.at(-1)!.stageId
+    const succeeds = (stageId: number, partition: number) =>
+      DagScheduler.step(world.state, {
+        _tag: "TaskSucceeded",
+        stageId,
+        stageAttempt: 0,
+        partition,
+        executorId: "exec-1",
+        sizes: [1],
+        now: 0
+      }).filter((c) => c._tag !== "Log")
+    assert.deepStrictEqual(succeeds(resultStage, 0).map((c) => c._tag), ["TaskCounted", "ResultTask"])
+    // The same partition again (a speculative copy, say): no second result.
+    assert.deepStrictEqual(succeeds(resultStage, 0), [])
+    const cancelled = DagScheduler.step(world.state, { _tag: "CancelJob", jobId: 0, reason: "cancelled", now: 0 })
+    assert.deepStrictEqual(
+      cancelled.flatMap((c) => (c._tag === "CancelStage" ? [[c.stageId, c.reason]] : [])),
+      [[mapStage, "cancelled"], [resultStage, "cancelled"]]
+    )
+    assert.deepStrictEqual([succeeds(resultStage, 1), succeeds(mapStage, 0)], [[], []])
+    assert.deepStrictEqual(DagScheduler.validate(world.state), [])
+  })
 })
