@@ -22,6 +22,32 @@ const shape: fc.Arbitrary<Shape> = fc.integer({ min: 0, max: 5 }).chain((n) =>
 
 const task = new Uint8Array([0])
 
+// A task's success as the task scheduler reports it; a map task writes 1 byte for its one reduce partition.
+const succeeded = (
+  stageId: number,
+  stageAttempt: number,
+  partition: number,
+  executorId: string,
+  now = 0
+): DagScheduler.Input => ({ _tag: "TaskSucceeded", stageId, stageAttempt, partition, executorId, sizes: [1], now })
+
+// A task of the stage attempt could not fetch map output `mapIndex` of shuffle 0 from the executor (if it knows it).
+const fetchFailed = (
+  stageId: number,
+  stageAttempt: number,
+  mapIndex: number,
+  executorId: string | undefined
+): DagScheduler.Input => ({
+  _tag: "FetchFailed",
+  stageId,
+  stageAttempt,
+  shuffleId: 0,
+  mapIndex,
+  executorId,
+  message: "gone",
+  now: 0
+})
+
 // Drives the core as the driver does, standing in for the task scheduler: task sets run task by task, in an
 // order the test picks; checks the invariants after every step.
 class World {
@@ -495,28 +521,11 @@ describe("DagScheduler", () => {
     world.submit([0], 1)
     const mapStage = world.taskSets[0]!.stageId
     for (const [partition, executorId] of [[0, "exec-0"], [1, "exec-0"], [2, "exec-1"]] as const) {
-      world.apply({
-        _tag: "TaskSucceeded",
-        stageId: mapStage,
-        stageAttempt: 0,
-        partition,
-        executorId,
-        sizes: [1],
-        now: 0
-      })
+      world.apply(succeeded(mapStage, 0, partition, executorId))
     }
     const reduceStage = world.taskSets.at(-1)!.stageId
     const fetch = (executorId: string | undefined, mapIndex: number, stageAttempt = 0) =>
-      world.apply({
-        _tag: "FetchFailed",
-        stageId: reduceStage,
-        stageAttempt,
-        shuffleId: 0,
-        mapIndex,
-        executorId,
-        message: "gone",
-        now: 0
-      })
+      world.apply(fetchFailed(reduceStage, stageAttempt, mapIndex, executorId))
     return { world, mapStage, reduceStage, fetch }
   }
 
@@ -542,16 +551,9 @@ describe("DagScheduler", () => {
     assert.deepStrictEqual(DagScheduler.outputsOn(world.state, "exec-1"), [{ shuffleId: 0, mapIndex: 2 }])
     assert.isTrue(world.state.failed.has(reduceStage))
     // Another task of the same attempt fails on exec-0: its outputs go, and the resubmission already due serves.
-    const resubmits = DagScheduler.step(world.state, {
-      _tag: "FetchFailed",
-      stageId: reduceStage,
-      stageAttempt: 0,
-      shuffleId: 0,
-      mapIndex: 0,
-      executorId: "exec-0",
-      message: "gone",
-      now: 0
-    }).filter((c) => c._tag === "ScheduleResubmit")
+    const resubmits = DagScheduler.step(world.state, fetchFailed(reduceStage, 0, 0, "exec-0")).filter((c) =>
+      c._tag === "ScheduleResubmit"
+    )
     assert.deepStrictEqual(resubmits, [])
     assert.deepStrictEqual(DagScheduler.outputsOn(world.state, "exec-0"), [])
   })
@@ -564,30 +566,12 @@ describe("DagScheduler", () => {
     const mapStage = world.taskSets[0]!.stageId
     const mapsOnExec0 = (stageAttempt: number) => {
       for (const partition of [0, 1]) {
-        world.apply({
-          _tag: "TaskSucceeded",
-          stageId: mapStage,
-          stageAttempt,
-          partition,
-          executorId: "exec-0",
-          sizes: [1],
-          now: 0
-        })
+        world.apply(succeeded(mapStage, stageAttempt, partition, "exec-0"))
       }
     }
     mapsOnExec0(0)
     const [first, second] = world.taskSets.slice(-2).map((set) => set.stageId)
-    const fetchFails = (stageId: number) =>
-      world.apply({
-        _tag: "FetchFailed",
-        stageId,
-        stageAttempt: 0,
-        shuffleId: 0,
-        mapIndex: 0,
-        executorId: "exec-0",
-        message: "gone",
-        now: 0
-      })
+    const fetchFails = (stageId: number) => world.apply(fetchFailed(stageId, 0, 0, "exec-0"))
     fetchFails(first!)
     assert.deepStrictEqual(DagScheduler.outputsOn(world.state, "exec-0"), [])
     world.apply({ _tag: "ResubmitFailedStages", now: 200 })
@@ -603,15 +587,7 @@ describe("DagScheduler", () => {
     world.submit([0], 1)
     const mapStage = world.taskSets[0]!.stageId
     const succeeds = (partition: number, executorId: string) =>
-      world.apply({
-        _tag: "TaskSucceeded",
-        stageId: mapStage,
-        stageAttempt: 0,
-        partition,
-        executorId,
-        sizes: [1],
-        now: 0
-      })
+      world.apply(succeeded(mapStage, 0, partition, executorId))
     succeeds(0, "exec-1")
     world.apply({ _tag: "ExecutorLost", executorId: "exec-0", outputsLost: true, now: 0 })
     succeeds(1, "exec-0")
@@ -624,25 +600,9 @@ describe("DagScheduler", () => {
     const world = new World({ shuffles: [{ maps: 2, reduces: 1, parents: [] }] })
     world.submit([0], 1)
     const mapStage = world.taskSets[0]!.stageId
-    world.apply({
-      _tag: "TaskSucceeded",
-      stageId: mapStage,
-      stageAttempt: 0,
-      partition: 0,
-      executorId: "exec-0",
-      sizes: [1],
-      now: 0
-    })
+    world.apply(succeeded(mapStage, 0, 0, "exec-0"))
     world.apply({ _tag: "ExecutorLost", executorId: "exec-0", outputsLost: true, now: 0 })
-    world.apply({
-      _tag: "TaskSucceeded",
-      stageId: mapStage,
-      stageAttempt: 0,
-      partition: 1,
-      executorId: "exec-1",
-      sizes: [1],
-      now: 0
-    })
+    world.apply(succeeded(mapStage, 0, 1, "exec-1"))
     assert.deepStrictEqual(world.taskSets.map((set) => [set.stageId, set.attempt]), [[mapStage, 0], [mapStage, 1]])
     assert.deepStrictEqual(world.taskSets.at(-1)!.pending, [0])
   })
@@ -711,29 +671,12 @@ describe("DagScheduler", () => {
 
   it("a fetch failure asks for one resubmission after the delay; a late one from an attempt given up on changes nothing", () => {
     const { world, fetch, mapStage } = fetchFailureWorld()
-    const first = DagScheduler.step(world.state, {
-      _tag: "FetchFailed",
-      stageId: world.taskSets.at(-1)!.stageId,
-      stageAttempt: 0,
-      shuffleId: 0,
-      mapIndex: 2,
-      executorId: "exec-1",
-      message: "gone",
-      now: 0
-    })
+    const first = DagScheduler.step(world.state, fetchFailed(world.taskSets.at(-1)!.stageId, 0, 2, "exec-1"))
     assert.deepStrictEqual(first.filter((c) => c._tag === "ScheduleResubmit"), [
       { _tag: "ScheduleResubmit", delayMillis: 200 }
     ])
     world.apply({ _tag: "ResubmitFailedStages", now: 200 })
-    world.apply({
-      _tag: "TaskSucceeded",
-      stageId: mapStage,
-      stageAttempt: 1,
-      partition: 2,
-      executorId: "exec-2",
-      sizes: [1],
-      now: 200
-    })
+    world.apply(succeeded(mapStage, 1, 2, "exec-2", 200))
     // The stage is on its second attempt: a failure told now by a task of its first is late.
     const outputs = DagScheduler.outputsOn(world.state, "exec-0")
     const failed = [...world.state.failed]
@@ -761,27 +704,10 @@ describe("DagScheduler", () => {
       commands.flatMap((c) => (c._tag === "SubmitTaskSet" ? [[c.stageId, c.jobId, c.pool]] : []))
     assert.deepStrictEqual(taskSets(submitJob(0, "etl")), [[0, 0, "etl"]])
     submitJob(1, "adhoc")
-    const done = DagScheduler.step(state, {
-      _tag: "TaskSucceeded",
-      stageId: 0,
-      stageAttempt: 0,
-      partition: 0,
-      executorId: "exec-0",
-      sizes: [1],
-      now: 0
-    })
+    const done = DagScheduler.step(state, succeeded(0, 0, 0, "exec-0"))
     assert.deepStrictEqual(taskSets(done), [[1, 0, "etl"], [2, 1, "adhoc"]])
     // Job 1's stage loses the map output: the map stage runs again, still for job 0, in its pool.
-    DagScheduler.step(state, {
-      _tag: "FetchFailed",
-      stageId: 2,
-      stageAttempt: 0,
-      shuffleId: 0,
-      mapIndex: 0,
-      executorId: "exec-0",
-      message: "gone",
-      now: 0
-    })
+    DagScheduler.step(state, fetchFailed(2, 0, 0, "exec-0"))
     const resubmitted = DagScheduler.step(state, { _tag: "ResubmitFailedStages", now: 200 })
     assert.deepStrictEqual(taskSets(resubmitted), [[0, 0, "etl"]])
   })
@@ -790,26 +716,10 @@ describe("DagScheduler", () => {
     const world = new World({ shuffles: [{ maps: 1, reduces: 1, parents: [] }] })
     world.submit([0], 2)
     const mapStage = world.taskSets[0]!.stageId
-    world.apply({
-      _tag: "TaskSucceeded",
-      stageId: mapStage,
-      stageAttempt: 0,
-      partition: 0,
-      executorId: "exec-0",
-      sizes: [1],
-      now: 0
-    })
+    world.apply(succeeded(mapStage, 0, 0, "exec-0"))
     const resultStage = world.taskSets.at(-1)!.stageId
     const succeeds = (stageId: number, partition: number) =>
-      DagScheduler.step(world.state, {
-        _tag: "TaskSucceeded",
-        stageId,
-        stageAttempt: 0,
-        partition,
-        executorId: "exec-1",
-        sizes: [1],
-        now: 0
-      }).filter((c) => c._tag !== "Log")
+      DagScheduler.step(world.state, succeeded(stageId, 0, partition, "exec-1")).filter((c) => c._tag !== "Log")
     assert.deepStrictEqual(succeeds(resultStage, 0).map((c) => c._tag), ["TaskCounted", "ResultTask"])
     // The same partition again (a speculative copy, say): no second result.
     assert.deepStrictEqual(succeeds(resultStage, 0), [])
