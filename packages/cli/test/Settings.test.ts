@@ -108,43 +108,6 @@ describe("the kindling command's configuration", () => {
     assert.strictEqual(suggestionFor("kindling.worker.timout"), "kindling.worker.timeout")
   })
 
-  it("rpcOptions: the secret, the limits and the timeouts; authentication needs the secret", () => {
-    assert.deepStrictEqual(
-      ProtocolConf.rpcOptions(resolved({
-        "kindling.rpc.message.maxSize": "2",
-        "kindling.rpc.askTimeout": "5s",
-        "kindling.rpc.lookupTimeout": "1500ms",
-        "kindling.network.timeout": "30s",
-        "kindling.rpc.maxConnections": "100",
-        "kindling.rpc.maxHandshakes": "8",
-        "kindling.rpc.maxHandshakesPerAddress": "3",
-        "kindling.rpc.handshakeTimeout": "2s"
-      })),
-      Either.right({
-        maxFrameSize: 2 * 1024 * 1024,
-        askTimeout: 5_000,
-        lookupTimeout: 1_500,
-        idleTimeout: 30_000,
-        maxConnections: 100,
-        maxHandshakes: 8,
-        maxHandshakesPerAddress: 3,
-        handshakeTimeout: 2_000
-      })
-    )
-    assert.deepStrictEqual(
-      Either.map(
-        ProtocolConf.rpcOptions(resolved({ "kindling.authenticate": "true", "kindling.authenticate.secret": "s" })),
-        (options) => options.secret
-      ),
-      Either.right("s")
-    )
-    const refused = ProtocolConf.rpcOptions(resolved({ "kindling.authenticate": "true" }))
-    assert.include(
-      Either.isLeft(refused) ? refused.left.message : "",
-      "kindling.authenticate.secret is not set, but kindling.authenticate is true"
-    )
-  })
-
   describe("docs/configuration.md", () => {
     const markdown = Reference.markdown(Settings.registry)
 
