@@ -328,7 +328,7 @@ export const fromText = (field: Field, text: string): unknown => {
     case "map":
     case "struct":
       // A nested value in a text file is its JSON.
-      value = nestedValue(field, jsonOrUndefined(trimmed), () => text)
+      value = nestedValue(field, jsonOrUndefined(trimmed), () => text, mayHoldProtoKey.test(trimmed))
       break
   }
   if (value === undefined) throw new Unparsable(field.name, typeName(field), text)
@@ -344,14 +344,15 @@ const jsonOrUndefined = (text: string): unknown => {
 }
 
 // A JSON value as a nested field's: an array for an array, an object for a map or a struct; `Unparsable` for
-// one with a key __proto__, which a record cannot hold (see `holdsProtoKey`), naming the value's `text`.
-const nestedValue = (field: Field, value: unknown, text: () => string): unknown => {
+// one with a key __proto__, which a record cannot hold (see `holdsProtoKey`), naming the value's `text`. The value
+// is searched for that key only when its text may spell it (`mayHold`, false when the text shows it cannot).
+const nestedValue = (field: Field, value: unknown, text: () => string, mayHold = true): unknown => {
   const nested = field.type === "array"
     ? (Array.isArray(value) ? value : undefined)
     : typeof value === "object" && value !== null && !Array.isArray(value)
     ? value
     : undefined
-  if (nested !== undefined && protoKeyIn(nested)) {
+  if (nested !== undefined && mayHold && protoKeyIn(nested)) {
     throw new Unparsable(field.name, typeName(field), text(), protoKeyProblem)
   }
   return nested
