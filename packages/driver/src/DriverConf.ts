@@ -328,6 +328,13 @@ export const keys = {
     description: "Executor: the memory (as estimated) a task's shuffle write, aggregation or sort holds before it " +
       "spills to the local dir."
   }),
+  queuedTasksPerCore: Key.make("kindling.scheduler.queuedTasksPerCore", ValueType.int({ min: 0 }), {
+    default: "1",
+    description: "Driver: tasks per core an executor is sent beyond those it can run at once, which wait there for " +
+      "a core (every free core is filled first), so that the next task is at hand when one ends; 0 sends no " +
+      "more than its free cores, as Spark. A waiting task's running time, which speculation judges, starts when " +
+      "it takes a core; a decommissioned executor's waiting tasks run elsewhere."
+  }),
   localityWait: Key.make("kindling.locality.wait", ValueType.duration("ms"), {
     default: "3s",
     description: "Driver: how long a task that would rather run where its persisted partition is waits for a core " +
@@ -419,7 +426,8 @@ export const coreConfig = (conf: Conf.Conf<AppKeys>, maxFailures: number, seed: 
       minTaskRuntimeMillis: conf.get(keys.speculationMinTaskRuntime)
     },
     seed,
-    localityWaitMillis: conf.get(keys.localityWait)
+    localityWaitMillis: conf.get(keys.localityWait),
+    queuedTasksPerCore: conf.get(keys.queuedTasksPerCore)
   },
   reviveIntervalMillis: conf.get(keys.reviveInterval),
   executorTimeoutMillis: conf.get(ProtocolConf.keys.networkTimeout),

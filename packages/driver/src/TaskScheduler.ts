@@ -7,7 +7,9 @@
  *
  * Offers follow Spark: task sets in priority order (FIFO: by job, then stage; FAIR: the pool with the fewest
  * running tasks relative to its share first), executors shuffled, one task per executor per round so that
- * work spreads.
+ * work spreads. Beyond Spark, once every free core is taken an executor may be sent a few tasks more
+ * (`queuedTasksPerCore`), which wait there for a core: the scheduler keeps them in order and counts a task's
+ * running time from when it takes a core.
  *
  * Its records and transitions live in `internal/tasks/`: task sets (`taskSets`), the ends of attempts
  * (`attemptEnds`), offers (`offers`) and speculation (`speculation`).
@@ -20,7 +22,7 @@ import * as offers from "./internal/tasks/offers.js"
 import { offer } from "./internal/tasks/offers.js"
 import { checkSpeculation, copyOffDecommissioned } from "./internal/tasks/speculation.js"
 import type * as internal from "./internal/tasks/taskSets.js"
-import { becomeZombie, cancel, submit } from "./internal/tasks/taskSets.js"
+import { becomeZombie, cancel, decommissioned, submit } from "./internal/tasks/taskSets.js"
 import * as validation from "./internal/tasks/validation.js"
 import * as TaskSetId from "./TaskSetId.js"
 
@@ -48,6 +50,13 @@ export interface Config {
    * NODE_LOCAL) before it takes one further away (`kindling.locality.wait`; 3 s in Spark).
    */
   readonly localityWaitMillis?: number
+  /**
+   * Tasks per core an executor is sent beyond those it can run at once (`kindling.scheduler.queuedTasksPerCore`):
+   * they wait there for a core, so that a task's end and the next launch need not cross the wire in between, and
+   * a batch of ends is answered by a batch of launches. Free cores everywhere are filled before any queue; 0
+   * (the default here) sends no more than the free cores, as Spark does.
+   */
+  readonly queuedTasksPerCore?: number
 }
 
 /**
@@ -195,18 +204,17 @@ export const step = (state: State, input: Input): Array<Command> => {
           id: input.executorId,
           host: input.host,
           cores: input.cores,
-          freeCores: input.cores
+          freeCores: input.cores,
+          queued: []
         })
       }
       break
     case "ExecutorLost":
-      executorLost(state, input.executorId, input.reason, out)
+      executorLost(state, input.executorId, input.reason, input.now, out)
       break
-    case "ExecutorDecommissioned": {
-      const executor = state.executors.get(input.executorId)
-      if (executor !== undefined) executor.decommissioned = { killAt: input.killAt }
+    case "ExecutorDecommissioned":
+      decommissioned(state, input.executorId, input.killAt, out)
       break
-    }
     case "StatusUpdate":
       statusUpdate(state, input, out)
       break
@@ -251,8 +259,9 @@ export const backlog = (state: State): { readonly pending: number; readonly runn
 
 /**
  * What is wrong with the state, if anything: no executor's cores are double-booked or negative; every attempt
- * runs on a live executor for a task that lists it; a task is pending, running (at most an original and a
- * speculative copy) or done, never pending while it runs.
+ * runs on a live executor for a task that lists it, either on a core (with the time it took it) or queued there
+ * (without); no executor queues past its limit, nor while a core of it is free; a task is pending, running (at
+ * most an original and a speculative copy) or done, never pending while it runs.
  *
  * @since 0.1.0
  */

@@ -37,6 +37,10 @@ class World {
           assert.isFalse(this.ended.has(key), `launch for ended set ${key}`)
           assert.isFalse(this.running.has(command.taskId), `TID ${command.taskId} launched twice`)
           assert.isFalse(this.decommissioned.has(command.executorId), `launch on decommissioned ${command.executorId}`)
+          // A speculative copy takes a free core: queued behind another task it would overtake nothing.
+          if (command.speculative) {
+            assert.notInclude(this.state.executors.get(command.executorId)!.queued, command.taskId)
+          }
           this.running.set(command.taskId, command)
           break
         }
@@ -69,6 +73,12 @@ class World {
       }
     }
     assert.deepStrictEqual(TaskScheduler.validate(this.state), [])
+    // No executor is sent more than it runs at once and may queue, by the shell's own count of what it launched.
+    const queued = this.state.config.queuedTasksPerCore ?? 0
+    for (const executor of this.state.executors.values()) {
+      const sent = [...this.running.values()].filter((attempt) => attempt.executorId === executor.id).length
+      assert.isAtMost(sent, Math.floor((executor.cores * (1 + queued)) / this.state.config.cpusPerTask))
+    }
     // What dynamic allocation and a lost executor read: the attempts the shell was told to start and not yet heard
     // the end of (a killed attempt runs until its executor reports it).
     const executors = new Set([...this.running.values()].map((attempt) => attempt.executorId))
@@ -177,10 +187,14 @@ describe("TaskScheduler", () => {
         fc.array(operation, { maxLength: 80, size: "max" }),
         fc.boolean(),
         fc.nat(),
-        (ops, speculation, seed) => {
+        fc.integer({ min: 0, max: 2 }),
+        fc.integer({ min: 1, max: 2 }),
+        (ops, speculation, seed, queuedTasksPerCore, cpusPerTask) => {
           const world = new World(config({
             seed,
-            speculation: { enabled: speculation, multiplier: 1.5, quantile: 0.5, minTaskRuntimeMillis: 100 }
+            speculation: { enabled: speculation, multiplier: 1.5, quantile: 0.5, minTaskRuntimeMillis: 100 },
+            queuedTasksPerCore,
+            cpusPerTask
           }))
           for (const op of ops) op(world)
           // Then the cluster behaves: a fresh executor, and every attempt finishes, until nothing runs.
@@ -446,5 +460,141 @@ describe("TaskScheduler, leaving and stopping", () => {
     const zero = cluster(0)
     const byRound = new Set(Array.from({ length: 20 }, () => firstExecutor(zero)))
     assert.isAbove(byRound.size, 1, "seed 0 offered the same executor first every round")
+  })
+})
+
+describe("TaskScheduler, tasks queued on executors", () => {
+  const launches = (commands: ReadonlyArray<TaskScheduler.Command>) =>
+    commands.flatMap((c) => (c._tag === "LaunchTask" ? [[c.index, c.executorId]] : []))
+  const kills = (commands: ReadonlyArray<TaskScheduler.Command>) =>
+    commands.flatMap((c) => (c._tag === "KillTask" ? [[c.taskId, c.reason]] : []))
+  const taskOf = (world: World, index: number) => [...world.running].find(([, a]) => a.index === index)![0]
+  const queuedOn = (world: World, executorId: string) => world.state.executors.get(executorId)!.queued
+
+  it("free cores everywhere are filled before any queue; a queued task takes a core as one ends, in order", () => {
+    const world = new World(config({ queuedTasksPerCore: 2, seed: 3 }))
+    world.apply({ _tag: "ExecutorAdded", executorId: "a", host: "h1", cores: 2, now: 0 })
+    // Two tasks: a's two cores, nothing queued.
+    assert.deepStrictEqual(launches(world.submit(2)), [[0, "a"], [1, "a"]])
+    assert.deepStrictEqual(queuedOn(world, "a"), [])
+    // b joins with one core: the next set's first task takes it before a queues anything.
+    world.apply({ _tag: "ExecutorAdded", executorId: "b", host: "h2", cores: 1, now: 0 })
+    const next = launches(world.submit(8))
+    assert.deepStrictEqual(next[0], [0, "b"])
+    // Then the queues: 2 per core, 4 on a and 2 on b; the eighth task waits in the driver.
+    assert.deepStrictEqual(next.length, 7)
+    assert.strictEqual(queuedOn(world, "a").length, 4)
+    assert.strictEqual(queuedOn(world, "b").length, 2)
+    // A task of a ends: the oldest queued there takes its core (and runs from now), and the eighth task is sent.
+    const [oldest] = queuedOn(world, "a")
+    world.now = 500
+    const refilled = world.report(taskOf(world, 0), "FINISHED")
+    assert.strictEqual(world.state.attempts.get(oldest!)!.runningSince, 500)
+    assert.deepStrictEqual(launches(refilled), [[7, "a"]])
+    const sent = refilled.find((c) => c._tag === "LaunchTask")
+    assert.strictEqual(queuedOn(world, "a").at(-1), sent?._tag === "LaunchTask" ? sent.taskId : undefined)
+  })
+
+  it("speculation: a task waiting for a core is no straggler; its running time counts from when it took one", () => {
+    const world = new World(config({
+      queuedTasksPerCore: 1,
+      speculation: { enabled: true, multiplier: 1.5, quantile: 0.5, minTaskRuntimeMillis: 100 }
+    }))
+    world.apply({ _tag: "ExecutorAdded", executorId: "a", host: "h1", cores: 1, now: 0 })
+    world.submit(4)
+    world.apply({ _tag: "ExecutorAdded", executorId: "b", host: "h2", cores: 1, now: 0 })
+    // a runs task 0 with task 1 queued; b runs task 2 with task 3 queued. Tasks 0 and 2 take 1 s each.
+    world.now = 1000
+    world.report(taskOf(world, 0), "FINISHED")
+    world.report(taskOf(world, 2), "FINISHED")
+    // Tasks 1 and 3 took their cores at 1 s: at 2.4 s they have run 1.4 s, under 1.5 × the 1 s median, though
+    // 2.4 s have passed since their launch.
+    world.now = 2400
+    assert.deepStrictEqual(launches(world.apply({ _tag: "CheckSpeculation", now: world.now })), [])
+    assert.deepStrictEqual(world.state.taskSets.get("1.0")!.durations, [1000, 1000])
+    // Past it, task 1 (on a) is copied onto b once b has room.
+    world.now = 2600
+    world.apply({ _tag: "CheckSpeculation", now: world.now })
+    const copy = world.report(taskOf(world, 3), "FINISHED").find((c) => c._tag === "LaunchTask")
+    assert.deepStrictEqual(copy?._tag === "LaunchTask" && [copy.index, copy.executorId, copy.speculative], [
+      1,
+      "b",
+      true
+    ])
+  })
+
+  it("a decommissioned executor's queued tasks are killed and run elsewhere, not counted as failures", () => {
+    const world = new World(config({ queuedTasksPerCore: 1, maxFailures: 1 }))
+    world.apply({ _tag: "ExecutorAdded", executorId: "a", host: "h1", cores: 1, now: 0 })
+    world.submit(2)
+    const [queued] = queuedOn(world, "a")
+    world.decommissioned.add("a")
+    const decommission = world.apply({ _tag: "ExecutorDecommissioned", executorId: "a", killAt: undefined, now: 0 })
+    assert.deepStrictEqual(kills(decommission), [[queued, "executor a is decommissioned"]])
+    // Told again, it kills nothing twice.
+    assert.deepStrictEqual(
+      kills(world.apply({ _tag: "ExecutorDecommissioned", executorId: "a", killAt: 5000, now: 0 })),
+      []
+    )
+    // The kill arrives: the task waits for another executor (with maxFailures 1, a failure would have failed the
+    // set), while the task that runs on a goes on.
+    assert.deepStrictEqual(launches(world.report(queued!, "KILLED", "killed")), [])
+    assert.deepStrictEqual(
+      launches(world.apply({ _tag: "ExecutorAdded", executorId: "b", host: "h2", cores: 1, now: 0 })),
+      [[1, "b"]]
+    )
+    world.report(taskOf(world, 0), "FINISHED")
+    assert.deepStrictEqual([...world.ended.values()], [])
+    world.report(taskOf(world, 1), "FINISHED")
+    assert.deepStrictEqual([...world.ended.values()], [["finished"]])
+  })
+
+  it("a queued task killed, or lost with its executor, frees its place in the queue, not a core", () => {
+    const world = new World(config({ queuedTasksPerCore: 1 }))
+    world.apply({ _tag: "ExecutorAdded", executorId: "a", host: "h1", cores: 1, now: 0 })
+    world.submit(2)
+    world.submit(1)
+    const [queued] = queuedOn(world, "a")
+    // The first set's stage is cancelled: its queued task is killed with its running one, which keeps the core
+    // until its end is reported.
+    const cancelled = world.apply({ _tag: "CancelStage", stageId: 1, reason: "job cancelled", now: 0 })
+    world.end(TaskSetId.make(1, 0), "cancelled")
+    assert.includeDeepMembers(kills(cancelled), [[queued, "job cancelled"]])
+    const ended = world.report(queued!, "KILLED", "killed")
+    assert.strictEqual(world.state.executors.get("a")!.freeCores, 0)
+    // Its place in the queue went to the second set's task.
+    assert.deepStrictEqual(launches(ended), [[0, "a"]])
+    // The executor is lost: everything on it, running or queued, runs again elsewhere without a failure.
+    world.running.clear()
+    world.apply({ _tag: "ExecutorLost", executorId: "a", reason: "worker lost", now: 0 })
+    assert.deepStrictEqual(
+      launches(world.apply({ _tag: "ExecutorAdded", executorId: "b", host: "h2", cores: 1, now: 0 })),
+      [[0, "b"]]
+    )
+    assert.strictEqual(world.state.taskSets.get("2.0")!.tasks[0]!.failures, 0)
+  })
+
+  it("a fetch failure with tasks queued: the set launches nothing more; what was queued still runs and counts", () => {
+    const world = new World(config({ queuedTasksPerCore: 2 }))
+    world.apply({ _tag: "ExecutorAdded", executorId: "a", host: "h1", cores: 1, now: 0 })
+    world.submit(4)
+    const [running, ...queued] = [taskOf(world, 0), ...queuedOn(world, "a")]
+    assert.strictEqual(queued.length, 2)
+    world.running.delete(running!)
+    const failed = world.apply({
+      _tag: "StatusUpdate",
+      taskId: running!,
+      state: "FAILED",
+      reason: "fetch",
+      fetchFailed: true,
+      now: 0
+    })
+    world.end(TaskSetId.make(1, 0), "stopped")
+    // Nothing new is sent (task 3 never goes), and the queued attempts are not killed: a map output is an output.
+    assert.deepStrictEqual(launches(failed), [])
+    assert.deepStrictEqual(kills(failed), [])
+    const ends = queued.map((taskId) => world.report(taskId, "FINISHED"))
+    assert.deepStrictEqual(ends.map((commands) => commands.filter((c) => c._tag === "TaskSucceeded").length), [1, 1])
+    assert.isFalse(world.state.taskSets.has("1.0"), "the zombie is forgotten after its last attempt")
   })
 })

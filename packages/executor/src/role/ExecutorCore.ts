@@ -1,6 +1,7 @@
 /**
  * The executor's core (Spark's `CoarseGrainedExecutorBackend`): it registers with its driver, then runs the tasks
- * the driver launches — up to its cores at once — and reports their ends, those of one turn of the event loop in
+ * the driver launches — up to its cores at once, the rest waiting for a core in the order they came (a driver
+ * sends a few beyond its cores, `kindling.scheduler.queuedTasksPerCore`) — and reports their ends, those of one turn of the event loop in
  * one message; it kills tasks when asked, beats its heart with the running tasks (the driver's only news of a
  * task between its launch and its end: no `RUNNING` update is sent), and stops when told to or when its driver
  * goes away. Decommissioned, it takes no new work: once its tasks are over it offers its blocks for migration and
@@ -150,9 +151,6 @@ const handlers: Core.Handlers<Inbound, Step> = {
     for (const task of message.tasks) {
       if (state.stopping || task.taskId <= state.highestTaskId) continue
       state.highestTaskId = task.taskId
-      if (state.running.size >= state.config.cores) {
-        Core.log(step, "Warning", `Launched ${task.name} with all ${state.config.cores} cores busy; it waits`)
-      }
       state.running.set(task.taskId, step.now)
       step.commands.push({
         _tag: "RunTask",

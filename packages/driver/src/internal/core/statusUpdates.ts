@@ -51,7 +51,7 @@ export const taskEnded = (
     taskId,
     succeeded,
     ...(reason === undefined ? {} : { reason }),
-    metrics: { ...metrics, duration: step.now - attempt.startedAt },
+    metrics: { ...metrics, duration: step.now - attempt.launchedAt },
     time: step.now
   })
 }

@@ -8,11 +8,21 @@ import { becomeZombie, dropTaskSet, killAttempt } from "./taskSets.js"
 // The reason a killed attempt lost to another (public as `TaskScheduler.anotherAttemptSucceeded`).
 export const anotherAttemptSucceeded = "another attempt succeeded"
 
-// The attempt is over: its cores are free and it no longer runs.
-const endAttempt = (state: State, attempt: Attempt): TaskEntry | undefined => {
+// The attempt is over: it no longer runs, and its place on its executor is free — a core, which the oldest
+// attempt queued there takes (the executor starts what waits in the order it came), or its place in the queue
+// (one that ended before its turn: killed, or started early since tasks that gather inputs first may overtake).
+const endAttempt = (state: State, attempt: Attempt, now: number): TaskEntry | undefined => {
   state.attempts.delete(attempt.taskId)
   const executor = state.executors.get(attempt.executorId)
-  if (executor !== undefined) executor.freeCores += state.config.cpusPerTask
+  if (executor !== undefined) {
+    const at = executor.queued.indexOf(attempt.taskId)
+    if (at >= 0) executor.queued.splice(at, 1)
+    else executor.freeCores += state.config.cpusPerTask
+    while (executor.freeCores >= state.config.cpusPerTask && executor.queued.length > 0) {
+      executor.freeCores -= state.config.cpusPerTask
+      state.attempts.get(executor.queued.shift()!)!.runningSince = now
+    }
+  }
   const task = state.taskSets.get(TaskSetId.key(attempt.taskSet))?.tasks[attempt.index]
   task?.running.delete(attempt.taskId)
   return task
@@ -22,7 +32,7 @@ export const statusUpdate = (state: State, input: Extract<Input, { _tag: "Status
   const attempt = state.attempts.get(input.taskId)
   // An attempt that already ended (a late or repeated report, or one of a lost executor) changes nothing.
   if (attempt === undefined || input.state === "RUNNING") return
-  const task = endAttempt(state, attempt)
+  const task = endAttempt(state, attempt, input.now)
   const taskSet = state.taskSets.get(TaskSetId.key(attempt.taskSet))
   if (task === undefined || taskSet === undefined) return
   if (input.fetchFailed === true && input.state === "FAILED" && !task.done) {
@@ -61,7 +71,7 @@ const finishedAttempt = (
       task.pending = false
       task.speculatable = false
       taskSet.succeeded++
-      taskSet.durations.push(input.now - attempt.startedAt)
+      taskSet.durations.push(input.now - (attempt.runningSince ?? attempt.launchedAt))
       out.push({
         _tag: "TaskSucceeded",
         taskSet: taskSet.id,
@@ -125,13 +135,19 @@ const retry = (taskSet: TaskSet, task: TaskEntry) => {
   taskSet.pendingQueue.push(task.index)
 }
 
-export const executorLost = (state: State, executorId: string, reason: string, out: Array<Command>) => {
+export const executorLost = (
+  state: State,
+  executorId: string,
+  reason: string,
+  now: number,
+  out: Array<Command>
+) => {
   const executor = state.executors.get(executorId)
   if (executor === undefined) return
   state.executors.delete(executorId)
   for (const attempt of [...state.attempts.values()]) {
     if (attempt.executorId !== executorId) continue
-    const task = endAttempt(state, attempt)
+    const task = endAttempt(state, attempt, now)
     const taskSet = state.taskSets.get(TaskSetId.key(attempt.taskSet))
     if (task !== undefined && taskSet !== undefined && !task.done) {
       out.push({

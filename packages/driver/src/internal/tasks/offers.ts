@@ -2,7 +2,7 @@
 import type { Command } from "../../TaskScheduler.js"
 import * as TaskSetId from "../../TaskSetId.js"
 import { speculatableTask } from "./speculation.js"
-import type { Attempt, Executor, State, TaskEntry, TaskSet } from "./taskSets.js"
+import { type Attempt, type Executor, queueLimit, type State, type TaskEntry, type TaskSet } from "./taskSets.js"
 
 // Locality levels, best first (public as `TaskScheduler.localityLevels`).
 export const localityLevels = ["PROCESS_LOCAL", "NODE_LOCAL", "ANY"] as const
@@ -89,19 +89,18 @@ const localTask = (
   return undefined
 }
 
-// The next task of the set for this executor: a pending one, else a straggler to copy onto another executor.
+// The next task of the set for this executor: a pending one, else a straggler to copy onto another executor —
+// on a free core only: a copy that waited in a queue would be no quicker than the attempt it is to overtake.
 const nextTask = (
   state: State,
   taskSet: TaskSet,
   executor: Executor,
-  now: number
+  now: number,
+  queueing: boolean
 ): { readonly task: TaskEntry; readonly level: number } | undefined => {
   if (taskSet.zombie) return undefined
-  if (taskSet.localityAware) {
-    const found = localTask(state, taskSet, executor, now)
-    if (found !== undefined) return found
-    return speculatableTask(state, taskSet, executor.id)
-  }
+  const copy = () => queueing ? undefined : speculatableTask(state, taskSet, executor.id)
+  if (taskSet.localityAware) return localTask(state, taskSet, executor, now) ?? copy()
   const queue = taskSet.pendingQueue
   while (taskSet.pendingHead < queue.length && !taskSet.tasks[queue[taskSet.pendingHead]!]!.pending) {
     taskSet.pendingHead++
@@ -110,30 +109,38 @@ const nextTask = (
   // Drained: start the queue afresh so that it does not grow with every retry.
   queue.length = 0
   taskSet.pendingHead = 0
-  return speculatableTask(state, taskSet, executor.id)
+  return copy()
 }
 
+// Free cores first, on every executor, round by round; then the executors' queues (`queuedTasksPerCore`), the
+// same way, so that a queue never takes a task a free core elsewhere could run now.
 export const offer = (state: State, now: number, out: Array<Command>) => {
   if (state.taskSets.size === 0) return
   const cpus = state.config.cpusPerTask
   const executors = shuffled(state, [...state.executors.values()].filter((e) => e.decommissioned === undefined))
-  let launched = true
-  while (launched) {
-    launched = false
-    const sets = ordered(state)
-    for (const executor of executors) {
-      if (executor.freeCores < cpus) continue
-      for (const taskSet of sets) {
-        const next = nextTask(state, taskSet, executor, now)
-        if (next === undefined) continue
-        // A launch at a preferred level is where the set stands now; its wait starts again.
-        if (taskSet.localityAware && next.level < 2 && !next.task.speculatable) {
-          taskSet.level = next.level
-          taskSet.levelSince = now
+  const passes = [
+    { queueing: false, hasRoom: (executor: Executor) => executor.freeCores >= cpus },
+    { queueing: true, hasRoom: (executor: Executor) => executor.queued.length < queueLimit(state, executor) }
+  ]
+  for (const { hasRoom, queueing } of passes) {
+    let launched = true
+    while (launched) {
+      launched = false
+      const sets = ordered(state)
+      for (const executor of executors) {
+        if (!hasRoom(executor)) continue
+        for (const taskSet of sets) {
+          const next = nextTask(state, taskSet, executor, now, queueing)
+          if (next === undefined) continue
+          // A launch at a preferred level is where the set stands now; its wait starts again.
+          if (taskSet.localityAware && next.level < 2 && !next.task.speculatable) {
+            taskSet.level = next.level
+            taskSet.levelSince = now
+          }
+          launch(state, taskSet, next.task, executor, now, localityLevels[next.level]!, out)
+          launched = true
+          break
         }
-        launch(state, taskSet, next.task, executor, now, localityLevels[next.level]!, out)
-        launched = true
-        break
       }
     }
   }
@@ -155,7 +162,8 @@ const launch = (
     index: task.index,
     attempt: task.attempts++,
     executorId: executor.id,
-    startedAt: now,
+    launchedAt: now,
+    runningSince: undefined,
     speculative,
     killed: false
   }
@@ -163,7 +171,12 @@ const launch = (
   task.running.add(attempt.taskId)
   task.pending = false
   task.speculatable = false
-  executor.freeCores -= state.config.cpusPerTask
+  if (executor.freeCores >= state.config.cpusPerTask) {
+    executor.freeCores -= state.config.cpusPerTask
+    attempt.runningSince = now
+  } else {
+    executor.queued.push(attempt.taskId)
+  }
   if (speculative) {
     out.push({
       _tag: "Log",

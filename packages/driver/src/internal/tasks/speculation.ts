@@ -13,8 +13,9 @@ export const checkSpeculation = (state: State, now: number) => {
     const threshold = Math.max(speculation.minTaskRuntimeMillis, speculation.multiplier * median)
     for (const task of taskSet.tasks) {
       if (task.done || task.running.size !== 1 || task.speculatable) continue
-      const attempt = state.attempts.get([...task.running][0]!)!
-      if (now - attempt.startedAt > threshold) task.speculatable = true
+      // One still waiting on its executor for a core is not running slow.
+      const { runningSince } = state.attempts.get([...task.running][0]!)!
+      if (runningSince !== undefined && now - runningSince > threshold) task.speculatable = true
     }
   }
 }

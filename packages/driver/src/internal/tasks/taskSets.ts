@@ -47,7 +47,13 @@ export interface Attempt {
   readonly index: number
   readonly attempt: number
   readonly executorId: string
-  readonly startedAt: number
+  /** When it was sent to its executor. */
+  readonly launchedAt: number
+  /**
+   * When it took a core there: at once when it was sent to a free core; for one queued on its executor, when the
+   * attempt ahead of it ended (the executor runs what waits in the order it came). Undefined while queued.
+   */
+  runningSince: number | undefined
   readonly speculative: boolean
   /** Set once the scheduler has asked for it to be killed: its end then counts for nothing. */
   killed: boolean
@@ -57,7 +63,13 @@ export interface Executor {
   readonly id: string
   readonly host: string
   readonly cores: number
+  /** Cores no running attempt takes. */
   freeCores: number
+  /**
+   * Attempts sent beyond its free cores (`queuedTasksPerCore`), oldest first: they wait on the executor, each
+   * taking a core as one comes free, so that the next task is there when one ends.
+   */
+  readonly queued: Array<number>
   /** Being decommissioned: offered nothing; past `killAt`, what still runs on it is copied elsewhere. */
   decommissioned?: { readonly killAt: number | undefined }
 }
@@ -118,11 +130,35 @@ export const dropTaskSet = (state: State, taskSet: TaskSet, reason: string, out:
   state.taskSets.delete(TaskSetId.key(taskSet.id))
 }
 
+// How many attempts may wait on an executor for a core, beyond those it runs.
+export const queueLimit = (state: State, executor: Executor): number =>
+  Math.floor((executor.cores * (state.config.queuedTasksPerCore ?? 0)) / state.config.cpusPerTask)
+
 export const killAttempt = (state: State, taskId: number, reason: string, out: Array<Command>) => {
   const attempt = state.attempts.get(taskId)
   if (attempt === undefined || attempt.killed) return
   attempt.killed = true
   out.push({ _tag: "KillTask", taskId, executorId: attempt.executorId, reason })
+}
+
+// A decommissioned executor is offered nothing more, and what waits there for a core is killed, to run elsewhere
+// (its end is a kill that is not the task's fault, so it runs again without counting a failure); what runs there
+// goes on.
+export const decommissioned = (
+  state: State,
+  executorId: string,
+  killAt: number | undefined,
+  out: Array<Command>
+) => {
+  const executor = state.executors.get(executorId)
+  if (executor === undefined) return
+  const first = executor.decommissioned === undefined
+  executor.decommissioned = { killAt }
+  if (!first) return
+  for (const taskId of executor.queued) {
+    if (state.attempts.get(taskId)?.killed === true) continue
+    out.push({ _tag: "KillTask", taskId, executorId, reason: `executor ${executorId} is decommissioned` })
+  }
 }
 
 export const cancel = (state: State, taskSet: TaskSet, reason: string, out: Array<Command>) => {

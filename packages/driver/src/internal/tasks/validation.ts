@@ -1,6 +1,6 @@
 // The task scheduler's invariants (public as `TaskScheduler.validate`, which lists them).
 import * as TaskSetId from "../../TaskSetId.js"
-import type { State } from "./taskSets.js"
+import { queueLimit, type State } from "./taskSets.js"
 
 export const validateTaskScheduler = (state: State): Array<string> => {
   const problems: Array<string> = []
@@ -9,7 +9,11 @@ export const validateTaskScheduler = (state: State): Array<string> => {
     if (!state.executors.has(attempt.executorId)) {
       problems.push(`TID ${attempt.taskId} runs on unknown executor ${attempt.executorId}`)
     }
-    used.set(attempt.executorId, (used.get(attempt.executorId) ?? 0) + state.config.cpusPerTask)
+    const queued = state.executors.get(attempt.executorId)?.queued.includes(attempt.taskId) ?? false
+    if (queued === (attempt.runningSince !== undefined)) {
+      problems.push(`TID ${attempt.taskId} is ${queued ? "queued and running" : "neither queued nor running"}`)
+    }
+    if (!queued) used.set(attempt.executorId, (used.get(attempt.executorId) ?? 0) + state.config.cpusPerTask)
     const task = state.taskSets.get(TaskSetId.key(attempt.taskSet))?.tasks[attempt.index]
     if (task !== undefined && !task.running.has(attempt.taskId)) {
       problems.push(`TID ${attempt.taskId} is not listed by its task`)
@@ -20,6 +24,17 @@ export const validateTaskScheduler = (state: State): Array<string> => {
     if (executor.freeCores < 0) problems.push(`executor ${executor.id} has ${executor.freeCores} free cores`)
     if (booked + executor.freeCores !== executor.cores) {
       problems.push(`executor ${executor.id}: ${booked} cores booked + ${executor.freeCores} free ≠ ${executor.cores}`)
+    }
+    if (executor.queued.length > queueLimit(state, executor)) {
+      problems.push(`executor ${executor.id} queues ${executor.queued.length} tasks, over its limit`)
+    }
+    if (executor.queued.length > 0 && executor.freeCores >= state.config.cpusPerTask) {
+      problems.push(`executor ${executor.id} queues tasks with a core free`)
+    }
+    for (const taskId of executor.queued) {
+      if (state.attempts.get(taskId)?.executorId !== executor.id) {
+        problems.push(`executor ${executor.id} queues TID ${taskId}, not an attempt of its own`)
+      }
     }
   }
   for (const taskSet of state.taskSets.values()) {
