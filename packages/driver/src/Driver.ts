@@ -169,57 +169,67 @@ export const make = (
         return Effect.logWarning(warning)
       }, { discard: true })
 
-    // A large result is fetched from its executor before the step's next command (the job's end, say) is
-    // carried out, so that no job ends without all of its results.
-    const takeResult = (command: Extract<DriverCore.DriverCommand, { _tag: "TaskResult" }>, host: Host) =>
-      Effect.suspend(() => {
-        const job = jobs.get(command.jobId)
-        if (job === undefined) return Effect.void
-        const { outcome } = command
-        if (outcome === undefined) return resultLost(command.jobId, job, command.index, "it is unreadable", host)
-        if (outcome._tag === "TaskResult") return Effect.sync(() => keep(job, command.index, outcome))
-        if (outcome._tag !== "IndirectTaskResult" || command.from === undefined) {
-          return resultLost(command.jobId, job, command.index, "its executor is gone", host)
+    // A result that came with its task's end is kept at once; a large one is fetched from its executor before the
+    // step's next command (the job's end, say) is carried out, so that no job ends without all of its results.
+    const takeResult = (
+      command: Extract<DriverCore.DriverCommand, { _tag: "TaskResult" }>,
+      host: Host
+    ): Effect.Effect<void> | undefined => {
+      const job = jobs.get(command.jobId)
+      if (job === undefined) return undefined
+      const { outcome } = command
+      if (outcome === undefined) return resultLost(command.jobId, job, command.index, "it is unreadable", host)
+      if (outcome._tag === "TaskResult") {
+        try {
+          keep(job, command.index, outcome)
+          return undefined
+        } catch (defect) {
+          // A value that cannot be read fails its job, not the driver.
+          return resultLost(command.jobId, job, command.index, String(defect), host)
         }
-        return rpc.data.fetchBytes(command.from, outcome.blockId).pipe(
-          Effect.map((bytes) => Records.decode(bytes) as typeof TaskPlan.TaskResult.Encoded),
-          Effect.matchEffect({
-            onSuccess: (result) => Effect.sync(() => keep(job, command.index, result)),
-            onFailure: (error) => resultLost(command.jobId, job, command.index, error.message, host)
-          })
-        )
-      }).pipe(
+      }
+      if (outcome._tag !== "IndirectTaskResult" || command.from === undefined) {
+        return resultLost(command.jobId, job, command.index, "its executor is gone", host)
+      }
+      return rpc.data.fetchBytes(command.from, outcome.blockId).pipe(
+        Effect.map((bytes) => Records.decode(bytes) as typeof TaskPlan.TaskResult.Encoded),
+        Effect.matchEffect({
+          onSuccess: (result) => Effect.sync(() => keep(job, command.index, result)),
+          onFailure: (error) => resultLost(command.jobId, job, command.index, error.message, host)
+        }),
         Effect.catchAllDefect((defect) =>
-          Effect.suspend(() => {
-            const job = jobs.get(command.jobId)
-            return job === undefined ? Effect.void : resultLost(command.jobId, job, command.index, String(defect), host)
-          })
+          Effect.suspend(() =>
+            jobs.has(command.jobId) ? resultLost(command.jobId, job, command.index, String(defect), host) : Effect.void
+          )
         )
       )
+    }
 
-    const interpret = (command: DriverCore.DriverCommand, host: Host) =>
-      Effect.suspend(() => {
-        const job = "jobId" in command ? jobs.get(command.jobId) : undefined
-        switch (command._tag) {
-          case "TaskResult":
-            return takeResult(command, host)
-          case "JobSucceeded":
-            jobs.delete(command.jobId)
-            return job === undefined
-              ? Effect.void
-              : Effect.zipRight(warnMalformed(job), Deferred.succeed(job.done, job.results))
-          case "JobFailed":
-            jobs.delete(command.jobId)
-            return job === undefined ? Effect.void : Deferred.fail(job.done, new JobFailed({ reason: command.reason }))
-          case "AccumulatorUpdates":
-            return Effect.sync(() => SharedVariableRegistry.merge(command.updates))
-          case "Events":
-            return Effect.zipRight(tellListeners(command.events), PubSub.publishAll(events, command.events))
-          case "RequestExecutors":
-          case "KillExecutors":
-            return options.allocate?.(command) ?? Effect.void
-        }
-      })
+    // A task's result and the accumulators' updates are taken in the call (the shell takes no effect for them);
+    // the rest are effects.
+    const interpret = (command: DriverCore.DriverCommand, host: Host): Effect.Effect<void> | undefined => {
+      const job = "jobId" in command ? jobs.get(command.jobId) : undefined
+      switch (command._tag) {
+        case "TaskResult":
+          return takeResult(command, host)
+        case "JobSucceeded":
+          jobs.delete(command.jobId)
+          return job === undefined
+            ? undefined
+            : Effect.zipRight(warnMalformed(job), Deferred.succeed(job.done, job.results))
+        case "JobFailed":
+          jobs.delete(command.jobId)
+          return job === undefined ? undefined : Deferred.fail(job.done, new JobFailed({ reason: command.reason }))
+        case "AccumulatorUpdates":
+          SharedVariableRegistry.merge(command.updates)
+          return undefined
+        case "Events":
+          return Effect.zipRight(tellListeners(command.events), PubSub.publishAll(events, command.events))
+        case "RequestExecutors":
+        case "KillExecutors":
+          return options.allocate?.(command)
+      }
+    }
 
     // This app's broadcasts are served to its executors, and forgotten with the driver.
     const broadcasts: Array<number> = []

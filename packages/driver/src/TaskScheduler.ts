@@ -53,10 +53,17 @@ export interface Config {
   /**
    * Tasks per core an executor is sent beyond those it can run at once (`kindling.scheduler.queuedTasksPerCore`):
    * they wait there for a core, so that a task's end and the next launch need not cross the wire in between, and
-   * a batch of ends is answered by a batch of launches. Free cores everywhere are filled before any queue; 0
-   * (the default here) sends no more than the free cores, as Spark does.
+   * a batch of ends is answered by a batch of launches. Only a task set whose tasks are short is queued (see
+   * `queuedTaskMaxMillis`), and free cores everywhere are filled before any queue; 0 (the default here) sends no
+   * more than the free cores, as Spark does.
    */
   readonly queuedTasksPerCore?: number
+  /**
+   * A task set's tasks are queued only once most of its successful ones (their median) ran under this long
+   * (default 50 ms): a queue hides a round trip per task, which matters only for short tasks, and a long task
+   * queued behind another could have run at once on a core that comes free elsewhere.
+   */
+  readonly queuedTaskMaxMillis?: number
 }
 
 /**

@@ -189,11 +189,13 @@ describe("TaskScheduler", () => {
         fc.nat(),
         fc.integer({ min: 0, max: 2 }),
         fc.integer({ min: 1, max: 2 }),
-        (ops, speculation, seed, queuedTasksPerCore, cpusPerTask) => {
+        fc.integer({ min: 0, max: 3000 }),
+        (ops, speculation, seed, queuedTasksPerCore, cpusPerTask, queuedTaskMaxMillis) => {
           const world = new World(config({
             seed,
             speculation: { enabled: speculation, multiplier: 1.5, quantile: 0.5, minTaskRuntimeMillis: 100 },
             queuedTasksPerCore,
+            queuedTaskMaxMillis,
             cpusPerTask
           }))
           for (const op of ops) op(world)
@@ -470,54 +472,87 @@ describe("TaskScheduler, tasks queued on executors", () => {
     commands.flatMap((c) => (c._tag === "KillTask" ? [[c.taskId, c.reason]] : []))
   const taskOf = (world: World, index: number) => [...world.running].find(([, a]) => a.index === index)![0]
   const queuedOn = (world: World, executorId: string) => world.state.executors.get(executorId)!.queued
+  const firstSet = TaskSetId.key(TaskSetId.make(1, 0))
+  // A set whose first task took 10 ms: its tasks are short, so the rest may be queued.
+  const shortSet = (world: World, size: number) => {
+    world.submit(size)
+    world.now += 10
+    return world.report(taskOf(world, 0), "FINISHED")
+  }
 
-  it("free cores everywhere are filled before any queue; a queued task takes a core as one ends, in order", () => {
+  it("a set is queued once its tasks prove short: free cores everywhere first, then the queues, in order", () => {
     const world = new World(config({ queuedTasksPerCore: 2, seed: 3 }))
     world.apply({ _tag: "ExecutorAdded", executorId: "a", host: "h1", cores: 2, now: 0 })
-    // Two tasks: a's two cores, nothing queued.
-    assert.deepStrictEqual(launches(world.submit(2)), [[0, "a"], [1, "a"]])
+    // Before any of its tasks has ended, a set takes free cores only: a's two.
+    assert.deepStrictEqual(launches(world.submit(11)), [[0, "a"], [1, "a"]])
     assert.deepStrictEqual(queuedOn(world, "a"), [])
-    // b joins with one core: the next set's first task takes it before a queues anything.
-    world.apply({ _tag: "ExecutorAdded", executorId: "b", host: "h2", cores: 1, now: 0 })
-    const next = launches(world.submit(8))
-    assert.deepStrictEqual(next[0], [0, "b"])
-    // Then the queues: 2 per core, 4 on a and 2 on b; the eighth task waits in the driver.
-    assert.deepStrictEqual(next.length, 7)
+    // Task 0 took 10 ms: the core it freed takes task 2, and a's queue (2 per core) the next four.
+    world.now = 10
+    const short = world.report(taskOf(world, 0), "FINISHED")
+    assert.deepStrictEqual(launches(short), [[2, "a"], [3, "a"], [4, "a"], [5, "a"], [6, "a"]])
     assert.strictEqual(queuedOn(world, "a").length, 4)
+    // b joins with one core: the next task takes that core, and then b's queue two more; the last waits.
+    world.apply({ _tag: "ExecutorAdded", executorId: "b", host: "h2", cores: 1, now: world.now })
+    assert.deepStrictEqual(world.state.executors.get("b")!.freeCores, 0)
     assert.strictEqual(queuedOn(world, "b").length, 2)
-    // A task of a ends: the oldest queued there takes its core (and runs from now), and the eighth task is sent.
+    // A task of a ends: the oldest queued there takes its core (and runs from now), and the last task is sent.
     const [oldest] = queuedOn(world, "a")
-    world.now = 500
-    const refilled = world.report(taskOf(world, 0), "FINISHED")
-    assert.strictEqual(world.state.attempts.get(oldest!)!.runningSince, 500)
-    assert.deepStrictEqual(launches(refilled), [[7, "a"]])
+    world.now = 20
+    const refilled = world.report(taskOf(world, 1), "FINISHED")
+    assert.strictEqual(world.state.attempts.get(oldest!)!.runningSince, 20)
+    assert.deepStrictEqual(launches(refilled), [[10, "a"]])
     const sent = refilled.find((c) => c._tag === "LaunchTask")
     assert.strictEqual(queuedOn(world, "a").at(-1), sent?._tag === "LaunchTask" ? sent.taskId : undefined)
+  })
+
+  it("a set whose tasks mostly run long is not queued: a core that comes free elsewhere can take its tasks", () => {
+    const world = new World(config({ queuedTasksPerCore: 2, queuedTaskMaxMillis: 50 }))
+    world.apply({ _tag: "ExecutorAdded", executorId: "a", host: "h1", cores: 1, now: 0 })
+    world.submit(4)
+    world.now = 60
+    assert.deepStrictEqual(launches(world.report(taskOf(world, 0), "FINISHED")), [[1, "a"]])
+    assert.deepStrictEqual(queuedOn(world, "a"), [])
+    // One short task of two is not most of them; a second short one is.
+    world.now = 70
+    assert.deepStrictEqual(launches(world.report(taskOf(world, 1), "FINISHED")), [[2, "a"]])
+    world.now = 80
+    assert.deepStrictEqual(launches(world.report(taskOf(world, 2), "FINISHED")), [[3, "a"]])
+    assert.deepStrictEqual(queuedOn(world, "a"), [])
+    assert.strictEqual(world.state.taskSets.get(firstSet)!.shortSuccesses, 2)
   })
 
   it("speculation: a task waiting for a core is no straggler; its running time counts from when it took one", () => {
     const world = new World(config({
       queuedTasksPerCore: 1,
+      queuedTaskMaxMillis: 2000,
       speculation: { enabled: true, multiplier: 1.5, quantile: 0.5, minTaskRuntimeMillis: 100 }
     }))
     world.apply({ _tag: "ExecutorAdded", executorId: "a", host: "h1", cores: 1, now: 0 })
-    world.submit(4)
     world.apply({ _tag: "ExecutorAdded", executorId: "b", host: "h2", cores: 1, now: 0 })
-    // a runs task 0 with task 1 queued; b runs task 2 with task 3 queued. Tasks 0 and 2 take 1 s each.
+    world.submit(6)
+    // Tasks 0 and 1 take 1 s each; then each executor runs one task and has one queued.
     world.now = 1000
     world.report(taskOf(world, 0), "FINISHED")
-    world.report(taskOf(world, 2), "FINISHED")
-    // Tasks 1 and 3 took their cores at 1 s: at 2.4 s they have run 1.4 s, under 1.5 × the 1 s median, though
-    // 2.4 s have passed since their launch.
-    world.now = 2400
-    assert.deepStrictEqual(launches(world.apply({ _tag: "CheckSpeculation", now: world.now })), [])
-    assert.deepStrictEqual(world.state.taskSets.get("1.0")!.durations, [1000, 1000])
-    // Past it, task 1 (on a) is copied onto b once b has room.
+    world.report(taskOf(world, 1), "FINISHED")
+    assert.deepStrictEqual([queuedOn(world, "a").length, queuedOn(world, "b").length], [1, 1])
+    const queued = [queuedOn(world, "a")[0]!, queuedOn(world, "b")[0]!]
+    // The running two end at 1.2 s: the queued ones take their cores then. At 2.6 s they have run 1.4 s, under
+    // 1.5 × the 1 s median, though 1.6 s have passed since their launch.
+    world.now = 1200
+    for (const taskId of [...world.running.keys()]) {
+      if (!queued.includes(taskId)) world.report(taskId, "FINISHED")
+    }
+    assert.deepStrictEqual(queued.map((taskId) => world.state.attempts.get(taskId)!.runningSince), [1200, 1200])
     world.now = 2600
+    assert.deepStrictEqual(launches(world.apply({ _tag: "CheckSpeculation", now: world.now })), [])
+    // Past 1.5 s of running, they are stragglers; a copy takes a free core only, never a queue.
+    world.now = 2800
     world.apply({ _tag: "CheckSpeculation", now: world.now })
-    const copy = world.report(taskOf(world, 3), "FINISHED").find((c) => c._tag === "LaunchTask")
+    const onA = queued[0]!
+    const ended = world.report(taskOf(world, world.running.get(queued[1]!)!.index), "FINISHED")
+    const copy = ended.find((c) => c._tag === "LaunchTask")
     assert.deepStrictEqual(copy?._tag === "LaunchTask" && [copy.index, copy.executorId, copy.speculative], [
-      1,
+      world.running.get(onA)!.index,
       "b",
       true
     ])
@@ -526,7 +561,7 @@ describe("TaskScheduler, tasks queued on executors", () => {
   it("a decommissioned executor's queued tasks are killed and run elsewhere, not counted as failures", () => {
     const world = new World(config({ queuedTasksPerCore: 1, maxFailures: 1 }))
     world.apply({ _tag: "ExecutorAdded", executorId: "a", host: "h1", cores: 1, now: 0 })
-    world.submit(2)
+    shortSet(world, 3)
     const [queued] = queuedOn(world, "a")
     world.decommissioned.add("a")
     const decommission = world.apply({ _tag: "ExecutorDecommissioned", executorId: "a", killAt: undefined, now: 0 })
@@ -538,47 +573,49 @@ describe("TaskScheduler, tasks queued on executors", () => {
     )
     // The kill arrives: the task waits for another executor (with maxFailures 1, a failure would have failed the
     // set), while the task that runs on a goes on.
+    const queuedIndex = world.running.get(queued!)!.index
     assert.deepStrictEqual(launches(world.report(queued!, "KILLED", "killed")), [])
     assert.deepStrictEqual(
       launches(world.apply({ _tag: "ExecutorAdded", executorId: "b", host: "h2", cores: 1, now: 0 })),
-      [[1, "b"]]
+      [[queuedIndex, "b"]]
     )
-    world.report(taskOf(world, 0), "FINISHED")
-    assert.deepStrictEqual([...world.ended.values()], [])
-    world.report(taskOf(world, 1), "FINISHED")
+    for (const taskId of [...world.running.keys()]) world.report(taskId, "FINISHED")
     assert.deepStrictEqual([...world.ended.values()], [["finished"]])
   })
 
   it("a queued task killed, or lost with its executor, frees its place in the queue, not a core", () => {
     const world = new World(config({ queuedTasksPerCore: 1 }))
     world.apply({ _tag: "ExecutorAdded", executorId: "a", host: "h1", cores: 1, now: 0 })
-    world.submit(2)
-    world.submit(1)
+    shortSet(world, 3)
     const [queued] = queuedOn(world, "a")
+    // The second set is short too, but waits: a's core and queue are taken.
+    world.submit(1)
     // The first set's stage is cancelled: its queued task is killed with its running one, which keeps the core
     // until its end is reported.
-    const cancelled = world.apply({ _tag: "CancelStage", stageId: 1, reason: "job cancelled", now: 0 })
+    const cancelled = world.apply({ _tag: "CancelStage", stageId: 1, reason: "job cancelled", now: world.now })
     world.end(TaskSetId.make(1, 0), "cancelled")
     assert.includeDeepMembers(kills(cancelled), [[queued, "job cancelled"]])
-    const ended = world.report(queued!, "KILLED", "killed")
+    world.report(queued!, "KILLED", "killed")
     assert.strictEqual(world.state.executors.get("a")!.freeCores, 0)
-    // Its place in the queue went to the second set's task.
-    assert.deepStrictEqual(launches(ended), [[0, "a"]])
-    // The executor is lost: everything on it, running or queued, runs again elsewhere without a failure.
+    assert.deepStrictEqual(queuedOn(world, "a"), [])
+    // The running task's kill arrives: the second set's task takes the core.
+    assert.deepStrictEqual(launches(world.report([...world.running.keys()][0]!, "KILLED", "killed")), [[0, "a"]])
+    // The executor is lost: everything on it runs again elsewhere without a failure.
     world.running.clear()
-    world.apply({ _tag: "ExecutorLost", executorId: "a", reason: "worker lost", now: 0 })
+    world.apply({ _tag: "ExecutorLost", executorId: "a", reason: "worker lost", now: world.now })
     assert.deepStrictEqual(
-      launches(world.apply({ _tag: "ExecutorAdded", executorId: "b", host: "h2", cores: 1, now: 0 })),
+      launches(world.apply({ _tag: "ExecutorAdded", executorId: "b", host: "h2", cores: 1, now: world.now })),
       [[0, "b"]]
     )
-    assert.strictEqual(world.state.taskSets.get("2.0")!.tasks[0]!.failures, 0)
+    assert.strictEqual(world.state.taskSets.get(TaskSetId.key(TaskSetId.make(2, 0)))!.tasks[0]!.failures, 0)
   })
 
   it("a fetch failure with tasks queued: the set launches nothing more; what was queued still runs and counts", () => {
     const world = new World(config({ queuedTasksPerCore: 2 }))
     world.apply({ _tag: "ExecutorAdded", executorId: "a", host: "h1", cores: 1, now: 0 })
-    world.submit(4)
-    const [running, ...queued] = [taskOf(world, 0), ...queuedOn(world, "a")]
+    shortSet(world, 5)
+    const [running, ...queued] = [[...world.running.keys()].find((id) => !queuedOn(world, "a").includes(id))!]
+      .concat(queuedOn(world, "a"))
     assert.strictEqual(queued.length, 2)
     world.running.delete(running!)
     const failed = world.apply({
@@ -587,14 +624,14 @@ describe("TaskScheduler, tasks queued on executors", () => {
       state: "FAILED",
       reason: "fetch",
       fetchFailed: true,
-      now: 0
+      now: world.now
     })
     world.end(TaskSetId.make(1, 0), "stopped")
-    // Nothing new is sent (task 3 never goes), and the queued attempts are not killed: a map output is an output.
+    // Nothing new is sent (task 4 never goes), and the queued attempts are not killed: a map output is an output.
     assert.deepStrictEqual(launches(failed), [])
     assert.deepStrictEqual(kills(failed), [])
     const ends = queued.map((taskId) => world.report(taskId, "FINISHED"))
     assert.deepStrictEqual(ends.map((commands) => commands.filter((c) => c._tag === "TaskSucceeded").length), [1, 1])
-    assert.isFalse(world.state.taskSets.has("1.0"), "the zombie is forgotten after its last attempt")
+    assert.isFalse(world.state.taskSets.has(firstSet), "the zombie is forgotten after its last attempt")
   })
 })

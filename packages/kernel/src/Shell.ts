@@ -59,9 +59,11 @@ export interface Options<
   readonly state: S
   /**
    * Carries out one of the role's own commands. Expected failures are the role's to turn into inputs; a defect
-   * here stops the node. Failing with `Abandoned` drops the step instead (see there): the node goes on.
+   * here stops the node. Failing with `Abandoned` drops the step instead (see there): the node goes on. A command
+   * carried out at once, in the call, returns `undefined`: a step whose commands all are (and sends and answers)
+   * runs without an effect, which is what keeps a role's hot paths (a task's launch and end) off the fiber runtime.
    */
-  readonly interpret: (command: C, host: Host<Local>) => Effect.Effect<void, Abandoned, R>
+  readonly interpret: (command: C, host: Host<Local>) => Effect.Effect<void, Abandoned, R> | undefined
   readonly validateState?: boolean
   /**
    * Looked at before every input: an input the core must take before that one, if any. A leader whose lease on
@@ -249,7 +251,7 @@ export const make = <
       queue.push(work)
       if (!draining) {
         draining = true
-        runBackground(drain)
+        drainNow()
       }
     }
     const host: Host<Local> = {
@@ -339,73 +341,86 @@ export const make = <
         return Effect.logWarning(`${core.endpoint.name} abandoned a step: ${tag} failed: ${reason}`)
       })
 
-    // Carries out a send or an answer in place (true); any other command takes an effect (false).
-    const carriedOutInPlace = (
-      command: Core.Command<Local, C>,
-      replies: Array<Extract<Core.KernelCommand<Local>, { _tag: "Reply" }>>
-    ): boolean => {
+    type Replies = Array<Extract<Core.KernelCommand<Local>, { _tag: "Reply" }>>
+    // How a command is carried out: at once, in place (a send; an answer, kept until the step is done; a role's
+    // command its interpreter carried out in the call), by an effect of the role's, or by the kernel's own effect
+    // (a timer, a log line, an exit).
+    type Carried = "done" | "kernel" | Effect.Effect<void, Abandoned, R>
+    const carryInPlace = (command: Core.Command<Local, C>, replies: Replies): Carried => {
       const kernelCommand = command as Core.KernelCommand<Local>
       switch (kernelCommand._tag) {
         case "Send":
           post(kernelCommand.to, kernelCommand.message, kernelCommand.via)
-          return true
+          return "done"
         case "Reply":
           replies.push(kernelCommand)
-          return true
+          return "done"
+        case "StartTimer":
+        case "CancelTimer":
+        case "Log":
+        case "Exit":
+          return "kernel"
         default:
-          return false
+          return options.interpret(command as C, host) ?? "done"
       }
     }
 
     // Carries out a step's commands in order; the replies wait until the rest is done. A command that fails stops
     // the node (exit 1); one that dies in the shell's own hands (a message that cannot be sent, say) is a defect.
-    // Most steps only send and answer: those are carried out at once, without an effect.
-    const carryOut = (commands: ReadonlyArray<Core.Command<Local, C>>): Effect.Effect<void, never, R> => {
-      const replies: Array<Extract<Core.KernelCommand<Local>, { _tag: "Reply" }>> = []
+    // Most steps only send, answer and do what their interpreter does at once: those are carried out here, and
+    // `undefined` says so; otherwise the effect that carries out the rest.
+    const carryOut = (commands: ReadonlyArray<Core.Command<Local, C>>): Effect.Effect<void, never, R> | undefined => {
+      const replies: Replies = []
       let next = 0
+      let carried: Carried = "done"
       try {
-        while (next < commands.length && carriedOutInPlace(commands[next]!, replies)) next++
+        while (next < commands.length && (carried = carryInPlace(commands[next]!, replies)) === "done") next++
       } catch (defect) {
         return fail("failed to carry out a step", Cause.die(defect))
       }
       if (next === commands.length) {
         for (const { ask, exit } of replies) answer(ask.id, exit)
-        return Effect.void
+        return undefined
       }
-      return carryOutFrom(commands, next, replies)
+      return carryOutFrom(commands, next, carried as Exclude<Carried, "done">, replies)
     }
 
+    // The rest of a step from the first command that takes an effect (`carried`: how that one is carried out).
     const carryOutFrom = (
       commands: ReadonlyArray<Core.Command<Local, C>>,
       first: number,
-      replies: Array<Extract<Core.KernelCommand<Local>, { _tag: "Reply" }>>
+      carried: Exclude<Carried, "done">,
+      replies: Replies
     ) =>
       Effect.gen(function*() {
-        for (const command of commands.slice(first)) {
-          if (carriedOutInPlace(command, replies)) continue
-          const kernelCommand = command as Core.KernelCommand<Local>
-          switch (kernelCommand._tag) {
-            case "StartTimer":
-              yield* startTimer(kernelCommand)
-              break
-            case "CancelTimer":
-              yield* FiberMap.remove(timers, kernelCommand.name)
-              break
-            case "Log":
-              yield* logAt(kernelCommand.level, kernelCommand.message)
-              break
-            case "Exit":
-              yield* options.onExit(kernelCommand.code, kernelCommand.reason)
-              break
-            default: {
-              const failed = yield* Effect.exit(options.interpret(command as C, host))
-              if (Exit.isFailure(failed)) {
-                const tag = (command as C)._tag
-                const abandoned = Cause.failureOption(failed.cause)
-                if (abandoned._tag === "Some") return yield* abandon(tag, abandoned.value.reason, commands)
-                yield* Effect.logError(`${core.endpoint.name} could not carry out ${tag}`, failed.cause)
-                return yield* stop(1, `${tag} failed: ${describe(failed.cause)}`)
-              }
+        for (let next = first; next < commands.length; next++) {
+          const command = commands[next]!
+          const how = next === first ? carried : carryInPlace(command, replies)
+          if (how === "done") continue
+          if (how === "kernel") {
+            const kernelCommand = command as Exclude<Core.KernelCommand<Local>, { _tag: "Send" | "Reply" }>
+            switch (kernelCommand._tag) {
+              case "StartTimer":
+                yield* startTimer(kernelCommand)
+                break
+              case "CancelTimer":
+                yield* FiberMap.remove(timers, kernelCommand.name)
+                break
+              case "Log":
+                yield* logAt(kernelCommand.level, kernelCommand.message)
+                break
+              case "Exit":
+                yield* options.onExit(kernelCommand.code, kernelCommand.reason)
+                break
+            }
+          } else {
+            const failed = yield* Effect.exit(how)
+            if (Exit.isFailure(failed)) {
+              const tag = (command as C)._tag
+              const abandoned = Cause.failureOption(failed.cause)
+              if (abandoned._tag === "Some") return yield* abandon(tag, abandoned.value.reason, commands)
+              yield* Effect.logError(`${core.endpoint.name} could not carry out ${tag}`, failed.cause)
+              return yield* stop(1, `${tag} failed: ${describe(failed.cause)}`)
             }
           }
           if (stopped) return
@@ -413,36 +428,59 @@ export const make = <
         for (const { ask, exit } of replies) answer(ask.id, exit)
       }).pipe(Effect.catchAllDefect((defect) => fail("failed to carry out a step", Cause.die(defect))))
 
-    const handle = (input: Core.KernelInput<In> | Local): Effect.Effect<void, never, R> =>
-      Effect.suspend(() => {
-        const what = input._tag === "Receive"
-          ? `Receive ${(input as { readonly message: In }).message._tag}`
-          : input._tag
-        let commands: ReadonlyArray<Core.Command<Local, C>>
-        try {
-          commands = core.step(state, { ...input, now: clock.unsafeCurrentTimeMillis() } as Core.Input<In, Local>)
-        } catch (defect) {
-          return fail(`failed to handle ${what}`, Cause.die(defect))
+    // Takes one input: `undefined` once its step is carried out in place, else the effect that finishes it.
+    const handle = (input: Core.KernelInput<In> | Local): Effect.Effect<void, never, R> | undefined => {
+      const what = input._tag === "Receive"
+        ? `Receive ${(input as { readonly message: In }).message._tag}`
+        : input._tag
+      let commands: ReadonlyArray<Core.Command<Local, C>>
+      try {
+        commands = core.step(state, { ...input, now: clock.unsafeCurrentTimeMillis() } as Core.Input<In, Local>)
+      } catch (defect) {
+        return fail(`failed to handle ${what}`, Cause.die(defect))
+      }
+      if (options.validateState === true) {
+        const problems = core.validate(state)
+        if (problems.length > 0) {
+          return stop(internalErrorCode, `state invariant violated after ${what}: ${problems.join("; ")}`)
         }
-        if (options.validateState === true) {
-          const problems = core.validate(state)
-          if (problems.length > 0) {
-            return stop(internalErrorCode, `state invariant violated after ${what}: ${problems.join("; ")}`)
+      }
+      return carryOut(commands)
+    }
+
+    // The mailbox is drained in the call that found it idle, step after step, for as long as the steps are carried
+    // out in place; the first that needs an effect goes on in a background fiber, which drains the rest. Inputs
+    // fed meanwhile (by an interpreter, say) join the queue: a step never runs inside another.
+    const drainNow = () => {
+      try {
+        while (queue.length > 0 && !stopped) {
+          const rest = next()
+          if (rest !== undefined) {
+            runBackground(Effect.zipRight(rest, drain))
+            return
           }
         }
-        return carryOut(commands)
-      })
-
+      } catch (defect) {
+        runBackground(fail("failed between two steps", Cause.die(defect)))
+      }
+      draining = false
+    }
+    // The next piece of work: a read, or an input with the one the core must take before it.
+    const next = (): Effect.Effect<void, never, R> | undefined => {
+      const work = queue.shift()!
+      if (work._tag === "Read") {
+        work.read(state)
+        return undefined
+      }
+      const first = options.preempt?.(state)
+      const before = first === undefined ? undefined : handle(first)
+      if (before === undefined) return stopped ? undefined : handle(work.input)
+      return Effect.zipRight(before, Effect.suspend(() => (stopped ? undefined : handle(work.input)) ?? Effect.void))
+    }
     const drain: Effect.Effect<void, never, R> = Effect.gen(function*() {
       while (queue.length > 0 && !stopped) {
-        const work = queue.shift()!
-        if (work._tag === "Read") {
-          work.read(state)
-          continue
-        }
-        const first = options.preempt?.(state)
-        if (first !== undefined) yield* handle(first)
-        if (!stopped) yield* handle(work.input)
+        const rest = next()
+        if (rest !== undefined) yield* rest
       }
       draining = false
     }).pipe(Effect.catchAllDefect((defect) => fail("failed between two steps", Cause.die(defect))))

@@ -386,24 +386,27 @@ export const make = (
       settle(taskId, { state: "KILLED", outcome: failure("TaskKilled", "killed") }, host)
     }
 
+    // A task's launch and kill, and the asks that go on in the background, are carried out in the call (the
+    // shell takes no effect for them); the rest are effects.
     const interpret = (command: ExecutorCore.ExecutorCommand, host: Host) => {
       switch (command._tag) {
         case "Register":
-          return Effect.sync(() =>
-            host.fork(
-              rpc.ask(driver, command.message, { timeout: options.askTimeoutMillis }).pipe(
-                Effect.matchEffect({
-                  onSuccess: () => Effect.sync(() => host.feed({ _tag: "Registered" })),
-                  onFailure: (error) =>
-                    Effect.sync(() => host.feed({ _tag: "RegistrationFailed", reason: error.message }))
-                })
-              )
+          host.fork(
+            rpc.ask(driver, command.message, { timeout: options.askTimeoutMillis }).pipe(
+              Effect.matchEffect({
+                onSuccess: () => Effect.sync(() => host.feed({ _tag: "Registered" })),
+                onFailure: (error) =>
+                  Effect.sync(() => host.feed({ _tag: "RegistrationFailed", reason: error.message }))
+              })
             )
           )
+          return undefined
         case "RunTask":
-          return Effect.sync(() => startTask(command, host))
+          startTask(command, host)
+          return undefined
         case "KillTask":
-          return Effect.sync(() => killTask(command.taskId, host))
+          killTask(command.taskId, host)
+          return undefined
         case "ForgetPeer":
           return rpc.data.forget(command.address, `executor ${command.executorId} is lost`)
         case "RemoveRdd":
@@ -417,27 +420,25 @@ export const make = (
             new ClusterMessages.ReadyToMigrate({ executorId: options.executorId, ...migration.offer() })
           ).pipe(Effect.catchAll((error) => Effect.logWarning(`Cannot offer blocks for migration: ${error.message}`)))
         case "Migrate":
-          return Effect.sync(() =>
-            host.fork(
-              migration.copy(command.message).pipe(
-                Effect.flatMap((copied) =>
-                  Effect.sync(() => host.feed({ _tag: "Migrated", from: command.message.from, ...copied }))
-                )
+          host.fork(
+            migration.copy(command.message).pipe(
+              Effect.flatMap((copied) =>
+                Effect.sync(() => host.feed({ _tag: "Migrated", from: command.message.from, ...copied }))
               )
             )
           )
+          return undefined
         case "Heartbeat":
-          return Effect.sync(() =>
-            host.fork(
-              rpc.ask(driver, withMeasurements(command.message, options.threads, loopDelay), {
-                timeout: options.askTimeoutMillis
-              }).pipe(
-                Effect.catchAll((error) =>
-                  Effect.sync(() => host.feed({ _tag: "HeartbeatFailed", reason: error.message }))
-                )
+          host.fork(
+            rpc.ask(driver, withMeasurements(command.message, options.threads, loopDelay), {
+              timeout: options.askTimeoutMillis
+            }).pipe(
+              Effect.catchAll((error) =>
+                Effect.sync(() => host.feed({ _tag: "HeartbeatFailed", reason: error.message }))
               )
             )
           )
+          return undefined
       }
     }
 

@@ -3,7 +3,7 @@ import { StackFrames } from "@kindling/app"
 import type { Command, Input } from "../../TaskScheduler.js"
 import * as TaskSetId from "../../TaskSetId.js"
 import type { Attempt, State, TaskEntry, TaskSet } from "./taskSets.js"
-import { becomeZombie, dropTaskSet, killAttempt } from "./taskSets.js"
+import { becomeZombie, dropTaskSet, killAttempt, shortTaskMillis } from "./taskSets.js"
 
 // The reason a killed attempt lost to another (public as `TaskScheduler.anotherAttemptSucceeded`).
 export const anotherAttemptSucceeded = "another attempt succeeded"
@@ -71,7 +71,9 @@ const finishedAttempt = (
       task.pending = false
       task.speculatable = false
       taskSet.succeeded++
-      taskSet.durations.push(input.now - (attempt.runningSince ?? attempt.launchedAt))
+      const duration = input.now - (attempt.runningSince ?? attempt.launchedAt)
+      taskSet.durations.push(duration)
+      if (duration < shortTaskMillis(state)) taskSet.shortSuccesses++
       out.push({
         _tag: "TaskSucceeded",
         taskSet: taskSet.id,

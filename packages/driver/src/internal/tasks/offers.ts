@@ -2,7 +2,15 @@
 import type { Command } from "../../TaskScheduler.js"
 import * as TaskSetId from "../../TaskSetId.js"
 import { speculatableTask } from "./speculation.js"
-import { type Attempt, type Executor, queueLimit, type State, type TaskEntry, type TaskSet } from "./taskSets.js"
+import {
+  type Attempt,
+  type Executor,
+  queueable,
+  queueLimit,
+  type State,
+  type TaskEntry,
+  type TaskSet
+} from "./taskSets.js"
 
 // Locality levels, best first (public as `TaskScheduler.localityLevels`).
 export const localityLevels = ["PROCESS_LOCAL", "NODE_LOCAL", "ANY"] as const
@@ -90,7 +98,8 @@ const localTask = (
 }
 
 // The next task of the set for this executor: a pending one, else a straggler to copy onto another executor —
-// on a free core only: a copy that waited in a queue would be no quicker than the attempt it is to overtake.
+// on a free core only: a copy that waited in a queue would be no quicker than the attempt it is to overtake. Into
+// a queue only the tasks of a set whose tasks are short.
 const nextTask = (
   state: State,
   taskSet: TaskSet,
@@ -98,7 +107,7 @@ const nextTask = (
   now: number,
   queueing: boolean
 ): { readonly task: TaskEntry; readonly level: number } | undefined => {
-  if (taskSet.zombie) return undefined
+  if (taskSet.zombie || (queueing && !queueable(taskSet))) return undefined
   const copy = () => queueing ? undefined : speculatableTask(state, taskSet, executor.id)
   if (taskSet.localityAware) return localTask(state, taskSet, executor, now) ?? copy()
   const queue = taskSet.pendingQueue

@@ -29,6 +29,8 @@ export interface TaskSet {
   succeeded: number
   /** How long the successful attempts ran, for speculation. */
   readonly durations: Array<number>
+  /** How many of them ran under `queuedTaskMaxMillis`: while they are most, its tasks may be queued. */
+  shortSuccesses: number
   /**
    * Launches nothing more (a fetch failure showed its stage attempt cannot finish): its running attempts go on,
    * and it is forgotten once none runs.
@@ -105,6 +107,7 @@ export const submit = (state: State, input: Extract<Input, { _tag: "SubmitTaskSe
     pendingHead: 0,
     succeeded: 0,
     durations: [],
+    shortSuccesses: 0,
     zombie: false,
     localityAware: input.preferences?.some((locations) => locations.length > 0) ?? false,
     level: 0,
@@ -133,6 +136,13 @@ export const dropTaskSet = (state: State, taskSet: TaskSet, reason: string, out:
 // How many attempts may wait on an executor for a core, beyond those it runs.
 export const queueLimit = (state: State, executor: Executor): number =>
   Math.floor((executor.cores * (state.config.queuedTasksPerCore ?? 0)) / state.config.cpusPerTask)
+
+export const shortTaskMillis = (state: State): number => state.config.queuedTaskMaxMillis ?? 50
+
+// The median of the set's successful durations is under `queuedTaskMaxMillis` (the median as speculation takes
+// it, the middle of the sorted durations, is under it exactly when more than half of them are).
+export const queueable = (taskSet: TaskSet): boolean =>
+  taskSet.shortSuccesses > Math.floor(taskSet.durations.length / 2)
 
 export const killAttempt = (state: State, taskId: number, reason: string, out: Array<Command>) => {
   const attempt = state.attempts.get(taskId)

@@ -1,6 +1,6 @@
 // The task scheduler's invariants (public as `TaskScheduler.validate`, which lists them).
 import * as TaskSetId from "../../TaskSetId.js"
-import { queueLimit, type State } from "./taskSets.js"
+import { queueLimit, shortTaskMillis, type State } from "./taskSets.js"
 
 export const validateTaskScheduler = (state: State): Array<string> => {
   const problems: Array<string> = []
@@ -58,6 +58,12 @@ export const validateTaskScheduler = (state: State): Array<string> => {
           problems.push(`task ${TaskSetId.key(taskSet.id)}/${task.index} lists ended TID ${taskId}`)
         }
       }
+    }
+    const short = taskSet.durations.filter((duration) => duration < shortTaskMillis(state)).length
+    if (short !== taskSet.shortSuccesses) {
+      problems.push(
+        `task set ${TaskSetId.key(taskSet.id)} counts ${taskSet.shortSuccesses} short successes, not ${short}`
+      )
     }
     if (succeeded !== taskSet.succeeded) {
       problems.push(`task set ${TaskSetId.key(taskSet.id)} counts ${taskSet.succeeded} done`)
