@@ -1,13 +1,14 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Core, Shell } from "@kindling/kernel"
 import { Simulation } from "@kindling/kernel/testing"
-import { Endpoints, Errors, RpcAddress, SubmissionMessages } from "@kindling/protocol"
+import { Descriptions, Endpoints, Errors, RpcAddress, SubmissionMessages } from "@kindling/protocol"
 import { RpcEnv } from "@kindling/rpc"
 import { Cause, Effect, Exit } from "effect"
 
 // A toy role that exercises every part of the shell. Readyz asks are answered after a slow command of the role's
 // own; kill-all makes the core throw; clear breaks the role's invariant; a status ask starts a timer that ticks
-// three times and feeds back into the core; a kill's command fails, an upload's is abandoned.
+// three times and feeds back into the core; a kill's command fails, an upload's is abandoned; a submission's
+// command is carried out in the interpreter's call (no effect) — and the second one throws there.
 interface State {
   ticks: number
   broken: boolean
@@ -18,6 +19,7 @@ type Command =
   | { readonly _tag: "Slow"; readonly millis: number }
   | { readonly _tag: "Fail" }
   | { readonly _tag: "Refused" }
+  | { readonly _tag: "AtOnce" }
 type Inbound = SubmissionMessages.SubmissionRequest
 
 const kind = Endpoints.kind("Toy", SubmissionMessages.SubmissionRequest)
@@ -39,7 +41,10 @@ const receive = Core.dispatch<Inbound, Core.Out<Local, Command> & { readonly sta
     out.commands.push({ _tag: "Fail" })
     Core.reply(out, ask, Exit.fail(new Errors.MasterNotAlive({ state: "STANDBY" })))
   },
-  RequestSubmitDriver: () => {},
+  RequestSubmitDriver: (out, _, ask) => {
+    out.commands.push({ _tag: "AtOnce" })
+    Core.reply(out, ask, Exit.fail(new Errors.MasterNotAlive({ state: "STANDBY" })))
+  },
   RequestUploadArtifact: (out, { name }, ask) => {
     out.commands.push({ _tag: "Refused" })
     Core.reply(out, ask, Exit.fail(new Errors.ArtifactRejected({ name, reason: "the step's own answer" })))
@@ -74,6 +79,14 @@ const world = (
   const state: State = { ticks: 0, broken: false, log: [] }
   const exits: Array<string> = []
   const done: Array<string> = []
+  // Carried out in the call: the first time it feeds the core, the second time it throws (a defect of the shell's
+  // interpreter, as one in an effect would be).
+  let atOnceCalls = 0
+  const atOnce = (host: Shell.Host<Local>) => {
+    if (++atOnceCalls === 2) throw new Error("a bug in the interpreter")
+    host.feed({ _tag: "Echo", text: "fed at once" })
+    return undefined
+  }
   sim.start(
     "toy",
     Effect.gen(function*() {
@@ -83,7 +96,9 @@ const world = (
         validateState: true,
         onExit: (code, reason) => Effect.sync(() => exits.push(`${code} ${reason}`)),
         interpret: (command, host) =>
-          command._tag === "Fail"
+          command._tag === "AtOnce"
+            ? atOnce(host)
+            : command._tag === "Fail"
             ? Effect.dieMessage("the disk is full")
             : command._tag === "Refused"
             ? new Shell.Abandoned({ reason: "the store refused" })
@@ -195,5 +210,33 @@ describe("Shell", () => {
     const after = ask(new SubmissionMessages.RequestReadyz()).outcome
     assert.isFalse(after !== undefined && Exit.isSuccess(after))
     assert.notInclude(state.log, "RequestReadyz")
+  })
+
+  const submit = new SubmissionMessages.RequestSubmitDriver({
+    driverDescription: new Descriptions.DriverDescription({
+      appUrl: "file:///app.js",
+      mem: 512,
+      cores: 1,
+      supervise: false,
+      command: new Descriptions.Command({ mainModule: "m", arguments: [], environment: {}, nodeOptions: [] }),
+      resourceReqs: []
+    })
+  })
+
+  it("a command carried out in the interpreter's call is done: the step's ask is answered, its feed taken next", () => {
+    const { ask, exits, state } = world()
+    const { outcome } = ask(submit)
+    const error = Exit.isFailure(outcome!) ? Cause.failureOption(outcome.cause) : undefined
+    assert.strictEqual(error?._tag === "Some" && (error.value as { _tag: string })._tag, "MasterNotAlive")
+    assert.deepStrictEqual(state.log, ["Start", "Connected", "RequestSubmitDriver", "Echo", "fed at once"])
+    assert.deepStrictEqual(exits, [])
+  })
+
+  it("an interpreter that throws in its call stops the node with code 70, as a core that throws does", () => {
+    const { ask, exits } = world()
+    ask(submit)
+    const { outcome } = ask(submit)
+    assert.isFalse(outcome !== undefined && Exit.isSuccess(outcome))
+    assert.deepStrictEqual(exits, ["70 internal error: failed to carry out a step: a bug in the interpreter"])
   })
 })
