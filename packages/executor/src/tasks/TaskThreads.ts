@@ -1,9 +1,11 @@
 /**
  * The executor's pool of task threads: one `worker_threads` thread per core, each importing the app module once,
- * when a task first names one of its functions. A task runs on an idle thread; stopping it terminates that thread
- * (a task stuck in a loop cannot be stopped any other way) and a fresh one takes its place. A thread that dies
- * under a task — the task exhausted memory, or called `process.exit` — fails that task and is replaced; the
- * executor carries on.
+ * when a task first names one of its functions. A thread holds up to two tasks, the one it runs and the next, so
+ * that it never idles between them waiting for this thread; the tasks given in one turn of the event loop are
+ * posted to each thread in one message. Stopping a task a thread runs terminates that thread (a task stuck in a
+ * loop cannot be stopped any other way) and a fresh one takes its place; one it holds and has not started is
+ * skipped. A thread that dies under a task — the task exhausted memory, or called `process.exit` — fails that
+ * task and is replaced; what else it held runs on another thread, and the executor carries on.
  *
  * @since 0.1.0
  */
@@ -15,6 +17,7 @@ import * as Exit from "effect/Exit"
 import type * as Scope from "effect/Scope"
 import type { Worker } from "node:worker_threads"
 import type { NewBlock } from "../shuffle/BlockStore.js"
+import * as ThreadControl from "./internal/threadControl.js"
 import type { Failure, FromThread, ToThread } from "./internal/threadMessages.js"
 import type { Inputs } from "./TaskContext.js"
 
@@ -99,20 +102,48 @@ export interface Options {
   readonly appUrl?: string | undefined
 }
 
-const spawn = (appUrl: string | undefined, progress: SharedArrayBuffer): Worker =>
-  ModuleLoading.thread(import.meta.url, "taskThread", { appUrl, progress })
+// How many tasks a thread holds at once: the one it runs, and the next, which it starts the moment the first ends
+// instead of idling until the pool hands it one. More would let one thread hold work another, idle, could do.
+const heldPerThread = 2
+
+const spawn = (appUrl: string | undefined, progress: SharedArrayBuffer, control: SharedArrayBuffer): Worker =>
+  ModuleLoading.thread(import.meta.url, "taskThread", { appUrl, progress, control })
+
+// A task given to the pool, with all it takes to post it (again, to another thread, if the one holding it dies
+// before it starts).
+interface Given {
+  readonly taskId: number
+  readonly task: Uint8Array
+  readonly info: SharedVariables.TaskInfo
+  readonly inputs: Inputs
+  readonly done: (run: TaskRun) => void
+}
 
 interface Thread {
   readonly worker: Worker
   /** The records its running task has read, which the thread writes as it goes. */
   readonly progress: Float64Array
+  /** Shared with the thread (`ThreadControl`): the task it runs now, and those it holds that it must not start. */
+  readonly control: Int32Array
   /**
    * The local dir of the last inputs it was sent, which it uses for tasks sent without inputs (with their object
    * store, the same for every task of an executor).
    */
   localDir: string | undefined
-  /** The task it runs, with what to call when it is done. */
-  current: { readonly taskId: number; readonly done: (run: TaskRun) => void } | undefined
+  /** The tasks it holds, in the order it runs them. */
+  readonly held: Array<Given>
+  /** Tasks given to it this turn, posted together at its end. */
+  unposted: Array<ToThread>
+}
+
+// Sent without inputs when it reads nothing but its plan and the thread was sent the same local dir before: a
+// structured clone of the inputs per task is a good part of what a small task costs.
+const messageOf = (given: Given, thread: Thread): ToThread => {
+  const { inputs, taskId, task, info } = given
+  const plain = inputs.shuffleInputs.length === 0 && inputs.cached.length === 0 && inputs.broadcasts === undefined &&
+    inputs.metrics === undefined && thread.localDir === inputs.localDir
+  thread.localDir = inputs.localDir
+  return plain ? { taskId, task, info } : { taskId, task, info, inputs }
 }
 
 /**
@@ -124,22 +155,55 @@ interface Thread {
 export const make = (options: Options): Effect.Effect<TaskThreads, ThreadStartFailed, Scope.Scope> =>
   Effect.gen(function*() {
     const threads = new Set<Thread>()
-    const idle: Array<Thread> = []
-    const waiting: Array<(thread: Thread) => void> = []
+    // Tasks no thread holds yet, oldest first.
+    const waiting: Array<Given> = []
     let closed = false
 
-    const release = (thread: Thread) => {
-      const next = waiting.shift()
-      if (next !== undefined) next(thread)
-      else idle.push(thread)
+    // Tasks are posted at the end of the turn they were given in, each thread's in one message: a post wakes the
+    // thread, and a batch of launches then costs one wake per thread, not one per task. The bytes are copied
+    // into the message, not handed over: they are kept here until the task is over, to post again if need be.
+    let flushing = false
+    const flush = () => {
+      flushing = false
+      for (const thread of threads) {
+        if (thread.unposted.length === 0) continue
+        const batch = thread.unposted
+        thread.unposted = []
+        thread.worker.postMessage(batch)
+      }
+    }
+    // Hands waiting tasks to the threads that hold fewest, so that an idle thread gets the next one first.
+    const dispatch = () => {
+      while (waiting.length > 0) {
+        let least: Thread | undefined
+        for (const thread of threads) {
+          if (least === undefined || thread.held.length < least.held.length) least = thread
+        }
+        if (least === undefined || least.held.length >= heldPerThread) return
+        const given = waiting.shift()!
+        least.held.push(given)
+        least.unposted.push(messageOf(given, least))
+        if (!flushing) {
+          flushing = true
+          queueMicrotask(flush)
+        }
+      }
     }
 
     // A thread ready for work, or the reason it could not start.
     const startThread = (): Effect.Effect<Thread, ThreadStartFailed> =>
       Effect.async<Thread, ThreadStartFailed>((resume) => {
         const progress = new SharedArrayBuffer(Float64Array.BYTES_PER_ELEMENT)
-        const worker = spawn(options.appUrl, progress)
-        const thread: Thread = { worker, progress: new Float64Array(progress), localDir: undefined, current: undefined }
+        const control = ThreadControl.make(heldPerThread)
+        const worker = spawn(options.appUrl, progress, control)
+        const thread: Thread = {
+          worker,
+          progress: new Float64Array(progress),
+          control: new Int32Array(control),
+          localDir: undefined,
+          held: [],
+          unposted: []
+        }
         let ready = false
         worker.on("message", (message: FromThread) => {
           switch (message._tag) {
@@ -158,26 +222,31 @@ export const make = (options: Options): Effect.Effect<TaskThreads, ThreadStartFa
               threads.add(thread)
               return resume(Effect.succeed(thread))
             case "Done": {
-              const current = thread.current
-              if (current === undefined || current.taskId !== message.taskId) return
-              thread.current = undefined
-              release(thread)
-              return current.done(Exit.succeed({ outcome: message.outcome, stored: message.stored }))
+              // Not held any more: it was stopped meanwhile, and is over as far as its caller is concerned (a mark
+              // to skip it, if it was over before the thread saw it, is dropped).
+              const at = thread.held.findIndex((given) => given.taskId === message.taskId)
+              if (at < 0) return ThreadControl.forget(thread.control, message.taskId)
+              const [given] = thread.held.splice(at, 1)
+              dispatch()
+              return given!.done(Exit.succeed({ outcome: message.outcome, stored: message.stored }))
             }
           }
         })
+        // A thread that dies fails the task it ran, whose fault that is (it ran out of memory, or exited); the
+        // ones it held and had not started wait for another thread, first in line.
         const ended = (reason: string) => {
-          threads.delete(thread)
+          const live = threads.delete(thread)
           if (!ready) {
             const failure = { className: "Error", message: reason, stack: reason }
             return resume(Effect.fail(new ThreadStartFailed({ failure })))
           }
-          const current = thread.current
-          thread.current = undefined
-          const at = idle.indexOf(thread)
-          if (at >= 0) idle.splice(at, 1)
-          current?.done(Exit.fail(new ThreadDied({ reason })))
-          if (!closed) replace()
+          const running = ThreadControl.running(thread.control)
+          const held = thread.held.splice(0)
+          waiting.unshift(...held.filter((given) => given.taskId !== running))
+          held.find((given) => given.taskId === running)?.done(Exit.fail(new ThreadDied({ reason })))
+          // A thread ended by a stop was replaced already.
+          if (!closed && live) replace()
+          dispatch()
         }
         let lastError: string | undefined
         worker.on("error", (error) => {
@@ -186,11 +255,11 @@ export const make = (options: Options): Effect.Effect<TaskThreads, ThreadStartFa
         worker.on("exit", (code) => ended(lastError ?? `the task thread exited with code ${code}`))
       })
 
-    // A thread lost under a task is replaced in the background; until the new one is ready, the tasks wait.
+    // A thread lost under a task is replaced in the background; until the new one is ready, its tasks wait.
     const replace = () =>
       Effect.runFork(
         startThread().pipe(
-          Effect.tap((thread) => Effect.sync(() => release(thread))),
+          Effect.tap(() => Effect.sync(dispatch)),
           Effect.ignore
         )
       )
@@ -201,39 +270,43 @@ export const make = (options: Options): Effect.Effect<TaskThreads, ThreadStartFa
         return Promise.all([...threads].map((thread) => thread.worker.terminate()))
       })
     )
-    const started = yield* Effect.all(Array.from({ length: options.size }, startThread), { concurrency: "unbounded" })
-    for (const thread of started) release(thread)
+    yield* Effect.all(Array.from({ length: options.size }, startThread), { concurrency: "unbounded" })
 
-    // A task goes to an idle thread, or waits for the next one released; either way it is posted the moment it
-    // has a thread, so that no stop can leave a thread taken and unused.
     const start: TaskThreads["start"] = (task, info, inputs, done) => {
-      const taskId = info.taskAttemptId
-      let assigned: Thread | undefined
-      const assign = (thread: Thread) => {
-        assigned = thread
-        thread.current = { taskId, done }
-        const plain = inputs.shuffleInputs.length === 0 && inputs.cached.length === 0 &&
-          inputs.broadcasts === undefined && inputs.metrics === undefined && thread.localDir === inputs.localDir
-        // The task's bytes are most often a view into the frame they came in, which a post would copy whole: a copy
-        // of their own is handed over instead (`new Uint8Array` copies; a Buffer's `slice` would not).
-        const own = new Uint8Array(task)
-        const message: ToThread = plain ? { taskId, task: own, info } : { taskId, task: own, info, inputs }
-        thread.localDir = inputs.localDir
-        thread.worker.postMessage(message, [own.buffer])
+      // The task's bytes are most often a view into the frame they came in, which a post would copy whole: it
+      // keeps a copy of its own.
+      const own = task.byteOffset === 0 && task.byteLength === task.buffer.byteLength ? task : task.slice()
+      const given: Given = { taskId: info.taskAttemptId, task: own, info, inputs, done }
+      waiting.push(given)
+      dispatch()
+      return () => stop(given)
+    }
+
+    // A task not yet given to a thread is dropped; one a thread holds but has not started is marked so that the
+    // thread skips it; one it runs can only be stopped by ending the thread (a task stuck in a loop cannot be
+    // stopped any other way), which fails nothing else: what it held goes to another thread.
+    const stop = (given: Given) => {
+      const at = waiting.indexOf(given)
+      if (at >= 0) {
+        waiting.splice(at, 1)
+        return
       }
-      const thread = idle.pop()
-      if (thread !== undefined) assign(thread)
-      else waiting.push(assign)
-      return () => {
-        if (assigned === undefined) {
-          const at = waiting.indexOf(assign)
-          if (at >= 0) waiting.splice(at, 1)
-          return
+      for (const thread of threads) {
+        const held = thread.held.indexOf(given)
+        if (held < 0) continue
+        thread.held.splice(held, 1)
+        const unposted = thread.unposted.findIndex((message) => message.taskId === given.taskId)
+        if (unposted >= 0) {
+          thread.unposted.splice(unposted, 1)
+        } else if (!ThreadControl.skip(thread.control, given.taskId)) {
+          // Given nothing more from now on, and replaced at once; what else it holds goes to another thread once
+          // it has ended.
+          threads.delete(thread)
+          void thread.worker.terminate()
+          replace()
         }
-        // Stopped while it runs: the only way to stop what the thread is doing is to end the thread.
-        if (assigned.current?.taskId !== taskId) return
-        assigned.current = undefined
-        void assigned.worker.terminate()
+        dispatch()
+        return
       }
     }
 
@@ -252,7 +325,7 @@ export const make = (options: Options): Effect.Effect<TaskThreads, ThreadStartFa
 
     const progress = (taskId: number) => {
       for (const thread of threads) {
-        if (thread.current?.taskId === taskId) return { recordsRead: thread.progress[0]! }
+        if (ThreadControl.running(thread.control) === taskId) return { recordsRead: thread.progress[0]! }
       }
       return undefined
     }

@@ -14,12 +14,19 @@ import * as Records from "@kindling/protocol/records"
 import { parentPort, workerData } from "node:worker_threads"
 import { type Counter, failureOutcome, Functions, outcomeOf, type Task } from "../engine/Evaluation.js"
 import type { NewBlock } from "../shuffle/BlockStore.js"
+import * as ThreadControl from "./internal/threadControl.js"
 import type { FromThread, ToThread } from "./internal/threadMessages.js"
 import * as TaskContext from "./TaskContext.js"
 import * as ThreadCpu from "./ThreadCpu.js"
 
 const port = parentPort!
-const { appUrl, progress } = workerData as { readonly appUrl: string | undefined; readonly progress: SharedArrayBuffer }
+const { appUrl, control: controlBuffer, progress } = workerData as {
+  readonly appUrl: string | undefined
+  readonly progress: SharedArrayBuffer
+  readonly control: SharedArrayBuffer
+}
+// Shared with the pool: the task this thread runs, and those it holds that were stopped before their turn.
+const control = new Int32Array(controlBuffer)
 
 // The records the running task has read, where the pool reads them for heartbeats.
 const shared = new Float64Array(progress)
@@ -77,6 +84,15 @@ const filesOf = (inputs: TaskContext.Inputs): Disk.Files => {
 }
 
 const run = async (message: ToThread) => {
+  if (!ThreadControl.begin(control, message.taskId)) return
+  try {
+    await evaluate(message)
+  } finally {
+    ThreadControl.end(control)
+  }
+}
+
+const evaluate = async (message: ToThread) => {
   let task: Task
   try {
     if (loaded === undefined && app !== undefined) loaded = await app
@@ -103,8 +119,8 @@ const drain = async () => {
   while (queue.length > 0) await run(queue.shift()!)
   draining = false
 }
-port.on("message", (message: ToThread) => {
-  queue.push(message)
+port.on("message", (batch: ReadonlyArray<ToThread>) => {
+  queue.push(...batch)
   if (!draining) void drain()
 })
 post({ _tag: "Ready" })

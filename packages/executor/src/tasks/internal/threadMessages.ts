@@ -3,7 +3,10 @@ import type { SharedVariables } from "@kindling/protocol/records"
 import type { NewBlock } from "../../shuffle/BlockStore.js"
 import type { Inputs } from "../TaskContext.js"
 
-/** A task for the thread: a `TaskPlan.Task` encoded with `Records`, and which attempt of which task it is. */
+/**
+ * A task for the thread: a `TaskPlan.Task` encoded with `Records`, and which attempt of which task it is. Tasks
+ * are posted in batches (`Array<ToThread>`), which the thread runs in order.
+ */
 export interface ToThread {
   readonly taskId: number
   readonly task: Uint8Array

@@ -1,0 +1,146 @@
+import { assert, describe, it } from "@effect/vitest"
+import { ObjectStore } from "@kindling/data"
+import { TaskThreads } from "@kindling/executor"
+import { Records, type SharedVariables } from "@kindling/protocol"
+import { Effect, Exit } from "effect"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+
+// Tasks of self-contained functions (source text): each reads its one item and runs `body` over it.
+const task = (item: unknown, body: string) =>
+  Records.encode({
+    plan: { _tag: "Slice", items: [item] },
+    result: { _tag: "Foreach", fn: { _tag: "SourceFunction", source: body, env: null } }
+  })
+const collect = (items: ReadonlyArray<unknown>) =>
+  Records.encode({ plan: { _tag: "Slice", items }, result: { _tag: "Collect" } })
+const info = (taskAttemptId: number): SharedVariables.TaskInfo => ({
+  stageId: 0,
+  stageAttemptNumber: 0,
+  partitionId: taskAttemptId,
+  attemptNumber: 0,
+  taskAttemptId
+})
+
+const withPool = <A>(size: number, f: (pool: TaskThreads.TaskThreads, localDir: string) => Effect.Effect<A>) =>
+  Effect.scoped(Effect.gen(function*() {
+    const localDir = yield* Effect.acquireRelease(
+      Effect.sync(() => Fs.mkdtempSync(Path.join(Os.tmpdir(), "kindling-threads-test-"))),
+      (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
+    )
+    const pool = yield* TaskThreads.make({ size })
+    return yield* f(pool, localDir)
+  }))
+
+// Starts a task and resolves with how it ended: its outcome's tag (and value), or the runner's error.
+const run = (
+  pool: TaskThreads.TaskThreads,
+  localDir: string,
+  taskId: number,
+  bytes: Uint8Array,
+  ends: Map<number, string>
+) =>
+  pool.start(
+    bytes,
+    info(taskId),
+    { localDir, spillThreshold: 1 << 20, objectStore: ObjectStore.settingsOf({}), shuffleInputs: [], cached: [] },
+    (ran) => {
+      if (Exit.isFailure(ran)) {
+        ends.set(taskId, `failed`)
+        return
+      }
+      const outcome = Records.decode(ran.value.outcome) as { readonly _tag: string; readonly value?: Uint8Array }
+      ends.set(
+        taskId,
+        outcome._tag === "TaskResult"
+          ? `${outcome._tag} ${JSON.stringify(Records.decode(outcome.value!))}`
+          : outcome._tag
+      )
+    }
+  )
+
+const until = (done: () => boolean) =>
+  Effect.gen(function*() {
+    // Real threads on a busy machine: no deadline but the test's own.
+    while (!done()) yield* Effect.sleep("5 millis")
+  })
+
+describe("TaskThreads", () => {
+  it.live(
+    "runs more tasks than threads, each once, in the order given per thread",
+    () =>
+      withPool(2, (pool, localDir) =>
+        Effect.gen(function*() {
+          const ends = new Map<number, string>()
+          for (let id = 0; id < 20; id++) run(pool, localDir, id, collect([id]), ends)
+          yield* until(() => ends.size === 20)
+          for (let id = 0; id < 20; id++) assert.strictEqual(ends.get(id), `TaskResult [${id}]`)
+        })),
+    { timeout: 60_000 }
+  )
+
+  it.live(
+    "a stopped task that a thread holds but has not started never runs, and tells nothing",
+    () =>
+      withPool(1, (pool, localDir) =>
+        Effect.gen(function*() {
+          const ends = new Map<number, string>()
+          const marker = Path.join(localDir, "ran")
+          // The first task holds the thread for a while; the second is held behind it, then stopped.
+          run(
+            pool,
+            localDir,
+            0,
+            task(300, "(ms) => { const end = Date.now() + ms; while (Date.now() < end) {} }"),
+            ends
+          )
+          const stop = run(
+            pool,
+            localDir,
+            1,
+            task(marker, "(path) => require('node:fs').writeFileSync(path, 'x')"),
+            ends
+          )
+          yield* Effect.sleep("50 millis")
+          stop()
+          run(pool, localDir, 2, collect(["after"]), ends)
+          yield* until(() => ends.has(2))
+          assert.deepStrictEqual([...ends].sort(), [[0, "TaskResult null"], [2, "TaskResult [\"after\"]"]])
+          assert.isFalse(Fs.existsSync(marker), "the stopped task ran")
+        })),
+    { timeout: 60_000 }
+  )
+
+  it.live(
+    "a task that kills its thread fails alone: the task the thread held next runs on its replacement",
+    () =>
+      withPool(1, (pool, localDir) =>
+        Effect.gen(function*() {
+          const ends = new Map<number, string>()
+          run(pool, localDir, 0, task(3, "(code) => process.exit(code)"), ends)
+          run(pool, localDir, 1, collect(["next"]), ends)
+          yield* until(() => ends.size === 2)
+          assert.deepStrictEqual([...ends].sort(), [[0, "failed"], [1, "TaskResult [\"next\"]"]])
+        })),
+    { timeout: 60_000 }
+  )
+
+  it.live(
+    "a running task that is stopped ends its thread; the task held behind it runs, and says how far it read",
+    () =>
+      withPool(1, (pool, localDir) =>
+        Effect.gen(function*() {
+          const ends = new Map<number, string>()
+          const stop = run(pool, localDir, 0, task(0, "() => { for (;;) {} }"), ends)
+          run(pool, localDir, 1, collect(["behind"]), ends)
+          // The stuck task has read its one record.
+          yield* until(() => pool.progress(0)?.recordsRead === 1)
+          stop()
+          yield* until(() => ends.has(1))
+          assert.deepStrictEqual([...ends], [[1, "TaskResult [\"behind\"]"]])
+          assert.isUndefined(pool.progress(0))
+        })),
+    { timeout: 60_000 }
+  )
+})
