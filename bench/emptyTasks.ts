@@ -10,7 +10,10 @@ const root = fileURLToPath(new URL("../", import.meta.url))
 const app = Path.join(root, "bench/apps/empty-tasks.ts")
 
 export interface Outcome {
+  /** From starting `kindling submit` to its first one-task job ended. */
   readonly firstTaskMillis: number
+  /** From the app's context ready (its body starts) to that first job ended. */
+  readonly firstJobMillis: number
   /**
    * On a cluster, for each executor: from its worker being asked to launch it (before its process starts) to its
    * driver registering it, from the log's timestamps.
@@ -63,6 +66,7 @@ export const emptyTasks = (options: {
     )
     const outcome = {
       firstTaskMillis: 0,
+      firstJobMillis: 0,
       registerMillis: [] as Array<number>,
       runMillis: [] as Array<number>,
       restRss: 0,
@@ -78,14 +82,18 @@ export const emptyTasks = (options: {
     let stderr = ""
     child.stderr.on("data", (chunk) => (stderr += chunk))
     let buffered = ""
+    let ready = NaN
     child.stdout.on("data", (chunk: Buffer) => {
       buffered += chunk
       const lines = buffered.split("\n")
       buffered = lines.pop()!
       for (const line of lines) {
         const [event, value] = line.split(" ")
-        if (event === "first") {
+        if (event === "ready") {
+          ready = Number(value)
+        } else if (event === "first") {
           outcome.firstTaskMillis = Number(value) - started
+          outcome.firstJobMillis = Number(value) - ready
           phase = "rest"
         } else if (event === "rest") {
           outcome.restRss = Math.max(...executors().map(rss))

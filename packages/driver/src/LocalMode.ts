@@ -92,7 +92,9 @@ export const layer = (options: Options): Layer.Layer<Kindling, StartFailed> =>
       }, driver)
       // Spark's local app id: `local-<start time>`.
       listeners.setAppId(`local-${startTime}`)
+      // The app's context is ready once its task threads are: one that cannot start fails the app's start.
       const threads = yield* TaskThreads.make({ size: options.threads, appUrl: options.appUrl })
+      yield* threads.started
       const executor = yield* onRpc(
         executorHost,
         Executor.make({

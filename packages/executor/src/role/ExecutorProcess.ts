@@ -212,7 +212,8 @@ export const run = <E, NE, R>(
     yield* Effect.gen(function*() {
       const rpc = yield* RpcEnv.RpcEnv
       // The app's settings for its executors, as Spark's executors fetch them before registering — asked while
-      // the app is fetched and the task threads start, which is most of the time an executor takes to start.
+      // the app is fetched. The task threads start meanwhile, and go on starting while the executor registers: a
+      // task launched before one is ready waits for it.
       const [threads, config] = yield* Effect.all([
         Effect.flatMap(localArtifact(args.appUrl), (appUrl) => environment.tasks(args.cores, appUrl)),
         rpc.ask(
@@ -231,12 +232,14 @@ export const run = <E, NE, R>(
         spillThreshold: setting("kindling.shuffle.spill.threshold", 64 * 1024 * 1024),
         maxBytesInFlight: setting("kindling.reducer.maxSizeInFlight", 48 * 1024 * 1024)
       }
-      // An executor of known memory shares what is left of it once started (measured now that the task threads
-      // are up, before any task runs); otherwise it keeps to what the app asked for.
+      // An executor of known memory shares what is left of it once started (measured now, before any task runs,
+      // with what its task threads will hold once up, as they are still starting); otherwise it keeps to what the
+      // app asked for.
       let budget: typeof asked & Partial<MemoryBudget.Budget> = asked
       const memory = setting("kindling.executor.memory", 0)
       if (memory > 0) {
-        const shared = MemoryBudget.share({ memory, baseline: process.memoryUsage.rss(), cores: args.cores, ...asked })
+        const baseline = process.memoryUsage.rss() + threads.size * MemoryBudget.threadStart
+        const shared = MemoryBudget.share({ memory, baseline, cores: args.cores, ...asked })
         yield* Effect.logInfo(
           `Memory ${mib(memory)}: a task spills past ${mib(shared.spillThreshold)}, fetches hold ${
             mib(shared.maxBytesInFlight)
@@ -278,6 +281,12 @@ export const run = <E, NE, R>(
             Deferred.succeed(exit, code)
           )
       })
+      // Registered with its threads still starting: one that cannot start ends the executor, which cannot run
+      // its tasks, as a failure (its driver then runs them elsewhere).
+      yield* threads.started.pipe(
+        Effect.catchAll((error) => Effect.zipRight(Effect.logError(error.message), Deferred.succeed(exit, 1))),
+        Effect.forkScoped
+      )
     }).pipe(Effect.provide(network))
     return yield* Deferred.await(exit)
   })

@@ -2,7 +2,7 @@
  * How an executor shares its memory. `kindling.executor.memory` is what the worker charges the executor for, so it
  * bounds the whole process — both heaps of every task thread, the bytes its fetches hold, the runtime itself — not
  * one heap as Spark's `-Xmx` does. What the process holds once started (Node, the modules, the task threads: some
- * 120 MiB) is measured and set aside; what is left is shared among what grows with the work:
+ * 120 MiB) is measured, or for threads still starting estimated, and set aside; what is left is shared among what grows with the work:
  *
  * - each running task's shuffle write, aggregation or sort spills past `spillThreshold` (estimated bytes; held
  *   on a heap they take up to about twice that, hence a quarter of what is left over all the cores);
@@ -23,6 +23,14 @@ const mebibyte = 1024 * 1024
  * @since 0.1.0
  */
 export const floor = 16 * mebibyte
+
+/**
+ * What a task thread holds once it has started (a V8 isolate with its module loaded: measured 17–19 MiB), for the
+ * threads an executor counts before they are up: it registers while they start.
+ *
+ * @since 0.1.0
+ */
+export const threadStart = 20 * mebibyte
 
 /**
  * @since 0.1.0

@@ -51,6 +51,7 @@ export const make = (options: Options): Effect.Effect<TaskThreads.TaskThreads> =
       )
     return {
       size: options.size,
+      started: Effect.void,
       // Inline tasks run in one go: there is nothing to see while they run.
       progress: () => undefined,
       start: (task, info, inputs, done) => {

@@ -14,6 +14,7 @@ import type { SharedVariables } from "@kindling/protocol"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import type * as Scope from "effect/Scope"
 import type { Worker } from "node:worker_threads"
 import type { NewBlock } from "../shuffle/BlockStore.js"
@@ -87,6 +88,11 @@ export interface TaskThreads {
    */
   readonly afterEnds: (f: () => void) => void
   readonly size: number
+  /**
+   * Succeeds once the runner's first threads are all ready, or fails with why one could not start. The runner
+   * is usable before: a task started meanwhile waits for a thread.
+   */
+  readonly started: Effect.Effect<void, ThreadStartFailed>
   /** How far a running task has got: the records it has read so far, if this runner can tell. */
   readonly progress: (taskId: number) => { readonly recordsRead: number } | undefined
 }
@@ -147,7 +153,9 @@ const messageOf = (given: Given, thread: Thread): ToThread => {
 }
 
 /**
- * Starts `size` threads and waits until each is ready. The threads are terminated when the scope closes.
+ * Starts `size` threads, without waiting for them (`started` says when they are ready): an executor registers
+ * while they load their module, which takes a new isolate some 60–70 ms. The threads are terminated when the scope
+ * closes.
  *
  * @since 0.1.0
  * @category constructors
@@ -270,7 +278,13 @@ export const make = (options: Options): Effect.Effect<TaskThreads, ThreadStartFa
         return Promise.all([...threads].map((thread) => thread.worker.terminate()))
       })
     )
-    yield* Effect.all(Array.from({ length: options.size }, startThread), { concurrency: "unbounded" })
+    // Each thread takes tasks the moment it is ready; a thread that cannot start fails `started`.
+    const starting = yield* Effect.forkScoped(
+      Effect.all(
+        Array.from({ length: options.size }, () => Effect.tap(startThread(), () => Effect.sync(dispatch))),
+        { concurrency: "unbounded", discard: true }
+      )
+    )
 
     const start: TaskThreads["start"] = (task, info, inputs, done) => {
       // The task's bytes are most often a view into the frame they came in, which a post would copy whole: it
@@ -330,5 +344,5 @@ export const make = (options: Options): Effect.Effect<TaskThreads, ThreadStartFa
       return undefined
     }
 
-    return { start, afterEnds, size: options.size, progress }
+    return { start, afterEnds, size: options.size, started: Fiber.join(starting), progress }
   })
