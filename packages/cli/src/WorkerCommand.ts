@@ -22,6 +22,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
+import * as NodeFs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import * as Settings from "./Settings.js"
@@ -73,10 +74,16 @@ export const start = (options: {
 }): Effect.Effect<void, Settings.Failure, Scope.Scope> =>
   Effect.gen(function*() {
     const { conf, host, workDir } = options
-    // Executors' scratch dirs: per worker, under the machine's temporary directory (Spark's local dirs).
+    // Executors' scratch dirs: per worker, under the machine's temporary directory (Spark's local dirs), made as
+    // the first executor needs it and removed, with what its apps left, when the worker stops — its executors
+    // and the shuffle service serving their files stop before (an app's dir is otherwise removed when the master
+    // says the app finished, which a worker stopping with its app may not hear).
     const localDir = Path.join(
       Os.tmpdir(),
       `kindling-worker-${process.pid}-${options.port}-${Math.random().toString(36).slice(2, 8)}`
+    )
+    yield* Effect.addFinalizer(() =>
+      DiskOperations.removing(localDir, () => NodeFs.rmSync(localDir, { recursive: true, force: true }))
     )
     const shuffleService = conf.get(ProtocolConf.keys.shuffleServiceEnabled)
     const signal = `SIG${conf.get(WorkerConf.keys.decommissionSignal)}`

@@ -122,10 +122,12 @@ describe("kindling submit", () => {
     Deadlines.scaled(60_000)
   )
 
-  it.live(
-    "runs examples/pi.ts on local-cluster[2,1,1024]: executors are processes of in-process workers",
+  it.scopedLive(
+    "runs examples/pi.ts on local-cluster[2,1,1024]: executors are processes of in-process workers, which leave no files",
     () =>
       Effect.gen(function*() {
+        // The process's temporary files go to a directory of the test's own, which must be empty once it is over.
+        const tmp = yield* temporaryDirectory
         // The app's UI on any free port: another test's app may hold 4040, and a UI moved off the port it asked
         // for is a warning.
         const result = yield* run([
@@ -136,7 +138,7 @@ describe("kindling submit", () => {
           "kindling.ui.port=0",
           "examples/pi.ts",
           "10"
-        ])
+        ], { TMPDIR: tmp })
         assert.strictEqual(result.code, 0, result.stderr)
         assert.match(result.stdout, /^Pi is roughly 3\.1\d*\n$/)
         assert.match(result.stderr, /Registered executor 0 on 127\.0\.0\.1/)
@@ -144,6 +146,8 @@ describe("kindling submit", () => {
         const warnings = result.stderr.split("\n")
           .filter((line) => /WARN|ERROR/.test(line) && !line.includes("has not accepted any resources"))
         assert.deepStrictEqual(warnings, [])
+        // The workers' scratch dirs (the executors' local dirs) went with them.
+        assert.deepStrictEqual(Fs.readdirSync(tmp), [])
       }),
     Deadlines.scaled(60_000)
   )
