@@ -131,6 +131,12 @@ describe("RpcEnv handing over values in process", () => {
         const error = yield* Effect.flip(a.rpc.ask(wrong, status("to the wrong endpoint")))
         assert.instanceOf(error, Errors.MalformedFrame)
         assert.include(error.reason, "RequestDriverStatus")
+        // Nor is a look-alike that is no instance of its message class.
+        const lookAlike = {
+          ...status("plain"),
+          _tag: "RequestDriverStatus"
+        } as unknown as SubmissionMessages.RequestDriverStatus
+        assert.instanceOf(yield* Effect.flip(a.rpc.ask(master.ref, lookAlike)), Errors.MalformedFrame)
         assert.isTrue((yield* a.rpc.ask(master.ref, status("after"))).found)
       })
   )

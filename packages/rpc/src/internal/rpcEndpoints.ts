@@ -57,6 +57,23 @@ export interface Registry {
   ) => Effect.Effect<void, EndpointAlreadyRegistered, R | Scope.Scope>
 }
 
+// Messages are instances of their Schema classes, checked when they are made: whether an endpoint takes one is a
+// matter of its class, asked of the inbound union once per class rather than once per message. Anything else (a
+// plain object) is refused, as the frame path refuses to encode it.
+const acceptsByClass = (inbound: Schema.Schema<any, any, never>) => {
+  const isInbound = Schema.is(inbound)
+  const byClass = new Map<unknown, boolean>()
+  return (message: unknown): boolean => {
+    const ctor = (message as { readonly constructor?: unknown } | null)?.constructor
+    let accepted = byClass.get(ctor)
+    if (accepted === undefined) {
+      accepted = Schema.isSchema(ctor) && isInbound(message)
+      byClass.set(ctor, accepted)
+    }
+    return accepted
+  }
+}
+
 export const makeRegistry = (): Registry => {
   const endpoints = new Map<string, EndpointRuntime>()
 
@@ -166,7 +183,7 @@ export const makeRegistry = (): Registry => {
           endpoints.set(name, {
             name,
             inbound: endpoint.inbound,
-            accepts: Schema.is(endpoint.inbound),
+            accepts: acceptsByClass(endpoint.inbound),
             refusal: (message) =>
               new Errors.MalformedFrame({ reason: `endpoint ${name} does not accept ${message._tag}` }),
             deliver
