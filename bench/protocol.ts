@@ -1,10 +1,12 @@
 // Codec throughput and RPC latency of @kindling/protocol, each next to a baseline in the same run:
 // (a) encode+decode through our codec (schemas, envelope, framing) vs raw msgpackr pack+unpack of the same
-//     objects; (b) ask round trips over TCP loopback vs a raw node:net echo of frames of the same size.
+//     objects; (b) ask round trips over TCP loopback vs a raw node:net echo of frames of the same size; (c) what local
+//     mode's driver and executor exchange per task (a LaunchTasks, then a StatusUpdates back) between two RpcEnvs
+//     of one process, handed over as values vs in frames on the same in-memory network.
 import { ClusterMessages, Codec, Ids, RpcAddress, SubmissionMessages, WorkerMessages } from "@kindling/protocol"
-import { RpcEnv } from "@kindling/rpc"
+import { RpcEnv, Transport } from "@kindling/rpc"
 import { NodeTransport } from "@kindling/rpc/node"
-import { Effect, Either, Option, type Schema } from "effect"
+import { Deferred, Effect, Either, Option, type Schema } from "effect"
 import { Packr } from "msgpackr"
 import * as ChildProcess from "node:child_process"
 import { createRequire } from "node:module"
@@ -303,3 +305,66 @@ console.log(
   ], rpcWidths)
 )
 console.log("\ntargets: codec ≥ 0.5× raw msgpackr for LaunchTasks; ask p50 ≤ 3× the raw echo round trip")
+
+// ---- (c) in process: framed vs handed over ----------------------------------------------------------------
+
+const inProcessTrips = 50_000
+const finished = new ClusterMessages.StatusUpdates({
+  executorId: launchTask.executorId,
+  updates: [
+    new ClusterMessages.TaskStatus({ taskId: 123456, state: "FINISHED", data: new Uint8Array(48), resources: {} })
+  ]
+})
+
+// Round trips per second, one at a time: the driver's endpoint answers each StatusUpdates with the next LaunchTasks.
+const inProcessTripsPerSecond = (handOverValues: boolean) =>
+  Effect.scoped(Effect.gen(function*() {
+    const network = yield* Transport.makeMemoryWith({ handOverValues })
+    const on = (host: string) =>
+      RpcEnv.make({ host, port: 7077 }).pipe(Effect.provideService(Transport.Transport, network))
+    const driver = yield* on("driver")
+    const executor = yield* on("executor")
+    const toExecutor = RpcAddress.endpoint<ClusterMessages.LaunchTasks>(executor.address!, "Executor")
+    const toDriver = RpcAddress.endpoint<ClusterMessages.StatusUpdates>(driver.address!, "Driver")
+    const done = yield* Deferred.make<void>()
+    let left = inProcessTrips
+    yield* executor.register("Executor", {
+      inbound: ClusterMessages.LaunchTasks,
+      handlers: { LaunchTasks: () => Effect.sync(() => executor.sendNow(toDriver, finished)).pipe(Effect.asVoid) }
+    })
+    yield* driver.register("Driver", {
+      inbound: ClusterMessages.StatusUpdates,
+      handlers: {
+        StatusUpdates: () =>
+          Effect.sync(() => {
+            if (--left === 0) Deferred.unsafeDone(done, Effect.void)
+            else driver.sendNow(toExecutor, launchTask)
+          })
+      }
+    })
+    yield* driver.send(toExecutor, launchTask)
+    const started = performance.now()
+    yield* Deferred.await(done)
+    return inProcessTrips / ((performance.now() - started) / 1000)
+  }))
+
+const inProcess = await Effect.runPromise(Effect.gen(function*() {
+  const framed: Array<number> = []
+  const handed: Array<number> = []
+  for (let i = 0; i < 3; i++) {
+    framed.push(yield* inProcessTripsPerSecond(false))
+    handed.push(yield* inProcessTripsPerSecond(true))
+  }
+  return { framed: Math.max(...framed), handed: Math.max(...handed) }
+}))
+console.log(`\n(c) LaunchTasks → StatusUpdates in one process (${format(inProcessTrips)} round trips, best of 3)\n`)
+console.log(row(["", "handed over", "framed", "ratio"], rpcWidths))
+console.log(
+  row([
+    "round trips/s",
+    format(inProcess.handed),
+    format(inProcess.framed),
+    `${format(inProcess.handed / inProcess.framed, 2)}×`
+  ], rpcWidths)
+)
+console.log(row(["µs per round trip", micros(1000 / inProcess.handed), micros(1000 / inProcess.framed), ""], rpcWidths))

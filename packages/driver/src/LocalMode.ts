@@ -1,7 +1,7 @@
 /**
  * `local[N]`: the driver and one executor with N task threads in this process, as Spark's local mode — each a
  * role on its own RpcEnv over an in-memory network, so that the driver's core is the same as on a cluster and
- * the executor's is the one `kindling executor` runs.
+ * the executor's is the one `kindling executor` runs. The network hands messages over as values, unencoded.
  *
  * @since 0.1.0
  */
@@ -68,7 +68,8 @@ export const layer = (options: Options): Layer.Layer<Kindling, StartFailed> =>
   Layer.scoped(
     Kindling,
     Effect.gen(function*() {
-      const network = yield* Transport.makeMemory
+      // The driver and executor hand each other their messages as values: nothing is encoded between them.
+      const network = yield* Transport.makeMemoryWith({ handOverValues: true })
       const onRpc = <A, E, R>(host: string, effect: Effect.Effect<A, E, R>) =>
         Effect.flatMap(
           RpcEnv.make({ host, port: 7077 }).pipe(Effect.provideService(Transport.Transport, network)),

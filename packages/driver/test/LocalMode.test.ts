@@ -310,6 +310,18 @@ layer(local(3), { timeout: 60_000 })("local[2,3]", (it) => {
       )
       assert.include(error.message, "failed 3 times, most recent failure: Lost task 0.2 in stage")
     }))
+
+  // The driver hands its executor each launch as it is, the task's bytes included, and keeps them for the task's
+  // next attempts: an executor that took them (a buffer transferred to its task thread) would leave a retry nothing.
+  it.effect("a task retried runs from the same bytes as its first attempt", () =>
+    Effect.gen(function*() {
+      const kc = yield* Kindling
+      const values = yield* kc.parallelize([1, 2, 3, 4], 2).map((x, env) => {
+        if (x === 3 && env.task.attemptNumber === 0) throw new Error("first attempt")
+        return x * 10
+      }, { task: kc.taskContext }).collect()
+      assert.deepStrictEqual(values, [10, 20, 30, 40])
+    }))
 })
 
 // Results over 1 KiB are left on the executor's data plane and fetched by the driver.

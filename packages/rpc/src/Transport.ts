@@ -1,6 +1,7 @@
 /**
  * The byte-stream transport under an RpcEnv. The RpcEnv does framing, handshake and dispatch; a transport only
- * moves bytes between two ends. `layerMemory` is an in-process network for tests, simulation and local mode;
+ * moves bytes between two ends. `layerMemory` is an in-process network for tests and simulation; one made with
+ * `handOverValues` (local mode's) also lets the RpcEnvs on it hand each other messages as values, without frames.
  * TCP lives in `@kindling/protocol/node`.
  *
  * @since 0.1.0
@@ -31,6 +32,13 @@ export interface Connection {
    * (at once if that is already so).
    */
   readonly onDrain: (listener: () => void) => void
+  /**
+   * In-process transports only: what hands the other end a value instead of bytes — delivered to its handler's
+   * `onValue`, in order with what `write` sends, and dropped like bytes once either end has closed. Undefined when
+   * the other end takes no values (or the transport carries bytes only); ask once both ends have their handlers.
+   * The value is handed over as it is, not copied: the two ends must treat it as immutable.
+   */
+  readonly valueSink?: (() => ((value: unknown) => void) | undefined) | undefined
 }
 
 /**
@@ -42,6 +50,8 @@ export interface Connection {
 export interface ConnectionHandler {
   readonly onData: (bytes: Uint8Array) => void
   readonly onClose: (reason: string) => void
+  /** What the other end handed over as a value (see `Connection.valueSink`); without it, the end takes bytes only. */
+  readonly onValue?: ((value: unknown) => void) | undefined
 }
 
 /**
@@ -119,14 +129,38 @@ const drain = (end: MemoryEnd) => {
 }
 
 /**
+ * @since 0.1.0
+ * @category models
+ */
+export interface MemoryOptions {
+  /**
+   * Whether ends that take values (`ConnectionHandler.onValue`) may be handed them (`Connection.valueSink`): the
+   * RpcEnvs of one process then exchange messages without encoding them. Off by default, so that tests on the
+   * in-memory network check the real encoding of every message.
+   */
+  readonly handOverValues?: boolean
+}
+
+/**
  * An in-process network: listeners by `host:port`, connections as pairs of ends whose writes are delivered
  * asynchronously (on a later microtask), like a socket's. An end's buffered bytes are those written and not yet
- * delivered.
+ * delivered; values handed over are not counted (they hold no buffer of the transport's).
  *
  * @since 0.1.0
  * @category constructors
  */
-export const makeMemory: Effect.Effect<Transport["Type"]> = Effect.sync(() => {
+export const makeMemoryWith = (options: MemoryOptions): Effect.Effect<Transport["Type"]> =>
+  Effect.sync(() => memoryNetwork(options.handOverValues === true))
+
+/**
+ * An in-process network that carries bytes only (`makeMemoryWith` with the defaults).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeMemory: Effect.Effect<Transport["Type"]> = makeMemoryWith({})
+
+const memoryNetwork = (handOverValues: boolean): Transport["Type"] => {
   const listeners = new Map<string, (connection: Connection) => ConnectionHandler>()
   let nextEphemeralPort = 40000
 
@@ -144,6 +178,17 @@ export const makeMemory: Effect.Effect<Transport["Type"]> = Effect.sync(() => {
           if (!other.closed) other.handler?.onData(copy)
           if (self.buffered === 0) drain(self)
         })
+      },
+      valueSink: () => {
+        if (!handOverValues) return undefined
+        const intake = other.handler?.onValue
+        if (intake === undefined) return undefined
+        return (value) => {
+          if (self.closed || other.closed) return
+          queueMicrotask(() => {
+            if (!other.closed) intake(value)
+          })
+        }
       },
       close: () => {
         if (self.closed) return
@@ -181,7 +226,7 @@ export const makeMemory: Effect.Effect<Transport["Type"]> = Effect.sync(() => {
             open.add(connection)
             const handler = accept(connection)
             return {
-              onData: handler.onData,
+              ...handler,
               onClose: (reason) => {
                 open.delete(connection)
                 handler.onClose(reason)
@@ -209,7 +254,7 @@ export const makeMemory: Effect.Effect<Transport["Type"]> = Effect.sync(() => {
         return Effect.succeed(aConnection)
       })
   })
-})
+}
 
 /**
  * A fresh in-process network. Every RpcEnv built on the same layer instance shares it.
@@ -264,7 +309,8 @@ export interface Wrapped {
 /**
  * The same transport with a layer over every connection it opens or accepts: `wrap` gets each raw connection and
  * the factory of its user's handler, and returns the connection the user gets and the handler of the raw bytes. A
- * tap and encryption are such layers.
+ * tap and encryption are such layers. A layer works on bytes, so its connections hand over no values: what goes
+ * through it is framed.
  *
  * @since 0.1.0
  * @category combinators
@@ -279,12 +325,12 @@ export const wrapConnections = (
 ): Transport["Type"] =>
   Transport.of({
     listen: (host, port, accept) =>
-      transport.listen(host, port, (connection) => wrap(connection, accept, "listener").handler),
+      transport.listen(host, port, (connection) => wrap(bytesOnly(connection), accept, "listener").handler),
     connect: (host, port, handler) => {
       let wrapped: Connection | undefined
       return Effect.map(
         transport.connect(host, port, (connection) => {
-          const layered = wrap(connection, handler, "dialler")
+          const layered = wrap(bytesOnly(connection), handler, "dialler")
           wrapped = layered.connection
           return layered.handler
         }),
@@ -292,6 +338,10 @@ export const wrapConnections = (
       )
     }
   })
+
+// A connection without its value sink: a layer that spreads it into its own connection must not pass values by.
+const bytesOnly = (connection: Connection): Connection =>
+  connection.valueSink === undefined ? connection : { ...connection, valueSink: undefined }
 
 const tapConnection = (
   connection: Connection,

@@ -3,8 +3,7 @@ import { Endpoints, Envelope, Errors, Ids, RpcAddress, SubmissionMessages, Worke
 import { Polling } from "@kindling/protocol/testing"
 import { RpcEnv, Transport } from "@kindling/rpc"
 import { NodeTransport } from "@kindling/rpc/node"
-import type { Layer } from "effect"
-import { Effect, Fiber, Option, Queue, type Scope } from "effect"
+import { Effect, Fiber, Layer, Option, Queue, type Scope } from "effect"
 import { Packr } from "msgpackr"
 import {
   body,
@@ -39,8 +38,12 @@ const silentListener = Effect.gen(function*() {
   return RpcAddress.make(host, bound.port)
 })
 
+// An in-memory network on which nodes hand each other messages as values: none of them goes in a frame.
+const handingOver = Layer.effect(Transport.Transport, Transport.makeMemoryWith({ handOverValues: true }))
+
 const suite = (name: string, transport: Layer.Layer<Transport.Transport>) =>
   describe(`RpcEnv over ${name}`, () => {
+    const framed = transport !== handingOver
     const live = (title: string, test: () => Effect.Effect<void, unknown, Transport.Transport | Scope.Scope>) =>
       it.scopedLive(title, () => test().pipe(Effect.provide(transport)), 20_000)
 
@@ -258,6 +261,11 @@ const suite = (name: string, transport: Layer.Layer<Transport.Transport>) =>
         const big = new SubmissionMessages.RequestSubmitDriver({
           driverDescription: driverDescription("x".repeat(10_000))
         })
+        if (!framed) {
+          // Handed over, it is in no frame: the limit is a frame's, not a message's.
+          assert.isTrue((yield* a.rpc.ask(master.ref, big)).success)
+          return
+        }
         const error = yield* Effect.flip(a.rpc.ask(master.ref, big))
         assert.instanceOf(error, Errors.FrameTooLarge)
         assert.strictEqual(error.maxSize, 4096)
@@ -273,6 +281,12 @@ const suite = (name: string, transport: Layer.Layer<Transport.Transport>) =>
         const big = new SubmissionMessages.RequestSubmitDriver({
           driverDescription: driverDescription("y".repeat(2000))
         })
+        if (!framed) {
+          assert.isTrue((yield* a.rpc.ask(master.ref, big)).success)
+          yield* a.rpc.send(master.worker, heartbeat(3, RpcAddress.make("h".repeat(2000), 1)))
+          assert.strictEqual((yield* Queue.take(master.received)).message._tag, "Heartbeat")
+          return
+        }
         const error = yield* Effect.flip(a.rpc.ask(master.ref, big))
         assert.instanceOf(error, Errors.FrameTooLarge)
         assert.strictEqual(error.maxSize, 1024)
@@ -517,5 +531,6 @@ const suite = (name: string, transport: Layer.Layer<Transport.Transport>) =>
   })
 
 suite("the in-memory transport", Transport.layerMemory)
+suite("the in-memory transport handing over values", handingOver)
 suite("TCP", NodeTransport.layer)
 suite("encrypted TCP", encryptedTcp())

@@ -39,13 +39,13 @@ export class AskTable {
     ask?.waitingOn?.delete(id)
   }
 
-  /** Resumes the ask a reply answers, with the reply's typed outcome. */
-  answer(envelope: ReplyEnvelope): void {
+  /** Resumes the ask a reply answers, with the reply's typed outcome (held by the envelope when `handed`). */
+  answer(envelope: ReplyEnvelope, handed = false): void {
     const ask = this.pending.get(envelope.id)
     if (ask === undefined) return // the asker gave up (timeout or interruption) before the reply came
     this.pending.delete(envelope.id)
     ask.waitingOn?.delete(envelope.id)
-    ask.resume(replyEffect(ask.request, envelope))
+    ask.resume(replyEffect(ask.request, envelope, handed))
   }
 
   /** Fails every ask whose deadline is past with `AskTimeout`. */

@@ -12,7 +12,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Runtime from "effect/Runtime"
-import type * as Schema from "effect/Schema"
+import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import type * as Api from "../RpcEnv.js"
 
@@ -36,6 +36,10 @@ export type Delivery =
 export interface EndpointRuntime {
   readonly name: string
   readonly inbound: Schema.Schema<any, any, never>
+  /** Whether a message handed over as a value (not decoded with `inbound`) is one the endpoint accepts. */
+  readonly accepts: (message: unknown) => boolean
+  /** What a message it does not accept is answered with: as a frame whose body `inbound` cannot decode. */
+  readonly refusal: (message: Codec.Message) => Errors.MalformedFrame
   readonly deliver: (delivery: Delivery) => void
 }
 
@@ -51,6 +55,23 @@ export interface Registry {
     name: string,
     endpoint: Api.Endpoint<A, Api.Handlers<A, R>, R>
   ) => Effect.Effect<void, EndpointAlreadyRegistered, R | Scope.Scope>
+}
+
+// Messages are instances of their Schema classes, checked when they are made: whether an endpoint takes one is a
+// matter of its class, asked of the inbound union once per class rather than once per message. Anything else (a
+// plain object) is refused, as the frame path refuses to encode it.
+const acceptsByClass = (inbound: Schema.Schema<any, any, never>) => {
+  const isInbound = Schema.is(inbound)
+  const byClass = new Map<unknown, boolean>()
+  return (message: unknown): boolean => {
+    const ctor = (message as { readonly constructor?: unknown } | null)?.constructor
+    let accepted = byClass.get(ctor)
+    if (accepted === undefined) {
+      accepted = Schema.isSchema(ctor) && isInbound(message)
+      byClass.set(ctor, accepted)
+    }
+    return accepted
+  }
 }
 
 export const makeRegistry = (): Registry => {
@@ -158,7 +179,16 @@ export const makeRegistry = (): Registry => {
       }
 
       yield* Effect.acquireRelease(
-        Effect.sync(() => endpoints.set(name, { name, inbound: endpoint.inbound, deliver })),
+        Effect.sync(() =>
+          endpoints.set(name, {
+            name,
+            inbound: endpoint.inbound,
+            accepts: acceptsByClass(endpoint.inbound),
+            refusal: (message) =>
+              new Errors.MalformedFrame({ reason: `endpoint ${name} does not accept ${message._tag}` }),
+            deliver
+          })
+        ),
         () =>
           Effect.gen(function*() {
             endpoints.delete(name)

@@ -23,7 +23,7 @@ import { AskTable } from "./rpcAsks.js"
 import { makeRegistry } from "./rpcEndpoints.js"
 import { type HandshakeActions, onHandshake } from "./rpcHandshake.js"
 import { evictionCandidate, handshakeToEvict, makePeer, type Peer, type Phase } from "./rpcPeer.js"
-import { replyEnvelope } from "./rpcReplies.js"
+import { handedReply, replyEnvelope } from "./rpcReplies.js"
 import { makeSending } from "./rpcSending.js"
 import { makeSharedDials } from "./sharedDials.js"
 
@@ -107,6 +107,12 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
       peer.lastSent = clock.unsafeCurrentTimeMillis()
       peer.connection.write(frame.right)
       return Either.void
+    }
+
+    // The value-passing twin of `write`, for the envelopes of messages and replies (see `Peer.handOver`).
+    const handOver = (peer: Peer, envelope: Envelope.Envelope) => {
+      peer.lastSent = clock.unsafeCurrentTimeMillis()
+      peer.handOver!(envelope)
     }
 
     const sweep = Effect.gen(function*() {
@@ -243,6 +249,7 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
         return
       }
       peer.wasOpen = true
+      peer.handOver = peer.connection.valueSink?.()
       const key = RpcAddress.key(peer.identity)
       const current = peers.get(key)
       if (current === undefined || current.phase !== "open") peers.set(key, peer)
@@ -266,12 +273,18 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
       close(peer, peer.refusal.message)
     }
 
-    const onInbound = (peer: Peer, envelope: Extract<Envelope.Envelope, { _tag: "send" | "ask" }>) => {
+    // A message for an endpoint of this node, from a frame (`body` encoded) or handed over (`body` the message).
+    const onInbound = (
+      peer: Peer,
+      envelope: Extract<Envelope.Envelope, { _tag: "send" | "ask" }>,
+      handed: boolean
+    ) => {
       const id = envelope._tag === "ask" ? envelope.id : undefined
       const fail = (error: Errors.RpcError, request: string) => {
         if (id === undefined) {
           return warn(`dropped a message: ${error.message}`, { peer: peer.identity.hostPort, request })
         }
+        if (handed) return handOver(peer, { _tag: "failure", id, error })
         write(peer, { _tag: "failure", id, error: Either.getOrThrow(Codec.encodeWith(Errors.RpcError, error)) })
       }
       const tag = typeof (envelope.body as { _tag?: unknown } | null)?._tag === "string"
@@ -282,11 +295,18 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
       }
       const endpoint = endpoints.get(envelope.to)
       if (endpoint === undefined) return fail(new Errors.EndpointNotFound({ endpoint: envelope.to }), tag)
-      const decoded = Codec.decodeWith(endpoint.inbound, envelope.body)
-      if (Either.isLeft(decoded)) return fail(decoded.left, tag)
-      const message = decoded.right as Codec.Message
+      let message: Codec.Message
+      if (handed) {
+        message = envelope.body as Codec.Message
+        if (!endpoint.accepts(message)) return fail(endpoint.refusal(message), tag)
+      } else {
+        const decoded = Codec.decodeWith(endpoint.inbound, envelope.body)
+        if (Either.isLeft(decoded)) return fail(decoded.left, tag)
+        message = decoded.right as Codec.Message
+      }
       const reply = id === undefined ? undefined : (exit: Exit.Exit<unknown, unknown>) => {
         if (peer.phase !== "open") return
+        if (handed) return handOver(peer, handedReply(id, endpoint.name, message, exit))
         const envelope = replyEnvelope(id, endpoint.name, message, exit)
         const written = write(peer, envelope)
         if (Either.isLeft(written)) fail(written.left, message._tag)
@@ -298,6 +318,22 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
         context: { sender: envelope.from ?? undefined, peer: peer.identity, connection: peer.id },
         reply
       })
+    }
+
+    // An envelope a node of this process handed over: only messages and replies come so, on an open control
+    // connection, and only ever from `handOver`.
+    const onHanded = (peer: Peer, envelope: Envelope.Envelope) => {
+      peer.lastReceived = clock.unsafeCurrentTimeMillis()
+      switch (envelope._tag) {
+        case "send":
+        case "ask":
+          return onInbound(peer, envelope, true)
+        case "reply":
+        case "failure":
+          return asks.answer(envelope, true)
+        default:
+          return misplaced(peer, envelope._tag)
+      }
     }
 
     const onFrame = (peer: Peer, payload: Uint8Array) => {
@@ -338,7 +374,7 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
           // Nothing is delivered on a connection that has not completed its handshake.
           if (peer.phase !== "open") return authFailed(peer, `${envelope._tag} before the handshake completed`)
           if (peer.link !== undefined) return misplaced(peer, envelope._tag)
-          return onInbound(peer, envelope)
+          return onInbound(peer, envelope, false)
         case "reply":
         case "failure":
           if (peer.phase !== "open") return authFailed(peer, `${envelope._tag} before the handshake completed`)
@@ -408,7 +444,15 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
           else peer.frameStartedAt ??= now
           handleEach(peer, frames.right, onFrame)
         },
-        onClose: (reason) => finish(peer, reason)
+        onClose: (reason) => finish(peer, reason),
+        onValue: (value) => {
+          if (peer.phase !== "open" || peer.handOver === undefined) return
+          try {
+            onHanded(peer, value as Envelope.Envelope)
+          } catch (error) {
+            warn(`error while handling a message: ${String(error)}`, { peer: peer.identity.hostPort })
+          }
+        }
       }
       return { peer, handler }
     }
@@ -499,6 +543,7 @@ export const make = (options: Api.Options): Effect.Effect<Api.RpcEnv, ListenFail
       peerFor,
       connection: (id) => byId.get(id),
       write,
+      handOver,
       ensureSweeper
     })
 

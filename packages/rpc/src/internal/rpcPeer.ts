@@ -24,6 +24,11 @@ export interface Peer {
   purpose: Envelope.Purpose
   /** The data plane's handle on an open data connection. */
   link: DataPlane.Link | undefined
+  /**
+   * On an open control connection to a node of this process (see `Connection.valueSink`): what hands it envelopes
+   * whose bodies are the messages and outcomes themselves, not their encodings. Undefined: frames.
+   */
+  handOver: ((envelope: Envelope.Envelope) => void) | undefined
   phase: Phase
   wasOpen: boolean
   /** What the peer (or this node) refused the connection with, reported to everything waiting on it. */
@@ -84,6 +89,7 @@ export const makePeer = (options: {
   identity: options.identity,
   purpose: options.purpose,
   link: undefined,
+  handOver: undefined,
   // A node it dialled itself is trusted with full frames; an incoming one first proves itself.
   decoder: new Codec.FrameDecoder(options.direction === "in" ? handshakeFrameLimit : options.maxFrameSize),
   asks: new Set(),

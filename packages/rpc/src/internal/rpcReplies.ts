@@ -1,7 +1,8 @@
 /**
  * Replies to asks on the wire: a handler's outcome as the `reply` or `failure` envelope its asker receives, and
  * that envelope back as the typed outcome on the asker's side — through the request's own result schemas
- * (`Schema.WithResult`), with the RpcEnv's own errors beside the request's.
+ * (`Schema.WithResult`), with the RpcEnv's own errors beside the request's. Handed over in process, the envelope
+ * holds the outcome itself.
  */
 import { Codec, type Envelope, Errors } from "@kindling/protocol"
 import * as Cause from "effect/Cause"
@@ -41,6 +42,29 @@ const describeCause = (cause: Cause.Cause<unknown>): string => {
   return text.length > 2000 ? `${text.slice(0, 2000)}…` : text
 }
 
+// A handler's outcome as its asker gets it: the reply, or one of the request's declared errors, or an RpcEnv error
+// (a handler's undeclared failure or defect becomes `RemoteHandlerError`).
+const outcomeOf = (
+  endpoint: string,
+  request: Codec.Message,
+  schemas: ResultSchemas | undefined,
+  exit: Exit.Exit<unknown, unknown>
+): Either.Either<unknown, unknown> => {
+  if (Exit.isSuccess(exit)) return Either.right(schemas === undefined ? null : exit.value)
+  const error = Cause.failureOption(exit.cause)
+  if (error._tag === "None") {
+    return Either.left(
+      new Errors.RemoteHandlerError({ endpoint, request: request._tag, reason: describeCause(exit.cause) })
+    )
+  }
+  const declared = schemas !== undefined && Schema.is(schemas.failure)(error.value)
+  return Either.left(
+    declared || isRpcError(error.value)
+      ? error.value
+      : new Errors.RemoteHandlerError({ endpoint, request: request._tag, reason: String(error.value) })
+  )
+}
+
 // A handler's outcome, as the reply or failure envelope the asker will receive.
 export const replyEnvelope = (
   id: number,
@@ -59,25 +83,40 @@ export const replyEnvelope = (
       : new Errors.RemoteHandlerError({ endpoint, request: request._tag, reason: String(error) })
     return { _tag: "failure", id, error: Either.getOrThrow(Codec.encodeWith(Errors.RpcError, typed)) }
   }
-  if (Exit.isSuccess(exit)) {
-    if (schemas === undefined) return { _tag: "reply", id, body: null }
-    const encoded = Codec.encodeWith(schemas.success, exit.value)
-    return Either.isRight(encoded) ? { _tag: "reply", id, body: encoded.right } : failure(encoded.left)
-  }
-  const error = Cause.failureOption(exit.cause)
-  return error._tag === "Some"
-    ? failure(error.value)
-    : failure(new Errors.RemoteHandlerError({ endpoint, request: request._tag, reason: describeCause(exit.cause) }))
+  const outcome = outcomeOf(endpoint, request, schemas, exit)
+  if (Either.isLeft(outcome)) return failure(outcome.left)
+  if (schemas === undefined) return { _tag: "reply", id, body: null }
+  const encoded = Codec.encodeWith(schemas.success, outcome.right)
+  return Either.isRight(encoded) ? { _tag: "reply", id, body: encoded.right } : failure(encoded.left)
 }
 
-// The asker's side: the envelope back to the typed outcome.
-export const replyEffect = (request: Codec.Message, envelope: ReplyEnvelope): Effect.Effect<unknown, unknown> => {
+// The same outcome handed over in process: the envelope carries the reply or error itself, not its encoding.
+export const handedReply = (
+  id: number,
+  endpoint: string,
+  request: Codec.Message,
+  exit: Exit.Exit<unknown, unknown>
+): ReplyEnvelope => {
+  const outcome = outcomeOf(endpoint, request, resultSchemas(request), exit)
+  return Either.isRight(outcome)
+    ? { _tag: "reply", id, body: outcome.right }
+    : { _tag: "failure", id, error: outcome.left }
+}
+
+// The asker's side: the envelope back to the typed outcome; a handed one holds it already.
+export const replyEffect = (
+  request: Codec.Message,
+  envelope: ReplyEnvelope,
+  handed: boolean
+): Effect.Effect<unknown, unknown> => {
   const schemas = resultSchemas(request)
   if (envelope._tag === "reply") {
     if (schemas === undefined) return Effect.void
+    if (handed) return Effect.succeed(envelope.body)
     const decoded = Codec.decodeWith(schemas.success, envelope.body)
     return Either.isRight(decoded) ? Effect.succeed(decoded.right) : Effect.fail(decoded.left)
   }
+  if (handed) return Effect.fail(envelope.error)
   const decoded = Codec.decodeWith(failureUnionOf(schemas), envelope.error)
   return Effect.fail(Either.isRight(decoded) ? decoded.right : decoded.left)
 }

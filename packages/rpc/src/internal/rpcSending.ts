@@ -1,6 +1,7 @@
-// Sending and asking: a message to an endpoint of this node is delivered in place (decoded as it would be from the
-// wire); one to another node goes on the open control connection to it, dialled if there is none. An ask waits for
-// its reply in the ask table, with its deadline.
+// Sending and asking: a message to an endpoint of this node is delivered in place, as it is; one to another node
+// goes on the open control connection to it, dialled if there is none — encoded in a frame, or handed over as it is
+// when that node runs in this process (`Peer.handOver`). An ask waits for its reply in the ask table, with its
+// deadline.
 import { Codec, type Envelope, Errors, RpcAddress } from "@kindling/protocol"
 import type * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
@@ -12,7 +13,7 @@ import type * as Api from "../RpcEnv.js"
 import type { AskTable } from "./rpcAsks.js"
 import type { Registry } from "./rpcEndpoints.js"
 import type { Peer } from "./rpcPeer.js"
-import { replyEnvelope } from "./rpcReplies.js"
+import { handedReply } from "./rpcReplies.js"
 
 /** What sending and asking need of their node. */
 export interface SendingContext {
@@ -33,6 +34,8 @@ export interface SendingContext {
     peer: Peer,
     envelope: Envelope.Envelope
   ) => Either.Either<void, Errors.MalformedFrame | Errors.FrameTooLarge>
+  /** Hands an envelope whose body is the message itself to a peer that takes values. */
+  readonly handOver: (peer: Peer, envelope: Envelope.Envelope) => void
   /** Makes sure the deadlines of the asks are watched. */
   readonly ensureSweeper: () => void
 }
@@ -45,18 +48,18 @@ export const makeSending = (
     return address !== undefined && RpcAddress.key(target) === RpcAddress.key(address)
   }
 
+  // In place and as it is, as if handed over by a peer in this process.
   const deliverLocally = (
     to: RpcAddress.RpcEndpointRef,
-    body: unknown,
+    message: Codec.Message,
     reply: ((exit: Exit.Exit<unknown, unknown>) => void) | undefined
   ): Either.Either<void, Errors.RpcError> => {
     const endpoint = context.endpoints.get(to.name)
     if (endpoint === undefined) return Either.left(new Errors.EndpointNotFound({ endpoint: to.toString() }))
-    const decoded = Codec.decodeWith(endpoint.inbound, body)
-    if (Either.isLeft(decoded)) return Either.left(decoded.left)
+    if (!endpoint.accepts(message)) return Either.left(endpoint.refusal(message))
     endpoint.deliver({
       _tag: "message",
-      message: decoded.right as Codec.Message,
+      message,
       context: { sender: context.address(), peer: context.address()!, connection: 0 },
       reply
     })
@@ -66,10 +69,15 @@ export const makeSending = (
   // Written without Effect: this is the hot path of every message a core sends. Undefined when the connection
   // the message must go on is still to be dialled.
   const sendOn = (peer: Peer | undefined, to: RpcAddress.RpcEndpointRef, message: Codec.Message) => {
+    if (peer === undefined) return deliverLocally(to, message, undefined)
+    const from = context.address() ?? null
+    if (peer.handOver !== undefined) {
+      context.handOver(peer, { _tag: "send", from, to: to.name, body: message })
+      return Either.void
+    }
     const body = Codec.encodeMessage(message)
     if (Either.isLeft(body)) return Either.left(body.left)
-    if (peer === undefined) return deliverLocally(to, body.right, undefined)
-    return context.write(peer, { _tag: "send", from: context.address() ?? null, to: to.name, body: body.right })
+    return context.write(peer, { _tag: "send", from, to: to.name, body: body.right })
   }
 
   // Written without Effect: this is the hot path of every message a core sends.
@@ -96,7 +104,7 @@ export const makeSending = (
     const timeoutMillis = Math.round(
       Duration.toMillis(askOptions?.timeout === undefined ? context.askTimeout : Duration.decode(askOptions.timeout))
     )
-    const await_ = (peer: Peer | undefined, body: unknown) =>
+    const await_ = (peer: Peer | undefined) =>
       Effect.async<unknown, unknown>((resume) => {
         // Registered before the message goes out: a local handler may answer before deliver returns.
         const id = context.asks.add({
@@ -108,28 +116,36 @@ export const makeSending = (
           resume
         })
         const forget = () => context.asks.forget(id)
+        const failed = (error: Errors.RpcError) => {
+          forget()
+          resume(Effect.fail(error))
+        }
         context.ensureSweeper()
         if (peer === undefined) {
-          const delivered = deliverLocally(to, body, (exit) =>
-            context.asks.answer(replyEnvelope(id, to.name, message, exit)))
+          const delivered = deliverLocally(to, message, (exit) =>
+            context.asks.answer(handedReply(id, to.name, message, exit), true))
           if (Either.isLeft(delivered)) {
-            forget()
-            resume(Effect.fail(delivered.left))
+            return failed(delivered.left)
           }
           return Effect.sync(forget)
         }
-        const frame = Codec.encodeFrame(
-          { _tag: "ask", id, from: context.address() ?? null, to: to.name, body },
-          context.maxFrameSize
+        if (peer.phase !== "open") {
+          return failed(new Errors.ConnectionLost({ peer: to.address.hostPort, reason: "closed" }))
+        }
+        const from = context.address() ?? null
+        if (peer.handOver !== undefined) {
+          peer.asks.add(id)
+          context.handOver(peer, { _tag: "ask", id, from, to: to.name, body: message })
+          return Effect.sync(forget)
+        }
+        const body = Codec.encodeMessage(message)
+        const frame = Either.flatMap(
+          body,
+          (body) =>
+            Codec.encodeFrame({ _tag: "ask", id, from, to: to.name, body }, context.maxFrameSize)
         )
-        if (Either.isLeft(frame) || peer.phase !== "open") {
-          forget()
-          resume(Effect.fail(
-            Either.isLeft(frame)
-              ? frame.left
-              : new Errors.ConnectionLost({ peer: to.address.hostPort, reason: "closed" })
-          ))
-          return
+        if (Either.isLeft(frame)) {
+          return failed(frame.left)
         }
         peer.asks.add(id)
         peer.connection.write(frame.right)
@@ -137,17 +153,15 @@ export const makeSending = (
       })
     // Written without Effect.gen: this is the hot path of every ask.
     return Effect.suspend(() => {
-      const body = Codec.encodeMessage(message)
-      if (Either.isLeft(body)) return Effect.fail(body.left)
-      if (isLocal(to.address)) return await_(undefined, body.right)
+      if (isLocal(to.address)) return await_(undefined)
       const existing = context.openPeer(to.address)
-      if (existing !== undefined) return await_(existing, body.right)
+      if (existing !== undefined) return await_(existing)
       return context.peerFor(to.address).pipe(
         Effect.timeoutFail({
           duration: timeoutMillis,
           onTimeout: () => new Errors.AskTimeout({ endpoint: to.toString(), request: message._tag, timeoutMillis })
         }),
-        Effect.flatMap((peer) => await_(peer, body.right))
+        Effect.flatMap(await_)
       )
     }) as Effect.Effect<Api.ReplyOf<M>, Api.FailureOf<M> | Errors.RpcError>
   }
