@@ -2,7 +2,7 @@
  * The simulated cluster's computing apps: real drivers (`Cluster.make` of `@kindling/driver`), each running a
  * random program of jobs (`Lineages`) on real executors that the workers start, with their shuffle files, spills,
  * persisted blocks, input and output on the simulated disks. Each app draws its settings: speculation on or off,
- * a spill threshold of a few KiB (so that aggregations and sorts spill), results and fetched blocks small enough
+ * tasks queued on executors beyond their cores or not, a spill threshold of a few KiB (so that aggregations and sorts spill), results and fetched blocks small enough
  * to go through the data plane and into files.
  *
  * What they must show, checked when the run is over: every job ended exactly once, with the oracle's answer, or
@@ -100,6 +100,17 @@ const allocationOf = (seed: number, app: number): ExecutorAllocation.Config | un
   }
 }
 
+// Tasks queued on executors beyond their cores (`queuedTasksPerCore`) for most apps, drawn apart as above: most of
+// those queue whatever their tasks take (the simulated tasks run 5–400 ms, mostly over the 50 ms below which a
+// driver's default queues), the rest only stages of short tasks.
+const queuingOf = (seed: number, app: number) => {
+  const next = sideDraws(seed, 2000 + app)
+  return {
+    queuedTasksPerCore: next() < 0.3 ? 0 : 1 + Math.floor(next() * 4),
+    queuedTaskMaxMillis: next() < 0.7 ? 60_000 : 50
+  }
+}
+
 /**
  * `count` apps, their programs drawn with the world's random numbers.
  *
@@ -128,7 +139,8 @@ export const make = (context: Context, count: number): ComputingApps => {
       maxInMemoryBlock: between(8, 128),
       allocation: allocationOf(context.seed, i),
       // Half of the apps have the workers' shuffle services serve their map outputs (drawn apart, as above).
-      shuffleService: sideDraws(context.seed, 1000 + i)() < 0.5
+      shuffleService: sideDraws(context.seed, 1000 + i)() < 0.5,
+      queuing: queuingOf(context.seed, i)
     }
   })
   const ended = new Map<string, number>()
@@ -173,7 +185,8 @@ export const make = (context: Context, count: number): ComputingApps => {
             cpusPerTask: 1,
             mode: "FIFO",
             speculation: { enabled: app.speculation, multiplier: 1.5, quantile: 0.75, minTaskRuntimeMillis: 100 },
-            seed: context.seed
+            seed: context.seed,
+            ...app.queuing
           },
           reviveIntervalMillis: 1_000,
           executorTimeoutMillis: 30_000,
