@@ -143,4 +143,32 @@ describe("TaskThreads", () => {
         })),
     { timeout: 60_000 }
   )
+
+  it.live(
+    "tasks stopped again and again behind a running one never run, and never cost the running one",
+    () =>
+      withPool(1, (pool, localDir) =>
+        Effect.gen(function*() {
+          const ends = new Map<number, string>()
+          run(
+            pool,
+            localDir,
+            0,
+            task(400, "(ms) => { const end = Date.now() + ms; while (Date.now() < end) {} }"),
+            ends
+          )
+          const writes = "(path) => require('node:fs').writeFileSync(path, 'x')"
+          for (let id = 1; id <= 5; id++) {
+            run(pool, localDir, id, task(Path.join(localDir, `ran-${id}`), writes), ends)()
+          }
+          run(pool, localDir, 6, collect(["last"]), ends)
+          yield* until(() => ends.has(6))
+          assert.deepStrictEqual([...ends].sort(), [[0, "TaskResult null"], [6, "TaskResult [\"last\"]"]])
+          assert.deepStrictEqual(
+            Fs.readdirSync(localDir).filter((name) => name.startsWith("ran-")),
+            []
+          )
+        })),
+    { timeout: 60_000 }
+  )
 })

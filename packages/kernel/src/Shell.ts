@@ -461,7 +461,9 @@ export const make = <
           }
         }
       } catch (defect) {
+        // The node stops, and takes nothing more.
         runBackground(fail("failed between two steps", Cause.die(defect)))
+        return
       }
       draining = false
     }

@@ -123,6 +123,8 @@ interface Given {
   readonly info: SharedVariables.TaskInfo
   readonly inputs: Inputs
   readonly done: (run: TaskRun) => void
+  /** Stopped before its thread started it: it stays held until the thread has passed it, and is told nothing. */
+  stopped: boolean
 }
 
 interface Thread {
@@ -229,13 +231,15 @@ export const make = (options: Options): Effect.Effect<TaskThreads, ThreadStartFa
               ready = true
               threads.add(thread)
               return resume(Effect.succeed(thread))
-            case "Done": {
-              // Not held any more: it was stopped meanwhile, and is over as far as its caller is concerned (a mark
-              // to skip it, if it was over before the thread saw it, is dropped).
+            case "Done":
+            case "Skipped": {
               const at = thread.held.findIndex((given) => given.taskId === message.taskId)
-              if (at < 0) return ThreadControl.forget(thread.control, message.taskId)
+              if (at < 0) return
               const [given] = thread.held.splice(at, 1)
               dispatch()
+              // One stopped after it was over, before the thread saw its mark, leaves no mark behind.
+              if (given!.stopped) return ThreadControl.forget(thread.control, message.taskId)
+              if (message._tag === "Skipped") return
               return given!.done(Exit.succeed({ outcome: message.outcome, stored: message.stored }))
             }
           }
@@ -249,7 +253,7 @@ export const make = (options: Options): Effect.Effect<TaskThreads, ThreadStartFa
             return resume(Effect.fail(new ThreadStartFailed({ failure })))
           }
           const running = ThreadControl.running(thread.control)
-          const held = thread.held.splice(0)
+          const held = thread.held.splice(0).filter((given) => !given.stopped)
           waiting.unshift(...held.filter((given) => given.taskId !== running))
           held.find((given) => given.taskId === running)?.done(Exit.fail(new ThreadDied({ reason })))
           // A thread ended by a stop was replaced already.
@@ -290,15 +294,17 @@ export const make = (options: Options): Effect.Effect<TaskThreads, ThreadStartFa
       // The task's bytes are most often a view into the frame they came in, which a post would copy whole: it
       // keeps a copy of its own.
       const own = task.byteOffset === 0 && task.byteLength === task.buffer.byteLength ? task : task.slice()
-      const given: Given = { taskId: info.taskAttemptId, task: own, info, inputs, done }
+      const given: Given = { taskId: info.taskAttemptId, task: own, info, inputs, done, stopped: false }
       waiting.push(given)
       dispatch()
       return () => stop(given)
     }
 
     // A task not yet given to a thread is dropped; one a thread holds but has not started is marked so that the
-    // thread skips it; one it runs can only be stopped by ending the thread (a task stuck in a loop cannot be
-    // stopped any other way), which fails nothing else: what it held goes to another thread.
+    // thread passes it by (posted all the same if it was not yet: the tasks posted after it may count on the
+    // inputs it carries), and held until it has; one it runs can only be stopped by ending the thread (a task
+    // stuck in a loop cannot be stopped any other way), which fails nothing else: what it held goes to another
+    // thread.
     const stop = (given: Given) => {
       const at = waiting.indexOf(given)
       if (at >= 0) {
@@ -306,20 +312,17 @@ export const make = (options: Options): Effect.Effect<TaskThreads, ThreadStartFa
         return
       }
       for (const thread of threads) {
-        const held = thread.held.indexOf(given)
-        if (held < 0) continue
-        thread.held.splice(held, 1)
-        const unposted = thread.unposted.findIndex((message) => message.taskId === given.taskId)
-        if (unposted >= 0) {
-          thread.unposted.splice(unposted, 1)
-        } else if (!ThreadControl.skip(thread.control, given.taskId)) {
-          // Given nothing more from now on, and replaced at once; what else it holds goes to another thread once
-          // it has ended.
-          threads.delete(thread)
-          void thread.worker.terminate()
-          replace()
+        if (!thread.held.includes(given) || given.stopped) continue
+        if (ThreadControl.skip(thread.control, given.taskId)) {
+          given.stopped = true
+          return
         }
-        dispatch()
+        // Given nothing more from now on, and replaced at once; what else it holds goes to another thread once
+        // it has ended.
+        thread.held.splice(thread.held.indexOf(given), 1)
+        threads.delete(thread)
+        void thread.worker.terminate()
+        replace()
         return
       }
     }

@@ -84,7 +84,12 @@ const filesOf = (inputs: TaskContext.Inputs): Disk.Files => {
 }
 
 const run = async (message: ToThread) => {
-  if (!ThreadControl.begin(control, message.taskId)) return
+  // What later tasks sent without inputs read, kept whether this one runs or not.
+  if (message.inputs !== undefined) {
+    const { localDir, objectStore, spillThreshold } = message.inputs
+    plainInputs = { localDir, spillThreshold, objectStore, shuffleInputs: [], cached: [] }
+  }
+  if (!ThreadControl.begin(control, message.taskId)) return post({ _tag: "Skipped", taskId: message.taskId })
   try {
     await evaluate(message)
   } finally {
@@ -102,10 +107,6 @@ const evaluate = async (message: ToThread) => {
     return answer(message.taskId, failureOutcome(error))
   }
   counter.read = 0
-  if (message.inputs !== undefined) {
-    const { localDir, objectStore, spillThreshold } = message.inputs
-    plainInputs = { localDir, spillThreshold, objectStore, shuffleInputs: [], cached: [] }
-  }
   const inputs = message.inputs ?? plainInputs!
   const context = TaskContext.fromInputs(inputs, filesOf(inputs), message.info)
   answer(message.taskId, outcomeOf(task, functions, context, counter, ThreadCpu.clock), context.stored)

@@ -33,3 +33,5 @@ export type FromThread =
     readonly outcome: Uint8Array
     readonly stored: ReadonlyArray<NewBlock>
   }
+  /** A task it passed by: it was stopped before its turn. */
+  | { readonly _tag: "Skipped"; readonly taskId: number }
