@@ -1,31 +1,15 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Core } from "@kindling/kernel"
-import {
-  Descriptions,
-  Endpoints,
-  Errors,
-  Ids,
-  RpcAddress,
-  SubmissionMessages,
-  WorkerMessages
-} from "@kindling/protocol"
+import { Endpoints, Errors, Ids, RpcAddress, SubmissionMessages, WorkerMessages } from "@kindling/protocol"
 import type { RpcEnv } from "@kindling/rpc"
 import { Exit, Option } from "effect"
+import { submitDriver } from "./fixtures/submission.js"
 
 const address = RpcAddress.make("10.0.0.1", 7077)
 const master = Endpoints.ref(address, Endpoints.master)
 const worker = Endpoints.ref(address, Endpoints.worker)
 const heartbeat = new WorkerMessages.Heartbeat({ workerId: Ids.WorkerId.make("worker-1"), worker })
-const submit = new SubmissionMessages.RequestSubmitDriver({
-  driverDescription: new Descriptions.DriverDescription({
-    appUrl: "file:///app.js",
-    mem: 512,
-    cores: 1,
-    supervise: false,
-    command: new Descriptions.Command({ mainModule: "m", arguments: [], environment: {}, nodeOptions: [] }),
-    resourceReqs: []
-  })
-})
+const submit = submitDriver
 const response = new SubmissionMessages.SubmitDriverResponse({
   master,
   success: true,

@@ -1,9 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Core, Shell } from "@kindling/kernel"
 import { Simulation } from "@kindling/kernel/testing"
-import { Descriptions, Endpoints, Errors, RpcAddress, SubmissionMessages } from "@kindling/protocol"
+import { Endpoints, Errors, RpcAddress, SubmissionMessages } from "@kindling/protocol"
 import { RpcEnv } from "@kindling/rpc"
 import { Cause, Effect, Exit } from "effect"
+import { submitDriver } from "./fixtures/submission.js"
 
 // A toy role that exercises every part of the shell. Readyz asks are answered after a slow command of the role's
 // own; kill-all makes the core throw; clear breaks the role's invariant; a status ask starts a timer that ticks
@@ -212,20 +213,9 @@ describe("Shell", () => {
     assert.notInclude(state.log, "RequestReadyz")
   })
 
-  const submit = new SubmissionMessages.RequestSubmitDriver({
-    driverDescription: new Descriptions.DriverDescription({
-      appUrl: "file:///app.js",
-      mem: 512,
-      cores: 1,
-      supervise: false,
-      command: new Descriptions.Command({ mainModule: "m", arguments: [], environment: {}, nodeOptions: [] }),
-      resourceReqs: []
-    })
-  })
-
   it("a command carried out in the interpreter's call is done: the step's ask is answered, its feed taken next", () => {
     const { ask, exits, state } = world()
-    const { outcome } = ask(submit)
+    const { outcome } = ask(submitDriver)
     const error = Exit.isFailure(outcome!) ? Cause.failureOption(outcome.cause) : undefined
     assert.strictEqual(error?._tag === "Some" && (error.value as { _tag: string })._tag, "MasterNotAlive")
     assert.deepStrictEqual(state.log, ["Start", "Connected", "RequestSubmitDriver", "Echo", "fed at once"])
@@ -234,8 +224,8 @@ describe("Shell", () => {
 
   it("an interpreter that throws in its call stops the node with code 70, as a core that throws does", () => {
     const { ask, exits } = world()
-    ask(submit)
-    const { outcome } = ask(submit)
+    ask(submitDriver)
+    const { outcome } = ask(submitDriver)
     assert.isFalse(outcome !== undefined && Exit.isSuccess(outcome))
     assert.deepStrictEqual(exits, ["70 internal error: failed to carry out a step: a bug in the interpreter"])
   })
