@@ -316,6 +316,25 @@ export function* rows(
   fields: DataFormats.Fields,
   done?: (bytes: number) => void
 ): Generator<Record<string, unknown>> {
+  for (const batch of rowBatches(files, path, rowGroups, fields, done)) yield* batch
+}
+
+// Rows made a batch at a time: few enough that a batch dies young (a row group's worth would outlive the young
+// generation), many enough that a consumer looping over them pays one generator resume per batch, not per row.
+const batchRows = 1024
+
+/**
+ * The rows of `rows`, in arrays of up to 1,024 (the next made once the consumer asks for it).
+ *
+ * @since 0.1.0
+ */
+export function* rowBatches(
+  files: Files,
+  path: string,
+  rowGroups: ReadonlyArray<number>,
+  fields: DataFormats.Fields,
+  done?: (bytes: number) => void
+): Generator<Array<Record<string, unknown>>> {
   let bytes = 0
   let reader: Reader | undefined
   try {
@@ -382,10 +401,15 @@ export function* rows(
         assembleNested(leafValues as Map<string, DecodedArray>, node, parsers)
         return leafValues.get(field.name)!
       })
-      for (let row = 0; row < rowCount; row++) {
-        const record: Record<string, unknown> = {}
-        for (let i = 0; i < fields.length; i++) record[fields[i]!.name] = columns[i]![row] ?? null
-        yield record
+      for (let start = 0; start < rowCount; start += batchRows) {
+        const end = Math.min(rowCount, start + batchRows)
+        const batch = new Array<Record<string, unknown>>(end - start)
+        for (let row = start; row < end; row++) {
+          const record: Record<string, unknown> = {}
+          for (let i = 0; i < fields.length; i++) record[fields[i]!.name] = columns[i]![row] ?? null
+          batch[row - start] = record
+        }
+        yield batch
       }
     }
   } finally {

@@ -62,6 +62,10 @@ describe("Parquet.rows", () => {
         note: null
       })
       assert.deepStrictEqual(Array.from(Parquet.rows(LocalFiles.files, path, [2], fields)), expected.slice(200_000))
+      // The same rows in batches of at most 1,024, each row group's last one short (100,000 and 50,000 rows).
+      const batches = Array.from(Parquet.rowBatches(LocalFiles.files, path, [1, 2], fields))
+      assert.deepStrictEqual(batches.map((batch) => batch.length).filter((n) => n !== 1024), [672, 848])
+      assert.deepStrictEqual(batches.flat(), expected.slice(100_000))
     } finally {
       Fs.rmSync(dir, { recursive: true, force: true })
     }
