@@ -21,9 +21,11 @@ import { parquetMetadata, parquetSchema } from "hyparquet"
 import { compressors } from "hyparquet-compressors"
 import { ByteWriter, ParquetWriter } from "hyparquet-writer"
 import { assembleNested } from "hyparquet/src/assemble.js"
-import { readColumn } from "hyparquet/src/column.js"
-import { DEFAULT_PARSERS } from "hyparquet/src/convert.js"
-import { getTreePath, isListLike, isMapLike } from "hyparquet/src/schema.js"
+import { parquetHeader, readColumn, readPage } from "hyparquet/src/column.js"
+import { convert, convertWithDictionary, DEFAULT_PARSERS } from "hyparquet/src/convert.js"
+import { decompressPage, readDataPage, readDataPageV2 } from "hyparquet/src/datapage.js"
+import { getMaxDefinitionLevel, getTreePath, isFlatColumn, isListLike, isMapLike } from "hyparquet/src/schema.js"
+import type { DataReader } from "hyparquet/src/types.js"
 import type { ColumnDecoder, ParquetParsers, SchemaTree } from "hyparquet/src/types.js"
 import * as Compression from "./Compression.js"
 import type { Files, Reader, Writer } from "./Disk.js"
@@ -239,6 +241,53 @@ const converted = (value: unknown, convert: (raw: unknown) => unknown): unknown 
     ? value.map((item) => converted(item, convert))
     : convert(value)
 
+// A flat column chunk's pages, each the values of its rows (null where a row has none). hyparquet's `readColumn`
+// gives the same, but puts every value of an optional column through its list assembly, one push (and one boxed
+// number) per value; here a page without nulls stays the array its values were decoded into.
+const flatPages = (reader: DataReader, rowCount: number, decoder: ColumnDecoder): Array<DecodedArray> => {
+  const pages: Array<DecodedArray> = []
+  const defined = getMaxDefinitionLevel(decoder.schemaPath)
+  let dictionary: DecodedArray | undefined
+  let rows = 0
+  while (rows < rowCount && reader.offset < reader.view.byteLength - 1) {
+    const header = parquetHeader(reader)
+    if (header.type === "DICTIONARY_PAGE") {
+      const { data } = readPage(reader, header, decoder, undefined, undefined, 0)
+      if (data) dictionary = convert(data, decoder)
+      continue
+    }
+    const compressed = new Uint8Array(
+      reader.view.buffer,
+      reader.view.byteOffset + reader.offset,
+      header.compressed_page_size
+    )
+    reader.offset += header.compressed_page_size
+    const v1 = header.type === "DATA_PAGE" ? header.data_page_header : undefined
+    const v2 = header.type === "DATA_PAGE_V2" ? header.data_page_header_v2 : undefined
+    if (v1 === undefined && v2 === undefined) throw new Error(`parquet unsupported page type: ${header.type}`)
+    const { dataPage, definitionLevels } = v1 !== undefined
+      ? readDataPage(
+        decompressPage(compressed, header.uncompressed_page_size, decoder.codec, decoder.compressors),
+        v1,
+        decoder
+      )
+      : readDataPageV2(compressed, header, decoder)
+    const values = convertWithDictionary(dataPage, dictionary, (v1 ?? v2)!.encoding, decoder)
+    const levels = definitionLevels ?? []
+    if (levels.length === 0 || levels.length === values.length) {
+      if (values.length > 0) pages.push(values)
+      rows += values.length
+      continue
+    }
+    const page = new Array<unknown>(levels.length)
+    let next = 0
+    for (let i = 0; i < levels.length; i++) page[i] = levels[i] === defined ? values[next++] : null
+    pages.push(page as DecodedArray)
+    rows += levels.length
+  }
+  return pages
+}
+
 // Pages of one typed array type as one array of it.
 interface TypedPage extends ArrayLike<unknown> {
   set(values: ArrayLike<unknown>, offset: number): void
@@ -267,6 +316,25 @@ export function* rows(
   fields: DataFormats.Fields,
   done?: (bytes: number) => void
 ): Generator<Record<string, unknown>> {
+  for (const batch of rowBatches(files, path, rowGroups, fields, done)) yield* batch
+}
+
+// Rows made a batch at a time: few enough that a batch dies young (a row group's worth would outlive the young
+// generation), many enough that a consumer looping over them pays one generator resume per batch, not per row.
+const batchRows = 1024
+
+/**
+ * The rows of `rows`, in arrays of up to 1,024 (the next made once the consumer asks for it).
+ *
+ * @since 0.1.0
+ */
+export function* rowBatches(
+  files: Files,
+  path: string,
+  rowGroups: ReadonlyArray<number>,
+  fields: DataFormats.Fields,
+  done?: (bytes: number) => void
+): Generator<Array<Record<string, unknown>>> {
   let bytes = 0
   let reader: Reader | undefined
   try {
@@ -299,11 +367,12 @@ export function* rows(
         const length = Number(chunk.total_compressed_size)
         const buffer = readRange(file, start, length)
         bytes += length
-        const { data } = readColumn(
-          { view: new DataView(buffer.buffer, buffer.byteOffset, buffer.byteLength), offset: 0 },
+        const reader = { view: new DataView(buffer.buffer, buffer.byteOffset, buffer.byteLength), offset: 0 }
+        const data = isFlatColumn(schemaPath) ? flatPages(reader, rowCount, decoder) : readColumn(
+          reader,
           { groupStart: 0, selectStart: 0, selectEnd: rowCount, groupRows: rowCount },
           decoder
-        )
+        ).data
         // Values that need no conversion stay in their pages' arrays (typed arrays, for numbers), read where the
         // rows are built: no copy of each value, and no number boxed on its way to a record.
         if (value === undefined && data.length === 1) return data[0]!
@@ -332,10 +401,15 @@ export function* rows(
         assembleNested(leafValues as Map<string, DecodedArray>, node, parsers)
         return leafValues.get(field.name)!
       })
-      for (let row = 0; row < rowCount; row++) {
-        const record: Record<string, unknown> = {}
-        for (let i = 0; i < fields.length; i++) record[fields[i]!.name] = columns[i]![row] ?? null
-        yield record
+      for (let start = 0; start < rowCount; start += batchRows) {
+        const end = Math.min(rowCount, start + batchRows)
+        const batch = new Array<Record<string, unknown>>(end - start)
+        for (let row = start; row < end; row++) {
+          const record: Record<string, unknown> = {}
+          for (let i = 0; i < fields.length; i++) record[fields[i]!.name] = columns[i]![row] ?? null
+          batch[row - start] = record
+        }
+        yield batch
       }
     }
   } finally {

@@ -74,11 +74,13 @@ export const evaluate = (node: PlanNode, run: Run): Iterable<unknown> => {
       return counting(records, counter, run.context)
     }
     case "ParquetSplit": {
-      const rows = Parquet.rows(run.context.files, node.path, node.rowGroups, node.fields, (bytes) => {
-        TaskContext.count(run.context, "inputBytes", bytes)
-      })
-      const decode = node.decode === undefined ? undefined : functions.bind(node.decode)
-      return counting(decode === undefined ? rows : decodedRows(rows, decode, node), counter, run.context)
+      const read = (bytes: number) => TaskContext.count(run.context, "inputBytes", bytes)
+      const rows = () => Parquet.rows(run.context.files, node.path, node.rowGroups, node.fields, read)
+      if (node.decode === undefined) {
+        const batches = () => Parquet.rowBatches(run.context.files, node.path, node.rowGroups, node.fields, read)
+        return batched(rows, batches, counter, run.context)
+      }
+      return counting(decodedRows(rows(), functions.bind(node.decode), node), counter, run.context)
     }
     case "WholeTextFiles":
       return counting(wholeFiles(node.paths, run.context), counter)

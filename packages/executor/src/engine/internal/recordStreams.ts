@@ -75,14 +75,17 @@ export const counting = (source: Iterable<unknown>, counter: Counter, inputs?: T
   })
 
 // A source that can give its records in batches (arrays): iterated one by one (`take` reads no more batches than
-// it needs), pushed from each batch in a tight loop, counted as they are read.
+// it needs), pushed from each batch in a tight loop, counted as they are read (as input records too, with
+// `inputs`, a batch at a time).
 export const batched = (
   records: () => Iterable<unknown>,
   batches: () => Iterable<ReadonlyArray<unknown>>,
-  counter: Counter
+  counter: Counter,
+  inputs?: TaskContext.TaskContext
 ): Pushable =>
-  pushable(() => counted(records(), counter), (sink) => {
+  pushable(() => counted(records(), counter, inputs), (sink) => {
     for (const batch of batches()) {
+      if (inputs !== undefined) TaskContext.count(inputs, "inputRecords", batch.length)
       for (let i = 0; i < batch.length; i++) {
         counter.read++
         sink(batch[i])
