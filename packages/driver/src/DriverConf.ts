@@ -329,7 +329,7 @@ export const keys = {
       "spills to the local dir."
   }),
   queuedTasksPerCore: Key.make("kindling.scheduler.queuedTasksPerCore", ValueType.int({ min: 0 }), {
-    default: "4",
+    default: "8",
     description: "Driver: tasks per core an executor is sent beyond those it can run at once, which wait there for " +
       "a core, so that the next task is at hand when one ends, and ends and launches cross the wire in batches. " +
       "Only a stage whose tasks prove short (most of those done took under 50 ms) is queued, and only once every " +
