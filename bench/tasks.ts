@@ -4,8 +4,10 @@
 // starting `kindling submit` to its first task finished in local[2], how long an executor process takes to register,
 // and the executors' resident memory at rest and under the throughput run. Each throughput is also given against
 // the floor of this machine, measured in the same run (`floors.ts`): the bare round trips a task costs in that
-// mode, with nothing in them. Targets (issue 24): ≥ 15,000 tasks/s in local[2], ≥ 10,000 on local-cluster; the
-// first task ≤ 400 ms after `kindling submit` starts in local[2]; an executor registered ≤ 150 ms after it starts.
+// mode, with nothing in them. Targets (issue 45): ≥ 20,000 tasks/s in local[2], ≥ 10,000 on local-cluster, the
+// encrypted ≥ 0.9× the clear; a tiny app's first job in local[2] ≤ 50 ms after its context is ready; an executor
+// registered ≤ 150 ms after its launch is asked for. (The first task after `kindling submit` starts, whose target
+// was 400 ms in issue 24, is printed in the table.)
 // Issue 45: a tiny app's first job in local[2] ≤ 50 ms after its context is ready.
 // The local-cluster job runs once more with encryption in transit (kindling.network.crypto.enabled), for its cost.
 import { emptyTasks, type Outcome } from "./emptyTasks.js"
@@ -59,9 +61,8 @@ const main = async () => {
     `local-cluster ÷ its floor (TCP to 2 processes, each to a thread): ${format(rate(cluster) / floors.cluster, 2)}`
   )
   console.log(`local-cluster encrypted ÷ in the clear: ${format(rate(sealed) / rate(cluster), 2)}`)
-  console.log(`local[2] ÷ target (15,000 tasks/s): ${format(rate(local) / 15_000, 2)}`)
+  console.log(`local[2] ÷ target (20,000 tasks/s): ${format(rate(local) / 20_000, 2)}`)
   console.log(`local-cluster ÷ target (10,000 tasks/s): ${format(rate(cluster) / 10_000, 2)}`)
-  console.log(`first task in local[2] ÷ target (400 ms): ${format(local.firstTaskMillis / 400, 2)}`)
   console.log(
     `first job in local[2] (context ready → its one task done): ${format(local.firstJobMillis, 1)} ms; ` +
       `÷ target (50 ms): ${format(local.firstJobMillis / 50, 2)}`
