@@ -30,7 +30,8 @@ const launchTask = new ClusterMessages.LaunchTasks({
       cpus: 1,
       properties: { "kindling.job.description": "word count", "kindling.jobGroup.id": "group-1" },
       resources: {},
-      serializedTask: crypto.getRandomValues(new Uint8Array(1024))
+      serializedTask: crypto.getRandomValues(new Uint8Array(1024)),
+      needs: { persisted: [], shuffleReads: [], broadcasts: [] }
     })
   ]
 })

@@ -5,18 +5,19 @@
  *
  * @since 0.1.0
  */
+import type { TaskPlan } from "@kindling/protocol"
 import type * as AppEvents from "./AppEvents.js"
 
 /**
- * A job as datasets hand it to their driver: its result tasks (encoded `TaskPlan.Task`s, one per partition
- * computed), the shuffles they read directly (`parents`), and every shuffle it depends on, at any depth. The app
+ * A job as datasets hand it to their driver: its result tasks (encoded `TaskPlan.Task`s with what each needs, one
+ * per partition computed), the shuffles they read directly (`parents`), and every shuffle it depends on, at any depth. The app
  * API builds it (`Lineage`); the driver's runtime numbers it and runs it (`DagScheduler.JobSpec`).
  *
  * @since 0.1.0
  * @category models
  */
 export interface JobGraph {
-  readonly tasks: ReadonlyArray<Uint8Array>
+  readonly tasks: ReadonlyArray<TaskPlan.EncodedTask>
   /** The persisted partition each result task reads, if any. */
   readonly preferredBlocks: ReadonlyArray<string | undefined>
   readonly parents: ReadonlyArray<number>
@@ -43,7 +44,7 @@ export interface JobGraph {
 export interface ShuffleSpec {
   readonly shuffleId: number
   readonly numReduces: number
-  readonly mapTasks: ReadonlyArray<Uint8Array>
+  readonly mapTasks: ReadonlyArray<TaskPlan.EncodedTask>
   /** The persisted partition each map task reads, if any (where it would rather run). */
   readonly preferredBlocks: ReadonlyArray<string | undefined>
   readonly parents: ReadonlyArray<number>

@@ -79,15 +79,14 @@ export const combine = (lineages: ReadonlyArray<Lineage>, plans: ReadonlyArray<P
 }
 
 /**
- * A task's bytes: its partition's plan, what to make of the records, and the broadcasts it reads.
+ * A task as it travels: its partition's plan and what to make of the records, encoded, and what it needs — the
+ * broadcasts its functions read among them, met while encoding.
  *
  * @since 0.1.0
  */
-export const encodeTask = (plan: PlanNode, result: typeof TaskPlan.ResultOp.Encoded): Uint8Array => {
+export const encodeTask = (plan: PlanNode, result: typeof TaskPlan.ResultOp.Encoded): TaskPlan.EncodedTask => {
   const { broadcasts, bytes } = Records.encodeCollecting({ plan, result })
-  if (broadcasts.length === 0) return bytes
-  // The executor must know which broadcasts to fetch before the task runs: they are listed.
-  return Records.encode({ plan, result, broadcasts: broadcasts.map(({ id, token }) => ({ id, token })) })
+  return { bytes, needs: PlanNodes.needsOf(plan, result, broadcasts.map(({ id, token }) => ({ id, token }))) }
 }
 
 /**

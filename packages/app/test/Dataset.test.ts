@@ -30,7 +30,7 @@ const shape = (node: PlanNode): string => {
       return "child" in node ? `${node._tag}(${shape(node.child)})` : node._tag
   }
 }
-const decode = (bytes: Uint8Array) => Records.decode(bytes) as Task
+const decode = (task: TaskPlan.EncodedTask) => Records.decode(task.bytes) as Task
 
 // A job as lines: its shuffles' map tasks and what they write, then its result tasks, each plan once with the
 // number of tasks that have it.

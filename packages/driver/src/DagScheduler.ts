@@ -11,6 +11,7 @@
  * @since 0.1.0
  */
 import type { AppEvents, JobGraph } from "@kindling/app"
+import type { TaskPlan } from "@kindling/protocol"
 import * as dagState from "./internal/dag/dagState.js"
 import { executorLost, fetchFailed, resubmitFailedStages } from "./internal/dag/fetchFailures.js"
 import { abortStage, endJob } from "./internal/dag/jobEnds.js"
@@ -272,11 +273,11 @@ export const activeShuffleHolders = (state: State): ReadonlySet<string> => {
 }
 
 /**
- * The encoded task of a stage's partition, for its launch.
+ * The encoded task of a stage's partition, with what it needs, for its launch.
  *
  * @since 0.1.0
  */
-export const taskBytes = (state: State, stageId: number, partition: number): Uint8Array | undefined =>
+export const task = (state: State, stageId: number, partition: number): TaskPlan.EncodedTask | undefined =>
   state.stages.get(stageId)?.tasks[partition]
 
 /**

@@ -20,7 +20,7 @@ const shape: fc.Arbitrary<Shape> = fc.integer({ min: 0, max: 5 }).chain((n) =>
   ).map((shuffles) => ({ shuffles }))
 )
 
-const task = new Uint8Array([0])
+const task = { bytes: new Uint8Array([0]), needs: { persisted: [], shuffleReads: [], broadcasts: [] } }
 
 // A task's success as the task scheduler reports it; a map task writes 1 byte for its one reduce partition.
 const succeeded = (
@@ -486,8 +486,8 @@ describe("DagScheduler", () => {
     assert.deepStrictEqual(DagScheduler.locations(world.state, 0, 0), { _tag: "Missing", mapIndex: 0 })
     world.submit([0], 1)
     const mapStage = world.taskSets[0]!.stageId
-    assert.deepStrictEqual(DagScheduler.taskBytes(world.state, mapStage, 1), task)
-    assert.isUndefined(DagScheduler.taskBytes(world.state, 99, 0))
+    assert.deepStrictEqual(DagScheduler.task(world.state, mapStage, 1), task)
+    assert.isUndefined(DagScheduler.task(world.state, 99, 0))
     for (const [partition, executorId, sizes] of [[1, "exec-1", [7, 0]], [0, "exec-0", [3, 4]]] as const) {
       assert.deepStrictEqual(DagScheduler.locations(world.state, 0, 1), { _tag: "Missing", mapIndex: 0 })
       world.apply({ _tag: "TaskSucceeded", stageId: mapStage, stageAttempt: 0, partition, executorId, sizes, now: 0 })

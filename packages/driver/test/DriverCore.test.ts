@@ -27,6 +27,11 @@ const config: DriverCore.Config = {
 const executorAddress = (n: number) => RpcAddress.make(`exec-${n}`, 5000)
 const result = Records.encode({ _tag: "TaskResult", value: Records.encode(1), recordsRead: 1 })
 const failure = Records.encode({ _tag: "TaskFailure", className: "Error", message: "boom", stack: "Error: boom" })
+// A task as a job carries it: bytes only the executor's task thread decodes, and nothing it needs gathered.
+const encoded = (byte: number) => ({
+  bytes: new Uint8Array([byte]),
+  needs: { persisted: [], shuffleReads: [], broadcasts: [] }
+})
 // A map task's result: the bytes it wrote for each of `reduces` partitions.
 const mapStatus = (reduces: number) =>
   Records.encode({
@@ -329,13 +334,13 @@ class World {
       _tag: "SubmitJob",
       job: {
         jobId: this.nextJob++,
-        tasks: Array.from({ length: tasks }, (_, i) => new Uint8Array([i])),
+        tasks: Array.from({ length: tasks }, (_, i) => encoded(i)),
         preferredBlocks: [],
         parents,
         shuffles: shuffles.map(({ id, maps }) => ({
           shuffleId: id,
           numReduces: 2,
-          mapTasks: Array.from({ length: maps }, () => new Uint8Array([maps])),
+          mapTasks: Array.from({ length: maps }, () => encoded(maps)),
           preferredBlocks: [],
           parents: [],
           name: "cogroup"
@@ -409,7 +414,7 @@ const shuffles = fc.integer({ min: 0, max: 4 }).chain((count) =>
     shuffles: specs.map(([maps, reduces, from], shuffleId) => ({
       shuffleId,
       numReduces: reduces,
-      mapTasks: Array.from({ length: maps }, () => new Uint8Array([maps])),
+      mapTasks: Array.from({ length: maps }, () => encoded(maps)),
       preferredBlocks: [],
       parents: from,
       name: "cogroup"
@@ -425,7 +430,7 @@ const operation: fc.Arbitrary<Op> = fc.oneof(
       _tag: "SubmitJob",
       job: {
         jobId: world.nextJob++,
-        tasks: Array.from({ length: tasks }, () => new Uint8Array([tasks])),
+        tasks: Array.from({ length: tasks }, () => encoded(tasks)),
         preferredBlocks: [],
         parents: graph.parents.map((i) => world.shuffleBase + i),
         shuffles: graph.shuffles.map((shuffle) => ({

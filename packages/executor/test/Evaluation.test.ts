@@ -26,7 +26,7 @@ describe("Evaluation", () => {
           },
           new Evaluation.Functions(() => undefined),
           context
-        )
+        ).bytes
       ) as { readonly _tag: string; readonly className: string; readonly message: string }
       assert.strictEqual(outcome._tag, "TaskFailure")
       assert.strictEqual(outcome.className, "DiskError")

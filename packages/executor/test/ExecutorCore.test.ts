@@ -19,7 +19,8 @@ const task = (taskId: number) =>
     cpus: 1,
     properties: {},
     resources: {},
-    serializedTask: new Uint8Array([taskId])
+    serializedTask: new Uint8Array([taskId]),
+    needs: { persisted: [], shuffleReads: [], broadcasts: [] }
   })
 const launch = (...taskIds: ReadonlyArray<number>) =>
   new ClusterMessages.LaunchTasks({ executorId, tasks: taskIds.map(task) })

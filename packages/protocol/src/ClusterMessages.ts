@@ -10,6 +10,7 @@ import { ExecutorRegistrationRejected, MapOutputMissing } from "./Errors.js"
 import { ExecutorId } from "./Ids.js"
 import { RefTo, RpcAddress } from "./RpcAddress.js"
 import { TaskState } from "./States.js"
+import { TaskNeeds } from "./TaskPlan.js"
 
 /**
  * Raw bytes: MessagePack `bin` on the wire.
@@ -405,7 +406,8 @@ export const ExecutorToDriver = Schema.Union(
 export type ExecutorToDriver = typeof ExecutorToDriver.Type
 
 /**
- * One task attempt to run. The fields are Spark's `TaskDescription`; `serializedTask` holds the partition's plan.
+ * One task attempt to run. The fields are Spark's `TaskDescription`; `serializedTask` holds the partition's plan, and
+ * `needs` (ours) what the executor does for it besides handing it to a task thread.
  *
  * @since 0.1.0
  * @category models
@@ -421,7 +423,9 @@ export class TaskDescription extends Schema.Class<TaskDescription>("TaskDescript
   cpus: Count,
   properties: Properties,
   resources: Resources,
-  serializedTask: Bytes
+  serializedTask: Bytes,
+  /** What the executor gathers before the task runs, and serves after: it never decodes `serializedTask`. */
+  needs: TaskNeeds
 }, { description: "One task attempt to run" }) {}
 
 /**

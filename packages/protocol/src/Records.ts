@@ -196,13 +196,9 @@ addExtension({
   read: ([name, fields]: [string, object]) => {
     const cls = classRegistry().byName.get(name)
     if (cls !== undefined) return Object.assign(Object.create(cls.prototype), fields)
-    if (withoutClasses) return fields
     throw new UnknownClass(name)
   }
 })
-
-// While `decodeWithoutClasses` runs: instances of classes not registered here arrive as their fields.
-let withoutClasses = false
 
 // Broadcasts met while encoding, when someone is collecting them (`encodeCollecting`).
 let collecting: Map<number, Broadcast<unknown>> | undefined
@@ -266,19 +262,3 @@ export const encodeCollecting = (
  * @since 0.1.0
  */
 export const decode = (bytes: Uint8Array): unknown => packr.unpack(bytes)
-
-/**
- * `decode` for a reader that needs the shape of what was sent, not the app's values: instances of classes not
- * registered where it runs arrive as plain objects of their fields (an executor's own process reads a task's plan
- * so; the app's classes are registered in its task threads, which import the app).
- *
- * @since 0.1.0
- */
-export const decodeWithoutClasses = (bytes: Uint8Array): unknown => {
-  withoutClasses = true
-  try {
-    return packr.unpack(bytes)
-  } finally {
-    withoutClasses = false
-  }
-}

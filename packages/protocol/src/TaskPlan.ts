@@ -693,13 +693,63 @@ export type ResultOp = typeof ResultOp.Type
  */
 export class Task extends Schema.Class<Task>("Task")({
   plan: PlanNode,
-  result: ResultOp,
+  result: ResultOp
+}, { description: "A partition's plan and what to make of its records" }) {}
+
+/**
+ * A persisted partition: block `rdd_<rddId>_<partition>`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const PersistedPartition = Schema.Struct({ rddId: Count, partition: Count }).annotations({
+  identifier: "PersistedPartition"
+})
+
+/**
+ * What an executor gathers before a task runs, and what it serves after, sent beside the task's bytes
+ * (`TaskDescription.needs`) so that the executor never decodes the task (its plan may carry a partition's data):
+ * only its task thread does.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const TaskNeeds = Schema.Struct({
+  /** A map task's shuffle, whose output the executor serves once it is written. */
+  writes: Schema.optional(ShuffleHandle),
+  /** The persisted partitions its plan reads: those the executor holds are handed to the task. */
+  persisted: Schema.Array(PersistedPartition),
+  /**
+   * The shuffle partitions its plan reads, each with the persisted partitions above it in the plan: an executor
+   * that holds one of those reads it instead, and fetches nothing of the shuffle.
+   */
+  shuffleReads: Schema.Array(Schema.Struct({
+    shuffle: ShuffleHandle,
+    reduceId: Count,
+    beneath: Schema.Array(PersistedPartition)
+  })),
   /**
    * The broadcast variables its functions' environments refer to: the executor fetches each (once) from the
    * driver's data plane as block `broadcast/<token>/<id>` before the task runs.
    */
-  broadcasts: Schema.optional(Schema.Array(Schema.Struct({ id: Count, token: Schema.String })))
-}, { description: "A partition's plan and what to make of its records" }) {}
+  broadcasts: Schema.Array(Schema.Struct({ id: Count, token: Schema.String }))
+}).annotations({ identifier: "TaskNeeds", description: "What an executor gathers before a task and serves after" })
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type TaskNeeds = typeof TaskNeeds.Type
+
+/**
+ * A task as it travels: its encoded `Task`, and what it needs (`TaskNeeds`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface EncodedTask {
+  readonly bytes: Uint8Array
+  readonly needs: TaskNeeds
+}
 
 /**
  * A CSV or JSON lines file a task read records of: how many its lines made, and how many of those were malformed.

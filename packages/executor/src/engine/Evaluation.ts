@@ -9,10 +9,8 @@
  * @since 0.1.0
  */
 import type { TaskPlan } from "@kindling/protocol"
-import * as PlanNodes from "@kindling/protocol/PlanNodes"
 import * as Records from "@kindling/protocol/records"
 import { SharedVariables } from "@kindling/protocol/records"
-import * as BlockStore from "../shuffle/BlockStore.js"
 import * as TaskContext from "../tasks/TaskContext.js"
 import * as planOperators from "./internal/planOperators.js"
 import * as resultOps from "./internal/resultOps.js"
@@ -25,7 +23,6 @@ import * as shuffleReads from "./internal/shuffleReads.js"
  * @since 0.1.0
  */
 export type Task = typeof TaskPlan.Task.Encoded
-type PlanNode = Task["plan"]
 type FunctionRef = typeof TaskPlan.FunctionRef.Encoded
 
 /**
@@ -176,6 +173,18 @@ const variablesOf = (context: TaskContext.TaskContext): SharedVariables.Variable
 })
 
 /**
+ * A task's outcome: an encoded `TaskPlan.TaskOutcome`, and whether it is a result (`TaskResult`), which the
+ * executor need not decode it to know (a result may be large).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface EncodedOutcome {
+  readonly bytes: Uint8Array
+  readonly succeeded: boolean
+}
+
+/**
  * Runs a task and encodes its outcome: a `TaskResult`, or a `TaskFailure` with what the user's functions threw.
  * It never throws.
  *
@@ -187,12 +196,12 @@ export const outcomeOf = (
   context: TaskContext.TaskContext,
   counter?: Counter,
   cpuClock?: () => number
-): Uint8Array => {
+): EncodedOutcome => {
   try {
     const { metrics, recordsRead, value } = run(task, functions, context, counter, cpuClock)
     const accumulators = [...context.accumulators].map(([id, entry]) => [id, entry.value])
     const parsedFiles = context.parsedFiles.filter((file) => file.records > 0)
-    return Records.encode({
+    const bytes = Records.encode({
       _tag: "TaskResult",
       value: encodeResult(task, value),
       recordsRead,
@@ -200,9 +209,10 @@ export const outcomeOf = (
       ...(accumulators.length === 0 ? {} : { accumulators }),
       ...(parsedFiles.length === 0 ? {} : { parsedFiles })
     })
+    return { bytes, succeeded: true }
   } catch (error) {
     if (!(error instanceof ShuffleReadFailed)) return failureOutcome(error)
-    return Records.encode({
+    const bytes = Records.encode({
       _tag: "FetchFailed",
       shuffleId: error.shuffleId,
       mapIndex: error.mapIndex,
@@ -210,6 +220,7 @@ export const outcomeOf = (
       executorId: error.executorId,
       message: error.message
     })
+    return { bytes, succeeded: false }
   }
 }
 
@@ -257,8 +268,10 @@ export type ShuffleReadFailed = shuffleReads.ShuffleReadFailed
  *
  * @since 0.1.0
  */
-export const failureOutcome = (error: unknown): Uint8Array =>
-  Records.encode({ _tag: "TaskFailure", ...describeError(error) })
+export const failureOutcome = (error: unknown): EncodedOutcome => ({
+  bytes: Records.encode({ _tag: "TaskFailure", ...describeError(error) }),
+  succeeded: false
+})
 
 /**
  * Runs an encoded `TaskPlan.Task` and encodes its outcome (`outcomeOf`); bytes that are not a task are its
@@ -267,7 +280,11 @@ export const failureOutcome = (error: unknown): Uint8Array =>
  *
  * @since 0.1.0
  */
-export const runEncoded = (task: Uint8Array, functions: Functions, context: TaskContext.TaskContext): Uint8Array => {
+export const runEncoded = (
+  task: Uint8Array,
+  functions: Functions,
+  context: TaskContext.TaskContext
+): EncodedOutcome => {
   let decoded: Task
   try {
     decoded = Records.decode(task) as Task
@@ -276,41 +293,6 @@ export const runEncoded = (task: Uint8Array, functions: Functions, context: Task
   }
   return outcomeOf(decoded, functions, context)
 }
-
-/**
- * Every node of a plan, the plan's root first; with `held`, not those beneath a persisted partition it holds, which
- * is read rather than computed.
- *
- * @since 0.1.0
- */
-export const nodes = (plan: PlanNode, held?: (blockId: string) => boolean): Generator<PlanNode> =>
-  PlanNodes.nodes(plan, held && ((cached) => held(BlockStore.blockId(cached.rddId, cached.partition))))
-
-/**
- * The shuffles a task's plan reads, with their tokens and the reduce partition it reads of each; none beneath a
- * persisted partition `held` here, which the task reads instead (a stage served from the cache fetches nothing).
- *
- * @since 0.1.0
- */
-export const shufflesRead = (
-  plan: PlanNode,
-  held?: (blockId: string) => boolean
-): Array<{ readonly shuffleId: number; readonly token: string; readonly reduceId: number }> =>
-  [...nodes(plan, held)].flatMap((node) => {
-    if (node._tag === "ShuffleRead") return [{ ...node.shuffle, reduceId: node.reduceId }]
-    if (node._tag !== "CoGroup") return []
-    return node.inputs.flatMap((input) =>
-      input._tag === "Shuffled" ? [{ ...input.shuffle, reduceId: node.reduceId }] : []
-    )
-  })
-
-/**
- * The blocks of persisted partitions a task's plan may read.
- *
- * @since 0.1.0
- */
-export const blocksRead = (plan: PlanNode): Array<string> =>
-  [...nodes(plan)].flatMap((node) => (node._tag === "Cached" ? [BlockStore.blockId(node.rddId, node.partition)] : []))
 
 /**
  * What a thrown value says of itself, as a task failure reports it.

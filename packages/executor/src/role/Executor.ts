@@ -8,7 +8,15 @@
 import { type Disk, ObjectStore } from "@kindling/data"
 import * as NodeDisk from "@kindling/data/NodeDisk"
 import { DiskOperations, Shell, TemporaryDirectory } from "@kindling/kernel"
-import { ClusterMessages, Endpoints, Errors, type Ids, Records, type RpcAddress } from "@kindling/protocol"
+import {
+  ClusterMessages,
+  Endpoints,
+  Errors,
+  type Ids,
+  Records,
+  type RpcAddress,
+  type TaskPlan
+} from "@kindling/protocol"
 import { type DataPlane, RpcEnv } from "@kindling/rpc"
 import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
@@ -21,9 +29,7 @@ import type * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as PerfHooks from "node:perf_hooks"
 import * as V8 from "node:v8"
-import type * as Evaluation from "../engine/Evaluation.js"
-import { blocksRead, shufflesRead } from "../engine/Evaluation.js"
-import { BlockStore } from "../shuffle/BlockStore.js"
+import { blockId as persistedBlockId, BlockStore } from "../shuffle/BlockStore.js"
 import * as Migration from "../shuffle/Migration.js"
 import * as ShuffleService from "../shuffle/ShuffleService.js"
 import type * as TaskContext from "../tasks/TaskContext.js"
@@ -240,7 +246,7 @@ export const make = (
     // shuffle and no broadcast: their inputs are at hand at once, and they start without a fiber of their own.
     const prepare = (
       taskId: number,
-      bytes: Uint8Array
+      needs: TaskPlan.TaskNeeds
     ):
       | { readonly _tag: "Ready"; readonly inputs: TaskContext.Inputs }
       | {
@@ -252,28 +258,26 @@ export const make = (
         >
       } =>
     {
-      let task: Evaluation.Task
-      try {
-        // The plan's shape is all this process needs: the app's classes are registered in its task threads.
-        task = Records.decodeWithoutClasses(bytes) as Evaluation.Task
-      } catch {
-        // Not a task: the thread says so, as the task's failure.
-        return { _tag: "Ready", inputs: { localDir, spillThreshold, objectStore, shuffleInputs: [], cached: [] } }
-      }
-      if (task.result._tag === "ShuffleWrite") shuffles.serve(task.result.shuffle)
-      const cached = blocksRead(task.plan).flatMap((id) => {
+      if (needs.writes !== undefined) shuffles.serve(needs.writes)
+      const cached = needs.persisted.flatMap(({ partition, rddId }) => {
+        const id = persistedBlockId(rddId, partition)
         const segment = blocks.get(id)
         return segment === undefined ? [] : [[id, segment] as const]
       })
-      const reads = shufflesRead(task.plan, (blockId) => cached.some(([id]) => id === blockId))
-      if (reads.length === 0 && task.broadcasts === undefined) {
+      // A shuffle beneath a persisted partition held here is not read: the task reads that partition instead.
+      const heldHere = ({ partition, rddId }: TaskPlan.TaskNeeds["persisted"][number]) =>
+        cached.some(([id]) => id === persistedBlockId(rddId, partition))
+      const reads = needs.shuffleReads.flatMap(({ beneath, reduceId, shuffle }) =>
+        beneath.some(heldHere) ? [] : [{ ...shuffle, reduceId }]
+      )
+      if (reads.length === 0 && needs.broadcasts.length === 0) {
         return { _tag: "Ready", inputs: { localDir, spillThreshold, objectStore, shuffleInputs: [], cached } }
       }
       return {
         _tag: "Gather",
         gather: Effect.zipWith(
           shuffles.gather(taskId, reads),
-          Effect.forEach(task.broadcasts ?? [], broadcastValue),
+          Effect.forEach(needs.broadcasts, broadcastValue),
           (gathered, broadcasts): TaskContext.Inputs => ({
             localDir,
             spillThreshold,
@@ -304,9 +308,8 @@ export const make = (
           }
           : { state: "FAILED", outcome: failure("Error", String(error)) }
       }
-      const { outcome, stored } = run.value
-      const { _tag } = Records.decodeWithoutClasses(outcome) as { readonly _tag: string }
-      if (_tag !== "TaskResult") return { state: "FAILED", outcome }
+      const { outcome, stored, succeeded } = run.value
+      if (!succeeded) return { state: "FAILED", outcome }
       return {
         state: "FINISHED",
         outcome: deliverable(taskId, outcome),
@@ -335,8 +338,8 @@ export const make = (
     )
 
     const startTask = (command: Extract<ExecutorCore.ExecutorCommand, { _tag: "RunTask" }>, host: Host) => {
-      const { taskId, task, info } = command
-      const prepared = prepare(taskId, task)
+      const { info, needs, task, taskId } = command
+      const prepared = prepare(taskId, needs)
       if (prepared._tag === "Ready") {
         running.set(
           taskId,

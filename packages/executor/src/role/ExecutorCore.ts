@@ -10,7 +10,14 @@
  * @since 0.1.0
  */
 import { Core } from "@kindling/kernel"
-import { ClusterMessages, Endpoints, type Ids, type RpcAddress, type SharedVariables } from "@kindling/protocol"
+import {
+  ClusterMessages,
+  Endpoints,
+  type Ids,
+  type RpcAddress,
+  type SharedVariables,
+  type TaskPlan
+} from "@kindling/protocol"
 import type * as Schema from "effect/Schema"
 import type * as ExecutorInputs from "./ExecutorInputs.js"
 
@@ -68,11 +75,12 @@ export type Local = Schema.Schema.Type<typeof ExecutorInputs.Local>
 export type ExecutorCommand =
   /** Ask the driver to take this executor, and feed back `Registered` or `RegistrationFailed`. */
   | { readonly _tag: "Register"; readonly message: ClusterMessages.RegisterExecutor }
-  /** Run the task: its encoded `TaskPlan.Task`, and which attempt of which task it is. */
+  /** Run the task: its encoded `TaskPlan.Task`, what it needs, and which attempt of which task it is. */
   | {
     readonly _tag: "RunTask"
     readonly taskId: number
     readonly task: Uint8Array
+    readonly needs: TaskPlan.TaskNeeds
     readonly info: SharedVariables.TaskInfo
   }
   | { readonly _tag: "KillTask"; readonly taskId: number }
@@ -156,6 +164,7 @@ const handlers: Core.Handlers<Inbound, Step> = {
         _tag: "RunTask",
         taskId: task.taskId,
         task: task.serializedTask,
+        needs: task.needs,
         info: {
           stageId: task.stageId,
           stageAttemptNumber: task.stageAttemptId,

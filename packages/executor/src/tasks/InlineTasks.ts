@@ -45,7 +45,8 @@ export const make = (options: Options): Effect.Effect<TaskThreads.TaskThreads> =
           Effect.flatMap(options.duration, Effect.sleep),
           Effect.sync(() => {
             const context = TaskContext.fromInputs(inputs, options.files, info)
-            return { outcome: runEncoded(task, functions, context), stored: context.stored }
+            const { bytes, succeeded } = runEncoded(task, functions, context)
+            return { outcome: bytes, succeeded, stored: context.stored }
           })
         )
       )

@@ -19,7 +19,14 @@ import type * as Scope from "effect/Scope"
 import type { Worker } from "node:worker_threads"
 import type { NewBlock } from "../shuffle/BlockStore.js"
 import * as ThreadControl from "./internal/threadControl.js"
-import type { Failure, FromThread, ToThread } from "./internal/threadMessages.js"
+import {
+  type End,
+  type Failure,
+  type FromThread,
+  held as heldPerThread,
+  shortTaskMillis,
+  type ToThread
+} from "./internal/threadMessages.js"
 import type { Inputs } from "./TaskContext.js"
 
 /**
@@ -48,13 +55,15 @@ export class ThreadDied extends Data.TaggedError("ThreadDied")<{ readonly reason
 }
 
 /**
- * What running a task gave: its encoded `TaskPlan.TaskOutcome`, and the persisted partitions it computed.
+ * What running a task gave: its encoded `TaskPlan.TaskOutcome`, whether that is a result, and the persisted
+ * partitions it computed.
  *
  * @since 0.1.0
  * @category models
  */
 export interface TaskOutput {
   readonly outcome: Uint8Array
+  readonly succeeded: boolean
   readonly stored: ReadonlyArray<NewBlock>
 }
 
@@ -107,10 +116,6 @@ export interface Options {
   /** The app module (a `file:` URL), if there is one: a thread imports it when a task first needs it. */
   readonly appUrl?: string | undefined
 }
-
-// How many tasks a thread holds at once: the one it runs, and the next, which it starts the moment the first ends
-// instead of idling until the pool hands it one. More would let one thread hold work another, idle, could do.
-const heldPerThread = 2
 
 const spawn = (appUrl: string | undefined, progress: SharedArrayBuffer, control: SharedArrayBuffer): Worker =>
   ModuleLoading.thread(import.meta.url, "taskThread", { appUrl, progress, control })
@@ -168,6 +173,8 @@ export const make = (options: Options): Effect.Effect<TaskThreads, ThreadStartFa
     // Tasks no thread holds yet, oldest first.
     const waiting: Array<Given> = []
     let closed = false
+    // Whether the last task that ended was short: then each thread holds more.
+    let short = false
 
     // Tasks are posted at the end of the turn they were given in, each thread's in one message: a post wakes the
     // thread, and a batch of launches then costs one wake per thread, not one per task. The bytes are copied
@@ -184,12 +191,13 @@ export const make = (options: Options): Effect.Effect<TaskThreads, ThreadStartFa
     }
     // Hands waiting tasks to the threads that hold fewest, so that an idle thread gets the next one first.
     const dispatch = () => {
+      const limit = short ? heldPerThread.short : heldPerThread.long
       while (waiting.length > 0) {
         let least: Thread | undefined
         for (const thread of threads) {
           if (least === undefined || thread.held.length < least.held.length) least = thread
         }
-        if (least === undefined || least.held.length >= heldPerThread) return
+        if (least === undefined || least.held.length >= limit) return
         const given = waiting.shift()!
         least.held.push(given)
         least.unposted.push(messageOf(given, least))
@@ -200,11 +208,23 @@ export const make = (options: Options): Effect.Effect<TaskThreads, ThreadStartFa
       }
     }
 
+    // A task a thread held has ended: it is told, unless it was stopped.
+    const told = (thread: Thread, end: End) => {
+      const at = thread.held.findIndex((given) => given.taskId === end.taskId)
+      if (at < 0) return
+      const [given] = thread.held.splice(at, 1)
+      // One stopped after it was over, before the thread saw its mark, leaves no mark behind.
+      if (given!.stopped) return ThreadControl.forget(thread.control, end.taskId)
+      if (end._tag === "Skipped") return
+      short = end.runMillis < shortTaskMillis
+      given!.done(Exit.succeed({ outcome: end.outcome, succeeded: end.succeeded, stored: end.stored }))
+    }
+
     // A thread ready for work, or the reason it could not start.
     const startThread = (): Effect.Effect<Thread, ThreadStartFailed> =>
       Effect.async<Thread, ThreadStartFailed>((resume) => {
         const progress = new SharedArrayBuffer(Float64Array.BYTES_PER_ELEMENT)
-        const control = ThreadControl.make(heldPerThread)
+        const control = ThreadControl.make(heldPerThread.short)
         const worker = spawn(options.appUrl, progress, control)
         const thread: Thread = {
           worker,
@@ -231,21 +251,14 @@ export const make = (options: Options): Effect.Effect<TaskThreads, ThreadStartFa
               ready = true
               threads.add(thread)
               return resume(Effect.succeed(thread))
-            case "Done":
-            case "Skipped": {
-              const at = thread.held.findIndex((given) => given.taskId === message.taskId)
-              if (at < 0) return
-              const [given] = thread.held.splice(at, 1)
-              dispatch()
-              // One stopped after it was over, before the thread saw its mark, leaves no mark behind.
-              if (given!.stopped) return ThreadControl.forget(thread.control, message.taskId)
-              if (message._tag === "Skipped") return
-              return given!.done(Exit.succeed({ outcome: message.outcome, stored: message.stored }))
-            }
+            case "Ended":
+              for (const end of message.ends) told(thread, end)
+              return dispatch()
           }
         })
         // A thread that dies fails the task it ran, whose fault that is (it ran out of memory, or exited); the
-        // ones it held and had not started wait for another thread, first in line.
+        // ones it held and had not started wait for another thread, first in line — as do short ones it ran but
+        // had not yet told the end of, which run again.
         const ended = (reason: string) => {
           const live = threads.delete(thread)
           if (!ready) {

@@ -12,10 +12,17 @@
 import { Compression, type Disk, PartFiles, Storage } from "@kindling/data"
 import * as Records from "@kindling/protocol/records"
 import { parentPort, workerData } from "node:worker_threads"
-import { type Counter, failureOutcome, Functions, outcomeOf, type Task } from "../engine/Evaluation.js"
+import {
+  type Counter,
+  type EncodedOutcome,
+  failureOutcome,
+  Functions,
+  outcomeOf,
+  type Task
+} from "../engine/Evaluation.js"
 import type { NewBlock } from "../shuffle/BlockStore.js"
 import * as ThreadControl from "./internal/threadControl.js"
-import type { FromThread, ToThread } from "./internal/threadMessages.js"
+import { type End, endsPerPost, type FromThread, shortTaskMillis, type ToThread } from "./internal/threadMessages.js"
 import * as TaskContext from "./TaskContext.js"
 import * as ThreadCpu from "./ThreadCpu.js"
 
@@ -60,26 +67,54 @@ const functions = new Functions(
   (id) => appRegistry("@kindling/hoistedFunctions")?.get(id)
 )
 
-// Whole buffers, so that they can be handed over rather than copied.
+// Whole buffers, so that they can be handed over rather than copied. (A `Buffer`'s own `slice` is a view, often
+// into Node's shared pool: Uint8Array's copies.)
 const own = (bytes: Uint8Array) =>
-  bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice()
+  bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ?
+    bytes :
+    Uint8Array.prototype.slice.call(bytes)
 
-const answer = (taskId: number, outcome: Uint8Array, blocks: ReadonlyArray<NewBlock> = []) => {
-  const bytes = own(outcome)
+// The tasks given and not yet taken up, in order.
+const queue: Array<ToThread> = []
+
+// Ends not yet told, with the buffers their message hands over (`endsPerPost` says when they go).
+let ends: Array<End> = []
+let handedOver: Array<ArrayBuffer> = []
+const tell = () => {
+  if (ends.length === 0) return
+  post({ _tag: "Ended", ends }, handedOver)
+  ends = []
+  handedOver = []
+}
+const ended = (end: End, short: boolean) => {
+  ends.push(end)
+  if (!short || ends.length >= endsPerPost || queue.length === 0) tell()
+}
+
+const answer = (taskId: number, started: number, outcome: EncodedOutcome, blocks: ReadonlyArray<NewBlock> = []) => {
+  const bytes = own(outcome.bytes)
   const stored = blocks.map((block) => ({ ...block, bytes: own(block.bytes) }))
-  post({ _tag: "Done", taskId, outcome: bytes, stored }, [
-    bytes.buffer as ArrayBuffer,
-    ...stored.map((block) => block.bytes.buffer as ArrayBuffer)
-  ])
+  // A buffer is handed over once, however many of the message's arrays it holds.
+  for (const buffer of [bytes.buffer, ...stored.map((block) => block.bytes.buffer)]) {
+    if (!handedOver.includes(buffer as ArrayBuffer)) handedOver.push(buffer as ArrayBuffer)
+  }
+  const runMillis = performance.now() - started
+  const { succeeded } = outcome
+  ended({ _tag: "Done", taskId, outcome: bytes, succeeded, stored, runMillis }, runMillis < shortTaskMillis)
 }
 
 // What a task sent without inputs reads: the local dir, spill threshold and object store of the last inputs sent,
 // and the files made with that store's settings (one object-store thread for all the tasks of this thread).
 let plainInputs: TaskContext.Inputs | undefined
-let files: { readonly settings: string; readonly files: Disk.Files } | undefined
+// (Tasks sent without inputs share one settings object: compared by identity first, by value only when new.)
+let files:
+  | { readonly store: TaskContext.Inputs["objectStore"]; readonly settings: string; readonly files: Disk.Files }
+  | undefined
 const filesOf = (inputs: TaskContext.Inputs): Disk.Files => {
-  const settings = JSON.stringify(inputs.objectStore)
-  if (files?.settings !== settings) files = { settings, files: Storage.files(inputs.objectStore) }
+  const store = inputs.objectStore
+  if (files?.store === store) return files.files
+  const settings = JSON.stringify(store)
+  files = { store, settings, files: files?.settings === settings ? files.files : Storage.files(store) }
   return files.files
 }
 
@@ -89,7 +124,7 @@ const run = async (message: ToThread) => {
     const { localDir, objectStore, spillThreshold } = message.inputs
     plainInputs = { localDir, spillThreshold, objectStore, shuffleInputs: [], cached: [] }
   }
-  if (!ThreadControl.begin(control, message.taskId)) return post({ _tag: "Skipped", taskId: message.taskId })
+  if (!ThreadControl.begin(control, message.taskId)) return ended({ _tag: "Skipped", taskId: message.taskId }, true)
   try {
     await evaluate(message)
   } finally {
@@ -98,22 +133,22 @@ const run = async (message: ToThread) => {
 }
 
 const evaluate = async (message: ToThread) => {
+  const started = performance.now()
   let task: Task
   try {
     if (loaded === undefined && app !== undefined) loaded = await app
     task = Records.decode(message.task) as Task
     await Compression.prepare(PartFiles.codecWritten(task.result))
   } catch (error) {
-    return answer(message.taskId, failureOutcome(error))
+    return answer(message.taskId, started, failureOutcome(error))
   }
   counter.read = 0
   const inputs = message.inputs ?? plainInputs!
   const context = TaskContext.fromInputs(inputs, filesOf(inputs), message.info)
-  answer(message.taskId, outcomeOf(task, functions, context, counter, ThreadCpu.clock), context.stored)
+  answer(message.taskId, started, outcomeOf(task, functions, context, counter, ThreadCpu.clock), context.stored)
 }
 
 // One task at a time, in the order given: the first waits for the app module, and holds back the ones behind it.
-const queue: Array<ToThread> = []
 let draining = false
 const drain = async () => {
   draining = true

@@ -49,10 +49,10 @@ export const carryOut = (
       case "LaunchTask": {
         const taskSet = state.scheduler.taskSets.get(TaskSetId.key(command.taskSet))
         const executor = state.executors.get(Ids.ExecutorId.make(command.executorId))
-        const bytes = taskSet === undefined
+        const task = taskSet === undefined
           ? undefined
-          : DagScheduler.taskBytes(state.dag, taskSet.id.stageId, command.partition)
-        if (taskSet === undefined || executor === undefined || bytes === undefined) {
+          : DagScheduler.task(state.dag, taskSet.id.stageId, command.partition)
+        if (taskSet === undefined || executor === undefined || task === undefined) {
           // Its task set, stage or executor was dropped after the decision was queued: nothing is sent, and the
           // attempt ends here, so that its core is free again.
           schedule(step, {
@@ -78,7 +78,8 @@ export const carryOut = (
             cpus: state.config.scheduler.cpusPerTask,
             properties: {},
             resources: {},
-            serializedTask: bytes
+            serializedTask: task.bytes,
+            needs: task.needs
           }, trusted)
         )
         event(step, {

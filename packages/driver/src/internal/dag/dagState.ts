@@ -1,5 +1,6 @@
 // The DAG scheduler's records (stages, jobs, the map output tracker), and what its transitions share of them.
 import type { AppEvents } from "@kindling/app"
+import type { TaskPlan } from "@kindling/protocol"
 import type { Command, Config } from "../../DagScheduler.js"
 
 interface MapOutput {
@@ -20,7 +21,7 @@ export interface Stage {
   readonly details: string
   /** The shuffle it writes; undefined for a result stage. */
   readonly shuffleId: number | undefined
-  readonly tasks: ReadonlyArray<Uint8Array>
+  readonly tasks: ReadonlyArray<TaskPlan.EncodedTask>
   readonly preferredBlocks: ReadonlyArray<string | undefined>
   readonly parents: ReadonlyArray<number>
   /** What its tasks compute, for the app's UI. */

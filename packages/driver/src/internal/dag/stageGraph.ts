@@ -1,5 +1,6 @@
 // A submitted job's stages: built from its graph (a shuffle's map stage shared by the jobs that need it), then run.
 import type { AppEvents, JobGraph } from "@kindling/app"
+import type { TaskPlan } from "@kindling/protocol"
 import type { Command, JobSpec } from "../../DagScheduler.js"
 import type { Stage, State } from "./dagState.js"
 import { submitStage } from "./stageRuns.js"
@@ -37,7 +38,7 @@ const newStage = (
     readonly name: string
     readonly details: string
     readonly shuffleId: number | undefined
-    readonly tasks: ReadonlyArray<Uint8Array>
+    readonly tasks: ReadonlyArray<TaskPlan.EncodedTask>
     readonly preferredBlocks: ReadonlyArray<string | undefined>
     readonly parents: ReadonlyArray<number>
     readonly jobId: number
