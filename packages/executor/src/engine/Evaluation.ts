@@ -99,6 +99,71 @@ export class Functions {
   }
 }
 
+// The fields of a plan that hold the app's values — records, environments, zero values, captured values, sampled
+// bounds — rather than plan: whatever they hold is data, never called.
+const valueFields = new Set(["items", "env", "zero", "bounds", "captured"])
+
+// Whether the task calls a function of the app module: one it names (exported, or registered by the app or by the
+// app API it imports) or one hoisted into it. A function sent as source text needs no module. Every field but the
+// values is walked, so that a new kind of node or result with a function in it is never missed.
+const callsAppFunction = (task: Task): boolean => {
+  const visit = (value: unknown): boolean => {
+    if (value === null || typeof value !== "object" || ArrayBuffer.isView(value)) return false
+    if (Array.isArray(value)) return value.some(visit)
+    const tag = (value as { readonly _tag?: unknown })._tag
+    if (tag === "NamedFunction" || tag === "ClosureFunction") return true
+    for (const [field, inner] of Object.entries(value)) {
+      if (!valueFields.has(field) && visit(inner)) return true
+    }
+    return false
+  }
+  return visit(task.plan) || visit(task.result)
+}
+
+// Whether a node reads records encoded elsewhere — by another task, or by an earlier job — which may be instances
+// of a class the app module registers (the records a slice carries are decoded with the task, which says at once
+// when one is of a class unknown here). Every kind of node says, so that a new one is decided, not forgotten.
+const readsRecordsMadeElsewhere: Record<PlanNode["_tag"], boolean> = {
+  Slice: false,
+  Range: false,
+  TextSplit: false,
+  LineRecordSplit: false,
+  ParquetSplit: false,
+  WholeTextFiles: false,
+  RecordFile: true,
+  Map: false,
+  Filter: false,
+  FlatMap: false,
+  MapPartitions: false,
+  MapValues: false,
+  FlatMapValues: false,
+  KeyBy: false,
+  MapPartitionsWithIndex: false,
+  Glom: false,
+  Sample: false,
+  FoldPartition: false,
+  ReducePartition: false,
+  ZipPartitions: false,
+  ZipWithIndex: false,
+  ShuffleRead: true,
+  CoGroup: true,
+  Concat: false,
+  Cartesian: false,
+  Cached: true
+}
+
+/**
+ * Whether the task needs the app module imported before it runs: it calls one of the module's functions, or may
+ * meet records of a class the module registers (read from a shuffle, a persisted partition, a checkpoint or a
+ * broadcast variable). A task that needs none of it — one that counts parallelized numbers — runs without it.
+ *
+ * @since 0.1.0
+ */
+export const needsAppModule = (task: Task): boolean =>
+  (task.broadcasts?.length ?? 0) > 0 ||
+  callsAppFunction(task) ||
+  [...PlanNodes.nodes(task.plan)].some((node) => readsRecordsMadeElsewhere[node._tag])
+
 /**
  * What a task produced, and how many records it read from its sources.
  *
