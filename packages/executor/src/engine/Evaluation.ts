@@ -103,23 +103,6 @@ export class Functions {
 // bounds — rather than plan: whatever they hold is data, never called.
 const valueFields = new Set(["items", "env", "zero", "bounds", "captured"])
 
-// Whether the task calls a function of the app module: one it names (exported, or registered by the app or by the
-// app API it imports) or one hoisted into it. A function sent as source text needs no module. Every field but the
-// values is walked, so that a new kind of node or result with a function in it is never missed.
-const callsAppFunction = (task: Task): boolean => {
-  const visit = (value: unknown): boolean => {
-    if (value === null || typeof value !== "object" || ArrayBuffer.isView(value)) return false
-    if (Array.isArray(value)) return value.some(visit)
-    const tag = (value as { readonly _tag?: unknown })._tag
-    if (tag === "NamedFunction" || tag === "ClosureFunction") return true
-    for (const [field, inner] of Object.entries(value)) {
-      if (!valueFields.has(field) && visit(inner)) return true
-    }
-    return false
-  }
-  return visit(task.plan) || visit(task.result)
-}
-
 // Whether a node reads records encoded elsewhere — by another task, or by an earlier job — which may be instances
 // of a class the app module registers (the records a slice carries are decoded with the task, which says at once
 // when one is of a class unknown here). Every kind of node says, so that a new one is decided, not forgotten.
@@ -151,6 +134,28 @@ const readsRecordsMadeElsewhere: Record<PlanNode["_tag"], boolean> = {
   Cartesian: false,
   Cached: true
 }
+const readsElsewhere: Record<string, boolean | undefined> = readsRecordsMadeElsewhere
+
+// One walk of a plan or a result through every field but the values, so that a new kind of node or result with a
+// function in it is never missed: a function of the app module (named: exported, or registered by the app or the
+// app API it imports; or hoisted into it), or a node that reads records made elsewhere. A function sent as source
+// text needs no module.
+const needsModule = (value: unknown): boolean => {
+  if (value === null || typeof value !== "object" || ArrayBuffer.isView(value)) return false
+  if (Array.isArray(value)) {
+    for (const item of value) if (needsModule(item)) return true
+    return false
+  }
+  const fields = value as Record<string, unknown>
+  const tag = fields["_tag"]
+  if (
+    typeof tag === "string" && (tag === "NamedFunction" || tag === "ClosureFunction" || readsElsewhere[tag] === true)
+  ) {
+    return true
+  }
+  for (const field in fields) if (!valueFields.has(field) && needsModule(fields[field])) return true
+  return false
+}
 
 /**
  * Whether the task needs the app module imported before it runs: it calls one of the module's functions, or may
@@ -160,9 +165,7 @@ const readsRecordsMadeElsewhere: Record<PlanNode["_tag"], boolean> = {
  * @since 0.1.0
  */
 export const needsAppModule = (task: Task): boolean =>
-  (task.broadcasts?.length ?? 0) > 0 ||
-  callsAppFunction(task) ||
-  [...PlanNodes.nodes(task.plan)].some((node) => readsRecordsMadeElsewhere[node._tag])
+  (task.broadcasts?.length ?? 0) > 0 || needsModule(task.plan) || needsModule(task.result)
 
 /**
  * What a task produced, and how many records it read from its sources.
