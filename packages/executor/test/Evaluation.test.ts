@@ -36,4 +36,29 @@ describe("Evaluation", () => {
       Fs.rmSync(localDir, { recursive: true, force: true })
     }
   })
+
+  it("a task needs the app module when it calls its functions or may read records of its classes, not otherwise", () => {
+    const slice = { _tag: "Slice", items: [{ _tag: "NamedFunction", name: "a record, not a function" }] } as const
+    const closure = { _tag: "ClosureFunction", id: "app.ts:1:1", captured: {}, functions: {}, env: undefined } as const
+    const needs = (task: Evaluation.Task) => Evaluation.needsAppModule(task)
+    // Records of its own, functions as source text: nothing of the module.
+    assert.isFalse(needs({ plan: slice, result: { _tag: "Count" } }))
+    assert.isFalse(needs({
+      plan: { _tag: "Map", fn: { _tag: "SourceFunction", source: "(x) => x", env: null }, child: slice },
+      result: { _tag: "Collect" }
+    }))
+    // A function of the module, however deep in the plan or its result.
+    assert.isTrue(needs({ plan: { _tag: "Filter", fn: closure, child: slice }, result: { _tag: "Count" } }))
+    assert.isTrue(needs({ plan: slice, result: { _tag: "Aggregate", zero: 0, seqOp: closure } }))
+    // Records made elsewhere, which may be of the module's classes.
+    const shuffle = { shuffleId: 0, token: "t" }
+    assert.isTrue(needs({
+      plan: { _tag: "ShuffleRead", shuffle, reduceId: 0, read: { _tag: "Records" } },
+      result: { _tag: "Collect" }
+    }))
+    assert.isTrue(needs({
+      plan: { _tag: "Glom", child: { _tag: "Cached", rddId: 1, partition: 0, level: "MEMORY_ONLY", child: slice } },
+      result: { _tag: "Count" }
+    }))
+  })
 })

@@ -6,6 +6,7 @@ import { Effect, Exit } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
+import { pathToFileURL } from "node:url"
 
 // Tasks of self-contained functions (source text): each reads its one item and runs `body` over it.
 const task = (item: unknown, body: string) =>
@@ -23,15 +24,41 @@ const info = (taskAttemptId: number): SharedVariables.TaskInfo => ({
   taskAttemptId
 })
 
-const withPool = <A>(size: number, f: (pool: TaskThreads.TaskThreads, localDir: string) => Effect.Effect<A>) =>
+const withPool = <A>(
+  size: number,
+  f: (pool: TaskThreads.TaskThreads, localDir: string) => Effect.Effect<A>,
+  app?: (localDir: string) => string
+) =>
   Effect.scoped(Effect.gen(function*() {
     const localDir = yield* Effect.acquireRelease(
       Effect.sync(() => Fs.mkdtempSync(Path.join(Os.tmpdir(), "kindling-threads-test-"))),
       (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
     )
-    const pool = yield* TaskThreads.make({ size })
+    const pool = yield* TaskThreads.make({ size, appUrl: app?.(localDir) })
     return yield* f(pool, localDir)
   }))
+
+// An app module that says when it is imported (it writes the file `imported` beside itself), exports a function
+// and registers a class, as an app's artifact does: `Point`, registered here too, so that its instances travel.
+class Point {
+  constructor(readonly x: number) {}
+}
+Records.registerClass(Point, "Point")
+const records = new URL("../../protocol/src/Records.ts", import.meta.url).href
+const appModule = (localDir: string) => {
+  const file = Path.join(localDir, "app.mjs")
+  Fs.writeFileSync(
+    file,
+    `import { writeFileSync } from "node:fs"
+import { registerClass } from ${JSON.stringify(records)}
+registerClass(class Point {}, "Point")
+writeFileSync(new URL("./imported", import.meta.url), "")
+export const double = (x) => x * 2
+`
+  )
+  return pathToFileURL(file).href
+}
+const imported = (localDir: string) => Fs.existsSync(Path.join(localDir, "imported"))
 
 // Starts a task and resolves with how it ended: its outcome's tag (and value), or the runner's error.
 const run = (
@@ -169,6 +196,46 @@ describe("TaskThreads", () => {
             []
           )
         })),
+    { timeout: 60_000 }
+  )
+
+  it.live(
+    "a thread imports the app module for the first task that calls one of its functions, not before",
+    () =>
+      withPool(1, (pool, localDir) =>
+        Effect.gen(function*() {
+          const ends = new Map<number, string>()
+          run(pool, localDir, 0, collect([1, 2]), ends)
+          yield* until(() => ends.has(0))
+          assert.isFalse(imported(localDir), "imported for a task that needs nothing of it")
+          const doubled = Records.encode({
+            plan: {
+              _tag: "Map",
+              fn: { _tag: "NamedFunction", name: "double" },
+              child: { _tag: "Slice", items: [1, 2] }
+            },
+            result: { _tag: "Collect" }
+          })
+          run(pool, localDir, 1, doubled, ends)
+          yield* until(() => ends.has(1))
+          assert.deepStrictEqual([...ends], [[0, "TaskResult [1,2]"], [1, "TaskResult [2,4]"]])
+          assert.isTrue(imported(localDir))
+        }), appModule),
+    { timeout: 60_000 }
+  )
+
+  it.live(
+    "a task carrying records of a class the app module registers waits for the module, and its records arrive whole",
+    () =>
+      withPool(1, (pool, localDir) =>
+        Effect.gen(function*() {
+          const ends = new Map<number, string>()
+          run(pool, localDir, 0, collect(["plain"]), ends)
+          run(pool, localDir, 1, collect([new Point(3)]), ends)
+          yield* until(() => ends.size === 2)
+          assert.deepStrictEqual([...ends], [[0, "TaskResult [\"plain\"]"], [1, "TaskResult [{\"x\":3}]"]])
+          assert.isTrue(imported(localDir))
+        }), appModule),
     { timeout: 60_000 }
   )
 })

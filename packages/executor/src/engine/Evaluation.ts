@@ -23,6 +23,7 @@ import * as shuffleReads from "./internal/shuffleReads.js"
  * @since 0.1.0
  */
 export type Task = typeof TaskPlan.Task.Encoded
+type PlanNode = Task["plan"]
 type FunctionRef = typeof TaskPlan.FunctionRef.Encoded
 
 /**
@@ -95,6 +96,74 @@ export class Functions {
     return fn
   }
 }
+
+// The fields of a plan that hold the app's values — records, environments, zero values, captured values, sampled
+// bounds — rather than plan: whatever they hold is data, never called.
+const valueFields = new Set(["items", "env", "zero", "bounds", "captured"])
+
+// Whether a node reads records encoded elsewhere — by another task, or by an earlier job — which may be instances
+// of a class the app module registers (the records a slice carries are decoded with the task, which says at once
+// when one is of a class unknown here). Every kind of node says, so that a new one is decided, not forgotten.
+const readsRecordsMadeElsewhere: Record<PlanNode["_tag"], boolean> = {
+  Slice: false,
+  Range: false,
+  TextSplit: false,
+  LineRecordSplit: false,
+  ParquetSplit: false,
+  WholeTextFiles: false,
+  RecordFile: true,
+  Map: false,
+  Filter: false,
+  FlatMap: false,
+  MapPartitions: false,
+  MapValues: false,
+  FlatMapValues: false,
+  KeyBy: false,
+  MapPartitionsWithIndex: false,
+  Glom: false,
+  Sample: false,
+  FoldPartition: false,
+  ReducePartition: false,
+  ZipPartitions: false,
+  ZipWithIndex: false,
+  ShuffleRead: true,
+  CoGroup: true,
+  Concat: false,
+  Cartesian: false,
+  Cached: true
+}
+const readsElsewhere: Record<string, boolean | undefined> = readsRecordsMadeElsewhere
+
+// One walk of a plan or a result through every field but the values, so that a new kind of node or result with a
+// function in it is never missed: a function of the app module (named: exported, or registered by the app or the
+// app API it imports; or hoisted into it), or a node that reads records made elsewhere. A function sent as source
+// text needs no module.
+const needsModule = (value: unknown): boolean => {
+  if (value === null || typeof value !== "object" || ArrayBuffer.isView(value)) return false
+  if (Array.isArray(value)) {
+    for (const item of value) if (needsModule(item)) return true
+    return false
+  }
+  const fields = value as Record<string, unknown>
+  const tag = fields["_tag"]
+  if (
+    typeof tag === "string" && (tag === "NamedFunction" || tag === "ClosureFunction" || readsElsewhere[tag] === true)
+  ) {
+    return true
+  }
+  for (const field in fields) if (!valueFields.has(field) && needsModule(fields[field])) return true
+  return false
+}
+
+/**
+ * Whether the task needs the app module imported before it runs: it calls one of the module's functions, or may
+ * meet records of a class the module registers (read from a shuffle, a persisted partition or a checkpoint; a
+ * task that reads broadcast variables, which its inputs carry, needs it too). A task that needs none of it — one
+ * that counts parallelized numbers — runs without it.
+ *
+ * @since 0.1.0
+ */
+export const needsAppModule = (task: Task): boolean => needsModule(task.plan) || needsModule(task.result)
 
 /**
  * What a task produced, and how many records it read from its sources.

@@ -1,6 +1,6 @@
 /**
  * The executor's pool of task threads: one `worker_threads` thread per core, each importing the app module once,
- * when a task first names one of its functions. A thread holds up to two tasks, the one it runs and the next, so
+ * when a task first needs it (`taskThread`). A thread holds up to two tasks, the one it runs and the next, so
  * that it never idles between them waiting for this thread; the tasks given in one turn of the event loop are
  * posted to each thread in one message. Stopping a task a thread runs terminates that thread (a task stuck in a
  * loop cannot be stopped any other way) and a fresh one takes its place; one it holds and has not started is

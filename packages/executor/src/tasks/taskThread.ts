@@ -1,9 +1,12 @@
 /**
  * The body of a task thread: it runs the tasks it is given one at a time and answers each with its encoded
- * outcome. As it starts it imports the app module, when there is one, and its first task waits for it: the module
- * registers the functions the tasks name (exported, registered, or hoisted by the bundler) and the classes their
- * records are made of, and its source map lets a task's failure name the user's file and line. A task that never
- * ends is dealt with from outside: the thread is terminated.
+ * outcome. It imports the app module when a task first needs it, as a JVM loads an app's classes when they are
+ * first used: the module registers the functions the tasks call (exported, registered, or hoisted by the bundler)
+ * and the classes their records are made of, and its source map lets a task's failure name the user's file and
+ * line. A task that needs none of it (`Evaluation.needsAppModule`) runs without it, so a first job that only counts
+ * parallelized numbers costs no import — a third of a second of CPU per thread, which an app's first job would
+ * otherwise wait for or share its cores with. A task that never ends is dealt with from outside: the thread is
+ * terminated.
  *
  * Running this module is the point of importing it, so the package barrel does not re-export it.
  *
@@ -17,6 +20,7 @@ import {
   type EncodedOutcome,
   failureOutcome,
   Functions,
+  needsAppModule,
   outcomeOf,
   type Task
 } from "../engine/Evaluation.js"
@@ -56,11 +60,9 @@ process.setSourceMapsEnabled(true)
 const post = (message: FromThread, transfer: ReadonlyArray<ArrayBuffer> = []) =>
   port.postMessage(message, transfer as Array<ArrayBuffer>)
 
-// The app module, imported as soon as the thread starts, while the executor registers and waits for tasks; a
-// failed import fails every task, with the import's error.
-const app = appUrl === undefined ? undefined : import(appUrl) as Promise<Record<string, unknown>>
-// Until a task awaits it, a failed import is no unhandled rejection.
-app?.catch(() => undefined)
+// The app module, once a task has needed it; a failed import fails every task that needs the module, with the
+// import's error.
+let app: Promise<Record<string, unknown>> | undefined
 let loaded: Record<string, unknown> | undefined
 const functions = new Functions(
   (name) => appRegistry("@kindling/registeredFunctions")?.get(name) ?? loaded?.[name],
@@ -132,12 +134,27 @@ const run = async (message: ToThread) => {
   }
 }
 
+// The task, once the app module it needs is imported: one whose records are of a class this thread does not know
+// yet (the module registers it as it loads) cannot even be decoded before, and the values of broadcast variables
+// it reads may be too.
+const decoded = async (bytes: Uint8Array, readsBroadcasts: boolean): Promise<Task> => {
+  if (loaded !== undefined || appUrl === undefined) return Records.decode(bytes) as Task
+  let task: Task | undefined
+  try {
+    task = Records.decode(bytes) as Task
+  } catch (error) {
+    if (!(error instanceof Records.UnknownClass)) throw error
+  }
+  if (task !== undefined && !readsBroadcasts && !needsAppModule(task)) return task
+  loaded = await (app ??= import(appUrl) as Promise<Record<string, unknown>>)
+  return task ?? Records.decode(bytes) as Task
+}
+
 const evaluate = async (message: ToThread) => {
   const started = performance.now()
   let task: Task
   try {
-    if (loaded === undefined && app !== undefined) loaded = await app
-    task = Records.decode(message.task) as Task
+    task = await decoded(message.task, (message.inputs?.broadcasts?.length ?? 0) > 0)
     await Compression.prepare(PartFiles.codecWritten(task.result))
   } catch (error) {
     return answer(message.taskId, started, failureOutcome(error))
@@ -148,7 +165,7 @@ const evaluate = async (message: ToThread) => {
   answer(message.taskId, started, outcomeOf(task, functions, context, counter, ThreadCpu.clock), context.stored)
 }
 
-// One task at a time, in the order given: the first waits for the app module, and holds back the ones behind it.
+// One task at a time, in the order given: one that waits for the app module holds back the ones behind it.
 let draining = false
 const drain = async () => {
   draining = true
