@@ -238,4 +238,59 @@ describe("TaskThreads", () => {
         }), appModule),
     { timeout: 60_000 }
   )
+
+  it.live(
+    "short tasks' ends come a few at a time, but a task that was not short is told at once, with those before it",
+    () =>
+      withPool(1, (pool, localDir) =>
+        Effect.gen(function*() {
+          const ends = new Map<number, string>()
+          const release = Path.join(localDir, "release")
+          // A short task, then one of 50 ms, then one that runs until the test releases it: the first two are told
+          // while the third still runs.
+          run(pool, localDir, 0, collect(["short"]), ends)
+          run(pool, localDir, 1, task(50, "(ms) => { const end = Date.now() + ms; while (Date.now() < end) {} }"), ends)
+          run(pool, localDir, 2, task(release, "(path) => { while (!require('node:fs').existsSync(path)) {} }"), ends)
+          yield* until(() => ends.has(1))
+          assert.deepStrictEqual([...ends].sort(), [[0, "TaskResult [\"short\"]"], [1, "TaskResult null"]])
+          Fs.writeFileSync(release, "")
+          yield* until(() => ends.has(2))
+        })),
+    { timeout: 60_000 }
+  )
+
+  it.live(
+    "a thread that dies before it told the ends of short tasks it ran: they run again, and each ends once",
+    () =>
+      withPool(1, (pool, localDir) =>
+        Effect.gen(function*() {
+          const ends = new Map<number, string>()
+          const told = new Map<number, number>()
+          const counted = (taskId: number, bytes: Uint8Array) =>
+            run(pool, localDir, taskId, bytes, {
+              set: (id: number, end: string) => {
+                told.set(id, (told.get(id) ?? 0) + 1)
+                return ends.set(id, end)
+              }
+            } as Map<number, string>)
+          // One short task first, so that the thread holds several; then, in one batch, short tasks, one that
+          // ends the thread, and one more.
+          counted(0, collect([0]))
+          yield* until(() => ends.has(0))
+          for (let id = 1; id <= 3; id++) counted(id, collect([id]))
+          counted(4, task(3, "(code) => process.exit(code)"))
+          counted(5, collect([5]))
+          yield* until(() => ends.size === 6)
+          assert.deepStrictEqual([...ends].sort(), [
+            [0, "TaskResult [0]"],
+            [1, "TaskResult [1]"],
+            [2, "TaskResult [2]"],
+            [3, "TaskResult [3]"],
+            [4, "failed"],
+            [5, "TaskResult [5]"]
+          ])
+          assert.deepStrictEqual([...told.values()], [1, 1, 1, 1, 1, 1])
+        })),
+    { timeout: 60_000 }
+  )
 })
