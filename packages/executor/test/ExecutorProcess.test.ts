@@ -34,9 +34,9 @@ const appConfig = new ClusterMessages.AppConfig({
   })
 })
 
-// A driver that gives its settings, takes every executor that registers (telling `registered`) and serves one app,
-// `app.mjs`, once `served` is done; with `missing`, it has no such app.
-const driver = (options: { readonly missing: boolean }) =>
+// A driver that gives its settings (unless `silent`), takes every executor that registers (telling `registered`)
+// and serves one app, `app.mjs`, once `served` is done; with `missing`, it has no such app.
+const driver = (options: { readonly missing: boolean; readonly silent?: boolean }) =>
   Effect.gen(function*() {
     const env = yield* RpcEnv.make({ host: "127.0.0.1", port: 0 }).pipe(Effect.provide(NodeTransport.layer))
     const dir = yield* temporaryDirectory
@@ -61,7 +61,7 @@ const driver = (options: { readonly missing: boolean }) =>
       inbound: ClusterMessages.ExecutorToDriver,
       handlers: {
         ...ignored,
-        RetrieveAppConfig: () => Effect.succeed(appConfig),
+        RetrieveAppConfig: () => (options.silent === true ? Effect.never : Effect.succeed(appConfig)),
         RegisterExecutor: (message: ClusterMessages.RegisterExecutor) =>
           Effect.as(Deferred.succeed(registered, message.executorId), true)
       } as unknown as RpcEnv.Handlers<ClusterMessages.ExecutorToDriver, never>
@@ -132,5 +132,15 @@ describe("an executor process", () => {
       assert.strictEqual(error._tag, "AppUnavailable")
       assert.include(error.message, `Cannot fetch the app ${of.appUrl}`)
       assert.isFalse(yield* Deferred.isDone(madeOn))
+    }))
+
+  it.scopedLive("fails with why when its app cannot be fetched, though its driver has not answered it yet", () =>
+    Effect.gen(function*() {
+      const of = yield* driver({ missing: true, silent: true })
+      const { running } = yield* executor(of)
+      yield* Deferred.succeed(of.served, undefined)
+      const error = yield* within(Effect.flip(Fiber.join(running)), "the executor's end")
+      assert.strictEqual(error._tag, "AppUnavailable")
+      assert.isFalse(yield* Deferred.isDone(of.registered))
     }))
 })

@@ -1,8 +1,8 @@
 /**
  * What an executor process does from its command line on (Spark's `CoarseGrainedExecutorBackend` main): it reads
  * its arguments, fetches the app's settings from the driver and registers, while it fetches the app and starts
- * its task runner on it, then runs tasks until it is told to stop or loses its driver. `@kindling/executor/main` runs it on TCP with task threads; the
- * simulated cluster runs it on its own network with inline tasks.
+ * its task runner on it, then runs tasks until it is told to stop or loses its driver. `@kindling/executor/main`
+ * runs it on TCP with task threads; the simulated cluster runs it on its own network with inline tasks.
  *
  * @since 0.1.0
  */
@@ -212,13 +212,24 @@ export const run = <E, NE, R>(
     yield* Effect.logInfo(`Started executor ${args.executorId} of ${args.appId} with ${args.cores} cores`)
     // Built in the process's scope: the executor's network lives as long as the executor.
     const network = yield* Layer.build(environment.network(args.hostname))
-    yield* Effect.gen(function*() {
+    const registered = Effect.gen(function*() {
       const rpc = yield* RpcEnv.RpcEnv
       // The app is fetched, and its task threads started on it, while the executor asks for its settings and
       // registers: only tasks need the app, and a task launched before a thread is ready waits for it.
       const late = yield* LateThreads.make(
         args.cores,
         Effect.flatMap(localArtifact(args.appUrl, workDir), (appUrl) => environment.tasks(args.cores, appUrl))
+      )
+      // An app it cannot fetch fails the executor with why, a thread that cannot start ends it as a failure, at
+      // whatever point of its start-up: either way it cannot run its tasks (its driver then runs them elsewhere).
+      yield* late.made.pipe(
+        Effect.flatMap((made) =>
+          made.started.pipe(
+            Effect.catchAll((error) => Effect.zipRight(Effect.logError(error.message), Deferred.succeed(exit, 1)))
+          )
+        ),
+        Effect.catchAll((error) => Deferred.fail(exit, error)),
+        Effect.forkScoped
       )
       // The app's settings for its executors, as Spark's executors fetch them before registering.
       const config = yield* rpc.ask(
@@ -285,20 +296,9 @@ export const run = <E, NE, R>(
             Deferred.succeed(exit, code)
           )
       })
-      // Registered with its app still coming and its threads still starting: an app it cannot fetch fails the
-      // executor with why, a thread that cannot start ends it as a failure; either way it cannot run its tasks
-      // (its driver then runs them elsewhere).
-      yield* late.made.pipe(
-        Effect.flatMap((made) =>
-          made.started.pipe(
-            Effect.catchAll((error) => Effect.zipRight(Effect.logError(error.message), Deferred.succeed(exit, 1)))
-          )
-        ),
-        Effect.catchAll((error) => Deferred.fail(exit, error)),
-        Effect.forkScoped
-      )
     }).pipe(Effect.provide(network))
-    return yield* Deferred.await(exit)
+    // Its exit may come before it has registered (its app cannot be fetched while it waits for its settings).
+    return yield* Effect.raceFirst(Effect.zipRight(registered, Deferred.await(exit)), Deferred.await(exit))
   })
 
 const mib = (bytes: number) => `${Math.round(bytes / 2 ** 20)} MiB`
