@@ -1,3 +1,3 @@
 import { packageConfig } from "../../tsup.shared.js"
 
-export default packageConfig(["index", "testing", "Records", "PlanNodes"])
+export default packageConfig(["index", "testing", "Records", "PlanNodes", "Endpoints"])

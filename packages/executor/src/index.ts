@@ -5,7 +5,8 @@
  * - `role/`: the executor role — its core (`ExecutorCore`, with its local inputs `ExecutorInputs`), the shell that
  *   hosts it (`Executor`), the process that starts one (`ExecutorProcess`) and the memory it shares (`MemoryBudget`).
  * - `tasks/`: the task runtime — the pool of task threads (`TaskThreads`) or the inline runner (`InlineTasks`)
- *   tasks run on, what a task is handed (`TaskContext`) and the CPU time it takes (`ThreadCpu`).
+ *   tasks run on, one usable before it is made (`LateThreads`), what a task is handed (`TaskContext`) and the CPU
+ *   time it takes (`ThreadCpu`).
  * - `engine/`: what a task computes — a partition's plan evaluated (`Evaluation`), aggregations and their spills.
  * - `shuffle/`: map outputs and blocks — shuffle files written, served and fetched (`ShuffleWriter`,
  *   `ShuffleService`, `ShuffleBlocks`, `ShuffleFiles`, the worker's `ExternalShuffleService`), the persisted
@@ -31,6 +32,8 @@ export * as MemoryBudget from "./role/MemoryBudget.js"
 // The task runtime.
 /** @since 0.1.0 */
 export * as InlineTasks from "./tasks/InlineTasks.js"
+/** @since 0.1.0 */
+export * as LateThreads from "./tasks/LateThreads.js"
 /** @since 0.1.0 */
 export * as TaskContext from "./tasks/TaskContext.js"
 /** @since 0.1.0 */

@@ -17,7 +17,9 @@
  *
  * @since 0.1.0
  */
-import { type Codec, Endpoints, Errors, type RpcAddress } from "@kindling/protocol"
+import { type Codec, Errors, type RpcAddress } from "@kindling/protocol"
+// By its own path, not the index: an executor's bundle then leaves out the other roles' messages (see Endpoints).
+import * as Endpoints from "@kindling/protocol/Endpoints"
 import { Outbox, RpcEnv } from "@kindling/rpc"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"

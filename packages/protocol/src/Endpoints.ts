@@ -4,6 +4,11 @@
  * compile; the roles register their endpoints with the same unions, so what a sender may send and what a
  * receiver decodes are one definition.
  *
+ * An executor's bundle imports this module by its own path (`@kindling/protocol/Endpoints`), not through the
+ * package's index (a namespace re-exported there is kept whole in a bundle): the kinds it does not use are marked
+ * pure, so the bundle leaves them out, and with them the messages of the master, the workers and the clients, some
+ * 30 ms of building schema classes that every executor process would spend before it registers.
+ *
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
@@ -44,9 +49,9 @@ export const kind = <M extends Codec.Message>(name: string, inbound: Schema.Sche
  * @since 0.1.0
  * @category endpoints
  */
-export const master = kind(
+export const master = /* @__PURE__ */ kind(
   EndpointNames.master,
-  Schema.Union(
+  /* @__PURE__ */ Schema.Union(
     WorkerMessages.WorkerToMaster,
     SubmissionMessages.SubmissionRequest,
     AppClientMessages.AppClientToMaster,
@@ -60,9 +65,9 @@ export const master = kind(
  * @since 0.1.0
  * @category endpoints
  */
-export const worker = kind(
+export const worker = /* @__PURE__ */ kind(
   EndpointNames.worker,
-  Schema.Union(WorkerMessages.MasterToWorker, QueryMessages.WorkerQuery)
+  /* @__PURE__ */ Schema.Union(WorkerMessages.MasterToWorker, QueryMessages.WorkerQuery)
 )
 
 /**
@@ -71,7 +76,7 @@ export const worker = kind(
  * @since 0.1.0
  * @category endpoints
  */
-export const appClient = kind(EndpointNames.appClient, AppClientMessages.MasterToAppClient)
+export const appClient = /* @__PURE__ */ kind(EndpointNames.appClient, AppClientMessages.MasterToAppClient)
 
 /**
  * The driver's scheduler backend, which executors register with and report to.

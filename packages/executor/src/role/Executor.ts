@@ -8,15 +8,9 @@
 import { type Disk, ObjectStore } from "@kindling/data"
 import * as NodeDisk from "@kindling/data/NodeDisk"
 import { DiskOperations, Shell, TemporaryDirectory } from "@kindling/kernel"
-import {
-  ClusterMessages,
-  Endpoints,
-  Errors,
-  type Ids,
-  Records,
-  type RpcAddress,
-  type TaskPlan
-} from "@kindling/protocol"
+import { ClusterMessages, Errors, type Ids, Records, type RpcAddress, type TaskPlan } from "@kindling/protocol"
+// By its own path, not the index: an executor's bundle then leaves out the other roles' messages (see Endpoints).
+import * as Endpoints from "@kindling/protocol/Endpoints"
 import { type DataPlane, RpcEnv } from "@kindling/rpc"
 import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"

@@ -10,14 +10,9 @@
  * @since 0.1.0
  */
 import { Core } from "@kindling/kernel"
-import {
-  ClusterMessages,
-  Endpoints,
-  type Ids,
-  type RpcAddress,
-  type SharedVariables,
-  type TaskPlan
-} from "@kindling/protocol"
+import { ClusterMessages, type Ids, type RpcAddress, type SharedVariables, type TaskPlan } from "@kindling/protocol"
+// By its own path, not the index: an executor's bundle then leaves out the other roles' messages (see Endpoints).
+import * as Endpoints from "@kindling/protocol/Endpoints"
 import type * as Schema from "effect/Schema"
 import type * as ExecutorInputs from "./ExecutorInputs.js"
 

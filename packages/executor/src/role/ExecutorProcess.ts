@@ -1,9 +1,8 @@
 /**
  * What an executor process does from its command line on (Spark's `CoarseGrainedExecutorBackend` main): it reads
- * its arguments, fetches the app from the driver, starts its task runner on it, fetches the app's settings from
- * the driver, registers and runs tasks
- * until it is told to stop or loses its driver. `@kindling/executor/main` runs it on TCP with task threads; the
- * simulated cluster runs it on its own network with inline tasks.
+ * its arguments, fetches the app's settings from the driver and registers, while it fetches the app and starts
+ * its task runner on it, then runs tasks until it is told to stop or loses its driver. `@kindling/executor/main`
+ * runs it on TCP with task threads; the simulated cluster runs it on its own network with inline tasks.
  *
  * @since 0.1.0
  */
@@ -13,7 +12,9 @@ import { type Disk, ObjectStore } from "@kindling/data"
 import * as NodeDisk from "@kindling/data/NodeDisk"
 import * as WorkDirs from "@kindling/installation/WorkDirs"
 import { type DiskError, DiskOperations, type Shell } from "@kindling/kernel"
-import { ClusterMessages, Endpoints, type Errors, Ids, MasterUrl, RpcAddress } from "@kindling/protocol"
+import { ClusterMessages, type Errors, Ids, MasterUrl, RpcAddress } from "@kindling/protocol"
+// By its own path, not the index: an executor's bundle then leaves out the other roles' messages (see Endpoints).
+import * as Endpoints from "@kindling/protocol/Endpoints"
 import { RpcEnv } from "@kindling/rpc"
 import { NodeArtifacts } from "@kindling/rpc/node"
 import * as Data from "effect/Data"
@@ -25,6 +26,7 @@ import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as Path from "node:path"
 import * as Url from "node:url"
+import * as LateThreads from "../tasks/LateThreads.js"
 import type * as TaskThreads from "../tasks/TaskThreads.js"
 import * as Executor from "./Executor.js"
 import * as MemoryBudget from "./MemoryBudget.js"
@@ -108,13 +110,13 @@ export class AppUnavailable
 
 // An artifact URL (the driver serves its app) is fetched into the executor's working directory, its work dir on
 // the worker, which links the installation's packages there; any other URL is imported as it is.
-const localArtifact = (appUrl: string): Effect.Effect<string, AppUnavailable, RpcEnv.RpcEnv> =>
+const localArtifact = (appUrl: string, workDir: string): Effect.Effect<string, AppUnavailable, RpcEnv.RpcEnv> =>
   Option.match(NodeArtifacts.parseUrl(appUrl), {
     onNone: () => Effect.succeed(appUrl),
     onSome: (location) =>
       Effect.gen(function*() {
         const rpc = yield* RpcEnv.RpcEnv
-        const path = Path.resolve(location.name)
+        const path = Path.resolve(workDir, location.name)
         yield* NodeArtifacts.fetchTo(rpc.data, location, path)
         return Url.pathToFileURL(path).href
       }).pipe(Effect.mapError((error) => new AppUnavailable({ url: appUrl, reason: error.message })))
@@ -203,25 +205,38 @@ export const run = <E, NE, R>(
 > =>
   Effect.gen(function*() {
     const args = yield* parseArguments(argv)
-    const exit = yield* Deferred.make<number>()
+    const exit = yield* Deferred.make<number, E | AppUnavailable>()
     const disk = environment.disk ?? NodeDisk.disk
+    const workDir = environment.workDir ?? process.cwd()
     const variables = environment.variables ?? process.env
     yield* Effect.logInfo(`Started executor ${args.executorId} of ${args.appId} with ${args.cores} cores`)
     // Built in the process's scope: the executor's network lives as long as the executor.
     const network = yield* Layer.build(environment.network(args.hostname))
-    yield* Effect.gen(function*() {
+    const registered = Effect.gen(function*() {
       const rpc = yield* RpcEnv.RpcEnv
-      // The app's settings for its executors, as Spark's executors fetch them before registering — asked while
-      // the app is fetched. The task threads start meanwhile, and go on starting while the executor registers: a
-      // task launched before one is ready waits for it.
-      const [threads, config] = yield* Effect.all([
-        Effect.flatMap(localArtifact(args.appUrl), (appUrl) => environment.tasks(args.cores, appUrl)),
-        rpc.ask(
-          Endpoints.ref(args.driver, Endpoints.scheduler),
-          new ClusterMessages.RetrieveAppConfig({ resourceProfileId: 0 }),
-          { timeout: 120_000 }
-        )
-      ], { concurrency: "unbounded" })
+      // The app is fetched, and its task threads started on it, while the executor asks for its settings and
+      // registers: only tasks need the app, and a task launched before a thread is ready waits for it.
+      const late = yield* LateThreads.make(
+        args.cores,
+        Effect.flatMap(localArtifact(args.appUrl, workDir), (appUrl) => environment.tasks(args.cores, appUrl))
+      )
+      // An app it cannot fetch fails the executor with why, a thread that cannot start ends it as a failure, at
+      // whatever point of its start-up: either way it cannot run its tasks (its driver then runs them elsewhere).
+      yield* late.made.pipe(
+        Effect.flatMap((made) =>
+          made.started.pipe(
+            Effect.catchAll((error) => Effect.zipRight(Effect.logError(error.message), Deferred.succeed(exit, 1)))
+          )
+        ),
+        Effect.catchAll((error) => Deferred.fail(exit, error)),
+        Effect.forkScoped
+      )
+      // The app's settings for its executors, as Spark's executors fetch them before registering.
+      const config = yield* rpc.ask(
+        Endpoints.ref(args.driver, Endpoints.scheduler),
+        new ClusterMessages.RetrieveAppConfig({ resourceProfileId: 0 }),
+        { timeout: 120_000 }
+      )
       // Tasks read and write object storage as the app says, else as this process's environment does.
       const objectStore = ObjectStore.settingsOf(Object.fromEntries(config.properties), variables)
       const setting = (key: string, fallback: number) => {
@@ -238,7 +253,7 @@ export const run = <E, NE, R>(
       let budget: typeof asked & Partial<MemoryBudget.Budget> = asked
       const memory = setting("kindling.executor.memory", 0)
       if (memory > 0) {
-        const baseline = process.memoryUsage.rss() + threads.size * MemoryBudget.threadStart
+        const baseline = process.memoryUsage.rss() + args.cores * MemoryBudget.threadStart
         const shared = MemoryBudget.share({ memory, baseline, cores: args.cores, ...asked })
         yield* Effect.logInfo(
           `Memory ${mib(memory)}: a task spills past ${mib(shared.spillThreshold)}, fetches hold ${
@@ -259,7 +274,7 @@ export const run = <E, NE, R>(
         driver: args.driver,
         hostname: args.hostname,
         logUrls: logUrlsFromEnvironment(variables),
-        threads,
+        threads: late.threads,
         heartbeatIntervalMillis: setting("kindling.executor.heartbeatInterval", 10_000),
         askTimeoutMillis: setting("kindling.rpc.askTimeout", 120_000),
         maxDirectResultSize: setting("kindling.task.maxDirectResultSize", 1024 * 1024),
@@ -268,7 +283,7 @@ export const run = <E, NE, R>(
         objectStore,
         disk,
         localDir: service === undefined
-          ? yield* blockManagerDir(disk, environment.workDir ?? process.cwd())
+          ? yield* blockManagerDir(disk, workDir)
           : yield* DiskOperations.attempt("mkdir", service.dir, () => disk.makeDirectory(service.dir)).pipe(
             Effect.as(service.dir)
           ),
@@ -281,14 +296,9 @@ export const run = <E, NE, R>(
             Deferred.succeed(exit, code)
           )
       })
-      // Registered with its threads still starting: one that cannot start ends the executor, which cannot run
-      // its tasks, as a failure (its driver then runs them elsewhere).
-      yield* threads.started.pipe(
-        Effect.catchAll((error) => Effect.zipRight(Effect.logError(error.message), Deferred.succeed(exit, 1))),
-        Effect.forkScoped
-      )
     }).pipe(Effect.provide(network))
-    return yield* Deferred.await(exit)
+    // Its exit may come before it has registered (its app cannot be fetched while it waits for its settings).
+    return yield* Effect.raceFirst(Effect.zipRight(registered, Deferred.await(exit)), Deferred.await(exit))
   })
 
 const mib = (bytes: number) => `${Math.round(bytes / 2 ** 20)} MiB`
