@@ -23,7 +23,7 @@ const recording = () => {
     size: 2,
     start: (_task, info, _inputs, done) => {
       started.push(info.taskAttemptId)
-      done(Exit.succeed({ outcome: new Uint8Array(), stored: [] }))
+      done(Exit.succeed({ outcome: new Uint8Array(), succeeded: true, stored: [] }))
       return () => void stopped.push(info.taskAttemptId)
     },
     afterEnds: (f) => f(),
