@@ -77,8 +77,10 @@ export function* records(
   const { dialect, fields } = format
   // The file's fields, in its order, and those a record keeps, with their places among the values.
   const read = fields.filter((field) => field.name !== format.corruptRecordField)
-  const kept = read.flatMap((field, place) =>
-    format.columns === undefined || format.columns.includes(field.name) ? [{ field, place }] : []
+  const kept = read.flatMap((field, place): Array<Kept> =>
+    format.columns === undefined || format.columns.includes(field.name)
+      ? [{ field, place, fromText: FieldValues.textReader(field) }]
+      : []
   )
   // The kept field of each of a line's values (none past the file's fields).
   const keptAt: Array<Kept | undefined> = read.map((_, place) => kept.find((k) => k.place === place))
@@ -141,6 +143,8 @@ interface Kept {
   readonly field: DataFormats.Field
   /** Its value's place among a line's values. */
   readonly place: number
+  /** Its value from its text (`FieldValues.fromText` of its field). */
+  readonly fromText: (text: string) => unknown
 }
 
 const nulls = (kept: ReadonlyArray<Kept>, format: ParseFormat) => {
@@ -162,11 +166,10 @@ const recordOf = (
   const record = nulls(kept, format)
   let problem: string | undefined
   for (let i = 0; i < kept.length; i++) {
-    const { field, place: at } = kept[i]!
-    const token = tokens[at]
+    const token = tokens[kept[i]!.place]
     if (token === undefined || token === null) continue
     // Every value is read, after a wrong one too: PERMISSIVE keeps them.
-    const wrong = filled(record, field, token)
+    const wrong = filled(record, kept[i]!, token)
     problem ??= wrong
   }
   return finished(record, problem, tokens.length, fieldCount, format, place, line, text)
@@ -191,7 +194,7 @@ const unquotedRecord = (
     const keeps = keptAt[values++]
     if (keeps !== undefined) {
       const token = text.slice(at, end < 0 ? text.length : end)
-      const wrong = token === dialect.nullValue ? undefined : filled(record, keeps.field, token)
+      const wrong = token === dialect.nullValue ? undefined : filled(record, keeps, token)
       problem ??= wrong
     }
     if (end < 0) break
@@ -201,9 +204,9 @@ const unquotedRecord = (
 }
 
 // The field's value read into the record; what is wrong with the text when it cannot be read.
-const filled = (record: Record<string, unknown>, field: DataFormats.Field, token: string): string | undefined => {
+const filled = (record: Record<string, unknown>, kept: Kept, token: string): string | undefined => {
   try {
-    record[field.name] = FieldValues.fromText(field, token)
+    record[kept.field.name] = kept.fromText(token)
     return undefined
   } catch (error) {
     if (!(error instanceof FieldValues.Unparsable)) throw error
