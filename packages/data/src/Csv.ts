@@ -8,7 +8,16 @@
  */
 import type { DataFormats } from "@kindling/protocol"
 import * as FieldValues from "./FieldValues.js"
-import { decoded, type LinePlace, malformed, type ParseFormat } from "./ParseModes.js"
+import {
+  decoded,
+  type LinePlace,
+  type LineReader,
+  malformed,
+  type ParseFormat,
+  recordBatchesOf,
+  recordsOf,
+  skipped
+} from "./ParseModes.js"
 
 type Dialect = DataFormats.CsvDialect
 
@@ -58,22 +67,41 @@ export const split = (line: string, dialect: Dialect): Array<string | null> | un
   }
 }
 
+type Format = ParseFormat & {
+  readonly dialect: Dialect
+  readonly fields: DataFormats.Fields
+  readonly columns?: ReadonlyArray<string> | undefined
+}
+
+type Place = LinePlace & { readonly startsFile: boolean; readonly multiLine: boolean }
+
 /**
- * The records of a split's lines, given in batches (`TextSplits.lineBatches`). The split that starts its file skips
- * the header line when the dialect has one; empty lines and comments are skipped everywhere.
+ * The records of a split's lines, given in batches (`TextSplits.lineBatches`), one at a time. The split that starts
+ * its file skips the header line when the dialect has one; empty lines and comments are skipped everywhere.
  *
  * @since 0.1.0
  */
-export function* records(
+export const records = (
   batches: Iterable<ReadonlyArray<string>>,
-  format: ParseFormat & {
-    readonly dialect: Dialect
-    readonly fields: DataFormats.Fields
-    readonly columns?: ReadonlyArray<string> | undefined
-  },
-  place: LinePlace & { readonly startsFile: boolean; readonly multiLine: boolean },
+  format: Format,
+  place: Place,
   decode?: (record: unknown) => unknown
-): Generator<unknown> {
+): Generator<unknown> => recordsOf(batches, lineReader(format, place, decode))
+
+/**
+ * The records `records` gives, a batch of lines' records at a time.
+ *
+ * @since 0.1.0
+ */
+export const recordBatches = (
+  batches: Iterable<ReadonlyArray<string>>,
+  format: Format,
+  place: Place,
+  decode?: (record: unknown) => unknown
+): Generator<Array<unknown>> => recordBatchesOf(batches, lineReader(format, place, decode))
+
+// A split's lines made records one by one, what spans lines (the header to skip, a record still open) held between.
+const lineReader = (format: Format, place: Place, decode?: (record: unknown) => unknown): LineReader => {
   const { dialect, fields } = format
   // The file's fields, in its order, and those a record keeps, with their places among the values.
   const read = fields.filter((field) => field.name !== format.corruptRecordField)
@@ -88,14 +116,15 @@ export function* records(
   let line = -1
   // A record whose quoted value runs on to the next lines: its text so far and the line it started on.
   let pending: { text: string; line: number } | undefined
-  for (const batch of batches) {
-    for (let i = 0; i < batch.length; i++) {
-      const next = batch[i]!
+  const unclosed = (text: string, line: number) =>
+    malformed(format, place, line, text, "a quoted value is not closed", nulls(kept, format))
+  return {
+    line: (next) => {
       line++
       const text = pending === undefined ? next : `${pending.text}\n${next}`
       const first = pending?.line ?? line
       if (pending === undefined && (next === "" || (dialect.comment !== "" && next.startsWith(dialect.comment)))) {
-        continue
+        return skipped
       }
       // A line without quotes, the common case, is read value by value into its record: no array of its values,
       // and no text cut out for a value the record does not keep.
@@ -103,39 +132,29 @@ export function* records(
       const tokens = unquoted ? undefined : split(text, dialect)
       if (!unquoted && tokens === undefined && place.multiLine) {
         pending = { text, line: first }
-        continue
+        return skipped
       }
       pending = undefined
       if (headerLeft) {
         headerLeft = false
-        continue
+        return skipped
       }
       if (place.tally !== undefined) place.tally.records++
       const record = unquoted
         ? unquotedRecord(text, dialect, read.length, kept, keptAt, format, place, first)
         : tokens === undefined
-        ? malformed(format, place, first, text, "a quoted value is not closed", nulls(kept, format))
+        ? unclosed(text, first)
         : recordOf(tokens, read.length, kept, format, place, first, text)
-      if (record === undefined) continue
-      if (decode === undefined) {
-        yield record
-        continue
-      }
+      if (record === undefined) return skipped
+      if (decode === undefined) return record
       const typed = decoded(decode, record, format.mode, () => `in ${place.path} at line ${place.firstLine() + first}`)
-      if (typed !== undefined) yield typed.record
+      return typed === undefined ? skipped : typed.record
+    },
+    end: () => {
+      if (pending === undefined) return skipped
+      if (place.tally !== undefined) place.tally.records++
+      return unclosed(pending.text, pending.line) ?? skipped
     }
-  }
-  if (pending !== undefined) {
-    if (place.tally !== undefined) place.tally.records++
-    const record = malformed(
-      format,
-      place,
-      pending.line,
-      pending.text,
-      "a quoted value is not closed",
-      nulls(kept, format)
-    )
-    if (record !== undefined) yield record
   }
 }
 
