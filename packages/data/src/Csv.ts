@@ -116,8 +116,9 @@ const lineReader = (format: Format, place: Place, decode?: (record: unknown) => 
   let line = -1
   // A record whose quoted value runs on to the next lines: its text so far and the line it started on.
   let pending: { text: string; line: number } | undefined
+  const blank = blankRecords(kept, format)
   const unclosed = (text: string, line: number) =>
-    malformed(format, place, line, text, "a quoted value is not closed", nulls(kept, format))
+    malformed(format, place, line, text, "a quoted value is not closed", blank())
   return {
     line: (next) => {
       line++
@@ -141,10 +142,10 @@ const lineReader = (format: Format, place: Place, decode?: (record: unknown) => 
       }
       if (place.tally !== undefined) place.tally.records++
       const record = unquoted
-        ? unquotedRecord(text, dialect, read.length, kept, keptAt, format, place, first)
+        ? unquotedRecord(text, dialect, read.length, keptAt, blank, format, place, first)
         : tokens === undefined
         ? unclosed(text, first)
-        : recordOf(tokens, read.length, kept, format, place, first, text)
+        : recordOf(tokens, read.length, kept, blank, format, place, first, text)
       if (record === undefined) return skipped
       if (decode === undefined) return record
       const typed = decoded(decode, record, format.mode, () => `in ${place.path} at line ${place.firstLine() + first}`)
@@ -166,23 +167,27 @@ interface Kept {
   readonly fromText: (text: string) => unknown
 }
 
-const nulls = (kept: ReadonlyArray<Kept>, format: ParseFormat) => {
-  const record: Record<string, unknown> = {}
-  for (const { field } of kept) record[field.name] = null
-  if (format.corruptRecordField !== undefined) record[format.corruptRecordField] = null
-  return record
+// A maker of records of the kept fields (and the corrupt record's field), all null: copies of one made once, which
+// have the record's shape from the start (their fields are then set, not added one by one). No field is named
+// `__proto__`: the app refuses one where fields are settled, since a record cannot hold it.
+const blankRecords = (kept: ReadonlyArray<Kept>, format: ParseFormat): () => Record<string, unknown> => {
+  const blank: Record<string, unknown> = {}
+  for (const { field } of kept) blank[field.name] = null
+  if (format.corruptRecordField !== undefined) blank[format.corruptRecordField] = null
+  return () => ({ ...blank })
 }
 
 const recordOf = (
   tokens: ReadonlyArray<string | null>,
   fieldCount: number,
   kept: ReadonlyArray<Kept>,
+  blank: () => Record<string, unknown>,
   format: ParseFormat,
   place: LinePlace,
   line: number,
   text: string
 ): Record<string, unknown> | undefined => {
-  const record = nulls(kept, format)
+  const record = blank()
   let problem: string | undefined
   for (let i = 0; i < kept.length; i++) {
     const token = tokens[kept[i]!.place]
@@ -199,13 +204,13 @@ const unquotedRecord = (
   text: string,
   dialect: Dialect,
   fieldCount: number,
-  kept: ReadonlyArray<Kept>,
   keptAt: ReadonlyArray<Kept | undefined>,
+  blank: () => Record<string, unknown>,
   format: ParseFormat,
   place: LinePlace,
   line: number
 ): Record<string, unknown> | undefined => {
-  const record = nulls(kept, format)
+  const record = blank()
   let problem: string | undefined
   let values = 0
   for (let at = 0;;) {
