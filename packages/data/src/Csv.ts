@@ -8,7 +8,16 @@
  */
 import type { DataFormats } from "@kindling/protocol"
 import * as FieldValues from "./FieldValues.js"
-import { decoded, type LinePlace, malformed, type ParseFormat } from "./ParseModes.js"
+import {
+  decoded,
+  type LinePlace,
+  type LineReader,
+  malformed,
+  type ParseFormat,
+  recordBatchesOf,
+  recordsOf,
+  skipped
+} from "./ParseModes.js"
 
 type Dialect = DataFormats.CsvDialect
 
@@ -58,27 +67,48 @@ export const split = (line: string, dialect: Dialect): Array<string | null> | un
   }
 }
 
+type Format = ParseFormat & {
+  readonly dialect: Dialect
+  readonly fields: DataFormats.Fields
+  readonly columns?: ReadonlyArray<string> | undefined
+}
+
+type Place = LinePlace & { readonly startsFile: boolean; readonly multiLine: boolean }
+
 /**
- * The records of a split's lines, given in batches (`TextSplits.lineBatches`). The split that starts its file skips
- * the header line when the dialect has one; empty lines and comments are skipped everywhere.
+ * The records of a split's lines, given in batches (`TextSplits.lineBatches`), one at a time. The split that starts
+ * its file skips the header line when the dialect has one; empty lines and comments are skipped everywhere.
  *
  * @since 0.1.0
  */
-export function* records(
+export const records = (
   batches: Iterable<ReadonlyArray<string>>,
-  format: ParseFormat & {
-    readonly dialect: Dialect
-    readonly fields: DataFormats.Fields
-    readonly columns?: ReadonlyArray<string> | undefined
-  },
-  place: LinePlace & { readonly startsFile: boolean; readonly multiLine: boolean },
+  format: Format,
+  place: Place,
   decode?: (record: unknown) => unknown
-): Generator<unknown> {
+): Generator<unknown> => recordsOf(batches, lineReader(format, place, decode))
+
+/**
+ * The records `records` gives, a batch of lines' records at a time.
+ *
+ * @since 0.1.0
+ */
+export const recordBatches = (
+  batches: Iterable<ReadonlyArray<string>>,
+  format: Format,
+  place: Place,
+  decode?: (record: unknown) => unknown
+): Generator<Array<unknown>> => recordBatchesOf(batches, lineReader(format, place, decode))
+
+// A split's lines made records one by one, what spans lines (the header to skip, a record still open) held between.
+const lineReader = (format: Format, place: Place, decode?: (record: unknown) => unknown): LineReader => {
   const { dialect, fields } = format
   // The file's fields, in its order, and those a record keeps, with their places among the values.
   const read = fields.filter((field) => field.name !== format.corruptRecordField)
-  const kept = read.flatMap((field, place) =>
-    format.columns === undefined || format.columns.includes(field.name) ? [{ field, place }] : []
+  const kept = read.flatMap((field, place): Array<Kept> =>
+    format.columns === undefined || format.columns.includes(field.name)
+      ? [{ field, place, fromText: FieldValues.textReader(field) }]
+      : []
   )
   // The kept field of each of a line's values (none past the file's fields).
   const keptAt: Array<Kept | undefined> = read.map((_, place) => kept.find((k) => k.place === place))
@@ -86,14 +116,16 @@ export function* records(
   let line = -1
   // A record whose quoted value runs on to the next lines: its text so far and the line it started on.
   let pending: { text: string; line: number } | undefined
-  for (const batch of batches) {
-    for (let i = 0; i < batch.length; i++) {
-      const next = batch[i]!
+  const blank = blankRecords(kept, format)
+  const unclosed = (text: string, line: number) =>
+    malformed(format, place, line, text, "a quoted value is not closed", blank())
+  return {
+    line: (next) => {
       line++
       const text = pending === undefined ? next : `${pending.text}\n${next}`
       const first = pending?.line ?? line
       if (pending === undefined && (next === "" || (dialect.comment !== "" && next.startsWith(dialect.comment)))) {
-        continue
+        return skipped
       }
       // A line without quotes, the common case, is read value by value into its record: no array of its values,
       // and no text cut out for a value the record does not keep.
@@ -101,39 +133,29 @@ export function* records(
       const tokens = unquoted ? undefined : split(text, dialect)
       if (!unquoted && tokens === undefined && place.multiLine) {
         pending = { text, line: first }
-        continue
+        return skipped
       }
       pending = undefined
       if (headerLeft) {
         headerLeft = false
-        continue
+        return skipped
       }
       if (place.tally !== undefined) place.tally.records++
       const record = unquoted
-        ? unquotedRecord(text, dialect, read.length, kept, keptAt, format, place, first)
+        ? unquotedRecord(text, dialect, read.length, keptAt, blank, format, place, first)
         : tokens === undefined
-        ? malformed(format, place, first, text, "a quoted value is not closed", nulls(kept, format))
-        : recordOf(tokens, read.length, kept, format, place, first, text)
-      if (record === undefined) continue
-      if (decode === undefined) {
-        yield record
-        continue
-      }
+        ? unclosed(text, first)
+        : recordOf(tokens, read.length, kept, blank, format, place, first, text)
+      if (record === undefined) return skipped
+      if (decode === undefined) return record
       const typed = decoded(decode, record, format.mode, () => `in ${place.path} at line ${place.firstLine() + first}`)
-      if (typed !== undefined) yield typed.record
+      return typed === undefined ? skipped : typed.record
+    },
+    end: () => {
+      if (pending === undefined) return skipped
+      if (place.tally !== undefined) place.tally.records++
+      return unclosed(pending.text, pending.line) ?? skipped
     }
-  }
-  if (pending !== undefined) {
-    if (place.tally !== undefined) place.tally.records++
-    const record = malformed(
-      format,
-      place,
-      pending.line,
-      pending.text,
-      "a quoted value is not closed",
-      nulls(kept, format)
-    )
-    if (record !== undefined) yield record
   }
 }
 
@@ -141,32 +163,37 @@ interface Kept {
   readonly field: DataFormats.Field
   /** Its value's place among a line's values. */
   readonly place: number
+  /** Its value from its text (`FieldValues.fromText` of its field). */
+  readonly fromText: (text: string) => unknown
 }
 
-const nulls = (kept: ReadonlyArray<Kept>, format: ParseFormat) => {
-  const record: Record<string, unknown> = {}
-  for (const { field } of kept) record[field.name] = null
-  if (format.corruptRecordField !== undefined) record[format.corruptRecordField] = null
-  return record
+// A maker of records of the kept fields (and the corrupt record's field), all null: copies of one made once, which
+// have the record's shape from the start (their fields are then set, not added one by one). No field is named
+// `__proto__`: the app refuses one where fields are settled, since a record cannot hold it.
+const blankRecords = (kept: ReadonlyArray<Kept>, format: ParseFormat): () => Record<string, unknown> => {
+  const blank: Record<string, unknown> = {}
+  for (const { field } of kept) blank[field.name] = null
+  if (format.corruptRecordField !== undefined) blank[format.corruptRecordField] = null
+  return () => ({ ...blank })
 }
 
 const recordOf = (
   tokens: ReadonlyArray<string | null>,
   fieldCount: number,
   kept: ReadonlyArray<Kept>,
+  blank: () => Record<string, unknown>,
   format: ParseFormat,
   place: LinePlace,
   line: number,
   text: string
 ): Record<string, unknown> | undefined => {
-  const record = nulls(kept, format)
+  const record = blank()
   let problem: string | undefined
   for (let i = 0; i < kept.length; i++) {
-    const { field, place: at } = kept[i]!
-    const token = tokens[at]
+    const token = tokens[kept[i]!.place]
     if (token === undefined || token === null) continue
     // Every value is read, after a wrong one too: PERMISSIVE keeps them.
-    const wrong = filled(record, field, token)
+    const wrong = filled(record, kept[i]!, token)
     problem ??= wrong
   }
   return finished(record, problem, tokens.length, fieldCount, format, place, line, text)
@@ -177,13 +204,13 @@ const unquotedRecord = (
   text: string,
   dialect: Dialect,
   fieldCount: number,
-  kept: ReadonlyArray<Kept>,
   keptAt: ReadonlyArray<Kept | undefined>,
+  blank: () => Record<string, unknown>,
   format: ParseFormat,
   place: LinePlace,
   line: number
 ): Record<string, unknown> | undefined => {
-  const record = nulls(kept, format)
+  const record = blank()
   let problem: string | undefined
   let values = 0
   for (let at = 0;;) {
@@ -191,7 +218,7 @@ const unquotedRecord = (
     const keeps = keptAt[values++]
     if (keeps !== undefined) {
       const token = text.slice(at, end < 0 ? text.length : end)
-      const wrong = token === dialect.nullValue ? undefined : filled(record, keeps.field, token)
+      const wrong = token === dialect.nullValue ? undefined : filled(record, keeps, token)
       problem ??= wrong
     }
     if (end < 0) break
@@ -201,9 +228,9 @@ const unquotedRecord = (
 }
 
 // The field's value read into the record; what is wrong with the text when it cannot be read.
-const filled = (record: Record<string, unknown>, field: DataFormats.Field, token: string): string | undefined => {
+const filled = (record: Record<string, unknown>, kept: Kept, token: string): string | undefined => {
   try {
-    record[field.name] = FieldValues.fromText(field, token)
+    record[kept.field.name] = kept.fromText(token)
     return undefined
   } catch (error) {
     if (!(error instanceof FieldValues.Unparsable)) throw error

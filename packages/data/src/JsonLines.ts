@@ -10,7 +10,15 @@
  */
 import type { DataFormats } from "@kindling/protocol"
 import * as FieldValues from "./FieldValues.js"
-import { decoded, type LinePlace, malformed } from "./ParseModes.js"
+import {
+  decoded,
+  type LinePlace,
+  type LineReader,
+  malformed,
+  recordBatchesOf,
+  recordsOf,
+  skipped
+} from "./ParseModes.js"
 
 type Format = Extract<DataFormats.LineFormat, { readonly _tag: "JsonLines" }>
 
@@ -30,43 +38,75 @@ const record = (value: unknown, fields: DataFormats.Fields): { record: Record<st
   return problem === undefined ? { record } : { record, problem }
 }
 
+type Place = LinePlace & { readonly multiLine: boolean }
+
 /**
- * The records of a split's lines, given in batches (`TextSplits.lineBatches`); blank lines are skipped. With
- * `multiLine`, the lines are a whole file's, and its values are the records, wherever they start and end.
+ * The records of a split's lines, given in batches (`TextSplits.lineBatches`), one at a time; blank lines are
+ * skipped. With `multiLine`, the lines are a whole file's, and its values are the records, wherever they start and
+ * end.
  *
  * @since 0.1.0
  */
-export function* records(
+export const records = (
   batches: Iterable<ReadonlyArray<string>>,
   format: Format,
-  place: LinePlace & { readonly multiLine: boolean },
+  place: Place,
   decode?: (record: unknown) => unknown
-): Generator<unknown> {
-  const fields = format.fields?.filter((field) => field.name !== format.corruptRecordField)
-  const typed = (line: number, record: unknown) =>
+): Generator<unknown> =>
+  place.multiLine ? fileRecords(batches, format, place, decode) : recordsOf(batches, lineReader(format, place, decode))
+
+/**
+ * The records `records` gives, a batch of lines' records at a time (a whole file's, with `multiLine`).
+ *
+ * @since 0.1.0
+ */
+export function* recordBatches(
+  batches: Iterable<ReadonlyArray<string>>,
+  format: Format,
+  place: Place,
+  decode?: (record: unknown) => unknown
+): Generator<Array<unknown>> {
+  if (place.multiLine) yield Array.from(fileRecords(batches, format, place, decode))
+  else yield* recordBatchesOf(batches, lineReader(format, place, decode))
+}
+
+const keptFields = (format: Format) => format.fields?.filter((field) => field.name !== format.corruptRecordField)
+
+const typedRecord =
+  (format: Format, place: LinePlace, decode: ((record: unknown) => unknown) | undefined) =>
+  (line: number, record: unknown) =>
     decoded(decode, record, format.mode, () => `in ${place.path} at line ${place.firstLine() + line}`)
-  if (place.multiLine) {
-    for (const [line, text] of values(Array.from(batches).flat().join("\n"))) {
-      const record = parsed(line, text, format, place, fields)
-      const kept = record === skipped ? undefined : typed(line, record)
-      if (kept !== undefined) yield kept.record
-    }
-    return
+
+// The values of a whole file's text, each a record.
+function* fileRecords(
+  batches: Iterable<ReadonlyArray<string>>,
+  format: Format,
+  place: Place,
+  decode: ((record: unknown) => unknown) | undefined
+): Generator<unknown> {
+  const fields = keptFields(format)
+  const typed = typedRecord(format, place, decode)
+  for (const [line, text] of values(Array.from(batches).flat().join("\n"))) {
+    const record = parsed(line, text, format, place, fields)
+    const kept = record === skipped ? undefined : typed(line, record)
+    if (kept !== undefined) yield kept.record
   }
-  // A value per line, the common case: each line made its record as it comes, with no pair of it and its line.
+}
+
+// A value per line, the common case: each line made its record as it comes, with no pair of it and its line.
+const lineReader = (format: Format, place: Place, decode: ((record: unknown) => unknown) | undefined): LineReader => {
+  const fields = keptFields(format)
+  const typed = typedRecord(format, place, decode)
   let line = -1
-  for (const batch of batches) {
-    for (let i = 0; i < batch.length; i++) {
+  return {
+    line: (text) => {
       line++
-      const record = parsed(line, batch[i]!, format, place, fields)
-      if (record === skipped) continue
-      if (decode === undefined) {
-        yield record
-        continue
-      }
+      const record = parsed(line, text, format, place, fields)
+      if (record === skipped || decode === undefined) return record
       const kept = typed(line, record)
-      if (kept !== undefined) yield kept.record
-    }
+      return kept === undefined ? skipped : kept.record
+    },
+    end: () => skipped
   }
 }
 
@@ -152,9 +192,6 @@ const stringEnd = (text: string, from: number): number => {
   }
   return -1
 }
-
-// What a text that is blank or malformed and dropped makes: no record.
-const skipped = Symbol("skipped")
 
 // The record of one text (a line, or a value of a whole file), which starts on `line`.
 const parsed = (

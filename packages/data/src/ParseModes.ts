@@ -126,3 +126,71 @@ export const decoded = (
     )
   }
 }
+
+/**
+ * What a reader of lines makes of a line that gives no record: a blank line, a header, a comment, a record dropped,
+ * a line a record goes on from.
+ *
+ * @since 0.1.0
+ */
+export const skipped: unique symbol = Symbol("skipped")
+
+/**
+ * A split's lines made records, one line at a time and in order (a reader holds what spans lines: a header still
+ * to skip, a record still open).
+ *
+ * @since 0.1.0
+ */
+export interface LineReader {
+  /** The record the next line ends, or `skipped`. */
+  readonly line: (text: string) => unknown
+  /** The record still open when the lines end (malformed), or `skipped`. */
+  readonly end: () => unknown
+}
+
+/**
+ * The records a reader makes of lines given in batches, one at a time: a consumer that stops early (`take`) reads
+ * no more lines than it needs, and meets no malformed line past them.
+ *
+ * @since 0.1.0
+ */
+export function* recordsOf(lines: Iterable<ReadonlyArray<string>>, reader: LineReader): Generator<unknown> {
+  for (const batch of lines) {
+    for (let i = 0; i < batch.length; i++) {
+      const record = reader.line(batch[i]!)
+      if (record !== skipped) yield record
+    }
+  }
+  const last = reader.end()
+  if (last !== skipped) yield last
+}
+
+// Records per batch: enough that a batch costs nothing per record, few enough that a batch's records die young (a
+// batch of a whole chunk's lines, held until its last record is pushed, costs more collecting than it saves).
+const batchSize = 1024
+
+/**
+ * The records a reader makes of lines given in batches, `batchSize` records at a time: a consumer that reads
+ * them all loops over arrays rather than resuming a generator per record.
+ *
+ * @since 0.1.0
+ */
+export function* recordBatchesOf(
+  lines: Iterable<ReadonlyArray<string>>,
+  reader: LineReader
+): Generator<Array<unknown>> {
+  let records: Array<unknown> = []
+  for (const batch of lines) {
+    for (let i = 0; i < batch.length; i++) {
+      const record = reader.line(batch[i]!)
+      if (record === skipped) continue
+      records.push(record)
+      if (records.length < batchSize) continue
+      yield records
+      records = []
+    }
+  }
+  const last = reader.end()
+  if (last !== skipped) records.push(last)
+  if (records.length > 0) yield records
+}

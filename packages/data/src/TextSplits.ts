@@ -67,16 +67,24 @@ export function* lineBatches(
   const read: Tally = { bytes: 0, records: 0 }
   try {
     const end = start + length
-    const buffer = Buffer.allocUnsafe(chunkSize)
-    // The start of a line cut by the previous chunk's end.
-    let carry: Buffer | undefined
+    let buffer = Buffer.allocUnsafe(chunkSize)
+    // The bytes of a line cut by the previous chunk's end, at the buffer's start: the next chunk is read after them,
+    // so that a chunk's lines are decoded from one place without first copying the chunk behind them.
+    let carried = 0
     let position = start
     // A split after the first skips the line it starts inside of (or at: that one is the previous split's).
     let skipping = start > 0
     for (;;) {
-      const got = reader.read(buffer, 0, chunkSize, position)
+      if (carried + chunkSize > buffer.length) {
+        const grown = Buffer.allocUnsafe(carried + chunkSize)
+        buffer.copy(grown, 0, 0, carried)
+        buffer = grown
+      }
+      const got = reader.read(buffer, carried, chunkSize, position)
       if (got === 0) break
-      const chunk = buffer.subarray(0, got)
+      // The carried line, then the chunk; `position - carried` is where the buffer starts in the file.
+      const size = carried + got
+      const chunk = buffer.subarray(0, size)
       let from = 0
       if (skipping) {
         const skipped = chunk.indexOf(newline)
@@ -93,10 +101,10 @@ export function* lineBatches(
         }
       }
       // Past the split's end, the line that ends at the first newline at or after it is the last one read.
-      let stop = got
+      let stop = size
       let last = false
       if (position + got > end) {
-        const cut = chunk.indexOf(newline, Math.max(from, end - position))
+        const cut = chunk.indexOf(newline, Math.max(from, end - position + carried))
         if (cut >= 0) {
           stop = cut + 1
           last = true
@@ -104,32 +112,29 @@ export function* lineBatches(
       }
       const lastNewline = stop > from ? chunk.lastIndexOf(newline, stop - 1) : -1
       if (lastNewline < from) {
-        carry = carry === undefined
-          ? Buffer.from(chunk.subarray(from, stop))
-          : Buffer.concat([carry, chunk.subarray(from, stop)])
+        buffer.copy(buffer, 0, from, size)
+        carried = size - from
         read.bytes += got
         position += got
         continue
       }
-      const text = carry === undefined
-        ? chunk.toString("utf8", from, lastNewline)
-        : Buffer.concat([carry, chunk.subarray(from, lastNewline)]).toString("utf8")
-      carry = undefined
-      read.bytes += stop
+      const text = chunk.toString("utf8", from, lastNewline)
+      read.bytes += stop - carried
       const batch = text.split("\n")
       for (let i = 0; i < batch.length; i++) {
         const line = batch[i]!
-        if (line.endsWith("\r")) batch[i] = line.slice(0, -1)
+        if (line.charCodeAt(line.length - 1) === 13) batch[i] = line.slice(0, -1)
       }
       read.records += batch.length
       yield batch
       if (last) return
-      if (lastNewline + 1 < got) carry = Buffer.from(chunk.subarray(lastNewline + 1, got))
+      buffer.copy(buffer, 0, lastNewline + 1, size)
+      carried = size - lastNewline - 1
       position += got
     }
     // The last line of a file without a final newline.
-    if (!skipping && carry !== undefined && carry.length > 0) {
-      const text = carry.toString("utf8")
+    if (!skipping && carried > 0) {
+      const text = buffer.toString("utf8", 0, carried)
       read.records++
       yield [text.endsWith("\r") ? text.slice(0, -1) : text]
     }

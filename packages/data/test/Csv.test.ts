@@ -233,4 +233,59 @@ describe("Csv", () => {
       "Record in data.csv at line 11 does not fit the schema: 20 is too large"
     )
   })
+
+  it("recordBatches: the records and tallies of records, whatever the lines and however they are cut, in every mode", () => {
+    const fields = [f("n", "int"), f("s", "string")]
+    const line = fc.constantFrom("n,s", "1,a", "x,b", "2,\"open", "more\",c", "", "3,c,extra", "4", "# note")
+    const outcome = (read: () => ReadonlyArray<unknown>) => {
+      try {
+        return { records: read() }
+      } catch (error) {
+        assert.instanceOf(error, MalformedRecord)
+        return { failed: (error as Error).message }
+      }
+    }
+    fc.assert(
+      fc.property(
+        fc.array(line, { maxLength: 40 }),
+        fc.array(fc.integer({ min: 0, max: 5 }), { minLength: 1, maxLength: 10 }).filter((cuts) =>
+          cuts.some((size) => size > 0)
+        ),
+        fc.constantFrom<DataFormats.ParseMode>("PERMISSIVE", "DROPMALFORMED", "FAILFAST"),
+        fc.boolean(),
+        (lines, cuts, mode, multiLine) => {
+          // The lines in batches of the sizes `cuts` gives in turn (empty batches too).
+          const batches: Array<Array<string>> = []
+          for (let at = 0, i = 0; at < lines.length; i++) {
+            const size = cuts[i % cuts.length]!
+            batches.push(lines.slice(at, at + size))
+            at += size
+          }
+          const format = { dialect: { ...spark, header: true, comment: "#" }, fields, mode, corruptRecordField: "bad" }
+          const place = (tally: Tally) => ({ path: "data.csv", firstLine: () => 1, tally, startsFile: true, multiLine })
+          const oneByOne = { records: 0, malformed: 0 }
+          const batched = { records: 0, malformed: 0 }
+          assert.deepStrictEqual(
+            outcome(() => Array.from(Csv.recordBatches(batches, format, place(batched))).flat()),
+            outcome(() => Array.from(Csv.records(batches, format, place(oneByOne))))
+          )
+          assert.deepStrictEqual(batched, oneByOne)
+        }
+      ),
+      { numRuns: 500 }
+    )
+  })
+
+  it("recordBatches: a batch holds 1,024 records at most, whatever the lines' batches hold", () => {
+    const lines = Array.from({ length: 2500 }, (_, i) => String(i))
+    const batches = Array.from(
+      Csv.recordBatches([lines.slice(0, 700), lines.slice(700)], {
+        dialect: spark,
+        fields: [f("n", "int")],
+        mode: "FAILFAST"
+      }, { path: "data.csv", firstLine: () => 1, startsFile: true, multiLine: false })
+    )
+    assert.deepStrictEqual(batches.map((batch) => batch.length), [1024, 1024, 452])
+    assert.deepStrictEqual(batches.flat(), lines.map((_, n) => ({ n })))
+  })
 })

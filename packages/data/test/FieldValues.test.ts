@@ -93,6 +93,21 @@ describe("FieldValues", () => {
       )
     })
 
+    it("a value surrounded by white space, Unicode's too, reads as the value; a string keeps its spaces", () => {
+      for (const space of [" ", "\t", "\u00a0", "\ufeff", "\u2028"]) {
+        const padded = (text: string) => [`${space}${text}`, `${text}${space}`, `${space}${text}${space}`]
+        for (const text of padded("12")) {
+          assert.strictEqual(FieldValues.fromText(field("int"), text), 12)
+          assert.strictEqual(FieldValues.textReader(field("double"))(text), 12)
+          assert.strictEqual(FieldValues.textReader(field("string"))(text), text)
+        }
+        for (const text of padded("true")) assert.strictEqual(FieldValues.fromText(field("boolean"), text), true)
+      }
+      for (const text of ["", " ", "+", "-", "1.0", "1e3", "\u00a0"]) {
+        unparsable(() => FieldValues.textReader(field("int"))(text), text)
+      }
+    })
+
     it("every type's values written as text read back as themselves", () => {
       const roundTrip = (type: FieldType, value: unknown, more: Partial<Field> = {}) =>
         assert.deepStrictEqual(FieldValues.fromText(field(type, more), FieldValues.toText(value, type)), value)

@@ -138,4 +138,19 @@ describe("JsonLines", () => {
     assert.strictEqual(JsonLines.line([1, "a"]), "[1,\"a\"]")
     assert.strictEqual(JsonLines.line("text", fields), "\"text\"")
   })
+
+  it("recordBatches: the records records gives, in batches of 1,024 at most; with multiLine, the file's in one", () => {
+    const lines = Array.from({ length: 1500 }, (_, i) => (i % 7 === 3 ? "" : i % 11 === 5 ? "{oops" : `{"n":${i}}`))
+    const batches = [lines.slice(0, 600), lines.slice(600)]
+    for (const multiLine of [false, true]) {
+      for (const mode of ["PERMISSIVE", "DROPMALFORMED"] as const) {
+        const format = { _tag: "JsonLines" as const, mode, fields: [f("n", "long")], corruptRecordField: "bad" }
+        const place = { path: "data.json", firstLine: () => 1, multiLine }
+        const batched = Array.from(JsonLines.recordBatches(batches, format, place))
+        assert.isTrue(batched.every((batch) => batch.length <= (multiLine ? Infinity : 1024)))
+        assert.strictEqual(batched.length, multiLine ? 1 : 2)
+        assert.deepStrictEqual(batched.flat(), Array.from(JsonLines.records(batches, format, place)))
+      }
+    }
+  })
 })

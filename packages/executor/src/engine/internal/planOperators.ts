@@ -67,11 +67,20 @@ export const evaluate = (node: PlanNode, run: Run): Iterable<unknown> => {
         tally
       }
       const decode = node.decode === undefined ? undefined : functions.bind(node.decode)
-      const lines = splitLineBatches(node, run.context)
-      const records = format._tag === "Csv"
-        ? Csv.records(lines, format, place, decode)
-        : JsonLines.records(lines, format, place, decode)
-      return counting(records, counter, run.context)
+      const lines = () => splitLineBatches(node, run.context)
+      return format._tag === "Csv"
+        ? batched(
+          () => Csv.records(lines(), format, place, decode),
+          () => Csv.recordBatches(lines(), format, place, decode),
+          counter,
+          run.context
+        )
+        : batched(
+          () => JsonLines.records(lines(), format, place, decode),
+          () => JsonLines.recordBatches(lines(), format, place, decode),
+          counter,
+          run.context
+        )
     }
     case "ParquetSplit": {
       const read = (bytes: number) => TaskContext.count(run.context, "inputBytes", bytes)
