@@ -329,11 +329,12 @@ export const keys = {
       "spills to the local dir."
   }),
   queuedTasksPerCore: Key.make("kindling.scheduler.queuedTasksPerCore", ValueType.int({ min: 0 }), {
-    default: "8",
+    default: "16",
     description: "Driver: tasks per core an executor is sent beyond those it can run at once, which wait there for " +
       "a core, so that the next task is at hand when one ends, and ends and launches cross the wire in batches. " +
-      "Only a stage whose tasks prove short (most of those done took under 50 ms) is queued, and only once every " +
-      "free core is taken; 0 sends no more than the free cores, as Spark. A waiting task's running time, which " +
+      "Only a stage whose tasks prove short (most of those done took under 25 ms, so that at most some 0.4 s of " +
+      "work waits per core at the default) is queued, and only once every free core is taken; 0 sends no more " +
+      "than the free cores, as Spark. A waiting task's running time, which " +
       "speculation judges, starts when it takes a core; a decommissioned executor's waiting tasks run elsewhere."
   }),
   localityWait: Key.make("kindling.locality.wait", ValueType.duration("ms"), {

@@ -60,7 +60,7 @@ export interface Config {
   readonly queuedTasksPerCore?: number
   /**
    * A task set's tasks are queued only once most of its successful ones (their median) ran under this long
-   * (default 50 ms): a queue hides a round trip per task, which matters only for short tasks, and a long task
+   * (default 25 ms): a queue hides a round trip per task, which matters only for short tasks, and a long task
    * queued behind another could have run at once on a core that comes free elsewhere.
    */
   readonly queuedTaskMaxMillis?: number

@@ -137,7 +137,7 @@ export const dropTaskSet = (state: State, taskSet: TaskSet, reason: string, out:
 export const queueLimit = (state: State, executor: Executor): number =>
   Math.floor((executor.cores * (state.config.queuedTasksPerCore ?? 0)) / state.config.cpusPerTask)
 
-export const shortTaskMillis = (state: State): number => state.config.queuedTaskMaxMillis ?? 50
+export const shortTaskMillis = (state: State): number => state.config.queuedTaskMaxMillis ?? 25
 
 // The median of the set's successful durations is under `queuedTaskMaxMillis` (the median as speculation takes
 // it, the middle of the sorted durations, is under it exactly when more than half of them are).
