@@ -2,16 +2,9 @@
 // made; what is stopped meanwhile never does; a runner that cannot be made says why.
 import { assert, describe, it } from "@effect/vitest"
 import { LateThreads, type TaskContext, type TaskThreads } from "@kindling/executor"
-import type { SharedVariables } from "@kindling/protocol"
 import { Data, Deferred, Effect, Exit } from "effect"
+import { info } from "./fixtures/taskInfo.js"
 
-const info = (taskAttemptId: number): SharedVariables.TaskInfo => ({
-  stageId: 0,
-  stageAttemptNumber: 0,
-  partitionId: taskAttemptId,
-  attemptNumber: 0,
-  taskAttemptId
-})
 const inputs = {} as TaskContext.Inputs
 const task = new Uint8Array([1])
 

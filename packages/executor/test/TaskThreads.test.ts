@@ -1,12 +1,13 @@
 import { assert, describe, it } from "@effect/vitest"
 import { ObjectStore } from "@kindling/data"
 import { TaskThreads } from "@kindling/executor"
-import { Records, type SharedVariables } from "@kindling/protocol"
+import { Records } from "@kindling/protocol"
 import { Effect, Exit } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { pathToFileURL } from "node:url"
+import { info } from "./fixtures/taskInfo.js"
 
 // Tasks of self-contained functions (source text): each reads its one item and runs `body` over it.
 const task = (item: unknown, body: string) =>
@@ -16,13 +17,6 @@ const task = (item: unknown, body: string) =>
   })
 const collect = (items: ReadonlyArray<unknown>) =>
   Records.encode({ plan: { _tag: "Slice", items }, result: { _tag: "Collect" } })
-const info = (taskAttemptId: number): SharedVariables.TaskInfo => ({
-  stageId: 0,
-  stageAttemptNumber: 0,
-  partitionId: taskAttemptId,
-  attemptNumber: 0,
-  taskAttemptId
-})
 
 const withPool = <A>(
   size: number,
