@@ -287,4 +287,27 @@ describe("TaskThreads", () => {
         })),
     { timeout: 60_000 }
   )
+
+  it.live(
+    "short tasks held behind a long one move to a thread that has nothing left to do",
+    () =>
+      withPool(2, (pool, localDir) =>
+        Effect.gen(function*() {
+          yield* pool.started
+          const ends = new Map<number, string>()
+          const release = Path.join(localDir, "release")
+          // A short task first, so that threads hold several; then one that runs until the test releases it, and
+          // short ones, some of which land behind it.
+          run(pool, localDir, 0, collect([0]), ends)
+          yield* until(() => ends.has(0))
+          run(pool, localDir, 1, task(release, "(path) => { while (!require('node:fs').existsSync(path)) {} }"), ends)
+          for (let id = 2; id <= 8; id++) run(pool, localDir, id, collect([id]), ends)
+          yield* until(() => ends.size === 8)
+          assert.isFalse(ends.has(1))
+          for (let id = 2; id <= 8; id++) assert.strictEqual(ends.get(id), `TaskResult [${id}]`)
+          Fs.writeFileSync(release, "")
+          yield* until(() => ends.has(1))
+        })),
+    { timeout: 60_000 }
+  )
 })

@@ -189,7 +189,16 @@ export const make = (options: Options): Effect.Effect<TaskThreads, ThreadStartFa
         thread.worker.postMessage(batch)
       }
     }
-    // Hands waiting tasks to the threads that hold fewest, so that an idle thread gets the next one first.
+    const give = (thread: Thread, given: Given) => {
+      thread.held.push(given)
+      thread.unposted.push(messageOf(given, thread))
+      if (!flushing) {
+        flushing = true
+        queueMicrotask(flush)
+      }
+    }
+    // Hands waiting tasks to the threads that hold fewest, so that an idle thread gets the next one first; with
+    // none waiting, an idle thread takes over some that a busy one holds.
     const dispatch = () => {
       const limit = short ? heldPerThread.short : heldPerThread.long
       while (waiting.length > 0) {
@@ -198,14 +207,40 @@ export const make = (options: Options): Effect.Effect<TaskThreads, ThreadStartFa
           if (least === undefined || thread.held.length < least.held.length) least = thread
         }
         if (least === undefined || least.held.length >= limit) return
-        const given = waiting.shift()!
-        least.held.push(given)
-        least.unposted.push(messageOf(given, least))
-        if (!flushing) {
-          flushing = true
-          queueMicrotask(flush)
-        }
+        give(least, waiting.shift()!)
       }
+      for (const thread of threads) {
+        if (liveHeld(thread) > 0) continue
+        for (const given of takeOver(thread, limit - thread.held.length)) give(thread, given)
+      }
+    }
+
+    // The tasks a thread holds that are not stopped (it has yet to pass the stopped ones).
+    const liveHeld = (thread: Thread) => thread.held.reduce((live, given) => live + (given.stopped ? 0 : 1), 0)
+    // Short tasks held behind a long one would wait for it while `idle` has nothing to do: the back half (at most
+    // `room`) of what the busiest other thread holds and has not started moves to `idle`. Each is marked on the
+    // thread it leaves, which passes it by as a stopped one (the pool holds a stand-in there until it has). One
+    // that thread has started already stays.
+    const takeOver = (idle: Thread, room: number): Array<Given> => {
+      let busiest: Thread | undefined
+      for (const thread of threads) {
+        if (thread !== idle && (busiest === undefined || liveHeld(thread) > liveHeld(busiest))) busiest = thread
+      }
+      const taken: Array<Given> = []
+      if (busiest === undefined) return taken
+      for (let count = Math.min(room, Math.floor(liveHeld(busiest) / 2)); count > 0; count--) {
+        let at = busiest.held.length - 1
+        while (busiest.held[at]!.stopped) at--
+        const given = busiest.held[at]!
+        if (!ThreadControl.skip(busiest.control, given.taskId)) {
+          // It runs already; if the thread saw the mark all the same, it passes the task by, which then waits again.
+          ThreadControl.forget(busiest.control, given.taskId)
+          break
+        }
+        busiest.held[at] = { ...given, stopped: true }
+        taken.unshift(given)
+      }
+      return taken
     }
 
     // A task a thread held has ended: it is told, unless it was stopped.
@@ -215,7 +250,9 @@ export const make = (options: Options): Effect.Effect<TaskThreads, ThreadStartFa
       const [given] = thread.held.splice(at, 1)
       // One stopped after it was over, before the thread saw its mark, leaves no mark behind.
       if (given!.stopped) return ThreadControl.forget(thread.control, end.taskId)
-      if (end._tag === "Skipped") return
+      // Passed by on a mark the pool took back (it found the task running as it tried to take it over): it waits
+      // again, first in line.
+      if (end._tag === "Skipped") return void waiting.unshift(given!)
       short = end.runMillis < shortTaskMillis
       given!.done(Exit.succeed({ outcome: end.outcome, succeeded: end.succeeded, stored: end.stored }))
     }
