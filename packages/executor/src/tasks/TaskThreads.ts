@@ -1,8 +1,10 @@
 /**
  * The executor's pool of task threads: one `worker_threads` thread per core, each importing the app module once,
- * when a task first needs it (`taskThread`). A thread holds up to two tasks, the one it runs and the next, so
- * that it never idles between them waiting for this thread; the tasks given in one turn of the event loop are
- * posted to each thread in one message. Stopping a task a thread runs terminates that thread (a task stuck in a
+ * when a task first needs it (`taskThread`). A thread holds the task it runs and the next, so that it never idles
+ * between them waiting for this thread, and a few more while tasks are short; the tasks given in one turn of the
+ * event loop are posted to each thread in one message, and a thread tells the ends of short tasks a few at a time
+ * (`threadMessages`). A thread with nothing left to do takes over some of what another holds and has not started.
+ * Stopping a task a thread runs terminates that thread (a task stuck in a
  * loop cannot be stopped any other way) and a fresh one takes its place; one it holds and has not started is
  * skipped. A thread that dies under a task — the task exhausted memory, or called `process.exit` — fails that
  * task and is replaced; what else it held runs on another thread, and the executor carries on.
