@@ -250,6 +250,8 @@ describe("AppStatus", () => {
           const executorCounts = new Map<string, [number, number, number]>()
           const jobs: Array<{ jobId: number; stageId: number; attempt: number; done: Set<number>; tasks: number }> = []
           const endedJobs = new Set<number>()
+          // The stage attempts that ended (a speculative copy of one of their tasks may still run).
+          const over = new Set<string>()
           // The partitions each stage attempt completed.
           const attemptDone = new Map<string, Set<number>>()
           let nextJob = 0
@@ -336,10 +338,12 @@ describe("AppStatus", () => {
               const job = live[pick % live.length]!
               const key = `${job.stageId}.${job.attempt}`
               if (job.done.size === job.tasks) {
+                over.add(key)
                 send({ _tag: "StageCompleted", stageId: job.stageId, stageAttempt: job.attempt, time })
                 send({ _tag: "JobEnd", jobId: job.jobId, succeeded: true, time })
                 endedJobs.add(job.jobId)
               } else if (!running.some((r) => r.key === key)) {
+                over.add(key)
                 send({
                   _tag: "StageCompleted",
                   stageId: job.stageId,
@@ -362,9 +366,10 @@ describe("AppStatus", () => {
             }
             for (const [key, [active, complete, failed, killed]] of stageCounts) {
               const stage = status.stages.get(key)
-              // A stage is forgotten only once it is over.
+              // A stage is forgotten only once it is over — with a copy of a task still running, maybe, as Spark's
+              // listener forgets it.
               if (stage === undefined) {
-                assert.strictEqual(active, 0, key)
+                assert.isTrue(over.has(key), key)
                 continue
               }
               assert.deepStrictEqual(
