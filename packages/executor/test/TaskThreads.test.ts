@@ -293,7 +293,7 @@ describe("TaskThreads", () => {
     () =>
       withPool(2, (pool, localDir) =>
         Effect.gen(function*() {
-          yield* pool.started
+          yield* Effect.orDie(pool.started)
           const ends = new Map<number, string>()
           const release = Path.join(localDir, "release")
           // A short task first, so that threads hold several; then one that runs until the test releases it, and
