@@ -90,15 +90,14 @@ export const encodeTask = (plan: PlanNode, result: typeof TaskPlan.ResultOp.Enco
 }
 
 /**
- * The persisted partition a task over `plan` reads, if any: the task would rather run where that block is.
+ * The persisted partition a task reads first, if any (its needs list them as its plan meets them): the task would
+ * rather run where that block is.
  *
  * @since 0.1.0
  */
-export const preferredBlock = (plan: PlanNode): string | undefined => {
-  for (const node of PlanNodes.nodes(plan)) {
-    if (node._tag === "Cached") return `rdd_${node.rddId}_${node.partition}`
-  }
-  return undefined
+export const preferredBlock = (task: TaskPlan.EncodedTask): string | undefined => {
+  const first = task.needs.persisted[0]
+  return first === undefined ? undefined : `rdd_${first.rddId}_${first.partition}`
 }
 
 /**
@@ -141,7 +140,7 @@ export const shuffled = (
     shuffleId: options.shuffleId,
     numReduces: options.numReduces,
     mapTasks,
-    preferredBlocks: lineage.plans.map(preferredBlock),
+    preferredBlocks: mapTasks.map(preferredBlock),
     parents: lineage.parents,
     // Named, as Spark names a map stage, after the dataset shuffled: the last its map tasks compute.
     name: shuffledDataset?.callSite ?? options.name,

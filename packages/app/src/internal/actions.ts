@@ -29,11 +29,12 @@ export const runJob = (
     { description, group }
   ]) => {
     const called = site?.()
+    const tasks = which.map((i) => Lineage.encodeTask(lineage.plans[i]!, result(i)))
     return runtime.runJob({
       group,
       description,
-      tasks: which.map((i) => Lineage.encodeTask(lineage.plans[i]!, result(i))),
-      preferredBlocks: which.map((i) => Lineage.preferredBlock(lineage.plans[i]!)),
+      tasks,
+      preferredBlocks: tasks.map(Lineage.preferredBlock),
       parents: lineage.parents,
       shuffles: lineage.shuffles,
       name: called?.short ?? action,
